@@ -1,0 +1,91 @@
+//! The seam between the harness and whatever executes kernels. The HIP backend
+//! (real hardware, or the emulated HIP device library standing in for the
+//! runtime in tests) and the embedded emulator both implement [`Device`];
+//! nothing above this trait knows which one ran, except the [`Executor`] label it
+//! reports with every result.
+
+use std::time::Duration;
+
+/// What executed a result. Every report line carries this.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Executor {
+    /// A device found through the HIP runtime. `name` is what the runtime calls
+    /// it: a real card, or the emulated HIP device library, whose name says
+    /// it is emulated.
+    Hardware { name: String, arch: String, runtime: String },
+    /// The embedded emulator in this binary.
+    Emulated { arch: String },
+}
+
+impl std::fmt::Display for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Executor::Hardware { name, arch, runtime } => write!(f, "hardware: {name} ({arch}), {runtime}"),
+            Executor::Emulated { arch } => write!(f, "emulated {arch}"),
+        }
+    }
+}
+
+/// A device address. Both backends hand these out; kernargs carry them.
+pub type DevicePtr = u64;
+
+/// A loaded code object on a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModuleId(pub usize);
+
+/// Grid and workgroup shape of one dispatch, in HIP's terms: `grid_blocks`
+/// workgroups of `block` work-items each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatch {
+    pub grid_blocks: [u32; 3],
+    pub block: [u32; 3],
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum DeviceError {
+    /// A runtime call failed. `code` is the raw status number; `name` and
+    /// `description` come from the runtime itself (or say the number is unknown).
+    #[error("{call} failed: {name} ({code}): {description}")]
+    Runtime { call: String, code: i32, name: String, description: String },
+    /// The kernel did not finish within the watchdog's time.
+    #[error("kernel did not complete within {0:?} (watchdog; raise it with --timeout)")]
+    Timeout(Duration),
+    /// The kernel touched memory outside every allocation (a GPU memory fault).
+    #[error("memory fault: {0}")]
+    MemoryFault(String),
+    /// The emulator met something it does not execute, or ran out of steps.
+    #[error("emulator: {0}")]
+    Emulation(String),
+    /// Refused before running anything (e.g. wrong target).
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// What the harness needs from an executor: HIP's module API, reduced.
+pub trait Device {
+    /// What will have executed the results.
+    fn executor(&self) -> Executor;
+    /// The device's target ID (gcnArchName), e.g. `gfx1100:sramecc-:xnack-`.
+    fn arch_name(&self) -> String;
+    /// Bytes of device memory available for this run (for `--lanes` limits).
+    fn memory_bytes(&self) -> u64;
+
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError>;
+    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError>;
+    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError>;
+    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError>;
+
+    /// Load a code object from its bytes (the HIP path: `hipModuleLoadData`).
+    fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError>;
+    /// Launch `kernel` of `module` with the kernarg image and wait for it, at
+    /// most `timeout`. `kernarg` was built from the code object's metadata.
+    fn launch(
+        &mut self,
+        module: ModuleId,
+        kernel: &str,
+        kernarg: &[u8],
+        dispatch: Dispatch,
+        timeout: Duration,
+    ) -> Result<(), DeviceError>;
+}

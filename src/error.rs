@@ -1,0 +1,53 @@
+//! The harness's error type. Each variant maps to one documented exit code; the
+//! CLI prints `Display` as a single line.
+
+use crate::device::DeviceError;
+
+/// Exit codes, as documented in the README.
+pub mod exit {
+    /// Every lane of every case passed.
+    pub const PASS: i32 = 0;
+    /// At least one lane mismatched, was left unwritten, or a guard was overwritten.
+    pub const MISMATCH: i32 = 1;
+    /// Bad arguments or input files.
+    pub const USAGE: i32 = 2;
+    /// Runtime, toolchain or device fault (including a watchdog timeout).
+    pub const FAULT: i32 = 3;
+    /// Nothing could run: no device where one was required.
+    pub const SKIPPED: i32 = 77;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The user asked for something impossible or malformed.
+    #[error("{0}")]
+    Usage(String),
+    /// The device, runtime or emulator failed.
+    #[error("{context}: {source}")]
+    Device { context: String, source: DeviceError },
+    /// The toolchain was missing or failed.
+    #[error("{0}")]
+    Toolchain(#[from] crate::toolchain::ToolchainError),
+    /// No backend could run what was asked.
+    #[error("{0}")]
+    Skipped(String),
+    /// Writing a report or kernel file failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Usage(_) => exit::USAGE,
+            Error::Device { .. } | Error::Toolchain(_) | Error::Io(_) => exit::FAULT,
+            Error::Skipped(_) => exit::SKIPPED,
+        }
+    }
+
+    pub fn device(context: impl Into<String>, source: DeviceError) -> Error {
+        Error::Device { context: context.into(), source }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

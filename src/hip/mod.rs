@@ -1,0 +1,1 @@
+//! HIP backend (placeholder: the implementation lands with the foundation's HIP layer).

@@ -1,0 +1,38 @@
+//! xad-harness: proves, lane by lane, that an AMD GPU executes `v_xad_u32`
+//! (`D = (S0 ^ S1) + S2`, u32) exactly as the ISA says.
+//!
+//! Data flows one way: case -> seeded inputs -> device executes the code object
+//! -> outputs -> check against the CPU model -> report.
+//!
+//! | module      | what it is                                                        |
+//! |-------------|-------------------------------------------------------------------|
+//! | [`toolchain`] | find and prove an LLVM that assembles gfx11; assemble `.s` files |
+//! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
+//! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
+//! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
+//! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII) |
+//! | [`emu`]     | embedded gfx11 emulator: decode, wave state, execute, memory       |
+//! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
+//! | [`inputs`]  | seeded random and edge-value input generation                      |
+//! | [`check`]   | lane comparison, mismatch records, unwritten lanes, guard regions  |
+//! | [`report`]  | text, JSON and JUnit reports                                       |
+//! | [`run`]     | the pipeline that ties the above together for one or more cases    |
+//! | [`error`]   | the error type and its exit codes                                  |
+//!
+//! All `unsafe` code lives in [`hip`] (FFI); the emulator is safe Rust.
+
+#![deny(unsafe_code)]
+
+pub mod cases;
+pub mod check;
+pub mod codeobj;
+pub mod device;
+pub mod emu;
+pub mod error;
+#[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
+pub mod hip;
+pub mod inputs;
+pub mod kernels;
+pub mod report;
+pub mod run;
+pub mod toolchain;

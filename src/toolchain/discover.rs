@@ -1,0 +1,241 @@
+//! Find an LLVM that really assembles AMDGPU code for a target, prove it with a
+//! canary, and assemble + link kernels with it.
+//!
+//! This file uses only `std` because it is compiled twice: into the library
+//! (for `run --kernel file.s`) and into `build.rs` (via `#[path]`), so the build
+//! and the running tool apply the same search order and the same proof.
+
+// Compiled into both build.rs and the library; each uses a different subset.
+#![allow(dead_code)]
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Environment variable naming a directory that holds `clang` and `ld.lld`.
+pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
+
+/// Versions of Debian/Ubuntu's versioned LLVM packages we try, newest first.
+/// 16 is the first release whose gfx11 encodings match the hardware for
+/// everything our kernels use.
+const VERSIONS: [u32; 4] = [19, 18, 17, 16];
+
+/// What to install when nothing fits; shown in the error.
+pub const INSTALL_HINT: &str = "install LLVM 16-19 with AMDGPU support \
+(Debian 12: apt-get install clang-19 lld-19 llvm-19), use ROCm's /opt/rocm/llvm, \
+or set XAD_LLVM_DIR to a directory holding clang and ld.lld";
+
+/// A clang + ld.lld pair proven to emit gfx11 machine code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolchain {
+    pub clang: PathBuf,
+    pub lld: PathBuf,
+    /// llvm-objdump beside clang, when there is one (tests and users disassemble with it).
+    pub objdump: Option<PathBuf>,
+    /// Where this pair came from, for messages (`XAD_LLVM_DIR`, `PATH clang-19`, ...).
+    pub origin: String,
+}
+
+/// One place we looked.
+#[derive(Debug, Clone)]
+struct Candidate {
+    clang: PathBuf,
+    lld: PathBuf,
+    objdump: PathBuf,
+    origin: String,
+}
+
+#[derive(Debug)]
+pub enum ToolchainError {
+    /// No candidate exists or none passed the canary. `tried` lists each place
+    /// with why it was rejected.
+    NotFound { target: String, tried: Vec<String> },
+    /// A tool ran and failed on the user's (or our) source.
+    Failed { command: String, status: String, stderr: String },
+    /// A tool could not be started at all.
+    Spawn { command: String, error: String },
+}
+
+impl fmt::Display for ToolchainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolchainError::NotFound { target, tried } => {
+                write!(f, "no LLVM toolchain that assembles {target} was found; tried: ")?;
+                if tried.is_empty() {
+                    write!(f, "(nothing)")?;
+                }
+                write!(f, "{}; {INSTALL_HINT}", tried.join("; "))
+            }
+            ToolchainError::Failed { command, status, stderr } => {
+                let stderr = stderr.trim();
+                write!(f, "`{command}` failed ({status})")?;
+                if !stderr.is_empty() {
+                    write!(f, ": {}", stderr.replace('\n', " | "))?;
+                }
+                Ok(())
+            }
+            ToolchainError::Spawn { command, error } => {
+                write!(f, "could not start `{command}`: {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ToolchainError {}
+
+/// Environment variables whose values change the search (for `rerun-if-env-changed`).
+pub const SEARCH_ENV: [&str; 3] = [LLVM_DIR_VAR, "ROCM_PATH", "PATH"];
+
+fn candidate_in(dir: &Path, suffix: &str, origin: String) -> Candidate {
+    Candidate {
+        clang: dir.join(format!("clang{suffix}")),
+        lld: dir.join(format!("ld.lld{suffix}")),
+        objdump: dir.join(format!("llvm-objdump{suffix}")),
+        origin,
+    }
+}
+
+fn search_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The search order: the override, ROCm, then versioned tools on PATH and in
+/// Debian's /usr/lib/llvm-N/bin. An override that is set is the only candidate:
+/// a user who names a toolchain must not silently get another one.
+fn candidates() -> Vec<Candidate> {
+    if let Some(dir) = std::env::var_os(LLVM_DIR_VAR).filter(|d| !d.is_empty()) {
+        return vec![candidate_in(Path::new(&dir), "", format!("{LLVM_DIR_VAR}={}", Path::new(&dir).display()))];
+    }
+    let mut list = Vec::new();
+    if let Some(rocm) = std::env::var_os("ROCM_PATH").filter(|d| !d.is_empty()) {
+        let dir = Path::new(&rocm).join("llvm/bin");
+        list.push(candidate_in(&dir, "", format!("ROCM_PATH ({})", dir.display())));
+    }
+    list.push(candidate_in(Path::new("/opt/rocm/llvm/bin"), "", "/opt/rocm/llvm/bin".into()));
+    for v in VERSIONS {
+        let suffix = format!("-{v}");
+        match (search_path(&format!("clang{suffix}")), search_path(&format!("ld.lld{suffix}"))) {
+            (Some(clang), Some(lld)) => {
+                let objdump = clang.with_file_name(format!("llvm-objdump{suffix}"));
+                list.push(Candidate { clang, lld, objdump, origin: format!("PATH clang{suffix}") });
+            }
+            _ => list.push(candidate_in(
+                Path::new(&format!("/usr/lib/llvm-{v}/bin")),
+                "",
+                format!("/usr/lib/llvm-{v}/bin"),
+            )),
+        }
+    }
+    list
+}
+
+/// The canary: `s_endpgm` is BFB00000 on gfx11 but BF810000 on GCN, and
+/// `v_xad_u32 v5, v1, v2, v3` has opcode 581 (D6450005) on gfx11. LLVM 14 accepts
+/// `-mcpu=gfx1100` with only a warning and emits GCN bytes, so names and exit
+/// codes prove nothing; the bytes do.
+const CANARY_SOURCE: &str = "\t.text\n\tv_xad_u32 v5, v1, v2, v3\n\ts_endpgm\n";
+const CANARY_BYTES: [u8; 12] = [0x05, 0x00, 0x45, 0xD6, 0x01, 0x05, 0x0E, 0x04, 0x00, 0x00, 0xB0, 0xBF];
+
+/// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`). `scratch` is a
+/// directory where the canary files may be written.
+pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError> {
+    let mut tried = Vec::new();
+    for cand in candidates() {
+        if !cand.clang.is_file() || !cand.lld.is_file() {
+            tried.push(format!("{} (not present)", cand.origin));
+            continue;
+        }
+        match prove(&cand, mcpu, scratch) {
+            Ok(()) => {
+                return Ok(Toolchain {
+                    objdump: cand.objdump.is_file().then(|| cand.objdump.clone()),
+                    clang: cand.clang,
+                    lld: cand.lld,
+                    origin: cand.origin,
+                })
+            }
+            Err(why) => tried.push(format!("{} ({})", cand.origin, why)),
+        }
+    }
+    Err(ToolchainError::NotFound { target: mcpu.to_string(), tried })
+}
+
+fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(scratch).map_err(|e| format!("scratch dir: {e}"))?;
+    let src = scratch.join(format!("canary-{mcpu}.s"));
+    let obj = src.with_extension("o");
+    let lib = src.with_extension("so");
+    std::fs::write(&src, CANARY_SOURCE).map_err(|e| format!("write canary: {e}"))?;
+    let tc = Toolchain { clang: cand.clang.clone(), lld: cand.lld.clone(), objdump: None, origin: cand.origin.clone() };
+    tc.assemble_object(mcpu, &src, &obj).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&obj).map_err(|e| format!("read canary object: {e}"))?;
+    if !bytes.windows(CANARY_BYTES.len()).any(|w| w == CANARY_BYTES) {
+        return Err(format!("canary did not encode as {mcpu}: v_xad_u32 must be D6450005, s_endpgm BFB00000"));
+    }
+    tc.link(&obj, &lib).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
+    let shown = format!("{cmd:?}").replace('"', "");
+    let out = cmd.output().map_err(|e| ToolchainError::Spawn { command: shown.clone(), error: e.to_string() })?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // An unknown -mcpu is only a warning to old clang; treat it as the failure it is.
+    if !out.status.success() || stderr.contains("not a recognized processor") {
+        return Err(ToolchainError::Failed { command: shown, status: out.status.to_string(), stderr });
+    }
+    Ok(())
+}
+
+impl Toolchain {
+    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -c src -o obj`
+    pub fn assemble_object(&self, mcpu: &str, src: &Path, obj: &Path) -> Result<(), ToolchainError> {
+        self.assemble_object_with_includes(mcpu, src, obj, None)
+    }
+
+    fn assemble_object_with_includes(
+        &self,
+        mcpu: &str,
+        src: &Path,
+        obj: &Path,
+        include: Option<&Path>,
+    ) -> Result<(), ToolchainError> {
+        let mut cmd = Command::new(&self.clang);
+        cmd.arg("--target=amdgcn-amd-amdhsa").arg(format!("-mcpu={mcpu}"));
+        if let Some(dir) = include {
+            // `.include "abi.inc"` in a kernel resolves against kernels/include.
+            cmd.arg(format!("-I{}", dir.display()));
+        }
+        run(cmd.arg("-c").arg(src).arg("-o").arg(obj))
+    }
+
+    /// `ld.lld -shared obj -o out`: the HSA code object the loader accepts.
+    pub fn link(&self, obj: &Path, out: &Path) -> Result<(), ToolchainError> {
+        run(Command::new(&self.lld).arg("-shared").arg(obj).arg("-o").arg(out))
+    }
+
+    /// Assemble and link one kernel source into a code object at `out`.
+    pub fn build_code_object(&self, mcpu: &str, src: &Path, out: &Path) -> Result<(), ToolchainError> {
+        self.build_code_object_with_includes(mcpu, src, out, &PathBuf::new())
+    }
+
+    /// As [`Toolchain::build_code_object`], with an assembler include directory
+    /// (ignored when empty).
+    pub fn build_code_object_with_includes(
+        &self,
+        mcpu: &str,
+        src: &Path,
+        out: &Path,
+        include: &Path,
+    ) -> Result<(), ToolchainError> {
+        let obj = out.with_extension("o");
+        let include = (!include.as_os_str().is_empty()).then_some(include);
+        self.assemble_object_with_includes(mcpu, src, &obj, include)?;
+        self.link(&obj, out)?;
+        let _ = std::fs::remove_file(&obj);
+        Ok(())
+    }
+}

@@ -1,0 +1,20 @@
+//! The LLVM toolchain at run time: `run --kernel file.s` assembles a user's
+//! kernel with the same discovery and canary `build.rs` uses.
+
+mod discover;
+
+pub use discover::{discover, Toolchain, ToolchainError, INSTALL_HINT, LLVM_DIR_VAR};
+
+/// Assemble and link `src` for `mcpu` into code object bytes, using a private
+/// temporary directory.
+pub fn assemble_file(src: &std::path::Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> {
+    let scratch = std::env::temp_dir().join(format!("xad-harness-{}", std::process::id()));
+    let result = (|| {
+        let tc = discover(mcpu, &scratch)?;
+        let out = scratch.join("user.hsaco");
+        tc.build_code_object(mcpu, src, &out)?;
+        std::fs::read(&out).map_err(|e| ToolchainError::Spawn { command: format!("read {}", out.display()), error: e.to_string() })
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
