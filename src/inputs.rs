@@ -102,19 +102,28 @@ pub fn fill_sources(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c:
         .zip(split_by(b, &pieces))
         .zip(split_by(c, &pieces))
         .zip(pieces.par_iter())
-        .for_each(|(((a, b), c), &(start, _, block))| {
-            let lane0 = first_lane + start as u64;
-            let mut rng = rng_for(seed, block);
-            // A chunk that starts inside a block skips that block's earlier lanes.
-            for _ in 0..(lane0 - block * BLOCK_LANES as u64) {
-                rng.next_u64();
-                rng.next_u64();
-            }
-            for i in 0..a.len() {
-                let (x, y) = (rng.next_u64(), rng.next_u64());
-                (a[i], b[i], c[i]) = lane_values(lane0 + i as u64, x, y);
-            }
-        });
+        .for_each(|(((a, b), c), &(start, _, block))| fill_piece(seed, first_lane + start as u64, block, a, b, c));
+}
+
+/// Fill lanes `lane0..` of one RNG block.
+fn fill_piece(seed: u64, lane0: u64, block: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
+    let mut rng = rng_for(seed, block);
+    // A chunk that starts inside a block skips that block's earlier lanes.
+    for _ in 0..(lane0 - block * BLOCK_LANES as u64) {
+        rng.next_u64();
+        rng.next_u64();
+    }
+    for i in 0..a.len() {
+        let (x, y) = (rng.next_u64(), rng.next_u64());
+        (a[i], b[i], c[i]) = lane_values(lane0 + i as u64, x, y);
+    }
+}
+
+/// As [`fill_sources`], on the calling thread only (for single-thread baselines).
+pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
+    for (start, end, block) in block_pieces(first_lane, a.len(), BLOCK_LANES) {
+        fill_piece(seed, first_lane + start as u64, block, &mut a[start..end], &mut b[start..end], &mut c[start..end]);
+    }
 }
 
 /// Random words for output prefill (lanes a kernel must leave untouched keep

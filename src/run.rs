@@ -339,3 +339,34 @@ fn run_model(case: &Case, data: &LaneData<'_>, expected: &mut [u32]) {
         (case.model)(data, start..start + out.len() / k, out);
     });
 }
+
+/// A code object chosen for a case: the embedded one, or the user's `--kernel`.
+pub struct Loaded {
+    pub code: CodeObject,
+    pub source: KernelSource,
+}
+
+/// Resolve which kernel of `loaded` runs `case`: the case's kernel name if the
+/// code object has it, else its only kernel.
+pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, String> {
+    if let Ok(k) = loaded.code.kernel(case.kernel) {
+        return Ok(k);
+    }
+    match loaded.code.kernels.as_slice() {
+        [only] => Ok(only),
+        [] => Err("the code object contains no kernels".into()),
+        many => Err(format!(
+            "the code object has {} kernels ({}) and none is named {}",
+            many.len(),
+            loaded.code.kernel_names().join(", "),
+            case.kernel
+        )),
+    }
+}
+
+/// The embedded code object of `case`.
+pub fn embedded(case: &Case) -> Result<Loaded, String> {
+    let e = crate::kernels::find(case.kernel).ok_or_else(|| format!("case {} has no embedded kernel {}", case.name, case.kernel))?;
+    let code = CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
+    Ok(Loaded { code, source: KernelSource::Embedded { source: e.source.to_string() } })
+}
