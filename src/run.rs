@@ -203,15 +203,22 @@ fn execute(
     let k = case.outputs_per_lane;
     let block = inputs::BLOCK_LANES;
     let chunk = (opts.chunk_lanes.max(1).div_ceil(block) * block).min(opts.lanes as usize);
-    let mut bufs = Vec::new();
+    let mut bufs: Vec<GuardedBuffer> = Vec::new();
     let outcome = (|| {
-        for (name, words) in [("a", chunk), ("b", chunk), ("c", chunk), ("out", chunk * k)] {
-            bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
-        }
         let mut host = HostBuffers::new(chunk, k);
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
             let count = chunk.min((opts.lanes - first_lane) as usize);
+            // Buffers are exactly `count` lanes long so the rear guards sit right
+            // after the last lane; only a shorter final chunk reallocates.
+            if bufs.first().is_none_or(|b| b.bytes != count * 4) {
+                for buf in bufs.drain(..) {
+                    buf.free(dev);
+                }
+                for (name, words) in [("a", count), ("b", count), ("c", count), ("out", count * k)] {
+                    bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
+                }
+            }
             host.prepare(case, opts.seed, first_lane, count, scalars);
             let n = count;
             bufs[0].write(dev, &host.a[..n])?;
