@@ -1,1 +1,3 @@
-//! HIP backend (placeholder: the implementation lands with the foundation's HIP layer).
+//! HIP backend.
+use hip_sys as _;
+pub mod sys;
