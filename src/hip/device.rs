@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use super::checked::{self, DeviceInfo};
 use super::probe::{runtime_label, RuntimeVersion};
-use super::safe::{DeviceBuffer, Module, Stream};
-use crate::codeobj::{CodeObject, TargetId};
+use super::safe::{check_load, DeviceBuffer, Module, Stream};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
 
 #[derive(Debug)]
@@ -70,21 +69,6 @@ impl HipDevice {
         &self.info
     }
 
-    /// Whether code for `code_target` runs here, as a refusal naming both.
-    fn check_target(&self, code_target: &TargetId) -> Result<(), DeviceError> {
-        let device_target = TargetId::parse(&self.info.arch).ok_or_else(|| {
-            DeviceError::Refused(format!("HIP device {} reports gcnArchName {:?}, which is not a target ID", self.index, self.info.arch))
-        })?;
-        if code_target.runs_on(&device_target) {
-            Ok(())
-        } else {
-            Err(DeviceError::Refused(format!(
-                "code object is for {code_target} but HIP device {} ({}) is {}: it does not run there",
-                self.index, self.info.name, self.info.arch
-            )))
-        }
-    }
-
     /// Refuse anything once a kernel has hung, and make this thread's current
     /// device ours (the current device is per host thread).
     fn ready(&self) -> Result<(), DeviceError> {
@@ -100,16 +84,27 @@ impl HipDevice {
     /// The allocation holding `[address, address + len)`, with the offset of
     /// `address` in it.
     fn locate(&mut self, address: DevicePtr, len: usize, what: &str) -> Result<(&mut DeviceBuffer, usize), DeviceError> {
-        let outside = || {
-            DeviceError::Refused(format!("{what} of {len} bytes at 0x{address:x} lies outside every allocation on HIP device"))
-        };
-        let (&base, buffer) = self.buffers.range_mut(..=address).next_back().ok_or_else(outside)?;
-        let offset = usize::try_from(address - base).map_err(|_| outside())?;
-        match offset.checked_add(len) {
-            Some(end) if end <= buffer.len() => Ok((buffer, offset)),
-            _ => Err(outside()),
-        }
+        let found = containing(&self.buffers, DeviceBuffer::len, address, len);
+        let (base, offset) = found.ok_or_else(|| {
+            DeviceError::Refused(format!(
+                "{what} of {len} bytes at 0x{address:x} lies outside every allocation on HIP device {}",
+                self.index
+            ))
+        })?;
+        let buffer = self.buffers.get_mut(&base).ok_or_else(|| DeviceError::Refused(format!("allocation 0x{base:x} vanished")))?;
+        Ok((buffer, offset))
     }
+}
+
+/// The base address of the allocation in `allocations` (keyed by base
+/// address) that holds all of `[address, address + len)`, and the offset of
+/// `address` in it. Addresses inside an allocation count, not only its start:
+/// the harness reads and writes guard regions around its buffers.
+fn containing<V>(allocations: &BTreeMap<u64, V>, len_of: impl Fn(&V) -> usize, address: u64, len: usize) -> Option<(u64, usize)> {
+    let (&base, allocation) = allocations.range(..=address).next_back()?;
+    let offset = usize::try_from(address - base).ok()?;
+    let end = offset.checked_add(len)?;
+    (end <= len_of(allocation)).then_some((base, offset))
 }
 
 impl Device for HipDevice {
@@ -163,8 +158,7 @@ impl Device for HipDevice {
     }
 
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
-        let code = CodeObject::parse(image).map_err(|e| DeviceError::Refused(format!("not loading code object: {e}")))?;
-        self.check_target(&code.target)?;
+        let code = check_load(image, &format!("HIP device {} ({})", self.index, self.info.name), &self.info.arch)?;
         self.ready()?;
         self.modules.push(Module::load(code)?);
         Ok(ModuleId(self.modules.len() - 1))
@@ -212,5 +206,28 @@ impl Drop for HipDevice {
         // Release on our device; a failure here is recorded by each Drop.
         let _ = checked::set_device(self.index);
         // Field drops follow: stream, buffers, modules, each logging its own error.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_inside_allocations_are_found_with_their_offset() {
+        // Two allocations with a gap: [0x1000, 0x1100) and [0x2000, 0x2010).
+        let allocations: BTreeMap<u64, usize> = [(0x1000, 0x100), (0x2000, 0x10)].into_iter().collect();
+        let find = |address, len| containing(&allocations, |&n| n, address, len);
+        assert_eq!(find(0x1000, 0x100), Some((0x1000, 0)));
+        assert_eq!(find(0x10f0, 0x10), Some((0x1000, 0xf0)));
+        assert_eq!(find(0x1100, 1), None, "one past the end is outside");
+        assert_eq!(find(0x1100, 0), Some((0x1000, 0x100)), "an empty access at the end, like slice[len..]");
+        assert_eq!(find(0x10ff, 0), Some((0x1000, 0xff)));
+        assert_eq!(find(0x10f0, 0x11), None, "runs one byte past the end");
+        assert_eq!(find(0x1800, 4), None, "in the gap");
+        assert_eq!(find(0x0fff, 1), None, "before the first allocation");
+        assert_eq!(find(0x2008, 8), Some((0x2000, 8)));
+        assert_eq!(find(0x2008, usize::MAX), None, "length overflow");
+        assert_eq!(find(u64::MAX, 1), None);
     }
 }

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::{checked, sys};
-use crate::codeobj::{kernarg, CodeObject, Kernel};
+use crate::codeobj::{kernarg, CodeObject, Kernel, TargetId};
 use crate::device::{DeviceError, Dispatch};
 
 static DROP_ERRORS: Mutex<Vec<DeviceError>> = Mutex::new(Vec::new());
@@ -269,6 +269,23 @@ pub fn check_launch<'c>(
         }
     }
     Ok(found)
+}
+
+/// Parse `image` and check that its target runs on a device whose gcnArchName
+/// is `device_arch` (`device` names the device in the refusal). Feature
+/// suffixes (`:sramecc-:xnack-`) follow [`crate::codeobj::TargetId::runs_on`].
+pub fn check_load(image: &[u8], device: &str, device_arch: &str) -> Result<CodeObject, DeviceError> {
+    let code = CodeObject::parse(image).map_err(|e| DeviceError::Refused(format!("not loading code object: {e}")))?;
+    let device_target = TargetId::parse(device_arch).ok_or_else(|| {
+        DeviceError::Refused(format!("{device} reports gcnArchName {device_arch:?}, which is not a target ID"))
+    })?;
+    if !code.target.runs_on(&device_target) {
+        return Err(DeviceError::Refused(format!(
+            "code object is for {} but {device} is {device_arch}: it does not run there",
+            code.target
+        )));
+    }
+    Ok(code)
 }
 
 /// A loaded code object. Owns the parsed code object (whose bytes the runtime
