@@ -154,25 +154,11 @@ impl Stream {
     /// the type's doc). A kernel that faulted on memory surfaces as
     /// [`DeviceError::MemoryFault`].
     pub fn wait(&self, timeout: Duration) -> Result<(), DeviceError> {
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(20);
-        loop {
-            match self.is_idle() {
-                Ok(true) => return Ok(()),
-                Ok(false) => {}
-                Err(DeviceError::Runtime { code, name, description, call }) if code == checked::ILLEGAL_ADDRESS => {
-                    return Err(DeviceError::MemoryFault(format!("{call}: {name} ({code}): {description}")))
-                }
-                Err(e) => return Err(e),
-            }
-            let elapsed = start.elapsed();
-            if elapsed >= timeout {
-                self.hung.set(true);
-                return Err(DeviceError::Timeout(timeout));
-            }
-            std::thread::sleep(pause.min(timeout - elapsed));
-            pause = (pause * 2).min(Duration::from_millis(5));
+        let result = watchdog(|| self.is_idle(), timeout);
+        if matches!(result, Err(DeviceError::Timeout(_))) {
+            self.hung.set(true);
         }
+        result
     }
 
     /// `hipStreamSynchronize`, refused on a hung stream (it would never return).
@@ -210,6 +196,30 @@ impl Drop for Stream {
         if let Err(e) = unsafe { checked::stream_destroy(self.handle) } {
             record_drop_error("a stream", e);
         }
+    }
+}
+
+/// Poll `is_idle` with short, growing sleeps (20 us up to 5 ms) until it says
+/// done or `timeout` has passed. `hipErrorIllegalAddress` becomes a
+/// [`DeviceError::MemoryFault`].
+fn watchdog(mut is_idle: impl FnMut() -> Result<bool, DeviceError>, timeout: Duration) -> Result<(), DeviceError> {
+    let start = Instant::now();
+    let mut pause = Duration::from_micros(20);
+    loop {
+        match is_idle() {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(DeviceError::Runtime { code, name, description, call }) if code == checked::ILLEGAL_ADDRESS => {
+                return Err(DeviceError::MemoryFault(format!("{call}: {name} ({code}): {description}")))
+            }
+            Err(e) => return Err(e),
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= timeout {
+            return Err(DeviceError::Timeout(timeout));
+        }
+        std::thread::sleep(pause.min(timeout - elapsed));
+        pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
 
@@ -365,5 +375,51 @@ impl Drop for Module {
         if let Err(e) = unsafe { checked::module_unload(self.handle) } {
             record_drop_error("a module", e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watchdog_returns_when_the_stream_goes_idle() {
+        let mut polls = 0;
+        let result = watchdog(
+            || {
+                polls += 1;
+                Ok(polls == 4)
+            },
+            Duration::from_secs(3600),
+        );
+        assert_eq!(result, Ok(()));
+        assert_eq!(polls, 4, "polled until idle, then stopped");
+    }
+
+    #[test]
+    fn watchdog_times_out_on_a_stream_that_never_finishes() {
+        let mut polls = 0;
+        let result = watchdog(
+            || {
+                polls += 1;
+                Ok(false)
+            },
+            Duration::ZERO,
+        );
+        assert_eq!(result, Err(DeviceError::Timeout(Duration::ZERO)));
+        assert_eq!(polls, 1, "a zero timeout still asks once");
+    }
+
+    #[test]
+    fn watchdog_reports_faults_and_other_errors() {
+        let fault = watchdog(|| Err(checked::error("hipStreamQuery", checked::ILLEGAL_ADDRESS)), Duration::from_secs(3600));
+        match fault {
+            Err(DeviceError::MemoryFault(message)) => {
+                assert!(message.starts_with("hipStreamQuery: hipErrorIllegalAddress (700)"), "{message}")
+            }
+            other => panic!("expected a memory fault, got {other:?}"),
+        }
+        let other = watchdog(|| Err(checked::error("hipStreamQuery", 912)), Duration::from_secs(3600));
+        assert_eq!(other, Err(checked::error("hipStreamQuery", 912)));
     }
 }
