@@ -28,6 +28,16 @@ fn is_no_device(error: &DeviceError) -> bool {
     matches!(error, DeviceError::Runtime { code, .. } if *code == checked::NO_DEVICE || *code == checked::INVALID_DEVICE)
 }
 
+/// Name the runtime in a failed call, e.g. `hipInit (HIP runtime 6.4.43483)`.
+fn with_runtime(error: DeviceError, runtime: &str) -> DeviceError {
+    match error {
+        DeviceError::Runtime { call, code, name, description } => {
+            DeviceError::Runtime { call: format!("{call} ({runtime})"), code, name, description }
+        }
+        other => other,
+    }
+}
+
 impl HipDevice {
     /// Open device `index`. With no devices this is
     /// `DeviceError::Refused("no HIP device 0: HIP runtime X reports no devices (...)")`
@@ -45,11 +55,11 @@ impl HipDevice {
                 return Err(no_device(format!("no devices ({}; {})", status(&init), status(&count))))
             }
             (Err(init), _) if is_no_device(&init) => return Err(no_device(format!("no devices ({})", status(&init)))),
-            (Err(init), _) => return Err(init),
+            (Err(init), _) => return Err(with_runtime(init, &runtime)),
             (Ok(()), Err(count)) if is_no_device(&count) => {
                 return Err(no_device(format!("no devices ({})", status(&count))))
             }
-            (Ok(()), Err(count)) => return Err(count),
+            (Ok(()), Err(count)) => return Err(with_runtime(count, &runtime)),
             (Ok(()), Ok(count)) if index >= count => {
                 return Err(no_device(format!("{count} device(s); valid indices are 0..{count}")))
             }
