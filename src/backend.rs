@@ -22,15 +22,24 @@ pub struct Selected {
     pub note: Option<String>,
 }
 
+/// One line on why no HIP device can run our kernels: runtime version, and
+/// either the statuses that said "no devices" or the devices seen and their archs.
 fn no_device_reason(probe: &hip::Probe) -> String {
-    let runtime = probe.runtime.clone().unwrap_or_else(|| "HIP runtime did not initialise".into());
-    let seen: Vec<String> = probe.devices.iter().map(|d| format!("{} ({}) {}", d.index, d.name, d.arch)).collect();
-    let devices = if seen.is_empty() {
-        format!("no devices ({})", probe.status.clone().unwrap_or_else(|| "device count 0".into()))
-    } else {
-        format!("devices seen: {}; none runs gfx1100 code", seen.join(", "))
+    let devices = match probe.no_devices_reason() {
+        Some(reason) => reason,
+        None => {
+            let seen: Vec<String> = probe.devices.iter().map(describe).collect();
+            format!("devices seen: {}; none runs gfx1100 code", seen.join(", "))
+        }
     };
-    format!("{runtime}; {devices}")
+    format!("{}; {devices}", probe.runtime_line())
+}
+
+fn describe(d: &hip::ProbedDevice) -> String {
+    match &d.info {
+        Ok(info) => format!("{} ({}, {})", d.index, info.name, info.arch),
+        Err(e) => format!("{} (properties unreadable: {e})", d.index),
+    }
 }
 
 /// Open what `choice` and `index` ask for.
@@ -43,17 +52,18 @@ pub fn select(choice: BackendChoice, index: Option<usize>) -> Result<Selected, E
     }
     let probe = hip::probe();
     let chosen = match index {
-        Some(i) => match probe.devices.iter().find(|d| d.index == i) {
+        Some(i) => match probe.devices.iter().find(|d| d.index as usize == i) {
             Some(d) if d.runnable => Some(d.index),
             Some(d) if choice == BackendChoice::Hip => {
                 return Err(Error::Skipped(format!(
-                    "device {i} ({}, {}) cannot run gfx1100 code objects; refusing to launch",
-                    d.name, d.arch
+                    "device {} cannot run gfx1100 code objects; refusing to launch",
+                    describe(d)
                 )))
             }
             Some(_) => None,
-            None if probe.devices.is_empty() && choice == BackendChoice::Hip => None,
-            None if probe.devices.is_empty() && i == 0 => None,
+            // No devices at all: `hip` reports the absence (77); `auto` falls
+            // back to the emulator, which is device 0.
+            None if probe.devices.is_empty() && (choice == BackendChoice::Hip || i == 0) => None,
             None => {
                 return Err(Error::Usage(format!(
                     "--device {i} is out of range: the HIP runtime reports {} device(s){}",

@@ -14,6 +14,15 @@ use xad_harness::report::{self, RunReport};
 use xad_harness::run::{self, KernelSource, Loaded, Options, Status};
 use xad_harness::{bench, hip, inputs, kernels, toolchain};
 
+/// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
+/// run goes on and its reports are still written; `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(name = "xad-harness", version, about = "Proves, lane by lane, that an AMD GPU executes v_xad_u32 as the ISA says")]
 struct Cli {
@@ -142,7 +151,7 @@ fn main() -> ExitCode {
         Command::List { json } => cmd_list(json),
         Command::Kernels { out } => cmd_kernels(&out),
         Command::Bench { lanes, seed } => bench::run(lanes, seed.unwrap_or_else(inputs::fresh_seed)).map(|text| {
-            print!("{text}");
+            say!("{}", text.trim_end());
             exit::PASS
         }),
     };
@@ -231,11 +240,11 @@ fn run_into(args: &RunArgs, seed: u64, report: &mut RunReport) -> Result<i32> {
         // A user's kernel for another target is bad input: refuse before launch.
         run::check_target(&user.code, &device.arch_name()).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
     }
-    println!("xad-harness {}: executor: {}", env!("CARGO_PKG_VERSION"), report.executor);
+    say!("xad-harness {}: executor: {}", env!("CARGO_PKG_VERSION"), report.executor);
     if let Some(note) = &selected.note {
-        println!("note: {note}");
+        say!("note: {note}");
     }
-    println!("seed {seed} (replay with --seed {seed}); {} lanes per case; {} case(s)", args.lanes, chosen.len());
+    say!("seed {seed} (replay with --seed {seed}); {} lanes per case; {} case(s)", args.lanes, chosen.len());
     let opts = Options {
         lanes: args.lanes,
         seed,
@@ -251,7 +260,7 @@ fn run_into(args: &RunArgs, seed: u64, report: &mut RunReport) -> Result<i32> {
         let kernel = run::kernel_for(&loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
         let result = run::run_case(device.as_mut(), case, &loaded.code, kernel, loaded.source.clone(), &opts);
         for line in report::case_lines(&result) {
-            println!("{line}");
+            say!("{line}");
         }
         let timed_out = result.error.as_deref().is_some_and(|e| e.contains("watchdog"));
         report.cases.push(result);
@@ -262,7 +271,7 @@ fn run_into(args: &RunArgs, seed: u64, report: &mut RunReport) -> Result<i32> {
             break;
         }
     }
-    println!("{}", report::summary_line(report));
+    say!("{}", report::summary_line(report));
     Ok(if report.count(Status::Fail) > 0 {
         exit::MISMATCH
     } else if report.count(Status::Error) > 0 || report.error.is_some() {
@@ -275,25 +284,45 @@ fn run_into(args: &RunArgs, seed: u64, report: &mut RunReport) -> Result<i32> {
 fn cmd_devices(json: bool) -> Result<i32> {
     let probe = hip::probe();
     if json {
-        println!("{}", serde_json::to_string_pretty(&probe).map_err(|e| Error::Io(e.to_string()))?);
+        let devices: Vec<_> = probe
+            .devices
+            .iter()
+            .map(|d| match &d.info {
+                Ok(i) => serde_json::json!({
+                    "index": d.index, "name": i.name, "arch": i.arch, "compute_units": i.compute_units,
+                    "memory_bytes": i.memory_bytes, "runnable": d.runnable,
+                }),
+                Err(e) => serde_json::json!({ "index": d.index, "error": e.to_string(), "runnable": false }),
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "runtime": probe.runtime_line(),
+            "no_devices_reason": probe.no_devices_reason(),
+            "devices": devices,
+            "emulator": "emulated gfx1100",
+        });
+        say!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Error::Io(e.to_string()))?);
         return Ok(exit::PASS);
     }
-    println!("{}", probe.runtime.as_deref().unwrap_or("HIP runtime: not available"));
-    if probe.devices.is_empty() {
-        println!("no HIP devices ({})", probe.status.as_deref().unwrap_or("device count 0"));
+    say!("{}", probe.runtime_line());
+    if let Some(reason) = probe.no_devices_reason() {
+        say!("no HIP devices ({})", reason.trim_start_matches("no devices: "));
     }
     for d in &probe.devices {
-        println!(
-            "  {}  {}  {}  {} CUs  {:.1} GiB  {}",
-            d.index,
-            d.name,
-            d.arch,
-            d.compute_units,
-            d.memory_bytes as f64 / (1u64 << 30) as f64,
-            if d.runnable { "runnable" } else { "not runnable (needs gfx1100)" }
-        );
+        match &d.info {
+            Ok(i) => say!(
+                "  {}  {}  {}  {} CUs  {:.1} GiB  {}",
+                d.index,
+                i.name,
+                i.arch,
+                i.compute_units,
+                i.memory_bytes as f64 / (1u64 << 30) as f64,
+                if d.runnable { "runnable" } else { "not runnable (needs gfx1100)" }
+            ),
+            Err(e) => say!("  {}  properties unreadable: {e}", d.index),
+        }
     }
-    println!("embedded emulator: emulated gfx1100 (--backend emu; used by --backend auto when no device above is runnable)");
+    say!("embedded emulator: emulated gfx1100 (--backend emu; used by --backend auto when no device above is runnable)");
     Ok(exit::PASS)
 }
 
@@ -310,17 +339,17 @@ fn cmd_list(json: bool) -> Result<i32> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| Error::Io(e.to_string()))?);
+        say!("{}", serde_json::to_string_pretty(&rows).map_err(|e| Error::Io(e.to_string()))?);
         return Ok(exit::PASS);
     }
     let width = all.iter().map(|c| c.name.len()).max().unwrap_or(4);
     for c in &all {
-        println!("{:<width$}  wave{}  {}", c.name, c.wave_size, c.description);
+        say!("{:<width$}  wave{}  {}", c.name, c.wave_size, c.description);
         if let Some(u) = c.unsettled {
-            println!("{:<width$}          unsettled: {u}", "");
+            say!("{:<width$}          unsettled: {u}", "");
         }
     }
-    println!("{} cases", all.len());
+    say!("{} cases", all.len());
     Ok(exit::PASS)
 }
 
@@ -329,7 +358,7 @@ fn cmd_kernels(out: &Path) -> Result<i32> {
     for k in kernels::EMBEDDED {
         let path = out.join(format!("{}.hsaco", k.name));
         std::fs::write(&path, k.bytes).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
-        println!("{}  ({}, from {})", path.display(), k.target, k.source);
+        say!("{}  ({}, from {})", path.display(), k.target, k.source);
     }
     Ok(exit::PASS)
 }

@@ -1,38 +1,23 @@
-//! HIP backend (placeholder until the HIP layer lands): the interface the rest
-//! of the crate uses.
+//! HIP backend, layered as in cudarc:
+//!
+//! | layer       | what it is                                                              |
+//! |-------------|-------------------------------------------------------------------------|
+//! | [`sys`]     | raw FFI: bindgen output from the installed headers, `hipError_t` = `c_int`, plus the device-info shim |
+//! | [`checked`] | one function per call, status -> `Result<_, DeviceError>` with the runtime's own name and text; `hipInit` once |
+//! | [`safe`]    | RAII `DeviceBuffer`, `Module`, `Stream`; the launch check against code object metadata; the watchdog |
+//! | [`HipDevice`] | the [`crate::device::Device`] seam over one device, addresses as u64 |
+//! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices, which run gfx1100 |
+//!
+//! This is the only module allowed `unsafe` code. The runtime functions used
+//! are exactly those in `build_support::FUNCTIONS` (plus `hipGetDeviceProperties`
+//! via `shim.c`), so a stand-in library exporting that set runs everything here.
 
-use crate::device::DeviceError;
+pub mod checked;
+mod device;
+mod probe;
+pub mod safe;
+pub mod sys;
 
-/// One HIP device as the runtime describes it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct DeviceInfo {
-    pub index: usize,
-    pub name: String,
-    pub arch: String,
-    pub compute_units: u32,
-    pub memory_bytes: u64,
-    /// Its architecture runs gfx1100 code objects.
-    pub runnable: bool,
-}
-
-/// What the runtime reports.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Probe {
-    /// `HIP runtime 5.2.x`, when the runtime answered.
-    pub runtime: Option<String>,
-    /// Why there are no devices (hipInit or hipGetDeviceCount status), if so.
-    pub status: Option<String>,
-    pub devices: Vec<DeviceInfo>,
-}
-
-pub fn probe() -> Probe {
-    Probe { runtime: None, status: Some("HIP layer not built yet".into()), devices: Vec::new() }
-}
-
-pub struct HipDevice;
-
-impl HipDevice {
-    pub fn open(_index: usize) -> Result<crate::emu::EmuDevice, DeviceError> {
-        Err(DeviceError::Refused("HIP layer not built yet".into()))
-    }
-}
+pub use checked::DeviceInfo;
+pub use device::HipDevice;
+pub use probe::{probe, runtime_label, target_runs_on, Probe, ProbedDevice, RuntimeVersion, KERNEL_TARGET};
