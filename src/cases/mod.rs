@@ -12,6 +12,15 @@
 //! workgroup_id.x * W + local id x. No hidden arguments are provided to rely on.
 
 mod basic;
+mod chain;
+mod dpp16;
+mod dpp8;
+mod exec;
+pub mod forms;
+mod inline;
+mod literal;
+mod sreg;
+mod vgpr;
 
 use std::ops::Range;
 
@@ -66,6 +75,7 @@ impl std::fmt::Debug for Case {
 pub fn catalogue() -> Vec<Case> {
     let mut all = Vec::new();
     all.extend_from_slice(basic::CASES);
+    all.extend(forms::specs().map(|s| s.case));
     all
 }
 
