@@ -61,8 +61,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Lanes per case: 1 to 4294967296 (suffixes k, M, G allowed: 64M).
-    #[arg(long, value_parser = parse_lanes, allow_hyphen_values = true, default_value = "1048576")]
+    /// Lanes per case: 1 to 4294967296 (suffixes k, M, G allowed: 64M). Soak runs on hardware: 16M or more.
+    #[arg(long, value_parser = parse_lanes, allow_hyphen_values = true, default_value = "65536")]
     lanes: u64,
     /// Seed for inputs and scalar arguments (decimal or 0x hex); printed on every run.
     #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]

@@ -202,7 +202,9 @@ fn execute(
     let module = dev.load(&code.bytes)?;
     let k = case.outputs_per_lane;
     let block = inputs::BLOCK_LANES;
-    let chunk = (opts.chunk_lanes.max(1).div_ceil(block) * block).min(opts.lanes as usize);
+    // Bound the words per dispatch, not the lanes, so a case with 90 outputs per
+    // lane uses no more memory than the basic one.
+    let chunk = ((opts.chunk_lanes / k).max(1).div_ceil(block) * block).min(opts.lanes as usize);
     let mut bufs: Vec<GuardedBuffer> = Vec::new();
     let outcome = (|| {
         let mut host = HostBuffers::new(chunk, k);
