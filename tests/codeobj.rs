@@ -96,6 +96,23 @@ fn malformed_inputs_are_errors_not_panics() {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+    /// Random byte and word corruptions of a real code object: parsing returns
+    /// an error or a code object, never panics (offsets, sizes and addresses in
+    /// the ELF and the metadata are all untrusted).
+    #[test]
+    fn corrupted_code_objects_never_panic(edits in proptest::collection::vec((0usize..1 << 16, proptest::num::u64::ANY), 1..8)) {
+        let mut bytes = xad_harness::kernels::find("xad_basic").unwrap().bytes.to_vec();
+        for (at, value) in edits {
+            let at = at % bytes.len();
+            let end = (at + 8).min(bytes.len());
+            bytes[at..end].copy_from_slice(&value.to_le_bytes()[..end - at]);
+        }
+        let _ = CodeObject::parse(&bytes);
+    }
+}
+
 #[test]
 fn canary_accepts_llvm19_and_rejects_gcn_bytes() {
     let dir = scratch("canary");

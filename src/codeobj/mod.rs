@@ -170,7 +170,7 @@ impl CodeObject {
             })?;
             let descriptor = KernelDescriptor::parse(kd_bytes).expect("length checked");
             let entry_address = kd_sym.address().wrapping_add_signed(descriptor.entry_offset);
-            if !code.iter().any(|(addr, data)| entry_address >= *addr && entry_address < addr + data.len() as u64) {
+            if !code.iter().any(|(addr, data)| entry_address >= *addr && entry_address - addr < data.len() as u64) {
                 return Err(CodeObjectError::Malformed(format!(
                     "kernel {}: entry 0x{entry_address:x} is not in an executable section",
                     meta.name
@@ -212,7 +212,7 @@ impl CodeObject {
 fn bytes_at<'d>(file: &ElfFile64<'d, object::Endianness>, addr: u64, len: usize) -> Option<&'d [u8]> {
     file.sections().find_map(|s| {
         let start = s.address();
-        if addr >= start && addr + len as u64 <= start + s.size() {
+        if addr >= start && (addr - start).checked_add(len as u64).is_some_and(|end| end <= s.size()) {
             let data = s.data().ok()?;
             let off = (addr - start) as usize;
             data.get(off..off + len)
