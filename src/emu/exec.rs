@@ -9,6 +9,9 @@
 //! hardware): in wave32, EXEC_HI and VCC_HI are ordinary stored registers
 //! (initially 0), ignored for masking and readable as data.
 
+// Lane loops index several lane arrays (and EXEC bits) by the same lane number.
+#![allow(clippy::needless_range_loop)]
+
 use super::decode::{Dpp, Inst, Src, EXEC, NULL, VCC};
 use super::memory::Memory;
 use super::ops::{self, Op, Shape};
@@ -341,37 +344,43 @@ impl<const W: usize> Wave<W> {
     /// Run until `s_endpgm`, `s_barrier` or an error.
     pub fn run(&mut self, ctx: &Ctx<'_>) -> Result<Status, DeviceError> {
         loop {
-            let pc = self.pc;
-            let inst = match ctx.prog.insts.get(pc) {
-                Some(Ok(inst)) => inst,
-                Some(Err(msg)) => return Err(emu(msg.clone())),
-                None => {
-                    return Err(emu(format!(
-                        "execution ran past the end of the code (offset 0x{:x}) without s_endpgm",
-                        ctx.prog.end_offset
-                    )))
-                }
-            };
-            self.steps += 1;
-            if self.steps > ctx.step_budget {
-                return Err(emu(format!(
-                    "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
-                    ctx.step_budget, inst.offset
-                )));
-            }
-            if self.steps & 0x3fff == 0 {
-                if ctx.abort.load(Ordering::Relaxed) {
-                    return Err(aborted());
-                }
-                if ctx.started.elapsed() > ctx.timeout {
-                    return Err(DeviceError::Timeout(ctx.timeout));
-                }
-            }
-            self.pc = pc + 1;
-            if let Some(status) = self.step(inst, ctx, pc)? {
+            if let Some(status) = self.step_one(ctx)? {
                 return Ok(status);
             }
         }
+    }
+
+    /// Execute the instruction at `pc`. `Some` when the wave ended or reached a barrier.
+    #[inline(always)]
+    pub fn step_one(&mut self, ctx: &Ctx<'_>) -> Result<Option<Status>, DeviceError> {
+        let pc = self.pc;
+        let inst = match ctx.prog.insts.get(pc) {
+            Some(Ok(inst)) => inst,
+            Some(Err(msg)) => return Err(emu(msg.clone())),
+            None => {
+                return Err(emu(format!(
+                    "execution ran past the end of the code (offset 0x{:x}) without s_endpgm",
+                    ctx.prog.end_offset
+                )))
+            }
+        };
+        self.steps += 1;
+        if self.steps > ctx.step_budget {
+            return Err(emu(format!(
+                "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
+                ctx.step_budget, inst.offset
+            )));
+        }
+        if self.steps & 0x3fff == 0 {
+            if ctx.abort.load(Ordering::Relaxed) {
+                return Err(aborted());
+            }
+            if ctx.started.elapsed() > ctx.timeout {
+                return Err(DeviceError::Timeout(ctx.timeout));
+            }
+        }
+        self.pc = pc + 1;
+        self.step(inst, ctx, pc)
     }
 
     #[inline(always)]
@@ -379,76 +388,29 @@ impl<const W: usize> Wave<W> {
         use Op::*;
         let s = inst.src;
         macro_rules! v3 {
-            (|$a:ident, $b:ident, $c:ident| $e:expr) => {{
-                let mut a = [0u32; W];
-                let mut b = [0u32; W];
-                let mut c = [0u32; W];
-                let mask = self.src0(inst, &mut a)?;
-                self.vsrc(s[1], &mut b);
-                self.vsrc(s[2], &mut c);
-                let mut r = [0u32; W];
-                for i in 0..W {
-                    let ($a, $b, $c) = (a[i], b[i], c[i]);
-                    r[i] = $e;
-                }
-                self.write_v(inst.dst, &r, mask);
-            }};
+            (|$a:ident, $b:ident, $c:ident| $e:expr) => {
+                self.map3(inst, |$a, $b, $c| $e)?
+            };
         }
         macro_rules! v2 {
-            (|$a:ident, $b:ident| $e:expr) => {{
-                let mut a = [0u32; W];
-                let mut b = [0u32; W];
-                let mask = self.src0(inst, &mut a)?;
-                self.vsrc(s[1], &mut b);
-                let mut r = [0u32; W];
-                for i in 0..W {
-                    let ($a, $b) = (a[i], b[i]);
-                    r[i] = $e;
-                }
-                self.write_v(inst.dst, &r, mask);
-            }};
+            (|$a:ident, $b:ident| $e:expr) => {
+                self.map3(inst, |$a, $b, _| $e)?
+            };
         }
         macro_rules! v1 {
-            (|$a:ident| $e:expr) => {{
-                let mut a = [0u32; W];
-                let mask = self.src0(inst, &mut a)?;
-                let mut r = [0u32; W];
-                for i in 0..W {
-                    let $a = a[i];
-                    r[i] = $e;
-                }
-                self.write_v(inst.dst, &r, mask);
-            }};
+            (|$a:ident| $e:expr) => {
+                self.map3(inst, |$a, _, _| $e)?
+            };
         }
         macro_rules! cmp {
-            (|$a:ident, $b:ident| $e:expr) => {{
-                let mut a = [0u32; W];
-                let mut b = [0u32; W];
-                self.vsrc(s[0], &mut a);
-                self.vsrc(s[1], &mut b);
-                let mut m = 0u64;
-                for i in 0..W {
-                    let ($a, $b) = (a[i], b[i]);
-                    m |= u64::from($e) << i;
-                }
-                let m = m & self.exec();
-                self.set_mask(inst.sdst, m);
-            }};
+            (|$a:ident, $b:ident| $e:expr) => {
+                self.compare(inst, |$a, $b| $e)
+            };
         }
         macro_rules! cmp64 {
-            (|$a:ident, $b:ident| $e:expr) => {{
-                let (mut al, mut ah, mut bl, mut bh) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W]);
-                self.vsrc64(s[0], &mut al, &mut ah);
-                self.vsrc64(s[1], &mut bl, &mut bh);
-                let mut m = 0u64;
-                for i in 0..W {
-                    let $a = u64::from(al[i]) | u64::from(ah[i]) << 32;
-                    let $b = u64::from(bl[i]) | u64::from(bh[i]) << 32;
-                    m |= u64::from($e) << i;
-                }
-                let m = m & self.exec();
-                self.set_mask(inst.sdst, m);
-            }};
+            (|$a:ident, $b:ident| $e:expr) => {
+                self.compare64(inst, |$a, $b| $e)
+            };
         }
         // Carry-producing ops: f returns (result, carry).
         macro_rules! carry {
@@ -967,6 +929,78 @@ impl<const W: usize> Wave<W> {
         Ok(None)
     }
 
+    /// D = f(S0, S1, S2) per lane, written under EXEC (and DPP's write mask).
+    /// Not inlined: each op gets its own small instance, keeping the
+    /// interpreter loop's stack frame small.
+    #[inline(never)]
+    fn map3(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+        let s = inst.src;
+        let mut a = [0u32; W];
+        let mask = self.src0(inst, &mut a)?;
+        let splat = |w: &Self, src: Src| match src {
+            Src::Vgpr(_) => 0,
+            other => w.s32(other),
+        };
+        let (kb, kc) = (splat(self, s[1]), splat(self, s[2]));
+        let mut r = [0u32; W];
+        match (s[1], s[2]) {
+            (Src::Vgpr(rb), Src::Vgpr(rc)) => {
+                let (b, c) = (&self.v[rb as usize], &self.v[rc as usize]);
+                for i in 0..W {
+                    r[i] = f(a[i], b[i], c[i]);
+                }
+            }
+            (Src::Vgpr(rb), _) => {
+                let b = &self.v[rb as usize];
+                for i in 0..W {
+                    r[i] = f(a[i], b[i], kc);
+                }
+            }
+            (_, Src::Vgpr(rc)) => {
+                let c = &self.v[rc as usize];
+                for i in 0..W {
+                    r[i] = f(a[i], kb, c[i]);
+                }
+            }
+            _ => {
+                for i in 0..W {
+                    r[i] = f(a[i], kb, kc);
+                }
+            }
+        }
+        self.write_v(inst.dst, &r, mask);
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn compare(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+        let mut a = [0u32; W];
+        let mut b = [0u32; W];
+        self.vsrc(inst.src[0], &mut a);
+        self.vsrc(inst.src[1], &mut b);
+        let mut m = 0u64;
+        for i in 0..W {
+            m |= u64::from(f(a[i], b[i])) << i;
+        }
+        let m = m & self.exec();
+        self.set_mask(inst.sdst, m);
+    }
+
+    #[inline(never)]
+    fn compare64(&mut self, inst: &Inst, f: impl Fn(u64, u64) -> bool) {
+        let (mut al, mut ah, mut bl, mut bh) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W]);
+        self.vsrc64(inst.src[0], &mut al, &mut ah);
+        self.vsrc64(inst.src[1], &mut bl, &mut bh);
+        let mut m = 0u64;
+        for i in 0..W {
+            let a = u64::from(al[i]) | u64::from(ah[i]) << 32;
+            let b = u64::from(bl[i]) | u64::from(bh[i]) << 32;
+            m |= u64::from(f(a, b)) << i;
+        }
+        let m = m & self.exec();
+        self.set_mask(inst.sdst, m);
+    }
+
     #[inline(always)]
     fn lane_addrs(&self, inst: &Inst) -> [u64; W] {
         let mut a = [0u64; W];
@@ -1012,6 +1046,7 @@ impl<const W: usize> Wave<W> {
         ok.then_some(a0)
     }
 
+    #[inline(never)]
     fn mem_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
         let Shape::MemLoad(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
@@ -1026,9 +1061,12 @@ impl<const W: usize> Wave<W> {
             let w0 = (off / 4) as usize;
             let words = &buf.words[w0..w0 + dwords * W];
             if dwords == 1 {
-                for (d, w) in data[0].iter_mut().zip(words) {
+                // EXEC is full on this path: load straight into the destination.
+                let d = &mut self.v[inst.dst as usize];
+                for (d, w) in d.iter_mut().zip(words) {
                     *d = w.load(std::sync::atomic::Ordering::Relaxed);
                 }
+                return Ok(());
             } else {
                 for i in 0..W {
                     for (k, plane) in data.iter_mut().enumerate().take(dwords) {
@@ -1070,6 +1108,7 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
+    #[inline(never)]
     fn mem_store(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
         let Shape::MemStore(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
@@ -1121,6 +1160,7 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
+    #[inline(never)]
     fn s_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
         let Shape::Load(n) = ops::info(inst.op).shape else { return Ok(()) };
         let base = u64::from(self.s[inst.addr as usize]) | u64::from(self.s[inst.addr as usize + 1]) << 32;
