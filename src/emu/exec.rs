@@ -1,0 +1,1215 @@
+//! One wave's execution: scalar state, a VGPR file of lane arrays, and the
+//! interpreter loop over a pre-decoded [`Program`]. Vector instructions run
+//! once per wave over `[u32; W]` arrays (W = 32 or 64, a const parameter so
+//! the lane loops have fixed trip counts and vectorise).
+//!
+//! EXEC, VCC and M0 live in the SGPR array at their operand codes (126/127,
+//! 106/107, 125), so every instruction that names them reads and writes the
+//! same state; SCC is a separate bool. Emulator choice (undocumented on the
+//! hardware): in wave32, EXEC_HI and VCC_HI are ordinary stored registers
+//! (initially 0), ignored for masking and readable as data.
+
+use super::decode::{Dpp, Inst, Src, EXEC, NULL, VCC};
+use super::memory::Memory;
+use super::ops::{self, Op, Shape};
+use crate::device::DeviceError;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// VGPR slots per wave: v0-v255 plus room for a 4-dword access starting at v255.
+pub const VGPR_FILE: usize = 259;
+
+/// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
+/// entry; bytes that do not decode become an error that fires only if executed.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub insts: Vec<Result<Inst, String>>,
+    /// Index of the taken-branch target for SOPP branches; `usize::MAX` when
+    /// the target is not an instruction boundary of the decoded code.
+    pub targets: Vec<usize>,
+    /// Byte offset just past the decoded code.
+    pub end_offset: u64,
+}
+
+impl Program {
+    /// Decode `code` (the section holding the kernel, at virtual address
+    /// `base`) from `entry` to the section end. Instructions touching VGPRs at
+    /// or past `vgpr_count` become errors.
+    pub fn decode(code: &[u8], base: u64, entry: u64, vgpr_count: u32) -> Program {
+        let mut insts = Vec::new();
+        let mut pos = entry.saturating_sub(base) as usize;
+        while pos < code.len() {
+            match super::decode::decode_at(code, pos, base) {
+                Ok(inst) => {
+                    pos += inst.len as usize;
+                    if inst.vgpr_end() > vgpr_count {
+                        insts.push(Err(format!(
+                            "instruction at offset 0x{:x} ({inst}) uses VGPRs up to v{} but the kernel descriptor allocates {vgpr_count}",
+                            inst.offset,
+                            inst.vgpr_end() - 1
+                        )));
+                    } else {
+                        insts.push(Ok(inst));
+                    }
+                }
+                Err(e) => {
+                    insts.push(Err(e.to_string()));
+                    // Resynchronise on the next dword, as a linear-sweep disassembler does.
+                    pos += 4;
+                }
+            }
+        }
+        let offsets: Vec<u64> = {
+            let mut p = entry;
+            insts
+                .iter()
+                .map(|i| {
+                    let here = p;
+                    p += i.as_ref().map(|i| u64::from(i.len)).unwrap_or(4);
+                    here
+                })
+                .collect()
+        };
+        let targets = insts
+            .iter()
+            .map(|i| match i {
+                Ok(inst) if ops::info(inst.op).shape == Shape::Branch => {
+                    offsets.binary_search(&inst.branch_target()).unwrap_or(usize::MAX)
+                }
+                _ => usize::MAX,
+            })
+            .collect();
+        Program { insts, targets, end_offset: base + code.len() as u64 }
+    }
+}
+
+/// What a wave needs from its launch.
+pub struct Ctx<'a> {
+    pub mem: &'a Memory,
+    pub prog: &'a Program,
+    pub step_budget: u64,
+    pub started: Instant,
+    pub timeout: Duration,
+    pub abort: &'a AtomicBool,
+}
+
+/// Why [`Wave::run`] returned without error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ended,
+    /// Stopped at `s_barrier`; resume with another `run`.
+    Barrier,
+}
+
+pub struct Wave<const W: usize> {
+    /// s0-s105 and the special registers at their operand codes; 256 entries
+    /// so any u8 index (plus one for pairs) is in bounds.
+    pub s: [u32; 256],
+    pub scc: bool,
+    pub v: Vec<[u32; W]>,
+    pub pc: usize,
+    pub steps: u64,
+}
+
+impl<const W: usize> Default for Wave<W> {
+    fn default() -> Self {
+        Wave { s: [0; 256], scc: false, v: vec![[0; W]; VGPR_FILE], pc: 0, steps: 0 }
+    }
+}
+
+const fn full_mask(w: usize) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+fn emu(msg: String) -> DeviceError {
+    DeviceError::Emulation(msg)
+}
+
+impl<const W: usize> Wave<W> {
+    const FULL: u64 = full_mask(W);
+
+    /// Reset for a new wave: SGPRs, SCC and the first `vgprs` VGPRs zeroed.
+    pub fn reset(&mut self, vgprs: usize) {
+        self.s = [0; 256];
+        self.scc = false;
+        for r in self.v.iter_mut().take(vgprs.min(VGPR_FILE)) {
+            *r = [0; W];
+        }
+        self.pc = 0;
+        self.steps = 0;
+    }
+
+    #[inline(always)]
+    pub fn exec(&self) -> u64 {
+        self.mask_at(EXEC)
+    }
+
+    #[inline(always)]
+    fn mask_at(&self, r: u8) -> u64 {
+        let lo = u64::from(self.s[r as usize]);
+        if W == 64 {
+            lo | u64::from(self.s[r as usize + 1]) << 32
+        } else {
+            lo
+        }
+    }
+
+    #[inline(always)]
+    fn set_mask(&mut self, r: u8, m: u64) {
+        if r == NULL {
+            return;
+        }
+        self.s[r as usize] = m as u32;
+        if W == 64 {
+            self.s[r as usize + 1] = (m >> 32) as u32;
+        }
+    }
+
+    #[inline(always)]
+    fn ws(&mut self, r: u8, v: u32) {
+        if r != NULL {
+            self.s[r as usize] = v;
+        }
+    }
+
+    #[inline(always)]
+    fn ws64(&mut self, r: u8, v: u64) {
+        if r != NULL {
+            self.s[r as usize] = v as u32;
+            self.s[r as usize + 1] = (v >> 32) as u32;
+        }
+    }
+
+    /// A scalar (uniform) 32-bit read. VGPR sources never reach here: the
+    /// decoder only produces them for vector operand slots.
+    #[inline(always)]
+    fn s32(&self, src: Src) -> u32 {
+        match src {
+            Src::Sgpr(r) => self.s[r as usize],
+            Src::Const(c) => c as u32,
+            Src::Lit(l) => l,
+            Src::Null => 0,
+            Src::Scc => self.scc as u32,
+            Src::Vccz => (self.mask_at(VCC) == 0) as u32,
+            Src::Execz => (self.exec() == 0) as u32,
+            Src::Vgpr(r) => self.v[r as usize][0],
+        }
+    }
+
+    #[inline(always)]
+    fn s64(&self, src: Src) -> u64 {
+        match src {
+            Src::Sgpr(r) => u64::from(self.s[r as usize]) | u64::from(self.s[r as usize + 1]) << 32,
+            Src::Const(c) => c,
+            Src::Lit(l) => u64::from(l),
+            other => u64::from(self.s32(other)),
+        }
+    }
+
+    /// A lane-mask source (carry in, cndmask select): W bits.
+    fn mask_src(&self, src: Src, inst: &Inst) -> Result<u64, DeviceError> {
+        if W == 32 {
+            return Ok(u64::from(self.s32(src)));
+        }
+        match src {
+            Src::Sgpr(r) if r % 2 == 1 => Err(emu(format!(
+                "instruction at offset 0x{:x} ({inst}): wave64 lane mask in odd register {}",
+                inst.offset,
+                super::decode::reg_name(r)
+            ))),
+            Src::Sgpr(_) => Ok(self.s64(src)),
+            // Inline integers are sign-extended integers at any width.
+            Src::Const(c) => Ok(c as u32 as i32 as i64 as u64),
+            Src::Lit(l) if l >> 31 == 1 => Err(emu(format!(
+                "unsettled: instruction at offset 0x{:x} ({inst}): 32-bit literal with bit 31 as a wave64 lane mask",
+                inst.offset
+            ))),
+            other => Ok(self.s64(other)),
+        }
+    }
+
+    #[inline(always)]
+    fn vsrc(&self, src: Src, out: &mut [u32; W]) {
+        match src {
+            Src::Vgpr(r) => *out = self.v[r as usize],
+            other => *out = [self.s32(other); W],
+        }
+    }
+
+    #[inline(always)]
+    fn vsrc64(&self, src: Src, lo: &mut [u32; W], hi: &mut [u32; W]) {
+        match src {
+            Src::Vgpr(r) => {
+                *lo = self.v[r as usize];
+                *hi = self.v[r as usize + 1];
+            }
+            other => {
+                let x = self.s64(other);
+                *lo = [x as u32; W];
+                *hi = [(x >> 32) as u32; W];
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn write_v(&mut self, dst: u8, r: &[u32; W], mask: u64) {
+        let d = &mut self.v[dst as usize];
+        if mask == Self::FULL {
+            *d = *r;
+        } else {
+            for i in 0..W {
+                if (mask >> i) & 1 != 0 {
+                    d[i] = r[i];
+                }
+            }
+        }
+    }
+
+    /// src0 for a vector op: permuted through DPP when present. Returns the
+    /// lanes that may be written (EXEC narrowed by DPP's masks and bound_ctrl).
+    #[inline(always)]
+    fn src0(&self, inst: &Inst, out: &mut [u32; W]) -> Result<u64, DeviceError> {
+        let exec = self.exec();
+        match inst.dpp {
+            Dpp::None => {
+                self.vsrc(inst.src[0], out);
+                Ok(exec)
+            }
+            _ => self.dpp_src0(inst, out, exec),
+        }
+    }
+
+    fn dpp_src0(&self, inst: &Inst, out: &mut [u32; W], exec: u64) -> Result<u64, DeviceError> {
+        let Src::Vgpr(r) = inst.src[0] else { return Err(emu("DPP source is not a VGPR".into())) };
+        let v = &self.v[r as usize];
+        let mut writable = 0u64;
+        match inst.dpp {
+            Dpp::None => unreachable_none(),
+            Dpp::Dpp8 { sel, fi } => {
+                for n in 0..W {
+                    let s = (n & !7) | sel[n & 7] as usize;
+                    out[n] = if fi || (exec >> s) & 1 == 1 { v[s] } else { 0 };
+                }
+                writable = exec;
+            }
+            Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+                for n in 0..W {
+                    out[n] = 0;
+                    if (exec >> n) & 1 == 0 || (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
+                        continue;
+                    }
+                    let base = n & !15;
+                    let i = n & 15;
+                    let k = (ctrl & 15) as usize;
+                    let source: Option<usize> = match ctrl {
+                        0x000..=0x0ff => Some((n & !3) + ((ctrl as usize >> (2 * (n & 3))) & 3)),
+                        0x101..=0x10f => (i + k < 16).then_some(n + k),
+                        0x111..=0x11f => (i >= k).then(|| n - k),
+                        0x121..=0x12f => Some(base + ((i + 16 - k) & 15)),
+                        0x140 => Some(base + 15 - i),
+                        0x141 => Some((n & !7) + 7 - (n & 7)),
+                        0x150..=0x15f => Some(base + k),
+                        0x160..=0x16f => Some(base + (i ^ k)),
+                        _ => None,
+                    };
+                    match source {
+                        Some(s) if (exec >> s) & 1 == 1 || fi => {
+                            out[n] = v[s];
+                            writable |= 1 << n;
+                        }
+                        Some(s) if !bound_ctrl => {
+                            return Err(emu(format!(
+                                "unsettled: DPP16 read of inactive lane {s} with bound_ctrl=0 fi=0, RDNA3 ISA 7.7.1 vs table 93 \
+                                 (instruction at offset 0x{:x}: {inst}, lane {n})",
+                                inst.offset
+                            )));
+                        }
+                        _ if bound_ctrl => writable |= 1 << n, // reads 0
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(writable)
+    }
+
+    /// Run until `s_endpgm`, `s_barrier` or an error.
+    pub fn run(&mut self, ctx: &Ctx<'_>) -> Result<Status, DeviceError> {
+        loop {
+            let pc = self.pc;
+            let inst = match ctx.prog.insts.get(pc) {
+                Some(Ok(inst)) => inst,
+                Some(Err(msg)) => return Err(emu(msg.clone())),
+                None => {
+                    return Err(emu(format!(
+                        "execution ran past the end of the code (offset 0x{:x}) without s_endpgm",
+                        ctx.prog.end_offset
+                    )))
+                }
+            };
+            self.steps += 1;
+            if self.steps > ctx.step_budget {
+                return Err(emu(format!(
+                    "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
+                    ctx.step_budget, inst.offset
+                )));
+            }
+            if self.steps & 0x3fff == 0 {
+                if ctx.abort.load(Ordering::Relaxed) {
+                    return Err(aborted());
+                }
+                if ctx.started.elapsed() > ctx.timeout {
+                    return Err(DeviceError::Timeout(ctx.timeout));
+                }
+            }
+            self.pc = pc + 1;
+            if let Some(status) = self.step(inst, ctx, pc)? {
+                return Ok(status);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Status>, DeviceError> {
+        use Op::*;
+        let s = inst.src;
+        macro_rules! v3 {
+            (|$a:ident, $b:ident, $c:ident| $e:expr) => {{
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                let mut c = [0u32; W];
+                let mask = self.src0(inst, &mut a)?;
+                self.vsrc(s[1], &mut b);
+                self.vsrc(s[2], &mut c);
+                let mut r = [0u32; W];
+                for i in 0..W {
+                    let ($a, $b, $c) = (a[i], b[i], c[i]);
+                    r[i] = $e;
+                }
+                self.write_v(inst.dst, &r, mask);
+            }};
+        }
+        macro_rules! v2 {
+            (|$a:ident, $b:ident| $e:expr) => {{
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                let mask = self.src0(inst, &mut a)?;
+                self.vsrc(s[1], &mut b);
+                let mut r = [0u32; W];
+                for i in 0..W {
+                    let ($a, $b) = (a[i], b[i]);
+                    r[i] = $e;
+                }
+                self.write_v(inst.dst, &r, mask);
+            }};
+        }
+        macro_rules! v1 {
+            (|$a:ident| $e:expr) => {{
+                let mut a = [0u32; W];
+                let mask = self.src0(inst, &mut a)?;
+                let mut r = [0u32; W];
+                for i in 0..W {
+                    let $a = a[i];
+                    r[i] = $e;
+                }
+                self.write_v(inst.dst, &r, mask);
+            }};
+        }
+        macro_rules! cmp {
+            (|$a:ident, $b:ident| $e:expr) => {{
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                self.vsrc(s[0], &mut a);
+                self.vsrc(s[1], &mut b);
+                let mut m = 0u64;
+                for i in 0..W {
+                    let ($a, $b) = (a[i], b[i]);
+                    m |= u64::from($e) << i;
+                }
+                let m = m & self.exec();
+                self.set_mask(inst.sdst, m);
+            }};
+        }
+        macro_rules! cmp64 {
+            (|$a:ident, $b:ident| $e:expr) => {{
+                let (mut al, mut ah, mut bl, mut bh) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W]);
+                self.vsrc64(s[0], &mut al, &mut ah);
+                self.vsrc64(s[1], &mut bl, &mut bh);
+                let mut m = 0u64;
+                for i in 0..W {
+                    let $a = u64::from(al[i]) | u64::from(ah[i]) << 32;
+                    let $b = u64::from(bl[i]) | u64::from(bh[i]) << 32;
+                    m |= u64::from($e) << i;
+                }
+                let m = m & self.exec();
+                self.set_mask(inst.sdst, m);
+            }};
+        }
+        // Carry-producing ops: f returns (result, carry).
+        macro_rules! carry {
+            (|$a:ident, $b:ident, $c:ident| $e:expr) => {{
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                self.vsrc(s[0], &mut a);
+                self.vsrc(s[1], &mut b);
+                let cin = if ops::info(inst.op).shape == Shape::Ci { self.mask_src(s[2], inst)? } else { 0 };
+                let mut r = [0u32; W];
+                let mut m = 0u64;
+                for i in 0..W {
+                    let ($a, $b, $c) = (a[i], b[i], ((cin >> i) & 1) as u32);
+                    let (res, co): (u32, bool) = $e;
+                    r[i] = res;
+                    m |= u64::from(co) << i;
+                }
+                let exec = self.exec();
+                self.write_v(inst.dst, &r, exec);
+                self.set_mask(inst.sdst, m & exec);
+            }};
+        }
+        macro_rules! sop2 {
+            (|$a:ident, $b:ident| $e:expr) => {{
+                let ($a, $b) = (self.s32(s[0]), self.s32(s[1]));
+                let (d, scc): (u32, Option<bool>) = $e;
+                self.ws(inst.dst, d);
+                if let Some(c) = scc {
+                    self.scc = c;
+                }
+            }};
+        }
+        macro_rules! sop2w {
+            (|$a:ident, $b:ident| $e:expr) => {{
+                let ($a, $b) = (self.s64(s[0]), self.s64(s[1]));
+                let d: u64 = $e;
+                self.ws64(inst.dst, d);
+                self.scc = d != 0;
+            }};
+        }
+        macro_rules! sopc {
+            (|$a:ident, $b:ident| $e:expr) => {{
+                let ($a, $b) = (self.s32(s[0]), self.s32(s[1]));
+                self.scc = $e;
+            }};
+        }
+        macro_rules! sopk_cmp {
+            (|$a:ident, $k:ident| $e:expr) => {{
+                let $a = self.s[inst.dst as usize];
+                let $k = inst.imm;
+                self.scc = $e;
+            }};
+        }
+        macro_rules! saveexec32 {
+            (|$src:ident, $ex:ident| $e:expr) => {{
+                let $src = self.s32(s[0]);
+                let $ex = self.s[EXEC as usize];
+                let new: u32 = $e;
+                self.ws(inst.dst, $ex);
+                self.s[EXEC as usize] = new;
+                self.scc = new != 0;
+            }};
+        }
+        macro_rules! saveexec64 {
+            (|$src:ident, $ex:ident| $e:expr) => {{
+                let $src = self.s64(s[0]);
+                let $ex = u64::from(self.s[EXEC as usize]) | u64::from(self.s[EXEC as usize + 1]) << 32;
+                let new: u64 = $e;
+                self.ws64(inst.dst, $ex);
+                self.s[EXEC as usize] = new as u32;
+                self.s[EXEC as usize + 1] = (new >> 32) as u32;
+                self.scc = new != 0;
+            }};
+        }
+        let nz = |d: u32| Some(d != 0);
+        match inst.op {
+            // ---- VALU ----
+            VXadU32 => v3!(|a, b, c| (a ^ b).wrapping_add(c)),
+            VNop => {}
+            VMovB32 => v1!(|a| a),
+            VNotB32 => v1!(|a| !a),
+            VBfrevB32 => v1!(|a| a.reverse_bits()),
+            VClzI32U32 => v1!(|a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
+            VCtzI32B32 => v1!(|a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+            VAddNcU32 => v2!(|a, b| a.wrapping_add(b)),
+            VSubNcU32 => v2!(|a, b| a.wrapping_sub(b)),
+            VSubrevNcU32 => v2!(|a, b| b.wrapping_sub(a)),
+            VLshlrevB32 => v2!(|a, b| b << (a & 31)),
+            VLshrrevB32 => v2!(|a, b| b >> (a & 31)),
+            VAshrrevI32 => v2!(|a, b| ((b as i32) >> (a & 31)) as u32),
+            VAndB32 => v2!(|a, b| a & b),
+            VOrB32 => v2!(|a, b| a | b),
+            VXorB32 => v2!(|a, b| a ^ b),
+            VXnorB32 => v2!(|a, b| !(a ^ b)),
+            VMulI32I24 => v2!(|a, b| (sext24(a).wrapping_mul(sext24(b))) as u32),
+            VMulHiI32I24 => v2!(|a, b| ((i64::from(sext24(a)) * i64::from(sext24(b))) >> 32) as u32),
+            VMulU32U24 => v2!(|a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+            VMulHiU32U24 => v2!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32),
+            VMinI32 => v2!(|a, b| (a as i32).min(b as i32) as u32),
+            VMaxI32 => v2!(|a, b| (a as i32).max(b as i32) as u32),
+            VMinU32 => v2!(|a, b| a.min(b)),
+            VMaxU32 => v2!(|a, b| a.max(b)),
+            VMulLoU32 => v2!(|a, b| a.wrapping_mul(b)),
+            VMulHiU32 => v2!(|a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
+            VMulHiI32 => v2!(|a, b| ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32),
+            VBcntU32B32 => v2!(|a, b| a.count_ones().wrapping_add(b)),
+            VMbcntLoU32B32 | VMbcntHiU32B32 => {
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                let mask = self.src0(inst, &mut a)?;
+                self.vsrc(s[1], &mut b);
+                let hi = inst.op == VMbcntHiU32B32;
+                let mut r = [0u32; W];
+                for i in 0..W {
+                    let below = (1u64 << i) - 1;
+                    let part = if hi { (below >> 32) as u32 } else { below as u32 };
+                    r[i] = (a[i] & part).count_ones().wrapping_add(b[i]);
+                }
+                self.write_v(inst.dst, &r, mask);
+            }
+            VMadI32I24 => v3!(|a, b, c| (sext24(a).wrapping_mul(sext24(b)) as u32).wrapping_add(c)),
+            VMadU32U24 => v3!(|a, b, c| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)),
+            VBfeU32 => v3!(|a, b, c| bfe_u32(a, b, c)),
+            VBfeI32 => v3!(|a, b, c| bfe_i32(a, b, c)),
+            VBfiB32 => v3!(|a, b, c| (a & b) | (!a & c)),
+            VAlignbitB32 => v3!(|a, b, c| ((u64::from(a) << 32 | u64::from(b)) >> (c & 31)) as u32),
+            VAlignbyteB32 => v3!(|a, b, c| ((u64::from(a) << 32 | u64::from(b)) >> (8 * (c & 3))) as u32),
+            VMin3I32 => v3!(|a, b, c| (a as i32).min(b as i32).min(c as i32) as u32),
+            VMin3U32 => v3!(|a, b, c| a.min(b).min(c)),
+            VMax3I32 => v3!(|a, b, c| (a as i32).max(b as i32).max(c as i32) as u32),
+            VMax3U32 => v3!(|a, b, c| a.max(b).max(c)),
+            VMed3I32 => v3!(|a, b, c| med3(a as i32, b as i32, c as i32) as u32),
+            VMed3U32 => v3!(|a, b, c| med3(a, b, c)),
+            VSadU32 => v3!(|a, b, c| a.abs_diff(b).wrapping_add(c)),
+            VXor3B32 => v3!(|a, b, c| a ^ b ^ c),
+            VPermB32 => v3!(|a, b, c| perm(a, b, c)),
+            VLshlAddU32 => v3!(|a, b, c| (a << (b & 31)).wrapping_add(c)),
+            VAddLshlU32 => v3!(|a, b, c| a.wrapping_add(b) << (c & 31)),
+            VAdd3U32 => v3!(|a, b, c| a.wrapping_add(b).wrapping_add(c)),
+            VLshlOrB32 => v3!(|a, b, c| (a << (b & 31)) | c),
+            VAndOrB32 => v3!(|a, b, c| (a & b) | c),
+            VOr3B32 => v3!(|a, b, c| a | b | c),
+            VCndmaskB32 => {
+                let sel = self.mask_src(s[2], inst)?;
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                let mask = self.src0(inst, &mut a)?;
+                self.vsrc(s[1], &mut b);
+                let mut r = [0u32; W];
+                for i in 0..W {
+                    r[i] = if (sel >> i) & 1 == 1 { b[i] } else { a[i] };
+                }
+                self.write_v(inst.dst, &r, mask);
+            }
+            VAddCoU32 => carry!(|a, b, _c| a.overflowing_add(b)),
+            VSubCoU32 => carry!(|a, b, _c| a.overflowing_sub(b)),
+            VSubrevCoU32 => carry!(|a, b, _c| b.overflowing_sub(a)),
+            VAddCoCiU32 => carry!(|a, b, c| {
+                let t = u64::from(a) + u64::from(b) + u64::from(c);
+                (t as u32, t >> 32 != 0)
+            }),
+            VSubCoCiU32 => carry!(|a, b, c| (a.wrapping_sub(b).wrapping_sub(c), u64::from(b) + u64::from(c) > u64::from(a))),
+            VSubrevCoCiU32 => carry!(|a, b, c| (b.wrapping_sub(a).wrapping_sub(c), u64::from(a) + u64::from(c) > u64::from(b))),
+            VMadU64U32 | VMadI64I32 => {
+                let mut a = [0u32; W];
+                let mut b = [0u32; W];
+                let (mut cl, mut ch) = ([0u32; W], [0u32; W]);
+                self.vsrc(s[0], &mut a);
+                self.vsrc(s[1], &mut b);
+                self.vsrc64(s[2], &mut cl, &mut ch);
+                let (mut lo, mut hi) = ([0u32; W], [0u32; W]);
+                let mut m = 0u64;
+                let signed = inst.op == VMadI64I32;
+                for i in 0..W {
+                    let c = u64::from(cl[i]) | u64::from(ch[i]) << 32;
+                    let (d, co) = if signed {
+                        let p = i64::from(a[i] as i32) * i64::from(b[i] as i32);
+                        let (d, o) = p.overflowing_add(c as i64);
+                        (d as u64, o)
+                    } else {
+                        (u64::from(a[i]) * u64::from(b[i])).overflowing_add(c)
+                    };
+                    lo[i] = d as u32;
+                    hi[i] = (d >> 32) as u32;
+                    m |= u64::from(co) << i;
+                }
+                let exec = self.exec();
+                self.write_v(inst.dst, &lo, exec);
+                self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+                self.set_mask(inst.sdst, m & exec);
+            }
+            VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => {
+                let mut a = [0u32; W];
+                let (mut bl, mut bh) = ([0u32; W], [0u32; W]);
+                self.vsrc(s[0], &mut a);
+                self.vsrc64(s[1], &mut bl, &mut bh);
+                let (mut lo, mut hi) = ([0u32; W], [0u32; W]);
+                for i in 0..W {
+                    let x = u64::from(bl[i]) | u64::from(bh[i]) << 32;
+                    let sh = a[i] & 63;
+                    let d = match inst.op {
+                        VLshlrevB64 => x << sh,
+                        VLshrrevB64 => x >> sh,
+                        _ => ((x as i64) >> sh) as u64,
+                    };
+                    lo[i] = d as u32;
+                    hi[i] = (d >> 32) as u32;
+                }
+                let exec = self.exec();
+                self.write_v(inst.dst, &lo, exec);
+                self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+            }
+            VReadfirstlaneB32 => {
+                let exec = self.exec();
+                let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+                let v = match s[0] {
+                    Src::Vgpr(r) => self.v[r as usize][lane],
+                    other => self.s32(other),
+                };
+                self.ws(inst.dst, v);
+            }
+            VReadlaneB32 => {
+                let lane = self.s32(s[1]) as usize % W;
+                let v = match s[0] {
+                    Src::Vgpr(r) => self.v[r as usize][lane],
+                    other => self.s32(other),
+                };
+                self.ws(inst.dst, v);
+            }
+            VWritelaneB32 => {
+                let lane = self.s32(s[1]) as usize % W;
+                let value = self.s32(s[0]);
+                self.v[inst.dst as usize][lane] = value;
+            }
+            VCmpFI32 | VCmpFU32 | VCmpxFI32 | VCmpxFU32 => self.set_mask(inst.sdst, 0),
+            VCmpTI32 | VCmpTU32 | VCmpxTI32 | VCmpxTU32 => {
+                let e = self.exec();
+                self.set_mask(inst.sdst, e)
+            }
+            VCmpLtI32 | VCmpxLtI32 => cmp!(|a, b| (a as i32) < (b as i32)),
+            VCmpEqI32 | VCmpxEqI32 | VCmpEqU32 | VCmpxEqU32 => cmp!(|a, b| a == b),
+            VCmpLeI32 | VCmpxLeI32 => cmp!(|a, b| (a as i32) <= (b as i32)),
+            VCmpGtI32 | VCmpxGtI32 => cmp!(|a, b| (a as i32) > (b as i32)),
+            VCmpNeI32 | VCmpxNeI32 | VCmpNeU32 | VCmpxNeU32 => cmp!(|a, b| a != b),
+            VCmpGeI32 | VCmpxGeI32 => cmp!(|a, b| (a as i32) >= (b as i32)),
+            VCmpLtU32 | VCmpxLtU32 => cmp!(|a, b| a < b),
+            VCmpLeU32 | VCmpxLeU32 => cmp!(|a, b| a <= b),
+            VCmpGtU32 | VCmpxGtU32 => cmp!(|a, b| a > b),
+            VCmpGeU32 | VCmpxGeU32 => cmp!(|a, b| a >= b),
+            VCmpLtI64 => cmp64!(|a, b| (a as i64) < (b as i64)),
+            VCmpEqI64 | VCmpEqU64 | VCmpxEqU64 => cmp64!(|a, b| a == b),
+            VCmpLeI64 => cmp64!(|a, b| (a as i64) <= (b as i64)),
+            VCmpGtI64 => cmp64!(|a, b| (a as i64) > (b as i64)),
+            VCmpNeI64 | VCmpNeU64 | VCmpxNeU64 => cmp64!(|a, b| a != b),
+            VCmpGeI64 => cmp64!(|a, b| (a as i64) >= (b as i64)),
+            VCmpLtU64 | VCmpxLtU64 => cmp64!(|a, b| a < b),
+            VCmpLeU64 => cmp64!(|a, b| a <= b),
+            VCmpGtU64 => cmp64!(|a, b| a > b),
+            VCmpGeU64 => cmp64!(|a, b| a >= b),
+
+            // ---- memory ----
+            GlobalLoadU8 | GlobalLoadI8 | GlobalLoadU16 | GlobalLoadI16 | GlobalLoadB32 | GlobalLoadB64 | GlobalLoadB96
+            | GlobalLoadB128 | FlatLoadU8 | FlatLoadI8 | FlatLoadU16 | FlatLoadI16 | FlatLoadB32 | FlatLoadB64
+            | FlatLoadB96 | FlatLoadB128 => self.mem_load(inst, ctx.mem)?,
+            GlobalStoreB8 | GlobalStoreB16 | GlobalStoreB32 | GlobalStoreB64 | GlobalStoreB96 | GlobalStoreB128
+            | FlatStoreB8 | FlatStoreB16 | FlatStoreB32 | FlatStoreB64 | FlatStoreB96 | FlatStoreB128 => {
+                self.mem_store(inst, ctx.mem)?
+            }
+            SLoadB32 | SLoadB64 | SLoadB128 | SLoadB256 | SLoadB512 => self.s_load(inst, ctx.mem)?,
+
+            // ---- SOP2 ----
+            SAddU32 => sop2!(|a, b| {
+                let (d, c) = a.overflowing_add(b);
+                (d, Some(c))
+            }),
+            SSubU32 => sop2!(|a, b| {
+                let (d, c) = a.overflowing_sub(b);
+                (d, Some(c))
+            }),
+            SAddI32 => sop2!(|a, b| {
+                let (d, o) = (a as i32).overflowing_add(b as i32);
+                (d as u32, Some(o))
+            }),
+            SSubI32 => sop2!(|a, b| {
+                let (d, o) = (a as i32).overflowing_sub(b as i32);
+                (d as u32, Some(o))
+            }),
+            SAddcU32 => {
+                let t = u64::from(self.s32(s[0])) + u64::from(self.s32(s[1])) + u64::from(self.scc);
+                self.ws(inst.dst, t as u32);
+                self.scc = t >> 32 != 0;
+            }
+            SSubbU32 => {
+                let (a, b, c) = (self.s32(s[0]), self.s32(s[1]), u32::from(self.scc));
+                self.ws(inst.dst, a.wrapping_sub(b).wrapping_sub(c));
+                self.scc = u64::from(b) + u64::from(c) > u64::from(a);
+            }
+            SLshlB32 => sop2!(|a, b| {
+                let d = a << (b & 31);
+                (d, nz(d))
+            }),
+            SLshrB32 => sop2!(|a, b| {
+                let d = a >> (b & 31);
+                (d, nz(d))
+            }),
+            SAshrI32 => sop2!(|a, b| {
+                let d = ((a as i32) >> (b & 31)) as u32;
+                (d, nz(d))
+            }),
+            SLshlB64 | SLshrB64 | SAshrI64 => {
+                let x = self.s64(s[0]);
+                let sh = self.s32(s[1]) & 63;
+                let d = match inst.op {
+                    SLshlB64 => x << sh,
+                    SLshrB64 => x >> sh,
+                    _ => ((x as i64) >> sh) as u64,
+                };
+                self.ws64(inst.dst, d);
+                self.scc = d != 0;
+            }
+            SLshl1AddU32 | SLshl2AddU32 | SLshl3AddU32 | SLshl4AddU32 => {
+                let n = match inst.op {
+                    SLshl1AddU32 => 1,
+                    SLshl2AddU32 => 2,
+                    SLshl3AddU32 => 3,
+                    _ => 4,
+                };
+                let t = (u64::from(self.s32(s[0])) << n) + u64::from(self.s32(s[1]));
+                self.ws(inst.dst, t as u32);
+                self.scc = t >> 32 != 0;
+            }
+            SMinI32 => sop2!(|a, b| ((a as i32).min(b as i32) as u32, Some((a as i32) < (b as i32)))),
+            SMinU32 => sop2!(|a, b| (a.min(b), Some(a < b))),
+            SMaxI32 => sop2!(|a, b| ((a as i32).max(b as i32) as u32, Some((a as i32) > (b as i32)))),
+            SMaxU32 => sop2!(|a, b| (a.max(b), Some(a > b))),
+            SAndB32 => sop2!(|a, b| (a & b, nz(a & b))),
+            SOrB32 => sop2!(|a, b| (a | b, nz(a | b))),
+            SXorB32 => sop2!(|a, b| (a ^ b, nz(a ^ b))),
+            SNandB32 => sop2!(|a, b| (!(a & b), nz(!(a & b)))),
+            SNorB32 => sop2!(|a, b| (!(a | b), nz(!(a | b)))),
+            SXnorB32 => sop2!(|a, b| (!(a ^ b), nz(!(a ^ b)))),
+            SAndNot1B32 => sop2!(|a, b| (a & !b, nz(a & !b))),
+            SOrNot1B32 => sop2!(|a, b| (a | !b, nz(a | !b))),
+            SAndB64 => sop2w!(|a, b| a & b),
+            SOrB64 => sop2w!(|a, b| a | b),
+            SXorB64 => sop2w!(|a, b| a ^ b),
+            SNandB64 => sop2w!(|a, b| !(a & b)),
+            SNorB64 => sop2w!(|a, b| !(a | b)),
+            SXnorB64 => sop2w!(|a, b| !(a ^ b)),
+            SAndNot1B64 => sop2w!(|a, b| a & !b),
+            SOrNot1B64 => sop2w!(|a, b| a | !b),
+            SBfeU32 => sop2!(|a, b| {
+                let off = b & 31;
+                let width = (b >> 16) & 0x7f;
+                let d = if width == 0 {
+                    0
+                } else if width >= 32 {
+                    a >> off
+                } else {
+                    (a >> off) & ((1u32 << width) - 1)
+                };
+                (d, nz(d))
+            }),
+            SMulI32 => sop2!(|a, b| (a.wrapping_mul(b), None)),
+            SMulHiU32 => sop2!(|a, b| (((u64::from(a) * u64::from(b)) >> 32) as u32, None)),
+            SCselectB32 => {
+                let d = if self.scc { self.s32(s[0]) } else { self.s32(s[1]) };
+                self.ws(inst.dst, d);
+            }
+            SCselectB64 => {
+                let d = if self.scc { self.s64(s[0]) } else { self.s64(s[1]) };
+                self.ws64(inst.dst, d);
+            }
+            SPackLlB32B16 => sop2!(|a, b| ((b & 0xffff) << 16 | (a & 0xffff), None)),
+            // ---- SOP1 ----
+            SMovB32 => {
+                let v = self.s32(s[0]);
+                self.ws(inst.dst, v);
+            }
+            SMovB64 => {
+                let v = self.s64(s[0]);
+                self.ws64(inst.dst, v);
+            }
+            SCmovB32 => {
+                if self.scc {
+                    let v = self.s32(s[0]);
+                    self.ws(inst.dst, v);
+                }
+            }
+            SCmovB64 => {
+                if self.scc {
+                    let v = self.s64(s[0]);
+                    self.ws64(inst.dst, v);
+                }
+            }
+            SBrevB32 => {
+                let v = self.s32(s[0]).reverse_bits();
+                self.ws(inst.dst, v);
+            }
+            SCtzI32B32 => {
+                let a = self.s32(s[0]);
+                self.ws(inst.dst, if a == 0 { u32::MAX } else { a.trailing_zeros() });
+            }
+            SSextI32I8 => {
+                let v = self.s32(s[0]) as u8 as i8 as i32 as u32;
+                self.ws(inst.dst, v);
+            }
+            SSextI32I16 => {
+                let v = self.s32(s[0]) as u16 as i16 as i32 as u32;
+                self.ws(inst.dst, v);
+            }
+            SAbsI32 => {
+                let d = (self.s32(s[0]) as i32).wrapping_abs() as u32;
+                self.ws(inst.dst, d);
+                self.scc = d != 0;
+            }
+            SBcnt1I32B32 => {
+                let d = self.s32(s[0]).count_ones();
+                self.ws(inst.dst, d);
+                self.scc = d != 0;
+            }
+            SNotB32 => {
+                let d = !self.s32(s[0]);
+                self.ws(inst.dst, d);
+                self.scc = d != 0;
+            }
+            SNotB64 => {
+                let d = !self.s64(s[0]);
+                self.ws64(inst.dst, d);
+                self.scc = d != 0;
+            }
+            SAndSaveexecB32 => saveexec32!(|a, e| a & e),
+            SOrSaveexecB32 => saveexec32!(|a, e| a | e),
+            SXorSaveexecB32 => saveexec32!(|a, e| a ^ e),
+            SAndNot1SaveexecB32 => saveexec32!(|a, e| a & !e),
+            SOrNot1SaveexecB32 => saveexec32!(|a, e| a | !e),
+            SAndSaveexecB64 => saveexec64!(|a, e| a & e),
+            SOrSaveexecB64 => saveexec64!(|a, e| a | e),
+            SXorSaveexecB64 => saveexec64!(|a, e| a ^ e),
+            SAndNot1SaveexecB64 => saveexec64!(|a, e| a & !e),
+            SOrNot1SaveexecB64 => saveexec64!(|a, e| a | !e),
+            // ---- SOPC ----
+            SCmpEqI32 | SCmpEqU32 => sopc!(|a, b| a == b),
+            SCmpLgI32 | SCmpLgU32 => sopc!(|a, b| a != b),
+            SCmpGtI32 => sopc!(|a, b| (a as i32) > (b as i32)),
+            SCmpGeI32 => sopc!(|a, b| (a as i32) >= (b as i32)),
+            SCmpLtI32 => sopc!(|a, b| (a as i32) < (b as i32)),
+            SCmpLeI32 => sopc!(|a, b| (a as i32) <= (b as i32)),
+            SCmpGtU32 => sopc!(|a, b| a > b),
+            SCmpGeU32 => sopc!(|a, b| a >= b),
+            SCmpLtU32 => sopc!(|a, b| a < b),
+            SCmpLeU32 => sopc!(|a, b| a <= b),
+            SBitcmp0B32 => sopc!(|a, b| (a >> (b & 31)) & 1 == 0),
+            SBitcmp1B32 => sopc!(|a, b| (a >> (b & 31)) & 1 == 1),
+            SCmpEqU64 => self.scc = self.s64(s[0]) == self.s64(s[1]),
+            SCmpLgU64 => self.scc = self.s64(s[0]) != self.s64(s[1]),
+            // ---- SOPK ----
+            SMovkI32 => self.ws(inst.dst, inst.imm as u32),
+            SCmovkI32 => {
+                if self.scc {
+                    self.ws(inst.dst, inst.imm as u32)
+                }
+            }
+            SCmpkEqI32 => sopk_cmp!(|a, k| a as i32 == k),
+            SCmpkLgI32 => sopk_cmp!(|a, k| a as i32 != k),
+            SCmpkGtI32 => sopk_cmp!(|a, k| a as i32 > k),
+            SCmpkGeI32 => sopk_cmp!(|a, k| a as i32 >= k),
+            SCmpkLtI32 => sopk_cmp!(|a, k| (a as i32) < k),
+            SCmpkLeI32 => sopk_cmp!(|a, k| a as i32 <= k),
+            SCmpkEqU32 => sopk_cmp!(|a, k| a == k as u16 as u32),
+            SCmpkLgU32 => sopk_cmp!(|a, k| a != k as u16 as u32),
+            SCmpkGtU32 => sopk_cmp!(|a, k| a > k as u16 as u32),
+            SCmpkGeU32 => sopk_cmp!(|a, k| a >= k as u16 as u32),
+            SCmpkLtU32 => sopk_cmp!(|a, k| a < k as u16 as u32),
+            SCmpkLeU32 => sopk_cmp!(|a, k| a <= k as u16 as u32),
+            SAddkI32 => {
+                let (d, o) = (self.s[inst.dst as usize] as i32).overflowing_add(inst.imm);
+                self.ws(inst.dst, d as u32);
+                self.scc = o;
+            }
+            SMulkI32 => {
+                let d = (self.s[inst.dst as usize] as i32).wrapping_mul(inst.imm);
+                self.ws(inst.dst, d as u32);
+            }
+            SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => {}
+            // ---- SOPP ----
+            SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr | SWaitcnt | SSendmsg => {}
+            SEndpgm => return Ok(Some(Status::Ended)),
+            SBarrier => return Ok(Some(Status::Barrier)),
+            SCodeEnd => {
+                return Err(emu(format!("executed s_code_end padding at offset 0x{:x} (missing s_endpgm?)", inst.offset)))
+            }
+            SBranch | SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz => {
+                let taken = match inst.op {
+                    SBranch => true,
+                    SCbranchScc0 => !self.scc,
+                    SCbranchScc1 => self.scc,
+                    SCbranchVccz => self.mask_at(VCC) == 0,
+                    SCbranchVccnz => self.mask_at(VCC) != 0,
+                    SCbranchExecz => self.exec() == 0,
+                    _ => self.exec() != 0,
+                };
+                if taken {
+                    let t = ctx.prog.targets.get(pc).copied().unwrap_or(usize::MAX);
+                    if t == usize::MAX {
+                        return Err(emu(format!(
+                            "branch at offset 0x{:x} ({inst}) goes to 0x{:x}, which is not an instruction boundary of the kernel's code",
+                            inst.offset,
+                            inst.branch_target()
+                        )));
+                    }
+                    self.pc = t;
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    #[inline(always)]
+    fn lane_addrs(&self, inst: &Inst) -> [u64; W] {
+        let mut a = [0u64; W];
+        let lo = &self.v[inst.addr as usize];
+        let off = i64::from(inst.imm);
+        match inst.saddr {
+            Some(sa) => {
+                let base = (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32).wrapping_add_signed(off);
+                for i in 0..W {
+                    a[i] = base.wrapping_add(u64::from(lo[i]));
+                }
+            }
+            None => {
+                let hi = &self.v[inst.addr as usize + 1];
+                for i in 0..W {
+                    a[i] = (u64::from(lo[i]) | u64::from(hi[i]) << 32).wrapping_add_signed(off);
+                }
+            }
+        }
+        a
+    }
+
+    fn fault(&self, mem: &Memory, inst: &Inst, lane: usize, addr: u64, bytes: u64, what: &str) -> DeviceError {
+        DeviceError::MemoryFault(format!(
+            "address 0x{:x}, instruction at offset 0x{:x} ({inst}), lane {lane}, {what} of {bytes} bytes",
+            mem.first_bad_byte(addr, bytes),
+            inst.offset
+        ))
+    }
+
+    /// If every lane is active and lane i's address is `a0 + i * size`, the
+    /// whole wave's access is one contiguous range: return its start.
+    #[inline(always)]
+    fn contiguous(addrs: &[u64; W], exec: u64, size: u64) -> Option<u64> {
+        if exec != Self::FULL {
+            return None;
+        }
+        let a0 = addrs[0];
+        let mut ok = true;
+        for i in 0..W {
+            ok &= addrs[i] == a0.wrapping_add(size * i as u64);
+        }
+        ok.then_some(a0)
+    }
+
+    fn mem_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        let Shape::MemLoad(size) = ops::info(inst.op).shape else { return Ok(()) };
+        let size = u64::from(size);
+        let addrs = self.lane_addrs(inst);
+        let exec = self.exec();
+        let dwords = (size as usize).div_ceil(4);
+        let mut data = [[0u32; W]; 4];
+        let fast = Self::contiguous(&addrs, exec, size)
+            .and_then(|a0| mem.resolve(a0, size * W as u64))
+            .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
+        if let Some((buf, off)) = fast {
+            let w0 = (off / 4) as usize;
+            let words = &buf.words[w0..w0 + dwords * W];
+            if dwords == 1 {
+                for (d, w) in data[0].iter_mut().zip(words) {
+                    *d = w.load(std::sync::atomic::Ordering::Relaxed);
+                }
+            } else {
+                for i in 0..W {
+                    for (k, plane) in data.iter_mut().enumerate().take(dwords) {
+                        plane[i] = words[i * dwords + k].load(std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            }
+        } else {
+            let sign = ops::load_sign_extends(inst.op);
+            for i in 0..W {
+                if (exec >> i) & 1 == 0 {
+                    continue;
+                }
+                let Some((buf, off)) = mem.resolve(addrs[i], size) else {
+                    return Err(self.fault(mem, inst, i, addrs[i], size, "load"));
+                };
+                match size {
+                    1 | 2 => {
+                        let mut b = [0u8; 2];
+                        buf.read(off, &mut b[..size as usize]);
+                        data[0][i] = match (size, sign) {
+                            (1, false) => u32::from(b[0]),
+                            (1, true) => b[0] as i8 as i32 as u32,
+                            (_, false) => u32::from(u16::from_le_bytes(b)),
+                            (_, true) => u16::from_le_bytes(b) as i16 as i32 as u32,
+                        };
+                    }
+                    _ => {
+                        for (k, plane) in data.iter_mut().enumerate().take(dwords) {
+                            plane[i] = buf.load_u32(off + 4 * k as u64);
+                        }
+                    }
+                }
+            }
+        }
+        for (k, plane) in data.iter().enumerate().take(dwords) {
+            self.write_v(inst.dst.wrapping_add(k as u8), plane, exec);
+        }
+        Ok(())
+    }
+
+    fn mem_store(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        let Shape::MemStore(size) = ops::info(inst.op).shape else { return Ok(()) };
+        let size = u64::from(size);
+        let addrs = self.lane_addrs(inst);
+        let exec = self.exec();
+        let dwords = (size as usize).div_ceil(4);
+        let fast = Self::contiguous(&addrs, exec, size)
+            .and_then(|a0| mem.resolve(a0, size * W as u64))
+            .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
+        if let Some((buf, off)) = fast {
+            let w0 = (off / 4) as usize;
+            let words = &buf.words[w0..w0 + dwords * W];
+            if dwords == 1 {
+                for (w, d) in words.iter().zip(&self.v[inst.data as usize]) {
+                    w.store(*d, std::sync::atomic::Ordering::Relaxed);
+                }
+            } else {
+                for i in 0..W {
+                    for k in 0..dwords {
+                        words[i * dwords + k].store(self.v[inst.data as usize + k][i], std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        // Check every active lane first so a faulting store writes nothing.
+        for i in 0..W {
+            if (exec >> i) & 1 == 1 && mem.resolve(addrs[i], size).is_none() {
+                return Err(self.fault(mem, inst, i, addrs[i], size, "store"));
+            }
+        }
+        for i in 0..W {
+            if (exec >> i) & 1 == 0 {
+                continue;
+            }
+            let Some((buf, off)) = mem.resolve(addrs[i], size) else { continue };
+            match size {
+                1 | 2 => {
+                    let b = self.v[inst.data as usize][i].to_le_bytes();
+                    buf.write(off, &b[..size as usize]);
+                }
+                _ => {
+                    for k in 0..dwords {
+                        buf.store_u32(off + 4 * k as u64, self.v[inst.data as usize + k][i]);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn s_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        let Shape::Load(n) = ops::info(inst.op).shape else { return Ok(()) };
+        let base = u64::from(self.s[inst.addr as usize]) | u64::from(self.s[inst.addr as usize + 1]) << 32;
+        let soff = inst.saddr.map_or(0, |r| u64::from(self.s[r as usize]));
+        let addr = base.wrapping_add_signed(i64::from(inst.imm)).wrapping_add(soff);
+        let bytes = 4 * u64::from(n);
+        if addr % 4 != 0 {
+            return Err(emu(format!(
+                "instruction at offset 0x{:x} ({inst}): scalar load from unaligned address 0x{addr:x} \
+                 (the hardware's treatment of address bits 1:0 is not emulated)",
+                inst.offset
+            )));
+        }
+        let Some((buf, off)) = mem.resolve(addr, bytes) else {
+            return Err(DeviceError::MemoryFault(format!(
+                "address 0x{:x}, instruction at offset 0x{:x} ({inst}), scalar, load of {bytes} bytes",
+                mem.first_bad_byte(addr, bytes),
+                inst.offset
+            )));
+        };
+        for k in 0..u64::from(n) {
+            let v = buf.load_u32(off + 4 * k);
+            self.ws(inst.dst.wrapping_add(k as u8), v);
+        }
+        Ok(())
+    }
+}
+
+fn unreachable_none() {}
+
+/// The error a wave returns when another wave's failure stopped the launch.
+pub fn aborted() -> DeviceError {
+    emu("aborted: another wave failed".into())
+}
+
+#[inline(always)]
+fn sext24(x: u32) -> i32 {
+    ((x << 8) as i32) >> 8
+}
+
+#[inline(always)]
+fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
+    a.max(b).min(a.min(b).max(c))
+}
+
+#[inline(always)]
+fn bfe_u32(a: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        0
+    } else if off + width < 32 {
+        (a << (32 - off - width)) >> (32 - width)
+    } else {
+        a >> off
+    }
+}
+
+#[inline(always)]
+fn bfe_i32(a: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        0
+    } else if off + width < 32 {
+        (((a << (32 - off - width)) as i32) >> (32 - width)) as u32
+    } else {
+        ((a as i32) >> off) as u32
+    }
+}
+
+/// v_perm_b32 byte selection from the 64-bit value {S0, S1}.
+#[inline(always)]
+fn perm(a: u32, b: u32, sel: u32) -> u32 {
+    let x = u64::from(a) << 32 | u64::from(b);
+    let mut d = 0u32;
+    for i in 0..4 {
+        let s = (sel >> (8 * i)) & 0xff;
+        let byte = match s {
+            0..=7 => (x >> (8 * s)) as u8,
+            8..=11 => {
+                // Sign of byte 1, 3, 5 or 7, replicated.
+                if (x >> (16 * (s - 8) + 15)) & 1 == 1 {
+                    0xff
+                } else {
+                    0
+                }
+            }
+            12 => 0,
+            _ => 0xff,
+        };
+        d |= u32::from(byte) << (8 * i);
+    }
+    d
+}

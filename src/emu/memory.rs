@@ -1,0 +1,192 @@
+//! Emulated device memory: one arena slot per allocation, each at its own
+//! 4 GiB-aligned device address, so an address decodes to (slot, offset) with
+//! a shift and the space between allocations is unmapped: an access just past
+//! a buffer's end faults instead of landing in its neighbour.
+//!
+//! Words are `AtomicU32` accessed with `Relaxed` ordering: workgroups run on
+//! several threads at once and may touch the same words (as on the GPU, such
+//! races give some interleaving, never undefined behaviour); on x86 a relaxed
+//! load or store is a plain `mov`.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// log2 of the address stride between slots.
+const SLOT_SHIFT: u32 = 32;
+/// Bytes of unmapped address space kept after the largest allocation in a slot.
+const GAP: u64 = 1 << 20;
+/// The largest single allocation.
+pub const MAX_ALLOCATION: u64 = (1 << SLOT_SHIFT) - GAP;
+/// Slots are not reused (use-after-free then faults) until this many exist,
+/// which keeps device addresses below 2^48.
+const MAX_SLOTS: usize = 1 << 15;
+
+pub struct Buffer {
+    pub words: Box<[AtomicU32]>,
+    /// Size requested by the caller; accesses past it fault even inside the last word.
+    pub bytes: u64,
+}
+
+#[derive(Default)]
+pub struct Memory {
+    /// Index i holds the allocation at device address (i + 1) << SLOT_SHIFT.
+    slots: Vec<Option<Buffer>>,
+    pub allocated_bytes: u64,
+}
+
+/// Why an access failed (the caller adds instruction context).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    pub address: u64,
+    pub bytes: u64,
+}
+
+impl Memory {
+    pub fn alloc(&mut self, bytes: u64) -> Result<u64, String> {
+        if bytes > MAX_ALLOCATION {
+            return Err(format!("allocation of {bytes} bytes exceeds the emulator's per-buffer limit of {MAX_ALLOCATION}"));
+        }
+        let words = bytes.div_ceil(4).max(1) as usize;
+        let mut v: Vec<AtomicU32> = Vec::new();
+        v.try_reserve_exact(words).map_err(|e| format!("host allocation of {bytes} bytes failed: {e}"))?;
+        v.resize_with(words, || AtomicU32::new(0));
+        let buffer = Buffer { words: v.into_boxed_slice(), bytes };
+        let slot = if self.slots.len() < MAX_SLOTS {
+            self.slots.push(Some(buffer));
+            self.slots.len() - 1
+        } else {
+            let free = self.slots.iter().position(Option::is_none).ok_or("all emulated address slots are in use")?;
+            self.slots[free] = Some(buffer);
+            free
+        };
+        self.allocated_bytes += bytes;
+        Ok(((slot as u64) + 1) << SLOT_SHIFT)
+    }
+
+    pub fn free(&mut self, ptr: u64) -> Result<(), String> {
+        let (slot, off) = split(ptr);
+        match self.slots.get_mut(slot) {
+            Some(s @ Some(_)) if off == 0 => {
+                let bytes = s.as_ref().map_or(0, |b| b.bytes);
+                *s = None;
+                self.allocated_bytes -= bytes;
+                Ok(())
+            }
+            _ => Err(format!("0x{ptr:x} is not the start of a live allocation")),
+        }
+    }
+
+    /// The buffer holding `[addr, addr + len)` and the byte offset of `addr` in it.
+    #[inline]
+    pub fn resolve(&self, addr: u64, len: u64) -> Option<(&Buffer, u64)> {
+        let (slot, off) = split(addr);
+        let buf = self.slots.get(slot)?.as_ref()?;
+        if off.checked_add(len)? <= buf.bytes {
+            Some((buf, off))
+        } else {
+            None
+        }
+    }
+
+    /// Read `dst.len()` bytes at `addr`.
+    pub fn read_bytes(&self, addr: u64, dst: &mut [u8]) -> Result<(), Fault> {
+        let (buf, off) = self.resolve(addr, dst.len() as u64).ok_or(Fault { address: addr, bytes: dst.len() as u64 })?;
+        buf.read(off, dst);
+        Ok(())
+    }
+
+    /// Write `src` at `addr`.
+    pub fn write_bytes(&self, addr: u64, src: &[u8]) -> Result<(), Fault> {
+        let (buf, off) = self.resolve(addr, src.len() as u64).ok_or(Fault { address: addr, bytes: src.len() as u64 })?;
+        buf.write(off, src);
+        Ok(())
+    }
+
+    /// Find the first faulting byte address for a message (the start if none).
+    pub fn first_bad_byte(&self, addr: u64, len: u64) -> u64 {
+        (0..len).map(|i| addr.wrapping_add(i)).find(|&a| self.resolve(a, 1).is_none()).unwrap_or(addr)
+    }
+}
+
+#[inline]
+fn split(addr: u64) -> (usize, u64) {
+    let slot = (addr >> SLOT_SHIFT) as usize;
+    (slot.wrapping_sub(1), addr & ((1 << SLOT_SHIFT) - 1))
+}
+
+impl Buffer {
+    /// Bytes `[off, off + dst.len())`; the caller checked the bounds.
+    pub fn read(&self, off: u64, dst: &mut [u8]) {
+        let mut off = off as usize;
+        let mut rest = dst;
+        // Unaligned head, byte by byte.
+        while !rest.is_empty() && off % 4 != 0 {
+            rest[0] = self.byte(off);
+            rest = &mut rest[1..];
+            off += 1;
+        }
+        let whole = rest.len() / 4;
+        let (body, tail) = rest.split_at_mut(whole * 4);
+        let words = &self.words[off / 4..off / 4 + whole];
+        for (chunk, w) in body.chunks_exact_mut(4).zip(words) {
+            chunk.copy_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
+        off += whole * 4;
+        for (i, b) in tail.iter_mut().enumerate() {
+            *b = self.byte(off + i);
+        }
+    }
+
+    pub fn write(&self, off: u64, src: &[u8]) {
+        let mut off = off as usize;
+        let mut rest = src;
+        while !rest.is_empty() && off % 4 != 0 {
+            self.set_byte(off, rest[0]);
+            rest = &rest[1..];
+            off += 1;
+        }
+        let whole = rest.len() / 4;
+        let (body, tail) = rest.split_at(whole * 4);
+        let words = &self.words[off / 4..off / 4 + whole];
+        for (chunk, w) in body.chunks_exact(4).zip(words) {
+            w.store(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]), Relaxed);
+        }
+        off += whole * 4;
+        for (i, b) in tail.iter().enumerate() {
+            self.set_byte(off + i, *b);
+        }
+    }
+
+    #[inline]
+    fn byte(&self, off: usize) -> u8 {
+        (self.words[off / 4].load(Relaxed) >> (8 * (off % 4))) as u8
+    }
+
+    /// A read-modify-write of one byte that other threads' writes to the other
+    /// bytes of the word cannot undo.
+    fn set_byte(&self, off: usize, value: u8) {
+        let shift = 8 * (off % 4);
+        let mask = 0xffu32 << shift;
+        let _ = self.words[off / 4].fetch_update(Relaxed, Relaxed, |w| Some((w & !mask) | (u32::from(value) << shift)));
+    }
+
+    /// A 32-bit value at byte offset `off` (any alignment; bounds checked by the caller).
+    #[inline]
+    pub fn load_u32(&self, off: u64) -> u32 {
+        if off % 4 == 0 {
+            self.words[(off / 4) as usize].load(Relaxed)
+        } else {
+            let mut b = [0u8; 4];
+            self.read(off, &mut b);
+            u32::from_le_bytes(b)
+        }
+    }
+
+    #[inline]
+    pub fn store_u32(&self, off: u64, value: u32) {
+        if off % 4 == 0 {
+            self.words[(off / 4) as usize].store(value, Relaxed)
+        } else {
+            self.write(off, &value.to_le_bytes())
+        }
+    }
+}
