@@ -427,7 +427,7 @@ fn exports_check_null_pointers_and_flags() {
         assert_eq!(hipMalloc(null_mut(), 16), 1);
         assert_eq!(hipModuleLoadData(null_mut(), image().as_ptr().cast()), 1);
         let mut module = null_mut();
-        assert_eq!(hipModuleLoadData(&mut module, b"not an ELF file\0".as_ptr().cast()), 200);
+        assert_eq!(hipModuleLoadData(&mut module, c"not an ELF file".as_ptr().cast()), 200);
         assert_eq!(hipModuleGetFunction(null_mut(), module, c"xad_basic".as_ptr()), 1);
         assert_eq!(hipStreamCreate(null_mut()), 1);
         assert_eq!(hipStreamDestroy(null_mut()), 400);
