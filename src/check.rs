@@ -1,1 +1,268 @@
-//! placeholder
+//! Lane comparison. Every word of every lane is compared with the model; a lane
+//! that still holds its poisoned (or prefilled) value where the model expects a
+//! write is reported as unwritten, not as a wrong value. Guard regions around
+//! device buffers catch writes outside them.
+
+use rayon::prelude::*;
+
+/// Why a lane failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The kernel wrote a value other than the model's.
+    Wrong,
+    /// The word still holds what was there before the launch.
+    Unwritten,
+}
+
+/// One failing output word, with everything needed to reproduce it by hand.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mismatch {
+    /// Global lane index (across chunks).
+    pub lane: u64,
+    /// Which of the lane's output words (0 for single-output cases).
+    pub word: usize,
+    pub a: u32,
+    pub b: u32,
+    pub c: u32,
+    pub expected: u32,
+    pub got: u32,
+    pub kind: FailureKind,
+}
+
+impl Mismatch {
+    /// Bits that differ between expected and got.
+    pub fn diff_bits(&self) -> u32 {
+        self.expected ^ self.got
+    }
+
+    /// Bit positions that differ, ascending: `[0, 31]`.
+    pub fn diff_positions(&self) -> Vec<u32> {
+        (0..32).filter(|b| self.diff_bits() >> b & 1 == 1).collect()
+    }
+}
+
+/// Running totals for one case.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tally {
+    pub lanes_checked: u64,
+    /// Lanes with at least one wrong or unwritten word.
+    pub lanes_failed: u64,
+    /// Of those, lanes whose failing words were all unwritten.
+    pub lanes_unwritten: u64,
+    /// The first failures in lane order, at most `keep` of them.
+    pub first: Vec<Mismatch>,
+}
+
+/// What `out` held before the launch, to tell unwritten words from wrong ones.
+#[derive(Clone, Copy)]
+pub enum Prefill<'a> {
+    /// Every word was poisoned with the complement of its expected value.
+    Complement,
+    /// These words (cases where some lanes must keep their contents).
+    Words(&'a [u32]),
+}
+
+impl Prefill<'_> {
+    #[inline]
+    fn word(&self, i: usize, expected: u32) -> u32 {
+        match self {
+            Prefill::Complement => !expected,
+            Prefill::Words(w) => w[i],
+        }
+    }
+}
+
+/// One dispatch's worth of data to compare.
+pub struct Compare<'a> {
+    pub first_lane: u64,
+    pub outputs_per_lane: usize,
+    pub a: &'a [u32],
+    pub b: &'a [u32],
+    pub c: &'a [u32],
+    pub prefill: Prefill<'a>,
+    pub expected: &'a [u32],
+    pub got: &'a [u32],
+}
+
+/// Lanes per parallel comparison piece.
+const PIECE_LANES: usize = 1 << 16;
+
+impl Tally {
+    /// Compare one dispatch and add it to the totals, keeping at most `keep`
+    /// detailed records overall.
+    pub fn add(&mut self, cmp: &Compare<'_>, keep: usize) {
+        let k = cmp.outputs_per_lane;
+        let lanes = cmp.a.len();
+        debug_assert_eq!(cmp.expected.len(), lanes * k);
+        debug_assert_eq!(cmp.got.len(), lanes * k);
+        let room = keep.saturating_sub(self.first.len());
+        let pieces: Vec<(u64, u64, Vec<Mismatch>)> = (0..lanes.div_ceil(PIECE_LANES))
+            .into_par_iter()
+            .map(|p| {
+                let start = p * PIECE_LANES;
+                let end = (start + PIECE_LANES).min(lanes);
+                let (exp, got) = (&cmp.expected[start * k..end * k], &cmp.got[start * k..end * k]);
+                if exp == got {
+                    return (0, 0, Vec::new()); // the common case: one memcmp
+                }
+                let (mut failed, mut unwritten, mut records) = (0u64, 0u64, Vec::new());
+                for lane in start..end {
+                    let mut lane_failed = false;
+                    let mut lane_wrong = false;
+                    for word in 0..k {
+                        let i = lane * k + word;
+                        let (e, g) = (cmp.expected[i], cmp.got[i]);
+                        if e == g {
+                            continue;
+                        }
+                        lane_failed = true;
+                        let kind = if g == cmp.prefill.word(i, e) { FailureKind::Unwritten } else { FailureKind::Wrong };
+                        lane_wrong |= kind == FailureKind::Wrong;
+                        if records.len() < room {
+                            records.push(Mismatch {
+                                lane: cmp.first_lane + lane as u64,
+                                word,
+                                a: cmp.a[lane],
+                                b: cmp.b[lane],
+                                c: cmp.c[lane],
+                                expected: e,
+                                got: g,
+                                kind,
+                            });
+                        }
+                    }
+                    failed += u64::from(lane_failed);
+                    unwritten += u64::from(lane_failed && !lane_wrong);
+                }
+                (failed, unwritten, records)
+            })
+            .collect();
+        self.lanes_checked += lanes as u64;
+        for (failed, unwritten, records) in pieces {
+            self.lanes_failed += failed;
+            self.lanes_unwritten += unwritten;
+            let room = keep.saturating_sub(self.first.len());
+            self.first.extend(records.into_iter().take(room));
+        }
+    }
+}
+
+/// Bytes of guard before and after every device buffer.
+pub const GUARD_BYTES: usize = 4096;
+/// The guard fill; any other byte there was written by the kernel.
+pub const GUARD_BYTE: u8 = 0xA5;
+
+/// A write the kernel made outside a buffer's logical extent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GuardViolation {
+    pub buffer: String,
+    /// "before" or "after" the buffer.
+    pub side: &'static str,
+    /// Byte distance from the buffer's start (before: negative) or end (after) of the
+    /// nearest overwritten byte.
+    pub nearest_offset: i64,
+    pub bytes_changed: usize,
+}
+
+impl std::fmt::Display for GuardViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.side == "after" {
+            format!("{} bytes past its end", self.nearest_offset)
+        } else {
+            format!("{} bytes before its start", -self.nearest_offset)
+        };
+        write!(f, "kernel wrote outside buffer `{}`: {} guard bytes changed, nearest {at}", self.buffer, self.bytes_changed)
+    }
+}
+
+/// Check a guard region read back from the device.
+pub fn check_guard(buffer: &str, side: &'static str, guard: &[u8]) -> Option<GuardViolation> {
+    let changed: Vec<usize> = guard.iter().enumerate().filter(|(_, &b)| b != GUARD_BYTE).map(|(i, _)| i).collect();
+    let nearest = match side {
+        "after" => *changed.first()? as i64,
+        _ => -((guard.len() - *changed.last()?) as i64),
+    };
+    Some(GuardViolation { buffer: buffer.to_string(), side, nearest_offset: nearest, bytes_changed: changed.len() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(expected: &[u32], got: &[u32], prefill: &[u32], k: usize, keep: usize) -> Tally {
+        let prefill = Prefill::Words(prefill);
+        let lanes = expected.len() / k;
+        let src: Vec<u32> = (0..lanes as u32).collect();
+        let mut t = Tally::default();
+        t.add(&Compare { first_lane: 1000, outputs_per_lane: k, a: &src, b: &src, c: &src, prefill, expected, got }, keep);
+        t
+    }
+
+    #[test]
+    fn equal_outputs_pass() {
+        let e: Vec<u32> = (0..300_000).collect();
+        let t = run(&e, &e, &vec![0; e.len()], 1, 10);
+        assert_eq!((t.lanes_checked, t.lanes_failed, t.first.len()), (300_000, 0, 0));
+    }
+
+    #[test]
+    fn wrong_and_unwritten_are_told_apart_with_global_lanes() {
+        let e: Vec<u32> = (0..200_000).collect();
+        let prefill: Vec<u32> = e.iter().map(|x| !x).collect();
+        let mut g = e.clone();
+        g[5] ^= 1 << 31; // wrong: one bit
+        g[150_000] = prefill[150_000]; // unwritten
+        let t = run(&e, &g, &prefill, 1, 10);
+        assert_eq!((t.lanes_failed, t.lanes_unwritten), (2, 1));
+        assert_eq!(t.first[0].lane, 1005);
+        assert_eq!(t.first[0].kind, FailureKind::Wrong);
+        assert_eq!(t.first[0].diff_positions(), vec![31]);
+        assert_eq!(t.first[1].lane, 151_000);
+        assert_eq!(t.first[1].kind, FailureKind::Unwritten);
+    }
+
+    #[test]
+    fn complement_poison_marks_unwritten() {
+        let e = vec![5u32, 6, 7];
+        let g = vec![5u32, !6, 8];
+        let src = [0u32; 3];
+        let mut t = Tally::default();
+        t.add(&Compare { first_lane: 0, outputs_per_lane: 1, a: &src, b: &src, c: &src, prefill: Prefill::Complement, expected: &e, got: &g }, 10);
+        assert_eq!((t.lanes_failed, t.lanes_unwritten), (2, 1));
+        assert_eq!((t.first[0].kind, t.first[1].kind), (FailureKind::Unwritten, FailureKind::Wrong));
+    }
+
+    #[test]
+    fn keep_limits_records_not_counts() {
+        let e = vec![7u32; 1000];
+        let g = vec![8u32; 1000];
+        let t = run(&e, &g, &vec![0; 1000], 1, 3);
+        assert_eq!((t.lanes_failed, t.first.len()), (1000, 3));
+        assert_eq!(t.first.iter().map(|m| m.lane).collect::<Vec<_>>(), vec![1000, 1001, 1002]);
+    }
+
+    #[test]
+    fn multi_word_lanes_count_once() {
+        let e = vec![1u32, 2, 3, 4];
+        let g = vec![1u32, 9, 9, 4];
+        let t = run(&e, &g, &[0; 4], 2, 10);
+        assert_eq!((t.lanes_checked, t.lanes_failed), (2, 2));
+        assert_eq!((t.first[0].lane, t.first[0].word), (1000, 1));
+        assert_eq!((t.first[1].lane, t.first[1].word), (1001, 0));
+    }
+
+    #[test]
+    fn guards() {
+        let clean = vec![GUARD_BYTE; 64];
+        assert_eq!(check_guard("out", "after", &clean), None);
+        let mut hit = clean.clone();
+        hit[4] = 0;
+        hit[9] = 0;
+        let v = check_guard("out", "after", &hit).unwrap();
+        assert_eq!((v.nearest_offset, v.bytes_changed), (4, 2));
+        let mut before = clean.clone();
+        before[60] = 1;
+        assert_eq!(check_guard("a", "before", &before).unwrap().nearest_offset, -4);
+    }
+}

@@ -9,6 +9,7 @@
 //! | [`toolchain`] | find and prove an LLVM that assembles gfx11; assemble `.s` files |
 //! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
+//! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
 //! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII) |
 //! | [`emu`]     | embedded gfx11 emulator: decode, wave state, execute, memory       |
@@ -17,12 +18,15 @@
 //! | [`check`]   | lane comparison, mismatch records, unwritten lanes, guard regions  |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`run`]     | the pipeline that ties the above together for one or more cases    |
+//! | [`bench`]   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
 //! | [`error`]   | the error type and its exit codes                                  |
 //!
 //! All `unsafe` code lives in [`hip`] (FFI); the emulator is safe Rust.
 
 #![deny(unsafe_code)]
 
+pub mod backend;
+pub mod bench;
 pub mod cases;
 pub mod check;
 pub mod codeobj;

@@ -1,1 +1,379 @@
-//! placeholder
+//! The pipeline for one case on one device: seeded inputs -> CPU model ->
+//! poisoned output -> launch -> read back -> compare every lane -> result.
+//!
+//! Lanes are processed in chunks with buffers reused across chunks, so memory
+//! stays bounded whatever `--lanes` is, and the working set stays cache-sized.
+//! Each chunk is one dispatch whose `count` is the chunk's lane count; lane
+//! indices in results are global (chunk start + lane).
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::cases::{Case, LaneData};
+use crate::check::{self, Compare, GuardViolation, Prefill, Tally};
+use crate::codeobj::{ArgValue, CodeObject, Kernel, TargetId};
+use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
+use crate::inputs;
+
+/// Largest `--lanes`: the kernel ABI counts lanes in 32 bits.
+pub const MAX_LANES: u64 = 1 << 32;
+
+/// Run settings shared by every case.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub lanes: u64,
+    pub seed: u64,
+    /// Watchdog for one dispatch.
+    pub timeout: Duration,
+    /// Detailed mismatch records kept per case.
+    pub keep: usize,
+    /// Lanes per dispatch (rounded to whole input blocks).
+    pub chunk_lanes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { lanes: 1 << 20, seed: 0, timeout: Duration::from_secs(60), keep: 10, chunk_lanes: 1 << 19 }
+    }
+}
+
+/// Where the code object of a case came from.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelSource {
+    Embedded { source: String },
+    User { path: String },
+}
+
+/// The outcome of one case.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CaseResult {
+    pub case: String,
+    pub description: String,
+    pub kernel: String,
+    pub kernel_source: KernelSource,
+    /// What executed it: `hardware: ...` or `emulated gfx1100`.
+    pub executor: String,
+    pub seed: u64,
+    pub lanes: u64,
+    pub scalars: Vec<u32>,
+    pub tally: Tally,
+    pub guard_violations: Vec<GuardViolation>,
+    /// Set when the case could not run to the end (device fault, timeout, ...).
+    pub error: Option<String>,
+    pub seconds: f64,
+    pub unsettled: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    Error,
+}
+
+impl CaseResult {
+    /// Fail beats error: a wrong lane is a finding even if the case later faulted.
+    pub fn status(&self) -> Status {
+        if self.tally.lanes_failed > 0 || !self.guard_violations.is_empty() {
+            Status::Fail
+        } else if self.error.is_some() {
+            Status::Error
+        } else {
+            Status::Pass
+        }
+    }
+}
+
+/// One device buffer with guard regions on both sides.
+struct GuardedBuffer {
+    name: &'static str,
+    base: DevicePtr,
+    bytes: usize,
+}
+
+impl GuardedBuffer {
+    fn alloc(dev: &mut dyn Device, name: &'static str, bytes: usize) -> Result<GuardedBuffer, DeviceError> {
+        let total = bytes + 2 * check::GUARD_BYTES;
+        let base = dev.alloc(total)?;
+        let buffer = GuardedBuffer { name, base, bytes };
+        if let Err(e) = dev.write(base, &vec![check::GUARD_BYTE; total]) {
+            let _ = dev.free(base);
+            return Err(e);
+        }
+        Ok(buffer)
+    }
+    /// The address the kernel sees: just past the front guard.
+    fn ptr(&self) -> DevicePtr {
+        self.base + check::GUARD_BYTES as u64
+    }
+    fn write(&self, dev: &mut dyn Device, words: &[u32]) -> Result<(), DeviceError> {
+        dev.write(self.ptr(), bytemuck::cast_slice(words))
+    }
+    fn read(&self, dev: &mut dyn Device, words: &mut [u32]) -> Result<(), DeviceError> {
+        dev.read(self.ptr(), bytemuck::cast_slice_mut(words))
+    }
+    /// Check both guards; restore any that changed so later chunks are judged alone.
+    fn check_guards(&self, dev: &mut dyn Device, found: &mut Vec<GuardViolation>) -> Result<(), DeviceError> {
+        let mut guard = vec![0u8; check::GUARD_BYTES];
+        for (side, at) in [("before", self.base), ("after", self.ptr() + self.bytes as u64)] {
+            dev.read(at, &mut guard)?;
+            if let Some(v) = check::check_guard(self.name, side, &guard) {
+                if !found.iter().any(|f| f.buffer == v.buffer && f.side == v.side) {
+                    found.push(v);
+                }
+                dev.write(at, &vec![check::GUARD_BYTE; check::GUARD_BYTES])?;
+            }
+        }
+        Ok(())
+    }
+    fn free(self, dev: &mut dyn Device) {
+        // A failed free leaves device memory to the runtime's teardown; the
+        // results already read are unaffected.
+        let _ = dev.free(self.base);
+    }
+}
+
+/// Refuse, before anything touches the device, a code object built for another target.
+pub fn check_target(code: &CodeObject, device_arch: &str) -> Result<(), DeviceError> {
+    let device = TargetId::parse(device_arch)
+        .ok_or_else(|| DeviceError::Refused(format!("device reports an unrecognised architecture {device_arch:?}")))?;
+    if code.target.runs_on(&device) {
+        Ok(())
+    } else {
+        Err(DeviceError::Refused(format!(
+            "code object is for {} but the device is {}; refusing to launch",
+            code.target, device_arch
+        )))
+    }
+}
+
+/// Run `case` with `kernel` from `code` on `dev`. Never panics on device
+/// errors: they end up in `CaseResult::error`, with the lanes checked so far.
+pub fn run_case(
+    dev: &mut dyn Device,
+    case: &Case,
+    code: &CodeObject,
+    kernel: &Kernel,
+    kernel_source: KernelSource,
+    opts: &Options,
+) -> CaseResult {
+    let started = Instant::now();
+    let scalars = inputs::scalars(opts.seed ^ fxhash(case.name), case.scalar_args);
+    let mut result = CaseResult {
+        case: case.name.to_string(),
+        description: case.description.to_string(),
+        kernel: kernel.meta.name.clone(),
+        kernel_source,
+        executor: dev.executor().to_string(),
+        seed: opts.seed,
+        lanes: opts.lanes,
+        scalars: scalars.clone(),
+        tally: Tally::default(),
+        guard_violations: Vec::new(),
+        error: None,
+        seconds: 0.0,
+        unsettled: case.unsettled.map(str::to_string),
+    };
+    if let Err(e) = execute(dev, case, code, kernel, opts, &scalars, &mut result) {
+        result.error = Some(e.to_string());
+    }
+    result.seconds = started.elapsed().as_secs_f64();
+    result
+}
+
+/// A stable per-case salt so cases with scalar arguments get different values.
+fn fxhash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+fn execute(
+    dev: &mut dyn Device,
+    case: &Case,
+    code: &CodeObject,
+    kernel: &Kernel,
+    opts: &Options,
+    scalars: &[u32],
+    result: &mut CaseResult,
+) -> Result<(), DeviceError> {
+    check_target(code, &dev.arch_name())?;
+    let module = dev.load(&code.bytes)?;
+    let k = case.outputs_per_lane;
+    let block = inputs::BLOCK_LANES;
+    let chunk = (opts.chunk_lanes.max(1).div_ceil(block) * block).min(opts.lanes as usize);
+    let mut bufs: Vec<GuardedBuffer> = Vec::new();
+    let outcome = (|| {
+        let mut host = HostBuffers::new(chunk, k);
+        let mut first_lane = 0u64;
+        while first_lane < opts.lanes {
+            let count = chunk.min((opts.lanes - first_lane) as usize);
+            // Buffers are exactly `count` lanes long so the rear guards sit right
+            // after the last lane; only a shorter final chunk reallocates.
+            if bufs.first().is_none_or(|b| b.bytes != count * 4) {
+                for buf in bufs.drain(..) {
+                    buf.free(dev);
+                }
+                for (name, words) in [("a", count), ("b", count), ("c", count), ("out", count * k)] {
+                    bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
+                }
+            }
+            host.prepare(case, opts.seed, first_lane, count, scalars);
+            let n = count;
+            bufs[0].write(dev, &host.a[..n])?;
+            bufs[1].write(dev, &host.b[..n])?;
+            bufs[2].write(dev, &host.c[..n])?;
+            bufs[3].write(dev, &host.got[..n * k])?;
+            launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
+            bufs[3].read(dev, &mut host.got[..n * k])?;
+            for buf in &bufs {
+                buf.check_guards(dev, &mut result.guard_violations)?;
+            }
+            let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..n * k]) } else { Prefill::Complement };
+            result.tally.add(
+                &Compare {
+                    first_lane,
+                    outputs_per_lane: k,
+                    a: &host.a[..n],
+                    b: &host.b[..n],
+                    c: &host.c[..n],
+                    prefill,
+                    expected: &host.expected[..n * k],
+                    got: &host.got[..n * k],
+                },
+                opts.keep,
+            );
+            first_lane += count as u64;
+        }
+        Ok(())
+    })();
+    for buf in bufs {
+        buf.free(dev);
+    }
+    outcome
+}
+
+fn launch(
+    dev: &mut dyn Device,
+    module: ModuleId,
+    kernel: &Kernel,
+    bufs: &[GuardedBuffer],
+    count: usize,
+    scalars: &[u32],
+    timeout: Duration,
+) -> Result<(), DeviceError> {
+    let mut args: Vec<ArgValue> = bufs.iter().map(|b| ArgValue::Pointer(b.ptr())).collect();
+    args.push(ArgValue::U32(count as u32));
+    args.extend(scalars.iter().map(|&s| ArgValue::U32(s)));
+    let kernarg = crate::codeobj::kernarg::build(&kernel.meta, &args).map_err(|e| DeviceError::Refused(e.to_string()))?;
+    let block = kernel.launch_workgroup_size();
+    let per_block = block.iter().product::<u32>().max(1) as usize;
+    let dispatch = Dispatch { grid_blocks: [count.div_ceil(per_block) as u32, 1, 1], block };
+    dev.launch(module, &kernel.meta.name, &kernarg, dispatch, timeout)
+}
+
+/// Host-side buffers for one chunk, reused across chunks.
+struct HostBuffers {
+    a: Vec<u32>,
+    b: Vec<u32>,
+    c: Vec<u32>,
+    /// Prefill words (only for cases that keep lanes).
+    prefill: Vec<u32>,
+    expected: Vec<u32>,
+    /// Poisoned output before launch, results after.
+    got: Vec<u32>,
+}
+
+/// Lanes per parallel piece of input preparation: one RNG block, cache-sized.
+const PREP_LANES: usize = inputs::BLOCK_LANES;
+
+impl HostBuffers {
+    fn new(chunk: usize, k: usize) -> HostBuffers {
+        HostBuffers {
+            a: vec![0; chunk],
+            b: vec![0; chunk],
+            c: vec![0; chunk],
+            prefill: Vec::new(),
+            expected: vec![0; chunk * k],
+            got: vec![0; chunk * k],
+        }
+    }
+
+    /// Generate sources, run the model and poison the output for lanes
+    /// `first_lane..first_lane + count`.
+    fn prepare(&mut self, case: &Case, seed: u64, first_lane: u64, count: usize, scalars: &[u32]) {
+        let k = case.outputs_per_lane;
+        let (a, b, c) = (&mut self.a[..count], &mut self.b[..count], &mut self.c[..count]);
+        // Sources, model and poison fused per piece, so each piece stays in cache.
+        a.par_chunks_mut(PREP_LANES)
+            .zip(b.par_chunks_mut(PREP_LANES))
+            .zip(c.par_chunks_mut(PREP_LANES))
+            .enumerate()
+            .for_each(|(i, ((a, b), c))| inputs::fill_sources(seed, first_lane + (i * PREP_LANES) as u64, a, b, c));
+        let (a, b, c) = (&self.a[..count], &self.b[..count], &self.c[..count]);
+        let expected = &mut self.expected[..count * k];
+        let got = &mut self.got[..count * k];
+        if case.keeps_lanes {
+            // Lanes the kernel must not write keep a random prefill R. Words it
+            // must write are poisoned with the complement of their expected
+            // value, so an unwritten word can never pass: run the model on R,
+            // poison the words it changes, then run it again on the poisoned
+            // prefill (written words do not depend on the prefill).
+            self.prefill.resize(count * k, 0);
+            let prefill = &mut self.prefill[..count * k];
+            inputs::fill_prefill(seed, first_lane, k, prefill);
+            run_model(case, &LaneData { a, b, c, scalars, prefill, count }, expected);
+            prefill.par_iter_mut().zip(expected.par_iter()).for_each(|(p, &e)| {
+                if *p != e {
+                    *p = !e;
+                }
+            });
+            let prefill = &self.prefill[..count * k];
+            run_model(case, &LaneData { a, b, c, scalars, prefill, count }, expected);
+            got.copy_from_slice(prefill);
+        } else {
+            run_model(case, &LaneData { a, b, c, scalars, prefill: &[], count }, expected);
+            got.par_iter_mut().zip(expected.par_iter()).for_each(|(g, &e)| *g = !e);
+        }
+    }
+}
+
+fn run_model(case: &Case, data: &LaneData<'_>, expected: &mut [u32]) {
+    let k = case.outputs_per_lane;
+    expected.par_chunks_mut(PREP_LANES * k).enumerate().for_each(|(i, out)| {
+        let start = i * PREP_LANES;
+        (case.model)(data, start..start + out.len() / k, out);
+    });
+}
+
+/// A code object chosen for a case: the embedded one, or the user's `--kernel`.
+pub struct Loaded {
+    pub code: CodeObject,
+    pub source: KernelSource,
+}
+
+/// Resolve which kernel of `loaded` runs `case`: the case's kernel name if the
+/// code object has it, else its only kernel.
+pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, String> {
+    if let Ok(k) = loaded.code.kernel(case.kernel) {
+        return Ok(k);
+    }
+    match loaded.code.kernels.as_slice() {
+        [only] => Ok(only),
+        [] => Err("the code object contains no kernels".into()),
+        many => Err(format!(
+            "the code object has {} kernels ({}) and none is named {}",
+            many.len(),
+            loaded.code.kernel_names().join(", "),
+            case.kernel
+        )),
+    }
+}
+
+/// The embedded code object of `case`.
+pub fn embedded(case: &Case) -> Result<Loaded, String> {
+    let e = crate::kernels::find(case.kernel).ok_or_else(|| format!("case {} has no embedded kernel {}", case.name, case.kernel))?;
+    let code = CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
+    Ok(Loaded { code, source: KernelSource::Embedded { source: e.source.to_string() } })
+}

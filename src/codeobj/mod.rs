@@ -117,7 +117,16 @@ pub struct CodeObject {
 
 impl CodeObject {
     pub fn parse(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
-        let file = ElfFile64::<object::Endianness>::parse(bytes)
+        // `object` reads ELF structures in place and needs them 8-byte aligned;
+        // embedded (`include_bytes!`) and user buffers carry no such promise.
+        let mut aligned = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut aligned)[..bytes.len()].copy_from_slice(bytes);
+        let aligned_bytes = &bytemuck::cast_slice::<u64, u8>(&aligned)[..bytes.len()];
+        Self::parse_aligned(bytes, aligned_bytes)
+    }
+
+    fn parse_aligned(bytes: &[u8], aligned: &[u8]) -> Result<CodeObject, CodeObjectError> {
+        let file = ElfFile64::<object::Endianness>::parse(aligned)
             .map_err(|e| CodeObjectError::NotAmdgpu(format!("not a 64-bit ELF file ({e})")))?;
         let header = file.elf_header();
         let endian = file.endian();

@@ -621,6 +621,29 @@ fn inline_float(code: u32, wide: bool) -> u64 {
     }
 }
 
+fn float_name(bits: u32) -> Option<&'static str> {
+    Some(match bits {
+        0x3f00_0000 => "0.5",
+        0xbf00_0000 => "-0.5",
+        0x3f80_0000 => "1.0",
+        0xbf80_0000 => "-1.0",
+        0x4000_0000 => "2.0",
+        0xc000_0000 => "-2.0",
+        0x4080_0000 => "4.0",
+        0xc080_0000 => "-4.0",
+        0x3e22_f983 => "0.15915494",
+        _ => return None,
+    })
+}
+
+fn signed_hex(v: i32) -> String {
+    if v < 0 {
+        format!("-0x{:x}", -(v as i64))
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
 /// Assembler name of scalar register code `r`.
 pub fn reg_name(r: u8) -> String {
     match r {
@@ -660,6 +683,7 @@ impl Src {
             Src::Sgpr(r) if width_dwords == 2 => pair_name(r),
             Src::Sgpr(r) => reg_name(r),
             Src::Vgpr(r) => range('v', r, width_dwords),
+            Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => float_name(c as u32).unwrap_or("?").into(),
             Src::Const(c) => {
                 let as_i = if width_dwords == 2 { c as i64 } else { i64::from(c as u32 as i32) };
                 if (-16..=64).contains(&as_i) {
@@ -685,6 +709,8 @@ impl fmt::Display for Inst {
         let vop = matches!(row.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3);
         let suffix = match (self.dpp, self.enc) {
             (Dpp::None, _) if !vop || row.format == Format::Vop3 => "",
+            (Dpp::None, Enc::Native) if row.shape == Shape::ToScalar1 => "",
+            (Dpp::None, Enc::Vop3) if matches!(row.shape, Shape::Co | Shape::ToScalar1) => "",
             (Dpp::None, Enc::Vop3) => "_e64",
             (Dpp::None, Enc::Native) => "_e32",
             (_, Enc::Vop3) => "_e64_dpp",
@@ -692,6 +718,8 @@ impl fmt::Display for Inst {
         };
         write!(f, "{}{}", row.mnemonic, suffix)?;
         let s = &self.src;
+        // Modifiers LLVM prints after the operand list, space-separated.
+        let mut trailing = String::new();
         let ops: Vec<String> = match row.shape {
             Shape::S1 | Shape::S1w => {
                 let w = if row.shape == Shape::S1w { 2 } else { 1 };
@@ -705,6 +733,7 @@ impl fmt::Display for Inst {
             Shape::K | Shape::KWait => vec![reg_name(self.dst), format!("0x{:x}", self.imm as u16)],
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier => vec![],
+                Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
             Shape::Branch => vec![format!("{} (to 0x{:x})", self.imm, self.branch_target())],
@@ -714,10 +743,10 @@ impl fmt::Display for Inst {
                     Some(so) => {
                         v.push(reg_name(so));
                         if self.imm != 0 {
-                            v.push(format!("offset:0x{:x}", self.imm));
+                            trailing = format!(" offset:{}", signed_hex(self.imm));
                         }
                     }
-                    None => v.push(format!("0x{:x}", self.imm)),
+                    None => v.push(signed_hex(self.imm)),
                 }
                 v
             }
@@ -748,7 +777,7 @@ impl fmt::Display for Inst {
                     v.push(self.saddr.map(pair_name).unwrap_or_else(|| "off".into()));
                 }
                 if self.imm != 0 {
-                    v.push(format!("offset:{}", self.imm));
+                    trailing = format!(" offset:{}", self.imm);
                 }
                 v
             }
@@ -756,6 +785,7 @@ impl fmt::Display for Inst {
         if !ops.is_empty() {
             write!(f, " {}", ops.join(", "))?;
         }
+        f.write_str(&trailing)?;
         match self.dpp {
             Dpp::None => Ok(()),
             Dpp::Dpp8 { sel, fi } => {

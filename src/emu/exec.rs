@@ -134,7 +134,8 @@ impl<const W: usize> Wave<W> {
 
     /// Reset for a new wave: SGPRs, SCC and the first `vgprs` VGPRs zeroed.
     pub fn reset(&mut self, vgprs: usize) {
-        self.s = [0; 256];
+        // Pair reads at 127 touch index 128; nothing reads further.
+        self.s[..130].fill(0);
         self.scc = false;
         for r in self.v.iter_mut().take(vgprs.min(VGPR_FILE)) {
             *r = [0; W];

@@ -151,64 +151,68 @@ impl EmuDevice {
 struct LaunchSetup {
     kd: KernelDescriptor,
     dispatch: Dispatch,
-    kernarg_ptr: u64,
-    dispatch_ptr: u64,
-    dispatch_id: u64,
     waves_per_group: usize,
-    group_lanes: usize,
+    /// The user SGPRs, packed from s0 (identical for every wave).
+    user_sgprs: Vec<u32>,
+    /// Per wave of a workgroup: packed work-item ids (v0) and EXEC, the same
+    /// for every workgroup, so computed once per launch.
+    v0: Vec<Vec<u32>>,
+    exec: Vec<u64>,
 }
 
 impl LaunchSetup {
-    /// Initial SGPRs (user then system) and EXEC for wave `w` of workgroup `wg`.
-    fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], w: usize) {
-        wave.reset(self.kd.vgpr_count() as usize);
-        let kd = &self.kd;
+    fn new(kd: KernelDescriptor, dispatch: Dispatch, kernarg_ptr: u64, dispatch_ptr: u64, dispatch_id: u64) -> LaunchSetup {
         let mut user: Vec<u32> = Vec::with_capacity(16);
         let push64 = |user: &mut Vec<u32>, v: u64| {
             user.push(v as u32);
             user.push((v >> 32) as u32);
         };
         if kd.dispatch_ptr() {
-            push64(&mut user, self.dispatch_ptr);
+            push64(&mut user, dispatch_ptr);
         }
         if kd.queue_ptr() {
-            push64(&mut user, 0); // refused before launch; unreachable in practice
+            push64(&mut user, 0); // refused before launch
         }
         if kd.kernarg_ptr() {
-            push64(&mut user, self.kernarg_ptr);
+            push64(&mut user, kernarg_ptr);
         }
         if kd.dispatch_id() {
-            push64(&mut user, self.dispatch_id);
+            push64(&mut user, dispatch_id);
         }
         if kd.private_segment_size() {
             user.push(kd.private_segment_fixed_size);
         }
-        for (i, v) in user.iter().enumerate().take(106) {
-            wave.s[i] = *v;
+        user.truncate(106);
+        let wave_size = kd.wave_size() as usize;
+        let [bx, by, bz] = dispatch.block;
+        let group_lanes = (bx * by * bz) as usize;
+        let waves_per_group = group_lanes.div_ceil(wave_size);
+        let dims = kd.workitem_id_dims();
+        let mut v0 = vec![vec![0u32; wave_size]; waves_per_group];
+        let mut exec = vec![0u64; waves_per_group];
+        for linear in 0..group_lanes {
+            let (w, lane) = (linear / wave_size, linear % wave_size);
+            let l = linear as u32;
+            let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
+            v0[w][lane] = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
+            exec[w] |= 1 << lane;
         }
-        let mut sys = kd.user_sgpr_count() as usize;
-        for (d, enabled) in kd.workgroup_id_enabled().into_iter().enumerate() {
+        LaunchSetup { kd, dispatch, waves_per_group, user_sgprs: user, v0, exec }
+    }
+
+    /// Initial SGPRs (user then system), v0 and EXEC for wave `w` of workgroup `wg`.
+    fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], w: usize) {
+        wave.reset(self.kd.vgpr_count() as usize);
+        wave.s[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
+        let mut sys = self.kd.user_sgpr_count() as usize;
+        for (d, enabled) in self.kd.workgroup_id_enabled().into_iter().enumerate() {
             if enabled && sys < 106 {
                 wave.s[sys] = wg[d];
                 sys += 1;
             }
         }
-        let [bx, by, _] = self.dispatch.block;
-        let first = w * W;
-        let dims = kd.workitem_id_dims();
-        let mut exec = 0u64;
-        let v0 = &mut wave.v[0];
-        for (lane, slot) in v0.iter_mut().enumerate() {
-            let linear = first + lane;
-            if linear >= self.group_lanes {
-                continue;
-            }
-            exec |= 1 << lane;
-            let x = linear as u32 % bx;
-            let y = (linear as u32 / bx) % by;
-            let z = linear as u32 / (bx * by);
-            *slot = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
-        }
+        wave.v[0].copy_from_slice(&self.v0[w]);
+        let exec = self.exec[w];
         wave.s[decode::EXEC as usize] = exec as u32;
         wave.s[decode::EXEC as usize + 1] = if W == 64 { (exec >> 32) as u32 } else { 0 };
     }
@@ -287,7 +291,11 @@ impl Device for EmuDevice {
     }
 
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
-        let co = CodeObject::parse(image).map_err(|e| DeviceError::Refused(e.to_string()))?;
+        // The ELF parser needs 8-byte alignment, which an `include_bytes!`
+        // image does not guarantee; a fresh heap buffer from the system
+        // allocator has it (malloc returns 16-byte-aligned blocks).
+        let owned = image.to_vec();
+        let co = CodeObject::parse(&owned).map_err(|e| DeviceError::Refused(e.to_string()))?;
         if !co.target.arch.starts_with("gfx11") {
             return Err(DeviceError::Refused(format!(
                 "code object targets {}, but the emulator executes gfx11 (gfx1100) code only",
@@ -376,16 +384,7 @@ impl Device for EmuDevice {
             0
         };
         self.launches += 1;
-        let wave_size = kd.wave_size() as usize;
-        let setup = LaunchSetup {
-            kd,
-            dispatch,
-            kernarg_ptr,
-            dispatch_ptr,
-            dispatch_id: self.launches,
-            waves_per_group: (group_lanes as usize).div_ceil(wave_size),
-            group_lanes: group_lanes as usize,
-        };
+        let setup = LaunchSetup::new(kd, dispatch, kernarg_ptr, dispatch_ptr, self.launches);
         let result = self.run_launch(&k, &setup, timeout);
         let _ = self.memory.free(kernarg_ptr);
         if dispatch_ptr != 0 {

@@ -1,7 +1,167 @@
-//! Build-time half of the HIP layer (compiled into build.rs): placeholder until
-//! the bindings generator lands.
-use std::path::Path;
+//! Build-time half of the HIP layer (compiled into build.rs): find the installed
+//! HIP headers, generate our own FFI declarations from them with bindgen, and
+//! compile the device-properties shim with cc. Writes only into `OUT_DIR`.
+//!
+//! Why not hip-sys's declarations: they were pre-generated from HIP 5.4 with
+//! `hipError_t` as a Rust enum, so a status the enum does not list (HIP 6.4
+//! returns 911 and 912) would be undefined behaviour. Here `hipError_t` is a
+//! plain `c_int`, and only the functions the backend calls are declared.
 
-pub fn generate(_out_dir: &Path) -> Result<(), String> {
-    Ok(())
+use std::path::{Path, PathBuf};
+
+/// Exactly the runtime functions the backend calls. `hipGetDeviceProperties` is
+/// reached only through the shim (its struct layout depends on the header version).
+pub const FUNCTIONS: &[&str] = &[
+    "hipInit",
+    "hipRuntimeGetVersion",
+    "hipDriverGetVersion",
+    "hipGetDeviceCount",
+    "hipSetDevice",
+    "hipMalloc",
+    "hipFree",
+    "hipMemcpyHtoD",
+    "hipMemcpyDtoH",
+    "hipModuleLoadData",
+    "hipModuleUnload",
+    "hipModuleGetFunction",
+    "hipModuleLaunchKernel",
+    "hipStreamCreate",
+    "hipStreamDestroy",
+    "hipStreamQuery",
+    "hipStreamSynchronize",
+    "hipDeviceSynchronize",
+    "hipGetErrorName",
+    "hipGetErrorString",
+];
+
+const SHIM_FUNCTION: &str = "xad_hip_device_info";
+const HEADER: &str = "hip/hip_runtime_api.h";
+const INSTALL_HINT: &str =
+    "install the HIP headers (Debian/Ubuntu: apt-get install libamdhip64-dev) or set HIP_PATH or ROCM_PATH to a ROCm install";
+
+/// Include directories to search, in order, each with where it came from.
+fn include_candidates() -> Vec<(PathBuf, String)> {
+    let mut dirs = Vec::new();
+    for var in ["HIP_PATH", "ROCM_PATH"] {
+        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let root = PathBuf::from(root);
+            dirs.push((root.join("include"), format!("${var}/include")));
+        }
+    }
+    dirs.push((PathBuf::from("/opt/rocm/include"), "default".into()));
+    dirs.push((PathBuf::from("/usr/include"), "default".into()));
+    dirs
+}
+
+/// The first include directory holding `hip/hip_runtime_api.h`.
+pub fn find_include_dir() -> Result<PathBuf, String> {
+    let candidates = include_candidates();
+    if let Some((dir, _)) = candidates.iter().find(|(dir, _)| dir.join(HEADER).is_file()) {
+        return Ok(dir.clone());
+    }
+    let looked = candidates
+        .iter()
+        .map(|(dir, origin)| format!("{} ({origin})", dir.display()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(format!("HIP headers not found: no {HEADER} in {looked}; {INSTALL_HINT}"))
+}
+
+pub fn generate(out_dir: &Path) -> Result<(), String> {
+    for var in ["HIP_PATH", "ROCM_PATH", "LIBCLANG_PATH"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo:rerun-if-changed=src/hip/build_support.rs");
+    println!("cargo:rerun-if-changed=src/hip/shim.c");
+    println!("cargo:rerun-if-changed=src/hip/shim.h");
+
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?);
+    let shim_dir = manifest.join("src/hip");
+    let include = find_include_dir()?;
+    println!("cargo:rerun-if-changed={}", include.join(HEADER).display());
+    println!("cargo:rerun-if-changed={}", include.join("hip/hip_version.h").display());
+
+    bindings(&include, &shim_dir, &out_dir.join("hip_sys.rs"))?;
+    shim(&include, &shim_dir)
+}
+
+fn bindings(include: &Path, shim_dir: &Path, out: &Path) -> Result<(), String> {
+    let wrapper = format!(
+        "#include <{HEADER}>\n#include \"{}\"\n",
+        shim_dir.join("shim.h").display()
+    );
+    let mut builder = bindgen::Builder::default()
+        .header_contents("xad_hip_wrapper.h", &wrapper)
+        .clang_arg(format!("-I{}", include.display()))
+        .clang_arg("-D__HIP_PLATFORM_AMD__")
+        // Every C enum (hipError_t above all) becomes an integer alias plus
+        // constants: any number the runtime returns is then a defined value.
+        .default_enum_style(bindgen::EnumVariation::Consts)
+        .prepend_enum_name(false)
+        .allowlist_type("xad_device_info")
+        .allowlist_function(SHIM_FUNCTION)
+        .generate_comments(false)
+        .layout_tests(true);
+    for function in FUNCTIONS {
+        builder = builder.allowlist_function(function);
+    }
+
+    // bindgen panics when it cannot load libclang; turn that into one line
+    // saying what to install, with its own message kept.
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || builder.generate()));
+    std::panic::set_hook(previous_hook);
+    let bindings = match generated {
+        Ok(Ok(bindings)) => bindings,
+        Ok(Err(e)) => {
+            return Err(format!(
+                "bindgen failed on {HEADER} in {} (with -D__HIP_PLATFORM_AMD__): {e}",
+                include.display()
+            ))
+        }
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown reason".into());
+            return Err(format!(
+                "bindgen could not run ({why}); it needs libclang: apt-get install libclang-dev, or set LIBCLANG_PATH"
+            ));
+        }
+    };
+    let text = with_integer_status(&bindings.to_string())?;
+    for function in FUNCTIONS.iter().chain(std::iter::once(&SHIM_FUNCTION)) {
+        if !text.contains(&format!("pub fn {function}(")) {
+            return Err(format!(
+                "{HEADER} in {} does not declare {function}; {INSTALL_HINT}",
+                include.display()
+            ));
+        }
+    }
+    std::fs::write(out, text).map_err(|e| format!("writing {}: {e}", out.display()))
+}
+
+/// bindgen spells a C enum whose values are all non-negative as `c_uint`; the
+/// status is an `int` everywhere else in HIP (and in our shim), so make the
+/// alias `c_int`. Same size and register, so the ABI is unchanged.
+fn with_integer_status(text: &str) -> Result<String, String> {
+    const SIGNED: &str = "pub type hipError_t = ::std::os::raw::c_int;";
+    const UNSIGNED: &str = "pub type hipError_t = ::std::os::raw::c_uint;";
+    match (text.matches(UNSIGNED).count(), text.contains(SIGNED)) {
+        (1, false) => Ok(text.replace(UNSIGNED, SIGNED)),
+        (0, true) => Ok(text.to_string()),
+        _ => Err("bindgen did not declare hipError_t as one plain integer type; the HIP headers are not the kind this build understands".into()),
+    }
+}
+
+fn shim(include: &Path, shim_dir: &Path) -> Result<(), String> {
+    cc::Build::new()
+        .file(shim_dir.join("shim.c"))
+        .include(include)
+        .include(shim_dir)
+        .define("__HIP_PLATFORM_AMD__", None)
+        .try_compile("xad_hip_shim")
+        .map_err(|e| format!("compiling src/hip/shim.c against {}: {e}", include.display()))
 }

@@ -1,1 +1,23 @@
-//! HIP backend (placeholder: the implementation lands with the foundation's HIP layer).
+//! HIP backend, layered as in cudarc:
+//!
+//! | layer       | what it is                                                              |
+//! |-------------|-------------------------------------------------------------------------|
+//! | [`sys`]     | raw FFI: bindgen output from the installed headers, `hipError_t` = `c_int`, plus the device-info shim |
+//! | [`checked`] | one function per call, status -> `Result<_, DeviceError>` with the runtime's own name and text; `hipInit` once |
+//! | [`safe`]    | RAII `DeviceBuffer`, `Module`, `Stream`; the launch check against code object metadata; the watchdog |
+//! | [`HipDevice`] | the [`crate::device::Device`] seam over one device, addresses as u64 |
+//! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices, which run gfx1100 |
+//!
+//! This is the only module allowed `unsafe` code. The runtime functions used
+//! are exactly those in `build_support::FUNCTIONS` (plus `hipGetDeviceProperties`
+//! via `shim.c`), so a stand-in library exporting that set runs everything here.
+
+pub mod checked;
+mod device;
+mod probe;
+pub mod safe;
+pub mod sys;
+
+pub use checked::DeviceInfo;
+pub use device::HipDevice;
+pub use probe::{probe, runtime_label, target_runs_on, Probe, ProbedDevice, RuntimeVersion, KERNEL_TARGET};

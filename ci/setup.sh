@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building xad-harness needs on Debian 12 or Ubuntu 24.04, and
+# nothing when it is already there: an LLVM that assembles gfx11 (clang/lld 19),
+# the HIP runtime and headers (libamdhip64-dev), and libclang for bindgen.
+# Rust itself comes from rustup (https://rustup.rs), which this script does not run.
+set -euo pipefail
+
+packages=(clang-19 lld-19 llvm-19 libamdhip64-dev libclang-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "ci/setup.sh: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  [ -x "$HOME/.cargo/bin/cargo" ] || { echo "ci/setup.sh: cargo not found; install Rust from https://rustup.rs" >&2; exit 3; }
+fi

@@ -1,0 +1,198 @@
+//! What the HIP runtime sees: its version, whether it initialised, and each
+//! device with whether it runs gfx1100 code. Never fails and never panics: a
+//! machine without a GPU is a normal answer ("no devices", with the status).
+
+use super::checked::{self, DeviceInfo};
+use crate::codeobj::TargetId;
+use crate::device::DeviceError;
+
+/// The target the harness's kernels are built for.
+pub const KERNEL_TARGET: &str = "gfx1100";
+
+/// A HIP version number, `major * 10_000_000 + minor * 100_000 + patch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeVersion {
+    pub raw: i32,
+}
+
+impl RuntimeVersion {
+    pub fn major(self) -> i32 {
+        self.raw / 10_000_000
+    }
+    pub fn minor(self) -> i32 {
+        self.raw / 100_000 % 100
+    }
+    pub fn patch(self) -> i32 {
+        self.raw % 100_000
+    }
+}
+
+impl std::fmt::Display for RuntimeVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.raw < 0 {
+            write!(f, "(invalid version number {})", self.raw)
+        } else {
+            write!(f, "{}.{}.{}", self.major(), self.minor(), self.patch())
+        }
+    }
+}
+
+/// `HIP runtime 5.2.21153`, or what went wrong asking.
+pub fn runtime_label(version: &Result<RuntimeVersion, DeviceError>) -> String {
+    match version {
+        Ok(v) => format!("HIP runtime {v}"),
+        Err(e) => format!("HIP runtime of unknown version ({e})"),
+    }
+}
+
+/// Whether code built for `target` (e.g. `gfx1100`) runs on a device whose
+/// gcnArchName is `device_arch`.
+pub fn target_runs_on(target: &str, device_arch: &str) -> bool {
+    match (TargetId::parse(target), TargetId::parse(device_arch)) {
+        (Some(code), Some(device)) => code.runs_on(&device),
+        _ => false,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbedDevice {
+    pub index: u32,
+    /// Properties, or why they could not be read.
+    pub info: Result<DeviceInfo, DeviceError>,
+    /// Its arch runs [`KERNEL_TARGET`] code.
+    pub runnable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    pub runtime_version: Result<RuntimeVersion, DeviceError>,
+    pub driver_version: Result<RuntimeVersion, DeviceError>,
+    pub init: Result<(), DeviceError>,
+    pub device_count: Result<u32, DeviceError>,
+    pub devices: Vec<ProbedDevice>,
+}
+
+/// Ask the runtime. Safe to call any number of times.
+pub fn probe() -> Probe {
+    let init = checked::init();
+    let runtime_version = checked::runtime_version().map(|raw| RuntimeVersion { raw });
+    let driver_version = checked::driver_version().map(|raw| RuntimeVersion { raw });
+    let device_count = checked::device_count();
+    let devices = match (&init, &device_count) {
+        (Ok(()), Ok(count)) => (0..*count)
+            .map(|index| {
+                let info = checked::device_info(index);
+                let runnable = info.as_ref().is_ok_and(|i| target_runs_on(KERNEL_TARGET, &i.arch));
+                ProbedDevice { index, info, runnable }
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Probe { runtime_version, driver_version, init, device_count, devices }
+}
+
+fn status_of(error: &DeviceError) -> String {
+    match error {
+        DeviceError::Runtime { call, code, name, .. } => format!("{call} returned {name} ({code})"),
+        other => other.to_string(),
+    }
+}
+
+impl Probe {
+    /// Indices of devices that run gfx1100 code.
+    pub fn runnable_devices(&self) -> Vec<u32> {
+        self.devices.iter().filter(|d| d.runnable).map(|d| d.index).collect()
+    }
+
+    /// Why there are no devices (`None` when there are some): the statuses of
+    /// hipInit and hipGetDeviceCount, with their names.
+    pub fn no_devices_reason(&self) -> Option<String> {
+        if !self.devices.is_empty() {
+            return None;
+        }
+        let mut reasons = Vec::new();
+        if let Err(e) = &self.init {
+            reasons.push(status_of(e));
+        }
+        match &self.device_count {
+            Err(e) => reasons.push(status_of(e)),
+            Ok(count) => reasons.push(format!("hipGetDeviceCount returned {count}")),
+        }
+        Some(format!("no devices: {}", reasons.join("; ")))
+    }
+
+    /// One line about the runtime, e.g. `HIP runtime 5.2.21153 (driver 5.2.21153)`.
+    pub fn runtime_line(&self) -> String {
+        let mut line = runtime_label(&self.runtime_version);
+        if let Ok(driver) = &self.driver_version {
+            line.push_str(&format!(" (driver {driver})"));
+        }
+        line
+    }
+}
+
+impl std::fmt::Display for Probe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}", self.runtime_line())?;
+        if let Some(reason) = self.no_devices_reason() {
+            return writeln!(f, "{reason}");
+        }
+        for device in &self.devices {
+            match &device.info {
+                Ok(info) => writeln!(
+                    f,
+                    "device {}: {}, {}, {} compute units, {} bytes, runs {KERNEL_TARGET} code: {}",
+                    device.index,
+                    info.name,
+                    info.arch,
+                    info.compute_units,
+                    info.memory_bytes,
+                    if device.runnable { "yes" } else { "no" }
+                )?,
+                Err(e) => writeln!(f, "device {}: properties unavailable: {e}", device.index)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_decodes_major_minor_patch() {
+        let v = RuntimeVersion { raw: 50_221_153 };
+        assert_eq!((v.major(), v.minor(), v.patch()), (5, 2, 21153));
+        assert_eq!(v.to_string(), "5.2.21153");
+        let v = RuntimeVersion { raw: 60_443_483 };
+        assert_eq!(v.to_string(), "6.4.43483");
+        assert_eq!(RuntimeVersion { raw: 0 }.to_string(), "0.0.0");
+        assert!(RuntimeVersion { raw: -1 }.to_string().contains("invalid"));
+    }
+
+    #[test]
+    fn runnable_follows_target_id_rules() {
+        assert!(target_runs_on(KERNEL_TARGET, "gfx1100"));
+        assert!(target_runs_on(KERNEL_TARGET, "gfx1100:sramecc-:xnack-"));
+        assert!(!target_runs_on(KERNEL_TARGET, "gfx1101"));
+        assert!(!target_runs_on(KERNEL_TARGET, "gfx90a:sramecc+:xnack-"));
+        assert!(!target_runs_on(KERNEL_TARGET, ""));
+        assert!(!target_runs_on(KERNEL_TARGET, "garbage"));
+    }
+
+    #[test]
+    fn no_devices_reason_names_both_statuses() {
+        let probe = Probe {
+            runtime_version: Ok(RuntimeVersion { raw: 50_221_153 }),
+            driver_version: Ok(RuntimeVersion { raw: 50_221_153 }),
+            init: Err(checked::error("hipInit", 101)),
+            device_count: Err(checked::error("hipGetDeviceCount", 100)),
+            devices: Vec::new(),
+        };
+        let reason = probe.no_devices_reason().expect("no devices");
+        assert!(reason.contains("hipInit returned hipErrorInvalidDevice (101)"), "{reason}");
+        assert!(reason.contains("hipGetDeviceCount returned hipErrorNoDevice (100)"), "{reason}");
+        assert!(probe.to_string().starts_with("HIP runtime 5.2.21153 (driver 5.2.21153)\nno devices"), "{probe}");
+    }
+}

@@ -1,0 +1,41 @@
+//! JUnit XML for CI dashboards, via `quick-junit`.
+
+use super::RunReport;
+use crate::run::Status;
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+pub fn to_junit(report: &RunReport) -> String {
+    let mut suite = TestSuite::new("xad-harness");
+    suite.add_property(Property::new("executor", report.executor.as_str()));
+    suite.add_property(Property::new("seed", report.seed.to_string()));
+    suite.add_property(Property::new("lanes_per_case", report.lanes_per_case.to_string()));
+    if let Some(note) = &report.backend_note {
+        suite.add_property(Property::new("backend_note", note.as_str()));
+    }
+    for r in &report.cases {
+        let lines = super::case_lines(r);
+        let status = match r.status() {
+            Status::Pass => TestCaseStatus::success(),
+            Status::Fail => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_message(format!("{} of {} lanes failed on {}", r.tally.lanes_failed, r.tally.lanes_checked, r.executor));
+                s.set_description(lines.join("\n"));
+                s
+            }
+            Status::Error => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                s.set_message(r.error.clone().unwrap_or_default());
+                s.set_description(lines.join("\n"));
+                s
+            }
+        };
+        let mut case = TestCase::new(r.case.as_str(), status);
+        case.set_classname(format!("xad-harness.{}", r.kernel));
+        case.set_time(std::time::Duration::from_secs_f64(r.seconds));
+        case.set_system_out(format!("executor: {}\n{}", r.executor, lines.join("\n")));
+        suite.add_test_case(case);
+    }
+    let mut junit = Report::new("xad-harness");
+    junit.add_test_suite(suite);
+    junit.to_string().unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->"))
+}

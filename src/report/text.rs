@@ -1,0 +1,70 @@
+//! Human-readable report lines.
+
+use super::RunReport;
+use crate::check::FailureKind;
+use crate::run::{CaseResult, Status};
+
+/// The lines for one case: a status line, then one line per recorded failure.
+pub fn case_lines(r: &CaseResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    let t = &r.tally;
+    let status = match r.status() {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Error => "ERROR",
+    };
+    let mut head = format!("{status} {:<28} {} lanes", r.case, t.lanes_checked);
+    if t.lanes_failed > 0 {
+        head += &format!(", {} failed", t.lanes_failed);
+        if t.lanes_unwritten > 0 {
+            head += &format!(" ({} unwritten)", t.lanes_unwritten);
+        }
+    }
+    head += &format!(", {:.2} s [{}]", r.seconds, r.executor);
+    lines.push(head);
+    for m in &t.first {
+        let word = if m.word > 0 { format!(" word {}", m.word) } else { String::new() };
+        let inputs = format!("a=0x{:08x} b=0x{:08x} c=0x{:08x}", m.a, m.b, m.c);
+        lines.push(match m.kind {
+            FailureKind::Unwritten => format!(
+                "  lane {}{word}: unwritten (still holds 0x{:08x}); {inputs} expected 0x{:08x}",
+                m.lane, m.got, m.expected
+            ),
+            FailureKind::Wrong => {
+                let bits: Vec<String> = m.diff_positions().iter().map(u32::to_string).collect();
+                format!(
+                    "  lane {}{word}: {inputs} expected 0x{:08x} got 0x{:08x} differing bits 0x{:08x} (bit {})",
+                    m.lane,
+                    m.expected,
+                    m.got,
+                    m.diff_bits(),
+                    bits.join(", ")
+                )
+            }
+        });
+    }
+    if (t.first.len() as u64) < t.lanes_failed {
+        lines.push(format!("  ... {} more failing lanes not shown (--max-mismatches)", t.lanes_failed - t.first.len() as u64));
+    }
+    for g in &r.guard_violations {
+        lines.push(format!("  {g}"));
+    }
+    if let Some(e) = &r.error {
+        lines.push(format!("  error: {e}"));
+    }
+    if t.lanes_failed > 0 || !r.guard_violations.is_empty() {
+        lines.push(format!("  replay: xad-harness run --case {} --seed {} --lanes {}", r.case, r.seed, r.lanes));
+    }
+    lines
+}
+
+/// The closing line, in the form CI log readers recognise.
+pub fn summary_line(report: &RunReport) -> String {
+    let (pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
+    let on = if report.executor.is_empty() { "nothing ran".to_string() } else { report.executor.clone() };
+    let mut line = format!("{pass} passed, {fail} failed");
+    if error > 0 {
+        line += &format!(", {error} errors");
+    }
+    format!("{line} [{on}, seed {}]", report.seed)
+}

@@ -1,0 +1,120 @@
+//! The CLI's error paths and no-device behaviour against Debian's real HIP
+//! runtime on this GPU-less machine: each bad input gets one clear line and the
+//! documented exit code.
+
+mod common;
+use common::*;
+
+fn assert_one_line_error(r: &Ran, code: i32, needle: &str) {
+    assert_eq!(r.code, code, "exit code; output:\n{}", r.all());
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one stderr line, got:\n{}", r.stderr);
+    assert!(lines[0].contains(needle), "{:?} does not mention {needle:?}", lines[0]);
+    assert!(!r.all().contains("panicked"), "panic:\n{}", r.all());
+}
+
+#[test]
+fn bad_lanes_values() {
+    for bad in ["0", "-5", "abc", "1.5", "4294967297", "5G", "99999999999999999999999"] {
+        let r = run(harness().args(["run", "--backend", "emu", "--lanes", bad]));
+        assert_one_line_error(&r, 2, "--lanes");
+    }
+}
+
+#[test]
+fn bad_seed_timeout_and_device_values() {
+    assert_one_line_error(&run(harness().args(["run", "--seed", "-1"])), 2, "--seed");
+    assert_one_line_error(&run(harness().args(["run", "--timeout", "0"])), 2, "--timeout");
+    assert_one_line_error(&run(harness().args(["run", "--device", "x"])), 2, "--device");
+    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--device", "3"])), 2, "out of range");
+    assert_one_line_error(&run(harness().args(["run", "--backend", "auto", "--device", "3"])), 2, "out of range");
+    assert_one_line_error(&run(harness().args(["run", "--backend", "warp"])), 2, "--backend");
+    assert_one_line_error(&run(harness().args(["frobnicate"])), 2, "frobnicate");
+}
+
+#[test]
+fn unknown_case_is_a_usage_error() {
+    assert_one_line_error(&run(harness().args(["run", "--case", "no_such_case"])), 2, "matches no case");
+}
+
+#[test]
+fn missing_kernel_file() {
+    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--kernel", "/nonexistent/k.hsaco"])), 2, "no such file");
+}
+
+#[test]
+fn malformed_code_object() {
+    let dir = scratch("cli-malformed");
+    let junk = dir.join("junk.hsaco");
+    std::fs::write(&junk, b"\x7fELF this is not a code object").unwrap();
+    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&junk)), 2, "--kernel");
+    let x86 = std::env::current_exe().unwrap(); // a real ELF, for the wrong machine
+    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&x86)), 2, "not AMDGPU");
+}
+
+#[test]
+fn kernel_for_another_target_is_refused() {
+    let dir = scratch("cli-gfx1101");
+    // gfx1101 shares the ISA, so only the target check can catch it.
+    let src = basic_source().replace("gfx1100", "gfx1101");
+    let hsaco = assemble(&src, "gfx1101", &dir, "xad_basic");
+    let r = run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&hsaco));
+    assert_one_line_error(&r, 2, "gfx1101");
+}
+
+#[test]
+fn toolchain_missing_at_run_time_for_a_source_kernel() {
+    let dir = scratch("cli-notool");
+    let src = dir.join("k.s");
+    std::fs::write(&src, basic_source()).unwrap();
+    let r = run(harness().env("XAD_LLVM_DIR", dir.join("no-llvm-here")).args(["run", "--backend", "emu", "--kernel"]).arg(&src));
+    assert_one_line_error(&r, 3, "no LLVM toolchain");
+    assert!(r.stderr.contains("XAD_LLVM_DIR"), "names what was tried: {}", r.stderr);
+}
+
+#[test]
+fn devices_reports_no_devices_cleanly_on_the_real_runtime() {
+    let r = run(harness().arg("devices"));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("no HIP devices"), "{}", r.stdout);
+    assert!(r.stdout.contains("emulated gfx1100"), "{}", r.stdout);
+}
+
+#[test]
+fn hip_backend_without_a_device_is_skipped_not_passed() {
+    let dir = scratch("cli-nodevice");
+    let json = dir.join("r.json");
+    let r = run(harness().args(["run", "--backend", "hip", "--json"]).arg(&json));
+    assert_eq!(r.code, 77, "{}", r.all());
+    assert!(r.stderr.contains("no HIP device"), "{}", r.stderr);
+    assert!(!r.stdout.contains("PASS"), "nothing may pass without execution:\n{}", r.stdout);
+    // The report is written even though nothing ran.
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["cases"].as_array().unwrap().len(), 0);
+    assert!(report["error"].as_str().unwrap().contains("no HIP device"));
+}
+
+#[test]
+fn kernels_out_writes_code_objects_that_disassemble_to_gfx11_xad() {
+    let dir = scratch("cli-kernels");
+    let r = run(harness().args(["kernels", "--out"]).arg(&dir));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let objdump = xad_harness::kernels::BUILD_OBJDUMP;
+    assert!(!objdump.is_empty(), "build.rs found no llvm-objdump beside clang");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let out = std::process::Command::new(objdump).args(["-d", "--mcpu=gfx1100"]).arg(&path).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let xad: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("v_xad_u32")).collect();
+        assert!(!xad.is_empty(), "{} has no v_xad_u32", path.display());
+        for line in xad {
+            // llvm-objdump prints the encoding after `//  <addr>: `; the first dword is the opcode word.
+            let words = line.split("//").nth(1).and_then(|c| c.split(':').nth(1)).unwrap_or("");
+            let first = words.split_whitespace().next().unwrap_or("");
+            assert!(first.starts_with("D645"), "{}: {line} is not gfx11 opcode 581 (D645xxxx)", path.display());
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, xad_harness::kernels::EMBEDDED.len());
+}

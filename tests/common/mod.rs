@@ -1,0 +1,58 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The real `xad-harness` binary cargo built for these tests.
+pub fn harness() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
+    // Tests must see the real runtime (or a library they choose), not a stray one.
+    cmd.env_remove("LD_LIBRARY_PATH");
+    cmd
+}
+
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    pub fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+pub fn run(cmd: &mut Command) -> Ran {
+    let Output { status, stdout, stderr } = cmd.output().expect("start xad-harness");
+    Ran {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }
+}
+
+/// A fresh scratch directory under the target dir (kept for post-mortems).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Assemble `source` for `mcpu` with the toolchain build.rs proved.
+pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
+    let src = dir.join(format!("{stem}.s"));
+    std::fs::write(&src, source).unwrap();
+    // The canary proves gfx11 encodings; the same LLVM then assembles any AMDGPU target.
+    let tc = xad_harness::toolchain::discover("gfx1100", dir).expect("toolchain");
+    let out = dir.join(format!("{stem}.hsaco"));
+    tc.build_code_object(mcpu, &src, &out).expect("assemble test kernel");
+    out
+}
+
+/// The basic kernel's source with every `gfx1100` replaced (for other-target tests).
+pub fn basic_source() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx1100/xad_basic.s")).unwrap()
+}

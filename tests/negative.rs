@@ -1,0 +1,131 @@
+//! Negative controls through the real CLI on the emulator: kernels that compute
+//! the wrong function, skip lanes or write out of bounds must be reported as
+//! failing, with exactly the lane counts the inputs imply. If any of these
+//! passed, the harness could not be trusted to catch a broken GPU.
+//!
+//! Each control is the reference kernel `kernels/gfx1100/xad_basic.s` with one
+//! edit, written out as a user's `.s` and passed with `--kernel` (so the
+//! run-time assembly path is exercised too).
+
+mod common;
+use common::*;
+use xad_harness::inputs;
+
+const LANES: usize = 100_000;
+const SEED: u64 = 0x5eed;
+
+const XAD_LINE: &str = "  v_xad_u32 v5, v2, v3, v4                  // the instruction under test";
+const STORE_LINE: &str = "  global_store_b32 v1, v5, s[10:11]";
+const OFFSET_LINE: &str = "  v_lshlrev_b32 v1, 2, v1                   // byte offset";
+
+/// The reference kernel with `from` replaced by `to` (which must occur).
+fn variant(from: &str, to: &str) -> String {
+    let src = basic_source();
+    assert!(src.contains(from), "xad_basic.s no longer contains {from:?}");
+    // Room for the extra registers some variants use.
+    src.replace(from, to)
+        .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 8")
+        .replace(".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 16")
+}
+
+/// Run `source` with `--kernel` against the basic case on the emulator; returns
+/// the run and its JSON report.
+fn run_user_kernel(name: &str, source: &str) -> (Ran, serde_json::Value) {
+    let dir = scratch(&format!("neg-{name}"));
+    let file = dir.join(format!("{name}.s"));
+    std::fs::write(&file, source).unwrap();
+    let json = dir.join("report.json");
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--case", "basic", "--lanes", &LANES.to_string(), "--seed", &SEED.to_string()])
+        .arg("--kernel")
+        .arg(&file)
+        .arg("--json")
+        .arg(&json));
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default()).unwrap_or(serde_json::Value::Null);
+    (r, report)
+}
+
+/// The inputs the harness generates for `SEED`, to count failures independently.
+fn sources() -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let (mut a, mut b, mut c) = (vec![0; LANES], vec![0; LANES], vec![0; LANES]);
+    inputs::fill_sources(SEED, 0, &mut a, &mut b, &mut c);
+    (a, b, c)
+}
+
+fn failed(report: &serde_json::Value) -> (u64, u64) {
+    let t = &report["cases"][0]["tally"];
+    (t["lanes_failed"].as_u64().unwrap(), t["lanes_unwritten"].as_u64().unwrap())
+}
+
+#[test]
+fn correct_user_kernel_with_other_instructions_passes() {
+    let (r, report) = run_user_kernel("xor_add", &variant(XAD_LINE, "  v_xor_b32 v5, v2, v3\n  v_add_nc_u32 v5, v5, v4"));
+    assert_eq!(r.code, 0, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (0, 0));
+    assert!(r.stdout.contains("emulated gfx1100"), "{}", r.stdout);
+}
+
+#[test]
+fn add3_instead_of_xad_is_caught_lane_for_lane() {
+    let (a, b, c) = sources();
+    let want = (0..LANES).filter(|&i| a[i].wrapping_add(b[i]).wrapping_add(c[i]) != (a[i] ^ b[i]).wrapping_add(c[i])).count();
+    assert!(want > LANES / 2, "inputs should make add3 differ on most lanes (seed {SEED})");
+    let (r, report) = run_user_kernel("add3", &variant(XAD_LINE, "  v_add3_u32 v5, v2, v3, v4"));
+    assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (want as u64, 0), "seed {SEED}");
+    assert!(r.stdout.contains("differing bits"), "{}", r.stdout);
+}
+
+#[test]
+fn swapped_sources_are_caught_lane_for_lane() {
+    let (a, b, c) = sources();
+    let want = (0..LANES).filter(|&i| (a[i] ^ c[i]).wrapping_add(b[i]) != (a[i] ^ b[i]).wrapping_add(c[i])).count();
+    let (r, report) = run_user_kernel("swapped", &variant(XAD_LINE, "  v_xad_u32 v5, v2, v4, v3"));
+    assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (want as u64, 0), "seed {SEED}");
+}
+
+#[test]
+fn skipped_lanes_are_reported_unwritten() {
+    let want = (0..LANES).filter(|i| i % 64 == 37).count() as u64;
+    let (r, report) = run_user_kernel(
+        "skip",
+        &variant(
+            OFFSET_LINE,
+            &format!("  v_and_b32 v6, 63, v1\n  v_cmp_ne_u32 vcc_lo, 37, v6\n  s_and_b32 exec_lo, exec_lo, vcc_lo\n{OFFSET_LINE}"),
+        ),
+    );
+    assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (want, want), "every failing lane must be unwritten, not wrong");
+    assert!(r.stdout.contains("lane 37: unwritten"), "{}", r.stdout);
+}
+
+#[test]
+fn write_past_the_end_hits_the_guard() {
+    let (r, report) = run_user_kernel(
+        "guard",
+        // Local id 0 of each workgroup also stores to out[count]: the first word past the end.
+        &variant(
+            STORE_LINE,
+            &format!("{STORE_LINE}\n  v_lshlrev_b32 v6, 2, v0\n  s_lshl_b32 s15, s12, 2\n  v_add_nc_u32 v6, s15, v6\n  v_cmp_gt_u32 vcc_lo, 1, v0\n  s_and_b32 exec_lo, exec_lo, vcc_lo\n  global_store_b32 v6, v5, s[10:11]"),
+        ),
+    );
+    assert_eq!(r.code, 1, "{}", r.all());
+    let v = &report["cases"][0]["guard_violations"][0];
+    assert_eq!(v["buffer"], "out");
+    assert_eq!(v["side"], "after");
+    assert_eq!(v["nearest_offset"], 0);
+    assert!(r.stdout.contains("kernel wrote outside buffer `out`"), "{}", r.stdout);
+}
+
+#[test]
+fn store_outside_every_allocation_is_a_memory_fault() {
+    let (r, report) = run_user_kernel(
+        "fault",
+        // A store 1 GiB past `out`: outside every allocation.
+        &variant(STORE_LINE, &format!("{STORE_LINE}\n  v_mov_b32 v6, 0x40000000\n  global_store_b32 v6, v5, s[10:11]")),
+    );
+    assert_eq!(r.code, 3, "{}", r.all());
+    assert!(report["cases"][0]["error"].as_str().unwrap_or("").contains("memory fault"), "{report}");
+    assert!(!r.all().contains("panicked"));
+}
