@@ -77,6 +77,16 @@ fn run_on_emulated_hip_passes_and_names_what_executed_it() {
     assert!(combined(&output).contains(LABEL), "{transcript}");
 }
 
+/// Every kernel of the catalogue (wave32 and wave64, scalar arguments, DPP)
+/// through the HIP path: kernarg packing and dispatch shapes beyond xad_basic.
+#[test]
+fn whole_catalogue_passes_on_emulated_hip() {
+    let (output, transcript) = harness(&["run", "--backend", "hip", "--lanes", "1024", "--seed", "11"], true, &[]);
+    assert_exit(&output, 0, &transcript);
+    let text = combined(&output);
+    assert!(text.contains(LABEL) && text.contains(" 0 failed"), "{transcript}");
+}
+
 #[test]
 fn json_report_carries_the_emulated_device_name() {
     let dir = tempfile::tempdir().expect("temp dir");
