@@ -1,0 +1,225 @@
+//! Fault-injection knobs, read once from the environment when the library is
+//! first called. Each models a real hardware or driver fault; see the crate
+//! documentation for what each one does to which call.
+
+use crate::status::{self, Status};
+
+/// The status-returning entry points `XAD_EMUHIP_STATUS` may name.
+pub const STATUS_FUNCTIONS: &[&str] = &[
+    "hipInit",
+    "hipRuntimeGetVersion",
+    "hipDriverGetVersion",
+    "hipGetDeviceCount",
+    "hipGetDeviceProperties",
+    "hipSetDevice",
+    "hipMalloc",
+    "hipFree",
+    "hipMemcpyHtoD",
+    "hipMemcpyDtoH",
+    "hipModuleLoadData",
+    "hipModuleUnload",
+    "hipModuleGetFunction",
+    "hipModuleLaunchKernel",
+    "hipStreamCreate",
+    "hipStreamDestroy",
+    "hipStreamQuery",
+    "hipStreamSynchronize",
+    "hipDeviceSynchronize",
+];
+
+pub const DEFAULT_ARCH: &str = "gfx1100";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Knobs {
+    /// `XAD_EMUHIP_FLIP_BIT=LANE:BIT`
+    pub flip_bit: Option<(u32, u32)>,
+    /// `XAD_EMUHIP_SKIP_LANE=LANE`
+    pub skip_lane: Option<u32>,
+    /// `XAD_EMUHIP_WRITE_PAST_END=N`
+    pub write_past_end: Option<u32>,
+    /// `XAD_EMUHIP_ARCH=NAME`
+    pub arch: String,
+    /// `XAD_EMUHIP_HANG=1`
+    pub hang: bool,
+    /// `XAD_EMUHIP_FAIL_ALLOC=N`
+    pub fail_alloc: Option<u64>,
+    /// `XAD_EMUHIP_FAIL_COPY=N[:CODE]`
+    pub fail_copy: Option<(u64, Status)>,
+    /// `XAD_EMUHIP_STATUS=CODE[:FUNCTION]`
+    pub forced_status: Option<(Status, String)>,
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs {
+            flip_bit: None,
+            skip_lane: None,
+            write_past_end: None,
+            arch: DEFAULT_ARCH.to_string(),
+            hang: false,
+            fail_alloc: None,
+            fail_copy: None,
+            forced_status: None,
+        }
+    }
+}
+
+/// Parse `part` of the value `var=value` as a number; the error names the whole setting.
+fn number<T: std::str::FromStr>(var: &str, value: &str, part: &str, what: &str) -> Result<T, String> {
+    part.trim().parse::<T>().map_err(|_| format!("{var}={value}: {what} {part:?} is not a number in range"))
+}
+
+impl Knobs {
+    pub fn from_env() -> Result<Knobs, String> {
+        Knobs::parse(|name| std::env::var(name).ok())
+    }
+
+    /// Parse the knobs from `lookup` (the environment, or a table in tests). An
+    /// empty value counts as unset.
+    pub fn parse(lookup: impl Fn(&str) -> Option<String>) -> Result<Knobs, String> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let mut knobs = Knobs::default();
+
+        if let Some(v) = get("XAD_EMUHIP_FLIP_BIT") {
+            let var = "XAD_EMUHIP_FLIP_BIT";
+            let (lane, bit) = v.split_once(':').ok_or_else(|| format!("{var}={v}: expected LANE:BIT"))?;
+            let lane = number::<u32>(var, &v, lane, "LANE")?;
+            let bit = number::<u32>(var, &v, bit, "BIT")?;
+            if bit > 31 {
+                return Err(format!("{var}={v}: BIT must be 0..31 (lanes are u32)"));
+            }
+            knobs.flip_bit = Some((lane, bit));
+        }
+        if let Some(v) = get("XAD_EMUHIP_SKIP_LANE") {
+            knobs.skip_lane = Some(number("XAD_EMUHIP_SKIP_LANE", &v, &v, "LANE")?);
+        }
+        if let Some(v) = get("XAD_EMUHIP_WRITE_PAST_END") {
+            let words: u32 = number("XAD_EMUHIP_WRITE_PAST_END", &v, &v, "N")?;
+            if !(1..=65536).contains(&words) {
+                return Err(format!("XAD_EMUHIP_WRITE_PAST_END={v}: N must be 1..65536 words"));
+            }
+            knobs.write_past_end = Some(words);
+        }
+        if let Some(v) = get("XAD_EMUHIP_ARCH") {
+            let arch = v.trim();
+            if arch.len() > 255 || arch.contains('\0') {
+                return Err("XAD_EMUHIP_ARCH: must be at most 255 bytes without NUL".into());
+            }
+            knobs.arch = arch.to_string();
+        }
+        if let Some(v) = get("XAD_EMUHIP_HANG") {
+            knobs.hang = match v.trim() {
+                "1" => true,
+                "0" => false,
+                _ => return Err(format!("XAD_EMUHIP_HANG={v}: expected 1 or 0")),
+            };
+        }
+        if let Some(v) = get("XAD_EMUHIP_FAIL_ALLOC") {
+            let nth: u64 = number("XAD_EMUHIP_FAIL_ALLOC", &v, &v, "N")?;
+            if nth == 0 {
+                return Err(format!("XAD_EMUHIP_FAIL_ALLOC={v}: N counts from 1"));
+            }
+            knobs.fail_alloc = Some(nth);
+        }
+        if let Some(v) = get("XAD_EMUHIP_FAIL_COPY") {
+            let var = "XAD_EMUHIP_FAIL_COPY";
+            let (nth, code) = match v.split_once(':') {
+                Some((nth, code)) => (number::<u64>(var, &v, nth, "N")?, number::<Status>(var, &v, code, "CODE")?),
+                None => (number::<u64>(var, &v, &v, "N")?, status::ILLEGAL_ADDRESS),
+            };
+            if nth == 0 {
+                return Err(format!("{var}={v}: N counts from 1"));
+            }
+            if code == status::SUCCESS {
+                return Err(format!("{var}={v}: CODE 0 is hipSuccess, not a fault"));
+            }
+            knobs.fail_copy = Some((nth, code));
+        }
+        if let Some(v) = get("XAD_EMUHIP_STATUS") {
+            let var = "XAD_EMUHIP_STATUS";
+            let (code, function) = match v.split_once(':') {
+                Some((code, function)) => (number::<Status>(var, &v, code, "CODE")?, function.trim().to_string()),
+                None => (number::<Status>(var, &v, &v, "CODE")?, "hipModuleLaunchKernel".to_string()),
+            };
+            if code == status::SUCCESS {
+                return Err(format!("{var}={v}: CODE 0 is hipSuccess, not a fault"));
+            }
+            if !STATUS_FUNCTIONS.contains(&function.as_str()) {
+                return Err(format!("{var}={v}: {function} is not a status-returning function of this library ({})", STATUS_FUNCTIONS.join(", ")));
+            }
+            knobs.forced_status = Some((code, function));
+        }
+        Ok(knobs)
+    }
+
+    /// The status `function` must return instead of doing its work, if any.
+    pub fn forced_status(&self, function: &str) -> Option<Status> {
+        self.forced_status.as_ref().filter(|(_, f)| f == function).map(|(code, _)| *code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(pairs: &[(&str, &str)]) -> Result<Knobs, String> {
+        let owned: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Knobs::parse(|name| owned.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn no_variables_means_no_faults() {
+        assert_eq!(parse(&[]), Ok(Knobs::default()));
+        assert_eq!(parse(&[("XAD_EMUHIP_FLIP_BIT", "")]), Ok(Knobs::default()));
+    }
+
+    #[test]
+    fn each_knob_parses() {
+        let k = parse(&[
+            ("XAD_EMUHIP_FLIP_BIT", "7:31"),
+            ("XAD_EMUHIP_SKIP_LANE", "3"),
+            ("XAD_EMUHIP_WRITE_PAST_END", "2"),
+            ("XAD_EMUHIP_ARCH", "gfx1030"),
+            ("XAD_EMUHIP_HANG", "1"),
+            ("XAD_EMUHIP_FAIL_ALLOC", "4"),
+            ("XAD_EMUHIP_FAIL_COPY", "2:719"),
+            ("XAD_EMUHIP_STATUS", "912:hipStreamSynchronize"),
+        ])
+        .expect("valid knobs");
+        assert_eq!(k.flip_bit, Some((7, 31)));
+        assert_eq!(k.skip_lane, Some(3));
+        assert_eq!(k.write_past_end, Some(2));
+        assert_eq!(k.arch, "gfx1030");
+        assert!(k.hang);
+        assert_eq!(k.fail_alloc, Some(4));
+        assert_eq!(k.fail_copy, Some((2, 719)));
+        assert_eq!(k.forced_status("hipStreamSynchronize"), Some(912));
+        assert_eq!(k.forced_status("hipModuleLaunchKernel"), None);
+    }
+
+    #[test]
+    fn defaults_of_optional_parts() {
+        let k = parse(&[("XAD_EMUHIP_FAIL_COPY", "3"), ("XAD_EMUHIP_STATUS", "999")]).expect("valid");
+        assert_eq!(k.fail_copy, Some((3, 700)));
+        assert_eq!(k.forced_status("hipModuleLaunchKernel"), Some(999));
+    }
+
+    #[test]
+    fn malformed_values_are_one_line_errors() {
+        for (var, value) in [
+            ("XAD_EMUHIP_FLIP_BIT", "7"),
+            ("XAD_EMUHIP_FLIP_BIT", "7:32"),
+            ("XAD_EMUHIP_FLIP_BIT", "x:1"),
+            ("XAD_EMUHIP_SKIP_LANE", "-1"),
+            ("XAD_EMUHIP_WRITE_PAST_END", "0"),
+            ("XAD_EMUHIP_HANG", "yes"),
+            ("XAD_EMUHIP_FAIL_ALLOC", "0"),
+            ("XAD_EMUHIP_FAIL_COPY", "1:0"),
+            ("XAD_EMUHIP_STATUS", "912:hipGetErrorName"),
+            ("XAD_EMUHIP_STATUS", "0"),
+        ] {
+            let err = parse(&[(var, value)]).expect_err(&format!("{var}={value} must be rejected"));
+            assert!(err.starts_with(var) && !err.contains('\n'), "{err}");
+        }
+    }
+}

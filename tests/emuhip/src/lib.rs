@@ -1,0 +1,77 @@
+//! xad-emuhip: an emulated HIP device library. Built as `libxad_emuhip.so`
+//! with SONAME `libamdhip64.so.5` and Debian's symbol versions (`hip_4.2` ...
+//! `hip_5.2`), it stands in for the HIP runtime underneath the unchanged
+//! `xad-harness` binary: `LD_LIBRARY_PATH=<dir with libamdhip64.so.5 -> this>
+//! xad-harness run --backend hip` then exercises the real HIP path (FFI,
+//! allocation, copies, module load, kernarg packing, launch, synchronisation,
+//! error handling) with the project's emulator ([`xad_harness::emu::EmuDevice`],
+//! through the [`xad_harness::device::Device`] trait) as the "GPU".
+//!
+//! The device it reports is named `xad-harness emulated gfx1100`, so a result
+//! produced through it can never pass for a hardware result.
+//!
+//! | module      | what it is                                                    |
+//! |-------------|---------------------------------------------------------------|
+//! | `exports`   | the 21 C entry points, pointer checks, `catch_unwind`, the lock |
+//! | `runtime`   | state and HIP's decisions (statuses, handles, kernarg segment, streams, faults) over any `Device` |
+//! | `knobs`     | fault-injection settings read from the environment            |
+//! | `status`    | HIP 5.2 status numbers and names                              |
+//! | `elf`       | the length of a code object from its headers                  |
+//! | `props.c`   | fills `hipDeviceProp_t` from the installed HIP 5.2 header     |
+//!
+//! # Behaviour worth knowing
+//! - Initialisation is lazy (any call initialises, like ROCm); `hipInit(0)` is
+//!   idempotent, `hipInit(flags != 0)` is hipErrorInvalidValue.
+//! - One device (index 0). Handles are opaque non-null numbers, never
+//!   dereferenced; an unknown or stale one is hipErrorInvalidHandle (400).
+//! - `hipModuleLaunchKernel` runs the kernel to completion inside the call. A
+//!   fault of the kernel itself (emulator memory fault, unsupported
+//!   instruction, step limit) is asynchronous as on hardware: the launch
+//!   returns hipSuccess and the stream reports hipErrorIllegalAddress (700),
+//!   hipErrorLaunchFailure (719) or hipErrorLaunchTimeOut (702) from then on.
+//! - Launch arguments: the `extra` form (HIP_LAUNCH_PARAM_BUFFER_POINTER /
+//!   _SIZE / _END); the size must equal the metadata's explicit-argument extent
+//!   or its kernarg segment size, else hipErrorInvalidValue. The
+//!   `kernelParams` form is accepted too (one pointer per explicit argument).
+//!   As in ROCm, only explicit arguments come from the caller; hidden
+//!   arguments listed in the metadata are written by the runtime, other bytes
+//!   are uninitialised (poisoned with 0xA5). `.reqd_workgroup_size` overrides
+//!   blockDim; a block above `.max_flat_workgroup_size` is hipErrorInvalidValue.
+//! - Status names and strings are Debian HIP 5.2's (`hipGetErrorString`
+//!   returns the name there); unlisted codes read `hipErrorUnknown`.
+//! - Each injected fault and each emulator error prints one line starting
+//!   `xad-emuhip:` on stderr.
+//!
+//! # Fault-injection knobs
+//! Read once, at the first call into the library. An empty value is unset; a
+//! malformed value prints `xad-emuhip: bad fault knob: ...` and every call then
+//! returns hipErrorNotInitialized (3).
+//!
+//! | variable | models | effect |
+//! |---|---|---|
+//! | `XAD_EMUHIP_FLIP_BIT=LANE:BIT` | a flipped bit in the ALU or memory path | after the process's first kernel launch, bit BIT (0-31) of u32 element LANE of its output buffer is flipped |
+//! | `XAD_EMUHIP_SKIP_LANE=LANE` | a lane that never stored | after the first launch, element LANE of the output keeps the contents it had before the launch |
+//! | `XAD_EMUHIP_WRITE_PAST_END=N` | an out-of-bounds store | after every launch, N words right after the logical output range (`count` u32 elements from `out`) are overwritten with their complement; with chunked launches each chunk's overrun lands in the next chunk's range (rewritten by it) and the last one in the harness's rear guard; a store outside every allocation is a memory fault (700 on the stream) |
+//! | `XAD_EMUHIP_ARCH=NAME` | a different card | `gcnArchName` (and the device name) report NAME, e.g. `gfx1030`; loading a gfx1100 code object then fails with hipErrorNoBinaryForGpu (209) |
+//! | `XAD_EMUHIP_HANG=1` | a kernel that never completes | launches succeed but never run: hipStreamQuery returns hipErrorNotReady (600) forever; hipStreamSynchronize, hipDeviceSynchronize and copies block forever (hipFree, hipModuleUnload, hipStreamDestroy do not) |
+//! | `XAD_EMUHIP_FAIL_ALLOC=N` | device memory exhausted | the Nth hipMalloc call (1-based) returns hipErrorOutOfMemory (2) and stores null |
+//! | `XAD_EMUHIP_FAIL_COPY=N[:CODE]` | a failing DMA transfer | the Nth copy (hipMemcpyHtoD and hipMemcpyDtoH counted together, 1-based) returns CODE (default hipErrorIllegalAddress, 700) and copies nothing |
+//! | `XAD_EMUHIP_STATUS=CODE[:FUNCTION]` | a runtime newer than the bindings | every call of FUNCTION (default `hipModuleLaunchKernel`) returns CODE, e.g. 912 (ROCm 6.4, unknown to HIP 5.x bindings) or 999, and does nothing else |
+//!
+//! "Output buffer" is the kernel's `global_buffer` argument named `out`, else
+//! its last `global_buffer` argument; the lane count is its `by_value`
+//! argument named `count`. FLIP_BIT and SKIP_LANE act on the first launch
+//! only: the harness launches in chunks, and element LANE of the first chunk
+//! is global lane LANE as long as LANE is below the chunk size; a LANE outside
+//! the first launch's `count` is not applied (and says so on stderr).
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod elf;
+mod exports;
+mod knobs;
+mod runtime;
+mod status;
+
+#[cfg(test)]
+mod tests;
