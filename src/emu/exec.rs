@@ -1053,21 +1053,26 @@ impl<const W: usize> Wave<W> {
         let addrs = self.lane_addrs(inst);
         let exec = self.exec();
         let dwords = (size as usize).div_ceil(4);
-        let mut data = [[0u32; W]; 4];
         let fast = Self::contiguous(&addrs, exec, size)
             .and_then(|a0| mem.resolve(a0, size * W as u64))
             .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
         if let Some((buf, off)) = fast {
-            let w0 = (off / 4) as usize;
-            let words = &buf.words[w0..w0 + dwords * W];
             if dwords == 1 {
                 // EXEC is full on this path: load straight into the destination.
+                let w0 = (off / 4) as usize;
                 let d = &mut self.v[inst.dst as usize];
-                for (d, w) in d.iter_mut().zip(words) {
+                for (d, w) in d.iter_mut().zip(&buf.words[w0..w0 + W]) {
                     *d = w.load(std::sync::atomic::Ordering::Relaxed);
                 }
                 return Ok(());
-            } else {
+            }
+        }
+        // Declared after the common fast path: zeroing it costs as much as the load.
+        let mut data = [[0u32; W]; 4];
+        if let Some((buf, off)) = fast {
+            let w0 = (off / 4) as usize;
+            let words = &buf.words[w0..w0 + dwords * W];
+            {
                 for i in 0..W {
                     for (k, plane) in data.iter_mut().enumerate().take(dwords) {
                         plane[i] = words[i * dwords + k].load(std::sync::atomic::Ordering::Relaxed);
