@@ -1,16 +1,15 @@
-//! Seeded input generation: uniform random values mixed with edge values, laid
-//! out so that a seed reproduces every lane exactly, whatever the chunk size or
-//! thread count.
+//! Seeded input generation: uniform random values mixed with edge values,
+//! reproducible lane by lane from the seed alone.
 //!
-//! Lanes are generated in blocks of [`BLOCK_LANES`]; block `k` draws from its own
-//! xoshiro256++ stream seeded from `(seed, k)`. A chunk of any size starting at
-//! any lane therefore sees the same values, and blocks fill in parallel.
+//! The generator is counter-based (the wyrand output function over a Weyl
+//! sequence): value `n` of a stream is a pure function of `(seed, stream, n)`,
+//! so any chunk of lanes, generated on any thread, in any order, sees exactly the
+//! values a single pass would, with no state to carry or skip. Lane `i` draws
+//! values `2i` and `2i + 1` of the sources stream.
 
-use rand::{RngCore, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-/// Lanes per independently seeded block.
+/// Lanes per parallel piece of generation (a cache-sized unit of work).
 pub const BLOCK_LANES: usize = 1 << 16;
 
 /// Values where a 32-bit xor-then-add is most likely to go wrong: zero, one, the
@@ -22,7 +21,7 @@ pub const EDGE_VALUES: [u32; 9] =
 /// (a, b, c), so every run with at least this many lanes covers all of them.
 pub const EDGE_PRODUCT_LANES: usize = EDGE_VALUES.len() * EDGE_VALUES.len() * EDGE_VALUES.len();
 
-/// SplitMix64 finaliser: turns (seed, index) into well-spread stream seeds.
+/// SplitMix64 finaliser: spreads (seed, stream) into a stream key.
 fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -30,24 +29,27 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A deterministic RNG for `(seed, stream)`; `stream` separates independent uses
-/// (lane blocks, scalar arguments, prefill) of one seed.
-pub fn rng_for(seed: u64, stream: u64) -> Xoshiro256PlusPlus {
-    Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ mix(stream)))
+/// Streams of one seed, kept apart so e.g. scalars never repeat source values.
+const STREAM_SOURCES: u64 = 1;
+const STREAM_PREFILL: u64 = 2;
+const STREAM_SCALARS: u64 = 3;
+
+fn key(seed: u64, stream: u64) -> u64 {
+    mix(seed ^ mix(stream))
 }
 
-/// Stream ids: lane blocks use their block index; other uses sit far above.
-const STREAM_PREFILL: u64 = 1 << 40;
-const STREAM_SCALARS: u64 = 1 << 41;
+/// Value `n` of the stream with `key`: wyrand's 64x64->128 multiply-fold of the
+/// `n`-th Weyl-sequence state. One multiply per 64 random bits.
+#[inline(always)]
+fn value(key: u64, n: u64) -> u64 {
+    let state = key.wrapping_add(n.wrapping_mul(0xa076_1d64_78bd_642f));
+    let t = u128::from(state) * u128::from(state ^ 0xe703_7ed1_a0b4_28db);
+    (t >> 64) as u64 ^ t as u64
+}
 
-/// The three source operands of a lane and the pattern that produced them.
-#[inline]
-fn lane_values(lane: u64, x: u64, y: u64) -> (u32, u32, u32) {
-    if (lane as usize) < EDGE_PRODUCT_LANES {
-        let n = EDGE_VALUES.len();
-        let i = lane as usize;
-        return (EDGE_VALUES[i / (n * n)], EDGE_VALUES[i / n % n], EDGE_VALUES[i % n]);
-    }
+/// The three source operands of a random lane, from 128 random bits.
+#[inline(always)]
+fn lane_values(x: u64, y: u64) -> (u32, u32, u32) {
     let (a, b, c) = (x as u32, (x >> 32) as u32, y as u32);
     let select = (y >> 32) as u32;
     // One lane in eight gets a structured edge case; the rest stay uniform.
@@ -57,96 +59,72 @@ fn lane_values(lane: u64, x: u64, y: u64) -> (u32, u32, u32) {
     let edge = |k: u32| EDGE_VALUES[(k % EDGE_VALUES.len() as u32) as usize];
     match (select >> 3) % 8 {
         0 => (edge(select >> 6), edge(select >> 10), edge(select >> 14)),
-        1 => (a, a, c),                             // a ^ b == 0
-        2 => (a, !a, c),                            // a ^ b == 0xffffffff
-        3 => (a, b, (a ^ b).wrapping_neg()),        // sum carries through all 32 bits to 0
-        4 => (a, !a, 1),                            // 0xffffffff + 1 wraps to 0
-        5 => (a, b, 0xffff_ffff - (a ^ b)),         // largest sum without a carry out
-        6 => (a, a ^ 0x7fff_ffff, 1),               // crosses the sign boundary
-        _ => (a, b, edge(select >> 6)),             // random xor, edge addend
+        1 => (a, a, c),                      // a ^ b == 0
+        2 => (a, !a, c),                     // a ^ b == 0xffffffff
+        3 => (a, b, (a ^ b).wrapping_neg()), // sum carries through all 32 bits to 0
+        4 => (a, !a, 1),                     // 0xffffffff + 1 wraps to 0
+        5 => (a, b, 0xffff_ffff - (a ^ b)),  // largest sum without a carry out
+        6 => (a, a ^ 0x7fff_ffff, 1),        // crosses the sign boundary
+        _ => (a, b, edge(select >> 6)),      // random xor, edge addend
     }
 }
 
-/// Split `n` items starting at global index `first` at multiples of `block`:
-/// `(start, end, block_index)` per piece, offsets relative to `first`.
-fn block_pieces(first: u64, n: usize, block: usize) -> Vec<(usize, usize, u64)> {
-    let mut pieces = Vec::new();
-    let mut start = 0usize;
-    while start < n {
-        let index = (first + start as u64) / block as u64;
-        let end = (((index + 1) * block as u64 - first) as usize).min(n);
-        pieces.push((start, end, index));
-        start = end;
+/// The edge cross product's (a, b, c) for lane `lane < EDGE_PRODUCT_LANES`.
+fn edge_product(lane: usize) -> (u32, u32, u32) {
+    let n = EDGE_VALUES.len();
+    (EDGE_VALUES[lane / (n * n)], EDGE_VALUES[lane / n % n], EDGE_VALUES[lane % n])
+}
+
+/// Fill `a`, `b`, `c` with the values of lanes `first_lane..first_lane + a.len()`,
+/// on the calling thread.
+pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
+    assert!(a.len() == b.len() && b.len() == c.len(), "source buffers must be equally long");
+    let key = key(seed, STREAM_SOURCES);
+    for (i, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
+        let n = 2 * (first_lane + i as u64);
+        (*a, *b, *c) = lane_values(value(key, n), value(key, n + 1));
     }
-    pieces
+    // Lanes of the edge cross product, when this range holds any.
+    if (first_lane as usize) < EDGE_PRODUCT_LANES {
+        for lane in first_lane as usize..EDGE_PRODUCT_LANES.min(first_lane as usize + a.len()) {
+            let i = lane - first_lane as usize;
+            (a[i], b[i], c[i]) = edge_product(lane);
+        }
+    }
 }
 
-/// Cut `data` into the pieces `block_pieces` described.
-fn split_by<'a>(mut data: &'a mut [u32], pieces: &[(usize, usize, u64)]) -> Vec<&'a mut [u32]> {
-    pieces
-        .iter()
-        .map(|&(start, end, _)| {
-            let (head, tail) = std::mem::take(&mut data).split_at_mut(end - start);
-            data = tail;
-            head
-        })
-        .collect()
-}
-
-/// Fill `a`, `b`, `c` with the values of lanes `first_lane..first_lane + a.len()`.
+/// As [`fill_sources_serial`], in parallel pieces of [`BLOCK_LANES`].
 pub fn fill_sources(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
     assert!(a.len() == b.len() && b.len() == c.len(), "source buffers must be equally long");
-    let pieces = block_pieces(first_lane, a.len(), BLOCK_LANES);
-    split_by(a, &pieces)
-        .into_par_iter()
-        .zip(split_by(b, &pieces))
-        .zip(split_by(c, &pieces))
-        .zip(pieces.par_iter())
-        .for_each(|(((a, b), c), &(start, _, block))| fill_piece(seed, first_lane + start as u64, block, a, b, c));
-}
-
-/// Fill lanes `lane0..` of one RNG block.
-fn fill_piece(seed: u64, lane0: u64, block: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
-    let mut rng = rng_for(seed, block);
-    // A chunk that starts inside a block skips that block's earlier lanes.
-    for _ in 0..(lane0 - block * BLOCK_LANES as u64) {
-        rng.next_u64();
-        rng.next_u64();
-    }
-    for i in 0..a.len() {
-        let (x, y) = (rng.next_u64(), rng.next_u64());
-        (a[i], b[i], c[i]) = lane_values(lane0 + i as u64, x, y);
-    }
-}
-
-/// As [`fill_sources`], on the calling thread only (for single-thread baselines).
-pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
-    for (start, end, block) in block_pieces(first_lane, a.len(), BLOCK_LANES) {
-        fill_piece(seed, first_lane + start as u64, block, &mut a[start..end], &mut b[start..end], &mut c[start..end]);
-    }
+    a.par_chunks_mut(BLOCK_LANES)
+        .zip(b.par_chunks_mut(BLOCK_LANES))
+        .zip(c.par_chunks_mut(BLOCK_LANES))
+        .enumerate()
+        .for_each(|(piece, ((a, b), c))| {
+            fill_sources_serial(seed, first_lane + (piece * BLOCK_LANES) as u64, a, b, c)
+        });
 }
 
 /// Random words for output prefill (lanes a kernel must leave untouched keep
 /// these), for lanes `first_lane..`, `per_lane` words each.
 pub fn fill_prefill(seed: u64, first_lane: u64, per_lane: usize, out: &mut [u32]) {
+    let key = key(seed, STREAM_PREFILL);
     let first_word = first_lane * per_lane as u64;
-    let pieces = block_pieces(first_word, out.len(), BLOCK_LANES);
-    split_by(out, &pieces).into_par_iter().zip(pieces.par_iter()).for_each(|(words, &(start, _, block))| {
-        let mut rng = rng_for(seed, STREAM_PREFILL + block);
-        for _ in 0..(first_word + start as u64 - block * BLOCK_LANES as u64) {
-            rng.next_u32();
+    out.par_chunks_mut(BLOCK_LANES).enumerate().for_each(|(piece, words)| {
+        let word0 = first_word + (piece * BLOCK_LANES) as u64;
+        for (i, w) in words.iter_mut().enumerate() {
+            *w = value(key, word0 + i as u64) as u32;
         }
-        words.iter_mut().for_each(|w| *w = rng.next_u32());
     });
 }
 
-/// `count` scalar kernel arguments for a run: edge values first, so a run with
-/// several scalars always includes some, then random.
+/// `count` scalar kernel arguments for a run: edge values one time in four, so a
+/// case with several scalars nearly always sees some, the rest random.
 pub fn scalars(seed: u64, count: usize) -> Vec<u32> {
-    let mut rng = rng_for(seed, STREAM_SCALARS);
-    (0..count)
-        .map(|_| {
-            let r = rng.next_u64();
+    let key = key(seed, STREAM_SCALARS);
+    (0..count as u64)
+        .map(|n| {
+            let r = value(key, n);
             if r & 3 == 0 {
                 EDGE_VALUES[((r >> 2) % EDGE_VALUES.len() as u64) as usize]
             } else {
@@ -220,7 +198,7 @@ mod tests {
         let mut part = vec![0; 2 * 100];
         fill_prefill(5, 70_000, 2, &mut part);
         assert_eq!(part[..], whole[140_000..140_200]);
-        // A piece straddling a block boundary (word 131072).
+        // A piece straddling a parallel-piece boundary (word 131072).
         let mut straddle = vec![0; 100];
         fill_prefill(5, 65_500, 2, &mut straddle);
         assert_eq!(straddle[..], whole[131_000..131_100]);

@@ -287,7 +287,7 @@ struct HostBuffers {
     got: Vec<u32>,
 }
 
-/// Lanes per parallel piece of input preparation: one RNG block, cache-sized.
+/// Lanes per parallel piece of model evaluation: cache-sized.
 const PREP_LANES: usize = inputs::BLOCK_LANES;
 
 impl HostBuffers {
@@ -306,13 +306,7 @@ impl HostBuffers {
     /// `first_lane..first_lane + count`.
     fn prepare(&mut self, case: &Case, seed: u64, first_lane: u64, count: usize, scalars: &[u32]) {
         let k = case.outputs_per_lane;
-        let (a, b, c) = (&mut self.a[..count], &mut self.b[..count], &mut self.c[..count]);
-        // Sources, model and poison fused per piece, so each piece stays in cache.
-        a.par_chunks_mut(PREP_LANES)
-            .zip(b.par_chunks_mut(PREP_LANES))
-            .zip(c.par_chunks_mut(PREP_LANES))
-            .enumerate()
-            .for_each(|(i, ((a, b), c))| inputs::fill_sources(seed, first_lane + (i * PREP_LANES) as u64, a, b, c));
+        inputs::fill_sources(seed, first_lane, &mut self.a[..count], &mut self.b[..count], &mut self.c[..count]);
         let (a, b, c) = (&self.a[..count], &self.b[..count], &self.c[..count]);
         let expected = &mut self.expected[..count * k];
         let got = &mut self.got[..count * k];
@@ -335,8 +329,15 @@ impl HostBuffers {
             run_model(case, &LaneData { a, b, c, scalars, prefill, count }, expected);
             got.copy_from_slice(prefill);
         } else {
-            run_model(case, &LaneData { a, b, c, scalars, prefill: &[], count }, expected);
-            got.par_iter_mut().zip(expected.par_iter()).for_each(|(g, &e)| *g = !e);
+            // Model and poison fused per piece, while the piece is in cache.
+            let data = LaneData { a, b, c, scalars, prefill: &[], count };
+            expected.par_chunks_mut(PREP_LANES * k).zip(got.par_chunks_mut(PREP_LANES * k)).enumerate().for_each(
+                |(i, (expected, got))| {
+                    let start = i * PREP_LANES;
+                    (case.model)(&data, start..start + expected.len() / k, expected);
+                    got.iter_mut().zip(expected.iter()).for_each(|(g, &e)| *g = !e);
+                },
+            );
         }
     }
 }
