@@ -9,30 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Exactly the runtime functions the backend calls. `hipGetDeviceProperties` is
-/// reached only through the shim (its struct layout depends on the header version).
-pub const FUNCTIONS: &[&str] = &[
-    "hipInit",
-    "hipRuntimeGetVersion",
-    "hipDriverGetVersion",
-    "hipGetDeviceCount",
-    "hipSetDevice",
-    "hipMalloc",
-    "hipFree",
-    "hipMemcpyHtoD",
-    "hipMemcpyDtoH",
-    "hipModuleLoadData",
-    "hipModuleUnload",
-    "hipModuleGetFunction",
-    "hipModuleLaunchKernel",
-    "hipStreamCreate",
-    "hipStreamDestroy",
-    "hipStreamQuery",
-    "hipStreamSynchronize",
-    "hipDeviceSynchronize",
-    "hipGetErrorName",
-    "hipGetErrorString",
-];
+// The runtime functions the backend calls (shared with the library and the
+// emulated HIP device library, so the three cannot drift apart).
+include!("functions.rs");
 
 const SHIM_FUNCTION: &str = "xad_hip_device_info";
 const HEADER: &str = "hip/hip_runtime_api.h";

@@ -9,15 +9,17 @@
 //! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices, which run gfx1100 |
 //!
 //! This is the only module allowed `unsafe` code. The runtime functions used
-//! are exactly those in `build_support::FUNCTIONS` (plus `hipGetDeviceProperties`
+//! are exactly those in [`FUNCTIONS`] (plus `hipGetDeviceProperties`
 //! via `shim.c`), so a stand-in library exporting that set runs everything here.
 
 pub mod checked;
+mod functions;
 mod device;
 mod probe;
 pub mod safe;
 pub mod sys;
 
 pub use checked::DeviceInfo;
+pub use functions::FUNCTIONS;
 pub use device::HipDevice;
 pub use probe::{probe, runtime_label, target_runs_on, Probe, ProbedDevice, RuntimeVersion, KERNEL_TARGET};
