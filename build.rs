@@ -79,7 +79,7 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
         let dir = out_dir.join("kernels").join(target);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let hsaco = dir.join(format!("{stem}.hsaco"));
-        tc.build_code_object_with_includes(target, src, &hsaco, &include_dir)
+        tc.build_code_object(target, src, &hsaco, &[&include_dir])
             .map_err(|e| format!("assembling {}: {e}", src.display()))?;
         let rel = src.strip_prefix(&manifest).unwrap_or(src).display().to_string();
         writeln!(

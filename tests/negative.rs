@@ -129,3 +129,35 @@ fn store_outside_every_allocation_is_a_memory_fault() {
     assert!(report["cases"][0]["error"].as_str().unwrap_or("").contains("memory fault"), "{report}");
     assert!(!r.all().contains("panicked"));
 }
+
+/// A kernel author's workflow: copy the kernels tree, edit one case's macro
+/// (row_shl becomes row_shr), and run the copy with `--kernel` against the
+/// case's model. The unedited copy passes; the edit is caught. `.include`
+/// resolves against the copy's `kernels/include`.
+#[test]
+fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
+    let dir = scratch("neg-catalogue-copy");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    for sub in ["gfx1100", "include"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for entry in std::fs::read_dir(src.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(sub).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let kernel = dir.join("gfx1100/xad_dpp16_shift_w32.s");
+    let run_it = || {
+        run(harness()
+            .args(["run", "--backend", "emu", "--case", "dpp16_shift_w32", "--lanes", "3000", "--seed", &SEED.to_string(), "--kernel"])
+            .arg(&kernel))
+    };
+    let r = run_it();
+    assert_eq!(r.code, 0, "unedited copy must pass:\n{}", r.all());
+    let inc = dir.join("include/xad_dpp.inc");
+    let text = std::fs::read_to_string(&inc).unwrap();
+    let edited = text.replacen("v4 row_shl:\\k\n", "v4 row_shr:\\k\n", 1);
+    assert_ne!(text, edited, "xad_dpp.inc no longer has the row_shl line this test edits");
+    std::fs::write(&inc, edited).unwrap();
+    let r = run_it();
+    assert_eq!(r.code, 1, "row_shr in place of row_shl must fail (seed {SEED}):\n{}", r.all());
+}

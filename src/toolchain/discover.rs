@@ -170,7 +170,7 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
     let lib = src.with_extension("so");
     std::fs::write(&src, CANARY_SOURCE).map_err(|e| format!("write canary: {e}"))?;
     let tc = Toolchain { clang: cand.clang.clone(), lld: cand.lld.clone(), objdump: None, origin: cand.origin.clone() };
-    tc.assemble_object(mcpu, &src, &obj).map_err(|e| e.to_string())?;
+    tc.assemble_object(mcpu, &src, &obj, &[]).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&obj).map_err(|e| format!("read canary object: {e}"))?;
     if !bytes.windows(CANARY_BYTES.len()).any(|w| w == CANARY_BYTES) {
         return Err(format!("canary did not encode as {mcpu}: v_xad_u32 must be D6450005, s_endpgm BFB00000"));
@@ -191,22 +191,12 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
 }
 
 impl Toolchain {
-    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -c src -o obj`
-    pub fn assemble_object(&self, mcpu: &str, src: &Path, obj: &Path) -> Result<(), ToolchainError> {
-        self.assemble_object_with_includes(mcpu, src, obj, None)
-    }
-
-    fn assemble_object_with_includes(
-        &self,
-        mcpu: &str,
-        src: &Path,
-        obj: &Path,
-        include: Option<&Path>,
-    ) -> Result<(), ToolchainError> {
+    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> [-I dir]... -c src -o obj`
+    pub fn assemble_object(&self, mcpu: &str, src: &Path, obj: &Path, includes: &[&Path]) -> Result<(), ToolchainError> {
         let mut cmd = Command::new(&self.clang);
         cmd.arg("--target=amdgcn-amd-amdhsa").arg(format!("-mcpu={mcpu}"));
-        if let Some(dir) = include {
-            // `.include "abi.inc"` in a kernel resolves against kernels/include.
+        for dir in includes {
+            // `.include "xad_abi.inc"` in a kernel resolves against these.
             cmd.arg(format!("-I{}", dir.display()));
         }
         run(cmd.arg("-c").arg(src).arg("-o").arg(obj))
@@ -217,23 +207,11 @@ impl Toolchain {
         run(Command::new(&self.lld).arg("-shared").arg(obj).arg("-o").arg(out))
     }
 
-    /// Assemble and link one kernel source into a code object at `out`.
-    pub fn build_code_object(&self, mcpu: &str, src: &Path, out: &Path) -> Result<(), ToolchainError> {
-        self.build_code_object_with_includes(mcpu, src, out, &PathBuf::new())
-    }
-
-    /// As [`Toolchain::build_code_object`], with an assembler include directory
-    /// (ignored when empty).
-    pub fn build_code_object_with_includes(
-        &self,
-        mcpu: &str,
-        src: &Path,
-        out: &Path,
-        include: &Path,
-    ) -> Result<(), ToolchainError> {
+    /// Assemble and link one kernel source into a code object at `out`, with
+    /// assembler include directories.
+    pub fn build_code_object(&self, mcpu: &str, src: &Path, out: &Path, includes: &[&Path]) -> Result<(), ToolchainError> {
         let obj = out.with_extension("o");
-        let include = (!include.as_os_str().is_empty()).then_some(include);
-        self.assemble_object_with_includes(mcpu, src, &obj, include)?;
+        self.assemble_object(mcpu, src, &obj, includes)?;
         self.link(&obj, out)?;
         let _ = std::fs::remove_file(&obj);
         Ok(())

@@ -48,7 +48,7 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
     // The canary proves gfx11 encodings; the same LLVM then assembles any AMDGPU target.
     let tc = xad_harness::toolchain::discover("gfx1100", dir).expect("toolchain");
     let out = dir.join(format!("{stem}.hsaco"));
-    tc.build_code_object(mcpu, &src, &out).expect("assemble test kernel");
+    tc.build_code_object(mcpu, &src, &out, &[]).expect("assemble test kernel");
     out
 }
 
