@@ -64,6 +64,10 @@ pub struct CaseResult {
     pub error: Option<String>,
     pub seconds: f64,
     pub unsettled: Option<String>,
+    /// For embedded multi-output kernels: the disassembly of the instruction
+    /// behind each output word (word j is the kernel's j-th `v_xad_u32`), so a
+    /// failing word names the operand form that failed.
+    pub forms: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -176,12 +180,50 @@ pub fn run_case(
         error: None,
         seconds: 0.0,
         unsettled: case.unsettled.map(str::to_string),
+        forms: Vec::new(),
     };
     if let Err(e) = execute(dev, case, code, kernel, opts, &scalars, &mut result) {
         result.error = Some(e.to_string());
     }
+    if result.tally.lanes_failed > 0 && matches!(result.kernel_source, KernelSource::Embedded { .. }) {
+        result.forms = word_forms(case, code, kernel);
+    }
     result.seconds = started.elapsed().as_secs_f64();
     result
+}
+
+/// The disassembly of the `v_xad_u32` behind each output word of an embedded
+/// case kernel: the kernel's j-th `v_xad_u32` is the case table's op j (checked
+/// by tests/cases_encoding.rs), and op j names the word it stores to.
+fn word_forms(case: &Case, code: &CodeObject, kernel: &Kernel) -> Vec<String> {
+    let instructions = xad_instructions(code, kernel);
+    let words = crate::cases::op_words(case.name).unwrap_or_else(|| (0..case.outputs_per_lane as u16).map(Some).collect());
+    let mut forms = vec![String::new(); case.outputs_per_lane];
+    for (word, text) in words.iter().zip(instructions) {
+        if let Some(form) = word.and_then(|w| forms.get_mut(usize::from(w))) {
+            *form = text;
+        }
+    }
+    forms
+}
+
+/// The `v_xad_u32` instructions of `kernel` in program order, disassembled.
+fn xad_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<String> {
+    let Some((base, text)) = code.code.iter().find(|(base, text)| {
+        kernel.entry_address >= *base && kernel.entry_address - base < text.len() as u64
+    }) else {
+        return Vec::new();
+    };
+    let mut forms = Vec::new();
+    // Decode to the end of the section (or the first undecodable padding word).
+    let mut pos = (kernel.entry_address - base) as usize;
+    while let Ok(inst) = crate::emu::decode::decode_at(text, pos, *base) {
+        if inst.mnemonic().starts_with("v_xad_u32") {
+            forms.push(inst.to_string());
+        }
+        pos += inst.len as usize;
+    }
+    forms
 }
 
 /// A stable per-case salt so cases with scalar arguments get different values.
@@ -379,4 +421,30 @@ pub fn embedded(case: &Case) -> Result<Loaded, String> {
     let e = crate::kernels::find(case.kernel).ok_or_else(|| format!("case {} has no embedded kernel {}", case.name, case.kernel))?;
     let code = CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
     Ok(Loaded { code, source: KernelSource::Embedded { source: e.source.to_string() } })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(case: &str) -> Vec<String> {
+        let case = crate::cases::select(case).unwrap().remove(0);
+        let loaded = embedded(&case).unwrap();
+        word_forms(&case, &loaded.code, kernel_for(&loaded, &case).unwrap())
+    }
+
+    #[test]
+    fn failing_words_are_named_by_their_instruction() {
+        assert_eq!(forms("basic"), vec!["v_xad_u32 v5, v2, v3, v4".to_string()]);
+        // Word order differs from program order here: each k emits shl, shl
+        // bound_ctrl:1, shr, ... but stores row_shl:1..15 to words 0..14 and
+        // the bound_ctrl:1 forms to 15..29.
+        let shift = forms("dpp16_shift_w32");
+        assert_eq!(shift.len(), 75);
+        assert!(shift[0].contains("row_shl:1 ") && !shift[0].contains("bound_ctrl"), "{}", shift[0]);
+        assert!(shift[17].contains("row_shl:3 ") && shift[17].contains("bound_ctrl:1"), "{}", shift[17]);
+        assert!(shift.iter().all(|f| f.starts_with("v_xad_u32")), "every word is named");
+        let inline = forms("inline_src0_w32");
+        assert!(inline[89].contains("0.15915"), "1/(2*pi) in the last word: {}", inline[89]);
+    }
 }

@@ -79,6 +79,13 @@ pub fn catalogue() -> Vec<Case> {
     all
 }
 
+/// For a table-built case: the output word each of its kernel's `v_xad_u32`
+/// instructions (in program order) stores to (`None`: a chain intermediate).
+/// `None` for cases without a table.
+pub fn op_words(case: &str) -> Option<Vec<Option<u16>>> {
+    forms::specs().find(|s| s.case.name == case).map(|s| s.program.ops.iter().map(|op| op.word).collect())
+}
+
 /// Cases whose names match any of the comma-separated glob `patterns`
 /// (`*`, `?`, `[..]`). An empty result is a usage error for the caller.
 pub fn select(patterns: &str) -> Result<Vec<Case>, String> {

@@ -23,7 +23,12 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     head += &format!(", {:.2} s [{}]", r.seconds, r.executor);
     lines.push(head);
     for m in &t.first {
-        let word = if m.word > 0 { format!(" word {}", m.word) } else { String::new() };
+        let word = match r.forms.get(m.word).filter(|f| !f.is_empty()) {
+            Some(form) if r.forms.len() > 1 => format!(" word {} ({form})", m.word),
+            Some(form) => format!(" ({form})"),
+            None if m.word > 0 => format!(" word {}", m.word),
+            None => String::new(),
+        };
         let inputs = format!("a=0x{:08x} b=0x{:08x} c=0x{:08x}", m.a, m.b, m.c);
         lines.push(match m.kind {
             FailureKind::Unwritten => format!(
