@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # The test job: set up, build everything (including the emulated HIP device
-# library the end-to-end tests load), and run the whole test suite.
+# library the end-to-end tests load), run the whole test suite, and close with
+# one "total: N passed, N failed" line summed over every test binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
 . ci/env.sh
 cargo build --locked --workspace
-cargo test --locked --workspace
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --locked --workspace --lib --bins --tests 2>&1 | tee "$log" || status=$?
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "total: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"
