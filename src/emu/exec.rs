@@ -244,6 +244,15 @@ impl<const W: usize> Wave<W> {
         }
     }
 
+    /// A vector source as a lane array, by value (no zeroed staging array).
+    #[inline(always)]
+    fn vrow(&self, src: Src) -> [u32; W] {
+        match src {
+            Src::Vgpr(r) => self.v[r as usize],
+            other => [self.s32(other); W],
+        }
+    }
+
     #[inline(always)]
     fn vsrc64(&self, src: Src, lo: &mut [u32; W], hi: &mut [u32; W]) {
         match src {
@@ -386,7 +395,8 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Status>, DeviceError> {
         use Op::*;
-        let s = inst.src;
+        // A reference: copying the three operands per instruction shows in profiles.
+        let s = &inst.src;
         macro_rules! v3 {
             (|$a:ident, $b:ident, $c:ident| $e:expr) => {
                 self.map3(inst, |$a, $b, $c| $e)?
@@ -934,37 +944,43 @@ impl<const W: usize> Wave<W> {
     /// interpreter loop's stack frame small.
     #[inline(never)]
     fn map3(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
-        let s = inst.src;
-        let mut a = [0u32; W];
-        let mask = self.src0(inst, &mut a)?;
+        let s = &inst.src;
+        // r starts as src0 and is overwritten lane by lane with the result.
+        let (mut r, mask) = match inst.dpp {
+            Dpp::None => (self.vrow(s[0]), self.exec()),
+            _ => {
+                let mut a = [0u32; W];
+                let m = self.dpp_src0(inst, &mut a, self.exec())?;
+                (a, m)
+            }
+        };
         let splat = |w: &Self, src: Src| match src {
             Src::Vgpr(_) => 0,
             other => w.s32(other),
         };
         let (kb, kc) = (splat(self, s[1]), splat(self, s[2]));
-        let mut r = [0u32; W];
         match (s[1], s[2]) {
             (Src::Vgpr(rb), Src::Vgpr(rc)) => {
                 let (b, c) = (&self.v[rb as usize], &self.v[rc as usize]);
                 for i in 0..W {
-                    r[i] = f(a[i], b[i], c[i]);
+                    r[i] = f(r[i], b[i], c[i]);
                 }
             }
             (Src::Vgpr(rb), _) => {
                 let b = &self.v[rb as usize];
                 for i in 0..W {
-                    r[i] = f(a[i], b[i], kc);
+                    r[i] = f(r[i], b[i], kc);
                 }
             }
             (_, Src::Vgpr(rc)) => {
                 let c = &self.v[rc as usize];
                 for i in 0..W {
-                    r[i] = f(a[i], kb, c[i]);
+                    r[i] = f(r[i], kb, c[i]);
                 }
             }
             _ => {
                 for i in 0..W {
-                    r[i] = f(a[i], kb, kc);
+                    r[i] = f(r[i], kb, kc);
                 }
             }
         }
@@ -974,10 +990,8 @@ impl<const W: usize> Wave<W> {
 
     #[inline(never)]
     fn compare(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
-        let mut a = [0u32; W];
-        let mut b = [0u32; W];
-        self.vsrc(inst.src[0], &mut a);
-        self.vsrc(inst.src[1], &mut b);
+        let a = self.vrow(inst.src[0]);
+        let b = self.vrow(inst.src[1]);
         let mut m = 0u64;
         for i in 0..W {
             m |= u64::from(f(a[i], b[i])) << i;
@@ -1001,26 +1015,57 @@ impl<const W: usize> Wave<W> {
         self.set_mask(inst.sdst, m);
     }
 
+    /// Lane `i`'s address (slow paths; the fast paths use [`Wave::contiguous_start`]).
     #[inline(always)]
-    fn lane_addrs(&self, inst: &Inst) -> [u64; W] {
-        let mut a = [0u64; W];
+    fn lane_addr(&self, inst: &Inst, i: usize) -> u64 {
+        let lo = u64::from(self.v[inst.addr as usize][i]);
+        let off = i64::from(inst.imm);
+        match inst.saddr {
+            Some(sa) => (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32)
+                .wrapping_add_signed(off)
+                .wrapping_add(lo),
+            None => (lo | u64::from(self.v[inst.addr as usize + 1][i]) << 32).wrapping_add_signed(off),
+        }
+    }
+
+    /// If EXEC is full and lane i's address is `a0 + i * size`, return a0.
+    /// Checked on the 32-bit address VGPRs directly (a vectorisable compare)
+    /// and only when the low words cannot carry; a carrying wave, which is
+    /// still contiguous, takes the per-lane path and gets the same result.
+    #[inline(always)]
+    fn contiguous_start(&self, inst: &Inst, size: u64) -> Option<u64> {
+        if self.exec() != Self::FULL {
+            return None;
+        }
         let lo = &self.v[inst.addr as usize];
+        let l0 = lo[0];
+        if u64::from(l0) + (W as u64 - 1) * size > u64::from(u32::MAX) {
+            return None;
+        }
+        let step = size as u32;
+        let mut ok = true;
+        for i in 0..W {
+            ok &= lo[i] == l0.wrapping_add(step.wrapping_mul(i as u32));
+        }
+        if !ok {
+            return None;
+        }
         let off = i64::from(inst.imm);
         match inst.saddr {
             Some(sa) => {
-                let base = (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32).wrapping_add_signed(off);
-                for i in 0..W {
-                    a[i] = base.wrapping_add(u64::from(lo[i]));
-                }
+                let base = u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32;
+                Some(base.wrapping_add_signed(off).wrapping_add(u64::from(l0)))
             }
             None => {
                 let hi = &self.v[inst.addr as usize + 1];
+                let h0 = hi[0];
+                let mut same = true;
                 for i in 0..W {
-                    a[i] = (u64::from(lo[i]) | u64::from(hi[i]) << 32).wrapping_add_signed(off);
+                    same &= hi[i] == h0;
                 }
+                same.then(|| (u64::from(l0) | u64::from(h0) << 32).wrapping_add_signed(off))
             }
         }
-        a
     }
 
     fn fault(&self, mem: &Memory, inst: &Inst, lane: usize, addr: u64, bytes: u64, what: &str) -> DeviceError {
@@ -1031,125 +1076,137 @@ impl<const W: usize> Wave<W> {
         ))
     }
 
-    /// If every lane is active and lane i's address is `a0 + i * size`, the
-    /// whole wave's access is one contiguous range: return its start.
-    #[inline(always)]
-    fn contiguous(addrs: &[u64; W], exec: u64, size: u64) -> Option<u64> {
-        if exec != Self::FULL {
-            return None;
-        }
-        let a0 = addrs[0];
-        let mut ok = true;
-        for i in 0..W {
-            ok &= addrs[i] == a0.wrapping_add(size * i as u64);
-        }
-        ok.then_some(a0)
-    }
-
     #[inline(never)]
     fn mem_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        use std::sync::atomic::Ordering::Relaxed;
         let Shape::MemLoad(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
-        let addrs = self.lane_addrs(inst);
-        let exec = self.exec();
         let dwords = (size as usize).div_ceil(4);
-        let fast = Self::contiguous(&addrs, exec, size)
-            .and_then(|a0| mem.resolve(a0, size * W as u64))
-            .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
+        let fast = if size % 4 == 0 {
+            self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
+        } else {
+            None
+        };
         if let Some((buf, off)) = fast {
-            if dwords == 1 {
-                // EXEC is full on this path: load straight into the destination.
-                let w0 = (off / 4) as usize;
-                let d = &mut self.v[inst.dst as usize];
-                for (d, w) in d.iter_mut().zip(&buf.words[w0..w0 + W]) {
-                    *d = w.load(std::sync::atomic::Ordering::Relaxed);
-                }
-                return Ok(());
-            }
-        }
-        // Declared after the common fast path: zeroing it costs as much as the load.
-        let mut data = [[0u32; W]; 4];
-        if let Some((buf, off)) = fast {
+            // EXEC is full on this path and every address was resolved, so
+            // the destination rows can be written directly.
             let w0 = (off / 4) as usize;
             let words = &buf.words[w0..w0 + dwords * W];
-            {
-                for i in 0..W {
-                    for (k, plane) in data.iter_mut().enumerate().take(dwords) {
-                        plane[i] = words[i * dwords + k].load(std::sync::atomic::Ordering::Relaxed);
+            if dwords == 1 {
+                let d = &mut self.v[inst.dst as usize];
+                for (d, w) in d.iter_mut().zip(words) {
+                    *d = w.load(Relaxed);
+                }
+            } else {
+                for k in 0..dwords {
+                    let d = &mut self.v[inst.dst.wrapping_add(k as u8) as usize];
+                    for i in 0..W {
+                        d[i] = words[i * dwords + k].load(Relaxed);
                     }
                 }
             }
-        } else {
-            let sign = ops::load_sign_extends(inst.op);
-            for i in 0..W {
-                if (exec >> i) & 1 == 0 {
-                    continue;
-                }
-                let Some((buf, off)) = mem.resolve(addrs[i], size) else {
-                    return Err(self.fault(mem, inst, i, addrs[i], size, "load"));
-                };
-                match size {
-                    1 | 2 => {
-                        let mut b = [0u8; 2];
-                        buf.read(off, &mut b[..size as usize]);
-                        data[0][i] = match (size, sign) {
-                            (1, false) => u32::from(b[0]),
-                            (1, true) => b[0] as i8 as i32 as u32,
-                            (_, false) => u32::from(u16::from_le_bytes(b)),
-                            (_, true) => u16::from_le_bytes(b) as i16 as i32 as u32,
-                        };
-                    }
-                    _ => {
-                        for (k, plane) in data.iter_mut().enumerate().take(dwords) {
-                            plane[i] = buf.load_u32(off + 4 * k as u64);
-                        }
-                    }
+            return Ok(());
+        }
+        self.mem_load_lanes(inst, mem, size, dwords)
+    }
+
+    /// The general load: any EXEC, any addresses, faults named by lane.
+    #[cold]
+    #[inline(never)]
+    fn mem_load_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+        let exec = self.exec();
+        // Check every active lane first so a faulting load writes nothing.
+        for i in 0..W {
+            if (exec >> i) & 1 == 1 {
+                let a = self.lane_addr(inst, i);
+                if mem.resolve(a, size).is_none() {
+                    return Err(self.fault(mem, inst, i, a, size, "load"));
                 }
             }
         }
-        for (k, plane) in data.iter().enumerate().take(dwords) {
-            self.write_v(inst.dst.wrapping_add(k as u8), plane, exec);
+        let sign = ops::load_sign_extends(inst.op);
+        // Lane i's address comes from lane i of the address VGPRs only, so
+        // writing lane i's result before reading lane i+1's address is safe
+        // even when the destination overlaps the address registers.
+        for i in 0..W {
+            if (exec >> i) & 1 == 0 {
+                continue;
+            }
+            let a = self.lane_addr(inst, i);
+            let Some((buf, off)) = mem.resolve(a, size) else { continue };
+            match size {
+                1 | 2 => {
+                    let mut b = [0u8; 2];
+                    buf.read(off, &mut b[..size as usize]);
+                    self.v[inst.dst as usize][i] = match (size, sign) {
+                        (1, false) => u32::from(b[0]),
+                        (1, true) => b[0] as i8 as i32 as u32,
+                        (_, false) => u32::from(u16::from_le_bytes(b)),
+                        (_, true) => u16::from_le_bytes(b) as i16 as i32 as u32,
+                    };
+                }
+                _ => {
+                    let mut data = [0u32; 4];
+                    for (k, d) in data.iter_mut().enumerate().take(dwords) {
+                        *d = buf.load_u32(off + 4 * k as u64);
+                    }
+                    for (k, d) in data.iter().enumerate().take(dwords) {
+                        self.v[inst.dst.wrapping_add(k as u8) as usize][i] = *d;
+                    }
+                }
+            }
         }
         Ok(())
     }
 
     #[inline(never)]
     fn mem_store(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        use std::sync::atomic::Ordering::Relaxed;
         let Shape::MemStore(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
-        let addrs = self.lane_addrs(inst);
-        let exec = self.exec();
         let dwords = (size as usize).div_ceil(4);
-        let fast = Self::contiguous(&addrs, exec, size)
-            .and_then(|a0| mem.resolve(a0, size * W as u64))
-            .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
+        let fast = if size % 4 == 0 {
+            self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
+        } else {
+            None
+        };
         if let Some((buf, off)) = fast {
             let w0 = (off / 4) as usize;
             let words = &buf.words[w0..w0 + dwords * W];
             if dwords == 1 {
                 for (w, d) in words.iter().zip(&self.v[inst.data as usize]) {
-                    w.store(*d, std::sync::atomic::Ordering::Relaxed);
+                    w.store(*d, Relaxed);
                 }
             } else {
                 for i in 0..W {
                     for k in 0..dwords {
-                        words[i * dwords + k].store(self.v[inst.data as usize + k][i], std::sync::atomic::Ordering::Relaxed);
+                        words[i * dwords + k].store(self.v[inst.data as usize + k][i], Relaxed);
                     }
                 }
             }
             return Ok(());
         }
+        self.mem_store_lanes(inst, mem, size, dwords)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mem_store_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+        let exec = self.exec();
         // Check every active lane first so a faulting store writes nothing.
         for i in 0..W {
-            if (exec >> i) & 1 == 1 && mem.resolve(addrs[i], size).is_none() {
-                return Err(self.fault(mem, inst, i, addrs[i], size, "store"));
+            if (exec >> i) & 1 == 1 {
+                let a = self.lane_addr(inst, i);
+                if mem.resolve(a, size).is_none() {
+                    return Err(self.fault(mem, inst, i, a, size, "store"));
+                }
             }
         }
         for i in 0..W {
             if (exec >> i) & 1 == 0 {
                 continue;
             }
-            let Some((buf, off)) = mem.resolve(addrs[i], size) else { continue };
+            let Some((buf, off)) = mem.resolve(self.lane_addr(inst, i), size) else { continue };
             match size {
                 1 | 2 => {
                     let b = self.v[inst.data as usize][i].to_le_bytes();
