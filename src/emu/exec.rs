@@ -112,11 +112,26 @@ pub struct Wave<const W: usize> {
     pub v: Vec<[u32; W]>,
     pub pc: usize,
     pub steps: u64,
+    /// Scratch rows for splatted or DPP sources and results (see `map3`).
+    ta: [u32; W],
+    tb: [u32; W],
+    tr: [u32; W],
+    bits: [u8; W],
 }
 
 impl<const W: usize> Default for Wave<W> {
     fn default() -> Self {
-        Wave { s: [0; 256], scc: false, v: vec![[0; W]; VGPR_FILE], pc: 0, steps: 0 }
+        Wave {
+            s: [0; 256],
+            scc: false,
+            v: vec![[0; W]; VGPR_FILE],
+            pc: 0,
+            steps: 0,
+            ta: [0; W],
+            tb: [0; W],
+            tr: [0; W],
+            bits: [0; W],
+        }
     }
 }
 
@@ -244,15 +259,6 @@ impl<const W: usize> Wave<W> {
         }
     }
 
-    /// A vector source as a lane array, by value (no zeroed staging array).
-    #[inline(always)]
-    fn vrow(&self, src: Src) -> [u32; W] {
-        match src {
-            Src::Vgpr(r) => self.v[r as usize],
-            other => [self.s32(other); W],
-        }
-    }
-
     #[inline(always)]
     fn vsrc64(&self, src: Src, lo: &mut [u32; W], hi: &mut [u32; W]) {
         match src {
@@ -294,6 +300,16 @@ impl<const W: usize> Wave<W> {
             }
             _ => self.dpp_src0(inst, out, exec),
         }
+    }
+
+    /// DPP src0 by value, out of line: its staging array would otherwise be
+    /// zeroed on every call of the function that inlines it.
+    #[cold]
+    #[inline(never)]
+    fn dpp_row(&self, inst: &Inst) -> Result<([u32; W], u64), DeviceError> {
+        let mut a = [0u32; W];
+        let m = self.dpp_src0(inst, &mut a, self.exec())?;
+        Ok((a, m))
     }
 
     fn dpp_src0(&self, inst: &Inst, out: &mut [u32; W], exec: u64) -> Result<u64, DeviceError> {
@@ -945,13 +961,19 @@ impl<const W: usize> Wave<W> {
     #[inline(never)]
     fn map3(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
         let s = &inst.src;
-        // r starts as src0 and is overwritten lane by lane with the result.
-        let (mut r, mask) = match inst.dpp {
-            Dpp::None => (self.vrow(s[0]), self.exec()),
+        // Operands and the result live in rows of memory (VGPRs or the
+        // wave's scratch rows), never in by-value arrays, which LLVM splits
+        // into dozens of scalar registers and spills.
+        let mask = match (inst.dpp, s[0]) {
+            (Dpp::None, Src::Vgpr(_)) => self.exec(),
+            (Dpp::None, other) => {
+                self.ta = [self.s32(other); W];
+                self.exec()
+            }
             _ => {
-                let mut a = [0u32; W];
-                let m = self.dpp_src0(inst, &mut a, self.exec())?;
-                (a, m)
+                let (a, m) = self.dpp_row(inst)?;
+                self.ta = a;
+                m
             }
         };
         let splat = |w: &Self, src: Src| match src {
@@ -959,42 +981,78 @@ impl<const W: usize> Wave<W> {
             other => w.s32(other),
         };
         let (kb, kc) = (splat(self, s[1]), splat(self, s[2]));
+        let a: &[u32; W] = match (inst.dpp, s[0]) {
+            (Dpp::None, Src::Vgpr(r)) => &self.v[r as usize],
+            _ => &self.ta,
+        };
+        let r = &mut self.tr;
         match (s[1], s[2]) {
             (Src::Vgpr(rb), Src::Vgpr(rc)) => {
                 let (b, c) = (&self.v[rb as usize], &self.v[rc as usize]);
                 for i in 0..W {
-                    r[i] = f(r[i], b[i], c[i]);
+                    r[i] = f(a[i], b[i], c[i]);
                 }
             }
             (Src::Vgpr(rb), _) => {
                 let b = &self.v[rb as usize];
                 for i in 0..W {
-                    r[i] = f(r[i], b[i], kc);
+                    r[i] = f(a[i], b[i], kc);
                 }
             }
             (_, Src::Vgpr(rc)) => {
                 let c = &self.v[rc as usize];
                 for i in 0..W {
-                    r[i] = f(r[i], kb, c[i]);
+                    r[i] = f(a[i], kb, c[i]);
                 }
             }
             _ => {
                 for i in 0..W {
-                    r[i] = f(r[i], kb, kc);
+                    r[i] = f(a[i], kb, kc);
                 }
             }
         }
-        self.write_v(inst.dst, &r, mask);
+        let d = &mut self.v[inst.dst as usize];
+        if mask == Self::FULL {
+            *d = self.tr;
+        } else {
+            for i in 0..W {
+                if (mask >> i) & 1 != 0 {
+                    d[i] = self.tr[i];
+                }
+            }
+        }
         Ok(())
     }
 
     #[inline(never)]
     fn compare(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
-        let a = self.vrow(inst.src[0]);
-        let b = self.vrow(inst.src[1]);
-        let mut m = 0u64;
+        if let Src::Vgpr(_) = inst.src[0] {
+        } else {
+            self.ta = [self.s32(inst.src[0]); W];
+        }
+        if let Src::Vgpr(_) = inst.src[1] {
+        } else {
+            self.tb = [self.s32(inst.src[1]); W];
+        }
+        let a: &[u32; W] = match inst.src[0] {
+            Src::Vgpr(r) => &self.v[r as usize],
+            _ => &self.ta,
+        };
+        let b: &[u32; W] = match inst.src[1] {
+            Src::Vgpr(r) => &self.v[r as usize],
+            _ => &self.tb,
+        };
+        // Bytes first (a loop that vectorises), then packed 8 lanes at a time.
+        let bits = &mut self.bits;
         for i in 0..W {
-            m |= u64::from(f(a[i], b[i])) << i;
+            bits[i] = u8::from(f(a[i], b[i]));
+        }
+        let mut m = 0u64;
+        for (j, chunk) in bits.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            // Each byte is 0 or 1; the multiply gathers bit 0 of every byte into the top byte.
+            let packed = (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) & 0xff;
+            m |= packed << (8 * j);
         }
         let m = m & self.exec();
         self.set_mask(inst.sdst, m);
@@ -1042,10 +1100,12 @@ impl<const W: usize> Wave<W> {
         if u64::from(l0) + (W as u64 - 1) * size > u64::from(u32::MAX) {
             return None;
         }
+        // Equal steps from a start that cannot carry: lane i holds l0 + i * size.
+        // (Differences, not products: SSE2 has no 32-bit vector multiply.)
         let step = size as u32;
         let mut ok = true;
-        for i in 0..W {
-            ok &= lo[i] == l0.wrapping_add(step.wrapping_mul(i as u32));
+        for i in 1..W {
+            ok &= lo[i].wrapping_sub(lo[i - 1]) == step;
         }
         if !ok {
             return None;
