@@ -379,31 +379,9 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub fn step_one(&mut self, ctx: &Ctx<'_>) -> Result<Option<Status>, DeviceError> {
         let pc = self.pc;
-        let inst = match ctx.prog.insts.get(pc) {
-            Some(Ok(inst)) => inst,
-            Some(Err(msg)) => return Err(emu(msg.clone())),
-            None => {
-                return Err(emu(format!(
-                    "execution ran past the end of the code (offset 0x{:x}) without s_endpgm",
-                    ctx.prog.end_offset
-                )))
-            }
-        };
+        let inst = fetch(ctx, pc)?;
         self.steps += 1;
-        if self.steps > ctx.step_budget {
-            return Err(emu(format!(
-                "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
-                ctx.step_budget, inst.offset
-            )));
-        }
-        if self.steps & 0x3fff == 0 {
-            if ctx.abort.load(Ordering::Relaxed) {
-                return Err(aborted());
-            }
-            if ctx.started.elapsed() > ctx.timeout {
-                return Err(DeviceError::Timeout(ctx.timeout));
-            }
-        }
+        check_steps(ctx, self.steps, inst)?;
         self.pc = pc + 1;
         self.step(inst, ctx, pc)
     }
@@ -1312,6 +1290,84 @@ impl<const W: usize> Wave<W> {
 }
 
 fn unreachable_none() {}
+
+/// The decoded instruction at `pc`, or the error executing it would raise.
+#[inline(always)]
+fn fetch<'p>(ctx: &Ctx<'p>, pc: usize) -> Result<&'p Inst, DeviceError> {
+    match ctx.prog.insts.get(pc) {
+        Some(Ok(inst)) => Ok(inst),
+        Some(Err(msg)) => Err(emu(msg.clone())),
+        None => Err(past_end(ctx)),
+    }
+}
+
+#[cold]
+fn past_end(ctx: &Ctx<'_>) -> DeviceError {
+    emu(format!("execution ran past the end of the code (offset 0x{:x}) without s_endpgm", ctx.prog.end_offset))
+}
+
+/// Step budget, and every 16K steps the abort flag and the watchdog.
+#[inline(always)]
+fn check_steps(ctx: &Ctx<'_>, steps: u64, inst: &Inst) -> Result<(), DeviceError> {
+    if steps > ctx.step_budget {
+        return Err(budget_exhausted(ctx, inst));
+    }
+    if steps & 0x3fff == 0 {
+        if ctx.abort.load(Ordering::Relaxed) {
+            return Err(aborted());
+        }
+        if ctx.started.elapsed() > ctx.timeout {
+            return Err(DeviceError::Timeout(ctx.timeout));
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+fn budget_exhausted(ctx: &Ctx<'_>, inst: &Inst) -> DeviceError {
+    emu(format!(
+        "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
+        ctx.step_budget, inst.offset
+    ))
+}
+
+/// Run a workgroup's waves in lockstep: each instruction is fetched once and
+/// executed for wave 0, 1, ... in turn, while every wave is at the same pc.
+/// Returns `Ok(true)` when all waves ended, `Ok(false)` as soon as their pcs
+/// differ (a branch went different ways); the caller then finishes them one
+/// at a time, which is how they would have run anyway.
+///
+/// Same results as running each wave to its next barrier in turn: waves of
+/// a workgroup only see each other's memory at barriers (anything else is a
+/// race, any interleaving of which is a valid outcome on the hardware), each
+/// wave counts its own steps, and s_barrier, reached by all at once here,
+/// releases at once. Of several waves failing, the one failing first in this
+/// order is reported.
+pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<bool, DeviceError> {
+    let Some(first) = waves.first() else { return Ok(true) };
+    let (mut pc, mut steps) = (first.pc, first.steps);
+    if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
+        return Ok(false);
+    }
+    loop {
+        let inst = fetch(ctx, pc)?;
+        steps += 1;
+        check_steps(ctx, steps, inst)?;
+        let mut status = None;
+        for w in waves.iter_mut() {
+            w.steps = steps;
+            w.pc = pc + 1;
+            status = w.step(inst, ctx, pc)?;
+        }
+        if status == Some(Status::Ended) {
+            return Ok(true);
+        }
+        pc = waves[0].pc;
+        if waves.iter().any(|w| w.pc != pc) {
+            return Ok(false);
+        }
+    }
+}
 
 /// The error a wave returns when another wave's failure stopped the launch.
 pub fn aborted() -> DeviceError {

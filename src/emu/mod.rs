@@ -239,6 +239,9 @@ fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::op
         for (w, wave) in waves.iter_mut().enumerate() {
             setup.init_wave(wave, wg, w);
         }
+        if exec::run_lockstep(&mut waves, ctx)? {
+            continue;
+        }
         // Round-robin between barriers: each live wave runs until it ends or
         // reaches s_barrier; the barrier releases once every live wave is there.
         let mut live = vec![true; waves.len()];
