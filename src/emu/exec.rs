@@ -965,29 +965,10 @@ impl<const W: usize> Wave<W> {
         };
         let r = &mut self.tr;
         match (s[1], s[2]) {
-            (Src::Vgpr(rb), Src::Vgpr(rc)) => {
-                let (b, c) = (&self.v[rb as usize], &self.v[rc as usize]);
-                for i in 0..W {
-                    r[i] = f(a[i], b[i], c[i]);
-                }
-            }
-            (Src::Vgpr(rb), _) => {
-                let b = &self.v[rb as usize];
-                for i in 0..W {
-                    r[i] = f(a[i], b[i], kc);
-                }
-            }
-            (_, Src::Vgpr(rc)) => {
-                let c = &self.v[rc as usize];
-                for i in 0..W {
-                    r[i] = f(a[i], kb, c[i]);
-                }
-            }
-            _ => {
-                for i in 0..W {
-                    r[i] = f(a[i], kb, kc);
-                }
-            }
+            (Src::Vgpr(rb), Src::Vgpr(rc)) => lanes3(r, a, &self.v[rb as usize], &self.v[rc as usize], f),
+            (Src::Vgpr(rb), _) => lanes2(r, a, &self.v[rb as usize], |x, y| f(x, y, kc)),
+            (_, Src::Vgpr(rc)) => lanes2(r, a, &self.v[rc as usize], |x, z| f(x, kb, z)),
+            _ => lanes2(r, a, a, |x, _| f(x, kb, kc)),
         }
         let d = &mut self.v[inst.dst as usize];
         if mask == Self::FULL {
@@ -1022,9 +1003,7 @@ impl<const W: usize> Wave<W> {
         };
         // Bytes first (a loop that vectorises), then packed 8 lanes at a time.
         let bits = &mut self.bits;
-        for i in 0..W {
-            bits[i] = u8::from(f(a[i], b[i]));
-        }
+        lanes_cmp(bits, a, b, f);
         let mut m = 0u64;
         for (j, chunk) in bits.chunks_exact(8).enumerate() {
             let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
@@ -1281,15 +1260,50 @@ impl<const W: usize> Wave<W> {
                 inst.offset
             )));
         };
-        for k in 0..u64::from(n) {
-            let v = buf.load_u32(off + 4 * k);
-            self.ws(inst.dst.wrapping_add(k as u8), v);
+        let (dst, n) = (inst.dst as usize, n as usize);
+        if dst + n <= NULL as usize {
+            // The common case: the registers are below `null`, no wrap, and
+            // the address is word-aligned (checked above): a straight copy.
+            let w0 = (off / 4) as usize;
+            for (d, w) in self.s[dst..dst + n].iter_mut().zip(&buf.words[w0..w0 + n]) {
+                *d = w.load(Ordering::Relaxed);
+            }
+        } else {
+            for k in 0..n as u64 {
+                let v = buf.load_u32(off + 4 * k);
+                self.ws(inst.dst.wrapping_add(k as u8), v);
+            }
         }
         Ok(())
     }
 }
 
 fn unreachable_none() {}
+
+// Lane loops as functions: Rust marks `&mut` parameters noalias, which tells
+// LLVM the result row does not overlap the sources (fields of one wave, so it
+// cannot prove that itself), and the loops vectorise without runtime overlap
+// checks or a scalar fallback.
+#[inline(always)]
+fn lanes3<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], c: &[u32; W], f: impl Fn(u32, u32, u32) -> u32) {
+    for i in 0..W {
+        r[i] = f(a[i], b[i], c[i]);
+    }
+}
+
+#[inline(always)]
+fn lanes2<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> u32) {
+    for i in 0..W {
+        r[i] = f(a[i], b[i]);
+    }
+}
+
+#[inline(always)]
+fn lanes_cmp<const W: usize>(bits: &mut [u8; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> bool) {
+    for i in 0..W {
+        bits[i] = u8::from(f(a[i], b[i]));
+    }
+}
 
 /// The decoded instruction at `pc`, or the error executing it would raise.
 #[inline(always)]
