@@ -73,8 +73,8 @@ fn main() {
         best_read = best_read.min(t.elapsed().as_secs_f64());
     }
     let copied = (lanes / piece * piece * 4) as f64;
-    println!("  host write ({} KiB pieces): {:>8.2} GB/s", piece * 4 >> 10, copied / best_write / 1e9);
-    println!("  host read  ({} KiB pieces): {:>8.2} GB/s", piece * 4 >> 10, copied / best_read / 1e9);
+    println!("  host write ({} KiB pieces): {:>8.2} GB/s", (piece * 4) >> 10, copied / best_write / 1e9);
+    println!("  host read  ({} KiB pieces): {:>8.2} GB/s", (piece * 4) >> 10, copied / best_read / 1e9);
     let mismatches = native.iter().enumerate().filter(|(i, w)| out[4 * i..4 * i + 4] != w.to_le_bytes()).count();
     let emu_rate = lanes as f64 / best_emu;
     let native_rate = lanes as f64 / best_native;
