@@ -117,6 +117,8 @@ pub struct Wave<const W: usize> {
     tb: [u32; W],
     tr: [u32; W],
     bits: [u8; W],
+    /// 4 * lane, for the contiguity check of dword accesses.
+    dword_offsets: [u32; W],
 }
 
 impl<const W: usize> Default for Wave<W> {
@@ -131,6 +133,7 @@ impl<const W: usize> Default for Wave<W> {
             tb: [0; W],
             tr: [0; W],
             bits: [0; W],
+            dword_offsets: std::array::from_fn(|i| 4 * i as u32),
         }
     }
 }
@@ -1057,12 +1060,17 @@ impl<const W: usize> Wave<W> {
         if u64::from(l0) + (W as u64 - 1) * size > u64::from(u32::MAX) {
             return None;
         }
-        // Equal steps from a start that cannot carry: lane i holds l0 + i * size.
-        // (Differences, not products: SSE2 has no 32-bit vector multiply.)
-        let step = size as u32;
+        // Lane i must hold l0 + i * size (l0 cannot carry, checked above).
         let mut ok = true;
-        for i in 1..W {
-            ok &= lo[i].wrapping_sub(lo[i - 1]) == step;
+        if size == 4 {
+            // Dword accesses, the common case: compare with a stored row of
+            // offsets (SSE2 has no 32-bit vector multiply).
+            ok = offsets_match(lo, l0, &self.dword_offsets);
+        } else {
+            let step = size as u32;
+            for i in 1..W {
+                ok &= lo[i].wrapping_sub(lo[i - 1]) == step;
+            }
         }
         if !ok {
             return None;
@@ -1296,6 +1304,15 @@ fn lanes2<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], f: impl 
     for i in 0..W {
         r[i] = f(a[i], b[i]);
     }
+}
+
+#[inline(always)]
+fn offsets_match<const W: usize>(lo: &[u32; W], l0: u32, offsets: &[u32; W]) -> bool {
+    let mut ok = true;
+    for i in 0..W {
+        ok &= lo[i].wrapping_sub(l0) == offsets[i];
+    }
+    ok
 }
 
 #[inline(always)]
