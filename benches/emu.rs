@@ -55,6 +55,26 @@ fn main() {
         std::hint::black_box(&mut native);
         best_native = best_native.min(t.elapsed().as_secs_f64());
     }
+    // Host copies as the pipeline does them: 2 MiB pieces into and out of the arena.
+    let piece = (512usize << 10).min(lanes);
+    let (mut best_write, mut best_read) = (f64::MAX, f64::MAX);
+    let src = bytes(&a[..piece]);
+    let mut back = vec![0u8; piece * 4];
+    for _ in 0..reps {
+        let t = Instant::now();
+        for k in 0..lanes / piece {
+            dev.write(p[0] + (k * piece * 4) as u64, &src).unwrap();
+        }
+        best_write = best_write.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for k in 0..lanes / piece {
+            dev.read(p[3] + (k * piece * 4) as u64, &mut back).unwrap();
+        }
+        best_read = best_read.min(t.elapsed().as_secs_f64());
+    }
+    let copied = (lanes / piece * piece * 4) as f64;
+    println!("  host write ({} KiB pieces): {:>8.2} GB/s", (piece * 4) >> 10, copied / best_write / 1e9);
+    println!("  host read  ({} KiB pieces): {:>8.2} GB/s", (piece * 4) >> 10, copied / best_read / 1e9);
     let mismatches = native.iter().enumerate().filter(|(i, w)| out[4 * i..4 * i + 4] != w.to_le_bytes()).count();
     let emu_rate = lanes as f64 / best_emu;
     let native_rate = lanes as f64 / best_native;

@@ -112,11 +112,29 @@ pub struct Wave<const W: usize> {
     pub v: Vec<[u32; W]>,
     pub pc: usize,
     pub steps: u64,
+    /// Scratch rows for splatted or DPP sources and results (see `map3`).
+    ta: [u32; W],
+    tb: [u32; W],
+    tr: [u32; W],
+    bits: [u8; W],
+    /// 4 * lane, for the contiguity check of dword accesses.
+    dword_offsets: [u32; W],
 }
 
 impl<const W: usize> Default for Wave<W> {
     fn default() -> Self {
-        Wave { s: [0; 256], scc: false, v: vec![[0; W]; VGPR_FILE], pc: 0, steps: 0 }
+        Wave {
+            s: [0; 256],
+            scc: false,
+            v: vec![[0; W]; VGPR_FILE],
+            pc: 0,
+            steps: 0,
+            ta: [0; W],
+            tb: [0; W],
+            tr: [0; W],
+            bits: [0; W],
+            dword_offsets: std::array::from_fn(|i| 4 * i as u32),
+        }
     }
 }
 
@@ -287,6 +305,16 @@ impl<const W: usize> Wave<W> {
         }
     }
 
+    /// DPP src0 by value, out of line: its staging array would otherwise be
+    /// zeroed on every call of the function that inlines it.
+    #[cold]
+    #[inline(never)]
+    fn dpp_row(&self, inst: &Inst) -> Result<([u32; W], u64), DeviceError> {
+        let mut a = [0u32; W];
+        let m = self.dpp_src0(inst, &mut a, self.exec())?;
+        Ok((a, m))
+    }
+
     fn dpp_src0(&self, inst: &Inst, out: &mut [u32; W], exec: u64) -> Result<u64, DeviceError> {
         let Src::Vgpr(r) = inst.src[0] else { return Err(emu("DPP source is not a VGPR".into())) };
         let v = &self.v[r as usize];
@@ -354,31 +382,9 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub fn step_one(&mut self, ctx: &Ctx<'_>) -> Result<Option<Status>, DeviceError> {
         let pc = self.pc;
-        let inst = match ctx.prog.insts.get(pc) {
-            Some(Ok(inst)) => inst,
-            Some(Err(msg)) => return Err(emu(msg.clone())),
-            None => {
-                return Err(emu(format!(
-                    "execution ran past the end of the code (offset 0x{:x}) without s_endpgm",
-                    ctx.prog.end_offset
-                )))
-            }
-        };
+        let inst = fetch(ctx, pc)?;
         self.steps += 1;
-        if self.steps > ctx.step_budget {
-            return Err(emu(format!(
-                "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
-                ctx.step_budget, inst.offset
-            )));
-        }
-        if self.steps & 0x3fff == 0 {
-            if ctx.abort.load(Ordering::Relaxed) {
-                return Err(aborted());
-            }
-            if ctx.started.elapsed() > ctx.timeout {
-                return Err(DeviceError::Timeout(ctx.timeout));
-            }
-        }
+        check_steps(ctx, self.steps, inst)?;
         self.pc = pc + 1;
         self.step(inst, ctx, pc)
     }
@@ -386,7 +392,8 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Status>, DeviceError> {
         use Op::*;
-        let s = inst.src;
+        // A reference: copying the three operands per instruction shows in profiles.
+        let s = &inst.src;
         macro_rules! v3 {
             (|$a:ident, $b:ident, $c:ident| $e:expr) => {
                 self.map3(inst, |$a, $b, $c| $e)?
@@ -934,53 +941,78 @@ impl<const W: usize> Wave<W> {
     /// interpreter loop's stack frame small.
     #[inline(never)]
     fn map3(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
-        let s = inst.src;
-        let mut a = [0u32; W];
-        let mask = self.src0(inst, &mut a)?;
+        let s = &inst.src;
+        // Operands and the result live in rows of memory (VGPRs or the
+        // wave's scratch rows), never in by-value arrays, which LLVM splits
+        // into dozens of scalar registers and spills.
+        let mask = match (inst.dpp, s[0]) {
+            (Dpp::None, Src::Vgpr(_)) => self.exec(),
+            (Dpp::None, other) => {
+                self.ta = [self.s32(other); W];
+                self.exec()
+            }
+            _ => {
+                let (a, m) = self.dpp_row(inst)?;
+                self.ta = a;
+                m
+            }
+        };
         let splat = |w: &Self, src: Src| match src {
             Src::Vgpr(_) => 0,
             other => w.s32(other),
         };
         let (kb, kc) = (splat(self, s[1]), splat(self, s[2]));
-        let mut r = [0u32; W];
+        let a: &[u32; W] = match (inst.dpp, s[0]) {
+            (Dpp::None, Src::Vgpr(r)) => &self.v[r as usize],
+            _ => &self.ta,
+        };
+        let r = &mut self.tr;
         match (s[1], s[2]) {
-            (Src::Vgpr(rb), Src::Vgpr(rc)) => {
-                let (b, c) = (&self.v[rb as usize], &self.v[rc as usize]);
-                for i in 0..W {
-                    r[i] = f(a[i], b[i], c[i]);
-                }
-            }
-            (Src::Vgpr(rb), _) => {
-                let b = &self.v[rb as usize];
-                for i in 0..W {
-                    r[i] = f(a[i], b[i], kc);
-                }
-            }
-            (_, Src::Vgpr(rc)) => {
-                let c = &self.v[rc as usize];
-                for i in 0..W {
-                    r[i] = f(a[i], kb, c[i]);
-                }
-            }
-            _ => {
-                for i in 0..W {
-                    r[i] = f(a[i], kb, kc);
+            (Src::Vgpr(rb), Src::Vgpr(rc)) => lanes3(r, a, &self.v[rb as usize], &self.v[rc as usize], f),
+            (Src::Vgpr(rb), _) => lanes2(r, a, &self.v[rb as usize], |x, y| f(x, y, kc)),
+            (_, Src::Vgpr(rc)) => lanes2(r, a, &self.v[rc as usize], |x, z| f(x, kb, z)),
+            _ => lanes2(r, a, a, |x, _| f(x, kb, kc)),
+        }
+        let d = &mut self.v[inst.dst as usize];
+        if mask == Self::FULL {
+            *d = self.tr;
+        } else {
+            for i in 0..W {
+                if (mask >> i) & 1 != 0 {
+                    d[i] = self.tr[i];
                 }
             }
         }
-        self.write_v(inst.dst, &r, mask);
         Ok(())
     }
 
     #[inline(never)]
     fn compare(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
-        let mut a = [0u32; W];
-        let mut b = [0u32; W];
-        self.vsrc(inst.src[0], &mut a);
-        self.vsrc(inst.src[1], &mut b);
+        if let Src::Vgpr(_) = inst.src[0] {
+        } else {
+            self.ta = [self.s32(inst.src[0]); W];
+        }
+        if let Src::Vgpr(_) = inst.src[1] {
+        } else {
+            self.tb = [self.s32(inst.src[1]); W];
+        }
+        let a: &[u32; W] = match inst.src[0] {
+            Src::Vgpr(r) => &self.v[r as usize],
+            _ => &self.ta,
+        };
+        let b: &[u32; W] = match inst.src[1] {
+            Src::Vgpr(r) => &self.v[r as usize],
+            _ => &self.tb,
+        };
+        // Bytes first (a loop that vectorises), then packed 8 lanes at a time.
+        let bits = &mut self.bits;
+        lanes_cmp(bits, a, b, f);
         let mut m = 0u64;
-        for i in 0..W {
-            m |= u64::from(f(a[i], b[i])) << i;
+        for (j, chunk) in bits.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            // Each byte is 0 or 1; the multiply gathers bit 0 of every byte into the top byte.
+            let packed = (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) & 0xff;
+            m |= packed << (8 * j);
         }
         let m = m & self.exec();
         self.set_mask(inst.sdst, m);
@@ -1001,26 +1033,64 @@ impl<const W: usize> Wave<W> {
         self.set_mask(inst.sdst, m);
     }
 
+    /// Lane `i`'s address (slow paths; the fast paths use [`Wave::contiguous_start`]).
     #[inline(always)]
-    fn lane_addrs(&self, inst: &Inst) -> [u64; W] {
-        let mut a = [0u64; W];
+    fn lane_addr(&self, inst: &Inst, i: usize) -> u64 {
+        let lo = u64::from(self.v[inst.addr as usize][i]);
+        let off = i64::from(inst.imm);
+        match inst.saddr {
+            Some(sa) => (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32)
+                .wrapping_add_signed(off)
+                .wrapping_add(lo),
+            None => (lo | u64::from(self.v[inst.addr as usize + 1][i]) << 32).wrapping_add_signed(off),
+        }
+    }
+
+    /// If EXEC is full and lane i's address is `a0 + i * size`, return a0.
+    /// Checked on the 32-bit address VGPRs directly (a vectorisable compare)
+    /// and only when the low words cannot carry; a carrying wave, which is
+    /// still contiguous, takes the per-lane path and gets the same result.
+    #[inline(always)]
+    fn contiguous_start(&self, inst: &Inst, size: u64) -> Option<u64> {
+        if self.exec() != Self::FULL {
+            return None;
+        }
         let lo = &self.v[inst.addr as usize];
+        let l0 = lo[0];
+        if u64::from(l0) + (W as u64 - 1) * size > u64::from(u32::MAX) {
+            return None;
+        }
+        // Lane i must hold l0 + i * size (l0 cannot carry, checked above).
+        let mut ok = true;
+        if size == 4 {
+            // Dword accesses, the common case: compare with a stored row of
+            // offsets (SSE2 has no 32-bit vector multiply).
+            ok = offsets_match(lo, l0, &self.dword_offsets);
+        } else {
+            let step = size as u32;
+            for i in 1..W {
+                ok &= lo[i].wrapping_sub(lo[i - 1]) == step;
+            }
+        }
+        if !ok {
+            return None;
+        }
         let off = i64::from(inst.imm);
         match inst.saddr {
             Some(sa) => {
-                let base = (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32).wrapping_add_signed(off);
-                for i in 0..W {
-                    a[i] = base.wrapping_add(u64::from(lo[i]));
-                }
+                let base = u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32;
+                Some(base.wrapping_add_signed(off).wrapping_add(u64::from(l0)))
             }
             None => {
                 let hi = &self.v[inst.addr as usize + 1];
+                let h0 = hi[0];
+                let mut same = true;
                 for i in 0..W {
-                    a[i] = (u64::from(lo[i]) | u64::from(hi[i]) << 32).wrapping_add_signed(off);
+                    same &= hi[i] == h0;
                 }
+                same.then(|| (u64::from(l0) | u64::from(h0) << 32).wrapping_add_signed(off))
             }
         }
-        a
     }
 
     fn fault(&self, mem: &Memory, inst: &Inst, lane: usize, addr: u64, bytes: u64, what: &str) -> DeviceError {
@@ -1031,125 +1101,137 @@ impl<const W: usize> Wave<W> {
         ))
     }
 
-    /// If every lane is active and lane i's address is `a0 + i * size`, the
-    /// whole wave's access is one contiguous range: return its start.
-    #[inline(always)]
-    fn contiguous(addrs: &[u64; W], exec: u64, size: u64) -> Option<u64> {
-        if exec != Self::FULL {
-            return None;
-        }
-        let a0 = addrs[0];
-        let mut ok = true;
-        for i in 0..W {
-            ok &= addrs[i] == a0.wrapping_add(size * i as u64);
-        }
-        ok.then_some(a0)
-    }
-
     #[inline(never)]
     fn mem_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        use std::sync::atomic::Ordering::Relaxed;
         let Shape::MemLoad(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
-        let addrs = self.lane_addrs(inst);
-        let exec = self.exec();
         let dwords = (size as usize).div_ceil(4);
-        let fast = Self::contiguous(&addrs, exec, size)
-            .and_then(|a0| mem.resolve(a0, size * W as u64))
-            .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
+        let fast = if size % 4 == 0 {
+            self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
+        } else {
+            None
+        };
         if let Some((buf, off)) = fast {
-            if dwords == 1 {
-                // EXEC is full on this path: load straight into the destination.
-                let w0 = (off / 4) as usize;
-                let d = &mut self.v[inst.dst as usize];
-                for (d, w) in d.iter_mut().zip(&buf.words[w0..w0 + W]) {
-                    *d = w.load(std::sync::atomic::Ordering::Relaxed);
-                }
-                return Ok(());
-            }
-        }
-        // Declared after the common fast path: zeroing it costs as much as the load.
-        let mut data = [[0u32; W]; 4];
-        if let Some((buf, off)) = fast {
+            // EXEC is full on this path and every address was resolved, so
+            // the destination rows can be written directly.
             let w0 = (off / 4) as usize;
             let words = &buf.words[w0..w0 + dwords * W];
-            {
-                for i in 0..W {
-                    for (k, plane) in data.iter_mut().enumerate().take(dwords) {
-                        plane[i] = words[i * dwords + k].load(std::sync::atomic::Ordering::Relaxed);
+            if dwords == 1 {
+                let d = &mut self.v[inst.dst as usize];
+                for (d, w) in d.iter_mut().zip(words) {
+                    *d = w.load(Relaxed);
+                }
+            } else {
+                for k in 0..dwords {
+                    let d = &mut self.v[inst.dst.wrapping_add(k as u8) as usize];
+                    for i in 0..W {
+                        d[i] = words[i * dwords + k].load(Relaxed);
                     }
                 }
             }
-        } else {
-            let sign = ops::load_sign_extends(inst.op);
-            for i in 0..W {
-                if (exec >> i) & 1 == 0 {
-                    continue;
-                }
-                let Some((buf, off)) = mem.resolve(addrs[i], size) else {
-                    return Err(self.fault(mem, inst, i, addrs[i], size, "load"));
-                };
-                match size {
-                    1 | 2 => {
-                        let mut b = [0u8; 2];
-                        buf.read(off, &mut b[..size as usize]);
-                        data[0][i] = match (size, sign) {
-                            (1, false) => u32::from(b[0]),
-                            (1, true) => b[0] as i8 as i32 as u32,
-                            (_, false) => u32::from(u16::from_le_bytes(b)),
-                            (_, true) => u16::from_le_bytes(b) as i16 as i32 as u32,
-                        };
-                    }
-                    _ => {
-                        for (k, plane) in data.iter_mut().enumerate().take(dwords) {
-                            plane[i] = buf.load_u32(off + 4 * k as u64);
-                        }
-                    }
+            return Ok(());
+        }
+        self.mem_load_lanes(inst, mem, size, dwords)
+    }
+
+    /// The general load: any EXEC, any addresses, faults named by lane.
+    #[cold]
+    #[inline(never)]
+    fn mem_load_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+        let exec = self.exec();
+        // Check every active lane first so a faulting load writes nothing.
+        for i in 0..W {
+            if (exec >> i) & 1 == 1 {
+                let a = self.lane_addr(inst, i);
+                if mem.resolve(a, size).is_none() {
+                    return Err(self.fault(mem, inst, i, a, size, "load"));
                 }
             }
         }
-        for (k, plane) in data.iter().enumerate().take(dwords) {
-            self.write_v(inst.dst.wrapping_add(k as u8), plane, exec);
+        let sign = ops::load_sign_extends(inst.op);
+        // Lane i's address comes from lane i of the address VGPRs only, so
+        // writing lane i's result before reading lane i+1's address is safe
+        // even when the destination overlaps the address registers.
+        for i in 0..W {
+            if (exec >> i) & 1 == 0 {
+                continue;
+            }
+            let a = self.lane_addr(inst, i);
+            let Some((buf, off)) = mem.resolve(a, size) else { continue };
+            match size {
+                1 | 2 => {
+                    let mut b = [0u8; 2];
+                    buf.read(off, &mut b[..size as usize]);
+                    self.v[inst.dst as usize][i] = match (size, sign) {
+                        (1, false) => u32::from(b[0]),
+                        (1, true) => b[0] as i8 as i32 as u32,
+                        (_, false) => u32::from(u16::from_le_bytes(b)),
+                        (_, true) => u16::from_le_bytes(b) as i16 as i32 as u32,
+                    };
+                }
+                _ => {
+                    let mut data = [0u32; 4];
+                    for (k, d) in data.iter_mut().enumerate().take(dwords) {
+                        *d = buf.load_u32(off + 4 * k as u64);
+                    }
+                    for (k, d) in data.iter().enumerate().take(dwords) {
+                        self.v[inst.dst.wrapping_add(k as u8) as usize][i] = *d;
+                    }
+                }
+            }
         }
         Ok(())
     }
 
     #[inline(never)]
     fn mem_store(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
+        use std::sync::atomic::Ordering::Relaxed;
         let Shape::MemStore(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
-        let addrs = self.lane_addrs(inst);
-        let exec = self.exec();
         let dwords = (size as usize).div_ceil(4);
-        let fast = Self::contiguous(&addrs, exec, size)
-            .and_then(|a0| mem.resolve(a0, size * W as u64))
-            .filter(|(_, off)| off % 4 == 0 && size % 4 == 0);
+        let fast = if size % 4 == 0 {
+            self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
+        } else {
+            None
+        };
         if let Some((buf, off)) = fast {
             let w0 = (off / 4) as usize;
             let words = &buf.words[w0..w0 + dwords * W];
             if dwords == 1 {
                 for (w, d) in words.iter().zip(&self.v[inst.data as usize]) {
-                    w.store(*d, std::sync::atomic::Ordering::Relaxed);
+                    w.store(*d, Relaxed);
                 }
             } else {
                 for i in 0..W {
                     for k in 0..dwords {
-                        words[i * dwords + k].store(self.v[inst.data as usize + k][i], std::sync::atomic::Ordering::Relaxed);
+                        words[i * dwords + k].store(self.v[inst.data as usize + k][i], Relaxed);
                     }
                 }
             }
             return Ok(());
         }
+        self.mem_store_lanes(inst, mem, size, dwords)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mem_store_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+        let exec = self.exec();
         // Check every active lane first so a faulting store writes nothing.
         for i in 0..W {
-            if (exec >> i) & 1 == 1 && mem.resolve(addrs[i], size).is_none() {
-                return Err(self.fault(mem, inst, i, addrs[i], size, "store"));
+            if (exec >> i) & 1 == 1 {
+                let a = self.lane_addr(inst, i);
+                if mem.resolve(a, size).is_none() {
+                    return Err(self.fault(mem, inst, i, a, size, "store"));
+                }
             }
         }
         for i in 0..W {
             if (exec >> i) & 1 == 0 {
                 continue;
             }
-            let Some((buf, off)) = mem.resolve(addrs[i], size) else { continue };
+            let Some((buf, off)) = mem.resolve(self.lane_addr(inst, i), size) else { continue };
             match size {
                 1 | 2 => {
                     let b = self.v[inst.data as usize][i].to_le_bytes();
@@ -1186,15 +1268,137 @@ impl<const W: usize> Wave<W> {
                 inst.offset
             )));
         };
-        for k in 0..u64::from(n) {
-            let v = buf.load_u32(off + 4 * k);
-            self.ws(inst.dst.wrapping_add(k as u8), v);
+        let (dst, n) = (inst.dst as usize, n as usize);
+        if dst + n <= NULL as usize {
+            // The common case: the registers are below `null`, no wrap, and
+            // the address is word-aligned (checked above): a straight copy.
+            let w0 = (off / 4) as usize;
+            for (d, w) in self.s[dst..dst + n].iter_mut().zip(&buf.words[w0..w0 + n]) {
+                *d = w.load(Ordering::Relaxed);
+            }
+        } else {
+            for k in 0..n as u64 {
+                let v = buf.load_u32(off + 4 * k);
+                self.ws(inst.dst.wrapping_add(k as u8), v);
+            }
         }
         Ok(())
     }
 }
 
 fn unreachable_none() {}
+
+// Lane loops as functions: Rust marks `&mut` parameters noalias, which tells
+// LLVM the result row does not overlap the sources (fields of one wave, so it
+// cannot prove that itself), and the loops vectorise without runtime overlap
+// checks or a scalar fallback.
+#[inline(always)]
+fn lanes3<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], c: &[u32; W], f: impl Fn(u32, u32, u32) -> u32) {
+    for i in 0..W {
+        r[i] = f(a[i], b[i], c[i]);
+    }
+}
+
+#[inline(always)]
+fn lanes2<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> u32) {
+    for i in 0..W {
+        r[i] = f(a[i], b[i]);
+    }
+}
+
+#[inline(always)]
+fn offsets_match<const W: usize>(lo: &[u32; W], l0: u32, offsets: &[u32; W]) -> bool {
+    let mut ok = true;
+    for i in 0..W {
+        ok &= lo[i].wrapping_sub(l0) == offsets[i];
+    }
+    ok
+}
+
+#[inline(always)]
+fn lanes_cmp<const W: usize>(bits: &mut [u8; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> bool) {
+    for i in 0..W {
+        bits[i] = u8::from(f(a[i], b[i]));
+    }
+}
+
+/// The decoded instruction at `pc`, or the error executing it would raise.
+#[inline(always)]
+fn fetch<'p>(ctx: &Ctx<'p>, pc: usize) -> Result<&'p Inst, DeviceError> {
+    match ctx.prog.insts.get(pc) {
+        Some(Ok(inst)) => Ok(inst),
+        Some(Err(msg)) => Err(emu(msg.clone())),
+        None => Err(past_end(ctx)),
+    }
+}
+
+#[cold]
+fn past_end(ctx: &Ctx<'_>) -> DeviceError {
+    emu(format!("execution ran past the end of the code (offset 0x{:x}) without s_endpgm", ctx.prog.end_offset))
+}
+
+/// Step budget, and every 16K steps the abort flag and the watchdog.
+#[inline(always)]
+fn check_steps(ctx: &Ctx<'_>, steps: u64, inst: &Inst) -> Result<(), DeviceError> {
+    if steps > ctx.step_budget {
+        return Err(budget_exhausted(ctx, inst));
+    }
+    if steps & 0x3fff == 0 {
+        if ctx.abort.load(Ordering::Relaxed) {
+            return Err(aborted());
+        }
+        if ctx.started.elapsed() > ctx.timeout {
+            return Err(DeviceError::Timeout(ctx.timeout));
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+fn budget_exhausted(ctx: &Ctx<'_>, inst: &Inst) -> DeviceError {
+    emu(format!(
+        "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
+        ctx.step_budget, inst.offset
+    ))
+}
+
+/// Run a workgroup's waves in lockstep: each instruction is fetched once and
+/// executed for wave 0, 1, ... in turn, while every wave is at the same pc.
+/// Returns `Ok(true)` when all waves ended, `Ok(false)` as soon as their pcs
+/// differ (a branch went different ways); the caller then finishes them one
+/// at a time, which is how they would have run anyway.
+///
+/// Same results as running each wave to its next barrier in turn: waves of
+/// a workgroup only see each other's memory at barriers (anything else is a
+/// race, any interleaving of which is a valid outcome on the hardware), each
+/// wave counts its own steps, and s_barrier, reached by all at once here,
+/// releases at once. Of several waves failing, the one failing first in this
+/// order is reported.
+pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<bool, DeviceError> {
+    let Some(first) = waves.first() else { return Ok(true) };
+    let (mut pc, mut steps) = (first.pc, first.steps);
+    if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
+        return Ok(false);
+    }
+    loop {
+        let inst = fetch(ctx, pc)?;
+        steps += 1;
+        check_steps(ctx, steps, inst)?;
+        let mut status = None;
+        for w in waves.iter_mut() {
+            w.steps = steps;
+            w.pc = pc + 1;
+            status = w.step(inst, ctx, pc)?;
+        }
+        if status == Some(Status::Ended) {
+            return Ok(true);
+        }
+        pc = waves[0].pc;
+        if waves.iter().any(|w| w.pc != pc) {
+            return Ok(false);
+        }
+    }
+}
 
 /// The error a wave returns when another wave's failure stopped the launch.
 pub fn aborted() -> DeviceError {

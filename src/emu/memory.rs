@@ -101,6 +101,32 @@ impl Memory {
         Ok(())
     }
 
+    /// The buffer holding `[addr, addr + len)`, exclusively, and the byte offset of `addr` in it.
+    fn resolve_mut(&mut self, addr: u64, len: u64) -> Option<(&mut Buffer, u64)> {
+        let (slot, off) = split(addr);
+        let buf = self.slots.get_mut(slot)?.as_mut()?;
+        if off.checked_add(len)? <= buf.bytes {
+            Some((buf, off))
+        } else {
+            None
+        }
+    }
+
+    /// [`Memory::read_bytes`] for a caller with exclusive access (no kernel
+    /// running): plain loads that vectorise, split across threads when large.
+    pub fn read_bytes_mut(&mut self, addr: u64, dst: &mut [u8]) -> Result<(), Fault> {
+        let (buf, off) = self.resolve_mut(addr, dst.len() as u64).ok_or(Fault { address: addr, bytes: dst.len() as u64 })?;
+        buf.read_mut(off, dst);
+        Ok(())
+    }
+
+    /// [`Memory::write_bytes`] for a caller with exclusive access.
+    pub fn write_bytes_mut(&mut self, addr: u64, src: &[u8]) -> Result<(), Fault> {
+        let (buf, off) = self.resolve_mut(addr, src.len() as u64).ok_or(Fault { address: addr, bytes: src.len() as u64 })?;
+        buf.write_mut(off, src);
+        Ok(())
+    }
+
     /// Find the first faulting byte address for a message (the start if none).
     pub fn first_bad_byte(&self, addr: u64, len: u64) -> u64 {
         (0..len).map(|i| addr.wrapping_add(i)).find(|&a| self.resolve(a, 1).is_none()).unwrap_or(addr)
@@ -113,7 +139,63 @@ fn split(addr: u64) -> (usize, u64) {
     (slot.wrapping_sub(1), addr & ((1 << SLOT_SHIFT) - 1))
 }
 
+/// Host copies at least this long are split across the rayon pool.
+const PAR_COPY: usize = 1 << 20;
+/// Bytes per piece of a parallel host copy.
+const PIECE: usize = 256 << 10;
+
+fn words_to_bytes(words: &mut [AtomicU32], dst: &mut [u8]) {
+    for (chunk, w) in dst.chunks_exact_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.get_mut().to_le_bytes());
+    }
+}
+
+fn bytes_to_words(src: &[u8], words: &mut [AtomicU32]) {
+    for (chunk, w) in src.chunks_exact(4).zip(words) {
+        *w.get_mut() = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+}
+
 impl Buffer {
+    /// [`Buffer::read`] through `&mut self`: the whole words are plain
+    /// (non-atomic) loads the compiler turns into a vector copy.
+    pub fn read_mut(&mut self, off: u64, dst: &mut [u8]) {
+        let start = off as usize;
+        let head = ((4 - start % 4) % 4).min(dst.len());
+        let (head_dst, rest) = dst.split_at_mut(head);
+        self.read(off, head_dst);
+        let w0 = (start + head) / 4;
+        let whole = rest.len() / 4;
+        let (body, tail) = rest.split_at_mut(whole * 4);
+        let words = &mut self.words[w0..w0 + whole];
+        if body.len() >= PAR_COPY {
+            use rayon::prelude::*;
+            body.par_chunks_mut(PIECE).zip(words.par_chunks_mut(PIECE / 4)).for_each(|(d, w)| words_to_bytes(w, d));
+        } else {
+            words_to_bytes(words, body);
+        }
+        self.read((w0 + whole) as u64 * 4, tail);
+    }
+
+    /// [`Buffer::write`] through `&mut self` (see [`Buffer::read_mut`]).
+    pub fn write_mut(&mut self, off: u64, src: &[u8]) {
+        let start = off as usize;
+        let head = ((4 - start % 4) % 4).min(src.len());
+        let (head_src, rest) = src.split_at(head);
+        self.write(off, head_src);
+        let w0 = (start + head) / 4;
+        let whole = rest.len() / 4;
+        let (body, tail) = rest.split_at(whole * 4);
+        let words = &mut self.words[w0..w0 + whole];
+        if body.len() >= PAR_COPY {
+            use rayon::prelude::*;
+            body.par_chunks(PIECE).zip(words.par_chunks_mut(PIECE / 4)).for_each(|(s, w)| bytes_to_words(s, w));
+        } else {
+            bytes_to_words(body, words);
+        }
+        self.write((w0 + whole) as u64 * 4, tail);
+    }
+
     /// Bytes `[off, off + dst.len())`; the caller checked the bounds.
     pub fn read(&self, off: u64, dst: &mut [u8]) {
         let mut off = off as usize;

@@ -239,6 +239,9 @@ fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::op
         for (w, wave) in waves.iter_mut().enumerate() {
             setup.init_wave(wave, wg, w);
         }
+        if exec::run_lockstep(&mut waves, ctx)? {
+            continue;
+        }
         // Round-robin between barriers: each live wave runs until it ends or
         // reaches s_barrier; the barrier releases once every live wave is there.
         let mut live = vec![true; waves.len()];
@@ -279,13 +282,23 @@ impl Device for EmuDevice {
     }
 
     fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
-        self.memory.write_bytes(dst, src).map_err(|f| {
+        let memory = &mut self.memory;
+        let r = match &self.pool {
+            Some(pool) => pool.install(|| memory.write_bytes_mut(dst, src)),
+            None => memory.write_bytes_mut(dst, src),
+        };
+        r.map_err(|f| {
             DeviceError::MemoryFault(format!("host write of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
         })
     }
 
     fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        self.memory.read_bytes(src, dst).map_err(|f| {
+        let memory = &mut self.memory;
+        let r = match &self.pool {
+            Some(pool) => pool.install(|| memory.read_bytes_mut(src, dst)),
+            None => memory.read_bytes_mut(src, dst),
+        };
+        r.map_err(|f| {
             DeviceError::MemoryFault(format!("host read of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
         })
     }
