@@ -13,7 +13,7 @@ use crate::inputs;
 use crate::run::{self, Options, Status};
 
 /// Lanes per chunk of the native loop (same as the pipeline's default).
-const NATIVE_CHUNK: usize = 1 << 19;
+const NATIVE_CHUNK: usize = 1 << 17;
 
 /// Generate, compute and verify `lanes` lanes natively on one thread.
 fn native_single_thread(lanes: u64, seed: u64) -> u64 {

@@ -5,7 +5,8 @@
 //! sequence): value `n` of a stream is a pure function of `(seed, stream, n)`,
 //! so any chunk of lanes, generated on any thread, in any order, sees exactly the
 //! values a single pass would, with no state to carry or skip. Lane `i` draws
-//! values `2i` and `2i + 1` of the sources stream.
+//! values `2i` and `2i + 1` of the sources stream; edge cases are placed per
+//! group of 8 lanes from a separate stream, so the hot loop has no branches.
 
 use rayon::prelude::*;
 
@@ -33,6 +34,7 @@ fn mix(mut z: u64) -> u64 {
 const STREAM_SOURCES: u64 = 1;
 const STREAM_PREFILL: u64 = 2;
 const STREAM_SCALARS: u64 = 3;
+const STREAM_EDGES: u64 = 4;
 
 fn key(seed: u64, stream: u64) -> u64 {
     mix(seed ^ mix(stream))
@@ -47,25 +49,23 @@ fn value(key: u64, n: u64) -> u64 {
     (t >> 64) as u64 ^ t as u64
 }
 
-/// The three source operands of a random lane, from 128 random bits.
-#[inline(always)]
-fn lane_values(x: u64, y: u64) -> (u32, u32, u32) {
-    let (a, b, c) = (x as u32, (x >> 32) as u32, y as u32);
-    let select = (y >> 32) as u32;
-    // One lane in eight gets a structured edge case; the rest stay uniform.
-    if select & 7 != 0 {
-        return (a, b, c);
-    }
+/// Lanes per edge group: one lane of each group of 8, at a position drawn per
+/// group, gets a structured edge case; the other seven stay uniform.
+const EDGE_GROUP: u64 = 8;
+
+/// Replace a lane's uniform (a, b, c) with structured edge case `pattern`,
+/// using `bits` for the edge values it picks.
+fn edge_case(pattern: u32, bits: u32, (a, b, c): (u32, u32, u32)) -> (u32, u32, u32) {
     let edge = |k: u32| EDGE_VALUES[(k % EDGE_VALUES.len() as u32) as usize];
-    match (select >> 3) % 8 {
-        0 => (edge(select >> 6), edge(select >> 10), edge(select >> 14)),
+    match pattern % 8 {
+        0 => (edge(bits), edge(bits >> 4), edge(bits >> 8)),
         1 => (a, a, c),                      // a ^ b == 0
         2 => (a, !a, c),                     // a ^ b == 0xffffffff
         3 => (a, b, (a ^ b).wrapping_neg()), // sum carries through all 32 bits to 0
         4 => (a, !a, 1),                     // 0xffffffff + 1 wraps to 0
         5 => (a, b, 0xffff_ffff - (a ^ b)),  // largest sum without a carry out
         6 => (a, a ^ 0x7fff_ffff, 1),        // crosses the sign boundary
-        _ => (a, b, edge(select >> 6)),      // random xor, edge addend
+        _ => (a, b, edge(bits)),             // random xor, edge addend
     }
 }
 
@@ -79,10 +79,23 @@ fn edge_product(lane: usize) -> (u32, u32, u32) {
 /// on the calling thread.
 pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
     assert!(a.len() == b.len() && b.len() == c.len(), "source buffers must be equally long");
-    let key = key(seed, STREAM_SOURCES);
+    let n = a.len() as u64;
+    // Uniform values first, in a branch-free loop.
+    let sources = key(seed, STREAM_SOURCES);
     for (i, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
-        let n = 2 * (first_lane + i as u64);
-        (*a, *b, *c) = lane_values(value(key, n), value(key, n + 1));
+        let lane = first_lane + i as u64;
+        let x = value(sources, 2 * lane);
+        (*a, *b, *c) = (x as u32, (x >> 32) as u32, value(sources, 2 * lane + 1) as u32);
+    }
+    // Then one structured edge case per group of EDGE_GROUP lanes, at a drawn position.
+    let edges = key(seed, STREAM_EDGES);
+    for group in first_lane / EDGE_GROUP..(first_lane + n).div_ceil(EDGE_GROUP) {
+        let draw = value(edges, group);
+        let lane = group * EDGE_GROUP + draw % EDGE_GROUP;
+        if lane >= first_lane && lane < first_lane + n {
+            let i = (lane - first_lane) as usize;
+            (a[i], b[i], c[i]) = edge_case((draw >> 3) as u32, (draw >> 32) as u32, (a[i], b[i], c[i]));
+        }
     }
     // Lanes of the edge cross product, when this range holds any.
     if (first_lane as usize) < EDGE_PRODUCT_LANES {
