@@ -13,7 +13,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::decode::{Dpp, Inst, Src, EXEC, NULL, VCC};
-use super::memory::Memory;
+use super::memory::{Buffer, Memory};
 use super::ops::{self, Op, Shape};
 use crate::device::DeviceError;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -1101,17 +1101,23 @@ impl<const W: usize> Wave<W> {
         ))
     }
 
+    /// The buffer and word-aligned offset of a whole-wave access when every
+    /// lane is active and lane i touches `start + i * size` (dword sizes only):
+    /// the fast path of global loads and stores.
+    fn contiguous_range<'m>(&self, inst: &Inst, size: u64, mem: &'m Memory) -> Option<(&'m Buffer, u64)> {
+        if size % 4 != 0 {
+            return None;
+        }
+        self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
+    }
+
     #[inline(never)]
     fn mem_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
         use std::sync::atomic::Ordering::Relaxed;
         let Shape::MemLoad(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
         let dwords = (size as usize).div_ceil(4);
-        let fast = if size % 4 == 0 {
-            self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
-        } else {
-            None
-        };
+        let fast = self.contiguous_range(inst, size, mem);
         if let Some((buf, off)) = fast {
             // EXEC is full on this path and every address was resolved, so
             // the destination rows can be written directly.
@@ -1190,11 +1196,7 @@ impl<const W: usize> Wave<W> {
         let Shape::MemStore(size) = ops::info(inst.op).shape else { return Ok(()) };
         let size = u64::from(size);
         let dwords = (size as usize).div_ceil(4);
-        let fast = if size % 4 == 0 {
-            self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
-        } else {
-            None
-        };
+        let fast = self.contiguous_range(inst, size, mem);
         if let Some((buf, off)) = fast {
             let w0 = (off / 4) as usize;
             let words = &buf.words[w0..w0 + dwords * W];
