@@ -28,9 +28,9 @@ pub struct Options {
     pub timeout: Duration,
     /// Detailed mismatch records kept per case.
     pub keep: usize,
-    /// Output words per dispatch (lanes x outputs per lane), rounded to whole
-    /// input blocks. 2^17 measured best for the emulator here: the whole
-    /// working set of a dispatch (host and device copies) stays in L3.
+    /// Output words per dispatch (lanes x outputs per lane), rounded up to whole
+    /// input blocks of 65536 lanes. 2^17 measured best for the emulator here:
+    /// the working set of a dispatch (host and device copies) stays in L3.
     pub chunk_lanes: usize,
 }
 
