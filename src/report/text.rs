@@ -54,6 +54,9 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     for g in &r.guard_violations {
         lines.push(format!("  {g}"));
     }
+    if let (Some(u), Status::Fail | Status::Error) = (&r.unsettled, r.status()) {
+        lines.push(format!("  note: this case rests on unsettled ISA behaviour, so a failure here is a finding about the guide, not proof of a defect: {u}"));
+    }
     if let Some(e) = &r.error {
         lines.push(format!("  error: {e}"));
     }
@@ -72,4 +75,48 @@ pub fn summary_line(report: &RunReport) -> String {
         line += &format!(", {error} errors");
     }
     format!("{line} [{on}, seed {}]", report.seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Mismatch, Tally};
+    use crate::run::KernelSource;
+
+    fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
+        let mut tally = Tally { lanes_checked: 64, ..Tally::default() };
+        if failed {
+            tally.lanes_failed = 1;
+            tally.first.push(Mismatch { lane: 5, word: 0, a: 1, b: 2, c: 3, expected: 6, got: 0x8000_0006, kind: FailureKind::Wrong });
+        }
+        CaseResult {
+            case: "basic".into(),
+            description: String::new(),
+            kernel: "xad_basic".into(),
+            kernel_source: KernelSource::Embedded { source: String::new() },
+            executor: "emulated gfx1100".into(),
+            seed: 9,
+            lanes: 64,
+            scalars: vec![],
+            tally,
+            guard_violations: vec![],
+            error: None,
+            seconds: 0.0,
+            unsettled: unsettled.map(str::to_string),
+            forms: vec![],
+        }
+    }
+
+    #[test]
+    fn every_case_line_names_its_executor_and_failures_are_replayable() {
+        let pass = case_lines(&result(false, Some("x")));
+        assert_eq!(pass.len(), 1, "{pass:?}");
+        assert!(pass[0].starts_with("PASS basic") && pass[0].contains("[emulated gfx1100]"));
+        let fail = case_lines(&result(true, None)).join("\n");
+        assert!(fail.contains("lane 5: a=0x00000001 b=0x00000002 c=0x00000003 expected 0x00000006 got 0x80000006"), "{fail}");
+        assert!(fail.contains("differing bits 0x80000000 (bit 31)"), "{fail}");
+        assert!(fail.contains("replay: xad-harness run --case basic --seed 9 --lanes 64"), "{fail}");
+        assert!(!fail.contains("unsettled"));
+        assert!(case_lines(&result(true, Some("exec_hi"))).join("\n").contains("unsettled ISA behaviour"));
+    }
 }
