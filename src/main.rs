@@ -177,7 +177,15 @@ fn load_user_kernel(path: &Path) -> Result<Loaded> {
         return Err(Error::Usage(format!("--kernel {shown}: no such file")));
     }
     let bytes = if path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm") {
-        toolchain::assemble_file(path, "gfx1100")?
+        match toolchain::assemble_file(path, "gfx1100") {
+            Ok(bytes) => bytes,
+            // The user's source is wrong: bad input. A missing or broken
+            // toolchain stays a toolchain fault (exit 3).
+            Err(e @ toolchain::ToolchainError::Failed { .. }) => {
+                return Err(Error::Usage(format!("--kernel {shown} does not assemble: {e}")))
+            }
+            Err(e) => return Err(e.into()),
+        }
     } else {
         std::fs::read(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?
     };

@@ -63,6 +63,15 @@ fn kernel_for_another_target_is_refused() {
 }
 
 #[test]
+fn source_kernel_that_does_not_assemble_is_bad_input() {
+    let dir = scratch("cli-badasm");
+    let src = dir.join("k.s");
+    std::fs::write(&src, basic_source().replace("v_xad_u32 v5, v2, v3, v4", "v_xad_u32 v5, v2, v3")).unwrap();
+    let r = run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&src));
+    assert_one_line_error(&r, 2, "does not assemble");
+}
+
+#[test]
 fn toolchain_missing_at_run_time_for_a_source_kernel() {
     let dir = scratch("cli-notool");
     let src = dir.join("k.s");

@@ -2,7 +2,7 @@
 
 use super::RunReport;
 use crate::check::FailureKind;
-use crate::run::{CaseResult, Status};
+use crate::run::{CaseResult, KernelSource, Status};
 
 /// The lines for one case: a status line, then one line per recorded failure.
 pub fn case_lines(r: &CaseResult) -> Vec<String> {
@@ -61,7 +61,11 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         lines.push(format!("  error: {e}"));
     }
     if t.lanes_failed > 0 || !r.guard_violations.is_empty() {
-        lines.push(format!("  replay: xad-harness run --case {} --seed {} --lanes {}", r.case, r.seed, r.lanes));
+        let kernel = match &r.kernel_source {
+            KernelSource::User { path } => format!(" --kernel {path}"),
+            KernelSource::Embedded { .. } => String::new(),
+        };
+        lines.push(format!("  replay: xad-harness run --case {} --seed {} --lanes {}{kernel}", r.case, r.seed, r.lanes));
     }
     lines
 }
@@ -81,7 +85,6 @@ pub fn summary_line(report: &RunReport) -> String {
 mod tests {
     use super::*;
     use crate::check::{Mismatch, Tally};
-    use crate::run::KernelSource;
 
     fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally { lanes_checked: 64, ..Tally::default() };

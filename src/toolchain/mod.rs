@@ -15,9 +15,11 @@ pub fn assemble_file(src: &std::path::Path, mcpu: &str) -> Result<Vec<u8>, Toolc
     let result = (|| {
         let tc = discover(mcpu, &scratch)?;
         let out = scratch.join("user.hsaco");
-        let dir = src.parent().unwrap_or(std::path::Path::new("."));
+        // Absolute, so a bare `k.s` has a directory and clang gets no empty -I.
+        let src = std::path::absolute(src).unwrap_or_else(|_| src.to_path_buf());
+        let dir = src.parent().unwrap_or(std::path::Path::new("/")).to_path_buf();
         let sibling = dir.join("../include");
-        tc.build_code_object(mcpu, src, &out, &[dir, &sibling])?;
+        tc.build_code_object(mcpu, &src, &out, &[&dir, &sibling])?;
         std::fs::read(&out).map_err(|e| ToolchainError::Spawn { command: format!("read {}", out.display()), error: e.to_string() })
     })();
     let _ = std::fs::remove_dir_all(&scratch);
