@@ -54,11 +54,24 @@ pub struct Tally {
     pub first: Vec<Mismatch>,
 }
 
+/// XORed into an expected value to make the poison that goes into `out` before
+/// launch. Many bits in no simple pattern, so the poison differs from the
+/// expected value and from its common corruptions: one flipped bit, off by one
+/// (`e ^ (e + 1)` is always a run of low ones), complement, zero, shifts.
+/// (`!e`, the obvious choice, equals `e + 1` when `e` is 0x7fffffff.)
+pub const POISON_XOR: u32 = 0x5bd1_e995;
+
+/// The poison for a word whose expected value is `expected`.
+#[inline]
+pub fn poison(expected: u32) -> u32 {
+    expected ^ POISON_XOR
+}
+
 /// What `out` held before the launch, to tell unwritten words from wrong ones.
 #[derive(Clone, Copy)]
 pub enum Prefill<'a> {
-    /// Every word was poisoned with the complement of its expected value.
-    Complement,
+    /// Every word was poisoned with [`poison`] of its expected value.
+    Poisoned,
     /// These words (cases where some lanes must keep their contents).
     Words(&'a [u32]),
 }
@@ -67,7 +80,7 @@ impl Prefill<'_> {
     #[inline]
     fn word(&self, i: usize, expected: u32) -> u32 {
         match self {
-            Prefill::Complement => !expected,
+            Prefill::Poisoned => poison(expected),
             Prefill::Words(w) => w[i],
         }
     }
@@ -223,12 +236,12 @@ mod tests {
     }
 
     #[test]
-    fn complement_poison_marks_unwritten() {
+    fn poisoned_words_mark_unwritten() {
         let e = vec![5u32, 6, 7];
-        let g = vec![5u32, !6, 8];
+        let g = vec![5u32, poison(6), 8];
         let src = [0u32; 3];
         let mut t = Tally::default();
-        t.add(&Compare { first_lane: 0, outputs_per_lane: 1, a: &src, b: &src, c: &src, prefill: Prefill::Complement, expected: &e, got: &g }, 10);
+        t.add(&Compare { first_lane: 0, outputs_per_lane: 1, a: &src, b: &src, c: &src, prefill: Prefill::Poisoned, expected: &e, got: &g }, 10);
         assert_eq!((t.lanes_failed, t.lanes_unwritten), (2, 1));
         assert_eq!((t.first[0].kind, t.first[1].kind), (FailureKind::Unwritten, FailureKind::Wrong));
     }

@@ -276,7 +276,7 @@ fn execute(
             for buf in &bufs {
                 buf.check_guards(dev, &mut result.guard_violations)?;
             }
-            let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..n * k]) } else { Prefill::Complement };
+            let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..n * k]) } else { Prefill::Poisoned };
             result.tally.add(
                 &Compare {
                     first_lane,
@@ -356,7 +356,7 @@ impl HostBuffers {
         let got = &mut self.got[..count * k];
         if case.keeps_lanes {
             // Lanes the kernel must not write keep a random prefill R. Words it
-            // must write are poisoned with the complement of their expected
+            // must write are poisoned (`check::poison`) from their expected
             // value, so an unwritten word can never pass: run the model on R,
             // poison the words it changes, then run it again on the poisoned
             // prefill (written words do not depend on the prefill).
@@ -366,7 +366,7 @@ impl HostBuffers {
             run_model(case, &LaneData { a, b, c, scalars, prefill, count }, expected);
             prefill.par_iter_mut().zip(expected.par_iter()).for_each(|(p, &e)| {
                 if *p != e {
-                    *p = !e;
+                    *p = check::poison(e);
                 }
             });
             let prefill = &self.prefill[..count * k];
@@ -379,7 +379,7 @@ impl HostBuffers {
                 |(i, (expected, got))| {
                     let start = i * PREP_LANES;
                     (case.model)(&data, start..start + expected.len() / k, expected);
-                    got.iter_mut().zip(expected.iter()).for_each(|(g, &e)| *g = !e);
+                    got.iter_mut().zip(expected.iter()).for_each(|(g, &e)| *g = check::poison(e));
                 },
             );
         }

@@ -161,3 +161,48 @@ fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
     let r = run_it();
     assert_eq!(r.code, 1, "row_shr in place of row_shl must fail (seed {SEED}):\n{}", r.all());
 }
+
+/// A correct kernel written differently from ours: 64-bit flat and global
+/// addresses built with carry ops, the lane index from v_mad_u32_u24, the
+/// function from v_xor3_b32 + v_add3_u32. It must pass; with `+ 1` it must fail
+/// on every lane.
+#[test]
+fn differently_written_correct_kernel_passes_and_its_off_by_one_fails() {
+    const BODY: &str = "  s_load_b64 s[4:5], s[0:1], 0x0
+  s_load_b64 s[6:7], s[0:1], 0x8
+  s_load_b64 s[8:9], s[0:1], 0x10
+  s_load_b64 s[10:11], s[0:1], 0x18
+  s_load_b32 s12, s[0:1], 0x20
+  v_and_b32 v0, 0x3ff, v0
+  v_mad_u32_u24 v1, s2, 0x100, v0
+  s_waitcnt lgkmcnt(0)
+  v_cmp_gt_u32 vcc_lo, s12, v1
+  s_and_saveexec_b32 s14, vcc_lo
+  s_cbranch_execz .Lxad_basic_done
+  v_lshlrev_b32 v6, 2, v1
+  v_add_co_u32 v2, vcc_lo, s4, v6
+  v_add_co_ci_u32_e64 v3, vcc_lo, s5, 0, vcc_lo
+  flat_load_b32 v7, v[2:3]
+  v_add_co_u32 v2, vcc_lo, s6, v6
+  v_add_co_ci_u32_e64 v3, vcc_lo, s7, 0, vcc_lo
+  global_load_b32 v8, v[2:3], off
+  global_load_b32 v9, v6, s[8:9]
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  v_xor3_b32 v10, v7, v8, 0
+  v_add3_u32 v5, v10, v9, EXTRA
+  global_store_b32 v6, v5, s[10:11]
+";
+    let src = basic_source();
+    let (start, end) = (src.find("xad_basic:\n").unwrap() + "xad_basic:\n".len(), src.find(".Lxad_basic_done:").unwrap());
+    let kernel = |extra: &str| {
+        format!("{}{}{}", &src[..start], BODY.replace("EXTRA", extra), &src[end..])
+            .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 16")
+            .replace(".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 16")
+    };
+    let (r, report) = run_user_kernel("mixed", &kernel("0"));
+    assert_eq!(r.code, 0, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (0, 0));
+    let (r, report) = run_user_kernel("mixed_plus_one", &kernel("1"));
+    assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (LANES as u64, 0), "every lane is off by one");
+}
