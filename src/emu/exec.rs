@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 /// VGPR slots per wave: v0-v255 plus room for a 4-dword access starting at v255.
 pub const VGPR_FILE: usize = 259;
+/// SGPRs a new wave starts from (pair reads at 127 touch index 128; nothing reads further).
+pub const SGPR_INIT: usize = 130;
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
 /// entry; bytes that do not decode become an error that fires only if executed.
@@ -153,14 +155,16 @@ fn emu(msg: String) -> DeviceError {
 impl<const W: usize> Wave<W> {
     const FULL: u64 = full_mask(W);
 
-    /// Reset for a new wave: SGPRs, SCC and the first `vgprs` VGPRs zeroed.
-    pub fn reset(&mut self, vgprs: usize) {
-        // Pair reads at 127 touch index 128; nothing reads further.
-        self.s[..130].fill(0);
+    /// Reset for a new wave: s0-s129 from `sgprs` (a launch's template, so
+    /// one copy instead of a clear and a copy), SCC clear, v0 from `v0` and
+    /// v1 up to `vgprs` zeroed.
+    pub fn reset(&mut self, sgprs: &[u32; SGPR_INIT], v0: &[u32], vgprs: usize) {
+        self.s[..SGPR_INIT].copy_from_slice(sgprs);
         self.scc = false;
-        for r in self.v.iter_mut().take(vgprs.min(VGPR_FILE)) {
-            *r = [0; W];
-        }
+        self.v[0].copy_from_slice(v0);
+        // One clear of the rows as a flat slice (a row at a time is a call each).
+        let n = vgprs.clamp(1, VGPR_FILE);
+        self.v[1..n].as_flattened_mut().fill(0);
         self.pc = 0;
         self.steps = 0;
     }
