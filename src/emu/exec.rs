@@ -1391,10 +1391,17 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         steps += 1;
         check_steps(ctx, steps, inst)?;
         let mut status = None;
-        for w in waves.iter_mut() {
-            w.steps = steps;
-            w.pc = pc + 1;
-            status = w.step(inst, ctx, pc)?;
+        if mem_group(waves, inst, ctx.mem) {
+            for w in waves.iter_mut() {
+                w.steps = steps;
+                w.pc = pc + 1;
+            }
+        } else {
+            for w in waves.iter_mut() {
+                w.steps = steps;
+                w.pc = pc + 1;
+                status = w.step(inst, ctx, pc)?;
+            }
         }
         if status == Some(Status::Ended) {
             return Ok(true);
@@ -1404,6 +1411,56 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
             return Ok(false);
         }
     }
+}
+
+/// A lockstep workgroup's global load or store as one access when every
+/// wave's is whole and contiguous and the waves' ranges follow each other
+/// (a kernel indexing by work-item id): one resolve and one bounds check for
+/// the workgroup instead of one per wave. False, having done nothing, for
+/// anything else; the waves then execute it one at a time (and fault there,
+/// by lane, when an address is bad).
+#[inline(never)]
+fn mem_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (size, load) = match ops::info(inst.op).shape {
+        Shape::MemLoad(n) => (u64::from(n), true),
+        Shape::MemStore(n) => (u64::from(n), false),
+        _ => return false,
+    };
+    // Sub-dword loads extend and multi-dword accesses interleave registers:
+    // the per-wave paths handle those.
+    if size != 4 || waves.len() < 2 {
+        return false;
+    }
+    let span = 4 * W as u64;
+    let Some(a0) = waves[0].contiguous_start(inst, 4) else { return false };
+    for (w, wave) in waves.iter().enumerate().skip(1) {
+        if wave.contiguous_start(inst, 4) != Some(a0.wrapping_add(w as u64 * span)) {
+            return false;
+        }
+    }
+    let Some((buf, off)) = mem.resolve(a0, span * waves.len() as u64) else { return false };
+    if off % 4 != 0 {
+        return false;
+    }
+    let w0 = (off / 4) as usize;
+    let words = &buf.words[w0..w0 + W * waves.len()];
+    if load {
+        let dst = inst.dst as usize;
+        for (wave, words) in waves.iter_mut().zip(words.chunks_exact(W)) {
+            for (d, w) in wave.v[dst].iter_mut().zip(words) {
+                *d = w.load(Relaxed);
+            }
+        }
+    } else {
+        let data = inst.data as usize;
+        for (wave, words) in waves.iter().zip(words.chunks_exact(W)) {
+            for (w, d) in words.iter().zip(&wave.v[data]) {
+                w.store(*d, Relaxed);
+            }
+        }
+    }
+    true
 }
 
 /// The error a wave returns when another wave's failure stopped the launch.
