@@ -1433,12 +1433,8 @@ fn mem_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -
         return false;
     }
     let span = 4 * W as u64;
-    let Some(a0) = waves[0].contiguous_start(inst, 4) else { return false };
-    for (w, wave) in waves.iter().enumerate().skip(1) {
-        if wave.contiguous_start(inst, 4) != Some(a0.wrapping_add(w as u64 * span)) {
-            return false;
-        }
-    }
+    let lanes = (W * waves.len()) as u64;
+    let Some(a0) = group_start(waves, inst, lanes) else { return false };
     let Some((buf, off)) = mem.resolve(a0, span * waves.len() as u64) else { return false };
     if off % 4 != 0 {
         return false;
@@ -1461,6 +1457,56 @@ fn mem_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -
         }
     }
     true
+}
+
+/// The address of lane 0 of wave 0 when every wave's EXEC is full and lane
+/// i of wave w addresses `a0 + 4 * (w * W + i)`: [`Wave::contiguous_start`]
+/// for the whole workgroup, with the checks that do not depend on the wave
+/// (carry, base register) made once. Checked on the 32-bit address VGPRs and
+/// only when their low words cannot carry across the workgroup; a carrying
+/// workgroup takes the per-wave paths, with the same result.
+#[inline(always)]
+fn group_start<const W: usize>(waves: &[Wave<W>], inst: &Inst, lanes: u64) -> Option<u64> {
+    let first = waves.first()?;
+    let addr = inst.addr as usize;
+    let l0 = first.v[addr][0];
+    if u64::from(l0) + (lanes - 1) * 4 > u64::from(u32::MAX) {
+        return None;
+    }
+    let mut base = l0;
+    for wave in waves {
+        // `base` cannot wrap: the whole workgroup's range was checked above.
+        if wave.exec() != Wave::<W>::FULL || !offsets_match(&wave.v[addr], base, &wave.dword_offsets) {
+            return None;
+        }
+        base = base.wrapping_add(4 * W as u32);
+    }
+    let off = i64::from(inst.imm);
+    match inst.saddr {
+        Some(sa) => {
+            // Uniform SGPRs can still differ between waves (each wave's own).
+            let sbase = |w: &Wave<W>| u64::from(w.s[sa as usize]) | u64::from(w.s[sa as usize + 1]) << 32;
+            let b = sbase(first);
+            if waves.iter().any(|w| sbase(w) != b) {
+                return None;
+            }
+            Some(b.wrapping_add_signed(off).wrapping_add(u64::from(l0)))
+        }
+        None => {
+            let h0 = first.v[addr + 1][0];
+            for wave in waves {
+                let hi = &wave.v[addr + 1];
+                let mut same = true;
+                for h in hi {
+                    same &= *h == h0;
+                }
+                if !same {
+                    return None;
+                }
+            }
+            Some((u64::from(l0) | u64::from(h0) << 32).wrapping_add_signed(off))
+        }
+    }
 }
 
 /// The error a wave returns when another wave's failure stopped the launch.
