@@ -390,27 +390,31 @@ impl<const W: usize> Wave<W> {
         self.steps += 1;
         check_steps(ctx, self.steps, inst)?;
         self.pc = pc + 1;
-        self.step(inst, ctx, pc)
+        self.step(inst, ctx, pc, &mut [], &mut false)
     }
 
     #[inline(always)]
-    fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Status>, DeviceError> {
+    /// `rest`: the other waves of a lockstep workgroup, at the same
+    /// instruction. Lane-wise ALU ops (map3) execute it for them too and set
+    /// `grouped`, paying the dispatch once per workgroup; every other op
+    /// touches `self` only and the caller steps the others.
+    fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize, rest: &mut [Wave<W>], grouped: &mut bool) -> Result<Option<Status>, DeviceError> {
         use Op::*;
         // A reference: copying the three operands per instruction shows in profiles.
         let s = &inst.src;
         macro_rules! v3 {
             (|$a:ident, $b:ident, $c:ident| $e:expr) => {
-                self.map3(inst, |$a, $b, $c| $e)?
+                self.map3(rest, grouped, inst, |$a, $b, $c| $e)?
             };
         }
         macro_rules! v2 {
             (|$a:ident, $b:ident| $e:expr) => {
-                self.map3(inst, |$a, $b, _| $e)?
+                self.map3(rest, grouped, inst, |$a, $b, _| $e)?
             };
         }
         macro_rules! v1 {
             (|$a:ident| $e:expr) => {
-                self.map3(inst, |$a, _, _| $e)?
+                self.map3(rest, grouped, inst, |$a, _, _| $e)?
             };
         }
         macro_rules! cmp {
@@ -944,7 +948,17 @@ impl<const W: usize> Wave<W> {
     /// Not inlined: each op gets its own small instance, keeping the
     /// interpreter loop's stack frame small.
     #[inline(never)]
-    fn map3(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+    fn map3(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+        self.map3_one(inst, &f)?;
+        for w in rest.iter_mut() {
+            w.map3_one(inst, &f)?;
+        }
+        *grouped = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn map3_one(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
         let s = &inst.src;
         // Operands and the result live in rows of memory (VGPRs or the
         // wave's scratch rows), never in by-value arrays, which LLVM splits
@@ -1400,7 +1414,14 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
             for w in waves.iter_mut() {
                 w.steps = steps;
                 w.pc = pc + 1;
-                status = w.step(inst, ctx, pc)?;
+            }
+            let Some((first, rest)) = waves.split_first_mut() else { return Ok(true) };
+            let mut grouped = false;
+            status = first.step(inst, ctx, pc, rest, &mut grouped)?;
+            if !grouped {
+                for w in rest.iter_mut() {
+                    status = w.step(inst, ctx, pc, &mut [], &mut grouped)?;
+                }
             }
         }
         if status == Some(Status::Ended) {
