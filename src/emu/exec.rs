@@ -1405,7 +1405,7 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         steps += 1;
         check_steps(ctx, steps, inst)?;
         let mut status = None;
-        if mem_group(waves, inst, ctx.mem) {
+        if mem_group(waves, inst, ctx.mem) || sload_group(waves, inst, ctx.mem) {
             for w in waves.iter_mut() {
                 w.steps = steps;
                 w.pc = pc + 1;
@@ -1476,6 +1476,37 @@ fn mem_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -
                 w.store(*d, Relaxed);
             }
         }
+    }
+    true
+}
+
+/// A lockstep workgroup's scalar load as one read when every wave loads
+/// from the same address (kernel arguments): the words go to each wave's
+/// SGPRs. False, having done nothing, when the addresses differ or the
+/// common case of [`Wave::s_load`] does not apply; the waves then execute it
+/// one at a time (and report any fault there).
+#[inline(never)]
+fn sload_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -> bool {
+    let Shape::Load(n) = ops::info(inst.op).shape else { return false };
+    let Some(first) = waves.first() else { return false };
+    let addr_of = |w: &Wave<W>| {
+        let base = u64::from(w.s[inst.addr as usize]) | u64::from(w.s[inst.addr as usize + 1]) << 32;
+        let soff = inst.saddr.map_or(0, |r| u64::from(w.s[r as usize]));
+        base.wrapping_add_signed(i64::from(inst.imm)).wrapping_add(soff)
+    };
+    let addr = addr_of(first);
+    let (dst, n) = (inst.dst as usize, n as usize);
+    if addr % 4 != 0 || dst + n > NULL as usize || n > 16 || waves.iter().any(|w| addr_of(w) != addr) {
+        return false;
+    }
+    let Some((buf, off)) = mem.resolve(addr, 4 * n as u64) else { return false };
+    let w0 = (off / 4) as usize;
+    let mut data = [0u32; 16];
+    for (d, w) in data.iter_mut().zip(&buf.words[w0..w0 + n]) {
+        *d = w.load(Ordering::Relaxed);
+    }
+    for wave in waves.iter_mut() {
+        wave.s[dst..dst + n].copy_from_slice(&data[..n]);
     }
     true
 }
