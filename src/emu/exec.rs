@@ -393,11 +393,11 @@ impl<const W: usize> Wave<W> {
         self.step(inst, ctx, pc, &mut [], &mut false)
     }
 
-    #[inline(always)]
     /// `rest`: the other waves of a lockstep workgroup, at the same
-    /// instruction. Lane-wise ALU ops (map3) execute it for them too and set
-    /// `grouped`, paying the dispatch once per workgroup; every other op
-    /// touches `self` only and the caller steps the others.
+    /// instruction. Lane-wise ALU ops (map3) and VOPC compares execute it for
+    /// them too and set `grouped`, paying the dispatch once per workgroup;
+    /// every other op touches `self` only and the caller steps the others.
+    #[inline(always)]
     fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize, rest: &mut [Wave<W>], grouped: &mut bool) -> Result<Option<Status>, DeviceError> {
         use Op::*;
         // A reference: copying the three operands per instruction shows in profiles.
@@ -419,7 +419,7 @@ impl<const W: usize> Wave<W> {
         }
         macro_rules! cmp {
             (|$a:ident, $b:ident| $e:expr) => {
-                self.compare(inst, |$a, $b| $e)
+                self.compare(rest, grouped, inst, |$a, $b| $e)
             };
         }
         macro_rules! cmp64 {
@@ -1004,8 +1004,18 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
+    /// A VOPC compare for this wave and `rest` (see `step`).
     #[inline(never)]
-    fn compare(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+    fn compare(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+        self.compare_one(inst, &f);
+        for w in rest.iter_mut() {
+            w.compare_one(inst, &f);
+        }
+        *grouped = true;
+    }
+
+    #[inline(always)]
+    fn compare_one(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
         if let Src::Vgpr(_) = inst.src[0] {
         } else {
             self.ta = [self.s32(inst.src[0]); W];
@@ -1405,7 +1415,14 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         steps += 1;
         check_steps(ctx, steps, inst)?;
         let mut status = None;
-        if mem_group(waves, inst, ctx.mem) || sload_group(waves, inst, ctx.mem) {
+        // Only memory ops can take a workgroup path here: the shape test is
+        // inline so other instructions pay no call.
+        let group = match ops::info(inst.op).shape {
+            Shape::MemLoad(_) | Shape::MemStore(_) => mem_group(waves, inst, ctx.mem),
+            Shape::Load(_) => sload_group(waves, inst, ctx.mem),
+            _ => false,
+        };
+        if group {
             for w in waves.iter_mut() {
                 w.steps = steps;
                 w.pc = pc + 1;
