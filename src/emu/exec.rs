@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 /// VGPR slots per wave: v0-v255 plus room for a 4-dword access starting at v255.
 pub const VGPR_FILE: usize = 259;
+/// SGPRs a new wave starts from (pair reads at 127 touch index 128; nothing reads further).
+pub const SGPR_INIT: usize = 130;
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
 /// entry; bytes that do not decode become an error that fires only if executed.
@@ -153,14 +155,16 @@ fn emu(msg: String) -> DeviceError {
 impl<const W: usize> Wave<W> {
     const FULL: u64 = full_mask(W);
 
-    /// Reset for a new wave: SGPRs, SCC and the first `vgprs` VGPRs zeroed.
-    pub fn reset(&mut self, vgprs: usize) {
-        // Pair reads at 127 touch index 128; nothing reads further.
-        self.s[..130].fill(0);
+    /// Reset for a new wave: s0-s129 from `sgprs` (a launch's template, so
+    /// one copy instead of a clear and a copy), SCC clear, v0 from `v0` and
+    /// v1 up to `vgprs` zeroed.
+    pub fn reset(&mut self, sgprs: &[u32; SGPR_INIT], v0: &[u32], vgprs: usize) {
+        self.s[..SGPR_INIT].copy_from_slice(sgprs);
         self.scc = false;
-        for r in self.v.iter_mut().take(vgprs.min(VGPR_FILE)) {
-            *r = [0; W];
-        }
+        self.v[0].copy_from_slice(v0);
+        // One clear of the rows as a flat slice (a row at a time is a call each).
+        let n = vgprs.clamp(1, VGPR_FILE);
+        self.v[1..n].as_flattened_mut().fill(0);
         self.pc = 0;
         self.steps = 0;
     }
@@ -386,32 +390,36 @@ impl<const W: usize> Wave<W> {
         self.steps += 1;
         check_steps(ctx, self.steps, inst)?;
         self.pc = pc + 1;
-        self.step(inst, ctx, pc)
+        self.step(inst, ctx, pc, &mut [], &mut false)
     }
 
+    /// `rest`: the other waves of a lockstep workgroup, at the same
+    /// instruction. Lane-wise ALU ops (map3) and VOPC compares execute it for
+    /// them too and set `grouped`, paying the dispatch once per workgroup;
+    /// every other op touches `self` only and the caller steps the others.
     #[inline(always)]
-    fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Status>, DeviceError> {
+    fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize, rest: &mut [Wave<W>], grouped: &mut bool) -> Result<Option<Status>, DeviceError> {
         use Op::*;
         // A reference: copying the three operands per instruction shows in profiles.
         let s = &inst.src;
         macro_rules! v3 {
             (|$a:ident, $b:ident, $c:ident| $e:expr) => {
-                self.map3(inst, |$a, $b, $c| $e)?
+                self.map3(rest, grouped, inst, |$a, $b, $c| $e)?
             };
         }
         macro_rules! v2 {
             (|$a:ident, $b:ident| $e:expr) => {
-                self.map3(inst, |$a, $b, _| $e)?
+                self.map3(rest, grouped, inst, |$a, $b, _| $e)?
             };
         }
         macro_rules! v1 {
             (|$a:ident| $e:expr) => {
-                self.map3(inst, |$a, _, _| $e)?
+                self.map3(rest, grouped, inst, |$a, _, _| $e)?
             };
         }
         macro_rules! cmp {
             (|$a:ident, $b:ident| $e:expr) => {
-                self.compare(inst, |$a, $b| $e)
+                self.compare(rest, grouped, inst, |$a, $b| $e)
             };
         }
         macro_rules! cmp64 {
@@ -940,7 +948,17 @@ impl<const W: usize> Wave<W> {
     /// Not inlined: each op gets its own small instance, keeping the
     /// interpreter loop's stack frame small.
     #[inline(never)]
-    fn map3(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+    fn map3(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+        self.map3_one(inst, &f)?;
+        for w in rest.iter_mut() {
+            w.map3_one(inst, &f)?;
+        }
+        *grouped = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn map3_one(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
         let s = &inst.src;
         // Operands and the result live in rows of memory (VGPRs or the
         // wave's scratch rows), never in by-value arrays, which LLVM splits
@@ -986,8 +1004,18 @@ impl<const W: usize> Wave<W> {
         Ok(())
     }
 
+    /// A VOPC compare for this wave and `rest` (see `step`).
     #[inline(never)]
-    fn compare(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+    fn compare(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+        self.compare_one(inst, &f);
+        for w in rest.iter_mut() {
+            w.compare_one(inst, &f);
+        }
+        *grouped = true;
+    }
+
+    #[inline(always)]
+    fn compare_one(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
         if let Src::Vgpr(_) = inst.src[0] {
         } else {
             self.ta = [self.s32(inst.src[0]); W];
@@ -1387,10 +1415,31 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         steps += 1;
         check_steps(ctx, steps, inst)?;
         let mut status = None;
-        for w in waves.iter_mut() {
-            w.steps = steps;
-            w.pc = pc + 1;
-            status = w.step(inst, ctx, pc)?;
+        // Only memory ops can take a workgroup path here: the shape test is
+        // inline so other instructions pay no call.
+        let group = match ops::info(inst.op).shape {
+            Shape::MemLoad(_) | Shape::MemStore(_) => mem_group(waves, inst, ctx.mem),
+            Shape::Load(_) => sload_group(waves, inst, ctx.mem),
+            _ => false,
+        };
+        if group {
+            for w in waves.iter_mut() {
+                w.steps = steps;
+                w.pc = pc + 1;
+            }
+        } else {
+            for w in waves.iter_mut() {
+                w.steps = steps;
+                w.pc = pc + 1;
+            }
+            let Some((first, rest)) = waves.split_first_mut() else { return Ok(true) };
+            let mut grouped = false;
+            status = first.step(inst, ctx, pc, rest, &mut grouped)?;
+            if !grouped {
+                for w in rest.iter_mut() {
+                    status = w.step(inst, ctx, pc, &mut [], &mut grouped)?;
+                }
+            }
         }
         if status == Some(Status::Ended) {
             return Ok(true);
@@ -1398,6 +1447,133 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         pc = waves[0].pc;
         if waves.iter().any(|w| w.pc != pc) {
             return Ok(false);
+        }
+    }
+}
+
+/// A lockstep workgroup's global load or store as one access when every
+/// wave's is whole and contiguous and the waves' ranges follow each other
+/// (a kernel indexing by work-item id): one resolve and one bounds check for
+/// the workgroup instead of one per wave. False, having done nothing, for
+/// anything else; the waves then execute it one at a time (and fault there,
+/// by lane, when an address is bad).
+#[inline(never)]
+fn mem_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (size, load) = match ops::info(inst.op).shape {
+        Shape::MemLoad(n) => (u64::from(n), true),
+        Shape::MemStore(n) => (u64::from(n), false),
+        _ => return false,
+    };
+    // Sub-dword loads extend and multi-dword accesses interleave registers:
+    // the per-wave paths handle those.
+    if size != 4 || waves.len() < 2 {
+        return false;
+    }
+    let span = 4 * W as u64;
+    let lanes = (W * waves.len()) as u64;
+    let Some(a0) = group_start(waves, inst, lanes) else { return false };
+    let Some((buf, off)) = mem.resolve(a0, span * waves.len() as u64) else { return false };
+    if off % 4 != 0 {
+        return false;
+    }
+    let w0 = (off / 4) as usize;
+    let words = &buf.words[w0..w0 + W * waves.len()];
+    if load {
+        let dst = inst.dst as usize;
+        for (wave, words) in waves.iter_mut().zip(words.chunks_exact(W)) {
+            for (d, w) in wave.v[dst].iter_mut().zip(words) {
+                *d = w.load(Relaxed);
+            }
+        }
+    } else {
+        let data = inst.data as usize;
+        for (wave, words) in waves.iter().zip(words.chunks_exact(W)) {
+            for (w, d) in words.iter().zip(&wave.v[data]) {
+                w.store(*d, Relaxed);
+            }
+        }
+    }
+    true
+}
+
+/// A lockstep workgroup's scalar load as one read when every wave loads
+/// from the same address (kernel arguments): the words go to each wave's
+/// SGPRs. False, having done nothing, when the addresses differ or the
+/// common case of [`Wave::s_load`] does not apply; the waves then execute it
+/// one at a time (and report any fault there).
+#[inline(never)]
+fn sload_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -> bool {
+    let Shape::Load(n) = ops::info(inst.op).shape else { return false };
+    let Some(first) = waves.first() else { return false };
+    let addr_of = |w: &Wave<W>| {
+        let base = u64::from(w.s[inst.addr as usize]) | u64::from(w.s[inst.addr as usize + 1]) << 32;
+        let soff = inst.saddr.map_or(0, |r| u64::from(w.s[r as usize]));
+        base.wrapping_add_signed(i64::from(inst.imm)).wrapping_add(soff)
+    };
+    let addr = addr_of(first);
+    let (dst, n) = (inst.dst as usize, n as usize);
+    if addr % 4 != 0 || dst + n > NULL as usize || n > 16 || waves.iter().any(|w| addr_of(w) != addr) {
+        return false;
+    }
+    let Some((buf, off)) = mem.resolve(addr, 4 * n as u64) else { return false };
+    let w0 = (off / 4) as usize;
+    let mut data = [0u32; 16];
+    for (d, w) in data.iter_mut().zip(&buf.words[w0..w0 + n]) {
+        *d = w.load(Ordering::Relaxed);
+    }
+    for wave in waves.iter_mut() {
+        wave.s[dst..dst + n].copy_from_slice(&data[..n]);
+    }
+    true
+}
+
+/// The address of lane 0 of wave 0 when every wave's EXEC is full and lane
+/// i of wave w addresses `a0 + 4 * (w * W + i)`: [`Wave::contiguous_start`]
+/// for the whole workgroup, with the checks that do not depend on the wave
+/// (carry, base register) made once. Checked on the 32-bit address VGPRs and
+/// only when their low words cannot carry across the workgroup; a carrying
+/// workgroup takes the per-wave paths, with the same result.
+#[inline(always)]
+fn group_start<const W: usize>(waves: &[Wave<W>], inst: &Inst, lanes: u64) -> Option<u64> {
+    let first = waves.first()?;
+    let addr = inst.addr as usize;
+    let l0 = first.v[addr][0];
+    if u64::from(l0) + (lanes - 1) * 4 > u64::from(u32::MAX) {
+        return None;
+    }
+    let mut base = l0;
+    for wave in waves {
+        // `base` cannot wrap: the whole workgroup's range was checked above.
+        if wave.exec() != Wave::<W>::FULL || !offsets_match(&wave.v[addr], base, &wave.dword_offsets) {
+            return None;
+        }
+        base = base.wrapping_add(4 * W as u32);
+    }
+    let off = i64::from(inst.imm);
+    match inst.saddr {
+        Some(sa) => {
+            // Uniform SGPRs can still differ between waves (each wave's own).
+            let sbase = |w: &Wave<W>| u64::from(w.s[sa as usize]) | u64::from(w.s[sa as usize + 1]) << 32;
+            let b = sbase(first);
+            if waves.iter().any(|w| sbase(w) != b) {
+                return None;
+            }
+            Some(b.wrapping_add_signed(off).wrapping_add(u64::from(l0)))
+        }
+        None => {
+            let h0 = first.v[addr + 1][0];
+            for wave in waves {
+                let hi = &wave.v[addr + 1];
+                let mut same = true;
+                for h in hi {
+                    same &= *h == h0;
+                }
+                if !same {
+                    return None;
+                }
+            }
+            Some((u64::from(l0) | u64::from(h0) << 32).wrapping_add_signed(off))
         }
     }
 }

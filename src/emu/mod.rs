@@ -152,8 +152,9 @@ struct LaunchSetup {
     kd: KernelDescriptor,
     dispatch: Dispatch,
     waves_per_group: usize,
-    /// The user SGPRs, packed from s0 (identical for every wave).
-    user_sgprs: Vec<u32>,
+    /// s0-s129 of a new wave: the user SGPRs packed from s0, the rest zero
+    /// (identical for every wave).
+    sgprs: [u32; exec::SGPR_INIT],
     /// Per wave of a workgroup: packed work-item ids (v0) and EXEC, the same
     /// for every workgroup, so computed once per launch.
     v0: Vec<Vec<u32>>,
@@ -197,13 +198,14 @@ impl LaunchSetup {
             v0[w][lane] = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
             exec[w] |= 1 << lane;
         }
-        LaunchSetup { kd, dispatch, waves_per_group, user_sgprs: user, v0, exec }
+        let mut sgprs = [0u32; exec::SGPR_INIT];
+        sgprs[..user.len()].copy_from_slice(&user);
+        LaunchSetup { kd, dispatch, waves_per_group, sgprs, v0, exec }
     }
 
     /// Initial SGPRs (user then system), v0 and EXEC for wave `w` of workgroup `wg`.
     fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], w: usize) {
-        wave.reset(self.kd.vgpr_count() as usize);
-        wave.s[..self.user_sgprs.len()].copy_from_slice(&self.user_sgprs);
+        wave.reset(&self.sgprs, &self.v0[w], self.kd.vgpr_count() as usize);
         let mut sys = self.kd.user_sgpr_count() as usize;
         for (d, enabled) in self.kd.workgroup_id_enabled().into_iter().enumerate() {
             if enabled && sys < 106 {
@@ -211,16 +213,44 @@ impl LaunchSetup {
                 sys += 1;
             }
         }
-        wave.v[0].copy_from_slice(&self.v0[w]);
         let exec = self.exec[w];
         wave.s[decode::EXEC as usize] = exec as u32;
         wave.s[decode::EXEC as usize + 1] = if W == 64 { (exec >> 32) as u32 } else { 0 };
     }
 }
 
+thread_local! {
+    /// A worker thread's waves, kept across chunks and launches: a fresh set
+    /// is ~33 KiB of zeroed register file per wave, and a pipeline of small
+    /// dispatches would clear megabytes per launch. `init_wave` resets every
+    /// register a kernel can read (VGPRs past the descriptor's count are
+    /// refused at decode).
+    static WAVES: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// At least `n` waves: this thread's cached set when it has the same wave size.
+fn take_waves<const W: usize>(n: usize) -> Vec<Wave<W>> {
+    let cached = WAVES.with(|c| c.borrow_mut().take()).and_then(|b| b.downcast::<Vec<Wave<W>>>().ok());
+    let mut waves = cached.map(|b| *b).unwrap_or_default();
+    while waves.len() < n {
+        waves.push(Wave::default());
+    }
+    waves
+}
+
+fn give_waves<const W: usize>(waves: Vec<Wave<W>>) {
+    WAVES.with(|c| *c.borrow_mut() = Some(Box::new(waves)));
+}
+
 /// Run workgroups `range` (linear ids) on this thread.
 fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>) -> Result<(), DeviceError> {
-    let mut waves: Vec<Wave<W>> = (0..setup.waves_per_group).map(|_| Wave::default()).collect();
+    let mut all = take_waves::<W>(setup.waves_per_group);
+    let r = run_groups_with(setup, ctx, range, &mut all[..setup.waves_per_group]);
+    give_waves(all);
+    r
+}
+
+fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>, waves: &mut [Wave<W>]) -> Result<(), DeviceError> {
     let [gx, gy, _] = setup.dispatch.grid_blocks;
     for linear in range {
         if ctx.abort.load(Ordering::Relaxed) {
@@ -239,7 +269,7 @@ fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::op
         for (w, wave) in waves.iter_mut().enumerate() {
             setup.init_wave(wave, wg, w);
         }
-        if exec::run_lockstep(&mut waves, ctx)? {
+        if exec::run_lockstep(waves, ctx)? {
             continue;
         }
         // Round-robin between barriers: each live wave runs until it ends or
