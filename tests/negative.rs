@@ -206,3 +206,23 @@ fn differently_written_correct_kernel_passes_and_its_off_by_one_fails() {
     assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
     assert_eq!(failed(&report), (LANES as u64, 0), "every lane is off by one");
 }
+
+/// The emulator's fast paths (whole-wave and whole-workgroup contiguous
+/// accesses) must give way to the general path when waves or lanes are
+/// permuted: swap neighbouring waves (tid ^ 32), reverse lanes inside each wave
+/// (tid ^ 31). Every lane is still covered once, so both pass; the same
+/// permutation with `+ 1` on the result fails every lane.
+#[test]
+fn permuted_waves_and_lanes_take_the_general_memory_path() {
+    const AND_LINE: &str = "  v_and_b32 v0, 0x3ff, v0                   // local id x";
+    for (name, permute) in [("swap_waves", "  v_xor_b32 v0, 32, v0"), ("reverse_lanes", "  v_xor_b32 v0, 31, v0")] {
+        let kernel = variant(AND_LINE, &format!("{AND_LINE}\n{permute}"));
+        let (r, report) = run_user_kernel(name, &kernel);
+        assert_eq!(r.code, 0, "{name}, seed {SEED}:\n{}", r.all());
+        assert_eq!(failed(&report), (0, 0), "{name}");
+        let off_by_one = kernel.replace(XAD_LINE, "  v_xad_u32 v5, v2, v3, v4\n  v_add_nc_u32 v5, 1, v5");
+        let (r, report) = run_user_kernel(&format!("{name}_plus_one"), &off_by_one);
+        assert_eq!(r.code, 1, "{name}+1, seed {SEED}:\n{}", r.all());
+        assert_eq!(failed(&report), (LANES as u64, 0), "{name}+1: every lane wrong, none unwritten");
+    }
+}
