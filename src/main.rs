@@ -145,6 +145,12 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE as u8);
         }
     };
+    // The main thread joins rayon's global pool as worker 0: the pipeline
+    // issues several parallel steps per chunk from this thread, and from
+    // outside the pool each one is a hand-off to a worker and back (two futex
+    // waits); from inside it is a plain join. If another pool was already set
+    // up, keep it.
+    let _ = rayon::ThreadPoolBuilder::new().use_current_thread().build_global();
     let outcome = match cli.command.unwrap_or_else(|| Command::Run(RunOnly::parse_from(["xad-harness"]).args)) {
         Command::Run(args) => cmd_run(args),
         Command::Devices { json } => cmd_devices(json),

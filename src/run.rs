@@ -331,8 +331,20 @@ struct HostBuffers {
     got: Vec<u32>,
 }
 
-/// Lanes per parallel piece of model evaluation: cache-sized.
+/// Lanes per parallel piece of preparation: cache-sized, a multiple of 64 so
+/// no wave straddles two pieces.
 const PREP_LANES: usize = inputs::BLOCK_LANES;
+
+/// One piece of a chunk's host buffers, prepared on one thread.
+struct PrepPiece<'a> {
+    a: &'a mut [u32],
+    b: &'a mut [u32],
+    c: &'a mut [u32],
+    /// Only for cases that keep lanes.
+    prefill: Option<&'a mut [u32]>,
+    expected: &'a mut [u32],
+    got: &'a mut [u32],
+}
 
 impl HostBuffers {
     fn new(chunk: usize, k: usize) -> HostBuffers {
@@ -347,51 +359,65 @@ impl HostBuffers {
     }
 
     /// Generate sources, run the model and poison the output for lanes
-    /// `first_lane..first_lane + count`.
+    /// `first_lane..first_lane + count`: one parallel pass of pieces, each
+    /// done start to finish while its lanes are in cache.
     fn prepare(&mut self, case: &Case, seed: u64, first_lane: u64, count: usize, scalars: &[u32]) {
         let k = case.outputs_per_lane;
-        inputs::fill_sources(seed, first_lane, &mut self.a[..count], &mut self.b[..count], &mut self.c[..count]);
-        let (a, b, c) = (&self.a[..count], &self.b[..count], &self.c[..count]);
-        let expected = &mut self.expected[..count * k];
-        let got = &mut self.got[..count * k];
         if case.keeps_lanes {
-            // Lanes the kernel must not write keep a random prefill R. Words it
-            // must write are poisoned (`check::poison`) from their expected
-            // value, so an unwritten word can never pass: run the model on R,
-            // poison the words it changes, then run it again on the poisoned
-            // prefill (written words do not depend on the prefill).
             self.prefill.resize(count * k, 0);
-            let prefill = &mut self.prefill[..count * k];
-            inputs::fill_prefill(seed, first_lane, k, prefill);
-            run_model(case, &LaneData { a, b, c, scalars, prefill, count }, expected);
-            prefill.par_iter_mut().zip(expected.par_iter()).for_each(|(p, &e)| {
-                if *p != e {
-                    *p = check::poison(e);
-                }
-            });
-            let prefill = &self.prefill[..count * k];
-            run_model(case, &LaneData { a, b, c, scalars, prefill, count }, expected);
-            got.copy_from_slice(prefill);
-        } else {
-            // Model and poison fused per piece, while the piece is in cache.
-            let data = LaneData { a, b, c, scalars, prefill: &[], count };
-            expected.par_chunks_mut(PREP_LANES * k).zip(got.par_chunks_mut(PREP_LANES * k)).enumerate().for_each(
-                |(i, (expected, got))| {
-                    let start = i * PREP_LANES;
-                    (case.model)(&data, start..start + expected.len() / k, expected);
-                    got.iter_mut().zip(expected.iter()).for_each(|(g, &e)| *g = check::poison(e));
-                },
-            );
         }
+        let words = PREP_LANES * k;
+        // Without a prefill the chained `None`s pair with every piece.
+        let prefills = self.prefill[..if case.keeps_lanes { count * k } else { 0 }]
+            .chunks_mut(words)
+            .map(Some)
+            .chain(std::iter::repeat_with(|| None));
+        let pieces: Vec<PrepPiece<'_>> = self.a[..count]
+            .chunks_mut(PREP_LANES)
+            .zip(self.b[..count].chunks_mut(PREP_LANES))
+            .zip(self.c[..count].chunks_mut(PREP_LANES))
+            .zip(self.expected[..count * k].chunks_mut(words))
+            .zip(self.got[..count * k].chunks_mut(words))
+            .zip(prefills)
+            .map(|(((((a, b), c), expected), got), prefill)| PrepPiece { a, b, c, prefill, expected, got })
+            .collect();
+        pieces.into_par_iter().enumerate().for_each(|(i, piece)| {
+            piece.prepare(case, seed, first_lane + (i * PREP_LANES) as u64, scalars)
+        });
     }
 }
 
-fn run_model(case: &Case, data: &LaneData<'_>, expected: &mut [u32]) {
-    let k = case.outputs_per_lane;
-    expected.par_chunks_mut(PREP_LANES * k).enumerate().for_each(|(i, out)| {
-        let start = i * PREP_LANES;
-        (case.model)(data, start..start + out.len() / k, out);
-    });
+impl PrepPiece<'_> {
+    fn prepare(self, case: &Case, seed: u64, first_lane: u64, scalars: &[u32]) {
+        let PrepPiece { a, b, c, prefill, expected, got } = self;
+        inputs::fill_sources_serial(seed, first_lane, a, b, c);
+        let count = a.len();
+        // The model sees this piece's lanes only: a model reads lanes of its
+        // own wave at most, and pieces are whole waves.
+        let (a, b, c) = (&*a, &*b, &*c);
+        match prefill {
+            None => {
+                (case.model)(&LaneData { a, b, c, scalars, prefill: &[], count }, 0..count, expected);
+                got.iter_mut().zip(expected.iter()).for_each(|(g, &e)| *g = check::poison(e));
+            }
+            Some(prefill) => {
+                // Lanes the kernel must not write keep a random prefill R. Words
+                // it must write are poisoned (`check::poison`) from their
+                // expected value, so an unwritten word can never pass: run the
+                // model on R, poison the words it changes, then run it again on
+                // the poisoned prefill (written words do not depend on the prefill).
+                inputs::fill_prefill_serial(seed, first_lane, case.outputs_per_lane, prefill);
+                (case.model)(&LaneData { a, b, c, scalars, prefill, count }, 0..count, expected);
+                prefill.iter_mut().zip(expected.iter()).for_each(|(p, &e)| {
+                    if *p != e {
+                        *p = check::poison(e);
+                    }
+                });
+                (case.model)(&LaneData { a, b, c, scalars, prefill, count }, 0..count, expected);
+                got.copy_from_slice(prefill);
+            }
+        }
+    }
 }
 
 /// A code object chosen for a case: the embedded one, or the user's `--kernel`.

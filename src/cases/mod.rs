@@ -39,8 +39,10 @@ pub struct LaneData<'a> {
 }
 
 /// A CPU model: writes the expected `out` words of `lanes` into `out`
-/// (`lanes.len() * outputs_per_lane` words). Called on sub-ranges aligned to 64
-/// lanes, in parallel, so it may read any lane of `data` but writes only its own.
+/// (`lanes.len() * outputs_per_lane` words). Called in parallel on pieces of a
+/// dispatch aligned to 64 lanes, with `data` holding that piece only (lane 0
+/// of `data` is the piece's first lane): a model may read any lane of the
+/// wave it computes, never lanes of another wave.
 pub type Model = fn(data: &LaneData<'_>, lanes: Range<usize>, out: &mut [u32]);
 
 /// One conformance case.
