@@ -75,6 +75,15 @@ pub trait Device {
     fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError>;
     fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError>;
     fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError>;
+    /// Device memory the host addresses directly, as word slices, one per
+    /// `(address, words)` range in order: the emulator's memory is host
+    /// memory, so the pipeline fills inputs and checks outputs in place
+    /// instead of copying each way. `None` when the host cannot address the
+    /// memory (HIP device memory) or the ranges share an allocation; the
+    /// caller then copies with `write` and `read`.
+    fn host_words(&mut self, _ranges: &[(DevicePtr, usize)]) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
+        None
+    }
 
     /// Load a code object from its bytes (the HIP path: `hipModuleLoadData`).
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError>;

@@ -251,10 +251,12 @@ fn execute(
     let chunk = ((opts.chunk_lanes / k).max(1).div_ceil(block) * block).min(opts.lanes as usize);
     let mut bufs: Vec<GuardedBuffer> = Vec::new();
     let outcome = (|| {
-        let mut host = HostBuffers::new(chunk, k);
+        let mut host = HostBuffers::default();
+        let sources = |lane: u64| inputs::lane_sources(opts.seed, lane);
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
             let count = chunk.min((opts.lanes - first_lane) as usize);
+            let n = count;
             // Buffers are exactly `count` lanes long so the rear guards sit right
             // after the last lane; only a shorter final chunk reallocates.
             if bufs.first().is_none_or(|b| b.bytes != count * 4) {
@@ -265,29 +267,40 @@ fn execute(
                     bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
                 }
             }
-            host.prepare(case, opts.seed, first_lane, count, scalars);
-            let n = count;
-            bufs[0].write(dev, &host.a[..n])?;
-            bufs[1].write(dev, &host.b[..n])?;
-            bufs[2].write(dev, &host.c[..n])?;
-            bufs[3].write(dev, &host.got[..n * k])?;
+            let ranges = [(bufs[0].ptr(), n), (bufs[1].ptr(), n), (bufs[2].ptr(), n), (bufs[3].ptr(), n * k)];
+            host.expected.resize(n * k, 0);
+            // Inputs and the poisoned output go straight into device memory
+            // when the host can address it, else into staging copies.
+            match dev.host_words(&ranges) {
+                Some(views) => {
+                    let [a, b, c, got]: [&mut [u32]; 4] = views?.try_into().map_err(|_| views_refused())?;
+                    prepare(case, opts.seed, first_lane, scalars, Io { a, b, c, got }, &mut host.expected, &mut host.prefill);
+                }
+                None => {
+                    let staged = host.staging.get_or_insert_with(Staging::default);
+                    staged.resize(n, k);
+                    let io = Io { a: &mut staged.a, b: &mut staged.b, c: &mut staged.c, got: &mut staged.got };
+                    prepare(case, opts.seed, first_lane, scalars, io, &mut host.expected, &mut host.prefill);
+                    for (buf, words) in bufs.iter().zip([&staged.a, &staged.b, &staged.c, &staged.got]) {
+                        buf.write(dev, words)?;
+                    }
+                }
+            }
             launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
-            bufs[3].read(dev, &mut host.got[..n * k])?;
             for buf in &bufs {
                 buf.check_guards(dev, &mut result.guard_violations)?;
             }
+            let got: &[u32] = match dev.host_words(&ranges[3..]) {
+                Some(views) => views?.pop().ok_or_else(views_refused)?,
+                None => {
+                    let staged = host.staging.get_or_insert_with(Staging::default);
+                    bufs[3].read(dev, &mut staged.got[..n * k])?;
+                    &staged.got[..n * k]
+                }
+            };
             let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..n * k]) } else { Prefill::Poisoned };
             result.tally.add(
-                &Compare {
-                    first_lane,
-                    outputs_per_lane: k,
-                    a: &host.a[..n],
-                    b: &host.b[..n],
-                    c: &host.c[..n],
-                    prefill,
-                    expected: &host.expected[..n * k],
-                    got: &host.got[..n * k],
-                },
+                &Compare { first_lane, outputs_per_lane: k, sources: &sources, prefill, expected: &host.expected[..n * k], got },
                 opts.keep,
             );
             first_lane += count as u64;
@@ -298,6 +311,11 @@ fn execute(
         buf.free(dev);
     }
     outcome
+}
+
+/// A device that offered host views must give one per range asked for.
+fn views_refused() -> DeviceError {
+    DeviceError::Refused("the device returned the wrong number of host views".into())
 }
 
 fn launch(
@@ -320,22 +338,78 @@ fn launch(
 }
 
 /// Host-side buffers for one chunk, reused across chunks.
+#[derive(Default)]
 struct HostBuffers {
+    /// The model's output words.
+    expected: Vec<u32>,
+    /// Prefill words (only for cases that keep lanes).
+    prefill: Vec<u32>,
+    /// Copies of the device buffers, for devices without host views.
+    staging: Option<Staging>,
+}
+
+/// Host copies of a chunk's device buffers.
+#[derive(Default)]
+struct Staging {
     a: Vec<u32>,
     b: Vec<u32>,
     c: Vec<u32>,
-    /// Prefill words (only for cases that keep lanes).
-    prefill: Vec<u32>,
-    expected: Vec<u32>,
     /// Poisoned output before launch, results after.
     got: Vec<u32>,
+}
+
+impl Staging {
+    fn resize(&mut self, lanes: usize, k: usize) {
+        for v in [&mut self.a, &mut self.b, &mut self.c] {
+            v.resize(lanes, 0);
+        }
+        self.got.resize(lanes * k, 0);
+    }
+}
+
+/// Where a chunk's sources and output live before launch: device memory
+/// seen from the host, or staging copies.
+struct Io<'a> {
+    a: &'a mut [u32],
+    b: &'a mut [u32],
+    c: &'a mut [u32],
+    got: &'a mut [u32],
 }
 
 /// Lanes per parallel piece of preparation: cache-sized, a multiple of 64 so
 /// no wave straddles two pieces.
 const PREP_LANES: usize = inputs::BLOCK_LANES;
 
-/// One piece of a chunk's host buffers, prepared on one thread.
+/// Generate sources, run the model and poison the output for the chunk of
+/// lanes starting at `first_lane`: one parallel pass of pieces, each done
+/// start to finish while its lanes are in cache.
+fn prepare(case: &Case, seed: u64, first_lane: u64, scalars: &[u32], io: Io<'_>, expected: &mut [u32], prefill: &mut Vec<u32>) {
+    let k = case.outputs_per_lane;
+    let count = io.a.len();
+    if case.keeps_lanes {
+        prefill.resize(count * k, 0);
+    }
+    let words = PREP_LANES * k;
+    // Without a prefill the chained `None`s pair with every piece.
+    let prefills =
+        prefill[..if case.keeps_lanes { count * k } else { 0 }].chunks_mut(words).map(Some).chain(std::iter::repeat_with(|| None));
+    let pieces: Vec<PrepPiece<'_>> = io
+        .a
+        .chunks_mut(PREP_LANES)
+        .zip(io.b.chunks_mut(PREP_LANES))
+        .zip(io.c.chunks_mut(PREP_LANES))
+        .zip(expected[..count * k].chunks_mut(words))
+        .zip(io.got.chunks_mut(words))
+        .zip(prefills)
+        .map(|(((((a, b), c), expected), got), prefill)| PrepPiece { a, b, c, prefill, expected, got })
+        .collect();
+    pieces
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(i, piece)| piece.prepare(case, seed, first_lane + (i * PREP_LANES) as u64, scalars));
+}
+
+/// One piece of a chunk, prepared on one thread.
 struct PrepPiece<'a> {
     a: &'a mut [u32],
     b: &'a mut [u32],
@@ -344,47 +418,6 @@ struct PrepPiece<'a> {
     prefill: Option<&'a mut [u32]>,
     expected: &'a mut [u32],
     got: &'a mut [u32],
-}
-
-impl HostBuffers {
-    fn new(chunk: usize, k: usize) -> HostBuffers {
-        HostBuffers {
-            a: vec![0; chunk],
-            b: vec![0; chunk],
-            c: vec![0; chunk],
-            prefill: Vec::new(),
-            expected: vec![0; chunk * k],
-            got: vec![0; chunk * k],
-        }
-    }
-
-    /// Generate sources, run the model and poison the output for lanes
-    /// `first_lane..first_lane + count`: one parallel pass of pieces, each
-    /// done start to finish while its lanes are in cache.
-    fn prepare(&mut self, case: &Case, seed: u64, first_lane: u64, count: usize, scalars: &[u32]) {
-        let k = case.outputs_per_lane;
-        if case.keeps_lanes {
-            self.prefill.resize(count * k, 0);
-        }
-        let words = PREP_LANES * k;
-        // Without a prefill the chained `None`s pair with every piece.
-        let prefills = self.prefill[..if case.keeps_lanes { count * k } else { 0 }]
-            .chunks_mut(words)
-            .map(Some)
-            .chain(std::iter::repeat_with(|| None));
-        let pieces: Vec<PrepPiece<'_>> = self.a[..count]
-            .chunks_mut(PREP_LANES)
-            .zip(self.b[..count].chunks_mut(PREP_LANES))
-            .zip(self.c[..count].chunks_mut(PREP_LANES))
-            .zip(self.expected[..count * k].chunks_mut(words))
-            .zip(self.got[..count * k].chunks_mut(words))
-            .zip(prefills)
-            .map(|(((((a, b), c), expected), got), prefill)| PrepPiece { a, b, c, prefill, expected, got })
-            .collect();
-        pieces.into_par_iter().enumerate().for_each(|(i, piece)| {
-            piece.prepare(case, seed, first_lane + (i * PREP_LANES) as u64, scalars)
-        });
-    }
 }
 
 impl PrepPiece<'_> {

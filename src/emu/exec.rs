@@ -1338,11 +1338,13 @@ fn lanes2<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], f: impl 
 
 #[inline(always)]
 fn offsets_match<const W: usize>(lo: &[u32; W], l0: u32, offsets: &[u32; W]) -> bool {
-    let mut ok = true;
+    // An OR of differences, which vectorises; a chain of `&=` on compares
+    // stayed scalar and cost more than the load it guards.
+    let mut diff = 0;
     for i in 0..W {
-        ok &= lo[i].wrapping_sub(l0) == offsets[i];
+        diff |= lo[i].wrapping_sub(l0) ^ offsets[i];
     }
-    ok
+    diff == 0
 }
 
 #[inline(always)]

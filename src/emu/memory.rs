@@ -127,6 +127,34 @@ impl Memory {
         Ok(())
     }
 
+    /// Word views of `(address, words)` ranges for a caller with exclusive
+    /// access (no kernel running), in order. `None` when an address is not
+    /// word-aligned or two ranges share an allocation (views could overlap);
+    /// `Some(Err)` when a range is outside every allocation.
+    pub fn words_mut(&mut self, ranges: &[(u64, usize)]) -> Option<Result<Vec<&mut [u32]>, Fault>> {
+        use zerocopy::{FromBytes, IntoBytes};
+        let slots: Vec<usize> = ranges.iter().map(|&(addr, _)| split(addr).0).collect();
+        if ranges.iter().any(|&(addr, _)| addr % 4 != 0) || (1..slots.len()).any(|i| slots[..i].contains(&slots[i])) {
+            return None;
+        }
+        for &(addr, words) in ranges {
+            let bytes = words as u64 * 4;
+            if self.resolve(addr, bytes).is_none() {
+                return Some(Err(Fault { address: addr, bytes }));
+            }
+        }
+        let mut views: Vec<Option<&mut [u32]>> = ranges.iter().map(|_| None).collect();
+        for (slot, buf) in self.slots.iter_mut().enumerate() {
+            let (Some(j), Some(buf)) = (slots.iter().position(|&s| s == slot), buf.as_mut()) else { continue };
+            let (addr, words) = ranges[j];
+            let w0 = (split(addr).1 / 4) as usize;
+            // `AtomicU32` has `u32`'s layout; with `&mut` access the words
+            // are plain memory, viewed as such through zerocopy's checked casts.
+            views[j] = <[u32]>::mut_from_bytes(buf.words[w0..w0 + words].as_mut_bytes()).ok();
+        }
+        views.into_iter().collect::<Option<Vec<_>>>().map(Ok)
+    }
+
     /// Find the first faulting byte address for a message (the start if none).
     pub fn first_bad_byte(&self, addr: u64, len: u64) -> u64 {
         (0..len).map(|i| addr.wrapping_add(i)).find(|&a| self.resolve(a, 1).is_none()).unwrap_or(addr)
@@ -272,5 +300,32 @@ impl Buffer {
         } else {
             self.write(off, &value.to_le_bytes())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_views_write_through_and_refuse_what_could_overlap() {
+        let mut m = Memory::default();
+        let (p, q) = (m.alloc(64).unwrap(), m.alloc(64).unwrap());
+        {
+            let mut views = m.words_mut(&[(q + 8, 2), (p, 16)]).unwrap().unwrap();
+            views[0].copy_from_slice(&[7, 8]);
+            views[1][15] = 9;
+        }
+        let mut bytes = [0u8; 4];
+        m.read_bytes(q + 12, &mut bytes).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes), 8);
+        m.read_bytes(p + 60, &mut bytes).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes), 9);
+        // Two ranges in one allocation, or an unaligned one: no views.
+        assert!(m.words_mut(&[(p, 2), (p + 32, 2)]).is_none());
+        assert!(m.words_mut(&[(p + 2, 2)]).is_none());
+        // Past the end, or outside every allocation: a fault.
+        assert_eq!(m.words_mut(&[(p, 17)]).unwrap().err(), Some(Fault { address: p, bytes: 68 }));
+        assert!(m.words_mut(&[(q + (1 << 31), 1)]).unwrap().is_err());
     }
 }

@@ -333,6 +333,13 @@ impl Device for EmuDevice {
         })
     }
 
+    fn host_words(&mut self, ranges: &[(DevicePtr, usize)]) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
+        let views = self.memory.words_mut(ranges)?;
+        Some(views.map_err(|f| {
+            DeviceError::MemoryFault(format!("host access of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
+        }))
+    }
+
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
         // The ELF parser needs 8-byte alignment, which an `include_bytes!`
         // image does not guarantee; a fresh heap buffer from the system
