@@ -1412,43 +1412,55 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
     if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
         return Ok(false);
     }
+    // pc and steps are kept here while the waves agree and written back to
+    // the waves only when lockstep ends, or before a branch (the one kind of
+    // instruction that sets a wave's own pc).
+    let leave = |waves: &mut [Wave<W>], pc: usize, steps: u64| {
+        for w in waves.iter_mut() {
+            (w.pc, w.steps) = (pc, steps);
+        }
+    };
     loop {
         let inst = fetch(ctx, pc)?;
         steps += 1;
         check_steps(ctx, steps, inst)?;
-        let mut status = None;
-        // Only memory ops can take a workgroup path here: the shape test is
-        // inline so other instructions pay no call.
-        let group = match ops::info(inst.op).shape {
+        let shape = ops::info(inst.op).shape;
+        let group = match shape {
+            // Only memory ops can take a workgroup path here: the shape test
+            // is inline so other instructions pay no call.
             Shape::MemLoad(_) | Shape::MemStore(_) => mem_group(waves, inst, ctx.mem),
             Shape::Load(_) => sload_group(waves, inst, ctx.mem),
+            // Waits and hints do nothing in a synchronous emulator.
+            Shape::Nop | Shape::KWait => true,
             _ => false,
         };
         if group {
-            for w in waves.iter_mut() {
-                w.steps = steps;
-                w.pc = pc + 1;
-            }
-        } else {
-            for w in waves.iter_mut() {
-                w.steps = steps;
-                w.pc = pc + 1;
-            }
-            let Some((first, rest)) = waves.split_first_mut() else { return Ok(true) };
-            let mut grouped = false;
-            status = first.step(inst, ctx, pc, rest, &mut grouped)?;
-            if !grouped {
-                for w in rest.iter_mut() {
-                    status = w.step(inst, ctx, pc, &mut [], &mut grouped)?;
-                }
+            pc += 1;
+            continue;
+        }
+        let branch = shape == Shape::Branch;
+        if branch {
+            leave(waves, pc + 1, steps);
+        }
+        let Some((first, rest)) = waves.split_first_mut() else { return Ok(true) };
+        let mut grouped = false;
+        let mut status = first.step(inst, ctx, pc, rest, &mut grouped)?;
+        if !grouped {
+            for w in rest.iter_mut() {
+                status = w.step(inst, ctx, pc, &mut [], &mut grouped)?;
             }
         }
         if status == Some(Status::Ended) {
+            leave(waves, pc + 1, steps);
             return Ok(true);
         }
-        pc = waves[0].pc;
-        if waves.iter().any(|w| w.pc != pc) {
-            return Ok(false);
+        if branch {
+            pc = waves[0].pc;
+            if waves.iter().any(|w| w.pc != pc) {
+                return Ok(false);
+            }
+        } else {
+            pc += 1;
         }
     }
 }
