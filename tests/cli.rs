@@ -127,3 +127,13 @@ fn kernels_out_writes_code_objects_that_disassemble_to_gfx11_xad() {
     }
     assert_eq!(seen, xad_harness::kernels::EMBEDDED.len());
 }
+
+#[test]
+fn bench_prints_both_rates_the_ratio_and_where_the_target_applies() {
+    let r = run(harness().args(["bench", "--lanes", "1M", "--repeat", "2", "--seed", "7"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    for want in ["emulated gfx1100 pipeline", "native loop, 1 thread", "ratio emulated pipeline / native loop", "2 runs each", "stated for --lanes 67108864"] {
+        assert!(r.stdout.contains(want), "missing {want:?} in:\n{}", r.stdout);
+    }
+    assert_one_line_error(&run(harness().args(["bench", "--repeat", "0"])), 2, "--repeat");
+}
