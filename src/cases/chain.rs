@@ -3,8 +3,7 @@
 //! forwarding path shows as a wrong link. Chain A keeps every link (out words
 //! 0-23); chain B runs 16 links in place in one VGPR (word 24 = its last).
 
-use super::forms::{int, program_model, Lane::*, Op, Program, Spec, Src, Src::*};
-use super::Case;
+use super::forms::{spec, int, program_model, Lane::*, Op, Program, Spec, Src, Src::*};
 
 /// The two non-forwarded operands of link `j`, in slot order.
 const fn others(j: usize) -> (Src, Src) {
@@ -52,34 +51,14 @@ const DESCRIPTION: &str = "24 dependent links, each reading the previous result 
 random s20, inline -7 or literal 0x5a5a5a5a; 16 links in place (vdst = forwarded source)";
 
 pub(super) static SPECS: &[Spec] = &[
-    Spec {
-        case: Case {
-            name: "chain_w32",
-            description: DESCRIPTION,
-            kernel: "xad_chain_w32",
-            wave_size: 32,
-            outputs_per_lane: 25,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_w32,
-            unsettled: None,
-        },
-        program: &W32,
-    },
-    Spec {
-        case: Case {
-            name: "chain_w64",
-            description: DESCRIPTION,
-            kernel: "xad_chain_w64",
-            wave_size: 64,
-            outputs_per_lane: 25,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_w64,
-            unsettled: None,
-        },
-        program: &W64,
-    },
+    spec!(
+        "chain_w32", wave: 32, words: 25, scalars: 8, keeps_lanes: false, model_w32, W32,
+        DESCRIPTION
+    ),
+    spec!(
+        "chain_w64", wave: 64, words: 25, scalars: 8, keeps_lanes: false, model_w64, W64,
+        DESCRIPTION
+    ),
 ];
 
 #[cfg(test)]

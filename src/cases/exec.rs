@@ -4,8 +4,7 @@
 //! an inline constant or a literal. Lanes switched off must keep the prefill
 //! of their destination, which the kernel loaded from `out`.
 
-use super::forms::{int, program_model, Exec, Lane::*, Op, Program, Spec, Src, Src::*};
-use super::Case;
+use super::forms::{spec, int, program_model, Exec, Lane::*, Op, Program, Spec, Src, Src::*};
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
 const S24: Src = Sreg(24, 4);
@@ -55,36 +54,16 @@ program_model!(model_w32, W32);
 program_model!(model_w64, W64);
 
 pub(super) static SPECS: &[Spec] = &[
-    Spec {
-        case: Case {
-            name: "exec_w32",
-            description: "a, b, c (and exec_lo, random SGPR, inline 7, a literal) under EXEC = all but lane 0/31/13, \
-                even, odd, low half, high half, lane 7, none, two random masks; masked lanes keep their prefill",
-            kernel: "xad_exec_w32",
-            wave_size: 32,
-            outputs_per_lane: 14,
-            scalar_args: 8,
-            keeps_lanes: true,
-            model: model_w32,
-            unsettled: None,
-        },
-        program: &W32,
-    },
-    Spec {
-        case: Case {
-            name: "exec_w64",
-            description: "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
-                0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill",
-            kernel: "xad_exec_w64",
-            wave_size: 64,
-            outputs_per_lane: 15,
-            scalar_args: 8,
-            keeps_lanes: true,
-            model: model_w64,
-            unsettled: None,
-        },
-        program: &W64,
-    },
+    spec!(
+        "exec_w32", wave: 32, words: 14, scalars: 8, keeps_lanes: true, model_w32, W32,
+        "a, b, c (and exec_lo, random SGPR, inline 7, a literal) under EXEC = all but lane 0/31/13, \
+                even, odd, low half, high half, lane 7, none, two random masks; masked lanes keep their prefill"
+    ),
+    spec!(
+        "exec_w64", wave: 64, words: 15, scalars: 8, keeps_lanes: true, model_w64, W64,
+        "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
+                0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill"
+    ),
 ];
 
 #[cfg(test)]

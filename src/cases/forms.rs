@@ -445,6 +445,30 @@ macro_rules! program_model {
 }
 pub(crate) use program_model;
 
+/// One table-built case: its kernel is `xad_<name>` (see `kernels/gfx1100/`).
+macro_rules! spec {
+    ($name:literal, wave: $wave:literal, words: $k:expr, scalars: $s:expr, keeps_lanes: $keeps:expr,
+     $model:ident, $program:ident, $desc:expr $(, unsettled: $u:expr)? $(,)?) => {
+        $crate::cases::forms::Spec {
+            case: $crate::cases::Case {
+                name: $name,
+                description: $desc,
+                kernel: concat!("xad_", $name),
+                wave_size: $wave,
+                outputs_per_lane: $k,
+                scalar_args: $s,
+                keeps_lanes: $keeps,
+                model: $model,
+                unsettled: $crate::cases::forms::spec!(@unsettled $($u)?),
+            },
+            program: &$program,
+        }
+    };
+    (@unsettled) => { None };
+    (@unsettled $u:expr) => { Some($u) };
+}
+pub(crate) use spec;
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! Helpers for the families' hand-computed model vectors.

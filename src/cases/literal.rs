@@ -4,8 +4,7 @@
 //! literal beside an SGPR; and raw-encoded literals whose values also have inline
 //! codes (0xffffffff, 0x3f800000, 64).
 
-use super::forms::{program_model, Lane::*, Op, Program, Spec, Src, Src::*};
-use super::Case;
+use super::forms::{spec, program_model, Lane::*, Op, Program, Spec, Src, Src::*};
 
 const VALUES: [u32; 6] = [0x8000_0000, 0x7fff_ffff, 65, (-17i32) as u32, 0x6a09_e667, 0x9e37_79b9];
 const RAW_VALUES: [u32; 3] = [0xffff_ffff, 0x3f80_0000, 64];
@@ -53,34 +52,14 @@ const DESCRIPTION: &str = "literals 0x80000000, 0x7fffffff, 65, -17, 0x6a09e667,
 and all three; literal + random SGPR; raw-encoded literals 0xffffffff, 0x3f800000, 64 in each slot";
 
 pub(super) static SPECS: &[Spec] = &[
-    Spec {
-        case: Case {
-            name: "literal_w32",
-            description: DESCRIPTION,
-            kernel: "xad_literal_w32",
-            wave_size: 32,
-            outputs_per_lane: 55,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_w32,
-            unsettled: None,
-        },
-        program: &W32,
-    },
-    Spec {
-        case: Case {
-            name: "literal_w64",
-            description: DESCRIPTION,
-            kernel: "xad_literal_w64",
-            wave_size: 64,
-            outputs_per_lane: 55,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_w64,
-            unsettled: None,
-        },
-        program: &W64,
-    },
+    spec!(
+        "literal_w32", wave: 32, words: 55, scalars: 8, keeps_lanes: false, model_w32, W32,
+        DESCRIPTION
+    ),
+    spec!(
+        "literal_w64", wave: 64, words: 55, scalars: 8, keeps_lanes: false, model_w64, W64,
+        DESCRIPTION
+    ),
 ];
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! the kernels copy s22 to s105, s23 to vcc_lo, s24 to vcc_hi, s25 to m0
 //! (and s25 to exec_hi in the wave32 "hi" kernel).
 
-use super::forms::{int, program_model, Lane::*, Op, Program, SccFrom, Spec, Src, Src::*, EXEC_HI, M0, VCC_HI, VCC_LO};
-use super::Case;
+use super::forms::{spec, int, program_model, Lane::*, Op, Program, SccFrom, Spec, Src, Src::*, EXEC_HI, M0, VCC_HI, VCC_LO};
 
 const fn s(k: usize) -> Src {
     Sreg(20 + k as u16, k)
@@ -82,52 +81,21 @@ program_model!(model_w64, W64);
 program_model!(model_hi_w32, HI_W32);
 
 pub(super) static SPECS: &[Spec] = &[
-    Spec {
-        case: Case {
-            name: "sreg_w32",
-            description: "random scalars: SGPR in each slot, two SGPRs, one SGPR thrice, s105, vcc_lo, m0, \
-                exec_lo (lanes < count), null (0), src_scc (1, 0, random) in each slot; mixes with inline constants",
-            kernel: "xad_sreg_w32",
-            wave_size: 32,
-            outputs_per_lane: 36,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_w32,
-            unsettled: None,
-        },
-        program: &W32,
-    },
-    Spec {
-        case: Case {
-            name: "sreg_w64",
-            description: "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot",
-            kernel: "xad_sreg_w64",
-            wave_size: 64,
-            outputs_per_lane: 44,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_w64,
-            unsettled: None,
-        },
-        program: &W64,
-    },
-    Spec {
-        case: Case {
-            name: "sreg_hi_w32",
-            description: "wave32: vcc_hi and exec_hi in each slot, each first written with a random scalar",
-            kernel: "xad_sreg_hi_w32",
-            wave_size: 32,
-            outputs_per_lane: 6,
-            scalar_args: 8,
-            keeps_lanes: false,
-            model: model_hi_w32,
-            unsettled: Some(
-                "the RDNA3 ISA guide does not say what vcc_hi and exec_hi read as data in wave32 (nor that a write \
-                 to them is kept); the model expects the value the kernel wrote just before",
-            ),
-        },
-        program: &HI_W32,
-    },
+    spec!(
+        "sreg_w32", wave: 32, words: 36, scalars: 8, keeps_lanes: false, model_w32, W32,
+        "random scalars: SGPR in each slot, two SGPRs, one SGPR thrice, s105, vcc_lo, m0, \
+                exec_lo (lanes < count), null (0), src_scc (1, 0, random) in each slot; mixes with inline constants"
+    ),
+    spec!(
+        "sreg_w64", wave: 64, words: 44, scalars: 8, keeps_lanes: false, model_w64, W64,
+        "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot"
+    ),
+    spec!(
+        "sreg_hi_w32", wave: 32, words: 6, scalars: 8, keeps_lanes: false, model_hi_w32, HI_W32,
+        "wave32: vcc_hi and exec_hi in each slot, each first written with a random scalar",
+        unsettled: "the RDNA3 ISA guide does not say what vcc_hi and exec_hi read as data in wave32 (nor that a write \
+                 to them is kept); the model expects the value the kernel wrote just before"
+    ),
 ];
 
 #[cfg(test)]

@@ -1,8 +1,7 @@
 //! VGPR sources: every slot, one VGPR in several slots, high VGPR numbers, and
 //! the destination aliasing each source. Kernels: kernels/include/xad_vgpr.inc.
 
-use super::forms::{program_model, Lane::*, Op, Program, Spec, Src::*};
-use super::Case;
+use super::forms::{spec, program_model, Lane::*, Op, Program, Spec, Src::*};
 
 static OPS: [Op; 13] = [
     Op::new(0, 16, [V(2, A), V(3, B), V(4, C)]),
@@ -29,34 +28,14 @@ const DESCRIPTION: &str = "VGPR sources a/b/c in every slot order, one VGPR in t
 v255/v200/v128, vdst = src0, src1, src2, src0+src2 and all three";
 
 pub(super) static SPECS: &[Spec] = &[
-    Spec {
-        case: Case {
-            name: "vgpr_w32",
-            description: DESCRIPTION,
-            kernel: "xad_vgpr_w32",
-            wave_size: 32,
-            outputs_per_lane: 13,
-            scalar_args: 0,
-            keeps_lanes: false,
-            model: model_w32,
-            unsettled: None,
-        },
-        program: &W32,
-    },
-    Spec {
-        case: Case {
-            name: "vgpr_w64",
-            description: DESCRIPTION,
-            kernel: "xad_vgpr_w64",
-            wave_size: 64,
-            outputs_per_lane: 13,
-            scalar_args: 0,
-            keeps_lanes: false,
-            model: model_w64,
-            unsettled: None,
-        },
-        program: &W64,
-    },
+    spec!(
+        "vgpr_w32", wave: 32, words: 13, scalars: 0, keeps_lanes: false, model_w32, W32,
+        DESCRIPTION
+    ),
+    spec!(
+        "vgpr_w64", wave: 64, words: 13, scalars: 0, keeps_lanes: false, model_w64, W64,
+        DESCRIPTION
+    ),
 ];
 
 #[cfg(test)]

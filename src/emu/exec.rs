@@ -1174,15 +1174,7 @@ impl<const W: usize> Wave<W> {
     #[inline(never)]
     fn mem_load_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
         let exec = self.exec();
-        // Check every active lane first so a faulting load writes nothing.
-        for i in 0..W {
-            if (exec >> i) & 1 == 1 {
-                let a = self.lane_addr(inst, i);
-                if mem.resolve(a, size).is_none() {
-                    return Err(self.fault(mem, inst, i, a, size, "load"));
-                }
-            }
-        }
+        self.check_lanes(inst, mem, size, "load")?;
         let sign = ops::load_sign_extends(inst.op);
         // Lane i's address comes from lane i of the address VGPRs only, so
         // writing lane i's result before reading lane i+1's address is safe
@@ -1244,19 +1236,26 @@ impl<const W: usize> Wave<W> {
         self.mem_store_lanes(inst, mem, size, dwords)
     }
 
-    #[cold]
-    #[inline(never)]
-    fn mem_store_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+    /// Check every active lane's address before any is accessed, so a
+    /// faulting load or store changes nothing; the fault names the first bad lane.
+    fn check_lanes(&self, inst: &Inst, mem: &Memory, size: u64, access: &str) -> Result<(), DeviceError> {
         let exec = self.exec();
-        // Check every active lane first so a faulting store writes nothing.
         for i in 0..W {
             if (exec >> i) & 1 == 1 {
                 let a = self.lane_addr(inst, i);
                 if mem.resolve(a, size).is_none() {
-                    return Err(self.fault(mem, inst, i, a, size, "store"));
+                    return Err(self.fault(mem, inst, i, a, size, access));
                 }
             }
         }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mem_store_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+        let exec = self.exec();
+        self.check_lanes(inst, mem, size, "store")?;
         for i in 0..W {
             if (exec >> i) & 1 == 0 {
                 continue;
