@@ -99,26 +99,28 @@ fn fill_uniform(k: [u32; 6], lo0: u32, a: &mut [u32], b: &mut [u32], c: &mut [u3
 }
 
 /// Lanes per edge group: one lane of each group of 8, at a position drawn per
-/// group, gets a structured edge case; the other seven stay uniform.
+/// group, gets a structured edge case; the other seven stay uniform. The
+/// eight kinds of edge case take turns, group by group, so each is equally
+/// common and the choice is a branch the CPU predicts (a drawn kind
+/// mispredicted nearly every group and cost more than the draws).
 const EDGE_GROUP: u64 = 8;
 
-/// Replace a lane's uniform (a, b, c) with structured edge case `pattern`,
-/// using `bits` for the edge values it picks. Branch-free (each pattern's
-/// value is picked from a small table): the pattern is random per group, so a
-/// `match` here mispredicted almost every time and cost more than the draws.
+/// Replace a lane's uniform (a, b, c) with structured edge case `kind`
+/// (0..8), using `bits` for the edge values it picks.
 #[inline(always)]
-fn edge_case(pattern: u32, bits: u32, (a, b, c): (u32, u32, u32)) -> (u32, u32, u32) {
-    let edge = |k: u32| EDGE_VALUES[(k % EDGE_VALUES.len() as u32) as usize];
-    let (x, e) = (a ^ b, edge(bits));
-    let p = (pattern % 8) as usize;
-    // Pattern:  0: all edge values   1: a ^ b == 0   2: a ^ b == 0xffffffff
-    // 3: the sum carries through all 32 bits to 0   4: 0xffffffff + 1 wraps to 0
-    // 5: the largest sum without a carry out   6: crosses the sign boundary
-    // 7: random xor, edge addend.
-    let na = [edge(bits >> 8), a, a, a, a, a, a, a][p];
-    let nb = [edge(bits >> 4), a, !a, b, !a, b, a ^ 0x7fff_ffff, b][p];
-    let nc = [e, c, c, x.wrapping_neg(), 1, !x, 1, e][p];
-    (na, nb, nc)
+fn edge_case(kind: u64, bits: u32, (a, b, c): (u32, u32, u32)) -> (u32, u32, u32) {
+    // One of the 9 edge values from 8 bits, by multiply and shift.
+    let edge = |k: u32| EDGE_VALUES[((k & 0xff) * EDGE_VALUES.len() as u32 >> 8) as usize];
+    match kind % 8 {
+        0 => (edge(bits), edge(bits >> 8), edge(bits >> 16)),
+        1 => (a, a, c),                      // a ^ b == 0
+        2 => (a, !a, c),                     // a ^ b == 0xffffffff
+        3 => (a, b, (a ^ b).wrapping_neg()), // sum carries through all 32 bits to 0
+        4 => (a, !a, 1),                     // 0xffffffff + 1 wraps to 0
+        5 => (a, b, !(a ^ b)),               // largest sum without a carry out
+        6 => (a, a ^ 0x7fff_ffff, 1),        // crosses the sign boundary
+        _ => (a, b, edge(bits >> 24)),       // random xor, edge addend
+    }
 }
 
 /// The edge cross product's (a, b, c) for lane `lane < EDGE_PRODUCT_LANES`.
@@ -151,7 +153,7 @@ pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u
         let lane = group * EDGE_GROUP + draw % EDGE_GROUP;
         if lane >= first_lane && lane < first_lane + n {
             let i = (lane - first_lane) as usize;
-            (a[i], b[i], c[i]) = edge_case((draw >> 3) as u32, (draw >> 32) as u32, (a[i], b[i], c[i]));
+            (a[i], b[i], c[i]) = edge_case(group, (draw >> 32) as u32, (a[i], b[i], c[i]));
         }
     }
     // Lanes of the edge cross product, when this range holds any.
@@ -330,6 +332,27 @@ mod tests {
         // Each pattern is ~1/64 of lanes; require at least a third of that.
         let floor = rest.len() / 64 / 3;
         assert!(xor_zero > floor && xor_ones > floor && wraps_to_zero > floor, "{xor_zero} {xor_ones} {wraps_to_zero} (floor {floor})");
+    }
+
+    #[test]
+    fn every_group_of_eight_holds_its_turn_of_edge_case() {
+        let first = 3 * EDGE_PRODUCT_LANES as u64 / 8 * 8 + 8;
+        let v = gen(31, first, 8 * 4096);
+        let is_edge = |x: &u32| EDGE_VALUES.contains(x);
+        for (g, lanes) in v.chunks(8).enumerate() {
+            let kind = (first / 8 + g as u64) % 8;
+            let holds = |&(a, b, c): &(u32, u32, u32)| match kind {
+                0 => is_edge(&a) && is_edge(&b) && is_edge(&c),
+                1 => a == b,
+                2 => a ^ b == u32::MAX,
+                3 => (a ^ b).wrapping_add(c) == 0,
+                4 => a ^ b == u32::MAX && c == 1,
+                5 => (a ^ b).checked_add(c) == Some(u32::MAX),
+                6 => b == a ^ 0x7fff_ffff && c == 1,
+                _ => is_edge(&c),
+            };
+            assert!(lanes.iter().any(holds), "seed 31, group {} (kind {kind}): {lanes:x?}", first / 8 + g as u64);
+        }
     }
 
     #[test]
