@@ -95,7 +95,7 @@ pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
         format!("(the speed target of {:.0} M lanes/s is stated for --lanes {TARGET_LANES})\n", TARGET_LANES_PER_S / 1e6)
     };
     Ok(format!(
-        "bench: xad_basic, {lanes} lanes, seed {seed}, {} threads, host SIMD {}, {} runs each (median, best)\n\
+        "bench: xad_basic, {lanes} lanes, seed {seed}, threads {}, host SIMD {}, {} runs each (median, best)\n\
          emulated gfx1100 pipeline (generate + emulate + verify): {:8.3} s {:8.3} s  {:9.1} M lanes/s\n\
          native loop, 1 thread (generate + compute + verify):     {:8.3} s {:8.3} s  {:9.1} M lanes/s\n\
          ratio emulated pipeline / native loop: {:.2}x\n\

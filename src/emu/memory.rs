@@ -144,7 +144,10 @@ impl Memory {
             }
         }
         let mut views: Vec<Option<&mut [u32]>> = ranges.iter().map(|_| None).collect();
-        for (slot, buf) in self.slots.iter_mut().enumerate() {
+        // Only the slots between the lowest and highest asked for (slots are
+        // not reused soon, so there are as many as allocations so far).
+        let (lowest, highest) = (slots.iter().min().copied().unwrap_or(0), slots.iter().max().copied().unwrap_or(0));
+        for (slot, buf) in self.slots.iter_mut().enumerate().skip(lowest).take(highest + 1 - lowest) {
             let (Some(j), Some(buf)) = (slots.iter().position(|&s| s == slot), buf.as_mut()) else { continue };
             let (addr, words) = ranges[j];
             let w0 = (split(addr).1 / 4) as usize;
