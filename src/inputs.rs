@@ -5,7 +5,7 @@
 //! index), so any chunk of lanes, generated on any thread, in any order, sees
 //! exactly the values a single pass would, with no state to carry or skip.
 //! The uniform sources, the hot path, are 32-bit keyed hashes of the lane
-//! index ([`uniform_word`]), which vectorise (AVX2 or SSE4.1 chosen at run
+//! index (`uniform_word`), which vectorise (AVX2 or SSE4.1 chosen at run
 //! time, the same values on every path); the other streams (edge placement,
 //! prefill, scalars) use the wyrand output function over a Weyl sequence.
 //! Edge cases are placed per group of 8 lanes from a separate stream, so the

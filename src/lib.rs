@@ -18,7 +18,7 @@
 //! | [`check`]   | lane comparison, mismatch records, unwritten lanes, guard regions  |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`run`]     | the pipeline that ties the above together for one or more cases    |
-//! | [`bench`]   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
+//! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
 //! | [`error`]   | the error type and its exit codes                                  |
 //!
 //! All `unsafe` code lives in [`hip`] (FFI); the emulator is safe Rust.

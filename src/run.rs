@@ -4,7 +4,10 @@
 //! Lanes are processed in chunks with buffers reused across chunks, so memory
 //! stays bounded whatever `--lanes` is, and the working set stays cache-sized.
 //! Each chunk is one dispatch whose `count` is the chunk's lane count; lane
-//! indices in results are global (chunk start + lane).
+//! indices in results are global (chunk start + lane). On a device whose
+//! memory the host can address (the emulator, `Device::host_words`) inputs
+//! are generated and results checked in place; on others (HIP) through
+//! staging copies. Either way the same words are compared.
 
 use std::time::{Duration, Instant};
 

@@ -292,7 +292,7 @@ pub fn encode(op: &Op) -> Result<Vec<u32>, String> {
 
 /// The lane `n` of DPP16 row control `ctrl` reads from, in wave lanes, or None
 /// when the source is out of range (RDNA3 ISA guide section 7.7, "DPP16";
-/// rows are 16 lanes): quad_perm (n&~3)+sel[n&3]; row_shl:k n+k within the row;
+/// rows are 16 lanes): quad_perm `(n&~3)+sel[n&3]`; row_shl:k n+k within the row;
 /// row_shr:k n-k within the row; row_ror:k rotates within the row; row_mirror
 /// base+15-(n&15); row_half_mirror (n&~7)+7-(n&7); row_share:k base+k;
 /// row_xmask:k base+((n&15)^k). gfx10+ has no row_bcast or wave_* controls.

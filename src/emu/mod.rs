@@ -13,6 +13,8 @@
 //! descriptor (LLVM AMDGPUUsage "Initial Kernel Execution State"), runs the
 //! workgroups in parallel on a rayon pool, and returns the first error any
 //! wave hit (memory fault, unsupported instruction, step budget, watchdog).
+//! Between launches the host may address device memory directly
+//! (`host_words`): the pipeline fills inputs and checks outputs in place.
 //!
 //! Emulator choices where the hardware is not documented or not modelled:
 //! - Memory operations complete immediately and in program order, so

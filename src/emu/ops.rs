@@ -81,7 +81,7 @@ pub enum Shape {
     V2,
     /// Vector: D = f(S0, S1, S2).
     V3,
-    /// Vector with mask source: D = mask[lane] ? S1 : S0 (VCC in e32, S2 SGPR in e64).
+    /// Vector with mask source: `D = mask[lane] ? S1 : S0` (VCC in e32, S2 SGPR in e64).
     Cnd,
     /// Vector with carry-out mask (VOP3SD only): D, carry = f(S0, S1).
     Co,
