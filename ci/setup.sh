@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building xad-harness needs on Debian 12 or Ubuntu 24.04, and
 # nothing when it is already there: an LLVM that assembles gfx11 (clang/lld 19),
-# the HIP runtime and headers (libamdhip64-dev), and libclang for bindgen.
+# the HIP runtime and headers (libamdhip64-dev), libclang for bindgen, and
+# qemu-user for the tests.
 # Rust itself comes from rustup (https://rustup.rs), which this script does not run.
 set -euo pipefail
 
-packages=(clang-19 lld-19 llvm-19 libamdhip64-dev libclang-dev)
+# qemu-user is for the test job only: ci/simd-paths.sh runs the input
+# generator's SSE2, SSE4.1 and AVX2 paths under emulated CPUs.
+packages=(clang-19 lld-19 llvm-19 libamdhip64-dev libclang-dev qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
