@@ -297,6 +297,7 @@ fn execute(
                 Some(views) => views?.pop().ok_or_else(views_refused)?,
                 None => {
                     let staged = host.staging.get_or_insert_with(Staging::default);
+                    staged.resize(n, k);
                     bufs[3].read(dev, &mut staged.got[..n * k])?;
                     &staged.got[..n * k]
                 }
