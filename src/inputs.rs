@@ -110,7 +110,7 @@ const EDGE_GROUP: u64 = 8;
 #[inline(always)]
 fn edge_case(kind: u64, bits: u32, (a, b, c): (u32, u32, u32)) -> (u32, u32, u32) {
     // One of the 9 edge values from 8 bits, by multiply and shift.
-    let edge = |k: u32| EDGE_VALUES[((k & 0xff) * EDGE_VALUES.len() as u32 >> 8) as usize];
+    let edge = |k: u32| EDGE_VALUES[(((k & 0xff) * EDGE_VALUES.len() as u32) >> 8) as usize];
     match kind % 8 {
         0 => (edge(bits), edge(bits >> 8), edge(bits >> 16)),
         1 => (a, a, c),                      // a ^ b == 0
