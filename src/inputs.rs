@@ -185,22 +185,10 @@ pub fn fill_sources(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c:
 }
 
 /// Random words for output prefill (lanes a kernel must leave untouched keep
-/// these), for lanes `first_lane..`, `per_lane` words each.
+/// these), for lanes `first_lane..`, `per_lane` words each, on the calling thread.
 pub fn fill_prefill(seed: u64, first_lane: u64, per_lane: usize, out: &mut [u32]) {
-    let first_word = first_lane * per_lane as u64;
-    out.par_chunks_mut(BLOCK_LANES).enumerate().for_each(|(piece, words)| {
-        fill_prefill_words(seed, first_word + (piece * BLOCK_LANES) as u64, words)
-    });
-}
-
-/// As [`fill_prefill`], on the calling thread.
-pub fn fill_prefill_serial(seed: u64, first_lane: u64, per_lane: usize, out: &mut [u32]) {
-    fill_prefill_words(seed, first_lane * per_lane as u64, out)
-}
-
-/// Prefill words `first_word..first_word + out.len()`.
-fn fill_prefill_words(seed: u64, first_word: u64, out: &mut [u32]) {
     let key = key(seed, STREAM_PREFILL);
+    let first_word = first_lane * per_lane as u64;
     for (i, w) in out.iter_mut().enumerate() {
         *w = value(key, first_word + i as u64) as u32;
     }
@@ -362,7 +350,7 @@ mod tests {
         let mut part = vec![0; 2 * 100];
         fill_prefill(5, 70_000, 2, &mut part);
         assert_eq!(part[..], whole[140_000..140_200]);
-        // A piece straddling a parallel-piece boundary (word 131072, a multiple of BLOCK_LANES).
+        // A piece straddling word 131072.
         let mut straddle = vec![0; 100];
         fill_prefill(5, 65_500, 2, &mut straddle);
         assert_eq!(straddle[..], whole[131_000..131_100]);

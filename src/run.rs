@@ -32,8 +32,8 @@ pub struct Options {
     /// Detailed mismatch records kept per case.
     pub keep: usize,
     /// Output words per dispatch (lanes x outputs per lane), rounded up to whole
-    /// input blocks of 65536 lanes. 2^17 measured best for the emulator here:
-    /// the working set of a dispatch (host and device copies) stays in L3.
+    /// pieces of `inputs::BLOCK_LANES` lanes. 2^17 measured best for the
+    /// emulator here (16K to 256K tried): a dispatch's buffers stay in L3.
     pub chunk_lanes: usize,
 }
 
@@ -259,7 +259,6 @@ fn execute(
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
             let count = chunk.min((opts.lanes - first_lane) as usize);
-            let n = count;
             // Buffers are exactly `count` lanes long so the rear guards sit right
             // after the last lane; only a shorter final chunk reallocates.
             if bufs.first().is_none_or(|b| b.bytes != count * 4) {
@@ -270,8 +269,8 @@ fn execute(
                     bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
                 }
             }
-            let ranges = [(bufs[0].ptr(), n), (bufs[1].ptr(), n), (bufs[2].ptr(), n), (bufs[3].ptr(), n * k)];
-            host.expected.resize(n * k, 0);
+            let ranges = [(bufs[0].ptr(), count), (bufs[1].ptr(), count), (bufs[2].ptr(), count), (bufs[3].ptr(), count * k)];
+            host.expected.resize(count * k, 0);
             // Inputs and the poisoned output go straight into device memory
             // when the host can address it, else into staging copies.
             match dev.host_words(&ranges) {
@@ -281,7 +280,7 @@ fn execute(
                 }
                 None => {
                     let staged = host.staging.get_or_insert_with(Staging::default);
-                    staged.resize(n, k);
+                    staged.resize(count, k);
                     let io = Io { a: &mut staged.a, b: &mut staged.b, c: &mut staged.c, got: &mut staged.got };
                     prepare(case, opts.seed, first_lane, scalars, io, &mut host.expected, &mut host.prefill);
                     for (buf, words) in bufs.iter().zip([&staged.a, &staged.b, &staged.c, &staged.got]) {
@@ -297,14 +296,14 @@ fn execute(
                 Some(views) => views?.pop().ok_or_else(views_refused)?,
                 None => {
                     let staged = host.staging.get_or_insert_with(Staging::default);
-                    staged.resize(n, k);
-                    bufs[3].read(dev, &mut staged.got[..n * k])?;
-                    &staged.got[..n * k]
+                    staged.resize(count, k);
+                    bufs[3].read(dev, &mut staged.got[..count * k])?;
+                    &staged.got[..count * k]
                 }
             };
-            let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..n * k]) } else { Prefill::Poisoned };
+            let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..count * k]) } else { Prefill::Poisoned };
             result.tally.add(
-                &Compare { first_lane, outputs_per_lane: k, sources: &sources, prefill, expected: &host.expected[..n * k], got },
+                &Compare { first_lane, outputs_per_lane: k, sources: &sources, prefill, expected: &host.expected[..count * k], got },
                 opts.keep,
             );
             first_lane += count as u64;
@@ -443,7 +442,7 @@ impl PrepPiece<'_> {
                 // expected value, so an unwritten word can never pass: run the
                 // model on R, poison the words it changes, then run it again on
                 // the poisoned prefill (written words do not depend on the prefill).
-                inputs::fill_prefill_serial(seed, first_lane, case.outputs_per_lane, prefill);
+                inputs::fill_prefill(seed, first_lane, case.outputs_per_lane, prefill);
                 (case.model)(&LaneData { a, b, c, scalars, prefill, count }, 0..count, expected);
                 prefill.iter_mut().zip(expected.iter()).for_each(|(p, &e)| {
                     if *p != e {

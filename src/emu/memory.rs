@@ -170,9 +170,9 @@ fn split(addr: u64) -> (usize, u64) {
     (slot.wrapping_sub(1), addr & ((1 << SLOT_SHIFT) - 1))
 }
 
-/// Host copies at least this long are split across the rayon pool: the
-/// pipeline's per-chunk buffers are 512 KiB, and a copy of that size on one
-/// thread left the other core idle for ~6% of a run.
+/// Host copies at least this long are split across the rayon pool. The
+/// pipeline copies only on devices without host views (the emulated HIP
+/// library runs `hipMemcpy` through here), 512 KiB buffers at a time.
 const PAR_COPY: usize = 256 << 10;
 /// Bytes per piece of a parallel host copy.
 const PIECE: usize = 128 << 10;

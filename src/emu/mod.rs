@@ -319,9 +319,7 @@ impl Device for EmuDevice {
             Some(pool) => pool.install(|| memory.write_bytes_mut(dst, src)),
             None => memory.write_bytes_mut(dst, src),
         };
-        r.map_err(|f| {
-            DeviceError::MemoryFault(format!("host write of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
-        })
+        r.map_err(|f| host_fault("write", f))
     }
 
     fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
@@ -330,16 +328,12 @@ impl Device for EmuDevice {
             Some(pool) => pool.install(|| memory.read_bytes_mut(src, dst)),
             None => memory.read_bytes_mut(src, dst),
         };
-        r.map_err(|f| {
-            DeviceError::MemoryFault(format!("host read of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
-        })
+        r.map_err(|f| host_fault("read", f))
     }
 
     fn host_words(&mut self, ranges: &[(DevicePtr, usize)]) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
         let views = self.memory.words_mut(ranges)?;
-        Some(views.map_err(|f| {
-            DeviceError::MemoryFault(format!("host access of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
-        }))
+        Some(views.map_err(|f| host_fault("access", f)))
     }
 
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
@@ -444,6 +438,11 @@ impl Device for EmuDevice {
         }
         result
     }
+}
+
+/// A host access (`write`, `read`, host views) outside every allocation.
+fn host_fault(access: &str, f: memory::Fault) -> DeviceError {
+    DeviceError::MemoryFault(format!("host {access} of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
 }
 
 impl EmuDevice {
