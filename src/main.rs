@@ -53,9 +53,10 @@ enum Command {
     /// Measure the emulator pipeline against a native loop over the same data.
     Bench {
         /// Lanes per run (the speed target is stated for 67108864).
-        #[arg(long, value_parser = parse_lanes, default_value = "67108864")]
+        #[arg(long, value_parser = parse_lanes, allow_hyphen_values = true, default_value = "67108864")]
         lanes: u64,
-        #[arg(long, value_parser = parse_seed)]
+        /// Seed for the inputs (decimal or 0x hex); random when not given.
+        #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
         seed: Option<u64>,
         /// Runs of each, interleaved; the median is reported, and the best.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]

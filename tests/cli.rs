@@ -136,4 +136,9 @@ fn bench_prints_both_rates_the_ratio_and_where_the_target_applies() {
         assert!(r.stdout.contains(want), "missing {want:?} in:\n{}", r.stdout);
     }
     assert_one_line_error(&run(harness().args(["bench", "--repeat", "0"])), 2, "--repeat");
+    assert_one_line_error(&run(harness().args(["bench", "--repeat", "101"])), 2, "--repeat");
+    assert_one_line_error(&run(harness().args(["bench", "--repeat", "x"])), 2, "--repeat");
+    assert_one_line_error(&run(harness().args(["bench", "--lanes", "0"])), 2, "--lanes");
+    assert_one_line_error(&run(harness().args(["bench", "--lanes", "-5"])), 2, "--lanes");
+    assert_one_line_error(&run(harness().args(["bench", "--seed", "-1"])), 2, "--seed");
 }
