@@ -51,15 +51,29 @@ pub enum DeviceError {
     /// The kernel did not finish within the watchdog's time.
     #[error("kernel did not complete within {0:?} (watchdog; raise it with --timeout)")]
     Timeout(Duration),
-    /// The kernel touched memory outside every allocation (a GPU memory fault).
+    /// The kernel touched memory outside every allocation (a GPU memory fault
+    /// reported by a runtime).
     #[error("memory fault: {0}")]
     MemoryFault(String),
-    /// The emulator met something it does not execute, or ran out of steps.
-    #[error("emulator: {0}")]
-    Emulation(String),
+    /// The embedded emulator's structured fault: a memory fault, something it
+    /// does not execute, the step budget, ... Prints as "emulator: ..." or,
+    /// for memory faults, "memory fault: ...".
+    #[error("{0}")]
+    Emulation(crate::emu::Fault),
     /// Refused before running anything (e.g. wrong target).
     #[error("{0}")]
     Refused(String),
+}
+
+impl DeviceError {
+    /// A memory fault, whether a runtime or the emulator reported it.
+    pub fn is_memory_fault(&self) -> bool {
+        match self {
+            DeviceError::MemoryFault(_) => true,
+            DeviceError::Emulation(fault) => fault.is_memory_fault(),
+            _ => false,
+        }
+    }
 }
 
 /// What the harness needs from an executor: HIP's module API, reduced.

@@ -12,7 +12,8 @@
 //! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
 //! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII) |
-//! | [`emu`]     | embedded gfx11 emulator: decode, wave state, execute, memory       |
+//! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
+//! | [`emu`]     | embedded gfx11 emulator: program, waves, instruction families, workgroups, memory, faults |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
 //! | [`check`]   | lane comparison, mismatch records, unwritten lanes, guard regions  |
@@ -36,6 +37,7 @@ pub mod error;
 #[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
 pub mod hip;
 pub mod inputs;
+pub mod isa;
 pub mod kernels;
 pub mod report;
 pub mod run;

@@ -222,7 +222,7 @@ fn xad_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<String> {
     let mut forms = Vec::new();
     // Decode to the end of the section (or the first undecodable padding word).
     let mut pos = (kernel.entry_address - base) as usize;
-    while let Ok(inst) = crate::emu::decode::decode_at(text, pos, *base) {
+    while let Ok(inst) = crate::isa::decode_at(text, pos, *base) {
         if inst.mnemonic().starts_with("v_xad_u32") {
             forms.push(inst.to_string());
         }

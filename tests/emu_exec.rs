@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 use xad_harness::codeobj::KernelDescriptor;
 use xad_harness::device::{Device, DeviceError, Dispatch};
-use xad_harness::emu::{EmuDevice, EmuOptions};
+use xad_harness::emu::{EmuDevice, EmuOptions, FaultKind, InstAt, WaveAt};
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu")
@@ -208,6 +208,20 @@ fn endless_loop_hits_the_step_budget() {
 }
 
 #[test]
+fn step_budget_fault_names_kind_instruction_and_wave() {
+    // One thread: workgroup 0's chunk runs (and fails) first, the other is aborted.
+    let mut dev = EmuDevice::with_options(EmuOptions { threads: 1, step_budget: 10_000, ..EmuOptions::default() });
+    // s_nop 0; s_branch -1 (to itself, offset 4)
+    let err = run_raw(&mut dev, &[0xbf80_0000, 0xbfa0_ffff], false, Duration::from_secs(30)).unwrap_err();
+    let DeviceError::Emulation(fault) = &err else { panic!("expected an emulator fault, got {err:?}") };
+    assert_eq!(fault.kind, FaultKind::StepBudget, "{err}");
+    assert_eq!(fault.inst, Some(InstAt { offset: 4, text: "s_branch -1 (to 0x4)".into() }), "{err}");
+    assert_eq!(fault.wave, Some(WaveAt { workgroup: [0, 0, 0], index: 0 }), "{err}");
+    assert_eq!((fault.lane, fault.address), (None, None), "{err}");
+    assert_eq!(err.to_string(), "emulator: step budget of 10000 instructions per wave exhausted at offset 0x4 (s_branch -1 (to 0x4)): endless loop?");
+}
+
+#[test]
 fn endless_loop_hits_the_watchdog() {
     let mut dev = EmuDevice::with_options(EmuOptions { step_budget: u64::MAX, ..EmuOptions::default() });
     let err = run_raw(&mut dev, &[0xbfa0_ffff], true, Duration::from_millis(50)).unwrap_err();
@@ -278,7 +292,7 @@ proptest! {
         let mut bytes = words(&code);
         bytes.truncate(bytes.len().saturating_sub(cut));
         for pos in 0..bytes.len() {
-            let _ = xad_harness::emu::decode::decode_at(&bytes, pos, 0);
+            let _ = xad_harness::isa::decode_at(&bytes, pos, 0);
         }
         let m = dev.load_code("fuzz", &bytes, raw_descriptor(wave64));
         // s[0:1] is not set up (no user SGPRs), so loads and stores mostly fault.

@@ -3,8 +3,8 @@
 
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
-use xad_harness::device::{Device, Dispatch};
-use xad_harness::emu::{EmuDevice, EmuOptions};
+use xad_harness::device::{Device, DeviceError, Dispatch};
+use xad_harness::emu::{EmuDevice, EmuOptions, Fault, FaultKind, WaveAt};
 
 const EDGES: [u32; 10] = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, 0xffff_fffe, 0xffff_ffff, 0x5555_5555, 0xaaaa_aaaa];
 const POISON: u32 = 0xdead_beef;
@@ -90,7 +90,39 @@ fn out_of_bounds_store_is_a_memory_fault() {
         )
         .unwrap_err();
     let msg = err.to_string();
-    assert!(matches!(err, xad_harness::device::DeviceError::MemoryFault(_)), "{msg}");
+    assert!(matches!(&err, DeviceError::Emulation(f) if f.kind == FaultKind::MemoryFault) && err.is_memory_fault(), "{msg}");
     assert!(msg.contains("global_load_b32") && msg.contains("lane 8") && msg.contains("load of 4 bytes"), "{msg}");
     assert!(msg.contains(&format!("address 0x{:x}", bufs[0] + 4000)), "{msg}");
+}
+
+#[test]
+fn memory_fault_names_kind_instruction_wave_global_lane_and_address() {
+    // As above: work-item 1000 (workgroup 3, wave 7, lane 8 of wave32) is the
+    // first to load past the 1000-word buffers.
+    let mut dev = EmuDevice::new();
+    let image = xad_harness::kernels::find("xad_basic").unwrap().bytes;
+    let module = dev.load(image).unwrap();
+    let n = 1000usize;
+    let bufs: Vec<u64> = (0..4).map(|_| dev.alloc(n * 4).unwrap()).collect();
+    let err = dev
+        .launch(
+            module,
+            "xad_basic",
+            &kernarg(bufs[0], bufs[1], bufs[2], bufs[3], 1024),
+            Dispatch { grid_blocks: [4, 1, 1], block: [256, 1, 1] },
+            Duration::from_secs(10),
+        )
+        .unwrap_err();
+    let DeviceError::Emulation(fault) = &err else { panic!("expected an emulator fault, got {err:?}") };
+    let Fault { kind, inst, wave, lane, address, message } = fault;
+    assert_eq!(*kind, FaultKind::MemoryFault, "{err}");
+    assert_eq!(*lane, Some(1000), "{err}");
+    assert_eq!(*address, Some(bufs[0] + 4000), "{err}");
+    assert_eq!(*wave, Some(WaveAt { workgroup: [3, 0, 0], index: 7 }), "{err}");
+    let inst = inst.as_ref().expect("the faulting instruction");
+    assert!(inst.text.starts_with("global_load_b32 "), "{inst:?}");
+    assert!(message.contains(&format!("instruction at offset 0x{:x} ({})", inst.offset, inst.text)), "{message}");
+    // The structure is extra: the text is the one users grep.
+    assert_eq!(err.to_string(), format!("memory fault: {message}"));
+    assert!(message.starts_with(&format!("address 0x{:x}, ", bufs[0] + 4000)) && message.ends_with(", lane 8, load of 4 bytes"), "{message}");
 }

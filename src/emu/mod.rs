@@ -1,12 +1,19 @@
 //! Embedded gfx11 (RDNA3) emulator: [`EmuDevice`] implements
-//! [`crate::device::Device`] on the CPU.
+//! [`crate::device::Device`] on the CPU. It executes what [`crate::isa`]
+//! decodes; nothing here knows bit layouts.
 //!
-//! | module     | what it is                                                         |
-//! |------------|--------------------------------------------------------------------|
-//! | [`ops`]    | the supported opcodes as a table: format, opcode, mnemonic, shape, semantics |
-//! | [`decode`] | machine code -> [`decode::Inst`]; errors name offset, dwords, format |
-//! | [`exec`]   | one wave: SGPRs, SCC, lane-array VGPRs, the interpreter loop        |
-//! | [`memory`] | device buffers in an arena with unmapped gaps and bounds checks     |
+//! | module        | what it is                                                        |
+//! |---------------|-------------------------------------------------------------------|
+//! | [`program`]   | a kernel decoded once: instructions, branch targets, faults that fire if executed |
+//! | `wave`        | one wave's state (SGPRs, SCC, lane-array VGPRs, pc) and the run loop: one exhaustive `match` over the opcodes |
+//! | `valu`        | vector ALU: lane-wise ops over `[u32; W]` rows, DPP, compares, carries, lane moves |
+//! | `salu`        | scalar ALU: SOP1/SOP2/SOPC/SOPK, EXEC save-and-modify, branches     |
+//! | `vmem`        | FLAT/GLOBAL loads and stores, per wave and per lockstep workgroup   |
+//! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
+//! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
+//! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet |
+//! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
+//! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
 //! `load` parses the code object, refuses non-gfx11 targets and decodes each
 //! kernel once. `launch` sets up each wave's initial state from the kernel
@@ -33,19 +40,27 @@
 //! - DPP16 reading an inactive in-range lane with bound_ctrl=0, fi=0 is
 //!   unsettled (RDNA3 ISA 7.7.1 vs table 93) and is an error, not a guess.
 
-pub mod decode;
-pub mod exec;
+pub mod fault;
+mod launch;
 pub mod memory;
-pub mod ops;
+pub mod program;
+mod salu;
+mod smem;
+mod valu;
+mod vmem;
+mod wave;
+mod workgroup;
+
+pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
 use crate::codeobj::{CodeObject, KernelDescriptor};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
-use exec::{Ctx, Program, Status, Wave};
+use launch::{dispatch_packet, LaunchSetup};
 use memory::Memory;
-use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use program::Program;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use workgroup::{run_launch, Launch};
 
 /// Knobs of an [`EmuDevice`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,150 +157,12 @@ impl EmuDevice {
     fn alloc_internal(&mut self, bytes: &[u8], min: usize) -> Result<u64, DeviceError> {
         let size = bytes.len().max(min).next_multiple_of(64);
         let ptr = self.memory.alloc(size as u64).map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))?;
-        self.memory
-            .write_bytes(ptr, bytes)
-            .map_err(|f| DeviceError::Emulation(format!("internal: cannot write {} bytes at 0x{:x}", f.bytes, f.address)))?;
+        self.memory.write_bytes(ptr, bytes).map_err(|f| {
+            let message = format!("internal: cannot write {} bytes at 0x{:x}", f.bytes, f.address);
+            DeviceError::Emulation(Fault::new(FaultKind::Internal, message).with_address(f.address))
+        })?;
         Ok(ptr)
     }
-}
-
-/// Per-launch constants every wave's setup reads.
-struct LaunchSetup {
-    kd: KernelDescriptor,
-    dispatch: Dispatch,
-    waves_per_group: usize,
-    /// s0-s129 of a new wave: the user SGPRs packed from s0, the rest zero
-    /// (identical for every wave).
-    sgprs: [u32; exec::SGPR_INIT],
-    /// Per wave of a workgroup: packed work-item ids (v0) and EXEC, the same
-    /// for every workgroup, so computed once per launch.
-    v0: Vec<Vec<u32>>,
-    exec: Vec<u64>,
-}
-
-impl LaunchSetup {
-    fn new(kd: KernelDescriptor, dispatch: Dispatch, kernarg_ptr: u64, dispatch_ptr: u64, dispatch_id: u64) -> LaunchSetup {
-        let mut user: Vec<u32> = Vec::with_capacity(16);
-        let push64 = |user: &mut Vec<u32>, v: u64| {
-            user.push(v as u32);
-            user.push((v >> 32) as u32);
-        };
-        if kd.dispatch_ptr() {
-            push64(&mut user, dispatch_ptr);
-        }
-        if kd.queue_ptr() {
-            push64(&mut user, 0); // refused before launch
-        }
-        if kd.kernarg_ptr() {
-            push64(&mut user, kernarg_ptr);
-        }
-        if kd.dispatch_id() {
-            push64(&mut user, dispatch_id);
-        }
-        if kd.private_segment_size() {
-            user.push(kd.private_segment_fixed_size);
-        }
-        user.truncate(106);
-        let wave_size = kd.wave_size() as usize;
-        let [bx, by, bz] = dispatch.block;
-        let group_lanes = (bx * by * bz) as usize;
-        let waves_per_group = group_lanes.div_ceil(wave_size);
-        let dims = kd.workitem_id_dims();
-        let mut v0 = vec![vec![0u32; wave_size]; waves_per_group];
-        let mut exec = vec![0u64; waves_per_group];
-        for linear in 0..group_lanes {
-            let (w, lane) = (linear / wave_size, linear % wave_size);
-            let l = linear as u32;
-            let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
-            v0[w][lane] = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
-            exec[w] |= 1 << lane;
-        }
-        let mut sgprs = [0u32; exec::SGPR_INIT];
-        sgprs[..user.len()].copy_from_slice(&user);
-        LaunchSetup { kd, dispatch, waves_per_group, sgprs, v0, exec }
-    }
-
-    /// Initial SGPRs (user then system), v0 and EXEC for wave `w` of workgroup `wg`.
-    fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], w: usize) {
-        wave.reset(&self.sgprs, &self.v0[w], self.kd.vgpr_count() as usize);
-        let mut sys = self.kd.user_sgpr_count() as usize;
-        for (d, enabled) in self.kd.workgroup_id_enabled().into_iter().enumerate() {
-            if enabled && sys < 106 {
-                wave.s[sys] = wg[d];
-                sys += 1;
-            }
-        }
-        let exec = self.exec[w];
-        wave.s[decode::EXEC as usize] = exec as u32;
-        wave.s[decode::EXEC as usize + 1] = if W == 64 { (exec >> 32) as u32 } else { 0 };
-    }
-}
-
-thread_local! {
-    /// A worker thread's waves, kept across chunks and launches: a fresh set
-    /// is ~33 KiB of zeroed register file per wave, and a pipeline of small
-    /// dispatches would clear megabytes per launch. `init_wave` resets every
-    /// register a kernel can read (VGPRs past the descriptor's count are
-    /// refused at decode).
-    static WAVES: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
-}
-
-/// At least `n` waves: this thread's cached set when it has the same wave size.
-fn take_waves<const W: usize>(n: usize) -> Vec<Wave<W>> {
-    let cached = WAVES.with(|c| c.borrow_mut().take()).and_then(|b| b.downcast::<Vec<Wave<W>>>().ok());
-    let mut waves = cached.map(|b| *b).unwrap_or_default();
-    while waves.len() < n {
-        waves.push(Wave::default());
-    }
-    waves
-}
-
-fn give_waves<const W: usize>(waves: Vec<Wave<W>>) {
-    WAVES.with(|c| *c.borrow_mut() = Some(Box::new(waves)));
-}
-
-/// Run workgroups `range` (linear ids) on this thread.
-fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>) -> Result<(), DeviceError> {
-    let mut all = take_waves::<W>(setup.waves_per_group);
-    let r = run_groups_with(setup, ctx, range, &mut all[..setup.waves_per_group]);
-    give_waves(all);
-    r
-}
-
-fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>, waves: &mut [Wave<W>]) -> Result<(), DeviceError> {
-    let [gx, gy, _] = setup.dispatch.grid_blocks;
-    for linear in range {
-        if ctx.abort.load(Ordering::Relaxed) {
-            return Err(exec::aborted());
-        }
-        let wg = [(linear % u64::from(gx)) as u32, ((linear / u64::from(gx)) % u64::from(gy)) as u32, (linear / (u64::from(gx) * u64::from(gy))) as u32];
-        if linear % 64 == 63 && ctx.started.elapsed() > ctx.timeout {
-            return Err(DeviceError::Timeout(ctx.timeout));
-        }
-        if setup.waves_per_group == 1 {
-            let wave = &mut waves[0];
-            setup.init_wave(wave, wg, 0);
-            while wave.run(ctx)? == Status::Barrier {}
-            continue;
-        }
-        for (w, wave) in waves.iter_mut().enumerate() {
-            setup.init_wave(wave, wg, w);
-        }
-        if exec::run_lockstep(waves, ctx)? {
-            continue;
-        }
-        // Round-robin between barriers: each live wave runs until it ends or
-        // reaches s_barrier; the barrier releases once every live wave is there.
-        let mut live = vec![true; waves.len()];
-        while live.iter().any(|&l| l) {
-            for (w, wave) in waves.iter_mut().enumerate() {
-                if live[w] && wave.run(ctx)? == Status::Ended {
-                    live[w] = false;
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 impl Device for EmuDevice {
@@ -401,25 +278,7 @@ impl Device for EmuDevice {
         }
         let kernarg_ptr = self.alloc_internal(&kernarg_image, 256)?;
         let dispatch_ptr = if kd.dispatch_ptr() {
-            let mut p = [0u8; 64];
-            let dims = if dispatch.grid_blocks[2] * dispatch.block[2] > 1 {
-                3u16
-            } else if dispatch.grid_blocks[1] * dispatch.block[1] > 1 {
-                2
-            } else {
-                1
-            };
-            p[0..2].copy_from_slice(&(2u16).to_le_bytes()); // HSA_PACKET_TYPE_KERNEL_DISPATCH
-            p[2..4].copy_from_slice(&dims.to_le_bytes());
-            for d in 0..3 {
-                p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(dispatch.block[d] as u16).to_le_bytes());
-                let grid = dispatch.grid_blocks[d].wrapping_mul(dispatch.block[d]);
-                p[12 + 4 * d..16 + 4 * d].copy_from_slice(&grid.to_le_bytes());
-            }
-            p[24..28].copy_from_slice(&kd.private_segment_fixed_size.to_le_bytes());
-            p[28..32].copy_from_slice(&kd.group_segment_fixed_size.to_le_bytes());
-            p[40..48].copy_from_slice(&kernarg_ptr.to_le_bytes());
-            match self.alloc_internal(&p, 64) {
+            match self.alloc_internal(&dispatch_packet(&kd, &dispatch, kernarg_ptr), 64) {
                 Ok(ptr) => ptr,
                 Err(e) => {
                     let _ = self.memory.free(kernarg_ptr);
@@ -431,7 +290,14 @@ impl Device for EmuDevice {
         };
         self.launches += 1;
         let setup = LaunchSetup::new(kd, dispatch, kernarg_ptr, dispatch_ptr, self.launches);
-        let result = self.run_launch(&k, &setup, timeout);
+        let launch = Launch {
+            pool: self.pool.as_ref(),
+            memory: &self.memory,
+            program: &k.program,
+            step_budget: self.options.step_budget,
+            timeout,
+        };
+        let result = run_launch(&launch, &setup);
         let _ = self.memory.free(kernarg_ptr);
         if dispatch_ptr != 0 {
             let _ = self.memory.free(dispatch_ptr);
@@ -442,56 +308,7 @@ impl Device for EmuDevice {
 
 /// A host access (`write`, `read`, host views) outside every allocation.
 fn host_fault(access: &str, f: memory::Fault) -> DeviceError {
-    DeviceError::MemoryFault(format!("host {access} of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address))
+    let message = format!("host {access} of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address);
+    DeviceError::Emulation(Fault::new(FaultKind::HostAccess, message).with_address(f.address))
 }
 
-impl EmuDevice {
-    fn run_launch(&self, k: &EmuKernel, setup: &LaunchSetup, timeout: Duration) -> Result<(), DeviceError> {
-        let groups: u64 = setup.dispatch.grid_blocks.iter().map(|&d| u64::from(d)).product();
-        let abort = AtomicBool::new(false);
-        let ctx = Ctx {
-            mem: &self.memory,
-            prog: &k.program,
-            step_budget: self.options.step_budget,
-            started: Instant::now(),
-            timeout,
-            abort: &abort,
-        };
-        let threads = self.pool.as_ref().map_or_else(rayon::current_num_threads, |p| p.current_num_threads()).max(1);
-        // A few chunks per thread balance uneven workgroups without paying
-        // per-workgroup scheduling.
-        let chunks = (threads as u64 * 4).min(groups).max(1);
-        let per = groups.div_ceil(chunks);
-        let failures = std::sync::Mutex::new(Vec::<(u64, DeviceError)>::new());
-        let run = || {
-            (0..chunks).into_par_iter().for_each(|c| {
-                let range = (c * per)..((c + 1) * per).min(groups);
-                let r = if setup.kd.wave_size() == 32 {
-                    run_groups::<32>(setup, &ctx, range)
-                } else {
-                    run_groups::<64>(setup, &ctx, range)
-                };
-                if let Err(e) = r {
-                    abort.store(true, Ordering::Relaxed);
-                    if e != exec::aborted() {
-                        if let Ok(mut f) = failures.lock() {
-                            f.push((c, e));
-                        }
-                    }
-                }
-            })
-        };
-        match &self.pool {
-            Some(pool) => pool.install(run),
-            None => run(),
-        }
-        // Report the failure of the lowest chunk that failed (the others may
-        // have stopped early because of it).
-        let mut failures = failures.into_inner().unwrap_or_default();
-        failures.sort_by_key(|(c, _)| *c);
-        match failures.into_iter().next() {
-            Some((_, e)) => Err(e),
-            None => Ok(()),
-        }
-    }
-}

@@ -130,6 +130,8 @@ fn note(enabled: bool, text: std::fmt::Arguments<'_>) {
 fn fault_status(error: &DeviceError) -> Status {
     match error {
         DeviceError::MemoryFault(_) => status::ILLEGAL_ADDRESS,
+        // The emulator reports its memory faults as structured faults.
+        DeviceError::Emulation(fault) if fault.is_memory_fault() => status::ILLEGAL_ADDRESS,
         DeviceError::Timeout(_) => status::LAUNCH_TIMEOUT,
         DeviceError::Runtime { code, .. } => *code,
         DeviceError::Emulation(_) | DeviceError::Refused(_) => status::LAUNCH_FAILURE,

@@ -1,5 +1,6 @@
-//! gfx11 machine code -> [`Inst`]. Field layouts follow LLVM's gfx11 encodings
-//! (checked against `llvm-mc-19 -show-encoding`, see `tests/emu_decode.rs`).
+//! Machine code -> [`Inst`]. Only gfx11 is decoded; field layouts follow
+//! LLVM's gfx11 encodings (checked against `llvm-mc-19 -show-encoding`, see
+//! `tests/isa_decode.rs`).
 //!
 //! Every field is decoded as encoded. Where a field is set that would change
 //! the meaning of an integer op (neg/abs/op_sel/omod/clamp, DPP source
@@ -7,39 +8,9 @@
 //! [`DecodeError::Unsupported`] with the offset, the raw dwords and the format:
 //! never a silently different instruction, never a panic.
 
-use super::ops::{self, Format, Op, OpInfo, Shape};
-use std::fmt;
-
-/// A source operand, resolved from its 9-bit (or 8-bit scalar) code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Src {
-    /// s0-s105, vcc_lo/hi (106/107), ttmp0-15 (108-123), m0 (125), exec_lo/hi (126/127).
-    Sgpr(u8),
-    Vgpr(u8),
-    /// An inline constant, already widened for the operand (64-bit operands see
-    /// 64-bit integers and f64 bit patterns).
-    Const(u64),
-    /// The instruction's 32-bit literal dword (code 255).
-    Lit(u32),
-    /// `null` (124): reads 0.
-    Null,
-    /// `src_scc` (253): 0 or 1.
-    Scc,
-    /// `src_vccz` (251).
-    Vccz,
-    /// `src_execz` (252).
-    Execz,
-}
-
-/// A DPP permutation of src0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dpp {
-    None,
-    /// DPP16 word (src0 code 0xFA).
-    Dpp16 { ctrl: u16, row_mask: u8, bank_mask: u8, bound_ctrl: bool, fi: bool },
-    /// DPP8 word (src0 code 0xE9, or 0xEA when `fi`).
-    Dpp8 { sel: [u8; 8], fi: bool },
-}
+use super::operand::{inline_constant, reg_name, Dpp, Src, DPP16, DPP8, DPP8_FI, EXEC, LITERAL, VCC};
+use super::table::{self, Format, Op, OpInfo, Shape};
+use super::Generation;
 
 /// How the instruction was encoded (affects display and implicit operands).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +39,8 @@ pub struct Inst {
     /// v_cmpx) and VOP3SD carry outs (VCC for VOP2 e32 carry ops).
     pub sdst: u8,
     pub src: [Src; 3],
-    pub dpp: Dpp,
+    /// The DPP permutation of src0, if the instruction has one.
+    pub dpp: Option<Dpp>,
     /// SOPK/SOPP simm16 (sign-extended), SMEM/FLAT immediate offset.
     pub imm: i32,
     /// SMEM sbase / FLAT vaddr register.
@@ -81,38 +53,61 @@ pub struct Inst {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// The table has a column for the generation but no decoder reads its layouts yet.
+    #[error("decoding {generation} is not implemented (instruction at offset 0x{offset:x})")]
+    NotImplemented { generation: Generation, offset: u64 },
     #[error("truncated {format} instruction at offset 0x{offset:x}: needs {needed} bytes, {available} left (dwords {})", hex(dwords))]
     Truncated { offset: u64, format: &'static str, needed: usize, available: usize, dwords: Vec<u32> },
     #[error("unsupported instruction at offset 0x{offset:x}: dwords [{}] decoded as {format}: {reason}", hex(dwords))]
     Unsupported { offset: u64, dwords: Vec<u32>, format: String, reason: String },
 }
 
+impl DecodeError {
+    /// Byte offset of the instruction that failed to decode.
+    pub fn offset(&self) -> u64 {
+        match self {
+            DecodeError::NotImplemented { offset, .. }
+            | DecodeError::Truncated { offset, .. }
+            | DecodeError::Unsupported { offset, .. } => *offset,
+        }
+    }
+
+    /// The dwords read before the decoder gave up, as hex (empty if none).
+    pub fn dwords_hex(&self) -> String {
+        match self {
+            DecodeError::NotImplemented { .. } => String::new(),
+            DecodeError::Truncated { dwords, .. } | DecodeError::Unsupported { dwords, .. } => hex(dwords),
+        }
+    }
+}
+
 fn hex(dwords: &[u32]) -> String {
     dwords.iter().map(|d| format!("{d:08X}")).collect::<Vec<_>>().join(" ")
 }
 
-/// The SGPR index of VCC_LO.
-pub const VCC: u8 = 106;
-/// The SGPR index of `null`.
-pub const NULL: u8 = 124;
-/// The SGPR index of M0.
-pub const M0: u8 = 125;
-/// The SGPR index of EXEC_LO.
-pub const EXEC: u8 = 126;
+/// Decode the `generation` instruction at `bytes[pos..]`; `base` is the
+/// virtual address of `bytes[0]`, so offsets in the result and in errors are
+/// `base + pos`.
+pub fn decode(generation: Generation, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
+    let offset = base.wrapping_add(pos as u64);
+    match generation {
+        Generation::Gfx11 => Decoder { bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
+        Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx12 => Err(DecodeError::NotImplemented { generation, offset }),
+    }
+}
 
-/// Decode the instruction at the start of `bytes` (offset 0). Returns the
-/// instruction and its length in bytes.
+/// Decode the gfx11 instruction at the start of `bytes` (offset 0). Returns
+/// the instruction and its length in bytes.
 pub fn decode_one(bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
     decode_at(bytes, 0, 0).map(|i| (i, i.len as usize))
 }
 
-/// Decode the instruction at `bytes[pos..]`; `base` is the virtual address of
-/// `bytes[0]`, so offsets in the result and in errors are `base + pos`.
+/// Decode the gfx11 instruction at `bytes[pos..]` (see [`decode`]).
 pub fn decode_at(bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
-    let mut d = Decoder { bytes, pos, offset: base.wrapping_add(pos as u64), words: [0; 3], nwords: 0, format: "?" };
-    d.decode()
+    decode(Generation::Gfx11, bytes, pos, base)
 }
 
+/// The gfx11 decoder: one instruction's dwords as they are read.
 struct Decoder<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -178,7 +173,7 @@ impl<'a> Decoder<'a> {
             dst: 0,
             sdst: 0,
             src: [Src::Null; 3],
-            dpp: Dpp::None,
+            dpp: None,
             imm: 0,
             addr: 0,
             data: 0,
@@ -187,7 +182,7 @@ impl<'a> Decoder<'a> {
     }
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
-        ops::lookup(format, opcode as u16)
+        table::lookup(Generation::Gfx11, format, opcode as u16)
             .ok_or_else(|| self.unsupported(format!("opcode {opcode} (0x{opcode:x}) is not supported")))
     }
 
@@ -228,6 +223,9 @@ impl<'a> Decoder<'a> {
 
     /// Scalar source code (8 bits in SOP*, 9 bits in VALU). `wide`: 64-bit operand.
     fn src(&mut self, code: u32, wide: bool, literal_at: usize) -> Result<Src, DecodeError> {
+        if let Some(value) = inline_constant(code, wide) {
+            return Ok(Src::Const(value));
+        }
         Ok(match code {
             0..=123 | 125..=127 => {
                 if wide && code % 2 == 1 {
@@ -236,16 +234,10 @@ impl<'a> Decoder<'a> {
                 Src::Sgpr(code as u8)
             }
             124 => Src::Null,
-            128..=192 => Src::Const(u64::from(code - 128)),
-            193..=208 => {
-                let v = -((code - 192) as i64);
-                Src::Const(if wide { v as u64 } else { u64::from(v as u32) })
-            }
-            240..=248 => Src::Const(inline_float(code, wide)),
             251 => Src::Vccz,
             252 => Src::Execz,
             253 => Src::Scc,
-            255 => {
+            LITERAL => {
                 let lit = self.word(literal_at)?;
                 if wide && lit >> 31 == 1 {
                     return Err(self.unsupported(format!(
@@ -442,11 +434,11 @@ impl<'a> Decoder<'a> {
     fn e32_src0(&mut self, inst: &mut Inst, row: &OpInfo, code: u32) -> Result<(), DecodeError> {
         let wide = matches!(row.shape, Shape::Cmpw | Shape::Cmpxw);
         match code {
-            0xFA | 0xE9 | 0xEA => {
+            DPP16 | DPP8 | DPP8_FI => {
                 self.check_dpp_shape(row)?;
                 let (src0, dpp) = self.dpp_word(code, 1)?;
                 inst.src[0] = src0;
-                inst.dpp = dpp;
+                inst.dpp = Some(dpp);
             }
             _ => inst.src[0] = self.src(code, wide, 1)?,
         }
@@ -467,7 +459,7 @@ impl<'a> Decoder<'a> {
     fn dpp_word(&mut self, code: u32, at: usize) -> Result<(Src, Dpp), DecodeError> {
         let w = self.word(at)?;
         let src0 = Src::Vgpr(bits(w, 7, 0) as u8);
-        if code == 0xFA {
+        if code == DPP16 {
             let ctrl = bits(w, 16, 8) as u16;
             let valid = matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f);
             if !valid {
@@ -494,7 +486,7 @@ impl<'a> Decoder<'a> {
             for (i, s) in sel.iter_mut().enumerate() {
                 *s = bits(w, 10 + 3 * i as u32, 8 + 3 * i as u32) as u8;
             }
-            Ok((src0, Dpp::Dpp8 { sel, fi: code == 0xEA }))
+            Ok((src0, Dpp::Dpp8 { sel, fi: code == DPP8_FI }))
         }
     }
 
@@ -512,10 +504,24 @@ impl<'a> Decoder<'a> {
         if sd {
             self.format = "VOP3SD";
         }
+        self.check_vop3_modifiers(row, sd, w0, w1)?;
         let mut inst = self.inst(row.op, Enc::Vop3);
-        let omod = bits(w1, 28, 27);
-        let neg = bits(w1, 31, 29);
-        let clamp = bits(w0, 15, 15);
+        self.vop3_sources(&mut inst, row, w1)?;
+        let vdst = bits(w0, 7, 0);
+        match row.shape {
+            Shape::Cmp | Shape::Cmpw => inst.sdst = self.sdst(vdst, false)?,
+            Shape::Cmpx | Shape::Cmpxw => inst.sdst = EXEC,
+            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = self.sdst(vdst, false)?,
+            _ => inst.dst = vdst as u8,
+        }
+        if sd {
+            inst.sdst = self.sdst(bits(w0, 14, 8), false)?;
+        }
+        Ok(inst)
+    }
+
+    /// Modifiers that would change an integer op's result are refused, never ignored.
+    fn check_vop3_modifiers(&self, row: &OpInfo, sd: bool, w0: u32, w1: u32) -> Result<(), DecodeError> {
         let mut mods = Vec::new();
         if !sd && bits(w0, 10, 8) != 0 {
             mods.push("abs");
@@ -523,25 +529,28 @@ impl<'a> Decoder<'a> {
         if !sd && bits(w0, 14, 11) != 0 {
             mods.push("op_sel");
         }
-        if clamp != 0 {
+        if bits(w0, 15, 15) != 0 {
             mods.push("clamp");
         }
-        if omod != 0 {
+        if bits(w1, 28, 27) != 0 {
             mods.push("omod");
         }
-        if neg != 0 {
+        if bits(w1, 31, 29) != 0 {
             mods.push("neg");
         }
-        if !mods.is_empty() {
-            return Err(self.unsupported(format!(
-                "{} set on integer op {}: it would change the result and is not emulated",
-                mods.join("/"),
-                row.mnemonic
-            )));
+        if mods.is_empty() {
+            return Ok(());
         }
-        let code0 = bits(w1, 8, 0);
-        let code1 = bits(w1, 17, 9);
-        let code2 = bits(w1, 26, 18);
+        Err(self.unsupported(format!(
+            "{} set on integer op {}: it would change the result and is not emulated",
+            mods.join("/"),
+            row.mnemonic
+        )))
+    }
+
+    /// The VOP3 source fields (src0 possibly a DPP word after the two dwords).
+    fn vop3_sources(&mut self, inst: &mut Inst, row: &OpInfo, w1: u32) -> Result<(), DecodeError> {
+        let codes = [bits(w1, 8, 0), bits(w1, 17, 9), bits(w1, 26, 18)];
         let (nsrc, wide) = match row.shape {
             Shape::V1 => (1, [false; 3]),
             Shape::V2 | Shape::Co | Shape::Cmp | Shape::Cmpx | Shape::ToScalar2 | Shape::WriteLane => (2, [false; 3]),
@@ -552,17 +561,16 @@ impl<'a> Decoder<'a> {
             Shape::ToScalar1 => (1, [false; 3]),
             _ => return Err(self.unsupported(format!("{} has no VOP3 form", row.mnemonic))),
         };
-        let is_dpp = matches!(code0, 0xFA | 0xE9 | 0xEA);
+        let is_dpp = matches!(codes[0], DPP16 | DPP8 | DPP8_FI);
         if is_dpp {
-            self.format = if code0 == 0xFA { "VOP3_DPP16" } else { "VOP3_DPP8" };
+            self.format = if codes[0] == DPP16 { "VOP3_DPP16" } else { "VOP3_DPP8" };
             self.check_dpp_shape(row)?;
-            let (src0, dpp) = self.dpp_word(code0, 2)?;
+            let (src0, dpp) = self.dpp_word(codes[0], 2)?;
             inst.src[0] = src0;
-            inst.dpp = dpp;
+            inst.dpp = Some(dpp);
         } else {
-            inst.src[0] = self.src(code0, wide[0], 2)?;
+            inst.src[0] = self.src(codes[0], wide[0], 2)?;
         }
-        let codes = [code0, code1, code2];
         for i in 1..nsrc {
             // Carry-in and select masks are lane masks: as wide as the wave, which
             // the decoder does not know; their SGPR alignment is checked at launch.
@@ -584,245 +592,7 @@ impl<'a> Decoder<'a> {
         if row.shape == Shape::WriteLane && matches!(inst.src[0], Src::Vgpr(_)) {
             return Err(self.unsupported("v_writelane_b32: the value must be scalar"));
         }
-        let vdst = bits(w0, 7, 0);
-        match row.shape {
-            Shape::Cmp | Shape::Cmpw => inst.sdst = self.sdst(vdst, false)?,
-            Shape::Cmpx | Shape::Cmpxw => inst.sdst = EXEC,
-            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = self.sdst(vdst, false)?,
-            _ => inst.dst = vdst as u8,
-        }
-        if sd {
-            inst.sdst = self.sdst(bits(w0, 14, 8), false)?;
-        }
-        Ok(inst)
-    }
-}
-
-fn inline_float(code: u32, wide: bool) -> u64 {
-    // 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi)
-    const F32: [u32; 9] =
-        [0x3f00_0000, 0xbf00_0000, 0x3f80_0000, 0xbf80_0000, 0x4000_0000, 0xc000_0000, 0x4080_0000, 0xc080_0000, 0x3e22_f983];
-    const F64: [u64; 9] = [
-        0x3fe0_0000_0000_0000,
-        0xbfe0_0000_0000_0000,
-        0x3ff0_0000_0000_0000,
-        0xbff0_0000_0000_0000,
-        0x4000_0000_0000_0000,
-        0xc000_0000_0000_0000,
-        0x4010_0000_0000_0000,
-        0xc010_0000_0000_0000,
-        0x3fc4_5f30_6dc9_c882,
-    ];
-    let i = (code - 240) as usize;
-    if wide {
-        F64[i]
-    } else {
-        u64::from(F32[i])
-    }
-}
-
-fn float_name(bits: u32) -> Option<&'static str> {
-    Some(match bits {
-        0x3f00_0000 => "0.5",
-        0xbf00_0000 => "-0.5",
-        0x3f80_0000 => "1.0",
-        0xbf80_0000 => "-1.0",
-        0x4000_0000 => "2.0",
-        0xc000_0000 => "-2.0",
-        0x4080_0000 => "4.0",
-        0xc080_0000 => "-4.0",
-        0x3e22_f983 => "0.15915494",
-        _ => return None,
-    })
-}
-
-fn signed_hex(v: i32) -> String {
-    if v < 0 {
-        format!("-0x{:x}", -(v as i64))
-    } else {
-        format!("0x{v:x}")
-    }
-}
-
-/// Assembler name of scalar register code `r`.
-pub fn reg_name(r: u8) -> String {
-    match r {
-        0..=105 => format!("s{r}"),
-        106 => "vcc_lo".into(),
-        107 => "vcc_hi".into(),
-        108..=123 => format!("ttmp{}", r - 108),
-        124 => "null".into(),
-        125 => "m0".into(),
-        126 => "exec_lo".into(),
-        127 => "exec_hi".into(),
-        _ => format!("s?{r}"),
-    }
-}
-
-fn pair_name(r: u8) -> String {
-    match r {
-        106 => "vcc".into(),
-        126 => "exec".into(),
-        124 => "null".into(),
-        108..=123 => format!("ttmp[{}:{}]", r - 108, r - 107),
-        _ => format!("s[{}:{}]", r, r + 1),
-    }
-}
-
-fn range(prefix: char, r: u8, n: u32) -> String {
-    if n <= 1 {
-        format!("{prefix}{r}")
-    } else {
-        format!("{prefix}[{}:{}]", r, u32::from(r) + n - 1)
-    }
-}
-
-impl Src {
-    fn show(&self, width_dwords: u32) -> String {
-        match *self {
-            Src::Sgpr(r) if width_dwords == 2 => pair_name(r),
-            Src::Sgpr(r) => reg_name(r),
-            Src::Vgpr(r) => range('v', r, width_dwords),
-            Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => float_name(c as u32).unwrap_or("?").into(),
-            Src::Const(c) => {
-                let as_i = if width_dwords == 2 { c as i64 } else { i64::from(c as u32 as i32) };
-                if (-16..=64).contains(&as_i) {
-                    format!("{as_i}")
-                } else {
-                    format!("0x{c:x}")
-                }
-            }
-            Src::Lit(l) => format!("0x{l:x}"),
-            Src::Null => "null".into(),
-            Src::Scc => "src_scc".into(),
-            Src::Vccz => "src_vccz".into(),
-            Src::Execz => "src_execz".into(),
-        }
-    }
-}
-
-impl fmt::Display for Inst {
-    /// A disassembly close to LLVM's syntax (enough to recognise the
-    /// instruction in an error message; not meant to round-trip).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let row = ops::info(self.op);
-        let vop = matches!(row.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3);
-        let suffix = match (self.dpp, self.enc) {
-            (Dpp::None, _) if !vop || row.format == Format::Vop3 => "",
-            (Dpp::None, Enc::Native) if row.shape == Shape::ToScalar1 => "",
-            (Dpp::None, Enc::Vop3) if matches!(row.shape, Shape::Co | Shape::ToScalar1) => "",
-            (Dpp::None, Enc::Vop3) => "_e64",
-            (Dpp::None, Enc::Native) => "_e32",
-            (_, Enc::Vop3) => "_e64_dpp",
-            (_, Enc::Native) => "_dpp",
-        };
-        write!(f, "{}{}", row.mnemonic, suffix)?;
-        let s = &self.src;
-        // Modifiers LLVM prints after the operand list, space-separated.
-        let mut trailing = String::new();
-        let ops: Vec<String> = match row.shape {
-            Shape::S1 | Shape::S1w => {
-                let w = if row.shape == Shape::S1w { 2 } else { 1 };
-                vec![if w == 2 { pair_name(self.dst) } else { reg_name(self.dst) }, s[0].show(w)]
-            }
-            Shape::S2 => vec![reg_name(self.dst), s[0].show(1), s[1].show(1)],
-            Shape::S2w => vec![pair_name(self.dst), s[0].show(2), s[1].show(2)],
-            Shape::S2sh => vec![pair_name(self.dst), s[0].show(2), s[1].show(1)],
-            Shape::Sc => vec![s[0].show(1), s[1].show(1)],
-            Shape::Scw => vec![s[0].show(2), s[1].show(2)],
-            Shape::K | Shape::KWait => vec![reg_name(self.dst), format!("0x{:x}", self.imm as u16)],
-            Shape::Nop | Shape::Control => match self.op {
-                Op::SEndpgm | Op::SCodeEnd | Op::SBarrier => vec![],
-                Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
-                _ => vec![format!("0x{:x}", self.imm as u16)],
-            },
-            Shape::Branch => vec![format!("{} (to 0x{:x})", self.imm, self.branch_target())],
-            Shape::Load(n) => {
-                let mut v = vec![range('s', self.dst, u32::from(n)), pair_name(self.addr)];
-                match self.saddr {
-                    Some(so) => {
-                        v.push(reg_name(so));
-                        if self.imm != 0 {
-                            trailing = format!(" offset:{}", signed_hex(self.imm));
-                        }
-                    }
-                    None => v.push(signed_hex(self.imm)),
-                }
-                v
-            }
-            Shape::V1 => vec![format!("v{}", self.dst), s[0].show(1)],
-            Shape::V2 => vec![format!("v{}", self.dst), s[0].show(1), s[1].show(1)],
-            Shape::V3 => vec![format!("v{}", self.dst), s[0].show(1), s[1].show(1), s[2].show(1)],
-            Shape::Cnd => vec![format!("v{}", self.dst), s[0].show(1), s[1].show(1), s[2].show(1)],
-            Shape::Co => vec![format!("v{}", self.dst), reg_name(self.sdst), s[0].show(1), s[1].show(1)],
-            Shape::Ci => vec![format!("v{}", self.dst), reg_name(self.sdst), s[0].show(1), s[1].show(1), s[2].show(1)],
-            Shape::Mad64 => vec![range('v', self.dst, 2), reg_name(self.sdst), s[0].show(1), s[1].show(1), s[2].show(2)],
-            Shape::Sh64 => vec![range('v', self.dst, 2), s[0].show(1), s[1].show(2)],
-            Shape::Cmp => vec![reg_name(self.sdst), s[0].show(1), s[1].show(1)],
-            Shape::Cmpw => vec![reg_name(self.sdst), s[0].show(2), s[1].show(2)],
-            Shape::Cmpx => vec![s[0].show(1), s[1].show(1)],
-            Shape::Cmpxw => vec![s[0].show(2), s[1].show(2)],
-            Shape::ToScalar1 => vec![reg_name(self.dst), s[0].show(1)],
-            Shape::ToScalar2 => vec![reg_name(self.dst), s[0].show(1), s[1].show(1)],
-            Shape::WriteLane => vec![format!("v{}", self.dst), s[0].show(1), s[1].show(1)],
-            Shape::MemLoad(n) | Shape::MemStore(n) => {
-                let dwords = u32::from(n).div_ceil(4);
-                let addr = if self.saddr.is_some() { format!("v{}", self.addr) } else { range('v', self.addr, 2) };
-                let mut v = if matches!(row.shape, Shape::MemLoad(_)) {
-                    vec![range('v', self.dst, dwords), addr]
-                } else {
-                    vec![addr, range('v', self.data, dwords)]
-                };
-                if row.format == Format::Global {
-                    v.push(self.saddr.map(pair_name).unwrap_or_else(|| "off".into()));
-                }
-                if self.imm != 0 {
-                    trailing = format!(" offset:{}", self.imm);
-                }
-                v
-            }
-        };
-        if !ops.is_empty() {
-            write!(f, " {}", ops.join(", "))?;
-        }
-        f.write_str(&trailing)?;
-        match self.dpp {
-            Dpp::None => Ok(()),
-            Dpp::Dpp8 { sel, fi } => {
-                write!(f, " dpp8:[{}]", sel.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","))?;
-                if fi {
-                    write!(f, " fi:1")?;
-                }
-                Ok(())
-            }
-            Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
-                let c = match ctrl {
-                    0x000..=0x0ff => format!(
-                        "quad_perm:[{},{},{},{}]",
-                        ctrl & 3,
-                        (ctrl >> 2) & 3,
-                        (ctrl >> 4) & 3,
-                        (ctrl >> 6) & 3
-                    ),
-                    0x101..=0x10f => format!("row_shl:{}", ctrl & 15),
-                    0x111..=0x11f => format!("row_shr:{}", ctrl & 15),
-                    0x121..=0x12f => format!("row_ror:{}", ctrl & 15),
-                    0x140 => "row_mirror".into(),
-                    0x141 => "row_half_mirror".into(),
-                    0x150..=0x15f => format!("row_share:{}", ctrl & 15),
-                    0x160..=0x16f => format!("row_xmask:{}", ctrl & 15),
-                    _ => format!("dpp_ctrl:0x{ctrl:x}"),
-                };
-                write!(f, " {c} row_mask:0x{row_mask:x} bank_mask:0x{bank_mask:x}")?;
-                if bound_ctrl {
-                    write!(f, " bound_ctrl:1")?;
-                }
-                if fi {
-                    write!(f, " fi:1")?;
-                }
-                Ok(())
-            }
-        }
+        Ok(())
     }
 }
 
@@ -833,11 +603,11 @@ impl Inst {
     }
 
     pub fn mnemonic(&self) -> &'static str {
-        ops::info(self.op).mnemonic
+        table::info(self.op).mnemonic
     }
 
     pub fn shape(&self) -> Shape {
-        ops::info(self.op).shape
+        table::info(self.op).shape
     }
 
     /// One past the highest VGPR this instruction reads or writes, for the

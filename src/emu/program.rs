@@ -1,0 +1,65 @@
+//! A kernel's code, decoded once at load: the instructions from the entry to
+//! the section end, each branch's target index, and the faults that bytes
+//! which do not decode (or use VGPRs the kernel did not allocate) raise if,
+//! and only if, they are executed.
+
+use super::fault::{Fault, FaultKind};
+use crate::isa::{self, Generation, Inst, Shape};
+
+/// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
+/// entry; bytes that do not decode become a fault that fires only if executed.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub insts: Vec<Result<Inst, Fault>>,
+    /// Index of the taken-branch target for SOPP branches; `None` for other
+    /// instructions and when the target is not an instruction boundary of
+    /// the decoded code.
+    pub targets: Vec<Option<usize>>,
+    /// Byte offset just past the decoded code.
+    pub end_offset: u64,
+}
+
+impl Program {
+    /// Decode `code` (the section holding the kernel, at virtual address
+    /// `base`) from `entry` to the section end. Instructions touching VGPRs at
+    /// or past `vgpr_count` become faults.
+    pub fn decode(code: &[u8], base: u64, entry: u64, vgpr_count: u32) -> Program {
+        let mut insts = Vec::new();
+        let mut offsets = Vec::new();
+        let mut pos = entry.saturating_sub(base) as usize;
+        while pos < code.len() {
+            offsets.push(base.wrapping_add(pos as u64));
+            match isa::decode(Generation::Gfx11, code, pos, base) {
+                Ok(inst) => {
+                    pos += inst.len as usize;
+                    insts.push(check_vgprs(inst, vgpr_count));
+                }
+                Err(e) => {
+                    insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string()).with_inst(e.offset(), e.dwords_hex())));
+                    // Resynchronise on the next dword, as a linear-sweep disassembler does.
+                    pos += 4;
+                }
+            }
+        }
+        let targets = insts
+            .iter()
+            .map(|i| match i {
+                Ok(inst) if inst.shape() == Shape::Branch => offsets.binary_search(&inst.branch_target()).ok(),
+                _ => None,
+            })
+            .collect();
+        Program { insts, targets, end_offset: base + code.len() as u64 }
+    }
+}
+
+fn check_vgprs(inst: Inst, vgpr_count: u32) -> Result<Inst, Fault> {
+    if inst.vgpr_end() <= vgpr_count {
+        return Ok(inst);
+    }
+    let message = format!(
+        "instruction at offset 0x{:x} ({inst}) uses VGPRs up to v{} but the kernel descriptor allocates {vgpr_count}",
+        inst.offset,
+        inst.vgpr_end() - 1
+    );
+    Err(Fault::new(FaultKind::VgprOutOfRange, message).with_inst(inst.offset, inst.to_string()))
+}

@@ -1,0 +1,512 @@
+//! The vector ALU: lane-wise ops over `[u32; W]` rows (`map3`, grouped over
+//! a lockstep workgroup), DPP permutation of src0, VOPC compares, carry and
+//! 64-bit ops, and the lane <-> scalar moves. Called from [`Wave::step`].
+
+// Lane loops index several lane arrays (and EXEC bits) by the same lane number.
+#![allow(clippy::needless_range_loop)]
+
+use super::fault::FaultKind;
+use super::wave::Wave;
+use crate::device::DeviceError;
+use crate::isa::{reg_name, Dpp, Inst, Shape, Src};
+
+impl<const W: usize> Wave<W> {
+    /// A lane-mask source (carry in, cndmask select): W bits.
+    pub(super) fn mask_src(&self, src: Src, inst: &Inst) -> Result<u64, DeviceError> {
+        if W == 32 {
+            return Ok(u64::from(self.s32(src)));
+        }
+        match src {
+            Src::Sgpr(r) if r % 2 == 1 => Err(self.fault(
+                FaultKind::Unsupported,
+                inst,
+                format!("instruction at offset 0x{:x} ({inst}): wave64 lane mask in odd register {}", inst.offset, reg_name(r)),
+            )),
+            Src::Sgpr(_) => Ok(self.s64(src)),
+            // Inline integers are sign-extended integers at any width.
+            Src::Const(c) => Ok(c as u32 as i32 as i64 as u64),
+            Src::Lit(l) if l >> 31 == 1 => Err(self.fault(
+                FaultKind::Unsettled,
+                inst,
+                format!(
+                    "unsettled: instruction at offset 0x{:x} ({inst}): 32-bit literal with bit 31 as a wave64 lane mask",
+                    inst.offset
+                ),
+            )),
+            other => Ok(self.s64(other)),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn vsrc(&self, src: Src, out: &mut [u32; W]) {
+        match src {
+            Src::Vgpr(r) => *out = self.v[r as usize],
+            other => *out = [self.s32(other); W],
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn vsrc64(&self, src: Src, lo: &mut [u32; W], hi: &mut [u32; W]) {
+        match src {
+            Src::Vgpr(r) => {
+                *lo = self.v[r as usize];
+                *hi = self.v[r as usize + 1];
+            }
+            other => {
+                let x = self.s64(other);
+                *lo = [x as u32; W];
+                *hi = [(x >> 32) as u32; W];
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn write_v(&mut self, dst: u8, r: &[u32; W], mask: u64) {
+        let d = &mut self.v[dst as usize];
+        if mask == Self::FULL {
+            *d = *r;
+        } else {
+            for i in 0..W {
+                if (mask >> i) & 1 != 0 {
+                    d[i] = r[i];
+                }
+            }
+        }
+    }
+
+    /// src0 for a vector op: permuted through DPP when present. Returns the
+    /// lanes that may be written (EXEC narrowed by DPP's masks and bound_ctrl).
+    #[inline(always)]
+    fn src0(&self, inst: &Inst, out: &mut [u32; W]) -> Result<u64, DeviceError> {
+        let exec = self.exec();
+        match &inst.dpp {
+            None => {
+                self.vsrc(inst.src[0], out);
+                Ok(exec)
+            }
+            Some(dpp) => self.dpp_src0(inst, dpp, out, exec),
+        }
+    }
+
+    /// DPP src0 by value, out of line: its staging array would otherwise be
+    /// zeroed on every call of the function that inlines it.
+    #[cold]
+    #[inline(never)]
+    fn dpp_row(&self, inst: &Inst, dpp: &Dpp) -> Result<([u32; W], u64), DeviceError> {
+        let mut a = [0u32; W];
+        let m = self.dpp_src0(inst, dpp, &mut a, self.exec())?;
+        Ok((a, m))
+    }
+
+    fn dpp_src0(&self, inst: &Inst, dpp: &Dpp, out: &mut [u32; W], exec: u64) -> Result<u64, DeviceError> {
+        let Src::Vgpr(r) = inst.src[0] else {
+            return Err(self.fault(FaultKind::Internal, inst, "DPP source is not a VGPR".into()));
+        };
+        let v = &self.v[r as usize];
+        match *dpp {
+            Dpp::Dpp8 { sel, fi } => {
+                for n in 0..W {
+                    let s = (n & !7) | sel[n & 7] as usize;
+                    out[n] = if fi || (exec >> s) & 1 == 1 { v[s] } else { 0 };
+                }
+                Ok(exec)
+            }
+            Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+                let mut writable = 0u64;
+                for n in 0..W {
+                    out[n] = 0;
+                    if (exec >> n) & 1 == 0 || (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
+                        continue;
+                    }
+                    match dpp16_source(ctrl, n) {
+                        Some(s) if (exec >> s) & 1 == 1 || fi => {
+                            out[n] = v[s];
+                            writable |= 1 << n;
+                        }
+                        Some(s) if !bound_ctrl => return Err(self.dpp16_unsettled(inst, s, n)),
+                        _ if bound_ctrl => writable |= 1 << n, // reads 0
+                        _ => {}
+                    }
+                }
+                Ok(writable)
+            }
+        }
+    }
+
+    #[cold]
+    fn dpp16_unsettled(&self, inst: &Inst, source: usize, lane: usize) -> DeviceError {
+        let message = format!(
+            "unsettled: DPP16 read of inactive lane {source} with bound_ctrl=0 fi=0, RDNA3 ISA 7.7.1 vs table 93 \
+             (instruction at offset 0x{:x}: {inst}, lane {lane})",
+            inst.offset
+        );
+        DeviceError::Emulation(self.fault_at(FaultKind::Unsettled, inst, message).with_lane(self.global_lane(lane)))
+    }
+
+    /// D = f(S0, S1, S2) per lane, written under EXEC (and DPP's write mask).
+    /// Not inlined: each op gets its own small instance, keeping the
+    /// interpreter loop's stack frame small.
+    #[inline(never)]
+    pub(super) fn map3(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+        self.map3_one(inst, &f)?;
+        for w in rest.iter_mut() {
+            w.map3_one(inst, &f)?;
+        }
+        *grouped = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn map3_one(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+        let s = &inst.src;
+        // Operands and the result live in rows of memory (VGPRs or the
+        // wave's scratch rows), never in by-value arrays, which LLVM splits
+        // into dozens of scalar registers and spills.
+        let mask = match (&inst.dpp, s[0]) {
+            (None, Src::Vgpr(_)) => self.exec(),
+            (None, other) => {
+                self.ta = [self.s32(other); W];
+                self.exec()
+            }
+            (Some(dpp), _) => {
+                let (a, m) = self.dpp_row(inst, dpp)?;
+                self.ta = a;
+                m
+            }
+        };
+        let splat = |w: &Self, src: Src| match src {
+            Src::Vgpr(_) => 0,
+            other => w.s32(other),
+        };
+        let (kb, kc) = (splat(self, s[1]), splat(self, s[2]));
+        let a: &[u32; W] = match (&inst.dpp, s[0]) {
+            (None, Src::Vgpr(r)) => &self.v[r as usize],
+            _ => &self.ta,
+        };
+        let r = &mut self.tr;
+        match (s[1], s[2]) {
+            (Src::Vgpr(rb), Src::Vgpr(rc)) => lanes3(r, a, &self.v[rb as usize], &self.v[rc as usize], f),
+            (Src::Vgpr(rb), _) => lanes2(r, a, &self.v[rb as usize], |x, y| f(x, y, kc)),
+            (_, Src::Vgpr(rc)) => lanes2(r, a, &self.v[rc as usize], |x, z| f(x, kb, z)),
+            _ => lanes2(r, a, a, |x, _| f(x, kb, kc)),
+        }
+        let d = &mut self.v[inst.dst as usize];
+        if mask == Self::FULL {
+            *d = self.tr;
+        } else {
+            for i in 0..W {
+                if (mask >> i) & 1 != 0 {
+                    d[i] = self.tr[i];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// v_mbcnt_lo/hi: popcount of src0 over the lanes below this one, plus src1.
+    pub(super) fn mbcnt(&mut self, inst: &Inst, hi: bool) -> Result<(), DeviceError> {
+        let mut a = [0u32; W];
+        let mut b = [0u32; W];
+        let mask = self.src0(inst, &mut a)?;
+        self.vsrc(inst.src[1], &mut b);
+        let mut r = [0u32; W];
+        for i in 0..W {
+            let below = (1u64 << i) - 1;
+            let part = if hi { (below >> 32) as u32 } else { below as u32 };
+            r[i] = (a[i] & part).count_ones().wrapping_add(b[i]);
+        }
+        self.write_v(inst.dst, &r, mask);
+        Ok(())
+    }
+
+    /// v_cndmask_b32: D = mask[lane] ? S1 : S0.
+    pub(super) fn cndmask(&mut self, inst: &Inst) -> Result<(), DeviceError> {
+        let sel = self.mask_src(inst.src[2], inst)?;
+        let mut a = [0u32; W];
+        let mut b = [0u32; W];
+        let mask = self.src0(inst, &mut a)?;
+        self.vsrc(inst.src[1], &mut b);
+        let mut r = [0u32; W];
+        for i in 0..W {
+            r[i] = if (sel >> i) & 1 == 1 { b[i] } else { a[i] };
+        }
+        self.write_v(inst.dst, &r, mask);
+        Ok(())
+    }
+
+    /// Carry-producing ops: `f(a, b, carry_in)` returns (result, carry out).
+    #[inline(always)]
+    pub(super) fn carry(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> (u32, bool)) -> Result<(), DeviceError> {
+        let s = &inst.src;
+        let mut a = [0u32; W];
+        let mut b = [0u32; W];
+        self.vsrc(s[0], &mut a);
+        self.vsrc(s[1], &mut b);
+        let cin = if inst.shape() == Shape::Ci { self.mask_src(s[2], inst)? } else { 0 };
+        let mut r = [0u32; W];
+        let mut m = 0u64;
+        for i in 0..W {
+            let (res, co) = f(a[i], b[i], ((cin >> i) & 1) as u32);
+            r[i] = res;
+            m |= u64::from(co) << i;
+        }
+        let exec = self.exec();
+        self.write_v(inst.dst, &r, exec);
+        self.set_mask(inst.sdst, m & exec);
+        Ok(())
+    }
+
+    /// v_mad_u64_u32 / v_mad_i64_i32: D.64, carry = S0 * S1 + S2.64.
+    pub(super) fn mad64(&mut self, inst: &Inst, signed: bool) {
+        let s = &inst.src;
+        let mut a = [0u32; W];
+        let mut b = [0u32; W];
+        let (mut cl, mut ch) = ([0u32; W], [0u32; W]);
+        self.vsrc(s[0], &mut a);
+        self.vsrc(s[1], &mut b);
+        self.vsrc64(s[2], &mut cl, &mut ch);
+        let (mut lo, mut hi) = ([0u32; W], [0u32; W]);
+        let mut m = 0u64;
+        for i in 0..W {
+            let c = u64::from(cl[i]) | u64::from(ch[i]) << 32;
+            let (d, co) = if signed {
+                let p = i64::from(a[i] as i32) * i64::from(b[i] as i32);
+                let (d, o) = p.overflowing_add(c as i64);
+                (d as u64, o)
+            } else {
+                (u64::from(a[i]) * u64::from(b[i])).overflowing_add(c)
+            };
+            lo[i] = d as u32;
+            hi[i] = (d >> 32) as u32;
+            m |= u64::from(co) << i;
+        }
+        let exec = self.exec();
+        self.write_v(inst.dst, &lo, exec);
+        self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+        self.set_mask(inst.sdst, m & exec);
+    }
+
+    /// 64-bit shifts: D.64 = f(S1.64, S0[5:0]).
+    pub(super) fn shift64(&mut self, inst: &Inst, f: impl Fn(u64, u32) -> u64) {
+        let mut a = [0u32; W];
+        let (mut bl, mut bh) = ([0u32; W], [0u32; W]);
+        self.vsrc(inst.src[0], &mut a);
+        self.vsrc64(inst.src[1], &mut bl, &mut bh);
+        let (mut lo, mut hi) = ([0u32; W], [0u32; W]);
+        for i in 0..W {
+            let d = f(u64::from(bl[i]) | u64::from(bh[i]) << 32, a[i] & 63);
+            lo[i] = d as u32;
+            hi[i] = (d >> 32) as u32;
+        }
+        let exec = self.exec();
+        self.write_v(inst.dst, &lo, exec);
+        self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+    }
+
+    /// The value of src0 in `lane` (a scalar source reads the same in every lane).
+    fn lane_value(&self, src: Src, lane: usize) -> u32 {
+        match src {
+            Src::Vgpr(r) => self.v[r as usize][lane],
+            other => self.s32(other),
+        }
+    }
+
+    pub(super) fn readfirstlane(&mut self, inst: &Inst) {
+        let exec = self.exec();
+        let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+        let v = self.lane_value(inst.src[0], lane);
+        self.ws(inst.dst, v);
+    }
+
+    pub(super) fn readlane(&mut self, inst: &Inst) {
+        let lane = self.s32(inst.src[1]) as usize % W;
+        let v = self.lane_value(inst.src[0], lane);
+        self.ws(inst.dst, v);
+    }
+
+    pub(super) fn writelane(&mut self, inst: &Inst) {
+        let lane = self.s32(inst.src[1]) as usize % W;
+        let value = self.s32(inst.src[0]);
+        self.v[inst.dst as usize][lane] = value;
+    }
+
+    /// v_cmp_t / v_cmpx_t: every active lane.
+    pub(super) fn compare_true(&mut self, inst: &Inst) {
+        let e = self.exec();
+        self.set_mask(inst.sdst, e)
+    }
+
+    /// A VOPC compare for this wave and `rest` (see `step`).
+    #[inline(never)]
+    pub(super) fn compare(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+        self.compare_one(inst, &f);
+        for w in rest.iter_mut() {
+            w.compare_one(inst, &f);
+        }
+        *grouped = true;
+    }
+
+    #[inline(always)]
+    fn compare_one(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+        if let Src::Vgpr(_) = inst.src[0] {
+        } else {
+            self.ta = [self.s32(inst.src[0]); W];
+        }
+        if let Src::Vgpr(_) = inst.src[1] {
+        } else {
+            self.tb = [self.s32(inst.src[1]); W];
+        }
+        let a: &[u32; W] = match inst.src[0] {
+            Src::Vgpr(r) => &self.v[r as usize],
+            _ => &self.ta,
+        };
+        let b: &[u32; W] = match inst.src[1] {
+            Src::Vgpr(r) => &self.v[r as usize],
+            _ => &self.tb,
+        };
+        // Bytes first (a loop that vectorises), then packed 8 lanes at a time.
+        let bits = &mut self.bits;
+        lanes_cmp(bits, a, b, f);
+        let mut m = 0u64;
+        for (j, chunk) in bits.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            // Each byte is 0 or 1; the multiply gathers bit 0 of every byte into the top byte.
+            let packed = (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) & 0xff;
+            m |= packed << (8 * j);
+        }
+        let m = m & self.exec();
+        self.set_mask(inst.sdst, m);
+    }
+
+    #[inline(never)]
+    pub(super) fn compare64(&mut self, inst: &Inst, f: impl Fn(u64, u64) -> bool) {
+        let (mut al, mut ah, mut bl, mut bh) = ([0u32; W], [0u32; W], [0u32; W], [0u32; W]);
+        self.vsrc64(inst.src[0], &mut al, &mut ah);
+        self.vsrc64(inst.src[1], &mut bl, &mut bh);
+        let mut m = 0u64;
+        for i in 0..W {
+            let a = u64::from(al[i]) | u64::from(ah[i]) << 32;
+            let b = u64::from(bl[i]) | u64::from(bh[i]) << 32;
+            m |= u64::from(f(a, b)) << i;
+        }
+        let m = m & self.exec();
+        self.set_mask(inst.sdst, m);
+    }
+}
+
+/// The lane DPP16 control `ctrl` makes lane `n` read, or `None` when the
+/// source is out of its row (row_shl/row_shr past the row's edge).
+#[inline(always)]
+fn dpp16_source(ctrl: u16, n: usize) -> Option<usize> {
+    let base = n & !15;
+    let i = n & 15;
+    let k = (ctrl & 15) as usize;
+    match ctrl {
+        0x000..=0x0ff => Some((n & !3) + ((ctrl as usize >> (2 * (n & 3))) & 3)),
+        0x101..=0x10f => (i + k < 16).then_some(n + k),
+        0x111..=0x11f => (i >= k).then(|| n - k),
+        0x121..=0x12f => Some(base + ((i + 16 - k) & 15)),
+        0x140 => Some(base + 15 - i),
+        0x141 => Some((n & !7) + 7 - (n & 7)),
+        0x150..=0x15f => Some(base + k),
+        0x160..=0x16f => Some(base + (i ^ k)),
+        _ => None,
+    }
+}
+
+// Lane loops as functions: Rust marks `&mut` parameters noalias, which tells
+// LLVM the result row does not overlap the sources (fields of one wave, so it
+// cannot prove that itself), and the loops vectorise without runtime overlap
+// checks or a scalar fallback.
+#[inline(always)]
+fn lanes3<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], c: &[u32; W], f: impl Fn(u32, u32, u32) -> u32) {
+    for i in 0..W {
+        r[i] = f(a[i], b[i], c[i]);
+    }
+}
+
+#[inline(always)]
+fn lanes2<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> u32) {
+    for i in 0..W {
+        r[i] = f(a[i], b[i]);
+    }
+}
+
+#[inline(always)]
+fn lanes_cmp<const W: usize>(bits: &mut [u8; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> bool) {
+    for i in 0..W {
+        bits[i] = u8::from(f(a[i], b[i]));
+    }
+}
+
+/// a + b + carry_in, and whether it carried out of 32 bits.
+#[inline(always)]
+pub(super) fn add_with_carry(a: u32, b: u32, c: u32) -> (u32, bool) {
+    let t = u64::from(a) + u64::from(b) + u64::from(c);
+    (t as u32, t >> 32 != 0)
+}
+
+/// a - b - borrow_in, and whether it borrowed.
+#[inline(always)]
+pub(super) fn sub_with_borrow(a: u32, b: u32, c: u32) -> (u32, bool) {
+    (a.wrapping_sub(b).wrapping_sub(c), u64::from(b) + u64::from(c) > u64::from(a))
+}
+
+#[inline(always)]
+pub(super) fn sext24(x: u32) -> i32 {
+    ((x << 8) as i32) >> 8
+}
+
+#[inline(always)]
+pub(super) fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
+    a.max(b).min(a.min(b).max(c))
+}
+
+#[inline(always)]
+pub(super) fn bfe_u32(a: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        0
+    } else if off + width < 32 {
+        (a << (32 - off - width)) >> (32 - width)
+    } else {
+        a >> off
+    }
+}
+
+#[inline(always)]
+pub(super) fn bfe_i32(a: u32, off: u32, width: u32) -> u32 {
+    let (off, width) = (off & 31, width & 31);
+    if width == 0 {
+        0
+    } else if off + width < 32 {
+        (((a << (32 - off - width)) as i32) >> (32 - width)) as u32
+    } else {
+        ((a as i32) >> off) as u32
+    }
+}
+
+/// v_perm_b32 byte selection from the 64-bit value {S0, S1}.
+#[inline(always)]
+pub(super) fn perm(a: u32, b: u32, sel: u32) -> u32 {
+    let x = u64::from(a) << 32 | u64::from(b);
+    let mut d = 0u32;
+    for i in 0..4 {
+        let s = (sel >> (8 * i)) & 0xff;
+        let byte = match s {
+            0..=7 => (x >> (8 * s)) as u8,
+            8..=11 => {
+                // Sign of byte 1, 3, 5 or 7, replicated.
+                if (x >> (16 * (s - 8) + 15)) & 1 == 1 {
+                    0xff
+                } else {
+                    0
+                }
+            }
+            12 => 0,
+            _ => 0xff,
+        };
+        d |= u32::from(byte) << (8 * i);
+    }
+    d
+}

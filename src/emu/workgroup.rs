@@ -1,0 +1,220 @@
+//! The workgroup scheduler: a launch's workgroups in chunks on a rayon pool,
+//! each workgroup's waves in lockstep while they agree on the pc (one fetch
+//! and, for lane-wise ops and contiguous memory, one dispatch per
+//! workgroup), then round-robin between barriers; a thread-local cache of
+//! waves so small dispatches do not clear megabytes of registers.
+
+use super::launch::LaunchSetup;
+use super::memory::Memory;
+use super::program::Program;
+use super::smem::sload_group;
+use super::vmem::mem_group;
+use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
+use crate::device::DeviceError;
+use crate::isa::Shape;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What a launch runs: the program on memory, within a budget and a timeout.
+pub(super) struct Launch<'a> {
+    pub(super) pool: Option<&'a rayon::ThreadPool>,
+    pub(super) memory: &'a Memory,
+    pub(super) program: &'a Program,
+    pub(super) step_budget: u64,
+    pub(super) timeout: Duration,
+}
+
+/// Run every workgroup of `setup`'s dispatch; the first failure (by chunk
+/// order) is the launch's.
+pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<(), DeviceError> {
+    let groups: u64 = setup.dispatch.grid_blocks.iter().map(|&d| u64::from(d)).product();
+    let abort = AtomicBool::new(false);
+    let ctx = Ctx {
+        mem: launch.memory,
+        prog: launch.program,
+        step_budget: launch.step_budget,
+        started: Instant::now(),
+        timeout: launch.timeout,
+        abort: &abort,
+    };
+    let threads = launch.pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads()).max(1);
+    // A few chunks per thread balance uneven workgroups without paying
+    // per-workgroup scheduling.
+    let chunks = (threads as u64 * 4).min(groups).max(1);
+    let per = groups.div_ceil(chunks);
+    let failures = std::sync::Mutex::new(Vec::<(u64, DeviceError)>::new());
+    let run = || {
+        (0..chunks).into_par_iter().for_each(|c| {
+            let range = (c * per)..((c + 1) * per).min(groups);
+            let r = if setup.kd.wave_size() == 32 {
+                run_groups::<32>(setup, &ctx, range)
+            } else {
+                run_groups::<64>(setup, &ctx, range)
+            };
+            if let Err(e) = r {
+                abort.store(true, Ordering::Relaxed);
+                if !is_aborted(&e) {
+                    if let Ok(mut f) = failures.lock() {
+                        f.push((c, e));
+                    }
+                }
+            }
+        })
+    };
+    match launch.pool {
+        Some(pool) => pool.install(run),
+        None => run(),
+    }
+    // Report the failure of the lowest chunk that failed (the others may
+    // have stopped early because of it).
+    let mut failures = failures.into_inner().unwrap_or_default();
+    failures.sort_by_key(|(c, _)| *c);
+    match failures.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+thread_local! {
+    /// A worker thread's waves, kept across chunks and launches: a fresh set
+    /// is ~33 KiB of zeroed register file per wave, and a pipeline of small
+    /// dispatches would clear megabytes per launch. `init_wave` resets every
+    /// register a kernel can read (VGPRs past the descriptor's count are
+    /// refused at decode).
+    static WAVES: std::cell::RefCell<Option<Box<dyn std::any::Any>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// At least `n` waves: this thread's cached set when it has the same wave size.
+fn take_waves<const W: usize>(n: usize) -> Vec<Wave<W>> {
+    let cached = WAVES.with(|c| c.borrow_mut().take()).and_then(|b| b.downcast::<Vec<Wave<W>>>().ok());
+    let mut waves = cached.map(|b| *b).unwrap_or_default();
+    while waves.len() < n {
+        waves.push(Wave::default());
+    }
+    waves
+}
+
+fn give_waves<const W: usize>(waves: Vec<Wave<W>>) {
+    WAVES.with(|c| *c.borrow_mut() = Some(Box::new(waves)));
+}
+
+/// Run workgroups `range` (linear ids) on this thread.
+fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>) -> Result<(), DeviceError> {
+    let mut all = take_waves::<W>(setup.waves_per_group);
+    let r = run_groups_with(setup, ctx, range, &mut all[..setup.waves_per_group]);
+    give_waves(all);
+    r
+}
+
+fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>, waves: &mut [Wave<W>]) -> Result<(), DeviceError> {
+    let [gx, gy, _] = setup.dispatch.grid_blocks;
+    for linear in range {
+        if ctx.abort.load(Ordering::Relaxed) {
+            return Err(aborted());
+        }
+        let wg = [(linear % u64::from(gx)) as u32, ((linear / u64::from(gx)) % u64::from(gy)) as u32, (linear / (u64::from(gx) * u64::from(gy))) as u32];
+        if linear % 64 == 63 && ctx.started.elapsed() > ctx.timeout {
+            return Err(DeviceError::Timeout(ctx.timeout));
+        }
+        if setup.waves_per_group == 1 {
+            let wave = &mut waves[0];
+            setup.init_wave(wave, wg, linear, 0);
+            while wave.run(ctx)? == Status::Barrier {}
+            continue;
+        }
+        for (w, wave) in waves.iter_mut().enumerate() {
+            setup.init_wave(wave, wg, linear, w);
+        }
+        if run_lockstep(waves, ctx)? {
+            continue;
+        }
+        run_round_robin(waves, ctx)?;
+    }
+    Ok(())
+}
+
+/// Round-robin between barriers: each live wave runs until it ends or
+/// reaches s_barrier; the barrier releases once every live wave is there.
+fn run_round_robin<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<(), DeviceError> {
+    let mut live = vec![true; waves.len()];
+    while live.iter().any(|&l| l) {
+        for (w, wave) in waves.iter_mut().enumerate() {
+            if live[w] && wave.run(ctx)? == Status::Ended {
+                live[w] = false;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run a workgroup's waves in lockstep: each instruction is fetched once and
+/// executed for wave 0, 1, ... in turn, while every wave is at the same pc.
+/// Returns `Ok(true)` when all waves ended, `Ok(false)` as soon as their pcs
+/// differ (a branch went different ways); the caller then finishes them one
+/// at a time, which is how they would have run anyway.
+///
+/// Same results as running each wave to its next barrier in turn: waves of
+/// a workgroup only see each other's memory at barriers (anything else is a
+/// race, any interleaving of which is a valid outcome on the hardware), each
+/// wave counts its own steps, and s_barrier, reached by all at once here,
+/// releases at once. Of several waves failing, the one failing first in this
+/// order is reported.
+pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<bool, DeviceError> {
+    let Some(first) = waves.first() else { return Ok(true) };
+    let (mut pc, mut steps, at) = (first.pc, first.steps, first.at);
+    if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
+        return Ok(false);
+    }
+    // pc and steps are kept here while the waves agree and written back to
+    // the waves only when lockstep ends, or before a branch (the one kind of
+    // instruction that sets a wave's own pc).
+    let leave = |waves: &mut [Wave<W>], pc: usize, steps: u64| {
+        for w in waves.iter_mut() {
+            (w.pc, w.steps) = (pc, steps);
+        }
+    };
+    loop {
+        let inst = fetch(ctx, pc, at)?;
+        steps += 1;
+        check_steps(ctx, steps, inst, at)?;
+        let shape = inst.shape();
+        let group = match shape {
+            // Only memory ops can take a workgroup path here: the shape test
+            // is inline so other instructions pay no call.
+            Shape::MemLoad(_) | Shape::MemStore(_) => mem_group(waves, inst, ctx.mem),
+            Shape::Load(_) => sload_group(waves, inst, ctx.mem),
+            // Waits and hints do nothing in a synchronous emulator.
+            Shape::Nop | Shape::KWait => true,
+            _ => false,
+        };
+        if group {
+            pc += 1;
+            continue;
+        }
+        let branch = shape == Shape::Branch;
+        if branch {
+            leave(waves, pc + 1, steps);
+        }
+        let Some((first, rest)) = waves.split_first_mut() else { return Ok(true) };
+        let mut grouped = false;
+        let mut status = first.step(inst, ctx, pc, rest, &mut grouped)?;
+        if !grouped {
+            for w in rest.iter_mut() {
+                status = w.step(inst, ctx, pc, &mut [], &mut grouped)?;
+            }
+        }
+        if status == Some(Status::Ended) {
+            leave(waves, pc + 1, steps);
+            return Ok(true);
+        }
+        if branch {
+            pc = waves[0].pc;
+            if waves.iter().any(|w| w.pc != pc) {
+                return Ok(false);
+            }
+        } else {
+            pc += 1;
+        }
+    }
+}

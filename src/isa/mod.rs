@@ -1,0 +1,58 @@
+//! The AMDGPU machine encoding, and nothing about execution: which opcodes
+//! exist in which generation, how their operands are coded, how bytes decode
+//! to an [`Inst`] and how an `Inst` prints. The emulator ([`crate::emu`])
+//! executes what this module decodes; `run` names instructions through it.
+//!
+//! | module      | what it is                                                           |
+//! |-------------|----------------------------------------------------------------------|
+//! | [`table`]   | the opcodes as data: one row per opcode, an opcode column per [`Generation`], format, mnemonic, operand shape, semantics |
+//! | [`operand`] | operand codes: scalar register numbers (VCC, NULL, M0, EXEC), register names, inline constants, [`Src`] and [`Dpp`] |
+//! | [`decode`]  | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
+//! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
+//!
+//! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
+//! gfx12, but only gfx11 (RDNA3) is filled in and decoded; decoding another
+//! generation is a [`DecodeError::NotImplemented`], never a panic. Adding a
+//! generation means filling its column and adding its field layouts here,
+//! not a new code path through the emulator.
+
+pub mod decode;
+pub mod disasm;
+pub mod operand;
+pub mod table;
+
+pub use decode::{decode, decode_at, decode_one, DecodeError, Enc, Inst};
+pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
+pub use table::{Format, Op, OpInfo, Opcodes, Shape};
+
+/// An AMDGPU instruction-set generation (LLVM's `gfx*` families).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Generation {
+    /// GCN5 and CDNA1-3 (gfx900-gfx950).
+    Gfx9,
+    /// RDNA1-2 (gfx1010-gfx1036).
+    Gfx10,
+    /// RDNA3 and RDNA3.5 (gfx1100-gfx1153): the one the emulator executes.
+    Gfx11,
+    /// RDNA4 (gfx1200-gfx1201).
+    Gfx12,
+}
+
+impl Generation {
+    pub const ALL: [Generation; 4] = [Generation::Gfx9, Generation::Gfx10, Generation::Gfx11, Generation::Gfx12];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Generation::Gfx9 => "gfx9",
+            Generation::Gfx10 => "gfx10",
+            Generation::Gfx11 => "gfx11",
+            Generation::Gfx12 => "gfx12",
+        }
+    }
+}
+
+impl std::fmt::Display for Generation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
