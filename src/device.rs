@@ -58,11 +58,19 @@ pub enum DeviceError {
     /// The embedded emulator's structured fault: a memory fault, something it
     /// does not execute, the step budget, ... Prints as "emulator: ..." or,
     /// for memory faults, "memory fault: ...".
+    /// Boxed: the fault carries text and context, and a small `DeviceError`
+    /// keeps every `Result` on the emulator's hot path small.
     #[error("{0}")]
-    Emulation(crate::emu::Fault),
+    Emulation(Box<crate::emu::Fault>),
     /// Refused before running anything (e.g. wrong target).
     #[error("{0}")]
     Refused(String),
+}
+
+impl From<crate::emu::Fault> for DeviceError {
+    fn from(fault: crate::emu::Fault) -> DeviceError {
+        DeviceError::Emulation(Box::new(fault))
+    }
 }
 
 impl DeviceError {

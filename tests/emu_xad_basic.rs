@@ -114,7 +114,7 @@ fn memory_fault_names_kind_instruction_wave_global_lane_and_address() {
         )
         .unwrap_err();
     let DeviceError::Emulation(fault) = &err else { panic!("expected an emulator fault, got {err:?}") };
-    let Fault { kind, inst, wave, lane, address, message } = fault;
+    let Fault { kind, inst, wave, lane, address, message } = &**fault;
     assert_eq!(*kind, FaultKind::MemoryFault, "{err}");
     assert_eq!(*lane, Some(1000), "{err}");
     assert_eq!(*address, Some(bufs[0] + 4000), "{err}");

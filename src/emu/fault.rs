@@ -121,3 +121,16 @@ impl From<String> for Fault {
         Fault::new(FaultKind::Other, message)
     }
 }
+
+// `DeviceError::Emulation` holds a boxed fault; a message becomes one directly.
+impl From<&str> for Box<Fault> {
+    fn from(message: &str) -> Box<Fault> {
+        Box::new(Fault::from(message))
+    }
+}
+
+impl From<String> for Box<Fault> {
+    fn from(message: String) -> Box<Fault> {
+        Box::new(Fault::from(message))
+    }
+}

@@ -159,7 +159,7 @@ impl EmuDevice {
         let ptr = self.memory.alloc(size as u64).map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))?;
         self.memory.write_bytes(ptr, bytes).map_err(|f| {
             let message = format!("internal: cannot write {} bytes at 0x{:x}", f.bytes, f.address);
-            DeviceError::Emulation(Fault::new(FaultKind::Internal, message).with_address(f.address))
+            DeviceError::from(Fault::new(FaultKind::Internal, message).with_address(f.address))
         })?;
         Ok(ptr)
     }
@@ -309,6 +309,6 @@ impl Device for EmuDevice {
 /// A host access (`write`, `read`, host views) outside every allocation.
 fn host_fault(access: &str, f: memory::Fault) -> DeviceError {
     let message = format!("host {access} of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address);
-    DeviceError::Emulation(Fault::new(FaultKind::HostAccess, message).with_address(f.address))
+    DeviceError::from(Fault::new(FaultKind::HostAccess, message).with_address(f.address))
 }
 

@@ -56,7 +56,7 @@ impl<const W: usize> Wave<W> {
         let address = mem.first_bad_byte(addr, bytes);
         let message =
             format!("address 0x{address:x}, instruction at offset 0x{:x} ({inst}), scalar, load of {bytes} bytes", inst.offset);
-        DeviceError::Emulation(self.fault_at(FaultKind::MemoryFault, inst, message).with_address(address))
+        DeviceError::from(self.fault_at(FaultKind::MemoryFault, inst, message).with_address(address))
     }
 }
 

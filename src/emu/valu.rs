@@ -140,7 +140,7 @@ impl<const W: usize> Wave<W> {
              (instruction at offset 0x{:x}: {inst}, lane {lane})",
             inst.offset
         );
-        DeviceError::Emulation(self.fault_at(FaultKind::Unsettled, inst, message).with_lane(self.global_lane(lane)))
+        DeviceError::from(self.fault_at(FaultKind::Unsettled, inst, message).with_lane(self.global_lane(lane)))
     }
 
     /// D = f(S0, S1, S2) per lane, written under EXEC (and DPP's write mask).

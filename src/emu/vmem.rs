@@ -82,7 +82,7 @@ impl<const W: usize> Wave<W> {
             inst.offset
         );
         let fault = self.fault_at(FaultKind::MemoryFault, inst, message);
-        DeviceError::Emulation(fault.with_lane(self.global_lane(lane)).with_address(address))
+        DeviceError::from(fault.with_lane(self.global_lane(lane)).with_address(address))
     }
 
     /// The buffer and word-aligned offset of a whole-wave access when every

@@ -120,7 +120,7 @@ impl<const W: usize> Wave<W> {
     #[cold]
     #[inline(never)]
     pub(super) fn fault(&self, kind: FaultKind, inst: &Inst, message: String) -> DeviceError {
-        DeviceError::Emulation(self.fault_at(kind, inst, message))
+        DeviceError::from(self.fault_at(kind, inst, message))
     }
 
     /// The [`Fault`] of [`Wave::fault`], for callers that add lane or address.
@@ -486,13 +486,13 @@ pub(super) fn fetch<'p>(ctx: &Ctx<'p>, pc: usize, wave: WaveAt) -> Result<&'p In
 
 #[cold]
 fn undecoded(fault: &Fault, wave: WaveAt) -> DeviceError {
-    DeviceError::Emulation(fault.clone().with_wave(wave))
+    DeviceError::from(fault.clone().with_wave(wave))
 }
 
 #[cold]
 fn past_end(ctx: &Ctx<'_>, wave: WaveAt) -> DeviceError {
     let message = format!("execution ran past the end of the code (offset 0x{:x}) without s_endpgm", ctx.prog.end_offset);
-    DeviceError::Emulation(Fault::new(FaultKind::RanPastEnd, message).with_wave(wave))
+    DeviceError::from(Fault::new(FaultKind::RanPastEnd, message).with_wave(wave))
 }
 
 /// Step budget, and every 16K steps the abort flag and the watchdog.
@@ -518,12 +518,12 @@ fn budget_exhausted(ctx: &Ctx<'_>, inst: &Inst, wave: WaveAt) -> DeviceError {
         "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
         ctx.step_budget, inst.offset
     );
-    DeviceError::Emulation(Fault::new(FaultKind::StepBudget, message).with_inst(inst.offset, inst.to_string()).with_wave(wave))
+    DeviceError::from(Fault::new(FaultKind::StepBudget, message).with_inst(inst.offset, inst.to_string()).with_wave(wave))
 }
 
 /// The error a wave returns when another wave's failure stopped the launch.
 pub fn aborted() -> DeviceError {
-    DeviceError::Emulation(Fault::new(FaultKind::Aborted, "aborted: another wave failed"))
+    DeviceError::from(Fault::new(FaultKind::Aborted, "aborted: another wave failed"))
 }
 
 /// Whether `e` is [`aborted`]: a wave stopped by another's failure, not a failure itself.

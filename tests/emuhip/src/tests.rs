@@ -379,12 +379,12 @@ fn emulator_memory_fault_is_an_illegal_address() {
     use xad_harness::emu::{Fault, FaultKind};
     let mut run = setup(Knobs::default(), 8);
     let fault = Fault::new(FaultKind::MemoryFault, "address 0xdead, instruction at offset 0x0 (global_store_b32 v1, v2, s[0:1]), lane 0, store of 4 bytes");
-    run.dev.state().fail_launch = Some(DeviceError::Emulation(fault.with_lane(0).with_address(0xdead)));
+    run.dev.state().fail_launch = Some(DeviceError::from(fault.with_lane(0).with_address(0xdead)));
     assert_eq!(run.launch(8), Ok(()));
     assert_eq!(run.rt.stream_synchronize(0), Err(Stop::Status(status::ILLEGAL_ADDRESS)));
     // Any other emulator fault is a launch failure.
     let mut run = setup(Knobs::default(), 8);
-    run.dev.state().fail_launch = Some(DeviceError::Emulation(Fault::new(FaultKind::StepBudget, "step budget of 1 instructions per wave exhausted")));
+    run.dev.state().fail_launch = Some(DeviceError::from(Fault::new(FaultKind::StepBudget, "step budget of 1 instructions per wave exhausted")));
     assert_eq!(run.launch(8), Ok(()));
     assert_eq!(run.rt.stream_synchronize(0), Err(Stop::Status(status::LAUNCH_FAILURE)));
 }
