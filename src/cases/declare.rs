@@ -1,4 +1,4 @@
-//! How a family declares its cases: [`case!`] builds a [`Spec`] (the catalogue
+//! How a family declares its cases: `case!` builds a [`Spec`] (the catalogue
 //! [`Case`] and the [`Program`] its kernel runs) from what is stated once: the
 //! case's name, wave size, op table, scalar argument count and description
 //! (and, optionally, an unsettled note or a fast model). Everything else is
