@@ -6,8 +6,8 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use xad_harness::cases::forms::{self, Dpp, Op, Program, Src};
-use xad_harness::cases::{catalogue, Case, LaneData};
+use xad_harness::cases::program::{int, Dpp, Op, Program, Src};
+use xad_harness::cases::{self, catalogue, model, Case, LaneData};
 use xad_harness::codeobj::CodeObject;
 use xad_harness::emu::EmuDevice;
 use xad_harness::kernels;
@@ -67,7 +67,7 @@ fn case(name: &str) -> Case {
 
 /// `program` with each op passed through `edit`, leaked for a `'static` model.
 fn mutated(name: &str, edit: impl Fn(&mut Op)) -> &'static Program {
-    let p = forms::program(name).expect("table-built case");
+    let p = cases::program(name).expect("table-built case");
     let mut ops = p.ops.to_vec();
     ops.iter_mut().for_each(edit);
     Box::leak(Box::new(Program { ops: Box::leak(ops.into_boxed_slice()), ..*p }))
@@ -78,13 +78,13 @@ static BC_IGNORED: OnceLock<&'static Program> = OnceLock::new();
 static FLOAT_AS_INT: OnceLock<&'static Program> = OnceLock::new();
 
 fn shl_as_shr(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
-    forms::run(SHL_AS_SHR.get().expect("set"), d, l, o)
+    model::run(SHL_AS_SHR.get().expect("set"), d, l, o)
 }
 fn bc_ignored(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
-    forms::run(BC_IGNORED.get().expect("set"), d, l, o)
+    model::run(BC_IGNORED.get().expect("set"), d, l, o)
 }
 fn float_as_int(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
-    forms::run(FLOAT_AS_INT.get().expect("set"), d, l, o)
+    model::run(FLOAT_AS_INT.get().expect("set"), d, l, o)
 }
 
 /// A model that swaps row_shl and row_shr fails against the kernel.
@@ -129,7 +129,7 @@ fn negative_control_inline_float_as_integer() {
             for s in &mut op.src {
                 if let Src::Inline(code @ 240..=248) = *s {
                     let as_int: i32 = [0, 0, 1, -1, 2, -2, 4, -4, 0][usize::from(code - 240)];
-                    *s = forms::int(as_int);
+                    *s = int(as_int);
                 }
             }
         })

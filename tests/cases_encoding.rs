@@ -1,13 +1,15 @@
 //! Every table-built case's kernel encodes what the case declares: its
 //! embedded code object is disassembled with the llvm-objdump build.rs found,
 //! and the words of its v_xad_u32 instructions (first dword 0xD645xxxx, then
-//! src fields, then the literal or DPP word) must equal `forms::encode` of the
+//! src fields, then the literal or DPP word) must equal `cases::encode::encode` of the
 //! case's ops, in order. Also checks the kernel's wave size (descriptor and
 //! metadata) and argument list against the case.
 
 use std::process::Command;
 
-use xad_harness::cases::forms::{self, Dpp, Src};
+use xad_harness::cases::encode::encode;
+use xad_harness::cases::program::{self, Dpp, Src};
+use xad_harness::cases::specs;
 use xad_harness::codeobj::CodeObject;
 use xad_harness::kernels;
 
@@ -41,13 +43,13 @@ fn xad_instructions(name: &str) -> Vec<(String, Vec<u32>)> {
 #[test]
 fn every_kernel_encodes_its_declared_forms() {
     let mut checked = 0;
-    for spec in forms::specs() {
+    for spec in specs() {
         let case = &spec.case;
         let found = xad_instructions(case.kernel);
         let ops = spec.program.ops;
         assert_eq!(found.len(), ops.len(), "{}: kernel has {} v_xad_u32, table declares {}", case.name, found.len(), ops.len());
         for (j, (op, (line, words))) in ops.iter().zip(&found).enumerate() {
-            let want = forms::encode(op).unwrap_or_else(|e| panic!("{} op {j}: {e}", case.name));
+            let want = encode(op).unwrap_or_else(|e| panic!("{} op {j}: {e}", case.name));
             assert_eq!(words, &want, "{} op {j}: kernel has `{line}`, table declares {op:?} = {want:08X?}", case.name);
             checked += 1;
         }
@@ -58,17 +60,17 @@ fn every_kernel_encodes_its_declared_forms() {
 /// A table that disagrees with its kernel is caught (the check above can fail).
 #[test]
 fn a_wrong_table_entry_is_caught() {
-    let spec = forms::specs().find(|s| s.case.name == "inline_src0_w32").expect("case");
+    let spec = specs().find(|s| s.case.name == "inline_src0_w32").expect("case");
     let found = xad_instructions(spec.case.kernel);
     let mut op = spec.program.ops[83]; // 1.0 (code 242) in src0
-    assert_eq!(found[83].1, forms::encode(&op).unwrap());
+    assert_eq!(found[83].1, encode(&op).unwrap());
     op.src[0] = Src::Inline(129); // the integer 1
-    assert_ne!(found[83].1, forms::encode(&op).unwrap());
+    assert_ne!(found[83].1, encode(&op).unwrap());
 }
 
 #[test]
 fn kernels_match_case_shape() {
-    for spec in forms::specs() {
+    for spec in specs() {
         let case = &spec.case;
         // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
         let bytes = kernels::find(case.kernel).expect("embedded").bytes.to_vec();
@@ -85,7 +87,7 @@ fn kernels_match_case_shape() {
 /// The forms the issue asks for are present somewhere in the catalogue.
 #[test]
 fn coverage_of_required_forms() {
-    let all: Vec<_> = forms::specs().flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o))).collect();
+    let all: Vec<_> = specs().flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o))).collect();
     let in_slot = |wave: u32, pred: &dyn Fn(&Src) -> bool, slot: usize| {
         all.iter().any(|(w, o)| *w == wave && o.dpp == Dpp::None && pred(&o.src[slot]))
     };
@@ -93,8 +95,8 @@ fn coverage_of_required_forms() {
     let kinds: [(&str, Pred); 8] = [
         ("vgpr", |s| matches!(s, Src::V(..))),
         ("sgpr", |s| matches!(s, Src::Sreg(c, _) if *c < 106)),
-        ("vcc_lo", |s| matches!(s, Src::Sreg(forms::VCC_LO, _))),
-        ("m0", |s| matches!(s, Src::Sreg(forms::M0, _))),
+        ("vcc_lo", |s| matches!(s, Src::Sreg(program::VCC_LO, _))),
+        ("m0", |s| matches!(s, Src::Sreg(program::M0, _))),
         ("exec_lo", |s| *s == Src::ExecLo),
         ("null", |s| *s == Src::Null),
         ("src_scc", |s| matches!(s, Src::Scc(_))),
@@ -102,7 +104,7 @@ fn coverage_of_required_forms() {
     ];
     for wave in [32, 64] {
         for slot in 0..3 {
-            for code in forms::INLINE_CODES {
+            for code in program::INLINE_CODES {
                 assert!(in_slot(wave, &|s| *s == Src::Inline(code), slot), "inline {code} in src{slot} wave{wave}");
             }
             for (what, pred) in kinds {
@@ -112,11 +114,11 @@ fn coverage_of_required_forms() {
     }
     for slot in 0..3 {
         assert!(in_slot(64, &|s| *s == Src::ExecHi, slot), "exec_hi in src{slot} wave64");
-        assert!(in_slot(64, &|s| matches!(s, Src::Sreg(forms::VCC_HI, _)), slot), "vcc_hi in src{slot} wave64");
-        assert!(in_slot(32, &|s| matches!(s, Src::Sreg(forms::EXEC_HI, _)), slot), "exec_hi (written) in src{slot} wave32");
+        assert!(in_slot(64, &|s| matches!(s, Src::Sreg(program::VCC_HI, _)), slot), "vcc_hi in src{slot} wave64");
+        assert!(in_slot(32, &|s| matches!(s, Src::Sreg(program::EXEC_HI, _)), slot), "exec_hi (written) in src{slot} wave32");
     }
     let mut ctrls: Vec<u16> = (0x101..=0x10f).chain(0x111..=0x11f).chain(0x121..=0x12f).chain(0x150..=0x16f).collect();
-    ctrls.extend([forms::ROW_MIRROR, forms::ROW_HALF_MIRROR]);
+    ctrls.extend([program::ROW_MIRROR, program::ROW_HALF_MIRROR]);
     for c in ctrls {
         for bc in [false, true] {
             let needs_both = matches!(c, 0x101..=0x11f);

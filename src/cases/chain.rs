@@ -3,7 +3,8 @@
 //! forwarding path shows as a wrong link. Chain A keeps every link (out words
 //! 0-23); chain B runs 16 links in place in one VGPR (word 24 = its last).
 
-use super::forms::{spec, int, program_model, Lane::*, Op, Program, Spec, Src, Src::*};
+use super::declare::{case, Spec};
+use super::program::{int, Lane::*, Op, Src, Src::*};
 
 /// The two non-forwarded operands of link `j`, in slot order.
 const fn others(j: usize) -> (Src, Src) {
@@ -42,28 +43,17 @@ const OPS: [Op; 40] = {
     out
 };
 
-static W32: Program = Program { wave: 32, words: 25, ops: &OPS };
-static W64: Program = Program { wave: 64, words: 25, ops: &OPS };
-program_model!(model_w32, W32);
-program_model!(model_w64, W64);
-
 const DESCRIPTION: &str = "24 dependent links, each reading the previous result at once in a rotating slot beside b/c, \
 random s20, inline -7 or literal 0x5a5a5a5a; 16 links in place (vdst = forwarded source)";
 
 pub(super) static SPECS: &[Spec] = &[
-    spec!(
-        "chain_w32", wave: 32, words: 25, scalars: 8, keeps_lanes: false, model_w32, W32,
-        DESCRIPTION
-    ),
-    spec!(
-        "chain_w64", wave: 64, words: 25, scalars: 8, keeps_lanes: false, model_w64, W64,
-        DESCRIPTION
-    ),
+    case!("chain_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION),
+    case!("chain_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     #[test]

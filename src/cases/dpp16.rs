@@ -1,13 +1,13 @@
 //! DPP16 on src0 (kernels/include/xad_dpp.inc): quad_perm, row_shl/shr/ror
 //! 1..15 with bound_ctrl 0 and 1, row_mirror, row_half_mirror, row_share and
 //! row_xmask 0..15, row_mask/bank_mask subsets, and inactive source lanes
-//! under EXEC patterns with fi=1. Lane rules: [`super::forms::dpp16_source`].
+//! under EXEC patterns with fi=1. Lane rules: [`super::model::dpp16_source`].
 
-use super::forms::{
-    program_model, quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op, Program, Spec,
-    Src, Src::*, ROW_HALF_MIRROR, ROW_MIRROR,
+use super::declare::{case, Spec};
+use super::program::{
+    quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op, Src, Src::*, ROW_HALF_MIRROR,
+    ROW_MIRROR,
 };
-use super::Case;
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
 
@@ -100,32 +100,6 @@ const INACTIVE: [Op; 10] = [
     op(9, ABC, masked(SWAP, 0x1, 0x5, false, true)).exec(pat(0xaaaa_aaaa)),
 ];
 
-macro_rules! dpp_cases {
-    ($(($name:literal, $kernel:literal, $wave:literal, $ops:ident, $prog:ident, $model:ident, $desc:expr)),* $(,)?) => {
-        $(
-            static $prog: Program = Program { wave: $wave, words: $ops.len(), ops: &$ops };
-            program_model!($model, $prog);
-        )*
-        pub(super) static SPECS: &[Spec] = &[$(
-            Spec {
-                case: Case {
-                    name: $name,
-                    description: $desc,
-                    kernel: $kernel,
-                    wave_size: $wave,
-                    outputs_per_lane: $ops.len(),
-                    scalar_args: 8,
-                    keeps_lanes: true,
-                    model: $model,
-                    unsettled: None,
-                },
-                program: &$prog,
-            },
-        )*];
-    };
-}
-pub(super) use dpp_cases;
-
 const D_QP: &str = "DPP16 quad_perm on src0 = a (b, c in some ops): identity, broadcasts, reversal and 7 random \
 permutations; src2 = c, random s20, inline 5 or null; whole wave active";
 const D_SHIFT: &str = "DPP16 row_shl and row_shr 1..15 with bound_ctrl 0 (edge lanes keep their prefill) and 1 (edge \
@@ -136,22 +110,22 @@ row_shl, row_shr, row_ror, row_share; whole wave active";
 const D_INACTIVE: &str = "DPP16 with fi=1 reading source lanes switched off by EXEC patterns (alternating, half, \
 all-but-one, random); out-of-range lanes with bound_ctrl 0 and 1; lanes off keep their prefill";
 
-dpp_cases![
-    ("dpp16_quad_perm_w32", "xad_dpp16_quad_perm_w32", 32, QUAD_PERM, QP_W32, qp_w32, D_QP),
-    ("dpp16_quad_perm_w64", "xad_dpp16_quad_perm_w64", 64, QUAD_PERM, QP_W64, qp_w64, D_QP),
-    ("dpp16_shift_w32", "xad_dpp16_shift_w32", 32, SHIFT, SHIFT_W32, shift_w32, D_SHIFT),
-    ("dpp16_shift_w64", "xad_dpp16_shift_w64", 64, SHIFT, SHIFT_W64, shift_w64, D_SHIFT),
-    ("dpp16_row_w32", "xad_dpp16_row_w32", 32, ROW, ROW_W32, row_w32, D_ROW),
-    ("dpp16_row_w64", "xad_dpp16_row_w64", 64, ROW, ROW_W64, row_w64, D_ROW),
-    ("dpp16_masks_w32", "xad_dpp16_masks_w32", 32, MASKS, MASKS_W32, masks_w32, D_MASKS),
-    ("dpp16_masks_w64", "xad_dpp16_masks_w64", 64, MASKS, MASKS_W64, masks_w64, D_MASKS),
-    ("dpp16_inactive_w32", "xad_dpp16_inactive_w32", 32, INACTIVE, INACTIVE_W32, inactive_w32, D_INACTIVE),
-    ("dpp16_inactive_w64", "xad_dpp16_inactive_w64", 64, INACTIVE, INACTIVE_W64, inactive_w64, D_INACTIVE),
+pub(super) static SPECS: &[Spec] = &[
+    case!("dpp16_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP),
+    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP),
+    case!("dpp16_shift_w32", wave: 32, ops: &SHIFT, scalars: 8, description: D_SHIFT),
+    case!("dpp16_shift_w64", wave: 64, ops: &SHIFT, scalars: 8, description: D_SHIFT),
+    case!("dpp16_row_w32", wave: 32, ops: &ROW, scalars: 8, description: D_ROW),
+    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW),
+    case!("dpp16_masks_w32", wave: 32, ops: &MASKS, scalars: 8, description: D_MASKS),
+    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS),
+    case!("dpp16_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE),
+    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     /// 32 lanes with a = 0x100 + lane, b = 0, c = 0 (so each word shows the

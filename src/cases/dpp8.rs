@@ -4,9 +4,8 @@
 //! 0 from them, fi=1 (0xEA) reads their value (RDNA3 ISA guide section 7.7,
 //! DPP8; section 15.3.9).
 
-use super::dpp16::dpp_cases;
-use super::forms::{int, program_model, Dpp, Exec, Lane::*, Op, Program, Spec, Src, Src::*};
-use super::Case;
+use super::declare::{case, Spec};
+use super::program::{int, Dpp, Exec, Lane::*, Op, Src, Src::*};
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
 
@@ -38,14 +37,14 @@ const DPP8: [Op; 12] = [
 const D_DPP8: &str = "DPP8 on src0 = a (c in one op): 6 random selector sets, fi 0 and 1, whole wave active; \
 then source lanes off under EXEC patterns (alternating, half-bytes, all-but-one, random): fi=0 reads 0, fi=1 the lane";
 
-dpp_cases![
-    ("dpp8_w32", "xad_dpp8_w32", 32, DPP8, DPP8_W32, dpp8_w32, D_DPP8),
-    ("dpp8_w64", "xad_dpp8_w64", 64, DPP8, DPP8_W64, dpp8_w64, D_DPP8),
+pub(super) static SPECS: &[Spec] = &[
+    case!("dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8),
+    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     const KEEP: u32 = 0xEEEE_0000;

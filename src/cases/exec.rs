@@ -4,7 +4,8 @@
 //! an inline constant or a literal. Lanes switched off must keep the prefill
 //! of their destination, which the kernel loaded from `out`.
 
-use super::forms::{spec, int, program_model, Exec, Lane::*, Op, Program, Spec, Src, Src::*};
+use super::declare::{case, Spec};
+use super::program::{int, Exec, Lane::*, Op, Src, Src::*};
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
 const S24: Src = Sreg(24, 4);
@@ -48,27 +49,22 @@ const W64_OPS: [Op; 15] = [
     Op::new(14, 30, [V(2, A), ExecHi, V(4, C)]).exec(Exec::Pattern(0xf0f0_f0f0_0f0f_0f0f)),
 ];
 
-static W32: Program = Program { wave: 32, words: 14, ops: &W32_OPS };
-static W64: Program = Program { wave: 64, words: 15, ops: &W64_OPS };
-program_model!(model_w32, W32);
-program_model!(model_w64, W64);
-
 pub(super) static SPECS: &[Spec] = &[
-    spec!(
-        "exec_w32", wave: 32, words: 14, scalars: 8, keeps_lanes: true, model_w32, W32,
-        "a, b, c (and exec_lo, random SGPR, inline 7, a literal) under EXEC = all but lane 0/31/13, \
+    case!(
+        "exec_w32", wave: 32, ops: &W32_OPS, scalars: 8,
+        description: "a, b, c (and exec_lo, random SGPR, inline 7, a literal) under EXEC = all but lane 0/31/13, \
                 even, odd, low half, high half, lane 7, none, two random masks; masked lanes keep their prefill"
     ),
-    spec!(
-        "exec_w64", wave: 64, words: 15, scalars: 8, keeps_lanes: true, model_w64, W64,
-        "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
+    case!(
+        "exec_w64", wave: 64, ops: &W64_OPS, scalars: 8,
+        description: "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
                 0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill"
     ),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     #[test]

@@ -3,8 +3,8 @@
 //! as its bit pattern. One kernel per slot and wave size
 //! (kernels/include/xad_inline.inc); op j holds [`INLINE_CODES`]`[j]`.
 
-use super::forms::{program_model, Lane::*, Op, Program, Spec, Src, Src::*, INLINE_CODES};
-use super::Case;
+use super::declare::{case, Spec};
+use super::program::{Lane::*, Op, Src, Src::*, INLINE_CODES};
 
 const fn ops(slot: usize) -> [Op; 90] {
     let mut out = [Op::new(0, 0, [Null, Null, Null]); 90];
@@ -22,49 +22,24 @@ const SRC0: [Op; 90] = ops(0);
 const SRC1: [Op; 90] = ops(1);
 const SRC2: [Op; 90] = ops(2);
 
-macro_rules! inline_cases {
-    ($(($name:literal, $kernel:literal, $wave:literal, $ops:ident, $prog:ident, $model:ident, $desc:literal)),* $(,)?) => {
-        $(
-            static $prog: Program = Program { wave: $wave, words: 90, ops: &$ops };
-            program_model!($model, $prog);
-        )*
-        pub(super) static SPECS: &[Spec] = &[$(
-            Spec {
-                case: Case {
-                    name: $name,
-                    description: $desc,
-                    kernel: $kernel,
-                    wave_size: $wave,
-                    outputs_per_lane: 90,
-                    scalar_args: 0,
-                    keeps_lanes: false,
-                    model: $model,
-                    unsettled: None,
-                },
-                program: &$prog,
-            },
-        )*];
-    };
-}
-
-inline_cases![
-    ("inline_src0_w32", "xad_inline_src0_w32", 32, SRC0, P0_W32, m0_w32,
-        "src0 = each inline constant (-16..64, and 0.5..4.0, their negatives, 1/(2pi) as f32 bits); src1 = b, src2 = c"),
-    ("inline_src1_w32", "xad_inline_src1_w32", 32, SRC1, P1_W32, m1_w32,
-        "src1 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src2 = c"),
-    ("inline_src2_w32", "xad_inline_src2_w32", 32, SRC2, P2_W32, m2_w32,
-        "src2 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src1 = b"),
-    ("inline_src0_w64", "xad_inline_src0_w64", 64, SRC0, P0_W64, m0_w64,
-        "wave64: src0 = each inline integer and f32 constant (as bits); src1 = b, src2 = c"),
-    ("inline_src1_w64", "xad_inline_src1_w64", 64, SRC1, P1_W64, m1_w64,
-        "wave64: src1 = each inline integer and f32 constant (as bits); src0 = a, src2 = c"),
-    ("inline_src2_w64", "xad_inline_src2_w64", 64, SRC2, P2_W64, m2_w64,
-        "wave64: src2 = each inline integer and f32 constant (as bits); src0 = a, src1 = b"),
+pub(super) static SPECS: &[Spec] = &[
+    case!("inline_src0_w32", wave: 32, ops: &SRC0, scalars: 0,
+        description: "src0 = each inline constant (-16..64, and 0.5..4.0, their negatives, 1/(2pi) as f32 bits); src1 = b, src2 = c"),
+    case!("inline_src1_w32", wave: 32, ops: &SRC1, scalars: 0,
+        description: "src1 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src2 = c"),
+    case!("inline_src2_w32", wave: 32, ops: &SRC2, scalars: 0,
+        description: "src2 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src1 = b"),
+    case!("inline_src0_w64", wave: 64, ops: &SRC0, scalars: 0,
+        description: "wave64: src0 = each inline integer and f32 constant (as bits); src1 = b, src2 = c"),
+    case!("inline_src1_w64", wave: 64, ops: &SRC1, scalars: 0,
+        description: "wave64: src1 = each inline integer and f32 constant (as bits); src0 = a, src2 = c"),
+    case!("inline_src2_w64", wave: 64, ops: &SRC2, scalars: 0,
+        description: "wave64: src2 = each inline integer and f32 constant (as bits); src0 = a, src1 = b"),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     #[test]

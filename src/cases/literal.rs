@@ -4,7 +4,8 @@
 //! literal beside an SGPR; and raw-encoded literals whose values also have inline
 //! codes (0xffffffff, 0x3f800000, 64).
 
-use super::forms::{spec, program_model, Lane::*, Op, Program, Spec, Src, Src::*};
+use super::declare::{case, Spec};
+use super::program::{Lane::*, Op, Src, Src::*};
 
 const VALUES: [u32; 6] = [0x8000_0000, 0x7fff_ffff, 65, (-17i32) as u32, 0x6a09_e667, 0x9e37_79b9];
 const RAW_VALUES: [u32; 3] = [0xffff_ffff, 0x3f80_0000, 64];
@@ -43,28 +44,17 @@ const OPS: [Op; 55] = {
     out
 };
 
-static W32: Program = Program { wave: 32, words: 55, ops: &OPS };
-static W64: Program = Program { wave: 64, words: 55, ops: &OPS };
-program_model!(model_w32, W32);
-program_model!(model_w64, W64);
-
 const DESCRIPTION: &str = "literals 0x80000000, 0x7fffffff, 65, -17, 0x6a09e667, 0x9e3779b9 in each slot, each slot pair \
 and all three; literal + random SGPR; raw-encoded literals 0xffffffff, 0x3f800000, 64 in each slot";
 
 pub(super) static SPECS: &[Spec] = &[
-    spec!(
-        "literal_w32", wave: 32, words: 55, scalars: 8, keeps_lanes: false, model_w32, W32,
-        DESCRIPTION
-    ),
-    spec!(
-        "literal_w64", wave: 64, words: 55, scalars: 8, keeps_lanes: false, model_w64, W64,
-        DESCRIPTION
-    ),
+    case!("literal_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION),
+    case!("literal_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     #[test]

@@ -2,6 +2,18 @@
 //! `kernels/gfx1100/<kernel>.s`) plus a CPU model of exactly what the ISA says the
 //! hardware must produce, over the standard lane ABI below.
 //!
+//! Module map (imports run one way: families -> shared modules; only this file
+//! names the families):
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | `mod.rs` (here) | [`Case`], [`LaneData`], [`Model`], [`xad`]; the family registry ([`FAMILIES`]) and what is read from it: [`catalogue`], [`select`], [`specs`], [`program()`], [`op_words`] |
+//! | [`program`](mod@program) | the op table's vocabulary: [`Src`](program::Src), [`Op`](program::Op), [`Program`](program::Program), EXEC and DPP forms, operand codes, DPP control helpers |
+//! | [`encode`](mod@encode) | the encoder: the instruction words an op's kernel must contain ([`encode::encode`]) |
+//! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
+//! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
+//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8` | the families, one file each, listed once in [`FAMILIES`] |
+//!
 //! Standard lane ABI (every case; see README "Kernel ABI"): explicit kernel
 //! arguments in this order: `a`, `b`, `c` (u32 global buffers, one word per
 //! lane), `out` (u32 global buffer, `outputs_per_lane` words per lane, lane `i`
@@ -11,16 +23,12 @@
 //! `.reqd_workgroup_size` (256 when it declares none); global lane =
 //! workgroup_id.x * W + local id x. No hidden arguments are provided to rely on.
 
-mod basic;
-mod chain;
-mod dpp16;
-mod dpp8;
-mod exec;
-pub mod forms;
-mod inline;
-mod literal;
-mod sreg;
-mod vgpr;
+pub mod declare;
+pub mod encode;
+pub mod model;
+pub mod program;
+
+pub use declare::Spec;
 
 use std::ops::Range;
 
@@ -73,19 +81,45 @@ impl std::fmt::Debug for Case {
     }
 }
 
-/// Every case, in catalogue order.
-pub fn catalogue() -> Vec<Case> {
-    let mut all = Vec::new();
-    all.extend_from_slice(basic::CASES);
-    all.extend(forms::specs().map(|s| s.case));
-    all
+/// A family of cases: one file of this module, declaring its cases with `case!`.
+pub struct Family {
+    pub name: &'static str,
+    pub specs: &'static [Spec],
 }
 
-/// For a table-built case: the output word each of its kernel's `v_xad_u32`
-/// instructions (in program order) stores to (`None`: a chain intermediate).
-/// `None` for cases without a table.
+/// Declares each family's module and lists it in [`FAMILIES`], so a family is
+/// named once.
+macro_rules! families {
+    ($($family:ident),* $(,)?) => {
+        $(mod $family;)*
+
+        /// Every family, in catalogue order.
+        pub static FAMILIES: &[Family] = &[$(Family { name: stringify!($family), specs: $family::SPECS }),*];
+    };
+}
+
+families![basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8];
+
+/// Every case with the program its kernel runs, in catalogue order.
+pub fn specs() -> impl Iterator<Item = &'static Spec> {
+    FAMILIES.iter().flat_map(|family| family.specs)
+}
+
+/// Every case, in catalogue order.
+pub fn catalogue() -> Vec<Case> {
+    specs().map(|s| s.case).collect()
+}
+
+/// The program of case `name`.
+pub fn program(name: &str) -> Option<&'static program::Program> {
+    specs().find(|s| s.case.name == name).map(|s| s.program)
+}
+
+/// The output word each of case `name`'s kernel's `v_xad_u32` instructions (in
+/// program order) stores to (`None`: a chain intermediate). `None` for an
+/// unknown case.
 pub fn op_words(case: &str) -> Option<Vec<Option<u16>>> {
-    forms::specs().find(|s| s.case.name == case).map(|s| s.program.ops.iter().map(|op| op.word).collect())
+    program(case).map(|p| p.ops.iter().map(|op| op.word).collect())
 }
 
 /// Cases whose names match any of the comma-separated glob `patterns`
@@ -114,6 +148,9 @@ pub fn xad(s0: u32, s1: u32, s2: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use encode::encode;
+    use model::{dpp16_ctrl_valid, inline_value};
+    use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
 
     #[test]
     fn xad_known_answers() {
@@ -151,5 +188,130 @@ mod tests {
         assert!(select("no_such_case").is_err());
         assert!(select("[").is_err());
         assert!(select(" , ").is_err());
+    }
+
+    /// Today's catalogue, in order; the registry must reproduce it exactly.
+    const CATALOGUE_ORDER: [&str; 30] = [
+        "basic",
+        "vgpr_w32",
+        "vgpr_w64",
+        "sreg_w32",
+        "sreg_w64",
+        "sreg_hi_w32",
+        "inline_src0_w32",
+        "inline_src1_w32",
+        "inline_src2_w32",
+        "inline_src0_w64",
+        "inline_src1_w64",
+        "inline_src2_w64",
+        "literal_w32",
+        "literal_w64",
+        "exec_w32",
+        "exec_w64",
+        "chain_w32",
+        "chain_w64",
+        "dpp16_quad_perm_w32",
+        "dpp16_quad_perm_w64",
+        "dpp16_shift_w32",
+        "dpp16_shift_w64",
+        "dpp16_row_w32",
+        "dpp16_row_w64",
+        "dpp16_masks_w32",
+        "dpp16_masks_w64",
+        "dpp16_inactive_w32",
+        "dpp16_inactive_w64",
+        "dpp8_w32",
+        "dpp8_w64",
+    ];
+
+    /// Files of this module that are not families.
+    const SHARED: [&str; 5] = ["mod.rs", "program.rs", "encode.rs", "model.rs", "declare.rs"];
+
+    #[test]
+    fn registry_yields_every_family_once_and_the_catalogue_in_order() {
+        let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+        assert_eq!(families, ["basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8"]);
+        // Every family file under src/cases is registered (once, by the list above).
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cases");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .expect("src/cases")
+            .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+            .filter(|f| f.ends_with(".rs") && !SHARED.contains(&f.as_str()))
+            .collect();
+        files.sort();
+        let mut registered: Vec<String> = families.iter().map(|f| format!("{f}.rs")).collect();
+        registered.sort();
+        assert_eq!(files, registered, "family files vs FAMILIES");
+        for family in FAMILIES {
+            assert!(!family.specs.is_empty(), "family {} declares no case", family.name);
+            for spec in family.specs {
+                let name = spec.case.name;
+                assert!(name == family.name || name.starts_with(&format!("{}_", family.name)), "{name} in family {}", family.name);
+                assert_eq!(spec.case.kernel, format!("xad_{name}"), "{name}: kernel");
+            }
+        }
+        let names: Vec<&str> = catalogue().iter().map(|c| c.name).collect();
+        assert_eq!(names, CATALOGUE_ORDER);
+        assert_eq!(specs().count(), 30);
+    }
+
+    #[test]
+    fn every_table_is_consistent() {
+        for spec in specs() {
+            let (case, p) = (&spec.case, spec.program);
+            let name = case.name;
+            assert_eq!(case.wave_size, p.wave, "{name}: wave size");
+            assert_eq!(case.outputs_per_lane, p.words, "{name}: words per lane");
+            let mut words: Vec<u16> = p.ops.iter().filter_map(|o| o.word).collect();
+            words.sort_unstable();
+            assert_eq!(words, (0..p.words as u16).collect::<Vec<_>>(), "{name}: every out word stored once");
+            assert_eq!(case.keeps_lanes, p.ops.iter().any(Op::may_keep), "{name}: keeps_lanes");
+            for (j, op) in p.ops.iter().enumerate() {
+                encode(op).unwrap_or_else(|e| panic!("{name} op {j}: {e}"));
+                if op.word.is_none() {
+                    assert!(!op.may_keep(), "{name} op {j}: a chain link must always write");
+                }
+                if p.wave == 32 {
+                    assert!(op.src.iter().all(|s| *s != Src::ExecHi), "{name} op {j}: exec_hi as data in wave32 is unsettled");
+                }
+                if let Dpp::Row { ctrl, .. } = op.dpp {
+                    assert!(dpp16_ctrl_valid(ctrl), "{name} op {j}: ctrl {ctrl:#x}");
+                }
+                for s in &op.src {
+                    if let Src::Res(_, i) = s {
+                        assert!(*i < j, "{name} op {j}: reads a later result");
+                    }
+                    if let Src::Inline(code) = s {
+                        assert!(inline_value(*code).is_some(), "{name} op {j}: code {code}");
+                    }
+                }
+                let scalar_regs = op.src.iter().filter_map(|s| match s {
+                    Src::Sreg(code, _) => Some(*code),
+                    Src::ExecLo => Some(EXEC_LO),
+                    Src::ExecHi => Some(EXEC_HI),
+                    Src::Lit(_) => Some(LITERAL),
+                    _ => None,
+                });
+                let mut distinct: Vec<u16> = scalar_regs.collect();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert!(distinct.len() <= 2, "{name} op {j}: more than two constant-bus reads");
+            }
+        }
+    }
+
+    /// The DPP16 combination the ISA guide leaves unsettled (inactive in-range
+    /// source, bound_ctrl=0, fi=0) needs a lane switched off; DPP16 ops with
+    /// fi=0 therefore run with the whole wave on (bound_ctrl=1 with an inactive
+    /// source is left out too: the guide's wording is clear only for fi=1).
+    #[test]
+    fn no_case_uses_the_unsettled_dpp16_combination() {
+        for spec in specs() {
+            for (j, op) in spec.program.ops.iter().enumerate() {
+                if let Dpp::Row { fi: false, .. } = op.dpp {
+                    assert!(matches!(op.exec, Exec::Wave), "{} op {j}: DPP16 fi=0 with lanes off", spec.case.name);
+                }
+            }
+        }
     }
 }

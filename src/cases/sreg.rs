@@ -3,7 +3,8 @@
 //! the kernels copy s22 to s105, s23 to vcc_lo, s24 to vcc_hi, s25 to m0
 //! (and s25 to exec_hi in the wave32 "hi" kernel).
 
-use super::forms::{spec, int, program_model, Lane::*, Op, Program, SccFrom, Spec, Src, Src::*, EXEC_HI, M0, VCC_HI, VCC_LO};
+use super::declare::{case, Spec};
+use super::program::{int, Lane::*, Op, SccFrom, Src, Src::*, EXEC_HI, M0, VCC_HI, VCC_LO};
 
 const fn s(k: usize) -> Src {
     Sreg(20 + k as u16, k)
@@ -72,27 +73,21 @@ const OPS: [Op; 44] = join(&[
     &[Op::new(42, 58, [ExecLo, ExecHi, V(4, C)]), Op::new(43, 59, [V(2, A), VCCHI, s(0)])],
 ]);
 
-static W32: Program = Program { wave: 32, words: 36, ops: OPS.split_at(36).0 };
-static W64: Program = Program { wave: 64, words: 44, ops: &OPS };
 const HI_OPS: [Op; 6] = join(&[&slots(0, VCCHI), &slots(3, Sreg(EXEC_HI, 5))]);
-static HI_W32: Program = Program { wave: 32, words: 6, ops: &HI_OPS };
-program_model!(model_w32, W32);
-program_model!(model_w64, W64);
-program_model!(model_hi_w32, HI_W32);
 
 pub(super) static SPECS: &[Spec] = &[
-    spec!(
-        "sreg_w32", wave: 32, words: 36, scalars: 8, keeps_lanes: false, model_w32, W32,
-        "random scalars: SGPR in each slot, two SGPRs, one SGPR thrice, s105, vcc_lo, m0, \
+    case!(
+        "sreg_w32", wave: 32, ops: OPS.split_at(36).0, scalars: 8,
+        description: "random scalars: SGPR in each slot, two SGPRs, one SGPR thrice, s105, vcc_lo, m0, \
                 exec_lo (lanes < count), null (0), src_scc (1, 0, random) in each slot; mixes with inline constants"
     ),
-    spec!(
-        "sreg_w64", wave: 64, words: 44, scalars: 8, keeps_lanes: false, model_w64, W64,
-        "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot"
+    case!(
+        "sreg_w64", wave: 64, ops: &OPS, scalars: 8,
+        description: "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot"
     ),
-    spec!(
-        "sreg_hi_w32", wave: 32, words: 6, scalars: 8, keeps_lanes: false, model_hi_w32, HI_W32,
-        "wave32: vcc_hi and exec_hi in each slot, each first written with a random scalar",
+    case!(
+        "sreg_hi_w32", wave: 32, ops: &HI_OPS, scalars: 8,
+        description: "wave32: vcc_hi and exec_hi in each slot, each first written with a random scalar",
         unsettled: "the RDNA3 ISA guide does not say what vcc_hi and exec_hi read as data in wave32 (nor that a write \
                  to them is kept); the model expects the value the kernel wrote just before"
     ),
@@ -100,7 +95,7 @@ pub(super) static SPECS: &[Spec] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     const SCALARS: [u32; 8] = [0x1111_1111, 0x0000_00F0, 0x2222_2222, 0x3333_3333, 0x4444_4444, 0x5555_5555, 9, 10];

@@ -1,9 +1,10 @@
 //! VGPR sources: every slot, one VGPR in several slots, high VGPR numbers, and
 //! the destination aliasing each source. Kernels: kernels/include/xad_vgpr.inc.
 
-use super::forms::{spec, program_model, Lane::*, Op, Program, Spec, Src::*};
+use super::declare::{case, Spec};
+use super::program::{Lane::*, Op, Src::*};
 
-static OPS: [Op; 13] = [
+const OPS: [Op; 13] = [
     Op::new(0, 16, [V(2, A), V(3, B), V(4, C)]),
     Op::new(1, 17, [V(4, C), V(2, A), V(3, B)]),
     Op::new(2, 18, [V(3, B), V(4, C), V(2, A)]),
@@ -19,28 +20,17 @@ static OPS: [Op; 13] = [
     Op::new(12, 27, [V(27, B), V(27, B), V(27, B)]),
 ];
 
-static W32: Program = Program { wave: 32, words: 13, ops: &OPS };
-static W64: Program = Program { wave: 64, words: 13, ops: &OPS };
-program_model!(model_w32, W32);
-program_model!(model_w64, W64);
-
 const DESCRIPTION: &str = "VGPR sources a/b/c in every slot order, one VGPR in two and three slots, \
 v255/v200/v128, vdst = src0, src1, src2, src0+src2 and all three";
 
 pub(super) static SPECS: &[Spec] = &[
-    spec!(
-        "vgpr_w32", wave: 32, words: 13, scalars: 0, keeps_lanes: false, model_w32, W32,
-        DESCRIPTION
-    ),
-    spec!(
-        "vgpr_w64", wave: 64, words: 13, scalars: 0, keeps_lanes: false, model_w64, W64,
-        DESCRIPTION
-    ),
+    case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION),
+    case!("vgpr_w64", wave: 64, ops: &OPS, scalars: 0, description: DESCRIPTION),
 ];
 
 #[cfg(test)]
 mod tests {
-    use super::super::forms::testing::{model_out, spec};
+    use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
     #[test]
