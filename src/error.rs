@@ -70,7 +70,7 @@ pub enum RunError {
 /// A device resource (buffer, module, stream) that could not be given back.
 /// The results already read are unaffected, but the device may be in a bad
 /// state: it counts as a fault (exit 3) when nothing worse happened.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("releasing {what}: {source}")]
 pub struct ReleaseError {
     /// What was being released, e.g. `a module`.
