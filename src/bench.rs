@@ -79,7 +79,7 @@ pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
         }
         let result = run::run_case(&mut device, &case, &loaded.code, kernel, loaded.source.clone(), &opts);
         if result.status() != Status::Pass {
-            let why = result.error.clone().unwrap_or_else(|| format!("{} lanes failed", result.tally.lanes_failed));
+            let why = result.error.as_ref().map(ToString::to_string).unwrap_or_else(|| format!("{} lanes failed", result.tally.lanes_failed));
             return Err(Error::Io(format!("benchmark run did not pass on {}: {why}", result.executor)));
         }
         pipeline.push(result.seconds);

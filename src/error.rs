@@ -11,7 +11,8 @@ pub mod exit {
     pub const MISMATCH: i32 = 1;
     /// Bad arguments or input files.
     pub const USAGE: i32 = 2;
-    /// Runtime, toolchain or device fault (including a watchdog timeout).
+    /// Runtime, toolchain or device fault (including a watchdog timeout, and a
+    /// device resource that could not be released).
     pub const FAULT: i32 = 3;
     /// Nothing could run: no device where one was required.
     pub const SKIPPED: i32 = 77;
@@ -47,6 +48,51 @@ impl Error {
 
     pub fn device(context: impl Into<String>, source: DeviceError) -> Error {
         Error::Device { context: context.into(), source }
+    }
+}
+
+/// Why a run ended before its last case, or could not start. Exit codes are
+/// chosen from this type (see [`crate::report::RunReport::exit_code`]), never
+/// from its text.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A case's kernel missed its watchdog ([`DeviceError::Timeout`]). The
+    /// device may still be running it, so later cases were not started: they
+    /// would only queue behind it.
+    #[error("stopped after a watchdog timeout")]
+    StoppedAfterTimeout,
+    /// The run could not start or go on (bad input, no device, toolchain, ...);
+    /// its own exit code is the run's.
+    #[error(transparent)]
+    Failed(#[from] Error),
+}
+
+/// A device resource (buffer, module, stream) that could not be given back.
+/// The results already read are unaffected, but the device may be in a bad
+/// state: it counts as a fault (exit 3) when nothing worse happened.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("releasing {what}: {source}")]
+pub struct ReleaseError {
+    /// What was being released, e.g. `a module`.
+    pub what: &'static str,
+    pub source: DeviceError,
+}
+
+/// Serialise a typed error (or several) as its one-line `Display` text, the
+/// form the JSON report has always carried.
+pub(crate) mod as_text {
+    use serde::Serializer;
+    use std::fmt::Display;
+
+    pub fn option<T: Display, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => serializer.serialize_some(&v.to_string()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn list<T: Display, S: Serializer>(values: &[T], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(values.iter().map(ToString::to_string))
     }
 }
 

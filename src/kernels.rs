@@ -1,6 +1,10 @@
 //! The code objects `build.rs` assembled from `kernels/<target>/<name>.s`, embedded
 //! in the binary so the tool runs without a toolchain.
 
+use std::path::Path;
+
+use crate::error::Error;
+
 /// One embedded code object.
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedCodeObject {
@@ -18,6 +22,18 @@ include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
 /// The embedded code object named `name`, if any.
 pub fn find(name: &str) -> Option<&'static EmbeddedCodeObject> {
     EMBEDDED.iter().find(|k| k.name == name)
+}
+
+/// Write every embedded code object to `dir` (created if missing) as
+/// `<name>.hsaco`, calling `written` after each file with its path.
+pub fn write_all(dir: &Path, written: &mut dyn FnMut(&Path, &EmbeddedCodeObject)) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("creating {}: {e}", dir.display())))?;
+    for k in EMBEDDED {
+        let path = dir.join(format!("{}.hsaco", k.name));
+        std::fs::write(&path, k.bytes).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
+        written(&path, k);
+    }
+    Ok(())
 }
 
 /// Where `build.rs` found the LLVM that assembled these (for tests and `--version`).

@@ -18,9 +18,11 @@
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
 //! | [`check`]   | lane comparison, mismatch records, unwritten lanes, guard regions  |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
-//! | [`run`]     | the pipeline that ties the above together for one or more cases    |
+//! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
+//! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
+//! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
 //! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
-//! | [`error`]   | the error type and its exit codes                                  |
+//! | [`error`]   | the error types (`Error`, `RunError`, `ReleaseError`) and exit codes |
 //!
 //! All `unsafe` code lives in [`hip`] (FFI); the emulator is safe Rust.
 
@@ -39,6 +41,8 @@ pub mod hip;
 pub mod inputs;
 pub mod isa;
 pub mod kernels;
+pub mod listing;
 pub mod report;
 pub mod run;
+pub mod session;
 pub mod toolchain;

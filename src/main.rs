@@ -6,13 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use xad_harness::backend::{self, BackendChoice};
-use xad_harness::cases::{self, Case};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::error::{exit, Error, Result};
-use xad_harness::report::{self, RunReport};
-use xad_harness::run::{self, KernelSource, Loaded, Options, Status};
-use xad_harness::{bench, hip, inputs, kernels, toolchain};
+use xad_harness::backend::BackendChoice;
+use xad_harness::error::{exit, Result};
+use xad_harness::{bench, hip, inputs, kernels, listing, run, session};
 
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
@@ -182,202 +178,57 @@ struct RunOnly {
     args: RunArgs,
 }
 
-fn load_user_kernel(path: &Path) -> Result<Loaded> {
-    let shown = path.display();
-    if !path.is_file() {
-        return Err(Error::Usage(format!("--kernel {shown}: no such file")));
+fn say_lines(lines: Vec<String>) {
+    for line in lines {
+        say!("{line}");
     }
-    let bytes = if path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm") {
-        match toolchain::assemble_file(path, "gfx1100") {
-            Ok(bytes) => bytes,
-            // The user's source is wrong: bad input. A missing or broken
-            // toolchain stays a toolchain fault (exit 3).
-            Err(e @ toolchain::ToolchainError::Failed { .. }) => {
-                return Err(Error::Usage(format!("--kernel {shown} does not assemble: {e}")))
-            }
-            Err(e) => return Err(e.into()),
-        }
-    } else {
-        std::fs::read(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?
-    };
-    let code = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    Ok(Loaded { code, source: KernelSource::User { path: shown.to_string() } })
-}
-
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
 }
 
 fn cmd_run(args: RunArgs) -> Result<i32> {
-    let seed = args.seed.unwrap_or_else(inputs::fresh_seed);
-    let mut report = RunReport::new(seed, args.lanes);
-    let outcome = run_into(&args, seed, &mut report);
-    if let Err(e) = &outcome {
-        report.error = Some(e.to_string());
-    }
+    let request = session::Request {
+        lanes: args.lanes,
+        seed: args.seed,
+        device: args.device,
+        cases: args.case,
+        kernel: args.kernel,
+        backend: args.backend,
+        timeout: args.timeout,
+        max_mismatches: args.max_mismatches,
+    };
+    let report = session::run(&request, &mut |step| say_lines(step.lines()));
     // Reports are written whatever happened, so nothing the user asked for is lost.
-    let mut write_error = None;
-    if let Some(path) = &args.json {
-        write_error = write_file(path, &report.to_json()).err().or(write_error);
-    }
-    if let Some(path) = &args.junit {
-        write_error = write_file(path, &report::to_junit(&report)).err().or(write_error);
-    }
-    let code = outcome?;
-    match write_error {
-        Some(e) if code == exit::PASS => Err(e),
-        Some(e) => {
+    let written = session::write_reports(&report, args.json.as_deref(), args.junit.as_deref());
+    let code = report.into_exit_code()?;
+    match written {
+        Err(e) if code == exit::PASS => Err(e),
+        Err(e) => {
             eprintln!("xad-harness: {e}");
             Ok(code)
         }
-        None => Ok(code),
+        Ok(()) => Ok(code),
     }
-}
-
-fn run_into(args: &RunArgs, seed: u64, report: &mut RunReport) -> Result<i32> {
-    let chosen: Vec<Case> = match (&args.case, &args.kernel) {
-        (Some(p), _) => cases::select(p).map_err(Error::Usage)?,
-        (None, Some(_)) => cases::select("basic").map_err(Error::Usage)?,
-        (None, None) => cases::catalogue(),
-    };
-    let user = match &args.kernel {
-        Some(path) if chosen.len() != 1 => {
-            return Err(Error::Usage(format!(
-                "--kernel {} needs exactly one case, but --case matched {}",
-                path.display(),
-                chosen.len()
-            )))
-        }
-        Some(path) => Some(load_user_kernel(path)?),
-        None => None,
-    };
-    let selected = backend::select(args.backend, args.device)?;
-    let mut device = selected.device;
-    report.executor = device.executor().to_string();
-    report.backend_note = selected.note.clone();
-    if let Some(user) = &user {
-        // A user's kernel for another target is bad input: refuse before launch.
-        run::check_target(&user.code, &device.arch_name()).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-    }
-    say!("xad-harness {}: executor: {}", env!("CARGO_PKG_VERSION"), report.executor);
-    if let Some(note) = &selected.note {
-        say!("note: {note}");
-    }
-    say!("seed {seed} (replay with --seed {seed}); {} lanes per case; {} case(s)", args.lanes, chosen.len());
-    let opts = Options {
-        lanes: args.lanes,
-        seed,
-        timeout: args.timeout,
-        keep: args.max_mismatches,
-        ..Options::default()
-    };
-    for case in &chosen {
-        let loaded = match &user {
-            Some(u) => Loaded { code: u.code.clone(), source: u.source.clone() },
-            None => run::embedded(case).map_err(Error::Io)?,
-        };
-        let kernel = run::kernel_for(&loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-        let result = run::run_case(device.as_mut(), case, &loaded.code, kernel, loaded.source.clone(), &opts);
-        for line in report::case_lines(&result) {
-            say!("{line}");
-        }
-        let timed_out = result.error.as_deref().is_some_and(|e| e.contains("watchdog"));
-        report.cases.push(result);
-        if timed_out {
-            // The device may still be running the hung kernel; later cases would
-            // only queue behind it.
-            report.error = Some("stopped after a watchdog timeout".into());
-            break;
-        }
-    }
-    say!("{}", report::summary_line(report));
-    Ok(if report.count(Status::Fail) > 0 {
-        exit::MISMATCH
-    } else if report.count(Status::Error) > 0 || report.error.is_some() {
-        exit::FAULT
-    } else {
-        exit::PASS
-    })
 }
 
 fn cmd_devices(json: bool) -> Result<i32> {
     let probe = hip::probe();
     if json {
-        let devices: Vec<_> = probe
-            .devices
-            .iter()
-            .map(|d| match &d.info {
-                Ok(i) => serde_json::json!({
-                    "index": d.index, "name": i.name, "arch": i.arch, "compute_units": i.compute_units,
-                    "memory_bytes": i.memory_bytes, "runnable": d.runnable,
-                }),
-                Err(e) => serde_json::json!({ "index": d.index, "error": e.to_string(), "runnable": false }),
-            })
-            .collect();
-        let doc = serde_json::json!({
-            "runtime": probe.runtime_line(),
-            "no_devices_reason": probe.no_devices_reason(),
-            "devices": devices,
-            "emulator": "emulated gfx1100",
-        });
-        say!("{}", serde_json::to_string_pretty(&doc).map_err(|e| Error::Io(e.to_string()))?);
-        return Ok(exit::PASS);
+        say!("{}", listing::to_json(&listing::DevicesReport::from(&probe))?);
+    } else {
+        say_lines(listing::device_lines(&probe));
     }
-    say!("{}", probe.runtime_line());
-    if let Some(reason) = probe.no_devices_reason() {
-        say!("no HIP devices ({})", reason.trim_start_matches("no devices: "));
-    }
-    for d in &probe.devices {
-        match &d.info {
-            Ok(i) => say!(
-                "  {}  {}  {}  {} CUs  {:.1} GiB  {}",
-                d.index,
-                i.name,
-                i.arch,
-                i.compute_units,
-                i.memory_bytes as f64 / (1u64 << 30) as f64,
-                if d.runnable { "runnable" } else { "not runnable (needs gfx1100)" }
-            ),
-            Err(e) => say!("  {}  properties unreadable: {e}", d.index),
-        }
-    }
-    say!("embedded emulator: emulated gfx1100 (--backend emu; used by --backend auto when no device above is runnable)");
     Ok(exit::PASS)
 }
 
 fn cmd_list(json: bool) -> Result<i32> {
-    let all = cases::catalogue();
     if json {
-        let rows: Vec<_> = all
-            .iter()
-            .map(|c| {
-                serde_json::json!({
-                    "name": c.name, "description": c.description, "kernel": c.kernel,
-                    "wave_size": c.wave_size, "outputs_per_lane": c.outputs_per_lane,
-                    "scalar_args": c.scalar_args, "unsettled": c.unsettled,
-                })
-            })
-            .collect();
-        say!("{}", serde_json::to_string_pretty(&rows).map_err(|e| Error::Io(e.to_string()))?);
-        return Ok(exit::PASS);
+        say!("{}", listing::to_json(&listing::case_rows())?);
+    } else {
+        say_lines(listing::case_lines());
     }
-    let width = all.iter().map(|c| c.name.len()).max().unwrap_or(4);
-    for c in &all {
-        say!("{:<width$}  wave{}  {}", c.name, c.wave_size, c.description);
-        if let Some(u) = c.unsettled {
-            say!("{:<width$}          unsettled: {u}", "");
-        }
-    }
-    say!("{} cases", all.len());
     Ok(exit::PASS)
 }
 
 fn cmd_kernels(out: &Path) -> Result<i32> {
-    std::fs::create_dir_all(out).map_err(|e| Error::Io(format!("creating {}: {e}", out.display())))?;
-    for k in kernels::EMBEDDED {
-        let path = out.join(format!("{}.hsaco", k.name));
-        std::fs::write(&path, k.bytes).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
-        say!("{}  ({}, from {})", path.display(), k.target, k.source);
-    }
+    kernels::write_all(out, &mut |path, k| say!("{}  ({}, from {})", path.display(), k.target, k.source))?;
     Ok(exit::PASS)
 }

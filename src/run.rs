@@ -17,6 +17,7 @@ use crate::cases::{Case, LaneData};
 use crate::check::{self, Compare, GuardViolation, Prefill, Tally};
 use crate::codeobj::{ArgValue, CodeObject, Kernel, TargetId};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
+use crate::error::{as_text, ReleaseError};
 use crate::inputs;
 
 /// Largest `--lanes`: the kernel ABI counts lanes in 32 bits.
@@ -66,7 +67,15 @@ pub struct CaseResult {
     pub tally: Tally,
     pub guard_violations: Vec<GuardViolation>,
     /// Set when the case could not run to the end (device fault, timeout, ...).
-    pub error: Option<String>,
+    /// Typed, so callers match on it (a timeout stops the run); reports carry
+    /// its one-line text.
+    #[serde(serialize_with = "as_text::option")]
+    pub error: Option<DeviceError>,
+    /// Device resources this case could not give back (see [`ReleaseError`]);
+    /// they do not change the case's status, but make the run's exit code 3
+    /// when nothing worse happened. Left out of JSON when empty.
+    #[serde(serialize_with = "as_text::list", skip_serializing_if = "Vec::is_empty")]
+    pub release_errors: Vec<ReleaseError>,
     pub seconds: f64,
     pub unsettled: Option<String>,
     /// For embedded multi-output kernels: the disassembly of the instruction
@@ -138,10 +147,10 @@ impl GuardedBuffer {
         }
         Ok(())
     }
-    fn free(self, dev: &mut dyn Device) {
-        // A failed free leaves device memory to the runtime's teardown; the
-        // results already read are unaffected.
-        let _ = dev.free(self.base);
+    /// A failed free leaves device memory to the runtime's teardown; the
+    /// results already read are unaffected, but the failure is reported.
+    fn free(self, dev: &mut dyn Device) -> Result<(), ReleaseError> {
+        dev.free(self.base).map_err(|source| ReleaseError { what: "a device buffer", source })
     }
 }
 
@@ -183,12 +192,13 @@ pub fn run_case(
         tally: Tally::default(),
         guard_violations: Vec::new(),
         error: None,
+        release_errors: Vec::new(),
         seconds: 0.0,
         unsettled: case.unsettled.map(str::to_string),
         forms: Vec::new(),
     };
     if let Err(e) = execute(dev, case, code, kernel, opts, &scalars, &mut result) {
-        result.error = Some(e.to_string());
+        result.error = Some(e);
     }
     if result.tally.lanes_failed > 0 && matches!(result.kernel_source, KernelSource::Embedded { .. }) {
         result.forms = word_forms(case, code, kernel);
@@ -259,16 +269,7 @@ fn execute(
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
             let count = chunk.min((opts.lanes - first_lane) as usize);
-            // Buffers are exactly `count` lanes long so the rear guards sit right
-            // after the last lane; only a shorter final chunk reallocates.
-            if bufs.first().is_none_or(|b| b.bytes != count * 4) {
-                for buf in bufs.drain(..) {
-                    buf.free(dev);
-                }
-                for (name, words) in [("a", count), ("b", count), ("c", count), ("out", count * k)] {
-                    bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
-                }
-            }
+            size_buffers(dev, &mut bufs, count, k, &mut result.release_errors)?;
             let ranges = [(bufs[0].ptr(), count), (bufs[1].ptr(), count), (bufs[2].ptr(), count), (bufs[3].ptr(), count * k)];
             host.expected.resize(count * k, 0);
             // Inputs and the poisoned output go straight into device memory
@@ -311,9 +312,31 @@ fn execute(
         Ok(())
     })();
     for buf in bufs {
-        buf.free(dev);
+        result.release_errors.extend(buf.free(dev).err());
     }
     outcome
+}
+
+/// Make `bufs` the a, b, c and out buffers of a `count`-lane chunk with `k`
+/// outputs per lane. Buffers are exactly `count` lanes long so the rear guards
+/// sit right after the last lane; only a shorter final chunk reallocates.
+fn size_buffers(
+    dev: &mut dyn Device,
+    bufs: &mut Vec<GuardedBuffer>,
+    count: usize,
+    k: usize,
+    release_errors: &mut Vec<ReleaseError>,
+) -> Result<(), DeviceError> {
+    if bufs.first().is_some_and(|b| b.bytes == count * 4) {
+        return Ok(());
+    }
+    for buf in bufs.drain(..) {
+        release_errors.extend(buf.free(dev).err());
+    }
+    for (name, words) in [("a", count), ("b", count), ("c", count), ("out", count * k)] {
+        bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
+    }
+    Ok(())
 }
 
 /// A device that offered host views must give one per range asked for.

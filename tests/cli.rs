@@ -142,3 +142,34 @@ fn bench_prints_both_rates_the_ratio_and_where_the_target_applies() {
     assert_one_line_error(&run(harness().args(["bench", "--lanes", "-5"])), 2, "--lanes");
     assert_one_line_error(&run(harness().args(["bench", "--seed", "-1"])), 2, "--seed");
 }
+
+/// The `"key":` names of a pretty-printed JSON document, in order.
+fn json_keys(text: &str) -> Vec<&str> {
+    text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split_once("\":").map(|(k, _)| k)).collect()
+}
+
+#[test]
+fn list_json_keeps_its_fields_and_order() {
+    let r = run(harness().args(["list", "--json"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), xad_harness::cases::catalogue().len());
+    let fields = ["description", "kernel", "name", "outputs_per_lane", "scalar_args", "unsettled", "wave_size"];
+    let keys = json_keys(&r.stdout);
+    assert_eq!(keys.len(), fields.len() * xad_harness::cases::catalogue().len());
+    for row in keys.chunks(fields.len()) {
+        assert_eq!(row, fields);
+    }
+    assert_eq!(rows[0]["name"], "basic");
+    assert_eq!(rows[0]["wave_size"], 32);
+}
+
+#[test]
+fn devices_json_keeps_its_fields_and_order_without_a_device() {
+    let r = run(harness().args(["devices", "--json"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!(json_keys(&r.stdout), ["devices", "emulator", "no_devices_reason", "runtime"], "{}", r.stdout);
+    let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["emulator"], "emulated gfx1100");
+    assert!(doc["no_devices_reason"].as_str().unwrap().starts_with("no devices: "), "{doc}");
+}

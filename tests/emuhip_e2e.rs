@@ -197,3 +197,51 @@ fn real_runtime_hip_run_skips() {
     assert_exit(&output, 77, &transcript);
     assert!(!combined(&output).contains("xad-harness emulated"), "{transcript}");
 }
+
+// ---- resources the runtime fails to release (exit 3) ----------------------------
+
+/// Modules are unloaded when the device is released at the end of the run, in
+/// `Drop`: a failure there reaches the report and makes a passing run a fault.
+#[test]
+fn failed_unload_at_the_end_of_the_run_reaches_the_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("report.json");
+    let json_arg = json.to_string_lossy().into_owned();
+    let (output, transcript) = run_hip(&["--json", &json_arg], &[("XAD_EMUHIP_STATUS", "999:hipModuleUnload")]);
+    assert_exit(&output, 3, &transcript);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("PASS basic"), "the lanes passed\n{transcript}");
+    assert!(stdout.lines().any(|l| l.starts_with("error: releasing a module: hipModuleUnload failed") && l.contains("999")), "{transcript}");
+    assert!(stdout.contains("1 passed, 0 failed, 1 release errors ["), "{transcript}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let listed = report["release_errors"].as_array().unwrap_or_else(|| panic!("no release_errors in {report}"));
+    assert_eq!(listed.len(), 1, "{report}");
+    assert!(listed[0].as_str().unwrap().starts_with("releasing a module: hipModuleUnload failed"), "{report}");
+}
+
+/// A case's buffers are freed when it ends: a failed `hipFree` is that case's.
+#[test]
+fn failed_free_is_reported_with_its_case() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("report.json");
+    let json_arg = json.to_string_lossy().into_owned();
+    let (output, transcript) = run_hip(&["--json", &json_arg], &[("XAD_EMUHIP_STATUS", "999:hipFree")]);
+    assert_exit(&output, 3, &transcript);
+    assert!(combined(&output).contains("  error: releasing a device buffer: hipFree failed"), "{transcript}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["cases"][0]["release_errors"].as_array().map(Vec::len), Some(4), "a, b, c and out\n{report}");
+    assert!(report["cases"][0]["error"].is_null(), "{report}");
+}
+
+/// `devices --json` keeps its field names and order with a device listed.
+#[test]
+fn devices_json_fields_with_a_device() {
+    let (output, transcript) = harness(&["devices", "--json"], true, &[]);
+    assert_exit(&output, 0, &transcript);
+    let text = String::from_utf8_lossy(&output.stdout);
+    let keys: Vec<&str> = text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split('"').next()).collect();
+    let expected = [
+        "devices", "arch", "compute_units", "index", "memory_bytes", "name", "runnable", "emulator", "no_devices_reason", "runtime",
+    ];
+    assert_eq!(keys, expected, "{transcript}");
+}

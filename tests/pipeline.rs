@@ -175,7 +175,7 @@ fn a_device_error_mid_run_keeps_the_lanes_already_checked() {
     let r = run_with(correct, 3 * 65_536, 1 << 16, Some(2));
     assert_eq!(r.status(), Status::Error);
     assert_eq!(r.tally.lanes_checked, 65_536);
-    assert!(r.error.as_deref().unwrap().contains("hipErrorLaunchFailure (719)"), "{:?}", r.error);
+    assert!(r.error.as_ref().unwrap().to_string().contains("hipErrorLaunchFailure (719)"), "{:?}", r.error);
 }
 
 #[test]

@@ -15,16 +15,19 @@ use std::time::{Duration, Instant};
 use super::{checked, sys};
 use crate::codeobj::{kernarg, CodeObject, Kernel, TargetId};
 use crate::device::{DeviceError, Dispatch};
+use crate::error::ReleaseError;
 
-static DROP_ERRORS: Mutex<Vec<DeviceError>> = Mutex::new(Vec::new());
+static DROP_ERRORS: Mutex<Vec<ReleaseError>> = Mutex::new(Vec::new());
 
-fn record_drop_error(what: &str, error: DeviceError) {
-    eprintln!("warning: releasing {what}: {error}");
+fn record_drop_error(what: &'static str, error: DeviceError) {
+    let error = ReleaseError { what, source: error };
+    eprintln!("warning: {error}");
     DROP_ERRORS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(error);
 }
 
-/// Errors from `Drop` implementations since the last call, oldest first.
-pub fn take_drop_errors() -> Vec<DeviceError> {
+/// Errors from `Drop` implementations since the last call, oldest first. A
+/// run drains them after each case and at its end, into the report.
+pub fn take_drop_errors() -> Vec<ReleaseError> {
     std::mem::take(&mut *DROP_ERRORS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
 

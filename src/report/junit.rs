@@ -12,6 +12,9 @@ pub fn to_junit(report: &RunReport) -> String {
     if let Some(note) = &report.backend_note {
         suite.add_property(Property::new("backend_note", note.as_str()));
     }
+    for e in &report.release_errors {
+        suite.add_property(Property::new("release_error", e.to_string()));
+    }
     for r in &report.cases {
         let lines = super::case_lines(r);
         let status = match r.status() {
@@ -24,7 +27,7 @@ pub fn to_junit(report: &RunReport) -> String {
             }
             Status::Error => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                s.set_message(r.error.clone().unwrap_or_default());
+                s.set_message(r.error.as_ref().map(ToString::to_string).unwrap_or_default());
                 s.set_description(lines.join("\n"));
                 s
             }

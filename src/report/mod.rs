@@ -5,12 +5,13 @@ mod junit;
 mod text;
 
 pub use junit::to_junit;
-pub use text::{case_lines, summary_line};
+pub use text::{case_lines, header_lines, release_lines, summary_line};
 
+use crate::error::{as_text, exit, Error, ReleaseError, RunError};
 use crate::run::{CaseResult, Status};
 
 /// Everything a run produced.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, serde::Serialize)]
 pub struct RunReport {
     pub tool: String,
     /// What executed the results (`hardware: ...` or `emulated gfx1100`); empty if
@@ -22,7 +23,13 @@ pub struct RunReport {
     pub lanes_per_case: u64,
     pub cases: Vec<CaseResult>,
     /// Set when the run stopped before or between cases.
-    pub error: Option<String>,
+    #[serde(serialize_with = "as_text::option")]
+    pub error: Option<RunError>,
+    /// Device resources released at the end of the run (or between cases,
+    /// outside any case) that could not be given back. Left out of JSON when
+    /// empty.
+    #[serde(serialize_with = "as_text::list", skip_serializing_if = "Vec::is_empty")]
+    pub release_errors: Vec<ReleaseError>,
 }
 
 impl RunReport {
@@ -35,11 +42,42 @@ impl RunReport {
             lanes_per_case,
             cases: Vec::new(),
             error: None,
+            release_errors: Vec::new(),
+        }
+    }
+
+    /// Every release error of the run: each case's, then the run's own.
+    pub fn all_release_errors(&self) -> impl Iterator<Item = &ReleaseError> {
+        self.cases.iter().flat_map(|c| &c.release_errors).chain(&self.release_errors)
+    }
+
+    /// The documented exit code of this report, chosen from types only: the
+    /// error that ended the run, if any, decides; then a wrong lane (1) wins
+    /// over a fault (3: a case error, a stop after a timeout, a resource that
+    /// could not be released); else 0.
+    pub fn exit_code(&self) -> i32 {
+        if let Some(RunError::Failed(e)) = &self.error {
+            e.exit_code()
+        } else if self.count(Status::Fail) > 0 {
+            exit::MISMATCH
+        } else if self.count(Status::Error) > 0 || self.error.is_some() || self.all_release_errors().next().is_some() {
+            exit::FAULT
+        } else {
+            exit::PASS
         }
     }
 
     pub fn count(&self, status: Status) -> usize {
         self.cases.iter().filter(|c| c.status() == status).count()
+    }
+
+    /// [`exit_code`](Self::exit_code), or the error that stopped the run
+    /// (whose exit code the run's is) for the caller to show.
+    pub fn into_exit_code(self) -> Result<i32, Error> {
+        match self.error {
+            Some(RunError::Failed(e)) => Err(e),
+            _ => Ok(self.exit_code()),
+        }
     }
 
     pub fn to_json(&self) -> String {

@@ -4,6 +4,21 @@ use super::RunReport;
 use crate::check::FailureKind;
 use crate::run::{CaseResult, KernelSource, Status};
 
+/// The lines that open a run of `cases` cases: what executes them, why it
+/// was chosen (if `auto` had to choose), and the seed to replay with.
+pub fn header_lines(report: &RunReport, cases: usize) -> Vec<String> {
+    let mut lines = vec![format!("{}: executor: {}", report.tool, report.executor)];
+    if let Some(note) = &report.backend_note {
+        lines.push(format!("note: {note}"));
+    }
+    lines.push(format!(
+        "seed {seed} (replay with --seed {seed}); {} lanes per case; {cases} case(s)",
+        report.lanes_per_case,
+        seed = report.seed
+    ));
+    lines
+}
+
 /// The lines for one case: a status line, then one line per recorded failure.
 pub fn case_lines(r: &CaseResult) -> Vec<String> {
     let mut lines = Vec::new();
@@ -60,6 +75,9 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     if let Some(e) = &r.error {
         lines.push(format!("  error: {e}"));
     }
+    for e in &r.release_errors {
+        lines.push(format!("  error: {e}"));
+    }
     if t.lanes_failed > 0 || !r.guard_violations.is_empty() {
         let kernel = match &r.kernel_source {
             KernelSource::User { path } => format!(" --kernel {path}"),
@@ -70,6 +88,11 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     lines
 }
 
+/// One line per device resource the run (outside its cases) could not release.
+pub fn release_lines(report: &RunReport) -> Vec<String> {
+    report.release_errors.iter().map(|e| format!("error: {e}")).collect()
+}
+
 /// The closing line, in the form CI log readers recognise.
 pub fn summary_line(report: &RunReport) -> String {
     let (pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
@@ -77,6 +100,10 @@ pub fn summary_line(report: &RunReport) -> String {
     let mut line = format!("{pass} passed, {fail} failed");
     if error > 0 {
         line += &format!(", {error} errors");
+    }
+    let released = report.all_release_errors().count();
+    if released > 0 {
+        line += &format!(", {released} release errors");
     }
     format!("{line} [{on}, seed {}]", report.seed)
 }
@@ -104,6 +131,7 @@ mod tests {
             tally,
             guard_violations: vec![],
             error: None,
+            release_errors: vec![],
             seconds: 0.0,
             unsettled: unsettled.map(str::to_string),
             forms: vec![],

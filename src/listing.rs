@@ -1,0 +1,192 @@
+//! What `xad-harness list` and `xad-harness devices` show: typed rows that
+//! serialise to the `--json` documents, and the text lines. The caller prints.
+//!
+//! Field order in the JSON is the order of the fields below: alphabetical, as
+//! the documents have always been written (they were once built as
+//! `serde_json` maps, which sort their keys).
+
+use serde::Serialize;
+
+use crate::cases::{self, Case};
+use crate::hip;
+
+/// One case of the catalogue, as `list --json` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaseRow {
+    pub description: &'static str,
+    pub kernel: &'static str,
+    pub name: &'static str,
+    pub outputs_per_lane: usize,
+    pub scalar_args: usize,
+    pub unsettled: Option<&'static str>,
+    pub wave_size: u32,
+}
+
+impl From<&Case> for CaseRow {
+    fn from(c: &Case) -> CaseRow {
+        CaseRow {
+            description: c.description,
+            kernel: c.kernel,
+            name: c.name,
+            outputs_per_lane: c.outputs_per_lane,
+            scalar_args: c.scalar_args,
+            unsettled: c.unsettled,
+            wave_size: c.wave_size,
+        }
+    }
+}
+
+/// `list --json`: every case, in catalogue order.
+pub fn case_rows() -> Vec<CaseRow> {
+    cases::catalogue().iter().map(CaseRow::from).collect()
+}
+
+/// `list`: one line per case (and one more for a case resting on unsettled
+/// ISA behaviour), then the count.
+pub fn case_lines() -> Vec<String> {
+    let all = cases::catalogue();
+    let width = all.iter().map(|c| c.name.len()).max().unwrap_or(4);
+    let mut lines = Vec::new();
+    for c in &all {
+        lines.push(format!("{:<width$}  wave{}  {}", c.name, c.wave_size, c.description));
+        if let Some(u) = c.unsettled {
+            lines.push(format!("{:<width$}          unsettled: {u}", ""));
+        }
+    }
+    lines.push(format!("{} cases", all.len()));
+    lines
+}
+
+/// `devices --json`: what the HIP runtime reports, and the embedded emulator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DevicesReport {
+    pub devices: Vec<DeviceRow>,
+    /// Always `emulated gfx1100`: the embedded emulator is always there.
+    pub emulator: &'static str,
+    /// Why the runtime reports no devices (`None` when it reports some).
+    pub no_devices_reason: Option<String>,
+    /// The runtime and driver versions, e.g. `HIP runtime 6.4.43483 (driver ...)`.
+    pub runtime: String,
+}
+
+/// One HIP device: its properties, or why they could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum DeviceRow {
+    Read { arch: String, compute_units: u32, index: u32, memory_bytes: u64, name: String, runnable: bool },
+    Unreadable { error: String, index: u32, runnable: bool },
+}
+
+impl From<&hip::ProbedDevice> for DeviceRow {
+    fn from(d: &hip::ProbedDevice) -> DeviceRow {
+        match &d.info {
+            Ok(i) => DeviceRow::Read {
+                arch: i.arch.clone(),
+                compute_units: i.compute_units,
+                index: d.index,
+                memory_bytes: i.memory_bytes,
+                name: i.name.clone(),
+                runnable: d.runnable,
+            },
+            // A device whose properties are unreadable is never run on.
+            Err(e) => DeviceRow::Unreadable { error: e.to_string(), index: d.index, runnable: false },
+        }
+    }
+}
+
+impl From<&hip::Probe> for DevicesReport {
+    fn from(probe: &hip::Probe) -> DevicesReport {
+        DevicesReport {
+            devices: probe.devices.iter().map(DeviceRow::from).collect(),
+            emulator: "emulated gfx1100",
+            no_devices_reason: probe.no_devices_reason(),
+            runtime: probe.runtime_line(),
+        }
+    }
+}
+
+/// `devices`: the runtime, each device with whether it can run our kernels,
+/// and the embedded emulator.
+pub fn device_lines(probe: &hip::Probe) -> Vec<String> {
+    let mut lines = vec![probe.runtime_line()];
+    if let Some(reason) = probe.no_devices_reason() {
+        lines.push(format!("no HIP devices ({})", reason.trim_start_matches("no devices: ")));
+    }
+    for d in &probe.devices {
+        lines.push(match &d.info {
+            Ok(i) => format!(
+                "  {}  {}  {}  {} CUs  {:.1} GiB  {}",
+                d.index,
+                i.name,
+                i.arch,
+                i.compute_units,
+                i.memory_bytes as f64 / (1u64 << 30) as f64,
+                if d.runnable { "runnable" } else { "not runnable (needs gfx1100)" }
+            ),
+            Err(e) => format!("  {}  properties unreadable: {e}", d.index),
+        });
+    }
+    lines.push(
+        "embedded emulator: emulated gfx1100 (--backend emu; used by --backend auto when no device above is runnable)".into(),
+    );
+    lines
+}
+
+/// Pretty JSON of a listing, as `--json` prints it.
+pub fn to_json(value: &impl Serialize) -> Result<String, crate::error::Error> {
+    serde_json::to_string_pretty(value).map_err(|e| crate::error::Error::Io(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `--json` documents keep their field names and order.
+    #[test]
+    fn json_field_names_and_order_are_the_documented_ones() {
+        let row = serde_json::to_value(&case_rows()[0]).unwrap();
+        let keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["description", "kernel", "name", "outputs_per_lane", "scalar_args", "unsettled", "wave_size"]);
+        // `to_value` sorts keys whatever the struct says; the text keeps the field order.
+        let text = to_json(&case_rows()[0]).unwrap();
+        let at: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\":")).unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "fields out of order:\n{text}");
+
+        let read = DeviceRow::Read {
+            arch: "gfx1100".into(),
+            compute_units: 48,
+            index: 0,
+            memory_bytes: 1 << 33,
+            name: "card".into(),
+            runnable: true,
+        };
+        let unreadable = DeviceRow::Unreadable { error: "e".into(), index: 1, runnable: false };
+        let doc = DevicesReport {
+            devices: vec![read, unreadable],
+            emulator: "emulated gfx1100",
+            no_devices_reason: None,
+            runtime: "HIP runtime 6.4".into(),
+        };
+        let expected = r#"{
+  "devices": [
+    {
+      "arch": "gfx1100",
+      "compute_units": 48,
+      "index": 0,
+      "memory_bytes": 8589934592,
+      "name": "card",
+      "runnable": true
+    },
+    {
+      "error": "e",
+      "index": 1,
+      "runnable": false
+    }
+  ],
+  "emulator": "emulated gfx1100",
+  "no_devices_reason": null,
+  "runtime": "HIP runtime 6.4"
+}"#;
+        assert_eq!(to_json(&doc).unwrap(), expected);
+    }
+}

@@ -1,0 +1,206 @@
+//! One `xad-harness run` invocation: choose the cases, load the kernels
+//! (embedded, or the user's `--kernel`, assembling a `.s` with the
+//! toolchain), select the backend, run the cases in order, stop after a
+//! watchdog timeout, gather what could not be released, and write the report
+//! files. The exit code is the report's ([`RunReport::exit_code`]).
+//!
+//! Nothing here prints: each step is handed to the caller's callback as a
+//! [`Progress`] the moment it completes, with the lines the CLI prints for it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::backend::{self, BackendChoice};
+use crate::cases::{self, Case};
+use crate::codeobj::CodeObject;
+use crate::device::{Device, DeviceError};
+use crate::error::{Error, Result, RunError};
+use crate::report::{self, RunReport};
+use crate::run::{self, CaseResult, KernelSource, Loaded, Options};
+use crate::{hip, inputs, toolchain};
+
+/// What the user asked `run` for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Lanes per case.
+    pub lanes: u64,
+    /// Seed for inputs and scalar arguments; a fresh one when `None`.
+    pub seed: Option<u64>,
+    /// HIP device index (the emulator is device 0).
+    pub device: Option<usize>,
+    /// Case names or globs, comma separated; every case when `None` (only
+    /// `basic` with a `kernel`).
+    pub cases: Option<String>,
+    /// The user's own kernel: a `.s`/`.S`/`.asm` source, or a code object.
+    pub kernel: Option<PathBuf>,
+    pub backend: BackendChoice,
+    /// Watchdog per dispatch.
+    pub timeout: Duration,
+    /// Failing lanes recorded per case.
+    pub max_mismatches: usize,
+}
+
+/// A step of the run, handed to the caller as it completes.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// The executor is chosen and `cases` cases will run.
+    Started { report: &'a RunReport, cases: usize },
+    /// One case finished (its release errors already drained into it).
+    Case(&'a CaseResult),
+    /// Every case that was going to run has run, and the device is released.
+    Finished(&'a RunReport),
+}
+
+impl Progress<'_> {
+    /// The text lines the CLI prints for this step.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            Progress::Started { report, cases } => report::header_lines(report, *cases),
+            Progress::Case(result) => report::case_lines(result),
+            Progress::Finished(report) => {
+                let mut lines = report::release_lines(report);
+                lines.push(report::summary_line(report));
+                lines
+            }
+        }
+    }
+}
+
+/// Run what `request` asks for, calling `on_progress` after each step. The
+/// returned report holds everything, including the error that stopped the
+/// run (`report.error`); [`write_reports`] and [`RunReport::exit_code`] finish
+/// the job.
+pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunReport {
+    let seed = request.seed.unwrap_or_else(inputs::fresh_seed);
+    let mut report = RunReport::new(seed, request.lanes);
+    let outcome = run_into(request, &mut report, on_progress);
+    // The device was dropped on the way out, on the error paths too: whatever
+    // its modules, stream and buffers failed to release is the run's.
+    report.release_errors.extend(hip::safe::take_drop_errors());
+    match outcome {
+        Ok(()) => on_progress(Progress::Finished(&report)),
+        Err(e) => report.error = Some(RunError::Failed(e)),
+    }
+    report
+}
+
+fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnMut(Progress<'_>)) -> Result<()> {
+    let chosen = choose_cases(request)?;
+    let user = match &request.kernel {
+        Some(path) if chosen.len() != 1 => {
+            return Err(Error::Usage(format!(
+                "--kernel {} needs exactly one case, but --case matched {}",
+                path.display(),
+                chosen.len()
+            )))
+        }
+        Some(path) => Some(load_user_kernel(path)?),
+        None => None,
+    };
+    let selected = backend::select(request.backend, request.device)?;
+    let mut device = selected.device;
+    report.executor = device.executor().to_string();
+    report.backend_note = selected.note;
+    if let Some(user) = &user {
+        // A user's kernel for another target is bad input: refuse before launch.
+        run::check_target(&user.code, &device.arch_name()).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+    }
+    on_progress(Progress::Started { report, cases: chosen.len() });
+    let opts = Options {
+        lanes: request.lanes,
+        seed: report.seed,
+        timeout: request.timeout,
+        keep: request.max_mismatches,
+        ..Options::default()
+    };
+    run_cases(device.as_mut(), &chosen, user.as_ref(), &opts, report, on_progress)
+    // `device` drops here, releasing what it holds.
+}
+
+/// The cases `request` selects: its patterns, else `basic` for a user's
+/// kernel, else the whole catalogue.
+fn choose_cases(request: &Request) -> Result<Vec<Case>> {
+    match (&request.cases, &request.kernel) {
+        (Some(p), _) => cases::select(p).map_err(Error::Usage),
+        (None, Some(_)) => cases::select("basic").map_err(Error::Usage),
+        (None, None) => Ok(cases::catalogue()),
+    }
+}
+
+/// Run `cases` in order on `device` with their embedded kernels, or all with
+/// `user`'s, appending each result to `report`. After a case whose kernel
+/// missed its watchdog ([`DeviceError::Timeout`]) the run stops: the device
+/// may still be running that kernel, and later cases would only queue behind
+/// it. Errors recorded while releasing device resources during a case are
+/// drained into that case's result.
+pub fn run_cases(
+    device: &mut dyn Device,
+    cases: &[Case],
+    user: Option<&Loaded>,
+    opts: &Options,
+    report: &mut RunReport,
+    on_progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<()> {
+    for case in cases {
+        let embedded;
+        let loaded = match user {
+            Some(user) => user,
+            None => {
+                embedded = run::embedded(case).map_err(Error::Io)?;
+                &embedded
+            }
+        };
+        let kernel = run::kernel_for(loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+        let mut result = run::run_case(device, case, &loaded.code, kernel, loaded.source.clone(), opts);
+        result.release_errors.extend(hip::safe::take_drop_errors());
+        on_progress(Progress::Case(&result));
+        let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
+        report.cases.push(result);
+        if timed_out {
+            report.error = Some(RunError::StoppedAfterTimeout);
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Load the user's `--kernel`: assemble a source file for gfx1100 with the
+/// toolchain, or read a code object. Anything wrong with the file itself is
+/// bad input (exit 2); a missing or broken toolchain is a fault (exit 3).
+pub fn load_user_kernel(path: &Path) -> Result<Loaded> {
+    let shown = path.display();
+    if !path.is_file() {
+        return Err(Error::Usage(format!("--kernel {shown}: no such file")));
+    }
+    let bytes = if path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm") {
+        match toolchain::assemble_file(path, "gfx1100") {
+            Ok(bytes) => bytes,
+            Err(e @ toolchain::ToolchainError::Failed { .. }) => {
+                return Err(Error::Usage(format!("--kernel {shown} does not assemble: {e}")))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        std::fs::read(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?
+    };
+    let code = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+    Ok(Loaded { code, source: KernelSource::User { path: shown.to_string() } })
+}
+
+/// Write the JSON and JUnit reports asked for. Both are attempted whatever
+/// happened, so nothing the user asked for is lost; the last failure is
+/// returned.
+pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Path>) -> Result<()> {
+    let mut failed = None;
+    if let Some(path) = json {
+        failed = write_file(path, &report.to_json()).err().or(failed);
+    }
+    if let Some(path) = junit {
+        failed = write_file(path, &report::to_junit(report)).err().or(failed);
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
+}

@@ -1,0 +1,202 @@
+//! The run loop of `xad-harness run` (`session::run_cases`) over a fake device
+//! that fails on request: the stop-after-timeout rule follows the error's type
+//! (never its text), release failures reach the report, and the exit code is
+//! chosen from types.
+
+use std::time::Duration;
+
+use xad_harness::cases::{self, Case};
+use xad_harness::device::*;
+use xad_harness::error::{exit, RunError};
+use xad_harness::report::{self, RunReport};
+use xad_harness::run::{Options, Status};
+use xad_harness::session::{self, Progress};
+
+/// Host memory standing in for a device; its "kernel" is the basic case's
+/// model, so every case here is `basic`.
+struct Fake {
+    mem: Vec<(u64, Vec<u8>)>,
+    next: u64,
+    launches: usize,
+    /// The 1-based launch that returns this error instead of running.
+    fail_launch: Option<(usize, DeviceError)>,
+    /// Every `free` fails (after releasing the memory, as a runtime might).
+    fail_free: bool,
+    /// Launches store nothing (every lane stays poisoned: a mismatch).
+    store_nothing: bool,
+}
+
+impl Fake {
+    fn new() -> Fake {
+        Fake { mem: Vec::new(), next: 1 << 32, launches: 0, fail_launch: None, fail_free: false, store_nothing: false }
+    }
+    fn at(&self, p: u64) -> (usize, usize) {
+        let i = self.mem.iter().position(|(b, m)| p >= *b && p < b + m.len() as u64).expect("address in an allocation");
+        (i, (p - self.mem[i].0) as usize)
+    }
+    fn word(&self, p: u64) -> u32 {
+        let (i, o) = self.at(p);
+        u32::from_le_bytes(self.mem[i].1[o..o + 4].try_into().unwrap())
+    }
+}
+
+impl Device for Fake {
+    fn executor(&self) -> Executor {
+        Executor::Emulated { arch: "gfx1100 (session test fake)".into() }
+    }
+    fn arch_name(&self) -> String {
+        "gfx1100".into()
+    }
+    fn memory_bytes(&self) -> u64 {
+        1 << 30
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        let p = self.next;
+        self.next += bytes as u64 + (1 << 20);
+        self.mem.push((p, vec![0; bytes]));
+        Ok(p)
+    }
+    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
+        self.mem.retain(|(b, _)| *b != ptr);
+        if self.fail_free {
+            return Err(DeviceError::Runtime { call: "hipFree".into(), code: 999, name: "hipErrorUnknown".into(), description: "injected".into() });
+        }
+        Ok(())
+    }
+    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        let (i, o) = self.at(dst);
+        self.mem[i].1[o..o + src.len()].copy_from_slice(src);
+        Ok(())
+    }
+    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        let (i, o) = self.at(src);
+        dst.copy_from_slice(&self.mem[i].1[o..o + dst.len()]);
+        Ok(())
+    }
+    fn load(&mut self, _image: &[u8]) -> Result<ModuleId, DeviceError> {
+        Ok(ModuleId(0))
+    }
+    fn launch(&mut self, _m: ModuleId, _k: &str, kernarg: &[u8], _d: Dispatch, _t: Duration) -> Result<(), DeviceError> {
+        self.launches += 1;
+        if let Some((n, e)) = &self.fail_launch {
+            if *n == self.launches {
+                return Err(e.clone());
+            }
+        }
+        if self.store_nothing {
+            return Ok(());
+        }
+        let ptr = |i: usize| u64::from_le_bytes(kernarg[i * 8..i * 8 + 8].try_into().unwrap());
+        let count = u32::from_le_bytes(kernarg[32..36].try_into().unwrap()) as u64;
+        for lane in 0..count {
+            let [a, b, c] = [0, 1, 2].map(|i| self.word(ptr(i) + 4 * lane));
+            let (i, o) = self.at(ptr(3) + 4 * lane);
+            self.mem[i].1[o..o + 4].copy_from_slice(&cases::xad(a, b, c).to_le_bytes());
+        }
+        Ok(())
+    }
+}
+
+fn basic_times(n: usize) -> Vec<Case> {
+    let basic = cases::select("basic").unwrap().remove(0);
+    vec![basic; n]
+}
+
+/// Run `cases` on `dev` as `xad-harness run` does; returns the report and the
+/// lines printed for each progress step.
+fn run_on(dev: &mut Fake, cases: &[Case]) -> (RunReport, Vec<String>) {
+    let opts = Options { lanes: 512, seed: 3, ..Options::default() };
+    let mut report = RunReport::new(opts.seed, opts.lanes);
+    let mut printed = Vec::new();
+    session::run_cases(dev, cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
+        .expect("the loop itself does not fail");
+    (report, printed)
+}
+
+#[test]
+fn a_typed_timeout_stops_the_run_and_is_a_fault() {
+    let mut dev = Fake::new();
+    dev.fail_launch = Some((2, DeviceError::Timeout(Duration::from_millis(1500))));
+    let (report, printed) = run_on(&mut dev, &basic_times(4));
+    assert_eq!(dev.launches, 2, "no case after the timed-out one was launched");
+    assert_eq!(report.cases.len(), 2, "later cases are not run");
+    assert_eq!(report.cases[0].status(), Status::Pass);
+    assert_eq!(report.cases[1].status(), Status::Error);
+    assert!(
+        matches!(report.cases[1].error, Some(DeviceError::Timeout(t)) if t == Duration::from_millis(1500)),
+        "{:?}",
+        report.cases[1].error
+    );
+    assert!(matches!(report.error, Some(RunError::StoppedAfterTimeout)), "{:?}", report.error);
+    assert_eq!(report.exit_code(), exit::FAULT);
+    // Lines appear per case as each completes: two status lines, the second with its error.
+    assert_eq!(printed.iter().filter(|l| l.starts_with("PASS ") || l.starts_with("ERROR ")).count(), 2, "{printed:#?}");
+    // The reports carry the errors' text, as before.
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["error"], "stopped after a watchdog timeout");
+    assert_eq!(json["cases"][1]["error"], DeviceError::Timeout(Duration::from_millis(1500)).to_string());
+    assert!(json["cases"][0]["error"].is_null());
+    assert!(json.get("release_errors").is_none(), "no release errors, no field: {json}");
+}
+
+/// Negative control: an error that merely mentions the watchdog is not a
+/// timeout, so the run goes on.
+#[test]
+fn an_error_mentioning_the_watchdog_is_not_a_timeout() {
+    let mut dev = Fake::new();
+    let lookalike = DeviceError::Runtime {
+        call: "hipModuleLaunchKernel".into(),
+        code: 719,
+        name: "hipErrorLaunchFailure".into(),
+        description: "kernel did not complete within 1s (watchdog; raise it with --timeout)".into(),
+    };
+    dev.fail_launch = Some((2, lookalike.clone()));
+    let (report, _) = run_on(&mut dev, &basic_times(3));
+    assert_eq!(report.cases.len(), 3, "every case ran");
+    assert!(matches!(&report.cases[1].error, Some(DeviceError::Runtime { code: 719, .. })), "{:?}", report.cases[1].error);
+    assert_eq!(report.cases[1].error.as_ref().map(ToString::to_string), Some(lookalike.to_string()));
+    assert!(report.error.is_none(), "{:?}", report.error);
+    assert_eq!(report.exit_code(), exit::FAULT, "a case error is still a fault");
+}
+
+#[test]
+fn release_failures_reach_the_report_and_make_a_passing_run_a_fault() {
+    let mut dev = Fake::new();
+    dev.fail_free = true;
+    let (report, printed) = run_on(&mut dev, &basic_times(2));
+    assert_eq!(report.count(Status::Pass), 2, "the lanes themselves passed");
+    for case in &report.cases {
+        // a, b, c and out, each freed once at the end of the case.
+        assert_eq!(case.release_errors.len(), 4, "{:?}", case.release_errors);
+        assert_eq!(case.release_errors[0].what, "a device buffer");
+        assert_eq!(case.release_errors[0].source.to_string(), "hipFree failed: hipErrorUnknown (999): injected");
+    }
+    assert_eq!(report.exit_code(), exit::FAULT);
+    let text = printed.join("\n");
+    assert!(text.contains("  error: releasing a device buffer: hipFree failed: hipErrorUnknown (999): injected"), "{text}");
+    assert!(report::summary_line(&report).starts_with("2 passed, 0 failed, 8 release errors ["), "{}", report::summary_line(&report));
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    let listed = json["cases"][0]["release_errors"].as_array().expect("release_errors in the JSON");
+    assert_eq!(listed.len(), 4);
+    assert_eq!(listed[0], "releasing a device buffer: hipFree failed: hipErrorUnknown (999): injected");
+    let junit = report::to_junit(&report);
+    assert!(junit.contains("releasing a device buffer: hipFree failed"), "{junit}");
+}
+
+#[test]
+fn a_wrong_lane_outranks_a_release_failure() {
+    let mut dev = Fake::new();
+    dev.fail_free = true;
+    dev.store_nothing = true;
+    let (report, _) = run_on(&mut dev, &basic_times(1));
+    assert_eq!(report.cases[0].status(), Status::Fail);
+    assert!(!report.cases[0].release_errors.is_empty());
+    assert_eq!(report.exit_code(), exit::MISMATCH);
+}
+
+#[test]
+fn a_clean_run_passes() {
+    let (report, printed) = run_on(&mut Fake::new(), &basic_times(2));
+    assert_eq!(report.exit_code(), exit::PASS, "{printed:#?}");
+    assert!(report.error.is_none() && report.all_release_errors().next().is_none());
+}
