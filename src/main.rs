@@ -197,16 +197,11 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
     };
     let report = session::run(&request, &mut |step| say_lines(step.lines()));
     // Reports are written whatever happened, so nothing the user asked for is lost.
-    let written = session::write_reports(&report, args.json.as_deref(), args.junit.as_deref());
-    let code = report.into_exit_code()?;
-    match written {
-        Err(e) if code == exit::PASS => Err(e),
-        Err(e) => {
-            eprintln!("xad-harness: {e}");
-            Ok(code)
-        }
-        Ok(()) => Ok(code),
+    let ending = session::finish(report, args.json.as_deref(), args.junit.as_deref());
+    if let Some(e) = ending.unwritten {
+        eprintln!("xad-harness: {e}");
     }
+    ending.outcome
 }
 
 fn cmd_devices(json: bool) -> Result<i32> {

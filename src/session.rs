@@ -14,7 +14,7 @@ use crate::backend::{self, BackendChoice};
 use crate::cases::{self, Case};
 use crate::codeobj::CodeObject;
 use crate::device::{Device, DeviceError};
-use crate::error::{Error, Result, RunError};
+use crate::error::{exit, Error, Result, RunError};
 use crate::report::{self, RunReport};
 use crate::run::{self, CaseResult, KernelSource, Loaded, Options};
 use crate::{hip, inputs, toolchain};
@@ -190,6 +190,25 @@ pub fn load_user_kernel(path: &Path) -> Result<Loaded> {
 /// Write the JSON and JUnit reports asked for. Both are attempted whatever
 /// happened, so nothing the user asked for is lost; the last failure is
 /// returned.
+/// How a `run` invocation ends: the exit code (or the error that decides
+/// it), and a report file that could not be written although the run itself
+/// had already failed (the caller prints it; the run's own code stands).
+pub struct Ending {
+    pub outcome: Result<i32>,
+    pub unwritten: Option<Error>,
+}
+
+/// Write the reports asked for, whatever happened, and choose the exit code:
+/// a report that cannot be written fails an otherwise passing run.
+pub fn finish(report: RunReport, json: Option<&Path>, junit: Option<&Path>) -> Ending {
+    let written = write_reports(&report, json, junit);
+    match (report.into_exit_code(), written) {
+        (Ok(exit::PASS), Err(e)) => Ending { outcome: Err(e), unwritten: None },
+        (Ok(code), written) => Ending { outcome: Ok(code), unwritten: written.err() },
+        (Err(e), _) => Ending { outcome: Err(e), unwritten: None },
+    }
+}
+
 pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Path>) -> Result<()> {
     let mut failed = None;
     if let Some(path) = json {
