@@ -2,7 +2,8 @@
 //! (embedded, or the user's `--kernel`, assembling a `.s` with the
 //! toolchain), select the backend, run the cases in order, stop after a
 //! watchdog timeout, gather what could not be released, and write the report
-//! files. The exit code is the report's ([`RunReport::exit_code`]).
+//! files. The exit code is the report's ([`RunReport::exit_code`]), chosen
+//! in [`finish`].
 //!
 //! Nothing here prints: each step is handed to the caller's callback as a
 //! [`Progress`] the moment it completes, with the lines the CLI prints for it.
@@ -68,8 +69,8 @@ impl Progress<'_> {
 
 /// Run what `request` asks for, calling `on_progress` after each step. The
 /// returned report holds everything, including the error that stopped the
-/// run (`report.error`); [`write_reports`] and [`RunReport::exit_code`] finish
-/// the job.
+/// run (`report.error`); [`finish`] writes the report files and chooses the
+/// exit code.
 pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunReport {
     let seed = request.seed.unwrap_or_else(inputs::fresh_seed);
     let mut report = RunReport::new(seed, request.lanes);
