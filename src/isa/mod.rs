@@ -7,7 +7,7 @@
 //! |-------------|----------------------------------------------------------------------|
 //! | [`table`]   | the opcodes as data: one row per opcode, an opcode column per [`Generation`], format, mnemonic, operand shape, semantics |
 //! | [`operand`] | operand codes: scalar register numbers (VCC, NULL, M0, EXEC), register names, inline constants, [`Src`] and [`Dpp`] |
-//! | [`decode`]  | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
+//! | [`decode`](mod@decode) | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
 //!
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
