@@ -72,9 +72,9 @@ fn xad_basic_single_thread_and_tiny_counts() {
     }
 }
 
-#[test]
-fn out_of_bounds_store_is_a_memory_fault() {
-    // count larger than the buffers: the first lane past the end faults.
+/// xad_basic with count 1024 over 1000-word buffers: the error of the first
+/// lane past the end, and the buffers' addresses (a, b, c, out).
+fn launch_past_the_end() -> (DeviceError, Vec<u64>) {
     let mut dev = EmuDevice::new();
     let image = xad_harness::kernels::find("xad_basic").unwrap().bytes;
     let module = dev.load(image).unwrap();
@@ -89,6 +89,13 @@ fn out_of_bounds_store_is_a_memory_fault() {
             Duration::from_secs(10),
         )
         .unwrap_err();
+    (err, bufs)
+}
+
+#[test]
+fn out_of_bounds_store_is_a_memory_fault() {
+    // count larger than the buffers: the first lane past the end faults.
+    let (err, bufs) = launch_past_the_end();
     let msg = err.to_string();
     assert!(matches!(&err, DeviceError::Emulation(f) if f.kind == FaultKind::MemoryFault) && err.is_memory_fault(), "{msg}");
     assert!(msg.contains("global_load_b32") && msg.contains("lane 8") && msg.contains("load of 4 bytes"), "{msg}");
@@ -99,20 +106,7 @@ fn out_of_bounds_store_is_a_memory_fault() {
 fn memory_fault_names_kind_instruction_wave_global_lane_and_address() {
     // As above: work-item 1000 (workgroup 3, wave 7, lane 8 of wave32) is the
     // first to load past the 1000-word buffers.
-    let mut dev = EmuDevice::new();
-    let image = xad_harness::kernels::find("xad_basic").unwrap().bytes;
-    let module = dev.load(image).unwrap();
-    let n = 1000usize;
-    let bufs: Vec<u64> = (0..4).map(|_| dev.alloc(n * 4).unwrap()).collect();
-    let err = dev
-        .launch(
-            module,
-            "xad_basic",
-            &kernarg(bufs[0], bufs[1], bufs[2], bufs[3], 1024),
-            Dispatch { grid_blocks: [4, 1, 1], block: [256, 1, 1] },
-            Duration::from_secs(10),
-        )
-        .unwrap_err();
+    let (err, bufs) = launch_past_the_end();
     let DeviceError::Emulation(fault) = &err else { panic!("expected an emulator fault, got {err:?}") };
     let Fault { kind, inst, wave, lane, address, message } = &**fault;
     assert_eq!(*kind, FaultKind::MemoryFault, "{err}");
