@@ -173,3 +173,14 @@ fn devices_json_keeps_its_fields_and_order_without_a_device() {
     assert_eq!(doc["emulator"], "emulated gfx1100");
     assert!(doc["no_devices_reason"].as_str().unwrap().starts_with("no devices: "), "{doc}");
 }
+
+#[test]
+fn unwritable_report_fails_a_passing_run_but_not_a_skipped_one() {
+    // A passing run whose --json cannot be written: exit 3, one line naming the file.
+    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "/nonexistent/dir/r.json"]));
+    assert_one_line_error(&r, 3, "writing /nonexistent/dir/r.json");
+    // A run that already failed keeps its own code (77: no HIP device here).
+    let r = run(harness().args(["run", "--backend", "hip", "--case", "basic", "--lanes", "64", "--json", "/nonexistent/dir/r.json"]));
+    assert_eq!(r.code, 77, "{}", r.all());
+    assert!(!r.all().contains("panicked"), "{}", r.all());
+}
