@@ -1,7 +1,7 @@
 //! Lane comparison. Every word of every lane is compared with the model; a lane
 //! that still holds its poisoned (or prefilled) value where the model expects a
-//! write is reported as unwritten, not as a wrong value. Guard regions around
-//! device buffers catch writes outside them.
+//! write is reported as unwritten, not as a wrong value. Writes outside the
+//! buffers are [`crate::guard`]'s concern.
 
 use rayon::prelude::*;
 
@@ -167,49 +167,6 @@ impl Tally {
     }
 }
 
-/// Bytes of guard before and after every device buffer.
-pub const GUARD_BYTES: usize = 4096;
-/// The guard fill; any other byte there was written by the kernel.
-pub const GUARD_BYTE: u8 = 0xA5;
-
-/// A write the kernel made outside a buffer's logical extent.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct GuardViolation {
-    pub buffer: String,
-    /// "before" or "after" the buffer.
-    pub side: &'static str,
-    /// Byte distance from the buffer's start (before: negative) or end (after) of the
-    /// nearest overwritten byte.
-    pub nearest_offset: i64,
-    pub bytes_changed: usize,
-}
-
-impl std::fmt::Display for GuardViolation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.side == "after" {
-            format!("{} bytes past its end", self.nearest_offset)
-        } else {
-            format!("{} bytes before its start", -self.nearest_offset)
-        };
-        write!(f, "kernel wrote outside buffer `{}`: {} guard bytes changed, nearest {at}", self.buffer, self.bytes_changed)
-    }
-}
-
-/// Check a guard region read back from the device.
-pub fn check_guard(buffer: &str, side: &'static str, guard: &[u8]) -> Option<GuardViolation> {
-    // The common case, an intact guard, as one memcmp.
-    static INTACT: [u8; GUARD_BYTES] = [GUARD_BYTE; GUARD_BYTES];
-    if guard.len() <= GUARD_BYTES && guard == &INTACT[..guard.len()] {
-        return None;
-    }
-    let changed: Vec<usize> = guard.iter().enumerate().filter(|(_, &b)| b != GUARD_BYTE).map(|(i, _)| i).collect();
-    let nearest = match side {
-        "after" => *changed.first()? as i64,
-        _ => -((guard.len() - *changed.last()?) as i64),
-    };
-    Some(GuardViolation { buffer: buffer.to_string(), side, nearest_offset: nearest, bytes_changed: changed.len() })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,19 +230,5 @@ mod tests {
         assert_eq!((t.lanes_checked, t.lanes_failed), (2, 2));
         assert_eq!((t.first[0].lane, t.first[0].word), (1000, 1));
         assert_eq!((t.first[1].lane, t.first[1].word), (1001, 0));
-    }
-
-    #[test]
-    fn guards() {
-        let clean = vec![GUARD_BYTE; 64];
-        assert_eq!(check_guard("out", "after", &clean), None);
-        let mut hit = clean.clone();
-        hit[4] = 0;
-        hit[9] = 0;
-        let v = check_guard("out", "after", &hit).unwrap();
-        assert_eq!((v.nearest_offset, v.bytes_changed), (4, 2));
-        let mut before = clean.clone();
-        before[60] = 1;
-        assert_eq!(check_guard("a", "before", &before).unwrap().nearest_offset, -4);
     }
 }

@@ -16,7 +16,8 @@
 //! | [`emu`]     | embedded gfx11 emulator: program, waves, instruction families, workgroups, memory, faults |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
-//! | [`check`]   | lane comparison, mismatch records, unwritten lanes, guard regions  |
+//! | [`check`]   | lane comparison, mismatch records, unwritten lanes                 |
+//! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
 //! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
@@ -36,6 +37,7 @@ pub mod codeobj;
 pub mod device;
 pub mod emu;
 pub mod error;
+pub mod guard;
 #[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
 pub mod hip;
 pub mod inputs;

@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::cases::{Case, LaneData};
-use crate::check::{self, Compare, GuardViolation, Prefill, Tally};
+use crate::check::{self, Compare, Prefill, Tally};
+use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::codeobj::{ArgValue, CodeObject, Kernel, TargetId};
-use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
+use crate::device::{Device, DeviceError, Dispatch, ModuleId};
 use crate::error::{as_text, ReleaseError};
 use crate::inputs;
 
@@ -62,6 +63,9 @@ pub struct CaseResult {
     /// What executed it: `hardware: ...` or `emulated gfx1100`.
     pub executor: String,
     pub seed: u64,
+    /// The seed of the guard words around every buffer ([`crate::guard`]),
+    /// derived from `seed`.
+    pub guard_seed: u64,
     pub lanes: u64,
     pub scalars: Vec<u32>,
     pub tally: Tally,
@@ -105,55 +109,6 @@ impl CaseResult {
     }
 }
 
-/// One device buffer with guard regions on both sides.
-struct GuardedBuffer {
-    name: &'static str,
-    base: DevicePtr,
-    bytes: usize,
-}
-
-impl GuardedBuffer {
-    fn alloc(dev: &mut dyn Device, name: &'static str, bytes: usize) -> Result<GuardedBuffer, DeviceError> {
-        let total = bytes + 2 * check::GUARD_BYTES;
-        let base = dev.alloc(total)?;
-        let buffer = GuardedBuffer { name, base, bytes };
-        if let Err(e) = dev.write(base, &vec![check::GUARD_BYTE; total]) {
-            let _ = dev.free(base);
-            return Err(e);
-        }
-        Ok(buffer)
-    }
-    /// The address the kernel sees: just past the front guard.
-    fn ptr(&self) -> DevicePtr {
-        self.base + check::GUARD_BYTES as u64
-    }
-    fn write(&self, dev: &mut dyn Device, words: &[u32]) -> Result<(), DeviceError> {
-        dev.write(self.ptr(), bytemuck::cast_slice(words))
-    }
-    fn read(&self, dev: &mut dyn Device, words: &mut [u32]) -> Result<(), DeviceError> {
-        dev.read(self.ptr(), bytemuck::cast_slice_mut(words))
-    }
-    /// Check both guards; restore any that changed so later chunks are judged alone.
-    fn check_guards(&self, dev: &mut dyn Device, found: &mut Vec<GuardViolation>) -> Result<(), DeviceError> {
-        let mut guard = vec![0u8; check::GUARD_BYTES];
-        for (side, at) in [("before", self.base), ("after", self.ptr() + self.bytes as u64)] {
-            dev.read(at, &mut guard)?;
-            if let Some(v) = check::check_guard(self.name, side, &guard) {
-                if !found.iter().any(|f| f.buffer == v.buffer && f.side == v.side) {
-                    found.push(v);
-                }
-                dev.write(at, &vec![check::GUARD_BYTE; check::GUARD_BYTES])?;
-            }
-        }
-        Ok(())
-    }
-    /// A failed free leaves device memory to the runtime's teardown; the
-    /// results already read are unaffected, but the failure is reported.
-    fn free(self, dev: &mut dyn Device) -> Result<(), ReleaseError> {
-        dev.free(self.base).map_err(|source| ReleaseError { what: "a device buffer", source })
-    }
-}
-
 /// Refuse, before anything touches the device, a code object built for another target.
 pub fn check_target(code: &CodeObject, device_arch: &str) -> Result<(), DeviceError> {
     let device = TargetId::parse(device_arch)
@@ -187,6 +142,7 @@ pub fn run_case(
         kernel_source,
         executor: dev.executor().to_string(),
         seed: opts.seed,
+        guard_seed: crate::guard::guard_seed(opts.seed),
         lanes: opts.lanes,
         scalars: scalars.clone(),
         tally: Tally::default(),
@@ -269,7 +225,7 @@ fn execute(
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
             let count = chunk.min((opts.lanes - first_lane) as usize);
-            size_buffers(dev, &mut bufs, count, k, &mut result.release_errors)?;
+            size_buffers(dev, &mut bufs, count, k, result.guard_seed, &mut result.release_errors)?;
             let ranges = [(bufs[0].ptr(), count), (bufs[1].ptr(), count), (bufs[2].ptr(), count), (bufs[3].ptr(), count * k)];
             host.expected.resize(count * k, 0);
             // Inputs and the poisoned output go straight into device memory
@@ -291,7 +247,7 @@ fn execute(
             }
             launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
             for buf in &bufs {
-                buf.check_guards(dev, &mut result.guard_violations)?;
+                buf.check(dev, first_lane, &mut result.guard_violations)?;
             }
             let got: &[u32] = match dev.host_words(&ranges[3..]) {
                 Some(views) => views?.pop().ok_or_else(views_refused)?,
@@ -325,6 +281,7 @@ fn size_buffers(
     bufs: &mut Vec<GuardedBuffer>,
     count: usize,
     k: usize,
+    guard_seed: u64,
     release_errors: &mut Vec<ReleaseError>,
 ) -> Result<(), DeviceError> {
     if bufs.first().is_some_and(|b| b.bytes == count * 4) {
@@ -333,8 +290,8 @@ fn size_buffers(
     for buf in bufs.drain(..) {
         release_errors.extend(buf.free(dev).err());
     }
-    for (name, words) in [("a", count), ("b", count), ("c", count), ("out", count * k)] {
-        bufs.push(GuardedBuffer::alloc(dev, name, words * 4)?);
+    for (name, per_lane) in [("a", 1), ("b", 1), ("c", 1), ("out", k)] {
+        bufs.push(GuardedBuffer::alloc(dev, name, count * per_lane * 4, per_lane, guard_seed)?);
     }
     Ok(())
 }

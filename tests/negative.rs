@@ -115,7 +115,28 @@ fn write_past_the_end_hits_the_guard() {
     assert_eq!(v["buffer"], "out");
     assert_eq!(v["side"], "after");
     assert_eq!(v["nearest_offset"], 0);
+    assert_eq!((v["word"].as_u64(), v["words_changed"].as_u64()), (Some(LANES as u64), Some(1)), "{v}");
     assert!(r.stdout.contains("kernel wrote outside buffer `out`"), "{}", r.stdout);
+}
+
+/// The hole seeded guard words close: without its `i < count` check, the last
+/// workgroup's lanes past `count` read the input buffers' rear guards and store
+/// `v_xad_u32` of them over the output's rear guard. With a guard of one repeated
+/// byte `g` that store wrote `(g ^ g) + g == g` back and the kernel passed.
+#[test]
+fn a_kernel_without_its_bounds_check_fails() {
+    assert_ne!(LANES % 256, 0, "the last workgroup must be partial");
+    let no_check = variant("  s_and_saveexec_b32 s14, vcc_lo\n  s_cbranch_execz .Lxad_basic_done\n", "");
+    let (r, report) = run_user_kernel("no_bounds_check", &no_check);
+    assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
+    assert_eq!(failed(&report), (0, 0), "every lane below count is right; only the guard sees the stray stores");
+    let v = &report["cases"][0]["guard_violations"][0];
+    assert_eq!((v["buffer"].as_str(), v["side"].as_str()), (Some("out"), Some("after")), "{report}");
+    assert_eq!(v["word"], LANES as u64, "the first word past the end");
+    assert_eq!(v["lane"], LANES as u64, "written by the first lane past count");
+    assert_eq!(v["words_changed"], 256 - LANES as u64 % 256, "one word per lane of the partial workgroup");
+    assert!(report["cases"][0]["guard_seed"].is_u64(), "the guard seed is recorded: {report}");
+    assert!(r.stdout.contains("most likely lane 100000"), "{}", r.stdout);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use std::time::Duration;
 use xad_harness::cases::{self, Case};
 use xad_harness::device::*;
+use xad_harness::guard::Side;
 use xad_harness::run::{self, Options, Status};
 
 /// The fixture's "kernel": (a, b, c, out, bytes after out) for one dispatch.
@@ -161,13 +162,15 @@ fn rear_guard_catches_a_write_past_the_end_of_the_last_short_chunk() {
     fn past_end(a: &[u32], b: &[u32], c: &[u32], out: &mut [u32], rear: &mut [u8]) {
         correct(a, b, c, out, rear);
         if out.len() < 65_536 {
-            rear[8] = 0; // 8 bytes past the end of the final, shorter chunk
+            rear[8] ^= 0xff; // 8 bytes past the end of the final, shorter chunk
         }
     }
     let r = run_with(past_end, 65_536 + 100, 1 << 16, None);
     assert_eq!(r.status(), Status::Fail);
     assert_eq!(r.guard_violations.len(), 1);
-    assert_eq!((r.guard_violations[0].buffer.as_str(), r.guard_violations[0].side, r.guard_violations[0].nearest_offset), ("out", "after", 8));
+    let v = &r.guard_violations[0];
+    assert_eq!((v.buffer.as_str(), v.side, v.nearest_offset), ("out", Side::After, 8));
+    assert_eq!((v.word, v.lane), (100 + 2, 65_536 + 100 + 2), "word 2 past the short chunk's 100 lanes");
 }
 
 #[test]

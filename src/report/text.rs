@@ -126,6 +126,7 @@ mod tests {
             kernel_source: KernelSource::Embedded { source: String::new() },
             executor: "emulated gfx1100".into(),
             seed: 9,
+            guard_seed: 1,
             lanes: 64,
             scalars: vec![],
             tally,
