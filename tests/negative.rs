@@ -135,7 +135,8 @@ fn a_kernel_without_its_bounds_check_fails() {
     assert_eq!(v["word"], LANES as u64, "the first word past the end");
     assert_eq!(v["lane"], LANES as u64, "written by the first lane past count");
     assert_eq!(v["words_changed"], 256 - LANES as u64 % 256, "one word per lane of the partial workgroup");
-    assert!(report["cases"][0]["guard_seed"].is_u64(), "the guard seed is recorded: {report}");
+    assert!(report["guard_seed"].is_u64(), "the guard seed is recorded: {report}");
+    assert_eq!(report["guard_seed"], report["cases"][0]["guard_seed"]);
     assert!(r.stdout.contains("most likely lane 100000"), "{}", r.stdout);
 }
 

@@ -8,6 +8,7 @@ pub fn to_junit(report: &RunReport) -> String {
     let mut suite = TestSuite::new("xad-harness");
     suite.add_property(Property::new("executor", report.executor.as_str()));
     suite.add_property(Property::new("seed", report.seed.to_string()));
+    suite.add_property(Property::new("guard_seed", report.guard_seed.to_string()));
     suite.add_property(Property::new("lanes_per_case", report.lanes_per_case.to_string()));
     if let Some(note) = &report.backend_note {
         suite.add_property(Property::new("backend_note", note.as_str()));

@@ -20,6 +20,8 @@ pub struct RunReport {
     /// Why this executor was chosen (e.g. no usable HIP device, so the emulator).
     pub backend_note: Option<String>,
     pub seed: u64,
+    /// The seed of every buffer's guard words, derived from `seed` ([`crate::guard`]).
+    pub guard_seed: u64,
     pub lanes_per_case: u64,
     pub cases: Vec<CaseResult>,
     /// Set when the run stopped before or between cases.
@@ -39,6 +41,7 @@ impl RunReport {
             executor: String::new(),
             backend_note: None,
             seed,
+            guard_seed: crate::guard::guard_seed(seed),
             lanes_per_case,
             cases: Vec::new(),
             error: None,
