@@ -20,6 +20,7 @@
 //! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
+//! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
 //! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
 //! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
 //! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
@@ -41,6 +42,7 @@ pub mod guard;
 #[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
 pub mod hip;
 pub mod inputs;
+pub mod interrupt;
 pub mod isa;
 pub mod kernels;
 pub mod listing;

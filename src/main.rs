@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use xad_harness::backend::BackendChoice;
-use xad_harness::error::{exit, Result};
-use xad_harness::{bench, hip, inputs, kernels, listing, run, session};
+use xad_harness::error::{exit, Error, Result};
+use xad_harness::interrupt::Interrupt;
+use xad_harness::{bench, hip, inputs, kernels, listing, report, run, session};
 
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
@@ -16,6 +17,15 @@ macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that ignores a closed or full stderr (`2>&-`, `2>/dev/full`):
+/// losing a message must not turn into a panic and the wrong exit code.
+macro_rules! warn {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
     }};
 }
 
@@ -55,8 +65,8 @@ enum Command {
         #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
         seed: Option<u64>,
         /// Runs of each, interleaved; the median is reported, and the best.
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
-        repeat: u64,
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i64).range(1..=100), allow_hyphen_values = true)]
+        repeat: i64,
     },
 }
 
@@ -80,12 +90,12 @@ struct RunArgs {
     /// What executes the kernels.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendChoice,
-    /// Watchdog per dispatch, in seconds.
+    /// Watchdog per dispatch, in seconds: 0.001 to 86400.
     #[arg(long, value_parser = parse_timeout, allow_hyphen_values = true, default_value = "60")]
     timeout: Duration,
-    /// Failing lanes printed per case.
-    #[arg(long, default_value = "10")]
-    max_mismatches: usize,
+    /// Failing lanes printed and recorded per case: 0 to 1000000.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(0..=MAX_MISMATCHES), allow_hyphen_values = true)]
+    max_mismatches: i64,
     /// Write a JSON report here (also when the run fails).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -93,6 +103,10 @@ struct RunArgs {
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
 }
+
+/// Largest `--max-mismatches`: each record is a few dozen bytes per case,
+/// and a log of a million lines is already unreadable.
+const MAX_MISMATCHES: i64 = 1_000_000;
 
 fn parse_lanes(text: &str) -> std::result::Result<u64, String> {
     let bad = || format!("must be a whole number of lanes from 1 to {} (e.g. 1048576 or 64M), got {text:?}", run::MAX_LANES);
@@ -123,28 +137,19 @@ fn parse_index(text: &str) -> std::result::Result<usize, String> {
     text.trim().parse::<usize>().map_err(|_| format!("must be a device index (0, 1, ...), got {text:?}"))
 }
 
+/// A watchdog shorter than a millisecond could only ever fire: `1e-10`
+/// would round to zero and time out every dispatch.
 fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
     match text.trim().parse::<f64>() {
-        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!("must be a number of seconds greater than 0 and at most 86400, got {text:?}")),
+        Ok(s) if (0.001..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!("must be a number of seconds from 0.001 to 86400, got {text:?}")),
     }
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-                let _ = e.print();
-                return ExitCode::from(exit::PASS as u8);
-            }
-            // One line: clap's first line without its "error: " prefix.
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            eprintln!("xad-harness: {first} (see --help)");
-            return ExitCode::from(exit::USAGE as u8);
-        }
+        Err(e) => return ExitCode::from(refuse_arguments(&e) as u8),
     };
     // The main thread joins rayon's global pool as worker 0: the pipeline
     // issues several parallel steps per chunk from this thread, and from
@@ -157,7 +162,7 @@ fn main() -> ExitCode {
         Command::Devices { json } => cmd_devices(json),
         Command::List { json } => cmd_list(json),
         Command::Kernels { out } => cmd_kernels(&out),
-        Command::Bench { lanes, seed, repeat } => bench::run(lanes, seed.unwrap_or_else(inputs::fresh_seed), repeat as usize).map(|text| {
+        Command::Bench { lanes, seed, repeat } => bench::run(lanes, seed.unwrap_or_else(inputs::fresh_seed), usize::try_from(repeat).unwrap_or(1)).map(|text| {
             say!("{}", text.trim_end());
             exit::PASS
         }),
@@ -165,10 +170,50 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
-            eprintln!("xad-harness: {e}");
+            warn!("xad-harness: {e}");
             ExitCode::from(e.exit_code() as u8)
         }
     }
+}
+
+/// Print why the arguments were refused and return the exit code: help and
+/// version are not errors; anything else is clap's first line, then one line
+/// per report path that could not be written either, so a user fixes both
+/// at once.
+fn refuse_arguments(e: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        let _ = e.print();
+        return exit::PASS;
+    }
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+    warn!("xad-harness: {first} (see --help)");
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let (json, junit) = (report_path_arg(&args, "--json"), report_path_arg(&args, "--junit"));
+    for refused in report::files::check(json.as_deref(), junit.as_deref()) {
+        warn!("xad-harness: {refused}");
+    }
+    exit::USAGE
+}
+
+/// The value of `run`'s `option` (`--json`/`--junit`) in arguments clap
+/// refused for another reason. `devices --json` and `list --json` are flags,
+/// so only a `run` (or no subcommand) counts.
+fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf> {
+    let first = args.first().map(|a| a.to_string_lossy()).unwrap_or_default();
+    if first != "run" && !first.starts_with('-') {
+        return None;
+    }
+    let inline = format!("{option}=");
+    args.iter().enumerate().find_map(|(i, a)| {
+        let text = a.to_str()?;
+        match text.strip_prefix(&inline) {
+            Some(value) => Some(PathBuf::from(value)),
+            None if text == option => args.get(i + 1).filter(|v| !v.to_string_lossy().starts_with("--")).map(PathBuf::from),
+            None => None,
+        }
+    })
 }
 
 /// `xad-harness` with no subcommand is `run` with every default.
@@ -185,6 +230,8 @@ fn say_lines(lines: Vec<String>) {
 }
 
 fn cmd_run(args: RunArgs) -> Result<i32> {
+    // First, so a signal at any later point is a clean stop, not a kill.
+    let interrupt = Interrupt::install().map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
     let request = session::Request {
         lanes: args.lanes,
         seed: args.seed,
@@ -193,13 +240,28 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
         kernel: args.kernel,
         backend: args.backend,
         timeout: args.timeout,
-        max_mismatches: args.max_mismatches,
+        max_mismatches: usize::try_from(args.max_mismatches).unwrap_or(0), // 0..=MAX_MISMATCHES by the parser
+        interrupt,
     };
-    let report = session::run(&request, &mut |step| say_lines(step.lines()));
+    // A report that could not be written is found now, not after the run;
+    // other usage errors are shown beside it.
+    let refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
+    if !refused.is_empty() {
+        for e in refused.iter().chain(&session::check_request(&request)) {
+            warn!("xad-harness: {e}");
+        }
+        return Ok(exit::USAGE);
+    }
+    let report = session::run(&request, &mut |step| {
+        say_lines(step.lines());
+        for line in step.fault_lines() {
+            warn!("xad-harness: {line}");
+        }
+    });
     // Reports are written whatever happened, so nothing the user asked for is lost.
     let ending = session::finish(report, args.json.as_deref(), args.junit.as_deref());
-    if let Some(e) = ending.unwritten {
-        eprintln!("xad-harness: {e}");
+    for e in ending.also {
+        warn!("xad-harness: {e}");
     }
     ending.outcome
 }

@@ -37,11 +37,14 @@ pub struct Options {
     /// pieces of `inputs::BLOCK_LANES` lanes. 2^17 measured best for the
     /// emulator here (16K to 256K tried): a dispatch's buffers stay in L3.
     pub chunk_lanes: usize,
+    /// Set by SIGINT/SIGTERM: the chunk loop stops before its next dispatch,
+    /// leaving the lanes checked so far in the result.
+    pub interrupt: crate::interrupt::Interrupt,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { lanes: 1 << 20, seed: 0, timeout: Duration::from_secs(60), keep: 10, chunk_lanes: 1 << 17 }
+        Options { lanes: 1 << 20, seed: 0, timeout: Duration::from_secs(60), keep: 10, chunk_lanes: 1 << 17, interrupt: Default::default() }
     }
 }
 
@@ -224,6 +227,9 @@ fn execute(
         let sources = |lane: u64| inputs::lane_sources(opts.seed, lane);
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
+            if opts.interrupt.requested().is_some() {
+                break; // a dispatch boundary: the session marks the run interrupted
+            }
             let count = chunk.min((opts.lanes - first_lane) as usize);
             size_buffers(dev, &mut bufs, count, k, result.guard_seed, &mut result.release_errors)?;
             let ranges = [(bufs[0].ptr(), count), (bufs[1].ptr(), count), (bufs[2].ptr(), count), (bufs[3].ptr(), count * k)];

@@ -7,6 +7,10 @@
 //!
 //! Nothing here prints: each step is handed to the caller's callback as a
 //! [`Progress`] the moment it completes, with the lines the CLI prints for it.
+//!
+//! A SIGINT or SIGTERM ([`Request::interrupt`]) stops the run at the next
+//! dispatch boundary or between cases; the report then says what completed
+//! ([`RunReport::interrupted`]) and the exit code is 128 + the signal's number.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,7 +20,8 @@ use crate::cases::{self, Case};
 use crate::codeobj::CodeObject;
 use crate::device::{Device, DeviceError};
 use crate::error::{exit, Error, Result, RunError};
-use crate::report::{self, RunReport};
+use crate::interrupt::Interrupt;
+use crate::report::{self, CutShort, Interrupted, RunReport};
 use crate::run::{self, CaseResult, KernelSource, Loaded, Options};
 use crate::{hip, inputs, toolchain};
 
@@ -39,6 +44,8 @@ pub struct Request {
     pub timeout: Duration,
     /// Failing lanes recorded per case.
     pub max_mismatches: usize,
+    /// Set by SIGINT/SIGTERM; the run stops at the next dispatch boundary.
+    pub interrupt: Interrupt,
 }
 
 /// A step of the run, handed to the caller as it completes.
@@ -48,6 +55,8 @@ pub enum Progress<'a> {
     Started { report: &'a RunReport, cases: usize },
     /// One case finished (its release errors already drained into it).
     Case(&'a CaseResult),
+    /// A signal stopped the run after the last `Case` step.
+    Interrupted(&'a Interrupted),
     /// Every case that was going to run has run, and the device is released.
     Finished(&'a RunReport),
 }
@@ -58,11 +67,32 @@ impl Progress<'_> {
         match self {
             Progress::Started { report, cases } => report::header_lines(report, *cases),
             Progress::Case(result) => report::case_lines(result),
+            Progress::Interrupted(interrupted) => vec![interrupted.line()],
             Progress::Finished(report) => {
                 let mut lines = report::release_lines(report);
                 lines.push(report::summary_line(report));
                 lines
             }
+        }
+    }
+}
+
+impl Progress<'_> {
+    /// The lines for stderr, where a CI log reader looks: one
+    /// `<case>: <what>` per fault that ends a case (the case's error, each
+    /// resource it could not release) or the run. The CLI prefixes
+    /// `xad-harness: `.
+    pub fn fault_lines(&self) -> Vec<String> {
+        match self {
+            Progress::Case(result) => {
+                let errors = result.error.iter().map(ToString::to_string);
+                errors.chain(result.release_errors.iter().map(ToString::to_string)).map(|e| format!("{}: {e}", result.case)).collect()
+            }
+            Progress::Finished(report) => {
+                let stopped = report.error.iter().filter(|e| matches!(e, RunError::StoppedAfterTimeout)).map(ToString::to_string);
+                stopped.chain(report.release_errors.iter().map(ToString::to_string)).collect()
+            }
+            Progress::Started { .. } | Progress::Interrupted(_) => Vec::new(),
         }
     }
 }
@@ -78,6 +108,13 @@ pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunR
     // The device was dropped on the way out, on the error paths too: whatever
     // its modules, stream and buffers failed to release is the run's.
     report.release_errors.extend(hip::safe::take_drop_errors());
+    if let (Some(signal), None) = (request.interrupt.requested(), &report.interrupted) {
+        // The signal came before the first case or after the last one.
+        let mut interrupted = Interrupted::new(signal);
+        interrupted.cases_completed = report.cases.len();
+        on_progress(Progress::Interrupted(&interrupted));
+        report.interrupted = Some(interrupted);
+    }
     match outcome {
         Ok(()) => on_progress(Progress::Finished(&report)),
         Err(e) => report.error = Some(RunError::Failed(e)),
@@ -88,13 +125,7 @@ pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunR
 fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnMut(Progress<'_>)) -> Result<()> {
     let chosen = choose_cases(request)?;
     let user = match &request.kernel {
-        Some(path) if chosen.len() != 1 => {
-            return Err(Error::Usage(format!(
-                "--kernel {} needs exactly one case, but --case matched {}",
-                path.display(),
-                chosen.len()
-            )))
-        }
+        Some(_) if chosen.len() != 1 => return Err(kernel_needs_one_case(request, chosen.len())),
         Some(path) => Some(load_user_kernel(path)?),
         None => None,
     };
@@ -112,6 +143,7 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
         seed: report.seed,
         timeout: request.timeout,
         keep: request.max_mismatches,
+        interrupt: request.interrupt.clone(),
         ..Options::default()
     };
     run_cases(device.as_mut(), &chosen, user.as_ref(), &opts, report, on_progress)
@@ -119,21 +151,46 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
 }
 
 /// The cases `request` selects: its patterns, else `basic` for a user's
-/// kernel, else the whole catalogue.
+/// kernel, else the whole catalogue. Every pattern must match a case, even
+/// beside others that do: a typo would otherwise silently drop a case.
 fn choose_cases(request: &Request) -> Result<Vec<Case>> {
     match (&request.cases, &request.kernel) {
-        (Some(p), _) => cases::select(p).map_err(Error::Usage),
+        (Some(p), _) => {
+            let chosen = cases::select(p).map_err(Error::Usage)?;
+            for one in p.split(',').map(str::trim).filter(|one| !one.is_empty()) {
+                cases::select(one).map_err(Error::Usage)?;
+            }
+            Ok(chosen)
+        }
         (None, Some(_)) => cases::select("basic").map_err(Error::Usage),
         (None, None) => Ok(cases::catalogue()),
     }
+}
+
+/// The usage errors in `request` that can be found without running
+/// anything (case patterns, one case for a `--kernel`), so the CLI can show
+/// them beside other refusals before it gives up.
+pub fn check_request(request: &Request) -> Vec<Error> {
+    match choose_cases(request) {
+        Err(e) => vec![e],
+        Ok(chosen) if request.kernel.is_some() && chosen.len() != 1 => vec![kernel_needs_one_case(request, chosen.len())],
+        Ok(_) => Vec::new(),
+    }
+}
+
+fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
+    let path = request.kernel.as_deref().unwrap_or(Path::new(""));
+    Error::Usage(format!("--kernel {} needs exactly one case, but --case matched {matched}", path.display()))
 }
 
 /// Run `cases` in order on `device` with their embedded kernels, or all with
 /// `user`'s, appending each result to `report`. After a case whose kernel
 /// missed its watchdog ([`DeviceError::Timeout`]) the run stops: the device
 /// may still be running that kernel, and later cases would only queue behind
-/// it. Errors recorded while releasing device resources during a case are
-/// drained into that case's result.
+/// it. A signal in `opts.interrupt` stops it too, between cases or (inside
+/// [`run::run_case`]) between dispatches; `report.interrupted` then says
+/// what completed. Errors recorded while releasing device resources during a
+/// case are drained into that case's result.
 pub fn run_cases(
     device: &mut dyn Device,
     cases: &[Case],
@@ -142,7 +199,13 @@ pub fn run_cases(
     report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
-    for case in cases {
+    for (i, case) in cases.iter().enumerate() {
+        if let Some(signal) = opts.interrupt.requested() {
+            let interrupted = interrupted_at(signal, report, &cases[i..]);
+            on_progress(Progress::Interrupted(&interrupted));
+            report.interrupted = Some(interrupted);
+            break;
+        }
         let embedded;
         let loaded = match user {
             Some(user) => user,
@@ -156,13 +219,31 @@ pub fn run_cases(
         result.release_errors.extend(hip::safe::take_drop_errors());
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
+        let cut_short = result.error.is_none() && result.tally.lanes_checked < result.lanes;
         report.cases.push(result);
         if timed_out {
             report.error = Some(RunError::StoppedAfterTimeout);
             break;
         }
+        if let (Some(signal), true) = (opts.interrupt.requested(), cut_short) {
+            let interrupted = interrupted_at(signal, report, &cases[i + 1..]);
+            on_progress(Progress::Interrupted(&interrupted));
+            report.interrupted = Some(interrupted);
+            break;
+        }
     }
     Ok(())
+}
+
+/// What completed when `signal` stopped the run: every case in `report`
+/// except a last one stopped part-way, and the names of `not_run`.
+fn interrupted_at(signal: crate::interrupt::Signal, report: &RunReport, not_run: &[Case]) -> Interrupted {
+    let mut interrupted = Interrupted::new(signal);
+    let last = report.cases.last().filter(|r| r.error.is_none() && r.tally.lanes_checked < r.lanes);
+    interrupted.cut_short = last.map(|r| CutShort { case: r.case.clone(), lanes_checked: r.tally.lanes_checked, lanes: r.lanes });
+    interrupted.cases_completed = report.cases.len() - usize::from(interrupted.cut_short.is_some());
+    interrupted.not_run = not_run.iter().map(|c| c.name.to_string()).collect();
+    interrupted
 }
 
 /// Load the user's `--kernel`: assemble a source file for gfx1100 with the
@@ -188,28 +269,29 @@ pub fn load_user_kernel(path: &Path) -> Result<Loaded> {
     Ok(Loaded { code, source: KernelSource::User { path: shown.to_string() } })
 }
 
-/// Write the JSON and JUnit reports asked for. Both are attempted whatever
-/// happened, so nothing the user asked for is lost; the last failure is
-/// returned.
 /// How a `run` invocation ends: the exit code (or the error that decides
-/// it), and a report file that could not be written although the run itself
-/// had already failed (the caller prints it; the run's own code stands).
+/// it), and errors the caller prints although they do not decide the code: a
+/// report file that could not be written after the run had already failed,
+/// or the error of a run a signal interrupted.
 pub struct Ending {
     pub outcome: Result<i32>,
-    pub unwritten: Option<Error>,
+    pub also: Vec<Error>,
 }
 
 /// Write the reports asked for, whatever happened, and choose the exit code:
-/// a report that cannot be written fails an otherwise passing run.
+/// a signal's code wins; a report that cannot be written fails an otherwise
+/// passing run.
 pub fn finish(report: RunReport, json: Option<&Path>, junit: Option<&Path>) -> Ending {
     let written = write_reports(&report, json, junit);
     match (report.into_exit_code(), written) {
-        (Ok(exit::PASS), Err(e)) => Ending { outcome: Err(e), unwritten: None },
-        (Ok(code), written) => Ending { outcome: Ok(code), unwritten: written.err() },
-        (Err(e), _) => Ending { outcome: Err(e), unwritten: None },
+        ((Ok(exit::PASS), _), Err(e)) => Ending { outcome: Err(e), also: Vec::new() },
+        ((outcome, shown), written) => Ending { outcome, also: shown.into_iter().chain(written.err()).collect() },
     }
 }
 
+/// Write the JSON and JUnit reports asked for. Both are attempted whatever
+/// happened, so nothing the user asked for is lost; the last failure is
+/// returned.
 pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Path>) -> Result<()> {
     let mut failed = None;
     if let Some(path) = json {

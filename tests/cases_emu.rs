@@ -19,7 +19,7 @@ fn run(case: &Case, lanes: u64, seed: u64) -> CaseResult {
     #[allow(clippy::unnecessary_to_owned)]
     let code = CodeObject::parse(&embedded.bytes.to_vec()).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
     let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel)).clone();
-    let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, chunk_lanes: 1 << 19 };
+    let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, chunk_lanes: 1 << 19, ..Options::default() };
     let source = KernelSource::Embedded { source: embedded.source.to_string() };
     run_case(&mut EmuDevice::new(), case, &code, &kernel, source, &opts)
 }

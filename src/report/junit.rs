@@ -16,9 +16,20 @@ pub fn to_junit(report: &RunReport) -> String {
     for e in &report.release_errors {
         suite.add_property(Property::new("release_error", e.to_string()));
     }
+    if let Some(i) = &report.interrupted {
+        suite.add_property(Property::new("interrupted", i.signal.name()));
+        suite.add_property(Property::new("interrupted_summary", i.line()));
+    }
+    let cut = report.interrupted.as_ref().and_then(|i| i.cut_short.as_ref());
     for r in &report.cases {
         let lines = super::case_lines(r);
         let status = match r.status() {
+            // A case stopped part-way did not pass: it was not finished.
+            Status::Pass if cut.is_some_and(|c| c.case == r.case) => {
+                let mut s = TestCaseStatus::skipped();
+                s.set_message(format!("interrupted after {} of {} lanes (every checked lane passed)", r.tally.lanes_checked, r.lanes));
+                s
+            }
             Status::Pass => TestCaseStatus::success(),
             Status::Fail => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -37,6 +48,13 @@ pub fn to_junit(report: &RunReport) -> String {
         case.set_classname(format!("xad-harness.{}", r.kernel));
         case.set_time(std::time::Duration::from_secs_f64(r.seconds));
         case.set_system_out(format!("executor: {}\n{}", r.executor, lines.join("\n")));
+        suite.add_test_case(case);
+    }
+    for (name, i) in report.interrupted.iter().flat_map(|i| i.not_run.iter().map(move |n| (n, i))) {
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(format!("not run: interrupted by {}", i.signal.name()));
+        let mut case = TestCase::new(name.as_str(), status);
+        case.set_classname("xad-harness");
         suite.add_test_case(case);
     }
     let mut junit = Report::new("xad-harness");

@@ -105,6 +105,9 @@ pub fn summary_line(report: &RunReport) -> String {
     if released > 0 {
         line += &format!(", {released} release errors");
     }
+    if let Some(i) = &report.interrupted {
+        line += &format!(", interrupted by {}", i.signal.name());
+    }
     format!("{line} [{on}, seed {}]", report.seed)
 }
 

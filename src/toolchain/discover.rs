@@ -9,8 +9,12 @@
 #![allow(dead_code)]
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// Environment variable naming a directory that holds `clang` and `ld.lld`.
 pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
@@ -54,6 +58,11 @@ pub enum ToolchainError {
     Failed { command: String, status: String, stderr: String },
     /// A tool could not be started at all.
     Spawn { command: String, error: String },
+    /// A tool ran past its time limit ([`tool_timeout`]) and was killed.
+    TimedOut { command: String, limit: Duration },
+    /// The private scratch directory could not be made: `dir` names the
+    /// temporary directory (`TMPDIR=...` when set) and `why` what is wrong with it.
+    Scratch { dir: String, why: String },
 }
 
 impl fmt::Display for ToolchainError {
@@ -76,6 +85,14 @@ impl fmt::Display for ToolchainError {
             }
             ToolchainError::Spawn { command, error } => {
                 write!(f, "could not start `{command}`: {error}")
+            }
+            ToolchainError::TimedOut { command, limit } => write!(
+                f,
+                "`{command}` did not finish within {} s and was killed (the limit is {TOOL_TIMEOUT_VAR}, in seconds)",
+                limit.as_secs_f64()
+            ),
+            ToolchainError::Scratch { dir, why } => {
+                write!(f, "temporary directory {dir} is unusable: {why}; set TMPDIR to a writable directory")
             }
         }
     }
@@ -179,13 +196,123 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Environment variable overriding [`TOOL_TIMEOUT`] (seconds, > 0; an
+/// unparsable value keeps the default).
+pub const TOOL_TIMEOUT_VAR: &str = "XAD_TOOL_TIMEOUT";
+
+/// How long one assembler or linker run may take before it is killed. One
+/// kernel takes about 70 ms here; a tool that hangs (a wrapper script waiting
+/// on a terminal, a network file system) must not hang the harness or a build.
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Bytes of each of a tool's stdout and stderr that are kept for messages;
+/// the rest is read (so the tool never blocks on a full pipe) and dropped.
+pub const OUTPUT_CAP: usize = 16 * 1024;
+
+/// After the tool has exited or been killed, how long we wait for its pipes
+/// to close: a grandchild it left behind may hold them open indefinitely.
+const PIPE_GRACE: Duration = Duration::from_secs(2);
+
+/// The time limit for one tool run: [`TOOL_TIMEOUT_VAR`] if it holds a usable
+/// number of seconds, else [`TOOL_TIMEOUT`].
+pub fn tool_timeout() -> Duration {
+    std::env::var(TOOL_TIMEOUT_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(TOOL_TIMEOUT)
+}
+
+/// One of a child's output pipes, read to its end on its own thread; at most
+/// [`OUTPUT_CAP`] bytes are kept, the count of the others is remembered.
+struct Capture {
+    reader: JoinHandle<()>,
+    kept: Arc<Mutex<(Vec<u8>, u64)>>,
+}
+
+impl Capture {
+    fn start(mut pipe: impl Read + Send + 'static) -> Capture {
+        let kept = Arc::new(Mutex::new((Vec::new(), 0u64)));
+        let sink = Arc::clone(&kept);
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            loop {
+                let n = match pipe.read(&mut chunk) {
+                    Ok(0) => return,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => return,
+                };
+                let Ok(mut guard) = sink.lock() else { return };
+                let (buf, dropped) = &mut *guard;
+                let room = OUTPUT_CAP.saturating_sub(buf.len()).min(n);
+                buf.extend_from_slice(&chunk[..room]);
+                *dropped += (n - room) as u64;
+            }
+        });
+        Capture { reader, kept }
+    }
+
+    /// What was kept, waiting at most until `deadline` for the pipe to close.
+    fn finish(self, deadline: Instant) -> String {
+        while !self.reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let Ok(guard) = self.kept.lock() else { return String::new() };
+        let (buf, dropped) = &*guard;
+        let mut text = String::from_utf8_lossy(buf).into_owned();
+        if *dropped > 0 {
+            text += &format!("\n... ({dropped} more bytes not kept)");
+        }
+        text
+    }
+}
+
+/// Wait for `child` until `limit` has passed since `started`; kill it then.
+/// `None` when it was killed.
+fn wait_bounded(child: &mut std::process::Child, started: Instant, limit: Duration) -> std::io::Result<Option<ExitStatus>> {
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if started.elapsed() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(pause.min(limit.saturating_sub(started.elapsed())));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Run a tool with no stdin, bounded in time ([`tool_timeout`]) and in the
+/// output kept ([`OUTPUT_CAP`] per stream).
 fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
     let shown = format!("{cmd:?}").replace('"', "");
-    let out = cmd.output().map_err(|e| ToolchainError::Spawn { command: shown.clone(), error: e.to_string() })?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let limit = tool_timeout();
+    let started = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| ToolchainError::Spawn { command: shown.clone(), error: e.to_string() })?;
+    let stdout = child.stdout.take().map(Capture::start);
+    let stderr = child.stderr.take().map(Capture::start);
+    let waited = wait_bounded(&mut child, started, limit);
+    let grace = Instant::now() + PIPE_GRACE;
+    let _ = stdout.map(|c| c.finish(grace));
+    let stderr = stderr.map(|c| c.finish(grace)).unwrap_or_default();
+    let status = match waited {
+        Ok(Some(status)) => status,
+        Ok(None) => return Err(ToolchainError::TimedOut { command: shown, limit }),
+        Err(e) => return Err(ToolchainError::Spawn { command: shown, error: format!("waiting for it: {e}") }),
+    };
     // An unknown -mcpu is only a warning to old clang; treat it as the failure it is.
-    if !out.status.success() || stderr.contains("not a recognized processor") {
-        return Err(ToolchainError::Failed { command: shown, status: out.status.to_string(), stderr });
+    if !status.success() || stderr.contains("not a recognized processor") {
+        return Err(ToolchainError::Failed { command: shown, status: status.to_string(), stderr });
     }
     Ok(())
 }

@@ -1,0 +1,137 @@
+//! The report files `run` was asked to write, checked before anything runs:
+//! a path that cannot be written, or `--json` and `--junit` naming one file
+//! (by any spelling: `./x`, a symlink, a hard link), is a usage error found
+//! in milliseconds rather than after an hour-long soak.
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+
+/// Every reason the report paths cannot be used, one error per line; empty
+/// when both can be written. `json` and `junit` are the options' values.
+pub fn check(json: Option<&Path>, junit: Option<&Path>) -> Vec<Error> {
+    let mut errors: Vec<Error> = [("--json", json), ("--junit", junit)]
+        .into_iter()
+        .filter_map(|(option, path)| writable(option, path?).err())
+        .collect();
+    if let (Some(a), Some(b)) = (json, junit) {
+        if same_file(a, b) {
+            errors.push(Error::Usage(format!(
+                "--json {} and --junit {} name the same file; give each report its own",
+                a.display(),
+                b.display()
+            )));
+        }
+    }
+    errors
+}
+
+/// Can `path` be written as a report? An existing file is opened for
+/// appending (its contents stay until the report replaces them); a missing
+/// one is created and removed again.
+fn writable(option: &str, path: &Path) -> Result<(), Error> {
+    let refuse = |why: String| Error::Usage(format!("{option} {}: {why}", path.display()));
+    if path.as_os_str().is_empty() {
+        return Err(refuse("an empty path".into()));
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(refuse("is a directory".into())),
+        Ok(_) => return OpenOptions::new().append(true).open(path).map(drop).map_err(|e| refuse(format!("cannot be written: {e}"))),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(refuse(format!("cannot be written: {e}"))),
+        Err(_) => {}
+    }
+    let parent = parent_of(path);
+    match std::fs::metadata(&parent) {
+        Err(_) => return Err(refuse(format!("directory {} does not exist", parent.display()))),
+        Ok(meta) if !meta.is_dir() => return Err(refuse(format!("{} is not a directory", parent.display()))),
+        Ok(_) => {}
+    }
+    OpenOptions::new().write(true).create(true).truncate(false).open(path).map_err(|e| refuse(format!("cannot be written: {e}")))?;
+    // Remove what the probe created: through a (dangling) symlink that is
+    // the link's target, which now exists and resolves.
+    let created = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let _ = std::fs::remove_file(created);
+    Ok(())
+}
+
+/// The directory `path` would be created in (`.` for a bare file name).
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Do `a` and `b` name one file? Existing files are compared by device and
+/// inode (catching symlinks and hard links); missing ones by their resolved
+/// directory and file name (catching `./x`, `dir/../x` and symlinked
+/// directories).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
+    match (resolved(a), resolved(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// `path` with its directory resolved, for a file that need not exist yet.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(full) = std::fs::canonicalize(path) {
+        return Some(full);
+    }
+    Some(std::fs::canonicalize(parent_of(path)).ok()?.join(path.file_name()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(json: Option<&Path>, junit: Option<&Path>) -> Vec<String> {
+        check(json, junit).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn one_file_under_two_spellings_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let x = dir.path().join("r.xml");
+        let dotted = dir.path().join(".").join("r.xml");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+        let via_link = link.join("r.xml");
+        for other in [&x, &dotted, &via_link] {
+            let found = lines(Some(&x), Some(other));
+            assert_eq!(found.len(), 1, "{other:?}: {found:?}");
+            assert!(found[0].contains("name the same file"), "{found:?}");
+            assert!(!x.exists(), "the probe leaves nothing behind");
+        }
+        std::fs::write(&x, "old").unwrap();
+        let hard = dir.path().join("hard.xml");
+        std::fs::hard_link(&x, &hard).unwrap();
+        assert_eq!(lines(Some(&x), Some(&hard)).len(), 1);
+        assert_eq!(std::fs::read_to_string(&x).unwrap(), "old", "an existing report is not truncated by the check");
+        // Negative control: two different files in one directory are fine.
+        assert!(lines(Some(&x), Some(&dir.path().join("r.json"))).is_empty());
+    }
+
+    #[test]
+    fn unwritable_paths_say_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no/such/dir/r.json");
+        let found = lines(Some(&missing), Some(dir.path()));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("--json ") && found[0].contains("does not exist"), "{found:?}");
+        assert!(found[1].starts_with("--junit ") && found[1].ends_with("is a directory"), "{found:?}");
+        let file = dir.path().join("f");
+        std::fs::write(&file, "").unwrap();
+        let found = lines(Some(&file.join("r.json")), None);
+        assert!(found[0].contains("is not a directory"), "{found:?}");
+        assert!(lines(Some(Path::new("/dev/full")), None).is_empty(), "opening is allowed; writing fails later");
+    }
+}
