@@ -8,6 +8,7 @@ use std::time::Duration;
 use xad_harness::cases::{self, Case};
 use xad_harness::device::*;
 use xad_harness::error::{exit, RunError};
+use xad_harness::interrupt::{Interrupt, Signal};
 use xad_harness::report::{self, RunReport};
 use xad_harness::run::{Options, Status};
 use xad_harness::session::{self, Progress};
@@ -24,11 +25,14 @@ struct Fake {
     fail_free: bool,
     /// Launches store nothing (every lane stays poisoned: a mismatch).
     store_nothing: bool,
+    /// The 1-based launch during which this signal "arrives" (the launch
+    /// itself completes, as a dispatch in flight does).
+    signal_at: Option<(usize, Interrupt, Signal)>,
 }
 
 impl Fake {
     fn new() -> Fake {
-        Fake { mem: Vec::new(), next: 1 << 32, launches: 0, fail_launch: None, fail_free: false, store_nothing: false }
+        Fake { mem: Vec::new(), next: 1 << 32, launches: 0, fail_launch: None, fail_free: false, store_nothing: false, signal_at: None }
     }
     fn at(&self, p: u64) -> (usize, usize) {
         let i = self.mem.iter().position(|(b, m)| p >= *b && p < b + m.len() as u64).expect("address in an allocation");
@@ -78,6 +82,11 @@ impl Device for Fake {
     }
     fn launch(&mut self, _m: ModuleId, _k: &str, kernarg: &[u8], _d: Dispatch, _t: Duration) -> Result<(), DeviceError> {
         self.launches += 1;
+        if let Some((n, flag, signal)) = &self.signal_at {
+            if *n == self.launches {
+                flag.request(*signal);
+            }
+        }
         if let Some((n, e)) = &self.fail_launch {
             if *n == self.launches {
                 return Err(e.clone());
@@ -199,4 +208,76 @@ fn a_clean_run_passes() {
     let (report, printed) = run_on(&mut Fake::new(), &basic_times(2));
     assert_eq!(report.exit_code(), exit::PASS, "{printed:#?}");
     assert!(report.error.is_none() && report.all_release_errors().next().is_none());
+}
+
+/// Four dispatches of 16384 lanes per case, with `flag` as the stop request.
+fn run_chunked(dev: &mut Fake, cases: &[Case], flag: &Interrupt) -> (RunReport, Vec<String>) {
+    let opts = Options { lanes: 4 << 14, seed: 3, chunk_lanes: 1 << 14, interrupt: flag.clone(), ..Options::default() };
+    let mut report = RunReport::new(opts.seed, opts.lanes);
+    let mut printed = Vec::new();
+    session::run_cases(dev, cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
+        .expect("the loop itself does not fail");
+    (report, printed)
+}
+
+#[test]
+fn a_signal_during_a_dispatch_stops_the_case_at_the_next_boundary() {
+    let flag = Interrupt::default();
+    let mut dev = Fake::new();
+    dev.signal_at = Some((6, flag.clone(), Signal::Int)); // case 2, its second dispatch
+    let (report, printed) = run_chunked(&mut dev, &basic_times(3), &flag);
+    assert_eq!(dev.launches, 6, "no dispatch after the one in flight");
+    assert_eq!(report.cases.len(), 2);
+    assert_eq!(report.cases[1].tally.lanes_checked, 2 << 14, "the in-flight dispatch is checked, the rest never launched");
+    let marker = report.interrupted.as_ref().expect("marked interrupted");
+    assert_eq!((marker.signal, marker.cases_completed, marker.not_run.len()), (Signal::Int, 1, 1));
+    let cut = marker.cut_short.as_ref().expect("case 2 was cut short");
+    assert_eq!((cut.case.as_str(), cut.lanes_checked, cut.lanes), ("basic", 2 << 14, 4 << 14));
+    assert_eq!(report.exit_code(), 130);
+    assert!(printed.iter().any(|l| l.starts_with("interrupted by SIGINT: 1 case(s) completed, basic stopped after 32768 of 65536 lanes, 1 not run")), "{printed:#?}");
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["interrupted"]["signal"], "SIGINT");
+    assert_eq!(json["interrupted"]["cut_short"]["lanes_checked"], 2 << 14);
+    let summary = report::summary_line(&report);
+    assert!(summary.starts_with("1 passed, 0 failed, 1 cut short, interrupted by SIGINT ["), "{summary}");
+}
+
+#[test]
+fn a_signal_in_a_case_last_dispatch_stops_between_cases() {
+    let flag = Interrupt::default();
+    let mut dev = Fake::new();
+    dev.signal_at = Some((4, flag.clone(), Signal::Term)); // the last dispatch of case 1
+    let (report, _) = run_chunked(&mut dev, &basic_times(3), &flag);
+    assert_eq!(dev.launches, 4);
+    let marker = report.interrupted.as_ref().expect("marked interrupted");
+    assert_eq!(marker.cut_short, None, "case 1 finished all its lanes");
+    assert_eq!((marker.cases_completed, marker.not_run.len()), (1, 2));
+    assert_eq!(report.cases[0].status(), Status::Pass);
+    assert_eq!(report.exit_code(), 143);
+    let junit = report::to_junit(&report);
+    assert_eq!(junit.matches("not run: interrupted by SIGTERM").count(), 2, "{junit}");
+}
+
+/// A signal outranks a mismatch found before it: the run is incomplete.
+#[test]
+fn a_signal_outranks_a_mismatch_but_the_mismatch_stays_reported() {
+    let flag = Interrupt::default();
+    let mut dev = Fake::new();
+    dev.store_nothing = true;
+    dev.signal_at = Some((1, flag.clone(), Signal::Int));
+    let (report, _) = run_chunked(&mut dev, &basic_times(2), &flag);
+    assert_eq!(report.cases[0].status(), Status::Fail);
+    assert_eq!(report.exit_code(), 130);
+    assert!(report::summary_line(&report).starts_with("0 passed, 1 failed, interrupted by SIGINT"), "{}", report::summary_line(&report));
+}
+
+/// Negative control: a flag nobody sets changes nothing.
+#[test]
+fn an_unset_flag_runs_every_dispatch() {
+    let flag = Interrupt::default();
+    let mut dev = Fake::new();
+    let (report, _) = run_chunked(&mut dev, &basic_times(2), &flag);
+    assert_eq!(dev.launches, 8);
+    assert!(report.interrupted.is_none());
+    assert_eq!(report.exit_code(), exit::PASS);
 }

@@ -95,7 +95,11 @@ pub fn release_lines(report: &RunReport) -> Vec<String> {
 
 /// The closing line, in the form CI log readers recognise.
 pub fn summary_line(report: &RunReport) -> String {
-    let (pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
+    let (mut pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
+    // A case a signal stopped part-way did not pass: it did not finish.
+    let cut = report.interrupted.as_ref().and_then(|i| i.cut_short.as_ref());
+    let cut_passing = cut.is_some_and(|c| report.cases.iter().any(|r| r.case == c.case && r.status() == Status::Pass));
+    pass -= usize::from(cut_passing);
     let on = if report.executor.is_empty() { "nothing ran".to_string() } else { report.executor.clone() };
     let mut line = format!("{pass} passed, {fail} failed");
     if error > 0 {
@@ -104,6 +108,9 @@ pub fn summary_line(report: &RunReport) -> String {
     let released = report.all_release_errors().count();
     if released > 0 {
         line += &format!(", {released} release errors");
+    }
+    if cut_passing {
+        line += ", 1 cut short";
     }
     if let Some(i) = &report.interrupted {
         line += &format!(", interrupted by {}", i.signal.name());
