@@ -175,12 +175,139 @@ fn devices_json_keeps_its_fields_and_order_without_a_device() {
 }
 
 #[test]
-fn unwritable_report_fails_a_passing_run_but_not_a_skipped_one() {
-    // A passing run whose --json cannot be written: exit 3, one line naming the file.
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "/nonexistent/dir/r.json"]));
-    assert_one_line_error(&r, 3, "writing /nonexistent/dir/r.json");
-    // A run that already failed keeps its own code (77: no HIP device here).
-    let r = run(harness().args(["run", "--backend", "hip", "--case", "basic", "--lanes", "64", "--json", "/nonexistent/dir/r.json"]));
+fn a_report_that_fails_only_when_written_fails_a_passing_run_but_not_a_skipped_one() {
+    // /dev/full opens (so the check before the run accepts it) but every write fails:
+    // a passing run becomes a fault (3), one line naming the file.
+    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "/dev/full"]));
+    assert_one_line_error(&r, 3, "writing /dev/full");
+    // A run that already failed keeps its own code (77: no HIP device here), and says both.
+    let r = run(harness().args(["run", "--backend", "hip", "--case", "basic", "--lanes", "64", "--json", "/dev/full"]));
     assert_eq!(r.code, 77, "{}", r.all());
+    assert!(r.stderr.contains("writing /dev/full"), "{}", r.stderr);
     assert!(!r.all().contains("panicked"), "{}", r.all());
+}
+
+#[test]
+fn an_unwritable_report_path_is_refused_before_anything_runs() {
+    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "/nonexistent/dir/r.json"]));
+    assert_one_line_error(&r, 2, "--json /nonexistent/dir/r.json: directory /nonexistent/dir does not exist");
+    assert!(r.stdout.is_empty(), "nothing ran:\n{}", r.stdout);
+    let dir = scratch("cli-report-dir");
+    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--junit"]).arg(&dir));
+    assert_one_line_error(&r, 2, "is a directory");
+}
+
+/// Both refusals on their own line, whichever was found first: the bad
+/// option value (refused by the parser) and the report path.
+#[test]
+fn an_unwritable_report_path_is_reported_beside_other_usage_errors() {
+    let bad = "/nonexistent/dir/r.xml";
+    for first in [&["--lanes", "0"][..], &["--case", "no_such_case"], &["--max-mismatches", "-1"]] {
+        let r = run(harness().arg("run").args(first).args(["--backend", "emu", "--junit", bad]));
+        assert_eq!(r.code, 2, "{first:?}: {}", r.all());
+        let lines: Vec<&str> = r.stderr.lines().collect();
+        assert_eq!(lines.len(), 2, "{first:?}: {}", r.stderr);
+        assert!(lines.iter().any(|l| l.contains(first[0])), "{first:?}: {}", r.stderr);
+        assert!(lines.iter().any(|l| l.contains(&format!("--junit {bad}: directory"))), "{first:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "nothing ran: {}", r.stdout);
+    }
+    // The `=` spelling is found too.
+    let r = run(harness().args(["run", "--lanes", "0", &format!("--json={bad}")]));
+    assert_eq!((r.code, r.stderr.lines().count()), (2, 2), "{}", r.stderr);
+    // `list --json` is a flag, not a path: only the parser's line.
+    let r = run(harness().args(["list", "--json", "--bogus"]));
+    assert_one_line_error(&r, 2, "--bogus");
+}
+
+#[test]
+fn json_and_junit_naming_one_file_are_refused_whatever_the_spelling() {
+    let dir = scratch("cli-same-report");
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink(dir.join("r.out"), dir.join("link.out")).unwrap();
+    for other in ["r.out", "./r.out", "sub/../r.out", "link.out"] {
+        let r = run(harness().current_dir(&dir).args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "r.out", "--junit", other]));
+        assert_one_line_error(&r, 2, "name the same file");
+        assert!(r.stdout.is_empty(), "{other}: nothing ran: {}", r.stdout);
+        assert!(!dir.join("r.out").exists(), "{other}: no report written");
+    }
+    // Negative control: two files in one directory are fine, and both are written.
+    let r = run(harness().current_dir(&dir).args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "r.json", "--junit", "r.xml"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(dir.join("r.json").is_file() && dir.join("r.xml").is_file());
+}
+
+#[test]
+fn every_numeric_option_refuses_negative_and_out_of_range_values_by_name() {
+    let refused: &[(&[&str], &str)] = &[
+        (&["run", "--max-mismatches", "-1"], "--max-mismatches"),
+        (&["run", "--max-mismatches", "1000001"], "--max-mismatches"),
+        (&["run", "--max-mismatches", "99999999999999999999999"], "--max-mismatches"),
+        (&["bench", "--repeat", "-1"], "--repeat"),
+        (&["run", "--timeout", "1e-10"], "--timeout"),
+        (&["run", "--timeout", "-1"], "--timeout"),
+        (&["run", "--timeout", "NaN"], "--timeout"),
+        (&["run", "--timeout", "inf"], "--timeout"),
+        (&["run", "--timeout", "86401"], "--timeout"),
+        (&["run", "--seed", "18446744073709551616"], "--seed"),
+        (&["run", "--seed", "0x10000000000000000"], "--seed"),
+        (&["bench", "--seed", "18446744073709551616"], "--seed"),
+        (&["run", "--device", "-1"], "--device"),
+        (&["run", "--lanes", "-1"], "--lanes"),
+        (&["run", "--lanes", "4294967297"], "--lanes"),
+        (&["bench", "--lanes", "4294967297"], "--lanes"),
+    ];
+    for (args, option) in refused {
+        let r = run(harness().args(*args));
+        assert_one_line_error(&r, 2, option);
+    }
+    // Negative control: the edges of each range are accepted.
+    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--max-mismatches", "0", "--timeout", "86400"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--max-mismatches", "1000000", "--seed", "18446744073709551615"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
+#[test]
+fn a_case_pattern_that_matches_nothing_is_refused_beside_ones_that_match() {
+    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "64", "--case", "basic,no_such_case"]));
+    assert_one_line_error(&r, 2, "\"no_such_case\" matches no case");
+    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "64", "--case", "dpp16_*,nope_*"]));
+    assert_one_line_error(&r, 2, "nope_*");
+    // Negative control: every pattern matching (one twice) is fine.
+    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "64", "--case", "basic, basic,vgpr_w32"]));
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
+/// Run the harness through `sh` with its stderr closed (`2>&-`).
+fn with_closed_stderr(args: &[&str]) -> Ran {
+    run(std::process::Command::new("sh").arg("-c").arg("exec \"$0\" \"$@\" 2>&-").arg(env!("CARGO_BIN_EXE_xad-harness")).args(args))
+}
+
+fn dev_full() -> std::fs::File {
+    std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap()
+}
+
+#[test]
+fn a_closed_or_full_stderr_or_stdout_never_panics() {
+    // Closed stderr: the exit code still tells what happened.
+    assert_eq!(with_closed_stderr(&["run", "--lanes", "0"]).code, 2);
+    assert_eq!(with_closed_stderr(&["run", "--backend", "emu", "--kernel", "/nonexistent/k.hsaco"]).code, 2);
+    assert_eq!(with_closed_stderr(&["run", "--backend", "hip", "--case", "basic", "--lanes", "64"]).code, 77);
+    assert_eq!(with_closed_stderr(&["run", "--backend", "emu", "--case", "basic", "--lanes", "64"]).code, 0);
+    // Full stdout and stderr: every write fails with ENOSPC.
+    for (args, code) in [
+        (&["run", "--backend", "emu", "--case", "basic", "--lanes", "64"][..], 0),
+        (&["run", "--case", "no_such_case"], 2),
+        (&["run", "--backend", "hip", "--lanes", "64"], 77),
+        (&["list"], 0),
+        (&["devices", "--json"], 0),
+        (&["--help"], 0),
+        (&["bench", "--lanes", "64k", "--repeat", "1"], 0),
+    ] {
+        let r = run(harness().args(args).stdout(dev_full()).stderr(dev_full()));
+        assert_eq!(r.code, code, "{args:?}");
+        let r = run(harness().args(args).stdout(dev_full()));
+        assert_eq!(r.code, code, "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{args:?}: {}", r.stderr);
+    }
 }

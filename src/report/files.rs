@@ -39,7 +39,10 @@ fn writable(option: &str, path: &Path) -> Result<(), Error> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(refuse("is a directory".into())),
         Ok(_) => return OpenOptions::new().append(true).open(path).map(drop).map_err(|e| refuse(format!("cannot be written: {e}"))),
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(refuse(format!("cannot be written: {e}"))),
+        // A missing file, or a path through a plain file: the directory check below names the culprit.
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound && e.raw_os_error() != Some(libc::ENOTDIR) => {
+            return Err(refuse(format!("cannot be written: {e}")))
+        }
         Err(_) => {}
     }
     let parent = parent_of(path);
@@ -81,12 +84,22 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `path` with its directory resolved, for a file that need not exist yet.
+/// `path` with its directory resolved, for a file that need not exist yet;
+/// a dangling symlink is followed to the file writing would create.
 fn resolved(path: &Path) -> Option<PathBuf> {
-    if let Ok(full) = std::fs::canonicalize(path) {
-        return Some(full);
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        if let Ok(full) = std::fs::canonicalize(&path) {
+            return Some(full);
+        }
+        match std::fs::read_link(&path) {
+            // A relative target is relative to the link's directory; an
+            // absolute one replaces the path.
+            Ok(target) => path = parent_of(&path).join(target),
+            Err(_) => return Some(std::fs::canonicalize(parent_of(&path)).ok()?.join(path.file_name()?)),
+        }
     }
-    Some(std::fs::canonicalize(parent_of(path)).ok()?.join(path.file_name()?))
+    None // a symlink loop: nothing can be written there anyway
 }
 
 #[cfg(test)]
@@ -105,7 +118,9 @@ mod tests {
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(dir.path(), &link).unwrap();
         let via_link = link.join("r.xml");
-        for other in [&x, &dotted, &via_link] {
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("r.xml", &dangling).unwrap();
+        for other in [&x, &dotted, &via_link, &dangling] {
             let found = lines(Some(&x), Some(other));
             assert_eq!(found.len(), 1, "{other:?}: {found:?}");
             assert!(found[0].contains("name the same file"), "{found:?}");
