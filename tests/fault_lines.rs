@@ -56,7 +56,11 @@ fn a_resource_that_cannot_be_released_names_its_case() {
     let (output, transcript) = run_hip("basic", &[], &[("XAD_EMUHIP_STATUS", "999:hipFree")]);
     assert_eq!(output.status.code(), Some(3), "{transcript}");
     let lines = stderr_lines(&output);
-    assert_eq!(lines.iter().filter(|l| l.starts_with("xad-harness: basic: releasing a device buffer: hipFree failed")).count(), 4, "{transcript}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("xad-harness: basic: releasing a device buffer: hipFree failed")).count(),
+        4,
+        "{transcript}"
+    );
 }
 
 /// Negative control: passing and mismatching runs print no harness line on

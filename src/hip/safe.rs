@@ -21,7 +21,8 @@ static DROP_ERRORS: Mutex<Vec<ReleaseError>> = Mutex::new(Vec::new());
 
 fn record_drop_error(what: &'static str, error: DeviceError) {
     let error = ReleaseError { what, source: error };
-    eprintln!("warning: {error}");
+    // Not eprintln!: a full stderr must not turn a drop into a panic.
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("warning: {error}\n"));
     DROP_ERRORS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(error);
 }
 

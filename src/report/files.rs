@@ -12,10 +12,8 @@ use crate::error::Error;
 /// Every reason the report paths cannot be used, one error per line; empty
 /// when both can be written. `json` and `junit` are the options' values.
 pub fn check(json: Option<&Path>, junit: Option<&Path>) -> Vec<Error> {
-    let mut errors: Vec<Error> = [("--json", json), ("--junit", junit)]
-        .into_iter()
-        .filter_map(|(option, path)| writable(option, path?).err())
-        .collect();
+    let mut errors: Vec<Error> =
+        [("--json", json), ("--junit", junit)].into_iter().filter_map(|(option, path)| writable(option, path?).err()).collect();
     if let (Some(a), Some(b)) = (json, junit) {
         if same_file(a, b) {
             errors.push(Error::Usage(format!(
