@@ -16,6 +16,10 @@ pub mod exit {
     pub const FAULT: i32 = 3;
     /// Nothing could run: no device where one was required.
     pub const SKIPPED: i32 = 77;
+    /// Stopped by SIGINT: 128 + 2 ([`crate::interrupt::Signal::exit_code`]).
+    pub const SIGINT: i32 = 130;
+    /// Stopped by SIGTERM: 128 + 15.
+    pub const SIGTERM: i32 = 143;
 }
 
 #[derive(Debug, thiserror::Error)]

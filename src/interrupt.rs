@@ -91,6 +91,7 @@ mod tests {
 
     #[test]
     fn the_first_request_wins_and_names_its_exit_code() {
+        assert_eq!((Signal::Int.exit_code(), Signal::Term.exit_code()), (crate::error::exit::SIGINT, crate::error::exit::SIGTERM));
         let flag = Interrupt::default();
         assert_eq!(flag.requested(), None);
         let shared = flag.clone();

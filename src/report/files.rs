@@ -36,7 +36,13 @@ fn writable(option: &str, path: &Path) -> Result<(), Error> {
     }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(refuse("is a directory".into())),
-        Ok(_) => return OpenOptions::new().append(true).open(path).map(drop).map_err(|e| refuse(format!("cannot be written: {e}"))),
+        Ok(_) => {
+            // Non-blocking, so a FIFO nobody reads is refused instead of
+            // hanging the check (a pipe with a reader, `>(jq .)`, opens).
+            use std::os::unix::fs::OpenOptionsExt;
+            let probe = OpenOptions::new().append(true).custom_flags(libc::O_NONBLOCK).open(path);
+            return probe.map(drop).map_err(|e| refuse(format!("cannot be written: {e}")));
+        }
         // A missing file, or a path through a plain file: the directory check below names the culprit.
         Err(e) if e.kind() != std::io::ErrorKind::NotFound && e.raw_os_error() != Some(libc::ENOTDIR) => {
             return Err(refuse(format!("cannot be written: {e}")))
@@ -146,5 +152,9 @@ mod tests {
         let found = lines(Some(&file.join("r.json")), None);
         assert!(found[0].contains("is not a directory"), "{found:?}");
         assert!(lines(Some(Path::new("/dev/full")), None).is_empty(), "opening is allowed; writing fails later");
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let found = lines(Some(&fifo), None);
+        assert!(found.len() == 1 && found[0].contains("cannot be written"), "a FIFO with no reader does not hang: {found:?}");
     }
 }
