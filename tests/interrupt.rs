@@ -41,7 +41,7 @@ fn start_long_run(dir: &std::path::Path) -> (Child, BufReader<std::process::Chil
 
 /// Send `signal` (a `kill` name) and collect the exit code and all output.
 fn interrupt(mut child: Child, mut out: BufReader<std::process::ChildStdout>, mut printed: String, signal: &str) -> (i32, String, String) {
-    let sent = std::process::Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+    let sent = std::process::Command::new("sh").arg("-c").arg(format!("kill -{signal} {}", child.id())).status().unwrap();
     assert!(sent.success(), "kill -{signal}");
     let reader = std::thread::spawn(move || {
         let _ = out.read_to_string(&mut printed);
