@@ -18,32 +18,85 @@ const HEADER: &str = "hip/hip_runtime_api.h";
 const INSTALL_HINT: &str =
     "install the HIP headers (Debian/Ubuntu: apt-get install libamdhip64-dev) or set HIP_PATH or ROCM_PATH to a ROCm install";
 
-/// Include directories to search, in order, each with where it came from.
-fn include_candidates() -> Vec<(PathBuf, String)> {
-    let mut dirs = Vec::new();
-    for var in ["HIP_PATH", "ROCM_PATH"] {
-        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            let root = PathBuf::from(root);
-            dirs.push((root.join("include"), format!("${var}/include")));
-        }
-    }
-    dirs.push((PathBuf::from("/opt/rocm/include"), "default".into()));
-    dirs.push((PathBuf::from("/usr/include"), "default".into()));
-    dirs
+/// The one HIP installation the build takes everything from: headers for the
+/// bindings and the shim, and the directory the binary links `libamdhip64`
+/// from (and finds it in at run time, through an rpath). Mixing roots (ROCm 6
+/// headers with Debian's HIP 5 library, say) links a binary whose symbols and
+/// struct layouts disagree with the library it loads.
+#[derive(Debug, Clone)]
+pub struct HipRoot {
+    pub root: PathBuf,
+    /// Where the root came from (`$HIP_PATH`, `hipconfig --path`, `/opt/rocm`, ...).
+    pub origin: String,
+    pub include: PathBuf,
+    /// The directory holding `libamdhip64.so` under the root, if any.
+    pub lib: Option<PathBuf>,
 }
 
-/// The first include directory holding `hip/hip_runtime_api.h`.
-pub fn find_include_dir() -> Result<PathBuf, String> {
-    let candidates = include_candidates();
-    if let Some((dir, _)) = candidates.iter().find(|(dir, _)| dir.join(HEADER).is_file()) {
-        return Ok(dir.clone());
+/// Roots to try, in order, each with where it came from.
+fn root_candidates() -> Vec<(PathBuf, String)> {
+    let mut roots = Vec::new();
+    for var in ["HIP_PATH", "ROCM_PATH"] {
+        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            roots.push((PathBuf::from(root), format!("${var}")));
+        }
+    }
+    // ROCm's own answer, when its tools are on PATH.
+    if let Ok(out) = std::process::Command::new("hipconfig").arg("--path").output() {
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if out.status.success() && !path.is_empty() {
+            roots.push((PathBuf::from(path), "hipconfig --path".into()));
+        }
+    }
+    roots.push((PathBuf::from("/opt/rocm"), "/opt/rocm".into()));
+    roots.push((PathBuf::from("/usr"), "/usr (Debian/Ubuntu packages)".into()));
+    roots
+}
+
+/// The library directory of a root: the first that holds `libamdhip64.so`.
+fn lib_dir(root: &Path) -> Option<PathBuf> {
+    ["lib", "lib64", "lib/x86_64-linux-gnu"].iter().map(|d| root.join(d)).find(|d| d.join("libamdhip64.so").exists())
+}
+
+/// The first root holding `hip/hip_runtime_api.h`.
+pub fn find_root() -> Result<HipRoot, String> {
+    let candidates = root_candidates();
+    if let Some((root, origin)) = candidates.iter().find(|(root, _)| root.join("include").join(HEADER).is_file()) {
+        return Ok(HipRoot { root: root.clone(), origin: origin.clone(), include: root.join("include"), lib: lib_dir(root) });
     }
     let looked = candidates
         .iter()
-        .map(|(dir, origin)| format!("{} ({origin})", dir.display()))
+        .map(|(root, origin)| format!("{}/include ({origin})", root.display()))
         .collect::<Vec<_>>()
         .join(", ");
     Err(format!("HIP headers not found: no {HEADER} in {looked}; {INSTALL_HINT}"))
+}
+
+/// Directories the dynamic loader searches anyway: no rpath is written for them.
+fn is_system_dir(dir: &Path) -> bool {
+    ["/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/lib", "/lib64", "/lib/x86_64-linux-gnu"]
+        .iter()
+        .any(|d| dir == Path::new(d))
+}
+
+/// Link `libamdhip64` from the root's own library directory, ahead of any
+/// other search path (a crate's own search paths come first on the link
+/// line), and record it as the binary's run path so it loads the same
+/// library without `LD_LIBRARY_PATH`. The run path is a DT_RUNPATH, so
+/// `LD_LIBRARY_PATH` (ci/with-emulated-hip.sh) still overrides it.
+fn link(root: &HipRoot) {
+    let Some(lib) = &root.lib else {
+        println!(
+            "cargo:warning=HIP root {} ({}) has headers but no libamdhip64.so under lib, lib64 or lib/x86_64-linux-gnu; linking relies on the linker's default paths",
+            root.root.display(),
+            root.origin
+        );
+        return;
+    };
+    println!("cargo:rustc-link-search=native={}", lib.display());
+    if !is_system_dir(lib) {
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib.display());
+    }
 }
 
 pub fn generate(out_dir: &Path) -> Result<(), String> {
@@ -56,8 +109,14 @@ pub fn generate(out_dir: &Path) -> Result<(), String> {
 
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?);
     let shim_dir = manifest.join("src/hip");
-    let include = find_include_dir()?;
+    let root = find_root()?;
+    let include = root.include.clone();
     println!("cargo:rerun-if-changed={}", include.join(HEADER).display());
+    let lib = root.lib.as_ref().map_or_else(|| "none found".to_string(), |l| l.display().to_string());
+    // Printed on every build-script run: which HIP this binary is built against.
+    println!("cargo:warning=HIP root {} (from {}): headers {}, library {lib}", root.root.display(), root.origin, include.display());
+    println!("cargo:rustc-env=XAD_HIP_ROOT={}", root.root.display());
+    link(&root);
     println!("cargo:rerun-if-changed={}", include.join("hip/hip_version.h").display());
 
     bindings(&include, &shim_dir, &out_dir.join("hip_sys.rs"))?;
