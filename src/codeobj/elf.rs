@@ -367,7 +367,7 @@ mod tests {
         let phoff = Bytes(&bytes).u64(32) as usize;
         // Program header 1 (the first PT_LOAD): p_filesz at +32.
         let at = phoff + PHDR_SIZE + 32;
-        let len = bytes.len() as u64;
+        let len = bytes.len() as u64 + 1;
         bytes[at..at + 8].copy_from_slice(&len.to_le_bytes());
         let e = validate(&bytes).unwrap_err().to_string();
         assert!(e.contains("program header 1") && e.contains("past the end"), "{e}");
