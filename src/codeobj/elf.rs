@@ -137,8 +137,14 @@ pub fn validate(bytes: &[u8]) -> Result<ElfFacts, CodeObjectError> {
     if shnum == 0 && shstrndx != 0 || shnum > 0 && shstrndx >= shnum {
         return Err(malformed(format!("section name table index {shstrndx} is not one of the {shnum} sections")));
     }
-    if sections.get(shstrndx).is_some_and(|s| s.u32(4) != SHT_STRTAB) {
-        return Err(malformed(format!("section name table (section {shstrndx}) is not a string table")));
+    if let Some(names) = sections.get(shstrndx) {
+        // Checked before any name is looked up in it, so the error names it.
+        if names.u32(4) != SHT_STRTAB || file.range(names.u64(24), names.u64(32)).is_none() {
+            return Err(malformed(format!(
+                "section name table (section {shstrndx}) is not a string table inside the {}-byte file",
+                file.0.len()
+            )));
+        }
     }
     for (i, sh) in sections.iter().enumerate() {
         section(file, &sections, i, *sh, shstrndx)?;
@@ -291,6 +297,9 @@ fn symbols(file: Bytes<'_>, sections: &[Bytes<'_>], sh: Bytes<'_>, data: &[u8]) 
     let link = sh.u32(40);
     let strings = sections.get(link as usize).copied().filter(|s| s.u32(4) == SHT_STRTAB);
     let strings = strings.ok_or_else(|| format!("links to section {link}, which is not a string table"))?;
+    if file.range(strings.u64(24), strings.u64(32)).is_none() {
+        return Err(format!("links to section {link}, a string table that runs past the end of the file"));
+    }
     for (i, sym) in data.chunks_exact(SYM_SIZE as usize).map(Bytes).enumerate() {
         if string_at(file, strings, sym.u32(0)).is_none() {
             return Err(format!("symbol {i}: name offset {} is outside its string table", sym.u32(0)));
