@@ -206,20 +206,20 @@ pub fn load_user_kernel(path: &Path, case: &Case) -> Result<Loaded> {
 fn read_bounded(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let shown = path.display();
-    let too_large = |bytes: u64| {
-        Error::Usage(format!("--kernel {shown}: {bytes} bytes or more; code objects are limited to {MAX_CODE_OBJECT_BYTES} bytes"))
+    let too_large = |size: String| {
+        Error::Usage(format!("--kernel {shown}: {size}; code objects are limited to {MAX_CODE_OBJECT_BYTES} bytes"))
     };
     let file = std::fs::File::open(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
     let len = file.metadata().map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?.len();
     if len > MAX_CODE_OBJECT_BYTES {
-        return Err(too_large(len));
+        return Err(too_large(format!("{len} bytes")));
     }
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(MAX_CODE_OBJECT_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
     if bytes.len() as u64 > MAX_CODE_OBJECT_BYTES {
-        return Err(too_large(bytes.len() as u64));
+        return Err(too_large(format!("more than {MAX_CODE_OBJECT_BYTES} bytes when read")));
     }
     Ok(bytes)
 }
