@@ -55,7 +55,19 @@ struct Field {
 /// size, link and entry size; each symbol's name, section index and value.
 fn fields(bytes: &[u8]) -> Vec<Field> {
     let f = |at, width| Field { at, width };
-    let mut out = vec![f(8, 1), f(16, 2), f(18, 2), f(32, 8), f(40, 8), f(48, 4), f(54, 2), f(56, 2), f(58, 2), f(60, 2), f(62, 2)];
+    let mut out = vec![
+        f(8, 1),
+        f(16, 2),
+        f(18, 2),
+        f(32, 8),
+        f(40, 8),
+        f(48, 4),
+        f(54, 2),
+        f(56, 2),
+        f(58, 2),
+        f(60, 2),
+        f(62, 2),
+    ];
     let (phoff, phnum) = (u64_at(bytes, 32) as usize, u16_at(bytes, 56) as usize);
     for i in 0..phnum {
         let ph = phoff + i * 56;
@@ -78,7 +90,26 @@ fn fields(bytes: &[u8]) -> Vec<Field> {
 
 /// Values at the edges of what a field can mean for this file.
 fn boundary(rng: &mut Xoshiro256PlusPlus, len: u64) -> u64 {
-    let picks = [0, 1, 7, 8, 63, 64, 255, 256, len - 1, len, len + 1, len * 2, 0x7fff, 0xffff, 0x7fff_ffff, 0xffff_ffff, i64::MAX as u64, u64::MAX];
+    let picks = [
+        0,
+        1,
+        7,
+        8,
+        63,
+        64,
+        255,
+        256,
+        len - 1,
+        len,
+        len + 1,
+        len * 2,
+        0x7fff,
+        0xffff,
+        0x7fff_ffff,
+        0xffff_ffff,
+        i64::MAX as u64,
+        u64::MAX,
+    ];
     picks[rng.random_range(0..picks.len())]
 }
 
@@ -115,7 +146,9 @@ fn mutate(rng: &mut Xoshiro256PlusPlus, bytes: &mut Vec<u8>, fields: &[Field]) {
 /// `elf::content_end`): every table, segment and non-NOBITS section.
 fn extent(bytes: &[u8]) -> Option<u64> {
     let mut end = 64u64;
-    for (off, entsz, num, is_ph) in [(u64_at(bytes, 32), 56u64, u16_at(bytes, 56), true), (u64_at(bytes, 40), 64, u16_at(bytes, 60), false)] {
+    for (off, entsz, num, is_ph) in
+        [(u64_at(bytes, 32), 56u64, u16_at(bytes, 56), true), (u64_at(bytes, 40), 64, u16_at(bytes, 60), false)]
+    {
         end = end.max(off.checked_add(entsz * num)?);
         for i in 0..num {
             let e = usize::try_from(off + i * entsz).ok()?;
@@ -142,7 +175,10 @@ fn check_accepted(code: &CodeObject, bytes: &[u8]) -> Result<(), String> {
     for k in &code.kernels {
         let in_code = code.code.iter().any(|(a, d)| k.entry_address >= *a && k.entry_address - a < d.len() as u64);
         if !in_code || k.entry_address % 256 != 0 || k.descriptor_address % 64 != 0 {
-            return Err(format!("accepted kernel {} with entry 0x{:x}, descriptor 0x{:x}", k.meta.name, k.entry_address, k.descriptor_address));
+            return Err(format!(
+                "accepted kernel {} with entry 0x{:x}, descriptor 0x{:x}",
+                k.meta.name, k.entry_address, k.descriptor_address
+            ));
         }
         if xad_harness::codeobj::metadata::check_kernel(&k.meta).is_err() {
             return Err(format!("accepted kernel {} whose metadata fails its own check", k.meta.name));
@@ -164,9 +200,11 @@ fn run_on_emulator(bytes: &[u8]) -> usize {
         args.push(ArgValue::U32(64));
         args.extend((0..8).map(ArgValue::U32));
         let explicit = meta.args.iter().filter(|a| !a.is_hidden()).count();
-        let image = kernarg::build(meta, &args[..explicit.min(args.len())]).unwrap_or_else(|_| vec![0; meta.kernarg_segment_size as usize]);
+        let image = kernarg::build(meta, &args[..explicit.min(args.len())])
+            .unwrap_or_else(|_| vec![0; meta.kernarg_segment_size as usize]);
         let block = meta.reqd_workgroup_size.unwrap_or([64.min(meta.max_flat_workgroup_size), 1, 1]);
-        let _ = dev.launch(module, &meta.name, &image, Dispatch { grid_blocks: [1, 1, 1], block }, Duration::from_secs(5));
+        let _ =
+            dev.launch(module, &meta.name, &image, Dispatch { grid_blocks: [1, 1, 1], block }, Duration::from_secs(5));
         launched += 1;
     }
     launched
@@ -193,8 +231,12 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
                 mutate(&mut rng, &mut bytes, fields);
             }
         }
-        let at = format!("seed {seed} iteration {iteration} ({name}, XAD_FUZZ_SEED={seed} XAD_FUZZ_ITERS={})", iteration + 1);
-        let parsed = catch_unwind(|| CodeObject::parse(&bytes)).unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
+        let at = format!(
+            "seed {seed} iteration {iteration} ({name}, XAD_FUZZ_SEED={seed} XAD_FUZZ_ITERS={})",
+            iteration + 1
+        );
+        let parsed =
+            catch_unwind(|| CodeObject::parse(&bytes)).unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
         let hip = catch_unwind(|| xad_harness::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
             .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
         // The HIP path accepts exactly what parses and targets the device.
@@ -205,7 +247,8 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
             if let Err(e) = check_accepted(code, &bytes) {
                 panic!("{e}: {at}");
             }
-            launched += catch_unwind(AssertUnwindSafe(|| run_on_emulator(&bytes))).unwrap_or_else(|_| panic!("emulator panicked: {at}"));
+            launched += catch_unwind(AssertUnwindSafe(|| run_on_emulator(&bytes)))
+                .unwrap_or_else(|_| panic!("emulator panicked: {at}"));
         }
         done += 1;
     }

@@ -32,7 +32,9 @@ fn embedded_file(dir: &Path, name: &str) -> PathBuf {
 }
 
 fn run_kernel(kernel: &Path, case: &str) -> Ran {
-    run(harness().args(["run", "--backend", "emu", "--lanes", "512", "--seed", "1", "--case", case, "--kernel"]).arg(kernel))
+    run(harness()
+        .args(["run", "--backend", "emu", "--lanes", "512", "--seed", "1", "--case", case, "--kernel"])
+        .arg(kernel))
 }
 
 #[test]
@@ -85,10 +87,7 @@ fn a_kernel_with_another_argument_layout_is_bad_input() {
     let r = run_kernel(&wide, "basic");
     assert_one_line_error(&r, 2, &["argument 4 is count: by_value of 8 bytes", "count: by_value of 4 bytes"]);
     // Two arguments at one offset.
-    let source = basic_source().replace(
-        "{ .name: b, .offset: 8, .size: 8,",
-        "{ .name: b, .offset: 0, .size: 8,",
-    );
+    let source = basic_source().replace("{ .name: b, .offset: 8, .size: 8,", "{ .name: b, .offset: 0, .size: 8,");
     let clash = assemble(&source, "gfx1100", &dir, "xad_basic_clash");
     assert_one_line_error(&run_kernel(&clash, "basic"), 2, &["argument 1 (b) at offset 0 overlaps argument 0"]);
 }
@@ -113,11 +112,14 @@ fn segment_past_the_end(dir: &Path) -> PathBuf {
 #[test]
 fn program_headers_past_the_end_are_refused_before_any_runtime_call() {
     let dir = scratch("kernel-input-hip");
-    let library = support::library_dir(&support::repo_root(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let library =
+        support::library_dir(&support::repo_root(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
     let knobs = [("XAD_EMUHIP_STATUS", "999:hipModuleLoadData")];
     let run_hip = |kernel: &Path| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-        command.args(["run", "--backend", "hip", "--case", "basic", "--lanes", "512", "--seed", "1", "--kernel"]).arg(kernel);
+        command
+            .args(["run", "--backend", "hip", "--case", "basic", "--lanes", "512", "--seed", "1", "--kernel"])
+            .arg(kernel);
         let output = support::run(command, Some(&library), &knobs).unwrap_or_else(|e| panic!("{e}"));
         (output.status.code(), support::transcript(&output))
     };

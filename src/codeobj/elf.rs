@@ -168,7 +168,10 @@ fn header(file: Bytes<'_>) -> Result<ElfFacts, CodeObjectError> {
         return Err(CodeObjectError::NotAmdgpu(format!("ELF machine is {}, not AMDGPU ({EM_AMDGPU})", file.u16(18))));
     }
     if ident[7] != ELFOSABI_AMDGPU_HSA {
-        return Err(CodeObjectError::NotAmdgpu(format!("ELF OS ABI is {}, not AMDGPU HSA ({ELFOSABI_AMDGPU_HSA})", ident[7])));
+        return Err(CodeObjectError::NotAmdgpu(format!(
+            "ELF OS ABI is {}, not AMDGPU HSA ({ELFOSABI_AMDGPU_HSA})",
+            ident[7]
+        )));
     }
     // EI_ABIVERSION 2, 3, 4 = code object v4, v5, v6; v2 and v3 predate target IDs.
     let code_object_version = match ident[8] {
@@ -181,7 +184,10 @@ fn header(file: Bytes<'_>) -> Result<ElfFacts, CodeObjectError> {
         }
     };
     if file.u16(16) != ET_DYN {
-        return Err(malformed(format!("ELF type is {}, not a shared object ({ET_DYN}) as the HSA loader needs", file.u16(16))));
+        return Err(malformed(format!(
+            "ELF type is {}, not a shared object ({ET_DYN}) as the HSA loader needs",
+            file.u16(16)
+        )));
     }
     if usize::from(file.u16(52)) != EHDR_SIZE {
         return Err(malformed(format!("ELF header size is {}, not {EHDR_SIZE}", file.u16(52))));
@@ -211,7 +217,11 @@ fn table<'a>(
     if count == 0 {
         // No table: its offset must say so too (a non-zero offset with a zero
         // count is ELF's extended numbering, which no code object needs).
-        return if offset == 0 { Ok(&[]) } else { Err(malformed(format!("{what} table at {offset} has zero entries"))) };
+        return if offset == 0 {
+            Ok(&[])
+        } else {
+            Err(malformed(format!("{what} table at {offset} has zero entries")))
+        };
     }
     let limit = if what == "program header" { MAX_PROGRAM_HEADERS } else { MAX_SECTIONS };
     if count > limit {
@@ -221,7 +231,10 @@ fn table<'a>(
         return Err(malformed(format!("{what} entry size is {entry_size}, not {expected}")));
     }
     file.range(offset, (count * expected) as u64).ok_or_else(|| {
-        malformed(format!("{what} table ({count} x {expected} bytes at {offset}) runs past the end of the {}-byte file", file.0.len()))
+        malformed(format!(
+            "{what} table ({count} x {expected} bytes at {offset}) runs past the end of the {}-byte file",
+            file.0.len()
+        ))
     })
 }
 
@@ -250,14 +263,21 @@ fn segment(file: Bytes<'_>, index: usize, ph: Bytes<'_>) -> Result<(), CodeObjec
 /// One section header: its name in the name table, its bytes inside the file,
 /// and what it links to present; symbol tables, notes and hash tables are
 /// walked entry by entry.
-fn section(file: Bytes<'_>, sections: &[Bytes<'_>], index: usize, sh: Bytes<'_>, shstrndx: usize) -> Result<(), CodeObjectError> {
+fn section(
+    file: Bytes<'_>,
+    sections: &[Bytes<'_>],
+    index: usize,
+    sh: Bytes<'_>,
+    shstrndx: usize,
+) -> Result<(), CodeObjectError> {
     let (name, kind, addr, offset, size, link) = (sh.u32(0), sh.u32(4), sh.u64(16), sh.u64(24), sh.u64(32), sh.u32(40));
     if index == 0 {
         // SHN_UNDEF's header: all zero in an ordinary file.
         return if sh.0.iter().all(|&b| b == 0) { Ok(()) } else { Err(malformed("section header 0 is not empty")) };
     }
     let names = sections.get(shstrndx).copied().ok_or_else(|| malformed("no section name table"))?;
-    let label = string_at(file, names, name).ok_or_else(|| malformed(format!("section {index}: name offset {name} is outside the section name table")))?;
+    let label = string_at(file, names, name)
+        .ok_or_else(|| malformed(format!("section {index}: name offset {name} is outside the section name table")))?;
     let label = format!("section {index} ({label})");
     if addr.checked_add(size).is_none() {
         return Err(malformed(format!("{label}: address 0x{addr:x} + size {size} overflows")));
@@ -272,7 +292,9 @@ fn section(file: Bytes<'_>, sections: &[Bytes<'_>], index: usize, sh: Bytes<'_>,
         SHT_SYMTAB | SHT_DYNSYM => symbols(file, sections, sh, data).map_err(|e| malformed(format!("{label}: {e}"))),
         SHT_NOTE => notes(data).map_err(|e| malformed(format!("{label}: {e}"))),
         SHT_HASH => hash(data).map_err(|e| malformed(format!("{label}: {e}"))),
-        _ if link as usize >= sections.len() => Err(malformed(format!("{label} links to section {link}, which does not exist"))),
+        _ if link as usize >= sections.len() => {
+            Err(malformed(format!("{label} links to section {link}, which does not exist")))
+        }
         _ => Ok(()),
     }
 }
@@ -354,7 +376,12 @@ mod tests {
         for k in crate::kernels::EMBEDDED {
             let facts = validate(k.bytes).unwrap_or_else(|e| panic!("{}: {e}", k.name));
             assert_eq!((facts.code_object_version, facts.mach), (5, 0x41), "{}: gfx1100, v5", k.name);
-            assert_eq!((facts.xnack, facts.sramecc), (FeatureBits::Unsupported, FeatureBits::Unsupported), "{}", k.name);
+            assert_eq!(
+                (facts.xnack, facts.sramecc),
+                (FeatureBits::Unsupported, FeatureBits::Unsupported),
+                "{}",
+                k.name
+            );
         }
     }
 

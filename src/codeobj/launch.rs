@@ -62,11 +62,19 @@ impl From<LaunchError> for DeviceError {
 pub fn check(meta: &KernelMeta, kernarg: &[u8], dispatch: Dispatch) -> Result<(), LaunchError> {
     let kernel = &meta.name;
     if kernarg.len() != meta.kernarg_segment_size as usize {
-        return Err(LaunchError::KernargSize { kernel: kernel.clone(), given: kernarg.len(), expected: meta.kernarg_segment_size });
+        return Err(LaunchError::KernargSize {
+            kernel: kernel.clone(),
+            given: kernarg.len(),
+            expected: meta.kernarg_segment_size,
+        });
     }
     let end = meta.args.iter().filter(|a| !a.is_hidden()).map(arg_end).max().unwrap_or(0);
     if end > kernarg.len() as u64 {
-        return Err(LaunchError::ExplicitPastSegment { kernel: kernel.clone(), end, segment: meta.kernarg_segment_size });
+        return Err(LaunchError::ExplicitPastSegment {
+            kernel: kernel.clone(),
+            end,
+            segment: meta.kernarg_segment_size,
+        });
     }
     check_shape(kernel, kernarg.len(), dispatch)?;
     let items = workgroup_items(dispatch.block);
@@ -132,10 +140,10 @@ pub struct CaseAbi<'a> {
 pub enum AbiError {
     #[error("kernel {kernel} is wave{kernel_wave} but case {case} is wave{case_wave}")]
     WaveSize { kernel: String, case: String, kernel_wave: u32, case_wave: u32 },
-    #[error("kernel {kernel} takes {given} explicit arguments ({layout}); case {case} passes {expected} ({abi})")]
-    Count { kernel: String, case: String, given: usize, expected: usize, layout: String, abi: String },
-    #[error("kernel {kernel} argument {index} is {found}; case {case} passes {wanted} there ({abi})")]
-    Argument { kernel: String, case: String, index: usize, found: String, wanted: String, abi: String },
+    #[error("kernel {kernel} takes {given} explicit arguments; case {case} passes {expected} ({abi})")]
+    Count { kernel: String, case: String, given: usize, expected: usize, abi: String },
+    #[error("kernel {kernel} argument {index} is {found}; case {case} passes {wanted} there")]
+    Argument { kernel: String, case: String, index: usize, found: String, wanted: String },
     #[error("kernel {kernel} argument {index} ({name}) at offset {offset} overlaps argument {other} or is not {size}-byte aligned")]
     Placement { kernel: String, index: usize, name: String, offset: u32, size: u32, other: usize },
 }
@@ -161,25 +169,19 @@ pub fn check_case_abi(meta: &KernelMeta, abi: &CaseAbi<'_>) -> Result<(), AbiErr
         return Err(AbiError::WaveSize { kernel, case, kernel_wave: meta.wavefront_size, case_wave: abi.wave_size });
     }
     let wanted = abi_args(abi);
-    let shown = wanted.iter().map(|(n, k, s)| describe(n, k, *s)).collect::<Vec<_>>().join(", ");
     let explicit: Vec<&ArgMeta> = meta.args.iter().filter(|a| !a.is_hidden()).collect();
     if explicit.len() != wanted.len() {
-        let layout = explicit.iter().map(|a| describe(a.name.as_deref().unwrap_or("?"), &a.value_kind, a.size)).collect::<Vec<_>>();
-        return Err(AbiError::Count {
-            kernel,
-            case,
-            given: explicit.len(),
-            expected: wanted.len(),
-            layout: layout.join(", "),
-            abi: shown,
-        });
+        let shown = wanted.iter().map(|(n, k, s)| describe(n, k, *s)).collect::<Vec<_>>().join(", ");
+        return Err(AbiError::Count { kernel, case, given: explicit.len(), expected: wanted.len(), abi: shown });
     }
     for (index, (arg, (name, kind, size))) in explicit.iter().zip(&wanted).enumerate() {
         if arg.value_kind != *kind || arg.size != *size {
             let found = describe(arg.name.as_deref().unwrap_or("?"), &arg.value_kind, arg.size);
-            return Err(AbiError::Argument { kernel, case, index, found, wanted: describe(name, kind, *size), abi: shown });
+            return Err(AbiError::Argument { kernel, case, index, found, wanted: describe(name, kind, *size) });
         }
-        let clash = explicit[..index].iter().position(|o| arg_end(o) > u64::from(arg.offset) && arg_end(arg) > u64::from(o.offset));
+        let clash = explicit[..index]
+            .iter()
+            .position(|o| arg_end(o) > u64::from(arg.offset) && arg_end(arg) > u64::from(o.offset));
         if arg.offset % arg.size != 0 || clash.is_some() {
             return Err(AbiError::Placement {
                 kernel,
@@ -232,7 +234,10 @@ mod tests {
         hidden.push(("", 36, 4, "hidden_block_count_x"));
         assert_eq!(check_case_abi(&meta(&hidden), &ABI), Ok(()), "hidden arguments are the runtime's");
         let wave64 = KernelMeta { wavefront_size: 64, ..meta(&BASIC) };
-        assert!(matches!(check_case_abi(&wave64, &ABI), Err(AbiError::WaveSize { kernel_wave: 64, case_wave: 32, .. })));
+        assert!(matches!(
+            check_case_abi(&wave64, &ABI),
+            Err(AbiError::WaveSize { kernel_wave: 64, case_wave: 32, .. })
+        ));
         assert!(matches!(check_case_abi(&meta(&BASIC[..4]), &ABI), Err(AbiError::Count { given: 4, expected: 5, .. })));
         let scalars = CaseAbi { scalar_args: 8, ..ABI };
         assert!(matches!(check_case_abi(&meta(&BASIC), &scalars), Err(AbiError::Count { given: 5, expected: 13, .. })));
