@@ -288,13 +288,13 @@ fn section(
     let data = file.range(offset, size).ok_or_else(|| {
         malformed(format!("{label} covers file bytes {offset}+{size}, past the end of the {}-byte file", file.0.len()))
     })?;
+    if link as usize >= sections.len() {
+        return Err(malformed(format!("{label} links to section {link}, which does not exist")));
+    }
     match kind {
         SHT_SYMTAB | SHT_DYNSYM => symbols(file, sections, sh, data).map_err(|e| malformed(format!("{label}: {e}"))),
         SHT_NOTE => notes(data).map_err(|e| malformed(format!("{label}: {e}"))),
         SHT_HASH => hash(data).map_err(|e| malformed(format!("{label}: {e}"))),
-        _ if link as usize >= sections.len() => {
-            Err(malformed(format!("{label} links to section {link}, which does not exist")))
-        }
         _ => Ok(()),
     }
 }
