@@ -176,9 +176,14 @@ fn versions_and_target_features_are_checked() {
     let mut bytes = original.clone();
     bytes[49] |= 0x03;
     refused(&bytes, &["xnack", "ELF flags"]);
-    let mut bytes = original;
+    let mut bytes = original.clone();
     bytes[49] |= 0x10; // a reserved flag bit
     refused(&bytes, &["reserved bits"]);
+    // The flags name gfx1030's processor, the metadata gfx1100: the runtime
+    // would go by the flags, the harness's target check by the metadata.
+    let mut bytes = original;
+    bytes[48] = 0x36;
+    refused(&bytes, &["target ID says gfx1100", "processor 0x36 (gfx1030)"]);
 
     for good in ["gfx1100", "gfx90a:sramecc+:xnack-", "amdgcn-amd-amdhsa--gfx11-generic:xnack+"] {
         assert!(TargetId::parse_checked(good).is_ok(), "{good}");

@@ -1,6 +1,18 @@
 //! HSA code objects: the ELF container, each kernel's descriptor (`<name>.kd`),
 //! the MessagePack metadata note, the target ID, and the kernarg layout built
 //! from that metadata. Parsed with `object` and `rmpv`; nothing here executes.
+//!
+//! | module | what it is |
+//! |---|---|
+//! | [`elf`] | structural validation of the raw ELF: every table, segment, section, note and symbol inside the file; the size cap |
+//! | [`metadata`] | the `NT_AMDGPU_METADATA` note, and the limits a kernel's metadata must keep |
+//! | [`descriptor`] | the 64-byte kernel descriptor |
+//! | [`kernarg`] | the kernarg image laid out from the metadata |
+//! | [`launch`] | the launch check both backends run, and a `--kernel`'s fit to its case's ABI |
+//!
+//! [`CodeObject::parse`] runs all of the checks, in that order, before
+//! anything else reads the bytes: every path (embedded kernels, `--kernel`,
+//! the emulator's and the HIP backend's load) goes through it.
 
 pub mod descriptor;
 pub mod elf;
@@ -174,6 +186,31 @@ impl CodeObject {
     }
 }
 
+/// `EF_AMDGPU_MACH` of the processors worth naming, as LLVM 19.1.7 writes them
+/// (`clang-19 -mcpu=<arch>`, `e_flags & 0xff`). The runtime picks the ISA
+/// from these flags, the harness's target check reads the metadata's target
+/// ID: for a processor listed here the two must agree.
+const KNOWN_MACHS: &[(&str, u8)] = &[
+    ("gfx900", 0x2c),
+    ("gfx906", 0x2f),
+    ("gfx908", 0x30),
+    ("gfx90a", 0x3f),
+    ("gfx942", 0x4c),
+    ("gfx1010", 0x33),
+    ("gfx1030", 0x36),
+    ("gfx1100", 0x41),
+    ("gfx1101", 0x46),
+    ("gfx1102", 0x47),
+    ("gfx1103", 0x44),
+    ("gfx1150", 0x43),
+    ("gfx1151", 0x4a),
+    ("gfx1152", 0x55),
+    ("gfx1200", 0x48),
+    ("gfx1201", 0x4e),
+    ("gfx11-generic", 0x54),
+    ("gfx12-generic", 0x59),
+];
+
 /// Metadata versions accepted: `amdhsa.version` [1, 1], [1, 2], [1, 3] are
 /// code object v4, v5, v6 (AMDGPUUsage "Code Object Metadata").
 const METADATA_VERSIONS: std::ops::RangeInclusive<u32> = 1..=3;
@@ -189,6 +226,15 @@ fn check_metadata(metadata: &Metadata, facts: &elf::ElfFacts) -> Result<TargetId
     }
     let target = TargetId::parse_checked(&metadata.target)
         .map_err(|e| CodeObjectError::Malformed(format!("metadata target {:?}: {e}", metadata.target)))?;
+    if let Some(&(_, mach)) = KNOWN_MACHS.iter().find(|(arch, _)| *arch == target.arch) {
+        if facts.mach != mach {
+            let named = KNOWN_MACHS.iter().find(|(_, m)| *m == facts.mach).map_or("an unknown processor", |(arch, _)| arch);
+            return Err(CodeObjectError::Malformed(format!(
+                "target ID says {} but the ELF flags say processor 0x{:02x} ({named}); the loader goes by the flags",
+                target.arch, facts.mach
+            )));
+        }
+    }
     for (feature, bits) in [("xnack", facts.xnack), ("sramecc", facts.sramecc)] {
         let named = target.features.iter().find(|(name, _)| name == feature).map(|&(_, on)| on);
         if named != bits.pinned() {
