@@ -11,6 +11,7 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 cargo test --locked --workspace --lib --bins --tests 2>&1 | tee "$log" || status=$?
+XAD_FUZZ_ITERS=1000000 XAD_FUZZ_SECONDS=120 cargo test --locked --test codeobj_fuzz -- --nocapture 2>&1 | tee -a "$log" || status=1
 # The input generator's other SIMD paths, under emulated CPUs.
 bash ci/simd-paths.sh 2>&1 | tee -a "$log" || status=1
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }

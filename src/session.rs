@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use crate::backend::{self, BackendChoice};
 use crate::cases::{self, Case};
+use crate::codeobj::elf::MAX_CODE_OBJECT_BYTES;
+use crate::codeobj::launch::{self, CaseAbi};
 use crate::codeobj::CodeObject;
 use crate::device::{Device, DeviceError};
 use crate::error::{exit, Error, Result, RunError};
@@ -126,7 +128,8 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
     let chosen = choose_cases(request)?;
     let user = match &request.kernel {
         Some(_) if chosen.len() != 1 => return Err(kernel_needs_one_case(request, chosen.len())),
-        Some(path) => Some(load_user_kernel(path)?),
+        // The arm above leaves exactly one case.
+        Some(path) => Some(load_user_kernel(path, &chosen[0])?),
         None => None,
     };
     let selected = backend::select(request.backend, request.device)?;
@@ -246,15 +249,20 @@ fn interrupted_at(signal: crate::interrupt::Signal, report: &RunReport, not_run:
     interrupted
 }
 
-/// Load the user's `--kernel`: assemble a source file for gfx1100 with the
-/// toolchain, or read a code object. Anything wrong with the file itself is
-/// bad input (exit 2); a missing or broken toolchain is a fault (exit 3).
-pub fn load_user_kernel(path: &Path) -> Result<Loaded> {
+/// Load the user's `--kernel` to stand in for `case`: assemble a source file
+/// for gfx1100 with the toolchain, or read a code object (at most
+/// [`MAX_CODE_OBJECT_BYTES`], checked before reading). The code object is
+/// validated ([`CodeObject::parse`]) and its kernel must fit the case's ABI
+/// ([`launch::check_case_abi`]: wave size, explicit arguments). Anything wrong
+/// with the file itself is bad input (exit 2); a missing or broken toolchain
+/// is a fault (exit 3).
+pub fn load_user_kernel(path: &Path, case: &Case) -> Result<Loaded> {
     let shown = path.display();
     if !path.is_file() {
         return Err(Error::Usage(format!("--kernel {shown}: no such file")));
     }
     let bytes = if path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm") {
+        read_bounded(path)?; // the same cap for a source, before the assembler reads it
         match toolchain::assemble_file(path, "gfx1100") {
             Ok(bytes) => bytes,
             Err(e @ toolchain::ToolchainError::Failed { .. }) => {
@@ -263,10 +271,38 @@ pub fn load_user_kernel(path: &Path) -> Result<Loaded> {
             Err(e) => return Err(e.into()),
         }
     } else {
-        std::fs::read(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?
+        read_bounded(path)?
     };
     let code = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    Ok(Loaded { code, source: KernelSource::User { path: shown.to_string() } })
+    let loaded = Loaded { code, source: KernelSource::User { path: shown.to_string() } };
+    let kernel = run::kernel_for(&loaded, case).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+    let abi = CaseAbi { case: case.name, wave_size: case.wave_size, scalar_args: case.scalar_args };
+    launch::check_case_abi(&kernel.meta, &abi).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+    Ok(loaded)
+}
+
+/// Read `path` through a reader that stops after [`MAX_CODE_OBJECT_BYTES`]:
+/// the size is checked before reading and again while reading (a file that
+/// grows, or a device file whose size says 0, cannot get past the cap).
+fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let shown = path.display();
+    let too_large = |size: String| {
+        Error::Usage(format!("--kernel {shown}: {size}; code objects are limited to {MAX_CODE_OBJECT_BYTES} bytes"))
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+    let len = file.metadata().map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?.len();
+    if len > MAX_CODE_OBJECT_BYTES {
+        return Err(too_large(format!("{len} bytes")));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(MAX_CODE_OBJECT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+    if bytes.len() as u64 > MAX_CODE_OBJECT_BYTES {
+        return Err(too_large(format!("more than {MAX_CODE_OBJECT_BYTES} bytes when read")));
+    }
+    Ok(bytes)
 }
 
 /// How a `run` invocation ends: the exit code (or the error that decides

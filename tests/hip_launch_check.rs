@@ -95,3 +95,45 @@ fn loading_checks_the_target_against_the_device_arch() {
     let message = refused(check_load(b"\x7fELF not really", "test device", "gfx1100"));
     assert!(message.starts_with("not loading code object"), "{message}");
 }
+
+/// Both backends run the same launch check (`codeobj::launch::check`), so a
+/// dispatch one refuses the other refuses, with the same words: here the HIP
+/// path's check (what `Module::launch` runs before `hipModuleLaunchKernel`)
+/// and the emulator's `launch`, for every way a workgroup can be wrong.
+#[test]
+fn emulator_and_hip_refuse_the_same_workgroups_identically() {
+    use std::time::Duration;
+    use xad_harness::device::Device;
+    use xad_harness::emu::EmuDevice;
+
+    let code = xad_basic();
+    let image = good_kernarg(&code);
+    let mut emu = EmuDevice::new();
+    let module = emu.load(&code.bytes).expect("the emulator loads xad_basic");
+    let shapes = [
+        // Over .max_flat_workgroup_size (256) but within the hardware's 1024:
+        // the emulator used to run this one.
+        ([1, 1, 1], [512, 1, 1], ".max_flat_workgroup_size 256"),
+        ([1, 1, 1], [256, 2, 1], ".max_flat_workgroup_size 256"),
+        ([1, 1, 1], [1024, 1, 1], ".max_flat_workgroup_size 256"),
+        ([1, 1, 1], [2048, 1, 1], "hardware limit of 1024"),
+        ([4, 1, 1], [64, 1, 1], ".reqd_workgroup_size [256, 1, 1]"),
+        ([1, 1, 1], [0, 1, 1], "empty dimension"),
+        ([u32::MAX, 1, 1], [256, 1, 1], "2^32 work-items"),
+    ];
+    for (grid_blocks, block, expected) in shapes {
+        let dispatch = Dispatch { grid_blocks, block };
+        let hip = refused(check_launch(&code, "xad_basic", &image, dispatch));
+        let emulated = refused(emu.launch(module, "xad_basic", &image, dispatch, Duration::from_secs(5)));
+        assert_eq!(emulated, hip, "{dispatch:?}");
+        assert!(hip.contains(expected), "{dispatch:?}: {hip}");
+    }
+    // The kernarg image is held to the metadata on both paths, too.
+    let short = &image[..image.len() - 4];
+    let hip = refused(check_launch(&code, "xad_basic", short, ONE_GROUP));
+    assert_eq!(refused(emu.launch(module, "xad_basic", short, ONE_GROUP, Duration::from_secs(5))), hip);
+    // Control: the shape both accept runs on the emulator.
+    // (Its buffer addresses 0x1000.. are not allocated, so it faults in memory.)
+    let ran = emu.launch(module, "xad_basic", &image, ONE_GROUP, Duration::from_secs(5)).unwrap_err();
+    assert!(ran.is_memory_fault(), "{ran}");
+}

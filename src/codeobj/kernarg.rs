@@ -58,7 +58,7 @@ pub fn build(meta: &KernelMeta, values: &[ArgValue]) -> Result<Vec<u8>, KernargE
             });
         }
         let start = arg.offset as usize;
-        let end = start + bytes.len();
+        let end = start.saturating_add(bytes.len());
         if end > buf.len() {
             return Err(KernargError::OutOfSegment {
                 kernel: meta.name.clone(),
@@ -80,7 +80,8 @@ pub fn explicit_size(meta: &KernelMeta) -> usize {
     meta.args
         .iter()
         .filter(|a| !a.is_hidden())
-        .map(|a| (a.offset + a.size) as usize)
+        // Widened: metadata offsets and sizes are untrusted u32s.
+        .map(|a| (u64::from(a.offset) + u64::from(a.size)) as usize)
         .max()
         .unwrap_or(0)
 }

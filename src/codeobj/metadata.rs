@@ -3,6 +3,8 @@
 
 use rmpv::Value;
 
+use super::launch::{MAX_KERNARG_BYTES, MAX_WORKGROUP_SIZE};
+
 /// One explicit or hidden kernel argument as the metadata lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgMeta {
@@ -45,6 +47,10 @@ fn get<'a>(map: &'a Value, key: &str) -> Option<&'a Value> {
     map.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
 }
 
+fn as_u32(value: &Value) -> Option<u32> {
+    value.as_u64().and_then(|v| u32::try_from(v).ok())
+}
+
 fn get_u32(map: &Value, key: &str) -> Result<u32, String> {
     get(map, key)
         .and_then(Value::as_u64)
@@ -61,11 +67,11 @@ fn get_str(map: &Value, key: &str) -> Result<String, String> {
 
 pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
     let root = rmpv::decode::read_value(&mut &desc[..]).map_err(|e| format!("metadata is not MessagePack: {e}"))?;
-    let version = match get(&root, "amdhsa.version").and_then(Value::as_array) {
-        Some(v) if v.len() == 2 => (
-            v[0].as_u64().unwrap_or(0) as u32,
-            v[1].as_u64().unwrap_or(0) as u32,
-        ),
+    let version = match get(&root, "amdhsa.version").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([major, minor]) => match (as_u32(major), as_u32(minor)) {
+            (Some(major), Some(minor)) => (major, minor),
+            _ => return Err("metadata amdhsa.version is not two unsigned integers".into()),
+        },
         _ => return Err("metadata has no amdhsa.version".into()),
     };
     let target = get_str(&root, "amdhsa.target").unwrap_or_default();
@@ -87,12 +93,13 @@ pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
                 });
             }
         }
-        let reqd_workgroup_size = match get(k, ".reqd_workgroup_size").and_then(Value::as_array) {
-            Some(v) if v.len() == 3 => {
-                let d = |i: usize| v[i].as_u64().unwrap_or(0) as u32;
-                Some([d(0), d(1), d(2)])
-            }
-            _ => None,
+        let reqd_workgroup_size = match get(k, ".reqd_workgroup_size").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([x, y, z]) => match (as_u32(x), as_u32(y), as_u32(z)) {
+                (Some(x), Some(y), Some(z)) => Some([x, y, z]),
+                _ => return Err(format!("kernel {name}: .reqd_workgroup_size is not three unsigned integers")),
+            },
+            Some(_) => return Err(format!("kernel {name}: .reqd_workgroup_size is not three unsigned integers")),
+            None => None,
         };
         kernels.push(KernelMeta {
             symbol: get_str(k, ".symbol").map_err(ctx)?,
@@ -108,4 +115,46 @@ pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
         });
     }
     Ok(Metadata { version, target, kernels })
+}
+
+/// What the launch path relies on in one kernel's metadata, checked once at
+/// parse time: a wave size the hardware has, a workgroup limit in 1..=1024
+/// (gfx11's limit), a required workgroup size inside it, a kernarg segment no
+/// larger than [`MAX_KERNARG_BYTES`] and every argument (hidden ones too)
+/// inside that segment.
+pub fn check_kernel(meta: &KernelMeta) -> Result<(), String> {
+    if meta.wavefront_size != 32 && meta.wavefront_size != 64 {
+        return Err(format!(".wavefront_size {} is neither 32 nor 64", meta.wavefront_size));
+    }
+    if !(1..=MAX_WORKGROUP_SIZE).contains(&meta.max_flat_workgroup_size) {
+        return Err(format!(".max_flat_workgroup_size {} is not in 1..={MAX_WORKGROUP_SIZE}", meta.max_flat_workgroup_size));
+    }
+    if let Some(reqd) = meta.reqd_workgroup_size {
+        let items = reqd.iter().map(|&d| u64::from(d)).product::<u64>();
+        if items == 0 || items > u64::from(meta.max_flat_workgroup_size) {
+            return Err(format!(
+                ".reqd_workgroup_size {reqd:?} is empty or exceeds .max_flat_workgroup_size {}",
+                meta.max_flat_workgroup_size
+            ));
+        }
+    }
+    if meta.kernarg_segment_size > MAX_KERNARG_BYTES {
+        return Err(format!(".kernarg_segment_size {} exceeds the limit of {MAX_KERNARG_BYTES} bytes", meta.kernarg_segment_size));
+    }
+    if !meta.kernarg_segment_align.is_power_of_two() {
+        return Err(format!(".kernarg_segment_align {} is not a power of two", meta.kernarg_segment_align));
+    }
+    for (i, arg) in meta.args.iter().enumerate() {
+        let end = u64::from(arg.offset) + u64::from(arg.size);
+        if arg.size == 0 || end > u64::from(meta.kernarg_segment_size) {
+            return Err(format!(
+                "argument {i} ({}) at {}+{} is empty or lies outside .kernarg_segment_size {}",
+                arg.name.as_deref().unwrap_or(&arg.value_kind),
+                arg.offset,
+                arg.size,
+                meta.kernarg_segment_size
+            ));
+        }
+    }
+    Ok(())
 }

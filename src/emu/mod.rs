@@ -53,7 +53,7 @@ mod workgroup;
 
 pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
-use crate::codeobj::{CodeObject, KernelDescriptor};
+use crate::codeobj::{launch as launch_check, CodeObject, KernelDescriptor, KernelMeta};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
 use launch::{dispatch_packet, LaunchSetup};
 use memory::Memory;
@@ -83,6 +83,9 @@ impl Default for EmuOptions {
 #[derive(Debug, Clone)]
 pub struct EmuKernel {
     pub name: String,
+    /// The code object's metadata for the kernel; `None` for raw code
+    /// (`load_code`), which only the metadata-free launch checks apply to.
+    pub meta: Option<KernelMeta>,
     pub descriptor: KernelDescriptor,
     pub program: Arc<Program>,
 }
@@ -134,7 +137,7 @@ impl EmuDevice {
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
         let program = Program::decode(code, 0, 0, descriptor.vgpr_count());
-        self.modules.push(vec![EmuKernel { name: name.to_string(), descriptor, program: Arc::new(program) }]);
+        self.modules.push(vec![EmuKernel { name: name.to_string(), meta: None, descriptor, program: Arc::new(program) }]);
         ModuleId(self.modules.len() - 1)
     }
 
@@ -214,11 +217,10 @@ impl Device for EmuDevice {
     }
 
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
-        // The ELF parser needs 8-byte alignment, which an `include_bytes!`
-        // image does not guarantee; a fresh heap buffer from the system
-        // allocator has it (malloc returns 16-byte-aligned blocks).
-        let owned = image.to_vec();
-        let co = CodeObject::parse(&owned).map_err(|e| DeviceError::Refused(e.to_string()))?;
+        // CodeObject::parse validates the whole ELF against `image`'s length
+        // (the same check the HIP path runs before hipModuleLoadData) and
+        // copies what it keeps, so no alignment or lifetime ties us to `image`.
+        let co = CodeObject::parse(image).map_err(|e| DeviceError::Refused(e.to_string()))?;
         if !co.target.arch.starts_with("gfx11") {
             return Err(DeviceError::Refused(format!(
                 "code object targets {}, but the emulator executes gfx11 (gfx1100) code only",
@@ -230,10 +232,15 @@ impl Device for EmuDevice {
             let (base, code) = co
                 .code
                 .iter()
-                .find(|(addr, data)| k.entry_address >= *addr && k.entry_address < addr + data.len() as u64)
+                .find(|(addr, data)| k.entry_address >= *addr && k.entry_address - addr < data.len() as u64)
                 .ok_or_else(|| DeviceError::Refused(format!("kernel {}: entry is not in an executable section", k.meta.name)))?;
             let program = Program::decode(code, *base, k.entry_address, k.descriptor.vgpr_count());
-            kernels.push(EmuKernel { name: k.meta.name.clone(), descriptor: k.descriptor, program: Arc::new(program) });
+            kernels.push(EmuKernel {
+                name: k.meta.name.clone(),
+                meta: Some(k.meta.clone()),
+                descriptor: k.descriptor,
+                program: Arc::new(program),
+            });
         }
         self.modules.push(kernels);
         Ok(ModuleId(self.modules.len() - 1))
@@ -249,12 +256,11 @@ impl Device for EmuDevice {
     ) -> Result<(), DeviceError> {
         let k = self.kernel(module, kernel)?;
         let kd = k.descriptor;
-        if dispatch.grid_blocks.contains(&0) || dispatch.block.contains(&0) {
-            return Err(DeviceError::Refused(format!("launch of {kernel}: zero grid or block dimension in {dispatch:?}")));
-        }
-        let group_lanes = dispatch.block.iter().map(|&d| u64::from(d)).product::<u64>();
-        if group_lanes > 1024 {
-            return Err(DeviceError::Refused(format!("launch of {kernel}: workgroup of {group_lanes} work-items exceeds 1024")));
+        // The launch check the HIP path runs too (codeobj::launch), so both
+        // backends accept and refuse the same launches with the same words.
+        match &k.meta {
+            Some(meta) => launch_check::check(meta, kernarg, dispatch)?,
+            None => launch_check::check_shape(kernel, kernarg.len(), dispatch)?,
         }
         if kd.queue_ptr() {
             return Err(DeviceError::Refused(format!(

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::checked::{self, DeviceInfo};
 use super::probe::{runtime_label, RuntimeVersion};
-use super::safe::{check_load, DeviceBuffer, Module, Stream};
+use super::safe::{check_launch, check_load, DeviceBuffer, Module, Stream};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
 
 #[derive(Debug)]
@@ -182,11 +182,13 @@ impl Device for HipDevice {
         dispatch: Dispatch,
         timeout: Duration,
     ) -> Result<(), DeviceError> {
+        let missing = || DeviceError::Refused(format!("no module {} on HIP device {}", module.0, self.index));
+        // The launch check shared with the emulator, before any runtime call
+        // (hipSetDevice included); Module::launch repeats it, so it stays
+        // safe on its own.
+        check_launch(self.modules.get(module.0).ok_or_else(missing)?.code(), kernel, kernarg, dispatch)?;
         self.ready()?;
-        let loaded = self
-            .modules
-            .get_mut(module.0)
-            .ok_or_else(|| DeviceError::Refused(format!("no module {} on HIP device {}", module.0, self.index)))?;
+        let loaded = self.modules.get_mut(module.0).ok_or_else(missing)?;
         loaded.launch(&self.stream, kernel, kernarg, dispatch)?;
         match self.stream.wait(timeout) {
             Err(DeviceError::Timeout(t)) => {

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::{checked, sys};
-use crate::codeobj::{kernarg, CodeObject, Kernel, TargetId};
+use crate::codeobj::{kernarg, launch, CodeObject, Kernel, TargetId};
 use crate::device::{DeviceError, Dispatch};
 use crate::error::ReleaseError;
 
@@ -228,10 +228,9 @@ fn watchdog(mut is_idle: impl FnMut() -> Result<bool, DeviceError>, timeout: Dur
 }
 
 /// Check a launch against the code object's metadata, before any runtime
-/// call: the kernel exists, the kernarg image is exactly
-/// `.kernarg_segment_size` bytes and covers every explicit argument, and the
-/// dispatch shape is one the kernel accepts. This is what makes
-/// [`Module::launch`] safe to call with any input.
+/// call: the kernel exists, and [`crate::codeobj::launch::check`] (the same
+/// check the emulator runs) accepts the kernarg image and dispatch shape.
+/// This is what makes [`Module::launch`] safe to call with any input.
 pub fn check_launch<'c>(
     code: &'c CodeObject,
     kernel: &str,
@@ -239,54 +238,14 @@ pub fn check_launch<'c>(
     dispatch: Dispatch,
 ) -> Result<&'c Kernel, DeviceError> {
     let found = code.kernel(kernel).map_err(|e| DeviceError::Refused(e.to_string()))?;
-    let meta = &found.meta;
-    if kernarg_image.len() != meta.kernarg_segment_size as usize {
-        return Err(DeviceError::Refused(format!(
-            "kernarg for {kernel} is {} bytes; its metadata says .kernarg_segment_size {}",
-            kernarg_image.len(),
-            meta.kernarg_segment_size
-        )));
-    }
-    let explicit = kernarg::explicit_size(meta);
-    if explicit > kernarg_image.len() {
-        return Err(DeviceError::Refused(format!(
-            "kernel {kernel}: its explicit arguments end at byte {explicit}, past .kernarg_segment_size {}",
-            meta.kernarg_segment_size
-        )));
-    }
-    let Dispatch { grid_blocks, block } = dispatch;
-    if grid_blocks.contains(&0) || block.contains(&0) {
-        return Err(DeviceError::Refused(format!(
-            "dispatch of {kernel} has an empty dimension (grid {grid_blocks:?} blocks of {block:?})"
-        )));
-    }
-    let workgroup = block.iter().map(|&d| u64::from(d)).product::<u64>();
-    if workgroup > u64::from(meta.max_flat_workgroup_size) {
-        return Err(DeviceError::Refused(format!(
-            "workgroup {block:?} ({workgroup} work-items) exceeds {kernel}'s .max_flat_workgroup_size {}",
-            meta.max_flat_workgroup_size
-        )));
-    }
-    if let Some(required) = meta.reqd_workgroup_size {
-        // The runtime would silently launch with the required size instead.
-        if required != block {
-            return Err(DeviceError::Refused(format!(
-                "workgroup {block:?} differs from {kernel}'s .reqd_workgroup_size {required:?}"
-            )));
-        }
-    }
-    for axis in 0..3 {
-        if grid_blocks[axis].checked_mul(block[axis]).is_none() {
-            return Err(DeviceError::Refused(format!(
-                "grid {grid_blocks:?} blocks of {block:?} exceeds 2^32 work-items along axis {axis}"
-            )));
-        }
-    }
+    launch::check(&found.meta, kernarg_image, dispatch)?;
     Ok(found)
 }
 
-/// Parse `image` and check that its target runs on a device whose gcnArchName
-/// is `device_arch` (`device` names the device in the refusal). Feature
+/// Parse `image` (which validates every header, segment and section against
+/// the image's length, see [`CodeObject::parse`]) and check that its target
+/// runs on a device whose gcnArchName is `device_arch` (`device` names the
+/// device in the refusal). Nothing here calls the runtime. Feature
 /// suffixes (`:sramecc-:xnack-`) follow [`crate::codeobj::TargetId::runs_on`].
 pub fn check_load(image: &[u8], device: &str, device_arch: &str) -> Result<CodeObject, DeviceError> {
     let code = CodeObject::parse(image).map_err(|e| DeviceError::Refused(format!("not loading code object: {e}")))?;
