@@ -19,13 +19,25 @@ use std::time::{Duration, Instant};
 /// Environment variable naming a directory that holds `clang` and `ld.lld`.
 pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
 
-/// Versions of Debian/Ubuntu's versioned LLVM packages we try, newest first.
-/// 16 is the first release whose gfx11 encodings match the hardware for
-/// everything our kernels use.
-const VERSIONS: [u32; 4] = [19, 18, 17, 16];
+/// Versions of Debian/Ubuntu's versioned LLVM packages we try. 16 is the
+/// first release whose gfx11 encodings match the hardware for everything our
+/// kernels use. 19 comes first because CI proves every kernel, encoding and
+/// disassembly test with it (Debian 12 offers 16, 19 and 22); then the newer
+/// ones, then the older ones. Each must still pass the canary.
+const VERSIONS: [u32; 7] = [19, 22, 21, 20, 18, 17, 16];
+
+/// The code object version every kernel is assembled as: the kernels'
+/// metadata says `amdhsa.version: [1, 2]`, which is v5. Passed explicitly
+/// because each LLVM defaults to its own (16: v4, 19: v5, 22: v6) and the
+/// ELF header's ABI version follows the default, not the metadata.
+pub const CODE_OBJECT_VERSION: u8 = 5;
+
+/// `e_ident[EI_ABIVERSION]` of an AMDHSA code object of [`CODE_OBJECT_VERSION`]
+/// (`ELFABIVERSION_AMDGPU_HSA_V5` = 3; v4 is 2, v6 is 4).
+pub const ELF_ABI_VERSION: u8 = CODE_OBJECT_VERSION - 2;
 
 /// What to install when nothing fits; shown in the error.
-pub const INSTALL_HINT: &str = "install LLVM 16-19 with AMDGPU support \
+pub const INSTALL_HINT: &str = "install LLVM 16-22 with AMDGPU support \
 (Debian 12: apt-get install clang-19 lld-19 llvm-19), use ROCm's /opt/rocm/llvm, \
 or set XAD_LLVM_DIR to a directory holding clang and ld.lld";
 
@@ -192,6 +204,16 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
     if !bytes.windows(CANARY_BYTES.len()).any(|w| w == CANARY_BYTES) {
         return Err(format!("canary did not encode as {mcpu}: v_xad_u32 must be D6450005, s_endpgm BFB00000"));
     }
+    // EI_ABIVERSION (byte 8): proves -mcode-object-version was honoured.
+    match bytes.get(8) {
+        Some(&v) if v == ELF_ABI_VERSION => {}
+        other => {
+            return Err(format!(
+                "canary is not a code object v{CODE_OBJECT_VERSION}: ELF ABI version {} (want {ELF_ABI_VERSION})",
+                other.map_or_else(|| "missing".to_string(), |v| v.to_string())
+            ))
+        }
+    }
     tc.link(&obj, &lib).map_err(|e| e.to_string())?;
     Ok(())
 }
@@ -318,10 +340,11 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
 }
 
 impl Toolchain {
-    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> [-I dir]... -c src -o obj`
+    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -mcode-object-version=5 [-I dir]... -c src -o obj`
     pub fn assemble_object(&self, mcpu: &str, src: &Path, obj: &Path, includes: &[&Path]) -> Result<(), ToolchainError> {
         let mut cmd = Command::new(&self.clang);
         cmd.arg("--target=amdgcn-amd-amdhsa").arg(format!("-mcpu={mcpu}"));
+        cmd.arg(format!("-mcode-object-version={CODE_OBJECT_VERSION}"));
         for dir in includes {
             // `.include "xad_abi.inc"` in a kernel resolves against these.
             cmd.arg(format!("-I{}", dir.display()));

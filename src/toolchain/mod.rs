@@ -7,7 +7,8 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    discover, tool_timeout, Toolchain, ToolchainError, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
+    discover, tool_timeout, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP,
+    TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
 };
 
 /// Assemble and link `src` for `mcpu` into code object bytes, in a private
