@@ -26,6 +26,10 @@ pub const NOT_READY: Status = sys::hipErrorNotReady;
 pub const ILLEGAL_ADDRESS: Status = sys::hipErrorIllegalAddress;
 /// The one status the runtime legitimately names "hipErrorUnknown".
 pub const UNKNOWN: Status = sys::hipErrorUnknown;
+/// `hipErrorTbd` (1054 in HIP 5.2 to 7.2): the enum's end marker ("more error
+/// codes are needed"), which every runtime names but none returns as a
+/// diagnosis. A runtime returning it returned a number it has no meaning for.
+pub const END_MARKER: Status = sys::hipErrorTbd;
 
 /// What the runtime says about a status.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +57,8 @@ fn runtime_text(ptr: *const c_char) -> Option<String> {
 
 /// The runtime's name and description for `code`. An unknown number is
 /// answered with "hipErrorUnknown" (HIP 5.2 does so for 911, 912, -1, ...), or
-/// possibly with nothing or garbage; all of those become `unknown status N`.
+/// possibly with nothing or garbage; all of those, and the enum's end marker
+/// [`END_MARKER`], become `unknown status N`.
 pub fn status_text(code: Status) -> StatusText {
     // SAFETY: takes any integer (hipError_t is a plain int here) and returns a
     // static string or null.
@@ -64,6 +69,7 @@ pub fn status_text(code: Status) -> StatusText {
         n.starts_with("hip")
             && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && (n != "hipErrorUnknown" || code == UNKNOWN)
+            && code != END_MARKER
     });
     match known_name {
         Some(name) => StatusText {
