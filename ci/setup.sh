@@ -8,7 +8,22 @@ set -euo pipefail
 
 # qemu-user is for the test job only: ci/simd-paths.sh runs the input
 # generator's SSE2, SSE4.1 and AVX2 paths under emulated CPUs.
-packages=(clang-19 lld-19 llvm-19 libamdhip64-dev libclang-dev qemu-user)
+packages=(clang-19 lld-19 llvm-19 libclang-dev qemu-user)
+# Debian's HIP headers and runtime only when no ROCm installation is there: a
+# ROCm runner builds against its own /opt/rocm (ci/env.sh picks that root), and
+# a second HIP under /usr would only invite mixing the two.
+rocm_root=""
+for root in "${HIP_PATH:-}" "${ROCM_PATH:-}" /opt/rocm; do
+  if [ -n "$root" ] && [ "$root" != /usr ] && [ -f "$root/include/hip/hip_runtime_api.h" ]; then
+    rocm_root="$root"
+    break
+  fi
+done
+if [ -n "$rocm_root" ]; then
+  echo "ci/setup.sh: using the HIP installation at $rocm_root; not installing Debian's libamdhip64-dev"
+else
+  packages+=(libamdhip64-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

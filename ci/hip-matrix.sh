@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The HIP version matrix: build, link and test xad-harness against the real
+# HIP 6.4 and 7.2 runtimes Debian publishes (HIP 5.2, Debian 12's own, is what
+# ci/test.sh's main run uses). For each version:
+#   1. ci/fetch-hip.sh fetches headers, runtime and unstable's glibc/libstdc++
+#      into target/hip-matrix/<v>/root (cached: later runs fetch nothing);
+#   2. the crate is built with that root as HIP_PATH (bindings, shim and link
+#      path all from that root) in target/hip-matrix/build, one target dir for
+#      every version: only xad-harness itself is rebuilt per version, its
+#      dependencies are shared;
+#   3. the tests that load the real runtime run under unstable's loader (the
+#      runtimes need glibc >= 2.38): the lib API against the runtime
+#      (tests/hip_runtime.rs) and the CLI's no-device behaviour
+#      (tests/hip_real_runtime.rs: devices, run --backend hip -> exit 77).
+#
+#   bash ci/hip-matrix.sh            # 6.4 and 7.2
+#   bash ci/hip-matrix.sh 7.2        # one version
+#
+# Prints the usual "test result:" lines, so ci/test.sh's total counts them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. ci/env.sh
+
+versions=("$@")
+[ ${#versions[@]} -gt 0 ] || versions=(6.4 7.2)
+status=0
+for v in "${versions[@]}"; do
+    started=$SECONDS
+    root="$(bash ci/fetch-hip.sh "$v")"
+    lib="$root/usr/lib/x86_64-linux-gnu"
+    loader="$lib/ld-linux-x86-64.so.2"
+    [ -x "$loader" ] || { echo "ci/hip-matrix.sh: $loader missing: the fetch of HIP $v is incomplete" >&2; exit 3; }
+    echo "=== HIP $v: $root"
+    # Test executables link the runtime too, so cargo runs them under the loader.
+    runner="$loader --library-path $lib"
+    if ! HIP_PATH="$root/usr" ROCM_PATH= CARGO_TARGET_DIR="target/hip-matrix/build" \
+        CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="$runner" \
+        XAD_HIP_LOADER="$loader" XAD_HIP_LIBRARY_PATH="$lib" XAD_HIP_EXPECT="$v" \
+        cargo test --locked --test hip_runtime --test hip_real_runtime -- --nocapture 2>&1; then
+        status=1
+    fi
+    echo "=== HIP $v: $((SECONDS - started)) s"
+done
+exit "$status"
