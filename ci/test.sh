@@ -14,6 +14,11 @@ cargo test --locked --workspace --lib --bins --tests 2>&1 | tee "$log" || status
 XAD_FUZZ_ITERS=1000000 XAD_FUZZ_SECONDS=120 cargo test --locked --test codeobj_fuzz -- --nocapture 2>&1 | tee -a "$log" || status=1
 # The input generator's other SIMD paths, under emulated CPUs.
 bash ci/simd-paths.sh 2>&1 | tee -a "$log" || status=1
+# The HIP version matrix: the real HIP 6.4 and 7.2 runtimes (fetched from Debian
+# into target/hip-matrix). XAD_HIP_MATRIX=0 skips it (e.g. offline).
+if [ "${XAD_HIP_MATRIX:-1}" != 0 ]; then
+  bash ci/hip-matrix.sh 2>&1 | tee -a "$log" || status=1
+fi
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "total: %d passed, %d failed\n", p, f }' "$log"
 exit "$status"
