@@ -107,7 +107,8 @@ fn code_object_source(kernels: &[Kernel]) -> String {
     for k in kernels {
         s += &k.source();
     }
-    s += ".amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.target: amdgcn-amd-amdhsa--gfx1100\namdhsa.kernels:\n";
+    s +=
+        ".amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.target: amdgcn-amd-amdhsa--gfx1100\namdhsa.kernels:\n";
     for k in kernels {
         s += &k.metadata();
     }
@@ -300,7 +301,8 @@ fn every_directive_decodes_as_llvm_objdump_prints_it() {
         eprintln!("skipped: {} has no llvm-objdump beside it", tc.origin);
         return;
     };
-    let (kernels, checks): (Vec<Kernel>, Vec<(&str, u64)>) = table_kernels().into_iter().map(|(k, c, w)| (k, (c, w))).unzip();
+    let (kernels, checks): (Vec<Kernel>, Vec<(&str, u64)>) =
+        table_kernels().into_iter().map(|(k, c, w)| (k, (c, w))).unzip();
     let hsaco = build(&tc, &dir, "table", &code_object_source(&kernels));
     let co = CodeObject::parse(&std::fs::read(&hsaco).unwrap()).expect("every kernel LLVM writes validates");
     let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
@@ -316,7 +318,8 @@ fn every_directive_decodes_as_llvm_objdump_prints_it() {
     // Negative control: the bit positions main used to read (dispatch ptr at
     // bit 0) disagree with LLVM on the dispatch-ptr kernel.
     let kd = co.kernel("k0").unwrap().descriptor;
-    let shifted = KernelDescriptor { code_properties: (kd.code_properties & !0b111) | (kd.code_properties >> 1 & 0b11), ..kd };
+    let shifted =
+        KernelDescriptor { code_properties: (kd.code_properties & !0b111) | (kd.code_properties >> 1 & 0b11), ..kd };
     assert!(!mismatches(&shifted, &printed["k0"]).is_empty(), "a shifted decoding must be caught");
 }
 
@@ -332,7 +335,11 @@ fn store_regs(regs: &[String], base: &str, offset: u32) -> String {
             s += &format!("  v_mov_b32 v{}, {r}\n", 20 + j);
         }
         let n = chunk.len();
-        let (op, vr) = if n == 1 { ("b32", "v20".to_string()) } else { (["", "", "b64", "b96", "b128"][n], format!("v[20:{}]", 19 + n)) };
+        let (op, vr) = if n == 1 {
+            ("b32", "v20".to_string())
+        } else {
+            (["", "", "b64", "b96", "b128"][n], format!("v[20:{}]", 19 + n))
+        };
         s += &format!("  global_store_{op} v4, {vr}, {base} offset:{}\n", offset + 16 * i as u32);
     }
     s
@@ -399,10 +406,17 @@ fn structs_kernel() -> Kernel {
 }
 
 /// Launch `name` with `out` as its one argument; returns out's words.
-fn launch(dev: &mut EmuDevice, module: xad_harness::device::ModuleId, name: &str, dispatch: Dispatch, words: usize) -> Vec<u32> {
+fn launch(
+    dev: &mut EmuDevice,
+    module: xad_harness::device::ModuleId,
+    name: &str,
+    dispatch: Dispatch,
+    words: usize,
+) -> Vec<u32> {
     let out = dev.alloc(words * 4).unwrap();
     dev.write(out, &vec![0xa5; words * 4]).unwrap();
-    dev.launch(module, name, &out.to_le_bytes(), dispatch, Duration::from_secs(60)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    dev.launch(module, name, &out.to_le_bytes(), dispatch, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut bytes = vec![0u8; words * 4];
     dev.read(out, &mut bytes).unwrap();
     bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
@@ -431,7 +445,10 @@ fn every_user_and_system_sgpr_is_set_up_in_llvm_order() {
     let first = launch(&mut dev, module, "dump", dispatch, lanes * RECORD_WORDS);
     let second = launch(&mut dev, module, "dump", dispatch, lanes * RECORD_WORDS);
     let (packet, queue, kernarg) = (u64_at(&first, 0), u64_at(&first, 2), u64_at(&first, 4));
-    assert!(packet != 0 && queue != 0 && kernarg != 0, "pointers: packet 0x{packet:x} queue 0x{queue:x} kernarg 0x{kernarg:x}");
+    assert!(
+        packet != 0 && queue != 0 && kernarg != 0,
+        "pointers: packet 0x{packet:x} queue 0x{queue:x} kernarg 0x{kernarg:x}"
+    );
     assert_eq!(u64_at(&second, 6), u64_at(&first, 6) + 1, "dispatch ids count launches");
     for g in 0..lanes {
         let r = &first[g * RECORD_WORDS..(g + 1) * RECORD_WORDS];
@@ -490,7 +507,13 @@ fn basic_with(enables: &[&str], kernarg: &str, wg_x: &str) -> String {
         ("s_lshl_b32 s29, s2, 8", &format!("s_lshl_b32 s29, {wg_x}, 8")),
         ("s[0:1]", kernarg),
         (".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 32"),
-        (".amdhsa_kernarg_size 40", &format!(".amdhsa_kernarg_size 40\n{}", enables.iter().map(|e| format!("  .amdhsa_{e}\n")).collect::<String>())),
+        (
+            ".amdhsa_kernarg_size 40",
+            &format!(
+                ".amdhsa_kernarg_size 40\n{}",
+                enables.iter().map(|e| format!("  .amdhsa_{e}\n")).collect::<String>()
+            ),
+        ),
     ] {
         assert!(src.contains(from), "xad_basic.s no longer contains {from:?}");
         src = src.replace(from, to);
@@ -505,8 +528,16 @@ fn basic_kernel_with_each_enable_passes_on_the_emulator() {
         return;
     }
     // xad_basic.s already sets the kernarg pointer, workgroup id x and work-item ids.
-    let everything: Vec<&str> =
-        ALL_ENABLES.iter().copied().filter(|e| !e.contains("kernarg_segment_ptr") && !e.contains("id_x") && !e.contains("workitem") && !e.contains("fixed_size")).collect();
+    let everything: Vec<&str> = ALL_ENABLES
+        .iter()
+        .copied()
+        .filter(|e| {
+            !e.contains("kernarg_segment_ptr")
+                && !e.contains("id_x")
+                && !e.contains("workitem")
+                && !e.contains("fixed_size")
+        })
+        .collect();
     let variants: &[(&str, &[&str], &str, &str)] = &[
         ("plain", &[], "s[0:1]", "s2"),
         ("dispatch_ptr", &["user_sgpr_dispatch_ptr 1"], "s[2:3]", "s4"),
@@ -515,7 +546,12 @@ fn basic_kernel_with_each_enable_passes_on_the_emulator() {
         ("dispatch_id", &["user_sgpr_dispatch_id 1"], "s[0:1]", "s4"),
         ("private_segment_size", &["user_sgpr_private_segment_size 1"], "s[0:1]", "s3"),
         ("user_sgpr_count_gap", &["user_sgpr_count 7"], "s[0:1]", "s7"),
-        ("workgroup_y_z_info", &["system_sgpr_workgroup_id_y 1", "system_sgpr_workgroup_id_z 1", "system_sgpr_workgroup_info 1"], "s[0:1]", "s2"),
+        (
+            "workgroup_y_z_info",
+            &["system_sgpr_workgroup_id_y 1", "system_sgpr_workgroup_id_z 1", "system_sgpr_workgroup_info 1"],
+            "s[0:1]",
+            "s2",
+        ),
         ("everything", &everything, "s[4:5]", "s9"),
     ];
     for (name, enables, kernarg, wg_x) in variants {
@@ -538,6 +574,9 @@ fn basic_kernel_with_each_enable_passes_on_the_emulator() {
 // ---------------------------------------------------------------------------
 // 3. Refusals.
 
+/// One way to spoil a descriptor.
+type Edit = fn(&mut KernelDescriptor);
+
 /// The assembled basic kernel with its descriptor edited by `edit`.
 fn patched_basic(tc: &Toolchain, dir: &Path, edit: impl Fn(&mut KernelDescriptor)) -> PathBuf {
     let hsaco = build(tc, dir, "basic", &basic_source());
@@ -557,7 +596,7 @@ fn patched_basic(tc: &Toolchain, dir: &Path, edit: impl Fn(&mut KernelDescriptor
 fn reserved_bits_and_impossible_fields_are_refused_as_bad_input() {
     let dir = scratch("descriptor-refused");
     let Some(tc) = llvm(&dir) else { return };
-    let edits: [(&str, fn(&mut KernelDescriptor)); 5] = [
+    let edits: [(&str, Edit); 5] = [
         ("KERNEL_CODE_PROPERTIES RESERVED0", |k| k.code_properties |= 1 << 7),
         ("COMPUTE_PGM_RSRC2 RESERVED0", |k| k.rsrc2 |= 1 << 31),
         ("reserved1 byte at offset 24", |k| k.reserved1[0] = 0x80),
@@ -570,7 +609,8 @@ fn reserved_bits_and_impossible_fields_are_refused_as_bad_input() {
         let err = CodeObject::parse(&bytes).expect_err(field).to_string();
         assert!(err.contains(field), "{err:?} should name {field}");
         assert!(EmuDevice::new().load(&bytes).is_err(), "{field}: the emulator must refuse the load");
-        let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--kernel"]).arg(&file));
+        let r =
+            run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--kernel"]).arg(&file));
         assert_eq!(r.code, 2, "{field}: {}", r.all());
         assert!(r.stderr.contains(field), "{field}: {}", r.stderr);
     }

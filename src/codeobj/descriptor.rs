@@ -162,8 +162,7 @@ pub const ENABLE_EXCEPTION_ADDRESS_WATCH: BitField = field(R2, "ENABLE_EXCEPTION
 pub const ENABLE_EXCEPTION_MEMORY: BitField = field(R2, "ENABLE_EXCEPTION_MEMORY", 14, 1, Zero);
 /// The command processor derives LDS size from group_segment_fixed_size.
 pub const GRANULATED_LDS_SIZE: BitField = field(R2, "GRANULATED_LDS_SIZE", 15, 9, Zero);
-pub const EXCEPTION_FP_INVALID_OP: BitField =
-    field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION", 24, 1, Any);
+pub const EXCEPTION_FP_INVALID_OP: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION", 24, 1, Any);
 pub const EXCEPTION_FP_DENORMAL_SOURCE: BitField = field(R2, "ENABLE_EXCEPTION_FP_DENORMAL_SOURCE", 25, 1, Any);
 pub const EXCEPTION_FP_DIV_ZERO: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO", 26, 1, Any);
 pub const EXCEPTION_FP_OVERFLOW: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW", 27, 1, Any);
@@ -435,8 +434,11 @@ impl KernelDescriptor {
     }
 
     fn validate_reserved_bytes(&self) -> Result<(), DescriptorError> {
-        let regions: [(&str, usize, &[u8]); 3] =
-            [("reserved0", 12, &self.reserved0), ("reserved1", 24, &self.reserved1), ("reserved3", 60, &self.reserved3)];
+        let regions: [(&str, usize, &[u8]); 3] = [
+            ("reserved0", 12, &self.reserved0),
+            ("reserved1", 24, &self.reserved1),
+            ("reserved3", 60, &self.reserved3),
+        ];
         for (name, base, bytes) in regions {
             if let Some(i) = bytes.iter().position(|&b| b != 0) {
                 return Err(DescriptorError(format!(
@@ -486,7 +488,9 @@ impl KernelDescriptor {
             )));
         }
         if self.workitem_id_dims() == 3 {
-            return Err(DescriptorError("ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into()));
+            return Err(DescriptorError(
+                "ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into(),
+            ));
         }
         if self.vgpr_count() > MAX_VGPRS {
             return Err(DescriptorError(format!(
@@ -508,7 +512,12 @@ impl KernelDescriptor {
 fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError> {
     match kd.get(f) {
         0 => Ok(()),
-        v => Err(DescriptorError(format!("{} is {v} (bits {}..{}); it must be 0", f.name, f.shift, f.shift + f.width - 1))),
+        v => Err(DescriptorError(format!(
+            "{} is {v} (bits {}..{}); it must be 0",
+            f.name,
+            f.shift,
+            f.shift + f.width - 1
+        ))),
     }
 }
 
@@ -538,19 +547,18 @@ mod tests {
         assert!(KernelDescriptor::parse(&raw[..63]).is_none());
     }
 
+    /// One way to spoil a descriptor.
+    type Edit = fn(&mut KernelDescriptor);
+
     fn good() -> KernelDescriptor {
         // kernarg ptr, wg id x, wave32, USER_SGPR_COUNT 2: the xad_basic shape.
-        KernelDescriptor {
-            rsrc2: (2 << 1) | (1 << 7),
-            code_properties: (1 << 3) | (1 << 10),
-            ..Default::default()
-        }
+        KernelDescriptor { rsrc2: (2 << 1) | (1 << 7), code_properties: (1 << 3) | (1 << 10), ..Default::default() }
     }
 
     #[test]
     fn validate_accepts_a_plain_kernel_and_names_each_refusal() {
         assert_eq!(good().validate("gfx1100"), Ok(()));
-        let cases: [(&str, fn(&mut KernelDescriptor)); 11] = [
+        let cases: [(&str, Edit); 11] = [
             ("reserved1 byte at offset 30", |k| k.reserved1[6] = 1),
             ("KERNEL_CODE_PROPERTIES RESERVED0", |k| k.code_properties |= 1 << 8),
             ("PRIORITY", |k| k.rsrc1 |= 1 << 10),

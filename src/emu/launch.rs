@@ -244,7 +244,12 @@ fn amd_queue(ring: u64, dispatch_id: u64) -> [u8; QUEUE_BYTES] {
 /// the descriptor's private and group segment sizes (no dynamic LDS or stack
 /// is added: the harness asks for none), kernel_object, kernarg_address;
 /// reserved fields and completion_signal 0 (no signal).
-pub(super) fn dispatch_packet(kd: &KernelDescriptor, dispatch: &Dispatch, kernarg: u64, kernel_object: u64) -> [u8; 64] {
+pub(super) fn dispatch_packet(
+    kd: &KernelDescriptor,
+    dispatch: &Dispatch,
+    kernarg: u64,
+    kernel_object: u64,
+) -> [u8; 64] {
     const TYPE_KERNEL_DISPATCH: u16 = 2;
     const FENCE_SCOPE_SYSTEM: u16 = 2;
     let header = TYPE_KERNEL_DISPATCH | FENCE_SCOPE_SYSTEM << 9 | FENCE_SCOPE_SYSTEM << 11;

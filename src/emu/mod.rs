@@ -11,7 +11,7 @@
 //! | `vmem`        | FLAT/GLOBAL loads and stores, per wave and per lockstep workgroup   |
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
-//! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet |
+//! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
@@ -31,6 +31,28 @@
 //! - In wave32, EXEC_HI/VCC_HI are stored registers, initially 0, ignored for
 //!   masking and readable as data.
 //! - Lane-mask results (VOPC, carry outs) have 0 for inactive lanes.
+//! - Initial SGPRs (gfx11, AMDGPUUsage order): user SGPRs from s0 for each
+//!   enable: dispatch ptr, queue ptr, kernarg ptr, dispatch id, private
+//!   segment size; system SGPRs from s[USER_SGPR_COUNT]: workgroup id x, y,
+//!   z, workgroup info (`{first_wave, wave_id_in_group, size_in_waves}`;
+//!   ordered_append_term 0, there is no GDS). A USER_SGPR_COUNT above what the
+//!   enables need leaves the SGPRs in between uninitialised, as hardware does.
+//! - Refused, naming the field (`KernelDescriptor::validate`): the private
+//!   segment buffer and flat scratch init enables (gfx11 has architected flat
+//!   scratch: no such SGPRs, and no private segment wave offset SGPR either),
+//!   kernarg preload, USER_SGPR_COUNT below the enables or above 16, work-item
+//!   id setting 3, reserved and must-be-zero bits. Nothing runs with shifted
+//!   registers.
+//! - The dispatch pointer points at an HSA kernel dispatch packet as HIP's
+//!   module launch writes it (3 dimensions, system-scope fences, sizes,
+//!   kernarg address, kernel_object = a copy of the descriptor); the queue
+//!   pointer at an `amd_queue_t` whose ring holds that one packet, with type,
+//!   features, ring, size, read/write dispatch ids filled and the fields the
+//!   emulator cannot describe (doorbell, apertures, CU/wave limits, scratch)
+//!   zero. Dispatch ids count the device's launches from 0. The private
+//!   segment size SGPR is private_segment_fixed_size rounded up to dwords;
+//!   scratch itself is not emulated (scratch instructions are unsupported and
+//!   fault if executed), so a nonzero size is accepted.
 //! - Work-item IDs: v0 = x | y << 10 | z << 20 with only the dimensions the
 //!   descriptor enables; VGPRs the kernel allocates start at 0; SGPRs past
 //!   the initial ones start at 0.
