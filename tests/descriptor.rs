@@ -150,6 +150,7 @@ const TABLE: &[(&str, &str, u64)] = &[
     ("next_free_vgpr 256", "next_free_vgpr", 256),
     ("next_free_sgpr 100", "next_free_sgpr", 8),
     ("reserve_vcc 0", "reserve_vcc", 0),
+    ("reserve_xnack_mask 0", "reserve_xnack_mask", 0),
     ("float_round_mode_32 3", "float_round_mode_32", 3),
     ("float_round_mode_16_64 1", "float_round_mode_16_64", 1),
     ("float_denorm_mode_32 1", "float_denorm_mode_32", 1),
