@@ -186,6 +186,7 @@ fn raw_descriptor(wave64: bool) -> KernelDescriptor {
         rsrc1: 1,
         rsrc2: 0,
         code_properties: if wave64 { 0 } else { 1 << 10 },
+        ..Default::default()
     }
 }
 

@@ -1,89 +1,581 @@
-//! The 64-byte AMDHSA kernel descriptor (`<kernel>.kd`), as LLVM's AMDGPUUsage
-//! "Kernel Descriptor" table lays it out for code object v4/v5 on gfx11.
+//! The 64-byte AMDHSA kernel descriptor (`<kernel>.kd`): every field of LLVM's
+//! `kernel_descriptor_t` (`llvm/include/llvm/Support/AMDHSAKernelDescriptor.h`)
+//! and every bitfield of its registers as the gfx10/gfx11 layout defines them,
+//! plus [`KernelDescriptor::validate`], which refuses what a gfx11 device cannot
+//! be given (reserved bits, fields of other generations, counts out of range).
+//!
+//! | offset | size | field                          |
+//! |--------|------|--------------------------------|
+//! | 0      | 4    | group_segment_fixed_size       |
+//! | 4      | 4    | private_segment_fixed_size     |
+//! | 8      | 4    | kernarg_size                   |
+//! | 12     | 4    | reserved0 (must be 0)          |
+//! | 16     | 8    | kernel_code_entry_byte_offset  |
+//! | 24     | 20   | reserved1 (must be 0)          |
+//! | 44     | 4    | compute_pgm_rsrc3              |
+//! | 48     | 4    | compute_pgm_rsrc1              |
+//! | 52     | 4    | compute_pgm_rsrc2              |
+//! | 56     | 2    | kernel_code_properties         |
+//! | 58     | 2    | kernarg_preload                |
+//! | 60     | 4    | reserved3 (must be 0)          |
+//!
+//! The bitfields are data ([`BitField`] constants and the per-word tables
+//! [`RSRC1`], [`RSRC2`], [`RSRC3`], [`CODE_PROPERTIES`], [`KERNARG_PRELOAD`]), so
+//! decoding, validation and the table test against `llvm-objdump` read one list.
 
 /// Size of a kernel descriptor in bytes.
 pub const KD_SIZE: usize = 64;
 
-/// The fields the launch path and the emulator need, decoded from the raw bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The hardware loads at most this many user SGPRs on gfx11 (RDNA3 ISA guide,
+/// "CS SGPR load": user data registers 0..16).
+pub const MAX_USER_SGPRS: u32 = 16;
+
+/// VGPRs one lane may address on gfx11.
+pub const MAX_VGPRS: u32 = 256;
+
+/// A descriptor as stored: the fixed fields by name, the four packed words raw
+/// (read them through [`BitField`]s or the named accessors), the reserved bytes
+/// kept so [`KernelDescriptor::validate`] can see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct KernelDescriptor {
     pub group_segment_fixed_size: u32,
     pub private_segment_fixed_size: u32,
     pub kernarg_size: u32,
+    pub reserved0: [u8; 4],
     /// Byte offset of the kernel's first instruction from the descriptor's own address.
     pub entry_offset: i64,
+    pub reserved1: [u8; 20],
     pub rsrc3: u32,
     pub rsrc1: u32,
     pub rsrc2: u32,
     pub code_properties: u16,
+    /// KERNARG_PRELOAD_SPEC: length (bits 6:0) and offset (15:7) in dwords; gfx90a/gfx940 only.
+    pub kernarg_preload: u16,
+    pub reserved3: [u8; 4],
 }
 
+/// Which packed word of the descriptor a [`BitField`] lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Word {
+    Rsrc1,
+    Rsrc2,
+    Rsrc3,
+    CodeProperties,
+    KernargPreload,
+}
+
+/// What a field may hold on gfx11.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// Any value the width allows.
+    Any,
+    /// Reserved, or set by the command processor rather than the code object:
+    /// must be 0 (AMDGPUUsage says "must be 0"; LLVM's disassembler refuses it).
+    Zero,
+}
+
+/// One bitfield of a packed descriptor word, named as in `AMDHSAKernelDescriptor.h`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BitField {
+    pub word: Word,
+    pub name: &'static str,
+    pub shift: u32,
+    pub width: u32,
+    pub rule: Rule,
+}
+
+const fn field(word: Word, name: &'static str, shift: u32, width: u32, rule: Rule) -> BitField {
+    BitField { word, name, shift, width, rule }
+}
+
+impl BitField {
+    /// The field's value in `word`.
+    pub const fn get(&self, word: u32) -> u32 {
+        (word >> self.shift) & ((1u32 << self.width) - 1)
+    }
+    /// The field's mask in its word.
+    pub const fn mask(&self) -> u32 {
+        ((1u32 << self.width) - 1) << self.shift
+    }
+}
+
+use Rule::{Any, Zero};
+use Word::{CodeProperties as Cp, KernargPreload as Kp, Rsrc1 as R1, Rsrc2 as R2, Rsrc3 as R3};
+
+// COMPUTE_PGM_RSRC1, gfx10/gfx11 layout.
+pub const GRANULATED_WORKITEM_VGPR_COUNT: BitField = field(R1, "GRANULATED_WORKITEM_VGPR_COUNT", 0, 6, Any);
+/// gfx10+ allocate SGPRs statically: the field must be 0.
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT: BitField = field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Zero);
+pub const PRIORITY: BitField = field(R1, "PRIORITY", 10, 2, Zero);
+pub const FLOAT_ROUND_MODE_32: BitField = field(R1, "FLOAT_ROUND_MODE_32", 12, 2, Any);
+pub const FLOAT_ROUND_MODE_16_64: BitField = field(R1, "FLOAT_ROUND_MODE_16_64", 14, 2, Any);
+pub const FLOAT_DENORM_MODE_32: BitField = field(R1, "FLOAT_DENORM_MODE_32", 16, 2, Any);
+pub const FLOAT_DENORM_MODE_16_64: BitField = field(R1, "FLOAT_DENORM_MODE_16_64", 18, 2, Any);
+pub const PRIV: BitField = field(R1, "PRIV", 20, 1, Zero);
+pub const ENABLE_DX10_CLAMP: BitField = field(R1, "ENABLE_DX10_CLAMP", 21, 1, Any);
+pub const DEBUG_MODE: BitField = field(R1, "DEBUG_MODE", 22, 1, Zero);
+pub const ENABLE_IEEE_MODE: BitField = field(R1, "ENABLE_IEEE_MODE", 23, 1, Any);
+pub const BULKY: BitField = field(R1, "BULKY", 24, 1, Zero);
+pub const CDBG_USER: BitField = field(R1, "CDBG_USER", 25, 1, Zero);
+pub const FP16_OVFL: BitField = field(R1, "FP16_OVFL", 26, 1, Any);
+pub const RSRC1_RESERVED1: BitField = field(R1, "COMPUTE_PGM_RSRC1 RESERVED1", 27, 2, Zero);
+pub const WGP_MODE: BitField = field(R1, "WGP_MODE", 29, 1, Any);
+pub const MEM_ORDERED: BitField = field(R1, "MEM_ORDERED", 30, 1, Any);
+pub const FWD_PROGRESS: BitField = field(R1, "FWD_PROGRESS", 31, 1, Any);
+
+/// Every COMPUTE_PGM_RSRC1 field, bit 0 up (they cover all 32 bits).
+pub const RSRC1: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_DX10_CLAMP,
+    DEBUG_MODE,
+    ENABLE_IEEE_MODE,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_RESERVED1,
+    WGP_MODE,
+    MEM_ORDERED,
+    FWD_PROGRESS,
+];
+
+// COMPUTE_PGM_RSRC2, gfx6-gfx11 layout.
+/// On gfx11 (architected flat scratch) this sets up scratch; it adds no SGPR.
+pub const ENABLE_PRIVATE_SEGMENT: BitField = field(R2, "ENABLE_PRIVATE_SEGMENT", 0, 1, Any);
+pub const USER_SGPR_COUNT: BitField = field(R2, "USER_SGPR_COUNT", 1, 5, Any);
+/// Set by the command processor when a trap handler is installed.
+pub const ENABLE_TRAP_HANDLER: BitField = field(R2, "ENABLE_TRAP_HANDLER", 6, 1, Zero);
+pub const ENABLE_SGPR_WORKGROUP_ID_X: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_ID_X", 7, 1, Any);
+pub const ENABLE_SGPR_WORKGROUP_ID_Y: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_ID_Y", 8, 1, Any);
+pub const ENABLE_SGPR_WORKGROUP_ID_Z: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_ID_Z", 9, 1, Any);
+pub const ENABLE_SGPR_WORKGROUP_INFO: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_INFO", 10, 1, Any);
+pub const ENABLE_VGPR_WORKITEM_ID: BitField = field(R2, "ENABLE_VGPR_WORKITEM_ID", 11, 2, Any);
+/// Set by the command processor (debugger), not by the code object.
+pub const ENABLE_EXCEPTION_ADDRESS_WATCH: BitField = field(R2, "ENABLE_EXCEPTION_ADDRESS_WATCH", 13, 1, Zero);
+/// Set by the command processor (debugger), not by the code object.
+pub const ENABLE_EXCEPTION_MEMORY: BitField = field(R2, "ENABLE_EXCEPTION_MEMORY", 14, 1, Zero);
+/// The command processor derives LDS size from group_segment_fixed_size.
+pub const GRANULATED_LDS_SIZE: BitField = field(R2, "GRANULATED_LDS_SIZE", 15, 9, Zero);
+pub const EXCEPTION_FP_INVALID_OP: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION", 24, 1, Any);
+pub const EXCEPTION_FP_DENORMAL_SOURCE: BitField = field(R2, "ENABLE_EXCEPTION_FP_DENORMAL_SOURCE", 25, 1, Any);
+pub const EXCEPTION_FP_DIV_ZERO: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO", 26, 1, Any);
+pub const EXCEPTION_FP_OVERFLOW: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW", 27, 1, Any);
+pub const EXCEPTION_FP_UNDERFLOW: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW", 28, 1, Any);
+pub const EXCEPTION_FP_INEXACT: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INEXACT", 29, 1, Any);
+pub const EXCEPTION_INT_DIV_ZERO: BitField = field(R2, "ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO", 30, 1, Any);
+pub const RSRC2_RESERVED0: BitField = field(R2, "COMPUTE_PGM_RSRC2 RESERVED0", 31, 1, Zero);
+
+/// Every COMPUTE_PGM_RSRC2 field, bit 0 up (they cover all 32 bits).
+pub const RSRC2: &[BitField] = &[
+    ENABLE_PRIVATE_SEGMENT,
+    USER_SGPR_COUNT,
+    ENABLE_TRAP_HANDLER,
+    ENABLE_SGPR_WORKGROUP_ID_X,
+    ENABLE_SGPR_WORKGROUP_ID_Y,
+    ENABLE_SGPR_WORKGROUP_ID_Z,
+    ENABLE_SGPR_WORKGROUP_INFO,
+    ENABLE_VGPR_WORKITEM_ID,
+    ENABLE_EXCEPTION_ADDRESS_WATCH,
+    ENABLE_EXCEPTION_MEMORY,
+    GRANULATED_LDS_SIZE,
+    EXCEPTION_FP_INVALID_OP,
+    EXCEPTION_FP_DENORMAL_SOURCE,
+    EXCEPTION_FP_DIV_ZERO,
+    EXCEPTION_FP_OVERFLOW,
+    EXCEPTION_FP_UNDERFLOW,
+    EXCEPTION_FP_INEXACT,
+    EXCEPTION_INT_DIV_ZERO,
+    RSRC2_RESERVED0,
+];
+
+// COMPUTE_PGM_RSRC3, gfx11 layout.
+/// VGPRs shared between the two halves of a wave64 (in granules of 8); wave64 only.
+pub const SHARED_VGPR_COUNT: BitField = field(R3, "SHARED_VGPR_COUNT", 0, 4, Any);
+pub const INST_PREF_SIZE: BitField = field(R3, "INST_PREF_SIZE", 4, 6, Any);
+pub const TRAP_ON_START: BitField = field(R3, "TRAP_ON_START", 10, 1, Any);
+pub const TRAP_ON_END: BitField = field(R3, "TRAP_ON_END", 11, 1, Any);
+pub const RSRC3_RESERVED2: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED2", 12, 1, Zero);
+pub const RSRC3_RESERVED3: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED3", 13, 1, Zero);
+pub const RSRC3_RESERVED4: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED4", 14, 17, Zero);
+pub const IMAGE_OP: BitField = field(R3, "IMAGE_OP", 31, 1, Any);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx11, bit 0 up (they cover all 32 bits).
+pub const RSRC3: &[BitField] = &[
+    SHARED_VGPR_COUNT,
+    INST_PREF_SIZE,
+    TRAP_ON_START,
+    TRAP_ON_END,
+    RSRC3_RESERVED2,
+    RSRC3_RESERVED3,
+    RSRC3_RESERVED4,
+    IMAGE_OP,
+];
+
+// KERNEL_CODE_PROPERTIES. The six user SGPR enables are, in this bit order,
+// also the order their SGPRs are packed from s0.
+/// Not on gfx11 (architected flat scratch): LLVM refuses the directive there.
+pub const ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER: BitField = field(Cp, "ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", 0, 1, Any);
+pub const ENABLE_SGPR_DISPATCH_PTR: BitField = field(Cp, "ENABLE_SGPR_DISPATCH_PTR", 1, 1, Any);
+pub const ENABLE_SGPR_QUEUE_PTR: BitField = field(Cp, "ENABLE_SGPR_QUEUE_PTR", 2, 1, Any);
+pub const ENABLE_SGPR_KERNARG_SEGMENT_PTR: BitField = field(Cp, "ENABLE_SGPR_KERNARG_SEGMENT_PTR", 3, 1, Any);
+pub const ENABLE_SGPR_DISPATCH_ID: BitField = field(Cp, "ENABLE_SGPR_DISPATCH_ID", 4, 1, Any);
+/// Not on gfx11 (architected flat scratch): LLVM refuses the directive there.
+pub const ENABLE_SGPR_FLAT_SCRATCH_INIT: BitField = field(Cp, "ENABLE_SGPR_FLAT_SCRATCH_INIT", 5, 1, Any);
+pub const ENABLE_SGPR_PRIVATE_SEGMENT_SIZE: BitField = field(Cp, "ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", 6, 1, Any);
+pub const CODE_PROPERTIES_RESERVED0: BitField = field(Cp, "KERNEL_CODE_PROPERTIES RESERVED0", 7, 3, Zero);
+pub const ENABLE_WAVEFRONT_SIZE32: BitField = field(Cp, "ENABLE_WAVEFRONT_SIZE32", 10, 1, Any);
+pub const USES_DYNAMIC_STACK: BitField = field(Cp, "USES_DYNAMIC_STACK", 11, 1, Any);
+pub const CODE_PROPERTIES_RESERVED1: BitField = field(Cp, "KERNEL_CODE_PROPERTIES RESERVED1", 12, 4, Zero);
+
+/// Every KERNEL_CODE_PROPERTIES field, bit 0 up (they cover all 16 bits).
+pub const CODE_PROPERTIES: &[BitField] = &[
+    ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+    ENABLE_SGPR_DISPATCH_PTR,
+    ENABLE_SGPR_QUEUE_PTR,
+    ENABLE_SGPR_KERNARG_SEGMENT_PTR,
+    ENABLE_SGPR_DISPATCH_ID,
+    ENABLE_SGPR_FLAT_SCRATCH_INIT,
+    ENABLE_SGPR_PRIVATE_SEGMENT_SIZE,
+    CODE_PROPERTIES_RESERVED0,
+    ENABLE_WAVEFRONT_SIZE32,
+    USES_DYNAMIC_STACK,
+    CODE_PROPERTIES_RESERVED1,
+];
+
+// KERNARG_PRELOAD_SPEC (gfx90a/gfx940; refused on gfx11 by `validate`).
+pub const KERNARG_PRELOAD_LENGTH: BitField = field(Kp, "KERNARG_PRELOAD_SPEC_LENGTH", 0, 7, Any);
+pub const KERNARG_PRELOAD_OFFSET: BitField = field(Kp, "KERNARG_PRELOAD_SPEC_OFFSET", 7, 9, Any);
+
+/// Both KERNARG_PRELOAD_SPEC fields.
+pub const KERNARG_PRELOAD: &[BitField] = &[KERNARG_PRELOAD_LENGTH, KERNARG_PRELOAD_OFFSET];
+
+/// Why a descriptor was refused: one line naming the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("kernel descriptor: {0}")]
+pub struct DescriptorError(pub String);
+
+/// The user SGPRs the code-properties enables ask for, in packing order, with
+/// their sizes in SGPRs (AMDGPUUsage "Initial Kernel Execution State").
+pub const USER_SGPR_ENABLES: [(BitField, u32); 7] = [
+    (ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, 4),
+    (ENABLE_SGPR_DISPATCH_PTR, 2),
+    (ENABLE_SGPR_QUEUE_PTR, 2),
+    (ENABLE_SGPR_KERNARG_SEGMENT_PTR, 2),
+    (ENABLE_SGPR_DISPATCH_ID, 2),
+    (ENABLE_SGPR_FLAT_SCRATCH_INIT, 2),
+    (ENABLE_SGPR_PRIVATE_SEGMENT_SIZE, 1),
+];
+
 impl KernelDescriptor {
+    /// Decode the first [`KD_SIZE`] bytes of `bytes`; `None` when there are fewer.
     pub fn parse(bytes: &[u8]) -> Option<KernelDescriptor> {
-        if bytes.len() < KD_SIZE {
-            return None;
-        }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let b: &[u8; KD_SIZE] = bytes.get(..KD_SIZE)?.try_into().ok()?;
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let mut entry = [0u8; 8];
+        entry.copy_from_slice(&b[16..24]);
+        let mut reserved1 = [0u8; 20];
+        reserved1.copy_from_slice(&b[24..44]);
         Some(KernelDescriptor {
             group_segment_fixed_size: u32_at(0),
             private_segment_fixed_size: u32_at(4),
             kernarg_size: u32_at(8),
-            entry_offset: i64::from_le_bytes(bytes[16..24].try_into().unwrap()),
+            reserved0: [b[12], b[13], b[14], b[15]],
+            entry_offset: i64::from_le_bytes(entry),
+            reserved1,
             rsrc3: u32_at(44),
             rsrc1: u32_at(48),
             rsrc2: u32_at(52),
-            code_properties: u16::from_le_bytes(bytes[56..58].try_into().unwrap()),
+            code_properties: u16_at(56),
+            kernarg_preload: u16_at(58),
+            reserved3: [b[60], b[61], b[62], b[63]],
         })
     }
 
-    /// COMPUTE_PGM_RSRC2.USER_SGPR_COUNT (bits 5:1): user SGPRs preloaded from s0.
+    /// The 64 bytes this descriptor was parsed from (what a device would read
+    /// at the dispatch packet's kernel_object address).
+    pub fn to_bytes(&self) -> [u8; KD_SIZE] {
+        let mut b = [0u8; KD_SIZE];
+        b[0..4].copy_from_slice(&self.group_segment_fixed_size.to_le_bytes());
+        b[4..8].copy_from_slice(&self.private_segment_fixed_size.to_le_bytes());
+        b[8..12].copy_from_slice(&self.kernarg_size.to_le_bytes());
+        b[12..16].copy_from_slice(&self.reserved0);
+        b[16..24].copy_from_slice(&self.entry_offset.to_le_bytes());
+        b[24..44].copy_from_slice(&self.reserved1);
+        b[44..48].copy_from_slice(&self.rsrc3.to_le_bytes());
+        b[48..52].copy_from_slice(&self.rsrc1.to_le_bytes());
+        b[52..56].copy_from_slice(&self.rsrc2.to_le_bytes());
+        b[56..58].copy_from_slice(&self.code_properties.to_le_bytes());
+        b[58..60].copy_from_slice(&self.kernarg_preload.to_le_bytes());
+        b[60..64].copy_from_slice(&self.reserved3);
+        b
+    }
+
+    /// The raw packed word `word`.
+    pub fn word(&self, word: Word) -> u32 {
+        match word {
+            Word::Rsrc1 => self.rsrc1,
+            Word::Rsrc2 => self.rsrc2,
+            Word::Rsrc3 => self.rsrc3,
+            Word::CodeProperties => u32::from(self.code_properties),
+            Word::KernargPreload => u32::from(self.kernarg_preload),
+        }
+    }
+
+    /// The value of bitfield `f`.
+    pub fn get(&self, f: BitField) -> u32 {
+        f.get(self.word(f.word))
+    }
+
+    fn flag(&self, f: BitField) -> bool {
+        self.get(f) != 0
+    }
+
+    /// COMPUTE_PGM_RSRC2.USER_SGPR_COUNT: user SGPRs preloaded from s0; the
+    /// system SGPRs start right after them.
     pub fn user_sgpr_count(&self) -> u32 {
-        (self.rsrc2 >> 1) & 0x1f
+        self.get(USER_SGPR_COUNT)
     }
-    /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_ID_{X,Y,Z} (bits 7, 8, 9).
+    /// The user SGPRs the code-properties enables need, in SGPRs.
+    pub fn enabled_user_sgprs(&self) -> u32 {
+        USER_SGPR_ENABLES.iter().filter(|(f, _)| self.flag(*f)).map(|(_, n)| n).sum()
+    }
+    /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_ID_{X,Y,Z}.
     pub fn workgroup_id_enabled(&self) -> [bool; 3] {
-        [self.rsrc2 >> 7 & 1 == 1, self.rsrc2 >> 8 & 1 == 1, self.rsrc2 >> 9 & 1 == 1]
+        [ENABLE_SGPR_WORKGROUP_ID_X, ENABLE_SGPR_WORKGROUP_ID_Y, ENABLE_SGPR_WORKGROUP_ID_Z].map(|f| self.flag(f))
     }
-    /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_INFO (bit 10).
+    /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_INFO.
     pub fn workgroup_info_enabled(&self) -> bool {
-        self.rsrc2 >> 10 & 1 == 1
+        self.flag(ENABLE_SGPR_WORKGROUP_INFO)
     }
-    /// COMPUTE_PGM_RSRC2.ENABLE_VGPR_WORKITEM_ID (bits 12:11): 0 = x, 1 = x,y, 2 = x,y,z.
+    /// COMPUTE_PGM_RSRC2.ENABLE_VGPR_WORKITEM_ID: 0 = x, 1 = x,y, 2 = x,y,z (3 is undefined).
     pub fn workitem_id_dims(&self) -> u32 {
-        (self.rsrc2 >> 11) & 3
+        self.get(ENABLE_VGPR_WORKITEM_ID)
     }
-    /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_DISPATCH_PTR (bit 0).
+    /// COMPUTE_PGM_RSRC2.ENABLE_PRIVATE_SEGMENT.
+    pub fn private_segment_enabled(&self) -> bool {
+        self.flag(ENABLE_PRIVATE_SEGMENT)
+    }
+    /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER (bit 0).
+    pub fn private_segment_buffer(&self) -> bool {
+        self.flag(ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER)
+    }
+    /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_DISPATCH_PTR (bit 1).
     pub fn dispatch_ptr(&self) -> bool {
-        self.code_properties & 1 != 0
+        self.flag(ENABLE_SGPR_DISPATCH_PTR)
     }
-    /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_QUEUE_PTR (bit 1).
+    /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_QUEUE_PTR (bit 2).
     pub fn queue_ptr(&self) -> bool {
-        self.code_properties >> 1 & 1 != 0
+        self.flag(ENABLE_SGPR_QUEUE_PTR)
     }
     /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_KERNARG_SEGMENT_PTR (bit 3).
     pub fn kernarg_ptr(&self) -> bool {
-        self.code_properties >> 3 & 1 != 0
+        self.flag(ENABLE_SGPR_KERNARG_SEGMENT_PTR)
     }
     /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_DISPATCH_ID (bit 4).
     pub fn dispatch_id(&self) -> bool {
-        self.code_properties >> 4 & 1 != 0
+        self.flag(ENABLE_SGPR_DISPATCH_ID)
+    }
+    /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_FLAT_SCRATCH_INIT (bit 5).
+    pub fn flat_scratch_init(&self) -> bool {
+        self.flag(ENABLE_SGPR_FLAT_SCRATCH_INIT)
     }
     /// KERNEL_CODE_PROPERTIES.ENABLE_SGPR_PRIVATE_SEGMENT_SIZE (bit 6).
     pub fn private_segment_size(&self) -> bool {
-        self.code_properties >> 6 & 1 != 0
+        self.flag(ENABLE_SGPR_PRIVATE_SEGMENT_SIZE)
+    }
+    /// KERNEL_CODE_PROPERTIES.USES_DYNAMIC_STACK (bit 11).
+    pub fn uses_dynamic_stack(&self) -> bool {
+        self.flag(USES_DYNAMIC_STACK)
     }
     /// KERNEL_CODE_PROPERTIES.ENABLE_WAVEFRONT_SIZE32 (bit 10): 32 when set, else 64.
     pub fn wave_size(&self) -> u32 {
-        if self.code_properties >> 10 & 1 != 0 {
+        if self.flag(ENABLE_WAVEFRONT_SIZE32) {
             32
         } else {
             64
         }
     }
-    /// VGPRs allocated per lane: rsrc1 GRANULATED_WORKITEM_VGPR_COUNT (bits 5:0),
-    /// in granules of 8 (wave32) or 4 (wave64) on gfx11.
+    /// VGPRs allocated per lane: GRANULATED_WORKITEM_VGPR_COUNT + 1 granules of
+    /// 8 (wave32) or 4 (wave64) on gfx11 (what `.amdhsa_next_free_vgpr` rounds to).
     pub fn vgpr_count(&self) -> u32 {
         let granule = if self.wave_size() == 32 { 8 } else { 4 };
-        ((self.rsrc1 & 0x3f) + 1) * granule
+        (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * granule
+    }
+    /// Shared VGPRs of a wave64 (COMPUTE_PGM_RSRC3.SHARED_VGPR_COUNT granules of 8).
+    pub fn shared_vgpr_count(&self) -> u32 {
+        self.get(SHARED_VGPR_COUNT) * 8
+    }
+
+    /// Refuse what a device of `arch` (a processor name such as `gfx1100`)
+    /// cannot be given, with one line naming the field. Checked for every
+    /// target: reserved bytes and reserved code-properties bits. For gfx11,
+    /// also every rsrc1/2/3 field that must be 0, the user SGPR enables gfx11
+    /// does not have (architected flat scratch), kernarg preload, a
+    /// USER_SGPR_COUNT below what the enables need or above 16, the undefined
+    /// work-item id setting, more VGPRs than the file has, and shared VGPRs in
+    /// wave32. (The entry's alignment is the code object's check: it needs the
+    /// descriptor's address.)
+    pub fn validate(&self, arch: &str) -> Result<(), DescriptorError> {
+        self.validate_reserved_bytes()?;
+        for f in [CODE_PROPERTIES_RESERVED0, CODE_PROPERTIES_RESERVED1] {
+            check_zero(self, f)?;
+        }
+        if arch.starts_with("gfx11") {
+            self.validate_gfx11()?;
+        }
+        Ok(())
+    }
+
+    fn validate_reserved_bytes(&self) -> Result<(), DescriptorError> {
+        let regions: [(&str, usize, &[u8]); 3] = [
+            ("reserved0", 12, &self.reserved0),
+            ("reserved1", 24, &self.reserved1),
+            ("reserved3", 60, &self.reserved3),
+        ];
+        for (name, base, bytes) in regions {
+            if let Some(i) = bytes.iter().position(|&b| b != 0) {
+                return Err(DescriptorError(format!(
+                    "{name} byte at offset {} is 0x{:02x}; reserved bytes must be 0",
+                    base + i,
+                    bytes[i]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_gfx11(&self) -> Result<(), DescriptorError> {
+        for f in RSRC1.iter().chain(RSRC2).chain(RSRC3).filter(|f| f.rule == Rule::Zero) {
+            check_zero(self, *f)?;
+        }
+        for f in [ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, ENABLE_SGPR_FLAT_SCRATCH_INIT] {
+            if self.flag(f) {
+                return Err(DescriptorError(format!(
+                    "{} is set, but gfx11 has architected flat scratch and no such user SGPRs",
+                    f.name
+                )));
+            }
+        }
+        if self.kernarg_preload != 0 {
+            return Err(DescriptorError(format!(
+                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940 only, not gfx11",
+                self.kernarg_preload
+            )));
+        }
+        self.validate_counts()
+    }
+
+    /// Register counts and the values that place registers.
+    fn validate_counts(&self) -> Result<(), DescriptorError> {
+        let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
+        if count < needed {
+            // The hardware would load only `count` of the enabled SGPRs and start the
+            // system SGPRs inside them; LLVM refuses such a count as well.
+            return Err(DescriptorError(format!(
+                "USER_SGPR_COUNT is {count}, but the enabled user SGPRs need {needed}"
+            )));
+        }
+        if count > MAX_USER_SGPRS {
+            return Err(DescriptorError(format!(
+                "USER_SGPR_COUNT is {count}; gfx11 loads at most {MAX_USER_SGPRS} user SGPRs"
+            )));
+        }
+        if self.workitem_id_dims() == 3 {
+            return Err(DescriptorError(
+                "ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into(),
+            ));
+        }
+        if self.vgpr_count() > MAX_VGPRS {
+            return Err(DescriptorError(format!(
+                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; gfx11 has at most {MAX_VGPRS}",
+                self.get(GRANULATED_WORKITEM_VGPR_COUNT),
+                self.vgpr_count()
+            )));
+        }
+        if self.shared_vgpr_count() != 0 && self.wave_size() == 32 {
+            return Err(DescriptorError(format!(
+                "SHARED_VGPR_COUNT is {}, but shared VGPRs exist only in wave64",
+                self.get(SHARED_VGPR_COUNT)
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError> {
+    match kd.get(f) {
+        0 => Ok(()),
+        v => Err(DescriptorError(format!(
+            "{} is {v} (bits {}..{}); it must be 0",
+            f.name,
+            f.shift,
+            f.shift + f.width - 1
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tables cover each word exactly once, with no overlap or gap.
+    #[test]
+    fn tables_cover_every_bit_once() {
+        for (fields, bits) in [(RSRC1, 32), (RSRC2, 32), (RSRC3, 32), (CODE_PROPERTIES, 16), (KERNARG_PRELOAD, 16)] {
+            let mut seen = 0u64;
+            for f in fields {
+                let m = u64::from(f.mask());
+                assert_eq!(seen & m, 0, "{} overlaps", f.name);
+                seen |= m;
+            }
+            assert_eq!(seen, (1u64 << bits) - 1, "{:?} gap", fields[0].word);
+        }
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let raw: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+        let kd = KernelDescriptor::parse(&raw).unwrap();
+        assert_eq!(kd.to_bytes().as_slice(), raw.as_slice());
+        assert!(KernelDescriptor::parse(&raw[..63]).is_none());
+    }
+
+    /// One way to spoil a descriptor.
+    type Edit = fn(&mut KernelDescriptor);
+
+    fn good() -> KernelDescriptor {
+        // kernarg ptr, wg id x, wave32, USER_SGPR_COUNT 2: the xad_basic shape.
+        KernelDescriptor { rsrc2: (2 << 1) | (1 << 7), code_properties: (1 << 3) | (1 << 10), ..Default::default() }
+    }
+
+    #[test]
+    fn validate_accepts_a_plain_kernel_and_names_each_refusal() {
+        assert_eq!(good().validate("gfx1100"), Ok(()));
+        let cases: [(&str, Edit); 11] = [
+            ("reserved1 byte at offset 30", |k| k.reserved1[6] = 1),
+            ("KERNEL_CODE_PROPERTIES RESERVED0", |k| k.code_properties |= 1 << 8),
+            ("PRIORITY", |k| k.rsrc1 |= 1 << 10),
+            ("COMPUTE_PGM_RSRC2 RESERVED0", |k| k.rsrc2 |= 1 << 31),
+            ("COMPUTE_PGM_RSRC3 RESERVED4", |k| k.rsrc3 |= 1 << 20),
+            ("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", |k| k.code_properties |= 1),
+            ("kernarg_preload", |k| k.kernarg_preload = 1),
+            ("USER_SGPR_COUNT is 2, but the enabled user SGPRs need 4", |k| k.code_properties |= 1 << 1),
+            ("ENABLE_VGPR_WORKITEM_ID is 3", |k| k.rsrc2 |= 3 << 11),
+            ("USER_SGPR_COUNT is 17", |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1),
+            ("SHARED_VGPR_COUNT is 1", |k| k.rsrc3 |= 1),
+        ];
+        for (want, mutate) in cases {
+            let mut kd = good();
+            mutate(&mut kd);
+            let err = kd.validate("gfx1100").expect_err(want).to_string();
+            assert!(err.contains(want), "{err:?} should name {want:?}");
+        }
     }
 }

@@ -171,6 +171,7 @@ impl CodeObject {
         let target = check_metadata(&metadata, &facts)?;
         let code = executable_sections(&file)?;
         let kernels = metadata.kernels.iter().map(|meta| kernel(&file, meta, &code)).collect::<Result<Vec<_>, _>>()?;
+        kernels.iter().try_for_each(|k| k.descriptor.validate(&target.arch).map_err(|e| CodeObjectError::Malformed(format!("kernel {}: {e}", k.meta.name))))?;
         Ok(CodeObject { bytes: bytes.to_vec(), target, metadata, kernels, code })
     }
 

@@ -1,12 +1,81 @@
 //! Launch setup: the initial state of every wave from the kernel descriptor
-//! and the dispatch (LLVM AMDGPUUsage "Initial Kernel Execution State"), and
-//! the HSA dispatch packet a kernel may ask a pointer to.
+//! and the dispatch (LLVM AMDGPUUsage "Initial Kernel Execution State", RDNA3
+//! ISA guide "CS SGPR load"), and the device-side structures a kernel may ask
+//! pointers to: the HSA kernel dispatch packet and the AMD queue.
+//!
+//! Every initial register write of a dispatch happens here, and
+//! [`LaunchSetup::initialised`] says which registers those are.
+//!
+//! gfx11, as the emulator sets it up:
+//! - User SGPRs, packed from s0 in this order when enabled: dispatch ptr (2),
+//!   queue ptr (2), kernarg segment ptr (2), dispatch id (2), private segment
+//!   size (1). The private segment buffer and flat scratch init do not exist on
+//!   gfx11 (architected flat scratch) and are refused with the field named, as
+//!   are kernarg preloading and a USER_SGPR_COUNT below what the enables need
+//!   ([`KernelDescriptor::validate`]). A USER_SGPR_COUNT above it is
+//!   what LLVM accepts and the hardware does: the system SGPRs start at
+//!   s[USER_SGPR_COUNT] and the SGPRs in between are not initialised.
+//! - System SGPRs from s[USER_SGPR_COUNT]: workgroup id x, y, z (each when
+//!   enabled), then workgroup info. gfx11 has no private segment wave offset
+//!   SGPR (architected flat scratch: the hardware holds the scratch base).
+//! - v0: work-item ids packed x | y << 10 | z << 20, y and z only when
+//!   ENABLE_VGPR_WORKITEM_ID asks for them.
 
 use super::fault::WaveAt;
 use super::wave::{Wave, SGPR_INIT};
+use crate::codeobj::descriptor::KD_SIZE;
 use crate::codeobj::KernelDescriptor;
 use crate::device::Dispatch;
 use crate::isa::EXEC;
+use std::ops::Range;
+
+/// Bytes of the emulated `amd_queue_t` (ROCr `amd_hsa_queue.h`: 256, 64-byte aligned).
+const QUEUE_BYTES: usize = 256;
+/// Bytes of one AQL packet.
+const PACKET_BYTES: usize = 64;
+/// Packets in the emulated queue's ring: one, the dispatch being executed
+/// (HSA requires a power of two; 2^0 is one).
+const RING_PACKETS: u32 = 1;
+/// Offsets inside the per-launch dispatch block: queue, ring (the packet), a
+/// copy of the kernel descriptor the packet's kernel_object points at.
+const PACKET_AT: usize = QUEUE_BYTES;
+const KD_AT: usize = PACKET_AT + PACKET_BYTES;
+/// Size of the dispatch block [`dispatch_block`] lays out.
+pub(super) const DISPATCH_BLOCK_BYTES: usize = KD_AT + KD_SIZE;
+
+/// Device addresses and ids a dispatch hands to its waves.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct DispatchAddrs {
+    pub(super) kernarg: u64,
+    /// Base of the [`dispatch_block`], 0 when the kernel asks for neither the
+    /// dispatch nor the queue pointer (then none is allocated).
+    pub(super) block: u64,
+    /// The packet's index in its queue (HSA dispatch id).
+    pub(super) dispatch_id: u64,
+}
+
+impl DispatchAddrs {
+    fn queue(&self) -> u64 {
+        self.block
+    }
+    fn packet(&self) -> u64 {
+        self.block + PACKET_AT as u64
+    }
+}
+
+/// The registers a dispatch initialised in every wave; all others hold no
+/// value the ISA defines (the emulator happens to start them at 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct InitialRegisters {
+    /// User SGPRs the enables fill, from s0.
+    pub(super) user_sgprs: Range<usize>,
+    /// System SGPRs, from s[USER_SGPR_COUNT] (a gap between the two ranges is
+    /// not initialised).
+    pub(super) system_sgprs: Range<usize>,
+    /// VGPRs from v0 (the packed work-item ids).
+    pub(super) vgprs: Range<usize>,
+    // EXEC (and EXEC_HI in wave64) is always initialised.
+}
 
 /// Per-launch constants every wave's setup reads.
 pub(super) struct LaunchSetup {
@@ -24,35 +93,50 @@ pub(super) struct LaunchSetup {
     exec: Vec<u64>,
 }
 
-/// The user SGPRs the descriptor enables, packed in their fixed order.
-fn user_sgprs(kd: &KernelDescriptor, kernarg_ptr: u64, dispatch_ptr: u64, dispatch_id: u64) -> Vec<u32> {
-    let mut user: Vec<u32> = Vec::with_capacity(16);
-    let push64 = |user: &mut Vec<u32>, v: u64| {
+/// The user SGPR values the descriptor enables, packed in their fixed order.
+/// The private segment buffer and flat scratch init are refused earlier
+/// (`validate`); they are refused here too rather than skipped, so no
+/// path can run a kernel with its user SGPRs shifted.
+fn user_sgprs(kd: &KernelDescriptor, kd_size: u32, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
+    if kd.private_segment_buffer() || kd.flat_scratch_init() {
+        return Err("the private segment buffer and flat scratch init SGPRs do not exist on gfx11".into());
+    }
+    let mut user: Vec<u32> = Vec::with_capacity(9);
+    let mut push64 = |v: u64| {
         user.push(v as u32);
         user.push((v >> 32) as u32);
     };
     if kd.dispatch_ptr() {
-        push64(&mut user, dispatch_ptr);
+        push64(addrs.packet());
     }
     if kd.queue_ptr() {
-        push64(&mut user, 0); // refused before launch
+        push64(addrs.queue());
     }
     if kd.kernarg_ptr() {
-        push64(&mut user, kernarg_ptr);
+        push64(addrs.kernarg);
     }
     if kd.dispatch_id() {
-        push64(&mut user, dispatch_id);
+        push64(addrs.dispatch_id);
     }
     if kd.private_segment_size() {
-        user.push(kd.private_segment_fixed_size);
+        // The packet's private_segment_size rounded up to whole dwords by the CP.
+        user.push(kd_size.next_multiple_of(4));
     }
-    user.truncate(106);
-    user
+    Ok(user)
+}
+
+/// Why the emulator cannot set up a launch of `kd` faithfully (one line
+/// naming the descriptor field), or `Ok`.
+pub(super) fn check(kd: &KernelDescriptor) -> Result<(), String> {
+    kd.validate("gfx1100").map_err(|e| e.to_string())
 }
 
 impl LaunchSetup {
-    pub(super) fn new(kd: KernelDescriptor, dispatch: Dispatch, kernarg_ptr: u64, dispatch_ptr: u64, dispatch_id: u64) -> LaunchSetup {
-        let user = user_sgprs(&kd, kernarg_ptr, dispatch_ptr, dispatch_id);
+    /// The setup of a launch, or why the emulator cannot set it up faithfully
+    /// (one line naming the descriptor field).
+    pub(super) fn new(kd: KernelDescriptor, dispatch: Dispatch, addrs: DispatchAddrs) -> Result<LaunchSetup, String> {
+        check(&kd)?;
+        let user = user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?;
         let wave_size = kd.wave_size() as usize;
         let [bx, by, bz] = dispatch.block;
         let group_lanes = (bx * by * bz) as usize;
@@ -69,7 +153,17 @@ impl LaunchSetup {
         }
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
-        LaunchSetup { kd, dispatch, waves_per_group, group_lanes: group_lanes as u64, sgprs, v0, exec }
+        Ok(LaunchSetup { kd, dispatch, waves_per_group, group_lanes: group_lanes as u64, sgprs, v0, exec })
+    }
+
+    /// Which registers [`LaunchSetup::init_wave`] initialises (the same for every wave).
+    #[allow(dead_code)] // for per-register definedness tracking (issue 10 item 3)
+    pub(super) fn initialised(&self) -> InitialRegisters {
+        let user = self.kd.enabled_user_sgprs() as usize;
+        let first_system = self.kd.user_sgpr_count() as usize;
+        let ids = self.kd.workgroup_id_enabled().iter().filter(|&&e| e).count();
+        let system = ids + usize::from(self.kd.workgroup_info_enabled());
+        InitialRegisters { user_sgprs: 0..user, system_sgprs: first_system..first_system + system, vgprs: 0..1 }
     }
 
     /// Initial SGPRs (user then system), v0 and EXEC for wave `w` of
@@ -77,12 +171,16 @@ impl LaunchSetup {
     pub(super) fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], linear: u64, w: usize) {
         wave.reset(&self.sgprs, &self.v0[w], self.kd.vgpr_count() as usize);
         wave.place(WaveAt { workgroup: wg, index: w as u32 }, linear * self.group_lanes + (w * W) as u64);
+        // USER_SGPR_COUNT <= 16 (validated), so at most 16 + 4 SGPRs are written here.
         let mut sys = self.kd.user_sgpr_count() as usize;
         for (d, enabled) in self.kd.workgroup_id_enabled().into_iter().enumerate() {
-            if enabled && sys < 106 {
+            if enabled {
                 wave.s[sys] = wg[d];
                 sys += 1;
             }
+        }
+        if self.kd.workgroup_info_enabled() {
+            wave.s[sys] = workgroup_info(w, self.waves_per_group);
         }
         let exec = self.exec[w];
         wave.s[EXEC as usize] = exec as u32;
@@ -90,26 +188,139 @@ impl LaunchSetup {
     }
 }
 
-/// The HSA kernel dispatch packet (64 bytes) of `dispatch`, for kernels that
-/// enable the dispatch pointer.
-pub(super) fn dispatch_packet(kd: &KernelDescriptor, dispatch: &Dispatch, kernarg_ptr: u64) -> [u8; 64] {
+/// The workgroup info SGPR of wave `w` (RDNA3 ISA guide, "CS SGPR load"):
+/// `{first_wave[31], 6'h0, wave_id_in_group[24:20], 2'h0,
+/// ordered_append_term[17:6], work_group_size_in_waves[5:0]}`. first_wave is
+/// taken to be wave 0 of the group (the emulator starts waves in index order);
+/// ordered_append_term is 0 because the emulator has no ordered append (GDS).
+fn workgroup_info(w: usize, waves_per_group: usize) -> u32 {
+    let first = u32::from(w == 0) << 31;
+    first | ((w as u32 & 0x1f) << 20) | (waves_per_group as u32 & 0x3f)
+}
+
+/// The per-launch dispatch block at device address `base`: the emulated
+/// `amd_queue_t` at 0, its one-packet ring (the dispatch packet) at 256 and a
+/// copy of the kernel descriptor at 320 (the packet's kernel_object).
+pub(super) fn dispatch_block(kd: &KernelDescriptor, dispatch: &Dispatch, addrs: &DispatchAddrs) -> Vec<u8> {
+    let mut block = vec![0u8; DISPATCH_BLOCK_BYTES];
+    let kernel_object = addrs.block + KD_AT as u64;
+    block[..QUEUE_BYTES].copy_from_slice(&amd_queue(addrs.packet(), addrs.dispatch_id));
+    block[PACKET_AT..KD_AT].copy_from_slice(&dispatch_packet(kd, dispatch, addrs.kernarg, kernel_object));
+    block[KD_AT..].copy_from_slice(&kd.to_bytes());
+    block
+}
+
+fn put(bytes: &mut [u8], at: usize, value: &[u8]) {
+    bytes[at..at + value.len()].copy_from_slice(value);
+}
+
+/// The emulated `amd_queue_t` (ROCr `amd_hsa_queue.h`; `hsa_queue_t` from
+/// `hsa.h` first). Filled: hsa_queue type (MULTI = 0), features
+/// (KERNEL_DISPATCH = 1), base_address (the ring), size (1 packet), id (0);
+/// write_dispatch_id (id + 1: the packet was written), read_dispatch_id (id:
+/// it is being processed), read_dispatch_id_field_base_byte_offset (128, as
+/// ROCr sets it), queue_properties IS_PTR64. Zero, because the emulator has
+/// nothing they could describe: doorbell_signal (no signal objects), the LDS
+/// and scratch aperture bases (flat addresses are global here), max_cu_id and
+/// max_wave_id (no CU topology), the legacy doorbell fields, every scratch
+/// field (no scratch), queue_inactive_signal, and all reserved words.
+fn amd_queue(ring: u64, dispatch_id: u64) -> [u8; QUEUE_BYTES] {
+    let mut q = [0u8; QUEUE_BYTES];
+    put(&mut q, 0, &0u32.to_le_bytes()); // hsa_queue.type: HSA_QUEUE_TYPE_MULTI
+    put(&mut q, 4, &1u32.to_le_bytes()); // hsa_queue.features: HSA_QUEUE_FEATURE_KERNEL_DISPATCH
+    put(&mut q, 8, &ring.to_le_bytes()); // hsa_queue.base_address
+    put(&mut q, 24, &RING_PACKETS.to_le_bytes()); // hsa_queue.size (packets)
+    put(&mut q, 56, &(dispatch_id + 1).to_le_bytes()); // write_dispatch_id
+    put(&mut q, 128, &dispatch_id.to_le_bytes()); // read_dispatch_id
+    put(&mut q, 136, &128u32.to_le_bytes()); // read_dispatch_id_field_base_byte_offset
+    put(&mut q, 180, &(1u32 << 1).to_le_bytes()); // queue_properties: AMD_QUEUE_PROPERTIES_IS_PTR64
+    q
+}
+
+/// The HSA kernel dispatch packet (`hsa_kernel_dispatch_packet_t`, 64 bytes)
+/// as HIP's module launch writes it: header KERNEL_DISPATCH with system-scope
+/// acquire and release fences (barrier bit clear), setup dimensions 3 (HIP
+/// module launches are always 3-D), workgroup and grid sizes in work-items,
+/// the descriptor's private and group segment sizes (no dynamic LDS or stack
+/// is added: the harness asks for none), kernel_object, kernarg_address;
+/// reserved fields and completion_signal 0 (no signal).
+pub(super) fn dispatch_packet(
+    kd: &KernelDescriptor,
+    dispatch: &Dispatch,
+    kernarg: u64,
+    kernel_object: u64,
+) -> [u8; 64] {
+    const TYPE_KERNEL_DISPATCH: u16 = 2;
+    const FENCE_SCOPE_SYSTEM: u16 = 2;
+    let header = TYPE_KERNEL_DISPATCH | FENCE_SCOPE_SYSTEM << 9 | FENCE_SCOPE_SYSTEM << 11;
     let mut p = [0u8; 64];
-    let dims = if dispatch.grid_blocks[2] * dispatch.block[2] > 1 {
-        3u16
-    } else if dispatch.grid_blocks[1] * dispatch.block[1] > 1 {
-        2
-    } else {
-        1
-    };
-    p[0..2].copy_from_slice(&(2u16).to_le_bytes()); // HSA_PACKET_TYPE_KERNEL_DISPATCH
-    p[2..4].copy_from_slice(&dims.to_le_bytes());
+    put(&mut p, 0, &header.to_le_bytes());
+    put(&mut p, 2, &3u16.to_le_bytes());
     for d in 0..3 {
-        p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(dispatch.block[d] as u16).to_le_bytes());
-        let grid = dispatch.grid_blocks[d].wrapping_mul(dispatch.block[d]);
-        p[12 + 4 * d..16 + 4 * d].copy_from_slice(&grid.to_le_bytes());
+        // Both fit: the launch check (codeobj::launch) refuses blocks over 1024 and grids over 2^32 work-items.
+        put(&mut p, 4 + 2 * d, &(dispatch.block[d] as u16).to_le_bytes());
+        put(&mut p, 12 + 4 * d, &dispatch.grid_blocks[d].wrapping_mul(dispatch.block[d]).to_le_bytes());
     }
-    p[24..28].copy_from_slice(&kd.private_segment_fixed_size.to_le_bytes());
-    p[28..32].copy_from_slice(&kd.group_segment_fixed_size.to_le_bytes());
-    p[40..48].copy_from_slice(&kernarg_ptr.to_le_bytes());
+    put(&mut p, 24, &kd.private_segment_fixed_size.to_le_bytes());
+    put(&mut p, 28, &kd.group_segment_fixed_size.to_le_bytes());
+    put(&mut p, 32, &kernel_object.to_le_bytes());
+    put(&mut p, 40, &kernarg.to_le_bytes());
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kd(code_properties: u16, rsrc2: u32) -> KernelDescriptor {
+        KernelDescriptor { code_properties: code_properties | 1 << 10, rsrc2, ..Default::default() }
+    }
+
+    const ADDRS: DispatchAddrs = DispatchAddrs { kernarg: 0x1111_0000_2222, block: 0x3333_0000_4440, dispatch_id: 7 };
+
+    #[test]
+    fn user_sgprs_follow_llvm_order() {
+        // dispatch ptr, queue ptr, kernarg ptr, dispatch id, private segment size.
+        let all = kd(0b101_1110, 9 << 1);
+        let user = user_sgprs(&all, 6, &ADDRS).unwrap();
+        let packet = ADDRS.block + PACKET_AT as u64;
+        let want = [packet as u32, (packet >> 32) as u32, 0x4440, 0x3333, 0x2222, 0x1111, 7, 0, 8];
+        assert_eq!(user, want);
+        // Only the queue pointer: it lands in s[0:1].
+        assert_eq!(user_sgprs(&kd(0b100, 2 << 1), 0, &ADDRS).unwrap(), [0x4440, 0x3333]);
+        assert!(user_sgprs(&kd(1, 4 << 1), 0, &ADDRS).is_err());
+    }
+
+    #[test]
+    fn system_sgprs_start_at_user_sgpr_count_and_gap_is_not_initialised() {
+        // kernarg ptr with USER_SGPR_COUNT 4; wg id x, z and info.
+        let d = kd(0b1000, 4 << 1 | 1 << 7 | 1 << 9 | 1 << 10);
+        let dispatch = Dispatch { grid_blocks: [1, 1, 1], block: [64, 1, 1] };
+        let setup = LaunchSetup::new(d, dispatch, ADDRS).unwrap();
+        assert_eq!(setup.initialised(), InitialRegisters { user_sgprs: 0..2, system_sgprs: 4..7, vgprs: 0..1 });
+        // Too small a count is refused, naming the field.
+        let short = kd(0b1000, 1 << 1);
+        let err = LaunchSetup::new(short, dispatch, ADDRS).err().unwrap();
+        assert!(err.contains("USER_SGPR_COUNT"), "{err}");
+    }
+
+    #[test]
+    fn workgroup_info_packs_first_wave_id_and_size() {
+        assert_eq!(workgroup_info(0, 8), 1 << 31 | 8);
+        assert_eq!(workgroup_info(5, 8), 5 << 20 | 8);
+    }
+
+    #[test]
+    fn dispatch_block_points_at_itself() {
+        let d = kd(0b110, 2 << 1);
+        let dispatch = Dispatch { grid_blocks: [3, 2, 1], block: [32, 2, 1] };
+        let b = dispatch_block(&d, &dispatch, &ADDRS);
+        let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        assert_eq!(u64_at(8), ADDRS.block + PACKET_AT as u64, "queue base_address is the ring");
+        assert_eq!((u64_at(56), u64_at(128)), (8, 7), "write/read dispatch ids");
+        assert_eq!(u64_at(PACKET_AT + 32), ADDRS.block + KD_AT as u64, "kernel_object");
+        assert_eq!(u64_at(PACKET_AT + 40), ADDRS.kernarg, "kernarg_address");
+        assert_eq!(&b[PACKET_AT + 12..PACKET_AT + 24], [96u32, 4, 1].map(u32::to_le_bytes).concat().as_slice());
+        assert_eq!(&b[KD_AT..], d.to_bytes().as_slice());
+    }
 }

@@ -11,7 +11,7 @@
 //! | `vmem`        | FLAT/GLOBAL loads and stores, per wave and per lockstep workgroup   |
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
-//! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet |
+//! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
@@ -31,6 +31,28 @@
 //! - In wave32, EXEC_HI/VCC_HI are stored registers, initially 0, ignored for
 //!   masking and readable as data.
 //! - Lane-mask results (VOPC, carry outs) have 0 for inactive lanes.
+//! - Initial SGPRs (gfx11, AMDGPUUsage order): user SGPRs from s0 for each
+//!   enable: dispatch ptr, queue ptr, kernarg ptr, dispatch id, private
+//!   segment size; system SGPRs from s[USER_SGPR_COUNT]: workgroup id x, y,
+//!   z, workgroup info (`{first_wave, wave_id_in_group, size_in_waves}`;
+//!   ordered_append_term 0, there is no GDS). A USER_SGPR_COUNT above what the
+//!   enables need leaves the SGPRs in between uninitialised, as hardware does.
+//! - Refused, naming the field (`KernelDescriptor::validate`): the private
+//!   segment buffer and flat scratch init enables (gfx11 has architected flat
+//!   scratch: no such SGPRs, and no private segment wave offset SGPR either),
+//!   kernarg preload, USER_SGPR_COUNT below the enables or above 16, work-item
+//!   id setting 3, reserved and must-be-zero bits. Nothing runs with shifted
+//!   registers.
+//! - The dispatch pointer points at an HSA kernel dispatch packet as HIP's
+//!   module launch writes it (3 dimensions, system-scope fences, sizes,
+//!   kernarg address, kernel_object = a copy of the descriptor); the queue
+//!   pointer at an `amd_queue_t` whose ring holds that one packet, with type,
+//!   features, ring, size, read/write dispatch ids filled and the fields the
+//!   emulator cannot describe (doorbell, apertures, CU/wave limits, scratch)
+//!   zero. Dispatch ids count the device's launches from 0. The private
+//!   segment size SGPR is private_segment_fixed_size rounded up to dwords;
+//!   scratch itself is not emulated (scratch instructions are unsupported and
+//!   fault if executed), so a nonzero size is accepted.
 //! - Work-item IDs: v0 = x | y << 10 | z << 20 with only the dimensions the
 //!   descriptor enables; VGPRs the kernel allocates start at 0; SGPRs past
 //!   the initial ones start at 0.
@@ -55,7 +77,7 @@ pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
 use crate::codeobj::{launch as launch_check, CodeObject, KernelDescriptor, KernelMeta};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
-use launch::{dispatch_packet, LaunchSetup};
+use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
 use program::Program;
 use std::sync::Arc;
@@ -157,10 +179,13 @@ impl EmuDevice {
         })
     }
 
-    fn alloc_internal(&mut self, bytes: &[u8], min: usize) -> Result<u64, DeviceError> {
-        let size = bytes.len().max(min).next_multiple_of(64);
+    /// Allocate `size` bytes (rounded up to 64) for the launch's own use and
+    /// fill them with `fill(address)` (the contents may point into themselves).
+    fn alloc_internal(&mut self, size: usize, fill: impl FnOnce(u64) -> Vec<u8>) -> Result<u64, DeviceError> {
+        let size = size.next_multiple_of(64);
         let ptr = self.memory.alloc(size as u64).map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))?;
-        self.memory.write_bytes(ptr, bytes).map_err(|f| {
+        let bytes = fill(ptr);
+        self.memory.write_bytes(ptr, &bytes).map_err(|f| {
             let message = format!("internal: cannot write {} bytes at 0x{:x}", f.bytes, f.address);
             DeviceError::from(Fault::new(FaultKind::Internal, message).with_address(f.address))
         })?;
@@ -262,51 +287,45 @@ impl Device for EmuDevice {
             Some(meta) => launch_check::check(meta, kernarg, dispatch)?,
             None => launch_check::check_shape(kernel, kernarg.len(), dispatch)?,
         }
-        if kd.queue_ptr() {
-            return Err(DeviceError::Refused(format!(
-                "kernel {kernel} asks for the queue pointer (ENABLE_SGPR_QUEUE_PTR), which the emulator does not provide"
-            )));
-        }
-        if kd.workgroup_info_enabled() {
-            return Err(DeviceError::Refused(format!(
-                "kernel {kernel} asks for the workgroup info SGPR, whose contents the emulator does not model"
-            )));
-        }
-        if kd.private_segment_fixed_size > 0 {
-            return Err(DeviceError::Refused(format!(
-                "kernel {kernel} needs {} bytes of scratch per work-item; scratch is not emulated",
-                kd.private_segment_fixed_size
-            )));
-        }
+        // Refused before anything is allocated; LaunchSetup::new checks again.
+        launch::check(&kd).map_err(|why| DeviceError::Refused(format!("kernel {kernel}: {why}")))?;
         let mut kernarg_image = kernarg.to_vec();
         if kernarg_image.len() < kd.kernarg_size as usize {
             kernarg_image.resize(kd.kernarg_size as usize, 0);
         }
-        let kernarg_ptr = self.alloc_internal(&kernarg_image, 256)?;
-        let dispatch_ptr = if kd.dispatch_ptr() {
-            match self.alloc_internal(&dispatch_packet(&kd, &dispatch, kernarg_ptr), 64) {
-                Ok(ptr) => ptr,
+        // Dispatch ids count this device's launches from 0, as a fresh HSA queue's packet indices do.
+        let mut addrs = DispatchAddrs { dispatch_id: self.launches, ..DispatchAddrs::default() };
+        addrs.kernarg = self.alloc_internal(kernarg_image.len().max(256), |_| kernarg_image)?;
+        // The queue and the packet it holds exist only for kernels that can see them.
+        if kd.dispatch_ptr() || kd.queue_ptr() {
+            let kernarg_ptr = addrs.kernarg;
+            match self.alloc_internal(DISPATCH_BLOCK_BYTES, |base| {
+                dispatch_block(&kd, &dispatch, &DispatchAddrs { block: base, ..addrs })
+            }) {
+                Ok(ptr) => addrs.block = ptr,
                 Err(e) => {
                     let _ = self.memory.free(kernarg_ptr);
                     return Err(e);
                 }
             }
-        } else {
-            0
-        };
+        }
         self.launches += 1;
-        let setup = LaunchSetup::new(kd, dispatch, kernarg_ptr, dispatch_ptr, self.launches);
-        let launch = Launch {
-            pool: self.pool.as_ref(),
-            memory: &self.memory,
-            program: &k.program,
-            step_budget: self.options.step_budget,
-            timeout,
+        let result = match LaunchSetup::new(kd, dispatch, addrs) {
+            Ok(setup) => {
+                let launch = Launch {
+                    pool: self.pool.as_ref(),
+                    memory: &self.memory,
+                    program: &k.program,
+                    step_budget: self.options.step_budget,
+                    timeout,
+                };
+                run_launch(&launch, &setup)
+            }
+            Err(why) => Err(DeviceError::Refused(format!("kernel {kernel}: {why}"))),
         };
-        let result = run_launch(&launch, &setup);
-        let _ = self.memory.free(kernarg_ptr);
-        if dispatch_ptr != 0 {
-            let _ = self.memory.free(dispatch_ptr);
+        let _ = self.memory.free(addrs.kernarg);
+        if addrs.block != 0 {
+            let _ = self.memory.free(addrs.block);
         }
         result
     }
