@@ -46,7 +46,14 @@ case "$profile" in
     release) profile_dir=release; profile_flag=(--release) ;;
     *) echo "$0: CARGO_PROFILE must be dev or release, not $profile" >&2; exit 2 ;;
 esac
-target="${CARGO_TARGET_DIR:-$root/target}"
+# Absolute: cargo takes a relative CARGO_TARGET_DIR from the directory it runs
+# in (the repository root, below), and the symlink and LD_LIBRARY_PATH must
+# work from anywhere.
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in
+    /*) ;;
+    *) target="$root/$target" ;;
+esac
 
 # The HIP root, in the order src/hip/build_support.rs and tests/emuhip/build.rs use.
 hip_root=""

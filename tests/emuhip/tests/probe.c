@@ -87,7 +87,11 @@ static int info(void) {
     if (REPORT(hipGetDeviceProperties(&props, 0)) == 0) {
         printf("name=%s\n", props.name);
         printf("gcnArchName=%s\n", props.gcnArchName);
-        printf("gcnArch=%d\n", props.gcnArch);
+#if HIP_VERSION_MAJOR < 6
+        printf("gcnArch=%d\n", props.gcnArch); /* not in the R0600 layout */
+#endif
+        printf("major=%d\n", props.major);
+        printf("minor=%d\n", props.minor);
         printf("totalGlobalMem=%zu\n", props.totalGlobalMem);
         printf("multiProcessorCount=%d\n", props.multiProcessorCount);
         printf("warpSize=%d\n", props.warpSize);
