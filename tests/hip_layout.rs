@@ -64,7 +64,12 @@ fn header_layout() -> Layout {
         .arg(&exe)
         .output()
         .unwrap_or_else(|e| panic!("running {cc}: {e}"));
-    assert!(output.status.success(), "{cc} against {}:\n{}", include.display(), String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{cc} against {}:\n{}",
+        include.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
     let output = Command::new(&exe).output().unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     parse_layout(&text).unwrap_or_else(|| panic!("unexpected layout line {text:?}"))
@@ -102,7 +107,8 @@ fn header_pairs_the_symbol_with_its_layout() {
 /// symbol's layout is rejected.
 #[test]
 fn a_mismatched_pair_is_rejected() {
-    let swapped = Layout { symbol: "hipGetDevicePropertiesR0600".into(), size: 792, arch_offset: 396, arch_bytes: 256, major: 6 };
+    let swapped =
+        Layout { symbol: "hipGetDevicePropertiesR0600".into(), size: 792, arch_offset: 396, arch_bytes: 256, major: 6 };
     assert_ne!(expected_for(&swapped.symbol), Some((swapped.size, swapped.arch_offset, swapped.arch_bytes)));
     assert_eq!(expected_for("hipGetDevicePropertiesR9999"), None);
     assert_eq!(parse_layout("hipGetDeviceProperties 792 396"), None);

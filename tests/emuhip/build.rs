@@ -94,7 +94,8 @@ fn run() -> Result<(), String> {
     let version_h = include.join("hip/hip_version.h");
     println!("cargo:rerun-if-changed={}", version_h.display());
     let text = std::fs::read_to_string(&version_h).map_err(|e| format!("reading {}: {e}", version_h.display()))?;
-    let version = parse_version(&text).ok_or_else(|| format!("{} does not define HIP_VERSION_MAJOR/MINOR/PATCH", version_h.display()))?;
+    let version = parse_version(&text)
+        .ok_or_else(|| format!("{} does not define HIP_VERSION_MAJOR/MINOR/PATCH", version_h.display()))?;
     if !(5..=7).contains(&version.major) {
         return Err(format!(
             "HIP {}.{} in {} ({origin}): this stand-in knows the libraries of HIP 5, 6 and 7 only",
@@ -175,7 +176,11 @@ fn parse_version(text: &str) -> Option<HipVersion> {
             words.next()?.parse().ok()
         })
     };
-    Some(HipVersion { major: define("HIP_VERSION_MAJOR")?, minor: define("HIP_VERSION_MINOR")?, patch: define("HIP_VERSION_PATCH")? })
+    Some(HipVersion {
+        major: define("HIP_VERSION_MAJOR")?,
+        minor: define("HIP_VERSION_MINOR")?,
+        patch: define("HIP_VERSION_PATCH")?,
+    })
 }
 
 /// The version script for HIP `v`: every node up to `v`, chained as the real

@@ -1,4 +1,5 @@
-//! The C entry points, named and typed as in HIP 5.2's hip_runtime_api.h. Each
+//! The C entry points, named and typed as in hip_runtime_api.h (5.x to 7.x;
+//! the device-properties exports follow the header version, see build.rs). Each
 //! one checks its pointers, converts them to slices and integers, and hands
 //! over to [`Runtime`] under the process-wide lock. No panic crosses the
 //! boundary: each body runs inside `catch_unwind` and a panic becomes
@@ -158,7 +159,12 @@ extern "C" {
     /// src/props.c: size, gcnArchName offset and size of layout `kind`
     /// (0 R0000, 1 R0600); 0 when this build has no such layout.
     #[cfg(test)]
-    pub(crate) fn xad_emuhip_layout(kind: c_int, size: *mut usize, arch_offset: *mut usize, arch_bytes: *mut usize) -> c_int;
+    pub(crate) fn xad_emuhip_layout(
+        kind: c_int,
+        size: *mut usize,
+        arch_offset: *mut usize,
+        arch_bytes: *mut usize,
+    ) -> c_int;
 }
 
 /// One of props.c's fill functions; each writes exactly its own layout.

@@ -142,7 +142,10 @@ impl Knobs {
                 return Err(format!("{var}={v}: CODE 0 is hipSuccess, not a fault"));
             }
             if !is_status_function(&function) {
-                return Err(format!("{var}={v}: {function} is not a status-returning function of this library ({})", status_functions().join(", ")));
+                return Err(format!(
+                    "{var}={v}: {function} is not a status-returning function of this library ({})",
+                    status_functions().join(", ")
+                ));
             }
             knobs.forced_status = Some((code, function));
         }

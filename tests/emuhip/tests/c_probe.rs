@@ -149,8 +149,11 @@ fn loader_accepts_the_stand_in_and_properties_follow_the_header_layout() {
 #[test]
 fn the_header_pairs_the_symbol_with_its_layout() {
     let p = run_probe(&["info"], true, &[]);
-    let (symbol, size, offset) =
-        if major() >= 6 { ("hipGetDevicePropertiesR0600", "1472", "1160") } else { ("hipGetDeviceProperties", "792", "396") };
+    let (symbol, size, offset) = if major() >= 6 {
+        ("hipGetDevicePropertiesR0600", "1472", "1160")
+    } else {
+        ("hipGetDeviceProperties", "792", "396")
+    };
     p.expect("props_symbol", symbol);
     p.expect("props_size", size);
     p.expect("gcnArchName_offset", offset);

@@ -53,10 +53,19 @@ fn newest_mtime(paths: &[PathBuf]) -> Option<SystemTime> {
 /// Whether `library` is at least as new as every source it is built from.
 fn is_fresh(root: &Path, library: &Path) -> bool {
     let Ok(built) = std::fs::metadata(library).and_then(|m| m.modified()) else { return false };
-    let sources: Vec<PathBuf> = ["src", "build.rs", "kernels", "Cargo.toml", "Cargo.lock", "tests/emuhip/src", "tests/emuhip/build.rs", "tests/emuhip/Cargo.toml"]
-        .iter()
-        .map(|p| root.join(p))
-        .collect();
+    let sources: Vec<PathBuf> = [
+        "src",
+        "build.rs",
+        "kernels",
+        "Cargo.toml",
+        "Cargo.lock",
+        "tests/emuhip/src",
+        "tests/emuhip/build.rs",
+        "tests/emuhip/Cargo.toml",
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect();
     match newest_mtime(&sources) {
         Some(newest) => newest <= built,
         None => true,
@@ -100,10 +109,16 @@ pub fn elf_soname(bytes: &[u8]) -> Option<String> {
     if bytes.get(..5)? != b"\x7fELF\x02" {
         return None;
     }
-    let (shoff, shentsize, shnum) = (u64_at(bytes, 0x28)?, usize::from(u16_at(bytes, 0x3A)?), usize::from(u16_at(bytes, 0x3C)?));
+    let (shoff, shentsize, shnum) =
+        (u64_at(bytes, 0x28)?, usize::from(u16_at(bytes, 0x3A)?), usize::from(u16_at(bytes, 0x3C)?));
     let section = |i: usize| -> Option<(u32, usize, usize, usize)> {
         let at = shoff.checked_add(i.checked_mul(shentsize)?)?;
-        Some((u32_at(bytes, at + 4)?, u64_at(bytes, at + 0x18)?, u64_at(bytes, at + 0x20)?, u32_at(bytes, at + 0x28)? as usize))
+        Some((
+            u32_at(bytes, at + 4)?,
+            u64_at(bytes, at + 0x18)?,
+            u64_at(bytes, at + 0x20)?,
+            u32_at(bytes, at + 0x28)? as usize,
+        ))
     };
     let (_, dyn_offset, dyn_size, link) = (0..shnum).filter_map(section).find(|s| s.0 == 6)?;
     let (_, strtab, _, _) = section(link)?;
@@ -289,11 +304,7 @@ pub fn run(mut command: Command, library: Option<&Path>, knobs: &[(&str, &str)])
             None => std::thread::sleep(Duration::from_millis(20)),
         }
     };
-    Ok(Output {
-        status,
-        stdout: out_thread.join().unwrap_or_default(),
-        stderr: err_thread.join().unwrap_or_default(),
-    })
+    Ok(Output { status, stdout: out_thread.join().unwrap_or_default(), stderr: err_thread.join().unwrap_or_default() })
 }
 
 /// stdout and stderr together, for assertion messages.
