@@ -135,5 +135,10 @@ fn the_binary_calls_the_symbol_its_header_pairs_with_the_layout() {
     let layout = header_layout();
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_xad-harness"));
     let called = imports(&binary, "hipGetDeviceProperties");
-    assert_eq!(called, [layout.symbol.clone()], "{}: built against {HIP_ROOT} ({layout:?})", binary.display());
+    assert_eq!(
+        called,
+        std::slice::from_ref(&layout.symbol),
+        "{}: built against {HIP_ROOT} ({layout:?})",
+        binary.display()
+    );
 }
