@@ -1,4 +1,5 @@
-//! The C entry points, named and typed as in HIP 5.2's hip_runtime_api.h. Each
+//! The C entry points, named and typed as in hip_runtime_api.h (5.x to 7.x;
+//! the device-properties exports follow the header version, see build.rs). Each
 //! one checks its pointers, converts them to slices and integers, and hands
 //! over to [`Runtime`] under the process-wide lock. No panic crosses the
 //! boundary: each body runs inside `catch_unwind` and a panic becomes
@@ -136,8 +137,8 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> Status {
 }
 
 extern "C" {
-    /// src/props.c: fills HIP 5.2's `hipDeviceProp_t` (792 bytes) field by field.
-    fn xad_emuhip_fill_props(
+    /// src/props.c: fills the pre-ROCm-6 (R0000) struct, 792 bytes.
+    fn xad_emuhip_fill_props_r0000(
         props: *mut c_void,
         name: *const c_char,
         arch: *const c_char,
@@ -145,13 +146,37 @@ extern "C" {
         total_global_mem: usize,
         multiprocessors: c_int,
     );
+    /// src/props.c: fills ROCm 6's hipDeviceProp_tR0600, 1472 bytes.
+    #[cfg(hip_r0600)]
+    fn xad_emuhip_fill_props_r0600(
+        props: *mut c_void,
+        name: *const c_char,
+        arch: *const c_char,
+        gcn_arch: c_int,
+        total_global_mem: usize,
+        multiprocessors: c_int,
+    );
+    /// src/props.c: size, gcnArchName offset and size of layout `kind`
+    /// (0 R0000, 1 R0600); 0 when this build has no such layout.
     #[cfg(test)]
-    pub(crate) fn xad_emuhip_props_size() -> usize;
+    pub(crate) fn xad_emuhip_layout(
+        kind: c_int,
+        size: *mut usize,
+        arch_offset: *mut usize,
+        arch_bytes: *mut usize,
+    ) -> c_int;
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn hipGetDeviceProperties(props: *mut c_void, device: c_int) -> Status {
-    call("hipGetDeviceProperties", |rt| {
+/// One of props.c's fill functions; each writes exactly its own layout.
+type FillProps = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, usize, c_int);
+
+/// The body shared by every hipGetDeviceProperties* export: `fill` decides
+/// the layout, which the caller's symbol choice promises.
+///
+/// # Safety
+/// `props` is null or points at a writable struct of the layout `fill` writes.
+unsafe fn device_properties(function: &'static str, props: *mut c_void, device: c_int, fill: FillProps) -> Status {
+    call(function, |rt| {
         if props.is_null() {
             return invalid();
         }
@@ -160,12 +185,36 @@ pub unsafe extern "C" fn hipGetDeviceProperties(props: *mut c_void, device: c_in
         let name = std::ffi::CString::new(p.name).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
         let arch = std::ffi::CString::new(p.arch).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
         let total = usize::try_from(p.total_global_mem).unwrap_or(usize::MAX);
-        // SAFETY: `props` is non-null and, per the contract, points at a
-        // hipDeviceProp_t of HIP 5.2's layout, which is what the C side writes
-        // (its size is pinned by a static assertion); the strings outlive the call.
-        unsafe { xad_emuhip_fill_props(props, name.as_ptr(), arch.as_ptr(), p.gcn_arch, total, p.multiprocessors) };
+        // SAFETY: `props` is non-null and, per the contract, points at the
+        // struct `fill` writes (its size is pinned by static assertions in
+        // props.c); the strings outlive the call.
+        unsafe { fill(props, name.as_ptr(), arch.as_ptr(), p.gcn_arch, total, p.multiprocessors) };
         Ok(())
     })
+}
+
+/// The unversioned symbol: the R0000 layout in every version (ROCm 6+ headers
+/// rename the C name to ...R0600, so only old binaries call this one).
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDeviceProperties(props: *mut c_void, device: c_int) -> Status {
+    // SAFETY: forwarded contract.
+    unsafe { device_properties("hipGetDeviceProperties", props, device, xad_emuhip_fill_props_r0000) }
+}
+
+/// ROCm 6+: the old layout under its explicit name (node hip_4.2).
+#[cfg(hip_r0600)]
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevicePropertiesR0000(props: *mut c_void, device: c_int) -> Status {
+    // SAFETY: forwarded contract.
+    unsafe { device_properties("hipGetDevicePropertiesR0000", props, device, xad_emuhip_fill_props_r0000) }
+}
+
+/// ROCm 6+: what `hipGetDeviceProperties` means in a 6.x/7.x header (node hip_6.0).
+#[cfg(hip_r0600)]
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevicePropertiesR0600(props: *mut c_void, device: c_int) -> Status {
+    // SAFETY: forwarded contract.
+    unsafe { device_properties("hipGetDevicePropertiesR0600", props, device, xad_emuhip_fill_props_r0600) }
 }
 
 #[no_mangle]
@@ -201,7 +250,7 @@ pub extern "C" fn hipFree(ptr: *mut c_void) -> Status {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyHtoD(dst: *mut c_void, src: *mut c_void, size: usize) -> Status {
+pub unsafe extern "C" fn hipMemcpyHtoD(dst: *mut c_void, src: *const c_void, size: usize) -> Status {
     call("hipMemcpyHtoD", |rt| {
         if size != 0 && (src.is_null() || dst.is_null()) {
             return invalid();
@@ -470,21 +519,24 @@ pub extern "C" fn hipGetErrorString(code: Status) -> *const c_char {
     catch_unwind(|| status::name(code).as_ptr()).unwrap_or(c"hipErrorUnknown".as_ptr())
 }
 
-/// Binds every export to version node `hip_4.2`, where Debian's library puts
-/// all of them (`objdump -T /usr/lib/x86_64-linux-gnu/libamdhip64.so.5`), and
-/// lists them for the test that keeps `libamdhip64.map` in step.
-/// `name@@@node` renames the symbol to its versioned default in place. Not in
-/// unit-test builds: an executable has no version nodes to bind to.
+/// Binds exports to the version node the real library puts them in
+/// (`objdump -T libamdhip64.so.N`): everything the harness calls lives in
+/// `hip_4.2` in 5.x, 6.x and 7.x; ROCm 6 added hipGetDevicePropertiesR0000
+/// (`hip_4.2`) and hipGetDevicePropertiesR0600 (`hip_6.0`). `name@@@node`
+/// renames the symbol to its versioned default in place. Not in unit-test
+/// builds: an executable has no version nodes to bind to. Each list is also a
+/// constant, for the test that keeps build.rs's generated version script in step.
 macro_rules! versioned_exports {
-    ($($name:ident),* $(,)?) => {
+    ($list:ident = $node:literal: $($name:ident),* $(,)?) => {
         #[cfg(not(test))]
-        std::arch::global_asm!($(concat!(".symver ", stringify!($name), ", ", stringify!($name), "@@@hip_4.2")),*);
+        std::arch::global_asm!($(concat!(".symver ", stringify!($name), ", ", stringify!($name), "@@@", $node)),*);
         #[cfg(test)]
-        pub const EXPORTS: &[&str] = &[$(stringify!($name)),*];
+        pub const $list: (&str, &[&str]) = ($node, &[$(stringify!($name)),*]);
     };
 }
 
 versioned_exports!(
+    EXPORTS = "hip_4.2":
     hipDeviceSynchronize,
     hipDriverGetVersion,
     hipFree,
@@ -507,3 +559,8 @@ versioned_exports!(
     hipStreamQuery,
     hipStreamSynchronize,
 );
+
+#[cfg(hip_r0600)]
+versioned_exports!(EXPORTS_R0000 = "hip_4.2": hipGetDevicePropertiesR0000);
+#[cfg(hip_r0600)]
+versioned_exports!(EXPORTS_R0600 = "hip_6.0": hipGetDevicePropertiesR0600);

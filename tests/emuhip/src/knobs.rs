@@ -7,13 +7,19 @@ use crate::status::{self, Status};
 /// Whether `XAD_EMUHIP_STATUS` may name `function`: every status-returning
 /// entry point the harness calls (the error-text functions return strings).
 pub fn is_status_function(function: &str) -> bool {
-    function == "hipGetDeviceProperties"
-        || (xad_harness::hip::FUNCTIONS.contains(&function) && !function.starts_with("hipGetError"))
+    status_functions().contains(&function)
 }
 
 /// The names `is_status_function` accepts, for messages and tests.
 pub fn status_functions() -> Vec<&'static str> {
-    std::iter::once("hipGetDeviceProperties")
+    let properties: &[&str] = if cfg!(hip_r0600) {
+        &["hipGetDeviceProperties", "hipGetDevicePropertiesR0000", "hipGetDevicePropertiesR0600"]
+    } else {
+        &["hipGetDeviceProperties"]
+    };
+    properties
+        .iter()
+        .copied()
         .chain(xad_harness::hip::FUNCTIONS.iter().copied().filter(|f| !f.starts_with("hipGetError")))
         .collect()
 }
@@ -136,7 +142,10 @@ impl Knobs {
                 return Err(format!("{var}={v}: CODE 0 is hipSuccess, not a fault"));
             }
             if !is_status_function(&function) {
-                return Err(format!("{var}={v}: {function} is not a status-returning function of this library ({})", status_functions().join(", ")));
+                return Err(format!(
+                    "{var}={v}: {function} is not a status-returning function of this library ({})",
+                    status_functions().join(", ")
+                ));
             }
             knobs.forced_status = Some((code, function));
         }
@@ -145,7 +154,10 @@ impl Knobs {
 
     /// The status `function` must return instead of doing its work, if any.
     pub fn forced_status(&self, function: &str) -> Option<Status> {
-        self.forced_status.as_ref().filter(|(_, f)| f == function).map(|(code, _)| *code)
+        // `hipGetDeviceProperties` names the family: a ROCm 6+ binary calls it
+        // under its R0600 name, and the knob should not depend on the header.
+        let family = |f: &str| f == "hipGetDeviceProperties" && function.starts_with("hipGetDeviceProperties");
+        self.forced_status.as_ref().filter(|(_, f)| f == function || family(f)).map(|(code, _)| *code)
     }
 }
 

@@ -1,8 +1,10 @@
 //! xad-emuhip: an emulated HIP device library. Built as `libxad_emuhip.so`
-//! with SONAME `libamdhip64.so.5` and Debian's symbol versions (`hip_4.2` ...
-//! `hip_5.2`), it stands in for the HIP runtime underneath the unchanged
-//! `xad-harness` binary: `LD_LIBRARY_PATH=<dir with libamdhip64.so.5 -> this>
-//! xad-harness run --backend hip` then exercises the real HIP path (FFI,
+//! with the SONAME (`libamdhip64.so.5`, `.6` or `.7`) and symbol version nodes
+//! of the real library of the HIP root it is built against (build.rs reads the
+//! version from that root's `hip/hip_version.h`), it stands in for the HIP
+//! runtime underneath the unchanged `xad-harness` binary:
+//! `LD_LIBRARY_PATH=<dir with libamdhip64.so.N -> this> xad-harness run
+//! --backend hip` then exercises the real HIP path (FFI,
 //! allocation, copies, module load, kernarg packing, launch, synchronisation,
 //! error handling) with the project's emulator ([`xad_harness::emu::EmuDevice`],
 //! through the [`xad_harness::device::Device`] trait) as the "GPU".
@@ -12,12 +14,12 @@
 //!
 //! | module      | what it is                                                    |
 //! |-------------|---------------------------------------------------------------|
-//! | `exports`   | the 21 C entry points, pointer checks, `catch_unwind`, the lock |
+//! | `exports`   | the C entry points (21; 23 on HIP 6/7 with the R0000/R0600 properties), pointer checks, `catch_unwind`, the lock |
 //! | `runtime`   | state and HIP's decisions (statuses, handles, kernarg segment, streams, faults) over any `Device` |
 //! | `knobs`     | fault-injection settings read from the environment            |
-//! | `status`    | HIP 5.2 status numbers and names                              |
+//! | `status`    | HIP 5.2 status numbers and names; the header's HIP_VERSION    |
 //! | `elf`       | the length of a code object from its headers                  |
-//! | `props.c`   | fills `hipDeviceProp_t` from the installed HIP 5.2 header     |
+//! | `props.c`   | fills the R0000 (792-byte) and, on HIP 6/7, R0600 (1472-byte) device-properties structs from the root's own header |
 //!
 //! # Behaviour worth knowing
 //! - Initialisation is lazy (any call initialises, like ROCm); `hipInit(0)` is

@@ -22,9 +22,24 @@ pub const LAUNCH_TIMEOUT: Status = 702;
 pub const LAUNCH_FAILURE: Status = 719;
 pub const UNKNOWN: Status = 999;
 
-/// `HIP_VERSION` of Debian's HIP 5.2.3 (hip_version.h: 5 * 10^7 + 2 * 10^5 + 21153);
-/// Debian's runtime reports it from both hipRuntimeGetVersion and hipDriverGetVersion.
-pub const HIP_VERSION: i32 = 50_221_153;
+/// `HIP_VERSION` of the header this library is built against (build.rs reads
+/// hip_version.h: major * 10^7 + minor * 10^5 + patch, e.g. 50221153 for
+/// Debian's 5.2.3, 60443484 for 6.4.3); the real runtime reports its own from
+/// both hipRuntimeGetVersion and hipDriverGetVersion.
+pub const HIP_VERSION: i32 = parse_version(env!("XAD_EMUHIP_HIP_VERSION"));
+
+/// A decimal `i32` at compile time (build.rs writes the digits).
+const fn parse_version(digits: &str) -> i32 {
+    let bytes = digits.as_bytes();
+    let mut value: i32 = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        assert!(bytes[i].is_ascii_digit(), "XAD_EMUHIP_HIP_VERSION is not a number");
+        value = value * 10 + (bytes[i] - b'0') as i32;
+        i += 1;
+    }
+    value
+}
 
 /// Every status HIP 5.2's header names, with the name its runtime returns. Debian's
 /// 5.2 runtime also returns the name from `hipGetErrorString`, so this library

@@ -437,7 +437,7 @@ fn exports_check_null_pointers_and_flags() {
         assert_eq!(n, 1);
         let mut v = 0;
         assert_eq!(hipRuntimeGetVersion(&mut v), 0);
-        assert_eq!(v, 50_221_153);
+        assert_eq!(v, crate::status::HIP_VERSION);
         assert_eq!(hipDriverGetVersion(null_mut()), 1);
         assert_eq!(hipMalloc(null_mut(), 16), 1);
         assert_eq!(hipModuleLoadData(null_mut(), image().as_ptr().cast()), 1);
@@ -454,37 +454,120 @@ fn exports_check_null_pointers_and_flags() {
     }
 }
 
+/// (size, gcnArchName offset, gcnArchName bytes) of props.c's layout `kind`.
+fn layout(kind: i32) -> Option<(usize, usize, usize)> {
+    let (mut size, mut offset, mut bytes) = (0, 0, 0);
+    // SAFETY: three valid out-pointers.
+    let known = unsafe { crate::exports::xad_emuhip_layout(kind, &mut size, &mut offset, &mut bytes) };
+    (known != 0).then_some((size, offset, bytes))
+}
+
+/// The HIP major this build stands in for, from the SONAME build.rs chose.
+fn major() -> u32 {
+    let soname = env!("XAD_EMUHIP_SONAME");
+    soname.strip_prefix("libamdhip64.so.").and_then(|m| m.parse().ok()).unwrap_or_else(|| panic!("SONAME {soname}"))
+}
+
 #[test]
-fn device_properties_fill_hip_5_2_layout() {
-    use crate::exports::*;
-    // SAFETY: the C shim reports the struct size; the buffer is that large.
-    let size = unsafe { xad_emuhip_props_size() };
-    assert_eq!(size, 792);
-    let mut buf = vec![0xFFu8; size];
-    // SAFETY: buf is a hipDeviceProp_t-sized, writable buffer.
-    assert_eq!(unsafe { hipGetDeviceProperties(buf.as_mut_ptr().cast(), 0) }, 0);
+fn struct_layouts_match_the_symbols_that_fill_them() {
+    // R0000: the unversioned symbol (every version) and ...R0000 (6.x/7.x).
+    assert_eq!(layout(0), Some((792, 396, 256)));
+    // R0600 exists exactly where the header renames hipGetDeviceProperties.
+    let r0600 = layout(1);
+    if major() >= 6 {
+        assert_eq!(r0600, Some((1472, 1160, 256)));
+    } else {
+        assert_eq!(r0600, None);
+    }
+    assert_eq!(layout(2), None);
+    assert_eq!(u32::try_from(crate::status::HIP_VERSION / 10_000_000).ok(), Some(major()));
+}
+
+/// Call one hipGetDeviceProperties* export on a 0xFF-filled buffer of
+/// `size + 64` bytes and check the name, the arch at `arch_offset`, and that
+/// nothing past `size` was written (the export wrote its own layout only).
+fn check_fill(export: unsafe extern "C" fn(*mut std::ffi::c_void, i32) -> i32, size: usize, arch_offset: usize) {
+    let mut buf = vec![0xFFu8; size + 64];
+    // SAFETY: buf is larger than the layout the export writes.
+    assert_eq!(unsafe { export(buf.as_mut_ptr().cast(), 0) }, 0);
     let name = std::ffi::CStr::from_bytes_until_nul(&buf[..256]).expect("NUL-terminated name");
     assert_eq!(name.to_str().ok(), Some("xad-harness emulated gfx1100"));
+    let arch = std::ffi::CStr::from_bytes_until_nul(&buf[arch_offset..arch_offset + 256]).expect("NUL-terminated arch");
+    assert_eq!(arch.to_str().ok(), Some("gfx1100"));
+    assert!(buf[size..].iter().all(|&b| b == 0xFF), "wrote past {size} bytes");
+    assert!(buf[size - 4..size].iter().any(|&b| b != 0xFF), "left the last field alone");
     // SAFETY: as above; device 1 does not exist.
-    assert_eq!(unsafe { hipGetDeviceProperties(buf.as_mut_ptr().cast(), 1) }, 101);
+    assert_eq!(unsafe { export(buf.as_mut_ptr().cast(), 1) }, 101);
+}
+
+#[test]
+fn device_properties_fill_the_r0000_layout() {
+    check_fill(crate::exports::hipGetDeviceProperties, 792, 396);
+    #[cfg(hip_r0600)]
+    check_fill(crate::exports::hipGetDevicePropertiesR0000, 792, 396);
+}
+
+#[cfg(hip_r0600)]
+#[test]
+fn device_properties_r0600_fill_the_rocm6_layout() {
+    check_fill(crate::exports::hipGetDevicePropertiesR0600, 1472, 1160);
+}
+
+/// Node -> symbols, as the version script build.rs generated lists them
+/// (one `node {` per line, symbols one per line under `global:`).
+fn script_nodes(map: &str) -> Vec<(String, Vec<String>)> {
+    let mut nodes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_global = false;
+    for line in map.lines().map(str::trim) {
+        if let Some((head, _)) = line.split_once('{') {
+            nodes.push((head.trim().to_string(), Vec::new()));
+            in_global = false;
+        } else if line == "global:" {
+            in_global = true;
+        } else if line == "local:" || line.starts_with('}') {
+            in_global = false;
+        } else if let (true, Some((_, symbols))) = (in_global, nodes.last_mut()) {
+            symbols.push(line.trim_end_matches(';').to_string());
+        }
+    }
+    nodes
+}
+
+/// Every `versioned_exports!` list of this build: (node, symbols).
+fn bound_exports() -> Vec<(&'static str, &'static [&'static str])> {
+    #[cfg(hip_r0600)]
+    return vec![crate::exports::EXPORTS, crate::exports::EXPORTS_R0000, crate::exports::EXPORTS_R0600];
+    #[cfg(not(hip_r0600))]
+    return vec![crate::exports::EXPORTS];
 }
 
 #[test]
 fn version_script_lists_exactly_the_exports() {
-    let map = include_str!("../libamdhip64.map");
-    let body = map.split("global:").nth(1).and_then(|rest| rest.split("local:").next()).unwrap_or("");
-    let mut listed: Vec<&str> = body.split(';').map(str::trim).filter(|s| !s.is_empty()).collect();
-    listed.sort_unstable();
-    let mut exported = crate::exports::EXPORTS.to_vec();
-    exported.sort_unstable();
-    assert_eq!(listed, exported);
-    assert_eq!(exported.len(), 21);
+    let map = include_str!(concat!(env!("OUT_DIR"), "/libamdhip64.map"));
+    let nodes = script_nodes(map);
+    let bound = bound_exports();
+    for (node, _) in &nodes {
+        let mut listed: Vec<&str> = nodes.iter().filter(|(n, _)| n == node).flat_map(|(_, s)| s.iter().map(String::as_str)).collect();
+        let mut symver: Vec<&str> = bound.iter().filter(|(n, _)| n == node).flat_map(|(_, s)| s.iter().copied()).collect();
+        listed.sort_unstable();
+        symver.sort_unstable();
+        assert_eq!(listed, symver, "node {node}\n{map}");
+    }
+    // The chain starts at hip_4.2 and ends at the header's own version.
+    assert_eq!(nodes.first().map(|(n, _)| n.as_str()), Some("hip_4.2"), "{map}");
+    let last = nodes.last().map(|(n, _)| n.clone()).unwrap_or_default();
+    assert!(last.starts_with(&format!("hip_{}.", major())), "{map}");
+    assert_eq!(nodes.iter().any(|(n, _)| n == "hip_6.0"), major() >= 6, "{map}");
+    assert_eq!(crate::exports::EXPORTS.1.len(), 21);
     // The stand-in exports exactly what the harness calls: its FFI list plus
     // hipGetDeviceProperties (reached through the device-info shim).
+    let mut exported = crate::exports::EXPORTS.1.to_vec();
+    exported.sort_unstable();
     let mut wanted: Vec<&str> = xad_harness::hip::FUNCTIONS.iter().copied().chain(["hipGetDeviceProperties"]).collect();
     wanted.sort_unstable();
     assert_eq!(exported, wanted);
+    let all: Vec<&str> = bound.iter().flat_map(|(_, s)| s.iter().copied()).collect();
     for f in crate::knobs::status_functions() {
-        assert!(exported.contains(&f), "{f}");
+        assert!(all.contains(&f), "{f}");
     }
 }

@@ -1,8 +1,9 @@
-//! The emulated HIP library under a C program that was compiled against
-//! Debian's HIP 5.2 header and linked against Debian's libamdhip64.so.5, run
-//! with LD_LIBRARY_PATH pointing at the stand-in: the loader must accept it
-//! (SONAME, symbol versions), the struct layout must agree with the header,
-//! and every status and fault knob must show up as a C caller sees it.
+//! The emulated HIP library under a C program that was compiled against the
+//! HIP root's header (Debian's 5.2 in /usr, or a fetched 6.4 / 7.2 root) and
+//! linked against that root's libamdhip64.so.N, run with LD_LIBRARY_PATH
+//! pointing at the stand-in: the loader must accept it (SONAME, symbol
+//! versions), the struct layout must agree with the header and the symbol it
+//! calls, and every status and fault knob must show up as a C caller sees it.
 //!
 //! The `run`/`hang`/fault tests execute xad_basic on the project's emulator
 //! (`xad_harness::emu::EmuDevice`); until that is merged they fail with the
@@ -38,7 +39,7 @@ fn probe() -> &'static (PathBuf, PathBuf) {
         std::fs::write(&temp, kernel.bytes).map_err(|e| e.to_string())?;
         std::fs::rename(&temp, &code_object).map_err(|e| e.to_string())?;
 
-        let hip = std::env::var("HIP_PATH").unwrap_or_else(|_| "/usr".into());
+        let hip = support::hip_root().display().to_string();
         let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/probe.c");
         let temp = dir.join(format!("probe.{pid}.tmp"));
         let output = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
@@ -50,6 +51,11 @@ fn probe() -> &'static (PathBuf, PathBuf) {
             .arg(format!("-L{hip}/lib"))
             .arg(format!("-L{hip}/lib/x86_64-linux-gnu"))
             .arg("-lamdhip64")
+            // A fetched ROCm 6/7 root's runtime needs a newer glibc than the
+            // system's linker links against; what the probe takes from it
+            // (symbols and their versions) is checked all the same. No run
+            // path: the probe itself runs on the system's glibc.
+            .arg("-Wl,--allow-shlib-undefined")
             .output()
             .map_err(|e| format!("running cc: {e}"))?;
         if !output.status.success() {
@@ -78,6 +84,11 @@ impl Probe {
     fn expect(&self, key: &str, want: &str) {
         assert_eq!(self.value(key), want, "{key}\n{}", self.transcript);
     }
+    /// gcnArch: a field of the R0000 layout only (the header's struct on 5.x,
+    /// the hipGetDevicePropertiesR0000 call on 6.x/7.x).
+    fn expect_gcn_arch(&self, want: &str) {
+        self.expect(if major() >= 6 { "r0000_gcnArch" } else { "gcnArch" }, want);
+    }
     fn lane_lines(&self) -> Vec<&str> {
         self.stdout.lines().filter(|l| l.starts_with("lane ")).collect()
     }
@@ -102,33 +113,69 @@ fn run_probe_expecting(args: &[&str], emulated: bool, knobs: &[(&str, &str)], ex
     Probe { stdout: String::from_utf8_lossy(&output.stdout).into_owned(), transcript }
 }
 
+/// The HIP major of the header this package was built against.
+fn major() -> u32 {
+    let soname = env!("XAD_EMUHIP_SONAME");
+    soname.strip_prefix("libamdhip64.so.").and_then(|m| m.parse().ok()).unwrap_or_else(|| panic!("SONAME {soname}"))
+}
+
 #[test]
 fn loader_accepts_the_stand_in_and_properties_follow_the_header_layout() {
     let p = run_probe(&["info"], true, &[]);
     p.expect("hipInit", "0");
-    p.expect("runtime_version", "50221153");
-    p.expect("driver_version", "50221153");
+    p.expect("runtime_version", env!("XAD_EMUHIP_HIP_VERSION"));
+    p.expect("driver_version", env!("XAD_EMUHIP_HIP_VERSION"));
     p.expect("device_count", "1");
     p.expect("hipGetDeviceProperties", "0");
     p.expect("name", "xad-harness emulated gfx1100");
     p.expect("gcnArchName", "gfx1100");
-    p.expect("gcnArch", "1100");
+    p.expect_gcn_arch("1100");
+    p.expect("major", "11");
+    p.expect("minor", "0");
     p.expect("multiProcessorCount", "48");
     p.expect("warpSize", "32");
     p.expect("maxThreadsPerBlock", "1024");
-    // The struct's last field was 0xFF..: the whole 792 bytes were written.
+    // The struct's last word was 0xFF..: the whole struct was written.
     p.expect("pageableMemoryAccessUsesHostPageTables", "0");
+    p.expect("last_word_written", "1");
     p.expect("hipSetDevice", "0");
     p.expect("name_of_912", "hipErrorUnknown");
     p.expect("string_of_700", "hipErrorIllegalAddress");
 }
 
-/// Negative control: the same probe on Debian's real runtime finds no device,
-/// so the test above really ran on the stand-in.
+/// The shim-layout check for the C side: the header pairs each symbol with
+/// one layout (R0000: 792 bytes, gcnArchName at 396; R0600: 1472, at 1160;
+/// 256 bytes of name in both), and the stand-in fills what the symbol means.
 #[test]
-fn debian_runtime_reports_no_device() {
+fn the_header_pairs_the_symbol_with_its_layout() {
+    let p = run_probe(&["info"], true, &[]);
+    let (symbol, size, offset) = if major() >= 6 {
+        ("hipGetDevicePropertiesR0600", "1472", "1160")
+    } else {
+        ("hipGetDeviceProperties", "792", "396")
+    };
+    p.expect("props_symbol", symbol);
+    p.expect("props_size", size);
+    p.expect("gcnArchName_offset", offset);
+    p.expect("gcnArchName_bytes", "256");
+    if major() >= 6 {
+        // ROCm 6+ also exports the old layout under an explicit name.
+        p.expect("r0000_size", "792");
+        p.expect("hipGetDevicePropertiesR0000", "0");
+        p.expect("r0000_gcnArchName", "gfx1100");
+        p.expect("r0000_gcnArch", "1100");
+    } else {
+        assert!(p.values("r0000_size").is_empty(), "{}", p.transcript);
+    }
+}
+
+/// Negative control: the same probe on the root's real runtime finds no
+/// device (HIP 5.2: hipInit 101; 6.4 and 7.2: 100), so the tests above really
+/// ran on the stand-in.
+#[test]
+fn real_runtime_reports_no_device() {
     let p = run_probe(&["info"], false, &[]);
-    p.expect("hipInit", "101");
+    p.expect("hipInit", if major() >= 6 { "100" } else { "101" });
     p.expect("hipGetDeviceCount", "100");
 }
 
@@ -165,7 +212,9 @@ fn invalid_arguments_get_hip_statuses() {
 fn arch_knob_changes_the_reported_target() {
     let p = run_probe(&["info"], true, &[("XAD_EMUHIP_ARCH", "gfx1030")]);
     p.expect("gcnArchName", "gfx1030");
-    p.expect("gcnArch", "1030");
+    p.expect_gcn_arch("1030");
+    p.expect("major", "10");
+    p.expect("minor", "3");
     p.expect("name", "xad-harness emulated gfx1030");
 }
 

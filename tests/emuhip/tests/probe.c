@@ -1,5 +1,5 @@
-/* A small HIP host program, built against Debian's HIP 5.2 header and linked
-   against Debian's libamdhip64.so.5 exactly as xad-harness is, then run with
+/* A small HIP host program, built against the HIP root's header and linked
+   against that root's libamdhip64.so.N exactly as xad-harness is, then run with
    LD_LIBRARY_PATH pointing at the emulated library. It proves the stand-in is
    accepted by the loader (SONAME, symbol versions) and behaves like a HIP
    runtime to a C caller, independently of the harness's own HIP layer.
@@ -10,6 +10,10 @@
           probe hang CODE_OBJECT POLLS        (launch, poll hipStreamQuery)
    Output: one "key=value" or "lane ..." line per fact, for the Rust test. */
 #include <hip/hip_runtime_api.h>
+#if HIP_VERSION_MAJOR >= 6
+#include <hip/hip_deprecated.h>
+#endif
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,9 @@
 #define GUARD_WORD 0x5AC3A55Au
 
 #define REPORT(call) report(#call, (int)(call))
+/* The name a macro expands to: ROCm 6+ headers rename hipGetDeviceProperties. */
+#define EXPANDED_NAME(x) STRINGIFY(x)
+#define STRINGIFY(x) #x
 
 static int report(const char *what, int status) {
     /* "hipMalloc(&p, n)" -> "hipMalloc" */
@@ -46,6 +53,19 @@ static void *read_file(const char *path, size_t *size) {
 
 static uint32_t xad(uint32_t a, uint32_t b, uint32_t c) { return (a ^ b) + c; }
 
+/* ROCm 6+ keeps the old layout under an explicit name; call it too. */
+static void info_r0000(void) {
+#if HIP_VERSION_MAJOR >= 6
+    hipDeviceProp_tR0000 old;
+    memset(&old, 0xFF, sizeof old);
+    printf("r0000_size=%zu\n", sizeof old);
+    if (REPORT(hipGetDevicePropertiesR0000(&old, 0)) == 0) {
+        printf("r0000_gcnArchName=%s\n", old.gcnArchName);
+        printf("r0000_gcnArch=%d\n", old.gcnArch);
+    }
+#endif
+}
+
 static int info(void) {
     int v = -1;
     REPORT(hipInit(0));
@@ -59,16 +79,29 @@ static int info(void) {
     printf("device_count=%d\n", count);
     hipDeviceProp_t props;
     memset(&props, 0xFF, sizeof props);
+    /* The layout this header pairs with the symbol it calls. */
+    printf("props_symbol=%s\n", EXPANDED_NAME(hipGetDeviceProperties));
+    printf("props_size=%zu\n", sizeof props);
+    printf("gcnArchName_offset=%zu\n", offsetof(hipDeviceProp_t, gcnArchName));
+    printf("gcnArchName_bytes=%zu\n", sizeof props.gcnArchName);
     if (REPORT(hipGetDeviceProperties(&props, 0)) == 0) {
         printf("name=%s\n", props.name);
         printf("gcnArchName=%s\n", props.gcnArchName);
-        printf("gcnArch=%d\n", props.gcnArch);
+#if HIP_VERSION_MAJOR < 6
+        printf("gcnArch=%d\n", props.gcnArch); /* not in the R0600 layout */
+#endif
+        printf("major=%d\n", props.major);
+        printf("minor=%d\n", props.minor);
         printf("totalGlobalMem=%zu\n", props.totalGlobalMem);
         printf("multiProcessorCount=%d\n", props.multiProcessorCount);
         printf("warpSize=%d\n", props.warpSize);
         printf("maxThreadsPerBlock=%d\n", props.maxThreadsPerBlock);
         printf("pageableMemoryAccessUsesHostPageTables=%d\n", props.pageableMemoryAccessUsesHostPageTables);
+        int tail;
+        memcpy(&tail, (char *)&props + sizeof props - sizeof tail, sizeof tail);
+        printf("last_word_written=%d\n", tail != -1);
     }
+    info_r0000();
     REPORT(hipSetDevice(0));
     printf("name_of_912=%s\n", hipGetErrorName((hipError_t)912));
     printf("string_of_700=%s\n", hipGetErrorString(hipErrorIllegalAddress));
