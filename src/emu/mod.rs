@@ -46,6 +46,7 @@ pub mod memory;
 pub mod program;
 mod salu;
 mod smem;
+mod taint;
 mod valu;
 mod vmem;
 mod wave;
@@ -54,12 +55,13 @@ mod workgroup;
 pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
 use crate::codeobj::{CodeObject, KernelDescriptor};
-use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use crate::device::{Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId, Origin, StoppedWave, TaintedWord};
 use launch::{dispatch_packet, LaunchSetup};
 use memory::Memory;
 use program::Program;
 use std::sync::Arc;
 use std::time::Duration;
+use taint::WaveStop;
 use workgroup::{run_launch, Launch};
 
 /// Knobs of an [`EmuDevice`].
@@ -94,6 +96,9 @@ pub struct EmuDevice {
     modules: Vec<Vec<EmuKernel>>,
     pool: Option<rayon::ThreadPool>,
     launches: u64,
+    /// The waves the last launch stopped on taint, with their origins
+    /// (resolved at once: the origin table may be reset by later host writes).
+    stops: Vec<(WaveStop, Origin)>,
 }
 
 impl std::fmt::Debug for EmuDevice {
@@ -122,7 +127,7 @@ impl EmuDevice {
         let pool = (options.threads > 0)
             .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
             .flatten();
-        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0 }
+        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, stops: Vec::new() }
     }
 
     pub fn options(&self) -> EmuOptions {
@@ -152,6 +157,12 @@ impl EmuDevice {
                 kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")
             ))
         })
+    }
+
+    fn keep_stops(&mut self, stops: Vec<WaveStop>) {
+        let origins = self.memory.taint.origins();
+        let lost = || Origin { what: "wave stopped on an undefined value".into(), offset: 0, instruction: String::new() };
+        self.stops = stops.into_iter().map(|s| (s, origins.get(s.origin as usize).cloned().unwrap_or_else(lost))).collect();
     }
 
     fn alloc_internal(&mut self, bytes: &[u8], min: usize) -> Result<u64, DeviceError> {
@@ -239,6 +250,17 @@ impl Device for EmuDevice {
         Ok(ModuleId(self.modules.len() - 1))
     }
 
+    fn definedness(&mut self, out: DevicePtr, words: usize) -> Result<Definedness, DeviceError> {
+        let (mut origins, tainted) = self.memory.taint.report(out, words);
+        let words = tainted.into_iter().map(|(word, taint, origin)| TaintedWord { word, taint, origin }).collect();
+        let mut waves = Vec::with_capacity(self.stops.len());
+        for (stop, origin) in &self.stops {
+            origins.push(origin.clone());
+            waves.push(StoppedWave { first_lane: stop.first_lane, lanes: stop.lanes, taint: stop.taint, origin: origins.len() - 1 });
+        }
+        Ok(Definedness { origins, words, waves })
+    }
+
     fn launch(
         &mut self,
         module: ModuleId,
@@ -297,7 +319,8 @@ impl Device for EmuDevice {
             step_budget: self.options.step_budget,
             timeout,
         };
-        let result = run_launch(&launch, &setup);
+        self.stops.clear();
+        let result = run_launch(&launch, &setup).map(|stops| self.keep_stops(stops));
         let _ = self.memory.free(kernarg_ptr);
         if dispatch_ptr != 0 {
             let _ = self.memory.free(dispatch_ptr);

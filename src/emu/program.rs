@@ -4,6 +4,7 @@
 //! and only if, they are executed.
 
 use super::fault::{Fault, FaultKind};
+use super::taint::{self, Deps};
 use crate::isa::{self, Generation, Inst, Shape};
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
@@ -17,6 +18,9 @@ pub struct Program {
     pub targets: Vec<Option<usize>>,
     /// Byte offset just past the decoded code.
     pub end_offset: u64,
+    /// Per instruction, the registers it touches ([`Deps`]) in wave32 and
+    /// wave64 (lane masks are one or two SGPRs wide).
+    pub deps: [Vec<Deps>; 2],
 }
 
 impl Program {
@@ -48,7 +52,18 @@ impl Program {
                 _ => None,
             })
             .collect();
-        Program { insts, targets, end_offset: base + code.len() as u64 }
+        let deps_for = |wave64: bool| -> Vec<Deps> {
+            insts.iter().map(|i| i.as_ref().map_or(Deps::default(), |inst| taint::deps(inst, wave64))).collect()
+        };
+        let deps = [deps_for(false), deps_for(true)];
+        Program { insts, targets, end_offset: base + code.len() as u64, deps }
+    }
+
+    /// The [`Deps`] of instruction `pc` in a wave of `W` lanes (none past the end).
+    #[inline(always)]
+    pub fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
+        static NONE: Deps = Deps { s: 0, v: [0; 4], flags: 0 };
+        self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
     }
 }
 

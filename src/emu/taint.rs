@@ -1,0 +1,753 @@
+//! Per-lane definedness: which register lanes hold a value the ISA does not
+//! define (undefined) or one that rests on a rule the ISA guide contradicts
+//! (unsettled), and where that came from.
+//!
+//! Sources of taint: registers the dispatch did not initialise (every SGPR
+//! past the user and system ones, SCC, VCC, M0, VGPRs other than v0, v0 in
+//! lanes outside the launch), VGPRs after `s_sendmsg
+//! sendmsg(MSG_DEALLOC_VGPRS)`, exec_hi/vcc_hi read as data in wave32
+//! (undefined before a write; unsettled after one, since the guide does not
+//! say a write is kept), and a DPP16 read of an inactive in-range lane with
+//! bound_ctrl=0, fi=0 (unsettled: RDNA3 ISA 7.7.1 vs table 93). Taint flows
+//! lane-wise through vector ops (OR of the sources; DPP permutes src0's),
+//! into SGPRs, SCC and lane masks as the OR over the active lanes, and into
+//! memory through stores ([`super::memory::MemTaint`]).
+//!
+//! The clean path pays one test per instruction: [`Deps`] (decoded once)
+//! names every register an instruction reads or writes as bit masks, and a
+//! wave whose tainted registers it does not touch runs as before. Only a
+//! touching instruction takes [`Wave::taint_step`], which updates the shadow
+//! before the instruction executes (so sources are seen before a
+//! destination overwrites them), and may stop the wave: a branch, an EXEC
+//! change or a memory address that depends on a tainted value ends that
+//! wave only (reported as a [`WaveStop`]).
+
+// Lane loops index several lane masks by the same lane number.
+#![allow(clippy::needless_range_loop)]
+
+use super::memory::Mark;
+use super::wave::{Ctx, Wave};
+use crate::codeobj::KernelDescriptor;
+use crate::device::{DeviceError, Origin, Taint};
+use crate::isa::{reg_name, Dpp, Format, Inst, Op, Shape, Src, EXEC, NULL, VCC};
+
+/// `null` holds no state, so its bit in the SGPR masks carries SCC.
+pub(super) const SCC_BIT: u8 = NULL;
+const EXEC_HI: u8 = EXEC + 1;
+const VCC_HI: u8 = VCC + 1;
+
+/// Origin placeholders, replaced by a concrete origin naming the register
+/// and the instruction when the register is first read.
+pub(super) const UNINIT: u32 = u32::MAX;
+const DEALLOC: u32 = u32::MAX - 1;
+const HI_WRITTEN: u32 = u32::MAX - 2;
+
+/// [`Deps::flags`]: a memory access (the memory shadow may matter).
+pub(super) const F_MEM: u8 = 1;
+/// A DPP16 read with bound_ctrl=0, fi=0 (unsettled when a source lane is off).
+pub(super) const F_DPP: u8 = 2;
+/// Always take the taint path (s_sendmsg MSG_DEALLOC_VGPRS).
+pub(super) const F_SLOW: u8 = 4;
+
+/// Every register an instruction reads or writes, as masks (SGPR codes
+/// 0-127 with SCC at [`SCC_BIT`]; VGPRs 0-255), for the clean-path test.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Deps {
+    pub s: u128,
+    pub v: [u64; 4],
+    pub flags: u8,
+}
+
+impl Deps {
+    fn sgpr(&mut self, r: u8, n: u8) {
+        for i in 0..n {
+            let r = r.wrapping_add(i);
+            if r < 128 && r != NULL {
+                self.s |= 1 << r;
+            }
+        }
+    }
+    fn vgpr(&mut self, r: u8, n: u8) {
+        for i in 0..n {
+            if let Some(r) = r.checked_add(i) {
+                self.v[r as usize / 64] |= 1 << (r % 64);
+            }
+        }
+    }
+    fn src(&mut self, src: Src, n: u8, mask: u8) {
+        match src {
+            Src::Sgpr(r) => self.sgpr(r, n),
+            Src::Vgpr(r) => self.vgpr(r, n),
+            Src::Scc => self.s |= 1 << SCC_BIT,
+            Src::Vccz => self.sgpr(VCC, mask),
+            Src::Const(_) | Src::Lit(_) | Src::Null | Src::Execz => {}
+        }
+    }
+}
+
+/// Whether a scalar op reads SCC besides its operands.
+pub(super) fn reads_scc(op: Op) -> bool {
+    use Op::*;
+    matches!(op, SAddcU32 | SSubbU32 | SCselectB32 | SCselectB64 | SCmovB32 | SCmovB64 | SCmovkI32 | SCbranchScc0 | SCbranchScc1)
+}
+
+/// Whether a scalar op writes SCC.
+pub(super) fn writes_scc(op: Op) -> bool {
+    use Op::*;
+    let no = matches!(
+        op,
+        SMulI32 | SMulHiU32 | SPackLlB32B16 | SCselectB32 | SCselectB64 | SMovB32 | SMovB64 | SCmovB32 | SCmovB64 | SBrevB32
+            | SCtzI32B32 | SSextI32I8 | SSextI32I16 | SMovkI32 | SCmovkI32 | SMulkI32
+    );
+    let info = crate::isa::table::info(op);
+    let scalar = matches!(info.format, Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk);
+    scalar && !no && info.shape != Shape::KWait
+}
+
+fn is_saveexec(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        SAndSaveexecB32 | SOrSaveexecB32 | SXorSaveexecB32 | SAndNot1SaveexecB32 | SOrNot1SaveexecB32 | SAndSaveexecB64
+            | SOrSaveexecB64 | SXorSaveexecB64 | SAndNot1SaveexecB64 | SOrNot1SaveexecB64
+    )
+}
+
+/// Width in registers of source `i` of a vector op.
+fn vsrc_width(shape: Shape, i: usize, mask: u8) -> u8 {
+    match (shape, i) {
+        (Shape::Cmpw | Shape::Cmpxw, 0 | 1) | (Shape::Sh64, 1) | (Shape::Mad64, 2) => 2,
+        (Shape::Cnd | Shape::Ci, 2) => mask,
+        _ => 1,
+    }
+}
+
+/// Sources a vector op reads.
+fn vsrc_count(shape: Shape) -> usize {
+    match shape {
+        Shape::V1 | Shape::ToScalar1 => 1,
+        Shape::V3 | Shape::Cnd | Shape::Ci | Shape::Mad64 => 3,
+        _ => 2,
+    }
+}
+
+/// The registers `inst` touches in a wave of 64 (`wave64`) or 32 lanes.
+pub fn deps(inst: &Inst, wave64: bool) -> Deps {
+    use Shape::*;
+    let mut d = Deps::default();
+    let mask = if wave64 { 2 } else { 1 };
+    let shape = inst.shape();
+    match shape {
+        S1 | S1w | S2 | S2w | S2sh | Sc | Scw => {
+            let w = |i: usize| u8::from(matches!((shape, i), (S1w | S2w | Scw, _) | (S2sh, 0))) + 1;
+            let n = if matches!(shape, S1 | S1w) { 1 } else { 2 };
+            for i in 0..n {
+                d.src(inst.src[i], w(i), mask);
+            }
+            if !matches!(shape, Sc | Scw) {
+                d.sgpr(inst.dst, if matches!(shape, S1w | S2w | S2sh) { 2 } else { 1 });
+            }
+            if is_saveexec(inst.op) {
+                d.sgpr(EXEC, if shape == S1w { 2 } else { 1 });
+            }
+        }
+        K => d.sgpr(inst.dst, 1),
+        KWait | Nop => {}
+        Control => d.flags |= if inst.op == Op::SSendmsg { F_SLOW } else { 0 },
+        Branch => match inst.op {
+            Op::SCbranchVccz | Op::SCbranchVccnz => d.sgpr(VCC, mask),
+            _ => {}
+        },
+        Load(n) => {
+            d.sgpr(inst.addr, 2);
+            if let Some(r) = inst.saddr {
+                d.sgpr(r, 1);
+            }
+            d.sgpr(inst.dst, n);
+        }
+        MemLoad(n) | MemStore(n) => {
+            d.flags |= F_MEM;
+            d.vgpr(inst.addr, if inst.saddr.is_some() { 1 } else { 2 });
+            if let Some(r) = inst.saddr {
+                d.sgpr(r, 2);
+            }
+            let dwords = n.div_ceil(4);
+            match shape {
+                MemLoad(_) => d.vgpr(inst.dst, dwords),
+                _ => d.vgpr(inst.data, dwords),
+            }
+        }
+        _ if inst.op == Op::VNop => {}
+        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | Cmp | Cmpw | Cmpx | Cmpxw | ToScalar1 | ToScalar2 | WriteLane => {
+            for i in 0..vsrc_count(shape) {
+                d.src(inst.src[i], vsrc_width(shape, i, mask), mask);
+            }
+            match shape {
+                Cmp | Cmpw | Cmpx | Cmpxw => d.sgpr(inst.sdst, mask),
+                ToScalar1 | ToScalar2 => d.sgpr(inst.dst, 1),
+                Mad64 | Sh64 => d.vgpr(inst.dst, 2),
+                _ => d.vgpr(inst.dst, 1),
+            }
+            if matches!(shape, Co | Ci | Mad64) {
+                d.sgpr(inst.sdst, mask);
+            }
+            if let Some(Dpp::Dpp16 { bound_ctrl: false, fi: false, .. }) = inst.dpp {
+                d.flags |= F_DPP;
+            }
+        }
+    }
+    if reads_scc(inst.op) || writes_scc(inst.op) {
+        d.s |= 1 << SCC_BIT;
+    }
+    d
+}
+
+/// The registers the dispatch initialises: user and system SGPRs from the
+/// descriptor, EXEC; v0 in the launched lanes (the work-item ids, packed).
+// Until the launch setup names what it wrote, this reads the descriptor the
+// same way the setup does.
+pub(super) fn initialised_sgprs(kd: &KernelDescriptor) -> u128 {
+    let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32 + u32::from(kd.workgroup_info_enabled());
+    let n = (kd.user_sgpr_count() + system).min(106);
+    let user = if n == 0 { 0 } else { u128::MAX >> (128 - n) };
+    let exec = if kd.wave_size() == 64 { 3u128 << EXEC } else { 1u128 << EXEC };
+    user | exec
+}
+
+/// One wave's shadow registers.
+pub struct Shadow {
+    /// Per SGPR code (SCC at [`SCC_BIT`]): undefined, unsettled.
+    pub(super) s_undef: u128,
+    pub(super) s_unset: u128,
+    pub(super) s_origin: [u32; 128],
+    /// Per VGPR: lanes undefined, lanes unsettled, one origin.
+    pub(super) v_undef: Vec<u64>,
+    pub(super) v_unset: Vec<u64>,
+    pub(super) v_origin: Vec<u32>,
+    /// VGPRs with any tainted lane (the clean-path test reads this).
+    pub(super) v_any: [u64; 4],
+    /// Set when the wave was stopped on a tainted branch, EXEC or address.
+    pub(super) stop: Option<WaveStop>,
+}
+
+impl Default for Shadow {
+    fn default() -> Self {
+        Shadow {
+            s_undef: 0,
+            s_unset: 0,
+            s_origin: [UNINIT; 128],
+            v_undef: vec![0; 256],
+            v_unset: vec![0; 256],
+            v_origin: vec![UNINIT; 256],
+            v_any: [0; 4],
+            stop: None,
+        }
+    }
+}
+
+/// A wave stopped by taint: its global lane 0, lanes, kind and origin id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaveStop {
+    pub first_lane: u64,
+    pub lanes: u64,
+    pub taint: Taint,
+    pub origin: u32,
+}
+
+/// Taint of a scalar value.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct S {
+    undef: bool,
+    unset: bool,
+    origin: u32,
+}
+
+impl S {
+    fn tainted(&self) -> bool {
+        self.undef || self.unset
+    }
+    fn or(self, o: S) -> S {
+        let origin = if self.undef || (self.unset && !o.undef) { self.origin } else { o.origin };
+        S { undef: self.undef || o.undef, unset: self.unset || o.unset, origin }
+    }
+}
+
+/// Taint of a lane array: undefined lanes, unsettled lanes, one origin.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct L {
+    u: u64,
+    n: u64,
+    origin: u32,
+}
+
+impl L {
+    fn splat<const W: usize>(s: S) -> L {
+        let full = Wave::<W>::FULL;
+        L { u: if s.undef { full } else { 0 }, n: if s.unset { full } else { 0 }, origin: s.origin }
+    }
+    fn or(self, o: L) -> L {
+        let origin = if self.u != 0 || (self.n != 0 && o.u == 0) { self.origin } else { o.origin };
+        L { u: self.u | o.u, n: self.n | o.n, origin }
+    }
+    /// The scalar taint of a value computed from these lanes' `mask` lanes.
+    fn reduce(self, mask: u64) -> S {
+        S { undef: self.u & mask != 0, unset: self.n & mask != 0, origin: self.origin }
+    }
+    fn lane(self, i: usize) -> S {
+        self.reduce(1 << i)
+    }
+}
+
+/// What the taint step decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flow {
+    Run,
+    Stop,
+}
+
+impl<const W: usize> Wave<W> {
+    /// Start a wave's shadow: everything undefined except what the dispatch
+    /// initialised (`sgprs`, and v0 in the lanes of EXEC).
+    pub(super) fn reset_shadow(&mut self, sgprs: u128, vgprs: usize) {
+        let exec = self.exec();
+        let t = &mut self.shadow;
+        t.s_undef = !sgprs | (1 << SCC_BIT);
+        if W == 64 {
+            t.s_undef &= !(3u128 << EXEC);
+        } else {
+            t.s_undef = (t.s_undef & !(1u128 << EXEC)) | (1u128 << EXEC_HI);
+        }
+        t.s_unset = 0;
+        t.s_origin = [UNINIT; 128];
+        let n = vgprs.clamp(1, 256);
+        t.v_undef[..n].fill(Self::FULL);
+        t.v_undef[0] = Self::FULL & !exec;
+        t.v_undef[n..].fill(0);
+        t.v_unset.fill(0);
+        t.v_origin[..n].fill(UNINIT);
+        t.v_any = [0; 4];
+        for r in 0..n {
+            if t.v_undef[r] != 0 {
+                t.v_any[r / 64] |= 1 << (r % 64);
+            }
+        }
+        t.stop = None;
+    }
+
+    /// The clean-path test: does `d` touch a tainted register (or need the
+    /// memory shadow, or a DPP16 read that may be unsettled)?
+    #[inline(always)]
+    pub(super) fn needs_taint(&self, d: &Deps, ctx: &Ctx<'_>) -> bool {
+        let t = &self.shadow;
+        let s = d.s & (t.s_undef | t.s_unset);
+        let v = (d.v[0] & t.v_any[0]) | (d.v[1] & t.v_any[1]) | (d.v[2] & t.v_any[2]) | (d.v[3] & t.v_any[3]);
+        (s != 0) | (v != 0) || (d.flags != 0 && self.flag_needs(d.flags, ctx))
+    }
+
+    #[inline(never)]
+    fn flag_needs(&self, flags: u8, ctx: &Ctx<'_>) -> bool {
+        flags & F_SLOW != 0 || (flags & F_MEM != 0 && ctx.mem.taint.is_active()) || (flags & F_DPP != 0 && self.exec() != Self::FULL)
+    }
+
+    /// Update the shadow for `inst` before it executes; `Flow::Stop` when
+    /// the wave must stop (recorded in the shadow).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn taint_step(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
+        use Shape::*;
+        match inst.shape() {
+            S1 | S1w | S2 | S2w | S2sh | Sc | Scw | K => Ok(self.taint_salu(inst, ctx)),
+            Branch => Ok(self.taint_branch(inst, ctx)),
+            Load(n) => Ok(self.taint_sload(inst, ctx, n)),
+            MemLoad(_) | MemStore(_) => Ok(self.taint_vmem(inst, ctx)),
+            Control => {
+                if inst.op == Op::SSendmsg {
+                    self.dealloc_vgprs();
+                }
+                Ok(Flow::Run)
+            }
+            KWait | Nop => Ok(Flow::Run),
+            _ => Ok(self.taint_valu(inst, ctx)),
+        }
+    }
+
+    /// After MSG_DEALLOC_VGPRS every VGPR is undefined.
+    fn dealloc_vgprs(&mut self) {
+        let t = &mut self.shadow;
+        t.v_undef.fill(Self::FULL);
+        t.v_origin.fill(DEALLOC);
+        t.v_any = [u64::MAX; 4];
+    }
+
+    /// A concrete origin for a read of register `name` at `inst`.
+    fn origin_of(&self, ctx: &Ctx<'_>, placeholder: u32, reg: u16, name: &str, inst: &Inst) -> u32 {
+        let what = match placeholder {
+            DEALLOC => format!("{name} read after s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)"),
+            HI_WRITTEN => format!(
+                "{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"
+            ),
+            _ if W == 32 && (reg == u16::from(EXEC_HI) || reg == u16::from(VCC_HI)) => {
+                format!("{name} read as data in wave32 (not initialised, and the RDNA3 ISA guide does not say what it reads)")
+            }
+            _ => format!("{name} read before any write (the dispatch does not initialise it)"),
+        };
+        let reason = (u32::MAX - placeholder) as u8;
+        ctx.mem.taint.origin((reason, reg, inst.offset), || Origin { what, offset: inst.offset, instruction: inst.to_string() })
+    }
+
+    /// The taint of SGPR code `r` (SCC at [`SCC_BIT`]), placeholders resolved.
+    fn s_reg(&mut self, r: u8, inst: &Inst, ctx: &Ctx<'_>) -> S {
+        if r >= 128 {
+            return S::default();
+        }
+        let t = &self.shadow;
+        let bit = 1u128 << r;
+        let s = S { undef: t.s_undef & bit != 0, unset: t.s_unset & bit != 0, origin: t.s_origin[r as usize] };
+        if !s.tainted() || s.origin < HI_WRITTEN {
+            return s;
+        }
+        let name = if r == SCC_BIT { "scc".to_string() } else { reg_name(r) };
+        let origin = self.origin_of(ctx, s.origin, u16::from(r), &name, inst);
+        self.shadow.s_origin[r as usize] = origin;
+        S { origin, ..s }
+    }
+
+    /// The taint of a scalar source `n` registers wide.
+    pub(super) fn s_src(&mut self, src: Src, n: u8, inst: &Inst, ctx: &Ctx<'_>) -> S {
+        match src {
+            Src::Sgpr(r) => (0..n).fold(S::default(), |acc, i| acc.or(self.s_reg(r.wrapping_add(i), inst, ctx))),
+            Src::Scc => self.s_reg(SCC_BIT, inst, ctx),
+            Src::Vccz => {
+                let hi = if W == 64 { self.s_reg(VCC_HI, inst, ctx) } else { S::default() };
+                self.s_reg(VCC, inst, ctx).or(hi)
+            }
+            Src::Vgpr(r) => self.v_reg(r, inst, ctx).lane(0),
+            Src::Const(_) | Src::Lit(_) | Src::Null | Src::Execz => S::default(),
+        }
+    }
+
+    /// The lane taint of VGPR `r`, placeholders resolved.
+    fn v_reg(&mut self, r: u8, inst: &Inst, ctx: &Ctx<'_>) -> L {
+        let t = &self.shadow;
+        let l = L { u: t.v_undef[r as usize], n: t.v_unset[r as usize], origin: t.v_origin[r as usize] };
+        if (l.u | l.n) == 0 || l.origin < HI_WRITTEN {
+            return l;
+        }
+        let origin = self.origin_of(ctx, l.origin, 256 + u16::from(r), &format!("v{r}"), inst);
+        self.shadow.v_origin[r as usize] = origin;
+        L { origin, ..l }
+    }
+
+    /// A vector source `n` registers wide: VGPR lanes, or a scalar splat.
+    fn v_src(&mut self, src: Src, n: u8, inst: &Inst, ctx: &Ctx<'_>) -> L {
+        match src {
+            Src::Vgpr(r) => (0..n).fold(L::default(), |acc, i| acc.or(self.v_reg(r.saturating_add(i), inst, ctx))),
+            other => L::splat::<W>(self.s_src(other, n, inst, ctx)),
+        }
+    }
+
+    /// Write taint `l` to the `mask` lanes of VGPR `r`.
+    fn set_v(&mut self, r: u8, l: L, mask: u64) {
+        let t = &mut self.shadow;
+        let i = r as usize;
+        t.v_undef[i] = (t.v_undef[i] & !mask) | (l.u & mask);
+        t.v_unset[i] = (t.v_unset[i] & !mask) | (l.n & mask);
+        if (l.u | l.n) & mask != 0 {
+            t.v_origin[i] = l.origin;
+        }
+        let bit = 1u64 << (i % 64);
+        if (t.v_undef[i] | t.v_unset[i]) != 0 {
+            t.v_any[i / 64] |= bit;
+        } else {
+            t.v_any[i / 64] &= !bit;
+        }
+    }
+
+    /// Write taint `s` to SGPR code `r`. Returns false when that would make
+    /// EXEC (as used for masking) depend on a tainted value.
+    fn set_s(&mut self, r: u8, s: S) -> bool {
+        if r >= 128 {
+            return true;
+        }
+        let masking = r == EXEC || (W == 64 && r == EXEC_HI);
+        if masking && s.tainted() {
+            return false;
+        }
+        // In wave32 the guide does not say a write to exec_hi/vcc_hi is kept.
+        let s = if W == 32 && (r == EXEC_HI || r == VCC_HI) {
+            S { unset: !s.undef, origin: if s.tainted() { s.origin } else { HI_WRITTEN }, ..s }
+        } else {
+            s
+        };
+        let t = &mut self.shadow;
+        let bit = 1u128 << r;
+        t.s_undef = if s.undef { t.s_undef | bit } else { t.s_undef & !bit };
+        t.s_unset = if s.unset { t.s_unset | bit } else { t.s_unset & !bit };
+        t.s_origin[r as usize] = s.origin;
+        true
+    }
+
+    /// Write `s` to `n` SGPRs from `r` (`null` discards).
+    fn set_sn(&mut self, r: u8, n: u8, s: S) -> bool {
+        if r == NULL {
+            return true;
+        }
+        (0..n).all(|i| self.set_s(r.wrapping_add(i), s))
+    }
+
+    /// Record a stop at `inst`: `thing` depended on taint `s`.
+    #[cold]
+    pub(super) fn stop(&mut self, inst: &Inst, ctx: &Ctx<'_>, thing: &str, s: S) -> Flow {
+        let inner = ctx.mem.taint.origin_text(s.origin).map(|o| o.to_string()).unwrap_or_default();
+        let kind = if s.undef { "undefined" } else { "unsettled" };
+        let what = format!("wave stopped: {thing} depends on an {kind} value ({inner})");
+        let key = (200, 0, inst.offset ^ (u64::from(s.origin) << 40));
+        let origin = ctx.mem.taint.origin(key, || Origin { what, offset: inst.offset, instruction: inst.to_string() });
+        let taint = if s.undef { Taint::Undefined } else { Taint::Unsettled };
+        self.shadow.stop = Some(WaveStop { first_lane: self.global_lane(0), lanes: W as u64, taint, origin });
+        Flow::Stop
+    }
+
+    fn taint_salu(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
+        use Op::*;
+        use Shape::*;
+        let shape = inst.shape();
+        let wide0 = if matches!(shape, S1w | S2w | S2sh | Scw) { 2 } else { 1 };
+        let wide1 = if matches!(shape, S2w | Scw) { 2 } else { 1 };
+        let dst_n = if matches!(shape, S1w | S2w | S2sh) { 2 } else { 1 };
+        let scc = if reads_scc(inst.op) { self.s_reg(SCC_BIT, inst, ctx) } else { S::default() };
+        let s0 = if shape == K { self.s_reg(inst.dst, inst, ctx) } else { self.s_src(inst.src[0], wide0, inst, ctx) };
+        let s1 = if matches!(shape, S2 | S2w | S2sh | Sc | Scw) { self.s_src(inst.src[1], wide1, inst, ctx) } else { S::default() };
+        if is_saveexec(inst.op) {
+            if s0.tainted() {
+                return self.stop(inst, ctx, "the EXEC write", s0);
+            }
+            let hi = if dst_n == 2 && W == 32 { self.s_reg(EXEC_HI, inst, ctx) } else { S::default() };
+            self.set_s(inst.dst, S::default());
+            if dst_n == 2 {
+                self.set_s(inst.dst.wrapping_add(1), hi);
+            }
+            self.set_s(SCC_BIT, S::default());
+            return Flow::Run;
+        }
+        let result = match inst.op {
+            SMovkI32 => Some(S::default()),
+            SCmovkI32 | SCmovB32 | SCmovB64 => {
+                let src = if inst.op == SCmovkI32 { S::default() } else { s0 };
+                match (scc.tainted(), self.scc) {
+                    (true, _) => Some(scc.or(src).or(self.s_reg(inst.dst, inst, ctx))),
+                    (false, true) => Some(src),
+                    (false, false) => None,
+                }
+            }
+            SCselectB32 | SCselectB64 if scc.tainted() => Some(scc.or(s0).or(s1)),
+            SCselectB32 | SCselectB64 => Some(if self.scc { s0 } else { s1 }),
+            _ if matches!(shape, Sc | Scw) || (shape == K && inst.op != SAddkI32 && inst.op != SMulkI32) => None,
+            _ => Some(s0.or(s1).or(scc)),
+        };
+        if let Some(r) = result {
+            if !self.set_sn(inst.dst, dst_n, r) {
+                return self.stop(inst, ctx, "the EXEC write", r);
+            }
+        }
+        if writes_scc(inst.op) {
+            self.set_s(SCC_BIT, s0.or(s1).or(scc));
+        }
+        Flow::Run
+    }
+
+    fn taint_branch(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
+        let cond = match inst.op {
+            Op::SCbranchScc0 | Op::SCbranchScc1 => self.s_reg(SCC_BIT, inst, ctx),
+            Op::SCbranchVccz | Op::SCbranchVccnz => self.s_src(Src::Vccz, 1, inst, ctx),
+            _ => S::default(),
+        };
+        if cond.tainted() {
+            self.stop(inst, ctx, "the branch condition", cond)
+        } else {
+            Flow::Run
+        }
+    }
+
+    fn taint_sload(&mut self, inst: &Inst, ctx: &Ctx<'_>, n: u8) -> Flow {
+        let mut addr = self.s_src(Src::Sgpr(inst.addr), 2, inst, ctx);
+        if let Some(r) = inst.saddr {
+            addr = addr.or(self.s_src(Src::Sgpr(r), 1, inst, ctx));
+        }
+        if addr.tainted() {
+            return self.stop(inst, ctx, "the scalar load address", addr);
+        }
+        let base = self.smem_addr(inst);
+        let marks = if ctx.mem.taint.is_active() {
+            ctx.mem.taint.get((0..u64::from(n)).map(|k| (base / 4).wrapping_add(k)))
+        } else {
+            vec![Mark::default(); n as usize]
+        };
+        for (k, m) in marks.iter().enumerate() {
+            let s = S { undef: m.undefined, unset: m.unsettled, origin: m.origin };
+            if !self.set_s(inst.dst.wrapping_add(k as u8), s) {
+                return self.stop(inst, ctx, "the EXEC write", s);
+            }
+        }
+        Flow::Run
+    }
+
+    fn taint_vmem(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
+        let exec = self.exec();
+        let mut addr = self.v_src(Src::Vgpr(inst.addr), if inst.saddr.is_some() { 1 } else { 2 }, inst, ctx);
+        if let Some(r) = inst.saddr {
+            addr = addr.or(L::splat::<W>(self.s_src(Src::Sgpr(r), 2, inst, ctx)));
+        }
+        if (addr.u | addr.n) & exec != 0 {
+            return self.stop(inst, ctx, "the memory address", addr.reduce(exec));
+        }
+        let (size, load) = match inst.shape() {
+            Shape::MemLoad(n) => (u64::from(n), true),
+            Shape::MemStore(n) => (u64::from(n), false),
+            _ => return Flow::Run,
+        };
+        let dwords = size.div_ceil(4) as u8;
+        // The words each (active lane, dword) touches: first and last byte's.
+        let lanes: Vec<(usize, u64)> = (0..W).filter(|i| exec >> i & 1 == 1).map(|i| (i, self.lane_addr(inst, i))).collect();
+        let span = |a: u64, k: u8| {
+            let start = a.wrapping_add(4 * u64::from(k));
+            (start / 4, start.wrapping_add(size.min(4) - 1) / 4)
+        };
+        if load {
+            let active = ctx.mem.taint.is_active();
+            for k in 0..dwords {
+                let mut l = L::default();
+                if active {
+                    let words = lanes.iter().flat_map(|&(_, a)| {
+                        let (w0, w1) = span(a, k);
+                        [w0, w1]
+                    });
+                    let marks = ctx.mem.taint.get(words);
+                    for (j, &(i, _)) in lanes.iter().enumerate() {
+                        for m in &marks[2 * j..2 * j + 2] {
+                            l = l.or(L { u: u64::from(m.undefined) << i, n: u64::from(m.unsettled) << i, origin: m.origin });
+                        }
+                    }
+                }
+                self.set_v(inst.dst.wrapping_add(k), l, exec);
+            }
+            return Flow::Run;
+        }
+        let mut marks = Vec::with_capacity(lanes.len() * dwords as usize);
+        for k in 0..dwords {
+            let data = self.v_reg(inst.data.wrapping_add(k), inst, ctx);
+            for &(i, a) in &lanes {
+                if ctx.mem.resolve(a.wrapping_add(4 * u64::from(k)), size.min(4)).is_none() {
+                    continue; // the store faults; nothing to mark
+                }
+                let s = data.lane(i);
+                let mark = Mark { undefined: s.undef, unsettled: s.unset, origin: s.origin };
+                let (w0, w1) = span(a, k);
+                // A partial-word store of clean data leaves the word's other bytes as they were.
+                if mark.is_tainted() || size >= 4 {
+                    marks.push((w0, mark));
+                    if w1 != w0 {
+                        marks.push((w1, mark));
+                    }
+                }
+            }
+        }
+        if ctx.mem.taint.is_active() || marks.iter().any(|(_, m)| m.is_tainted()) {
+            ctx.mem.taint.set(marks.into_iter());
+        }
+        Flow::Run
+    }
+
+    /// src0's lane taint, permuted by DPP, and the lanes the op may write.
+    fn src0_taint(&mut self, inst: &Inst, ctx: &Ctx<'_>, exec: u64) -> (L, u64) {
+        let shape = inst.shape();
+        let Some(dpp) = inst.dpp else {
+            let mask = if W == 64 { 2 } else { 1 };
+            return (self.v_src(inst.src[0], vsrc_width(shape, 0, mask), inst, ctx), exec);
+        };
+        let Src::Vgpr(r) = inst.src[0] else { return (L::default(), exec) };
+        let src = self.v_reg(r, inst, ctx);
+        let old = self.v_reg(inst.dst, inst, ctx);
+        let mut out = L { origin: src.origin, ..L::default() };
+        let mut writable = 0u64;
+        let mut unsettled = None;
+        for n in 0..W {
+            let bit = 1u64 << n;
+            match super::valu::dpp_read(&dpp, exec, n) {
+                super::valu::DppRead::Lane(s) => {
+                    out.u |= (src.u >> s & 1) << n;
+                    out.n |= (src.n >> s & 1) << n;
+                    writable |= bit;
+                }
+                super::valu::DppRead::Zero => writable |= bit,
+                super::valu::DppRead::Keep => {}
+                super::valu::DppRead::Unsettled(s) => {
+                    // Either the source lane's value (fi-like) or the old
+                    // destination (not written): unsettled, and undefined if
+                    // either of those is.
+                    out.u |= ((src.u >> s & 1) | (old.u >> n & 1)) << n;
+                    out.n |= bit;
+                    writable |= bit;
+                    unsettled.get_or_insert((s, n));
+                }
+            }
+        }
+        if let Some((s, n)) = unsettled {
+            let what = format!(
+                "DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93"
+            );
+            let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin { what, offset: inst.offset, instruction: inst.to_string() });
+            if out.u == 0 {
+                out.origin = id;
+            }
+        }
+        (out, writable)
+    }
+
+    fn taint_valu(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
+        use Shape::*;
+        let shape = inst.shape();
+        let exec = self.exec();
+        let mask = if W == 64 { 2 } else { 1 };
+        let (mut acc, writable) = self.src0_taint(inst, ctx, exec);
+        for i in 1..vsrc_count(shape) {
+            acc = acc.or(self.v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx));
+        }
+        match shape {
+            V1 | V2 | V3 | Cnd => self.set_v(inst.dst, acc, writable),
+            Co | Ci | Mad64 | Sh64 => {
+                self.set_v(inst.dst, acc, exec);
+                if matches!(shape, Mad64 | Sh64) {
+                    self.set_v(inst.dst.wrapping_add(1), acc, exec);
+                }
+                if shape != Sh64 && !self.set_sn(inst.sdst, mask, acc.reduce(exec)) {
+                    return self.stop(inst, ctx, "the EXEC write", acc.reduce(exec));
+                }
+            }
+            Cmp | Cmpw | Cmpx | Cmpxw => {
+                if !self.set_sn(inst.sdst, mask, acc.reduce(exec)) {
+                    return self.stop(inst, ctx, "the EXEC write (v_cmpx)", acc.reduce(exec));
+                }
+            }
+            ToScalar1 | ToScalar2 => {
+                let lane = if shape == ToScalar2 {
+                    self.s32(inst.src[1]) as usize % W
+                } else if exec == 0 {
+                    0
+                } else {
+                    exec.trailing_zeros() as usize
+                };
+                if !self.set_s(inst.dst, acc.lane(lane)) {
+                    return self.stop(inst, ctx, "the EXEC write", acc.lane(lane));
+                }
+            }
+            WriteLane => {
+                let sel = self.s_src(inst.src[1], 1, inst, ctx);
+                let lanes = if sel.tainted() { Self::FULL } else { 1u64 << (self.s32(inst.src[1]) as usize % W) };
+                self.set_v(inst.dst, acc, lanes);
+            }
+            _ => {}
+        }
+        Flow::Run
+    }
+}
