@@ -289,6 +289,10 @@ impl L {
         let origin = if self.u != 0 || (self.n != 0 && o.u == 0) { self.origin } else { o.origin };
         L { u: self.u | o.u, n: self.n | o.n, origin }
     }
+    /// Only the `mask` lanes (so the origin kept is one that matters there).
+    fn masked(self, mask: u64) -> L {
+        L { u: self.u & mask, n: self.n & mask, origin: self.origin }
+    }
     /// The scalar taint of a value computed from these lanes' `mask` lanes.
     fn reduce(self, mask: u64) -> S {
         S { undef: self.u & mask != 0, unset: self.n & mask != 0, origin: self.origin }
@@ -709,9 +713,12 @@ impl<const W: usize> Wave<W> {
         let shape = inst.shape();
         let exec = self.exec();
         let mask = if W == 64 { 2 } else { 1 };
-        let (mut acc, writable) = self.src0_taint(inst, ctx, exec);
+        // Lane-wise ops only see their active lanes; the lane moves may read any.
+        let seen = if matches!(shape, ToScalar1 | ToScalar2 | WriteLane) { Self::FULL } else { exec };
+        let (acc, writable) = self.src0_taint(inst, ctx, exec);
+        let mut acc = acc.masked(seen);
         for i in 1..vsrc_count(shape) {
-            acc = acc.or(self.v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx));
+            acc = acc.or(self.v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx).masked(seen));
         }
         match shape {
             V1 | V2 | V3 | Cnd => self.set_v(inst.dst, acc, writable),

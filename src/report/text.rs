@@ -34,10 +34,16 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         if t.lanes_unwritten > 0 {
             head += &format!(" ({} unwritten)", t.lanes_unwritten);
         }
+        if t.lanes_undefined > 0 {
+            head += &format!(" ({} undefined)", t.lanes_undefined);
+        }
+    }
+    if t.lanes_unsettled > 0 || t.words_unsettled > 0 {
+        head += &format!(", {} unsettled ({} words; neither pass nor fail)", t.lanes_unsettled, t.words_unsettled);
     }
     head += &format!(", {:.2} s [{}]", r.seconds, r.executor);
     lines.push(head);
-    for m in &t.first {
+    for m in t.first.iter().chain(&t.first_unsettled) {
         let word = match r.forms.get(m.word).filter(|f| !f.is_empty()) {
             Some(form) if r.forms.len() > 1 => format!(" word {} ({form})", m.word),
             Some(form) => format!(" ({form})"),
@@ -49,6 +55,14 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
             FailureKind::Unwritten => format!(
                 "  lane {}{word}: unwritten (still holds 0x{:08x}); {inputs} expected 0x{:08x}",
                 m.lane, m.got, m.expected
+            ),
+            FailureKind::Undefined | FailureKind::Unsettled => format!(
+                "  lane {}{word}: {} (holds 0x{:08x}); {inputs} expected 0x{:08x}: {}",
+                m.lane,
+                if m.kind == FailureKind::Undefined { "undefined" } else { "unsettled, neither pass nor fail" },
+                m.got,
+                m.expected,
+                m.origin.as_deref().unwrap_or("origin not recorded")
             ),
             FailureKind::Wrong => {
                 let bits: Vec<String> = m.diff_positions().iter().map(u32::to_string).collect();
@@ -65,6 +79,10 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     }
     if (t.first.len() as u64) < t.lanes_failed {
         lines.push(format!("  ... {} more failing lanes not shown (--max-mismatches)", t.lanes_failed - t.first.len() as u64));
+    }
+    if (t.first_unsettled.len() as u64) < t.words_unsettled {
+        let more = t.words_unsettled - t.first_unsettled.len() as u64;
+        lines.push(format!("  ... {more} more unsettled words not shown (--max-mismatches)"));
     }
     for g in &r.guard_violations {
         lines.push(format!("  {g}"));
@@ -117,7 +135,7 @@ mod tests {
         let mut tally = Tally { lanes_checked: 64, ..Tally::default() };
         if failed {
             tally.lanes_failed = 1;
-            tally.first.push(Mismatch { lane: 5, word: 0, a: 1, b: 2, c: 3, expected: 6, got: 0x8000_0006, kind: FailureKind::Wrong });
+            tally.first.push(Mismatch { lane: 5, word: 0, a: 1, b: 2, c: 3, expected: 6, got: 0x8000_0006, kind: FailureKind::Wrong, origin: None });
         }
         CaseResult {
             case: "basic".into(),
