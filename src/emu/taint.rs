@@ -48,38 +48,81 @@ pub(super) const F_MEM: u8 = 1;
 pub(super) const F_DPP: u8 = 2;
 /// Always take the taint path (s_sendmsg MSG_DEALLOC_VGPRS).
 pub(super) const F_SLOW: u8 = 4;
+/// Writes EXEC (for [`may_read_unwritten`]; no runtime test).
+pub(super) const F_EXEC: u8 = 8;
+/// Touches exec_hi/vcc_hi in wave32.
+pub(super) const F_HI: u8 = 16;
+/// The flags that send an instruction to the taint test even in a clean wave.
+const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI;
 
-/// Every register an instruction reads or writes, as masks (SGPR codes
-/// 0-127 with SCC at [`SCC_BIT`]; VGPRs 0-255), for the clean-path test.
+/// Every register an instruction touches, as masks (SGPR codes 0-127 with
+/// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
+/// writes only in some lanes, or conditionally), which need the full taint
+/// step when tainted; a tainted register it only writes becomes clean in
+/// the written lanes without it. `ws`/`wv`: full writes; `xv`: VGPRs read
+/// across lanes (DPP, lane moves). The last three feed [`may_read_unwritten`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Deps {
     pub s: u128,
     pub v: [u64; 4],
+    pub rs: u128,
+    pub rv: [u64; 4],
+    pub ws: u128,
+    pub wv: [u64; 4],
+    pub xv: [u64; 4],
     pub flags: u8,
 }
 
+fn sbits(r: u8, n: u8) -> u128 {
+    (0..n).map(|i| r.wrapping_add(i)).filter(|&r| r < 128 && r != NULL).fold(0, |m, r| m | 1 << r)
+}
+
+fn vbits(r: u8, n: u8) -> [u64; 4] {
+    let mut m = [0u64; 4];
+    for r in (0..n).filter_map(|i| r.checked_add(i)) {
+        m[r as usize / 64] |= 1 << (r % 64);
+    }
+    m
+}
+
+fn or4(a: &mut [u64; 4], b: [u64; 4]) {
+    for k in 0..4 {
+        a[k] |= b[k];
+    }
+}
+
 impl Deps {
-    fn sgpr(&mut self, r: u8, n: u8) {
-        for i in 0..n {
-            let r = r.wrapping_add(i);
-            if r < 128 && r != NULL {
-                self.s |= 1 << r;
-            }
+    fn read_s(&mut self, bits: u128) {
+        self.s |= bits;
+        self.rs |= bits;
+    }
+    fn read_v(&mut self, bits: [u64; 4]) {
+        or4(&mut self.v, bits);
+        or4(&mut self.rv, bits);
+    }
+    /// A scalar destination: `full` when written whatever happens.
+    fn dst_s(&mut self, bits: u128, full: bool) {
+        self.s |= bits;
+        if full {
+            self.ws |= bits;
+        } else {
+            self.rs |= bits;
+        }
+        if bits & (3u128 << EXEC) != 0 {
+            self.flags |= F_EXEC;
         }
     }
-    fn vgpr(&mut self, r: u8, n: u8) {
-        for i in 0..n {
-            if let Some(r) = r.checked_add(i) {
-                self.v[r as usize / 64] |= 1 << (r % 64);
-            }
-        }
+    /// A vector destination: `full` when every active lane is written.
+    fn dst_v(&mut self, bits: [u64; 4], full: bool) {
+        or4(&mut self.v, bits);
+        or4(if full { &mut self.wv } else { &mut self.rv }, bits);
     }
     fn src(&mut self, src: Src, n: u8, mask: u8) {
         match src {
-            Src::Sgpr(r) => self.sgpr(r, n),
-            Src::Vgpr(r) => self.vgpr(r, n),
-            Src::Scc => self.s |= 1 << SCC_BIT,
-            Src::Vccz => self.sgpr(VCC, mask),
+            Src::Sgpr(r) => self.read_s(sbits(r, n)),
+            Src::Vgpr(r) => self.read_v(vbits(r, n)),
+            Src::Scc => self.read_s(1 << SCC_BIT),
+            Src::Vccz => self.read_s(sbits(VCC, mask)),
             Src::Const(_) | Src::Lit(_) | Src::Null | Src::Execz => {}
         }
     }
@@ -144,62 +187,145 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             for i in 0..n {
                 d.src(inst.src[i], w(i), mask);
             }
+            // A conditional move may keep the old value: a read, too.
+            let cmov = matches!(inst.op, Op::SCmovB32 | Op::SCmovB64);
             if !matches!(shape, Sc | Scw) {
-                d.sgpr(inst.dst, if matches!(shape, S1w | S2w | S2sh) { 2 } else { 1 });
+                d.dst_s(sbits(inst.dst, if matches!(shape, S1w | S2w | S2sh) { 2 } else { 1 }), !cmov);
             }
             if is_saveexec(inst.op) {
-                d.sgpr(EXEC, if shape == S1w { 2 } else { 1 });
+                let exec = sbits(EXEC, if shape == S1w { 2 } else { 1 });
+                d.read_s(exec);
+                d.dst_s(exec, true);
             }
         }
-        K => d.sgpr(inst.dst, 1),
+        K => match inst.op {
+            Op::SMovkI32 => d.dst_s(sbits(inst.dst, 1), true),
+            Op::SAddkI32 | Op::SMulkI32 => {
+                d.read_s(sbits(inst.dst, 1));
+                d.dst_s(sbits(inst.dst, 1), true);
+            }
+            _ => d.read_s(sbits(inst.dst, 1)),
+        },
         KWait | Nop => {}
         Control => d.flags |= if inst.op == Op::SSendmsg { F_SLOW } else { 0 },
         Branch => match inst.op {
-            Op::SCbranchVccz | Op::SCbranchVccnz => d.sgpr(VCC, mask),
+            Op::SCbranchVccz | Op::SCbranchVccnz => d.read_s(sbits(VCC, mask)),
             _ => {}
         },
         Load(n) => {
-            d.sgpr(inst.addr, 2);
-            if let Some(r) = inst.saddr {
-                d.sgpr(r, 1);
-            }
-            d.sgpr(inst.dst, n);
+            d.read_s(sbits(inst.addr, 2) | inst.saddr.map_or(0, |r| sbits(r, 1)));
+            d.dst_s(sbits(inst.dst, n), true);
         }
         MemLoad(n) | MemStore(n) => {
             d.flags |= F_MEM;
-            d.vgpr(inst.addr, if inst.saddr.is_some() { 1 } else { 2 });
-            if let Some(r) = inst.saddr {
-                d.sgpr(r, 2);
-            }
+            d.read_v(vbits(inst.addr, if inst.saddr.is_some() { 1 } else { 2 }));
+            d.read_s(inst.saddr.map_or(0, |r| sbits(r, 2)));
             let dwords = n.div_ceil(4);
             match shape {
-                MemLoad(_) => d.vgpr(inst.dst, dwords),
-                _ => d.vgpr(inst.data, dwords),
+                MemLoad(_) => d.dst_v(vbits(inst.dst, dwords), true),
+                _ => d.read_v(vbits(inst.data, dwords)),
             }
         }
         _ if inst.op == Op::VNop => {}
-        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | Cmp | Cmpw | Cmpx | Cmpxw | ToScalar1 | ToScalar2 | WriteLane => {
-            for i in 0..vsrc_count(shape) {
-                d.src(inst.src[i], vsrc_width(shape, i, mask), mask);
-            }
-            match shape {
-                Cmp | Cmpw | Cmpx | Cmpxw => d.sgpr(inst.sdst, mask),
-                ToScalar1 | ToScalar2 => d.sgpr(inst.dst, 1),
-                Mad64 | Sh64 => d.vgpr(inst.dst, 2),
-                _ => d.vgpr(inst.dst, 1),
-            }
-            if matches!(shape, Co | Ci | Mad64) {
-                d.sgpr(inst.sdst, mask);
-            }
-            if let Some(Dpp::Dpp16 { bound_ctrl: false, fi: false, .. }) = inst.dpp {
-                d.flags |= F_DPP;
+        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | Cmp | Cmpw | Cmpx | Cmpxw | ToScalar1 | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
+    }
+    if reads_scc(inst.op) {
+        d.read_s(1 << SCC_BIT);
+    } else if writes_scc(inst.op) {
+        d.s |= 1 << SCC_BIT;
+        d.ws |= 1 << SCC_BIT;
+    }
+    if !wave64 && d.s & HI != 0 {
+        // exec_hi/vcc_hi in wave32 turn unsettled when written: always the full step.
+        d.rs |= d.s & HI;
+        d.flags |= F_HI;
+    }
+    d
+}
+
+/// exec_hi and vcc_hi: in wave32 stored registers the hardware ignores for masking.
+const HI: u128 = 1u128 << EXEC_HI | 1u128 << VCC_HI;
+
+/// [`deps`] of a vector ALU op.
+fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
+    use Shape::*;
+    let shape = inst.shape();
+    for i in 0..vsrc_count(shape) {
+        d.src(inst.src[i], vsrc_width(shape, i, mask), mask);
+    }
+    if let (Src::Vgpr(r), true) = (inst.src[0], inst.dpp.is_some() || matches!(shape, ToScalar1 | ToScalar2)) {
+        or4(&mut d.xv, vbits(r, 1));
+    }
+    // DPP may leave lanes unwritten, v_writelane writes one lane: reads, too.
+    let full = inst.dpp.is_none() && shape != WriteLane;
+    match shape {
+        Cmp | Cmpw | Cmpx | Cmpxw => d.dst_s(sbits(inst.sdst, mask), true),
+        ToScalar1 | ToScalar2 => d.dst_s(sbits(inst.dst, 1), true),
+        Mad64 | Sh64 => d.dst_v(vbits(inst.dst, 2), true),
+        _ => d.dst_v(vbits(inst.dst, 1), full),
+    }
+    if matches!(shape, Co | Ci | Mad64) {
+        d.dst_s(sbits(inst.sdst, mask), true);
+    }
+    if let Some(Dpp::Dpp16 { bound_ctrl: false, fi: false, .. }) = inst.dpp {
+        d.flags |= F_DPP;
+    }
+}
+
+/// Registers some path from the entry may read (or write partially, or
+/// read across lanes) before writing them fully: in a wave whose lanes are
+/// all launched, only these start tainted, so a kernel that writes before
+/// it reads runs with a clean shadow and pays nothing per instruction.
+/// VGPRs count as written for reads under the EXEC they were written with
+/// (no EXEC write in between on any path) or, before the first EXEC write,
+/// in every lane. A forward dataflow to a fixpoint: sets only shrink.
+pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<usize>; 2]) -> (u128, [u64; 4]) {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    struct State {
+        s: u128,
+        full_v: [u64; 4],
+        region_v: [u64; 4],
+        exec_changed: bool,
+    }
+    let and4 = |a: [u64; 4], b: [u64; 4]| std::array::from_fn::<u64, 4, _>(|k| a[k] & b[k]);
+    let mut states: Vec<Option<State>> = vec![None; deps.len()];
+    let (mut may_s, mut may_v) = (0u128, [0u64; 4]);
+    if deps.is_empty() {
+        return (may_s, may_v);
+    }
+    let v0 = vbits(0, 1);
+    states[0] = Some(State { s: 3u128 << EXEC, full_v: v0, region_v: v0, exec_changed: false });
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        let (Some(mut st), d) = (states[i], &deps[i]) else { continue };
+        may_s |= d.rs & !st.s;
+        let defined = std::array::from_fn::<u64, 4, _>(|k| st.full_v[k] | st.region_v[k]);
+        for k in 0..4 {
+            may_v[k] |= (d.rv[k] & !defined[k]) | (d.xv[k] & !st.full_v[k]);
+        }
+        st.s |= d.ws;
+        if d.flags & F_EXEC != 0 {
+            (st.region_v, st.exec_changed) = ([0; 4], true);
+        }
+        if d.flags & F_SLOW != 0 {
+            (st.full_v, st.region_v) = ([0; 4], [0; 4]);
+        }
+        or4(&mut st.region_v, d.wv);
+        if !st.exec_changed {
+            or4(&mut st.full_v, d.wv);
+        }
+        for next in successors(i).into_iter().flatten() {
+            let merged = match states[next] {
+                None => st,
+                Some(o) => State { s: o.s & st.s, full_v: and4(o.full_v, st.full_v), region_v: and4(o.region_v, st.region_v), exec_changed: o.exec_changed || st.exec_changed },
+            };
+            if states[next] != Some(merged) {
+                states[next] = Some(merged);
+                work.push(next);
             }
         }
     }
-    if reads_scc(inst.op) || writes_scc(inst.op) {
-        d.s |= 1 << SCC_BIT;
-    }
-    d
+    (may_s, may_v)
 }
 
 /// The registers the dispatch initialises: user and system SGPRs from the
@@ -219,7 +345,10 @@ pub struct Shadow {
     /// Per SGPR code (SCC at [`SCC_BIT`]): undefined, unsettled.
     pub(super) s_undef: u128,
     pub(super) s_unset: u128,
+    /// Origin per SGPR, valid where `s_oset` has the bit (else [`UNINIT`]):
+    /// a mask to clear per wave instead of a table to fill.
     pub(super) s_origin: [u32; 128],
+    pub(super) s_oset: u128,
     /// Per VGPR: lanes undefined, lanes unsettled, one origin.
     pub(super) v_undef: Vec<u64>,
     pub(super) v_unset: Vec<u64>,
@@ -228,6 +357,10 @@ pub struct Shadow {
     pub(super) v_any: [u64; 4],
     /// Set when the wave was stopped on a tainted branch, EXEC or address.
     pub(super) stop: Option<WaveStop>,
+    /// VGPR rows that may be tainted (the allocation; all after a dealloc).
+    rows: usize,
+    /// No register holds taint: instructions skip the test unless flagged.
+    pub(super) clean: bool,
 }
 
 impl Default for Shadow {
@@ -236,11 +369,14 @@ impl Default for Shadow {
             s_undef: 0,
             s_unset: 0,
             s_origin: [UNINIT; 128],
+            s_oset: 0,
             v_undef: vec![0; 256],
             v_unset: vec![0; 256],
             v_origin: vec![UNINIT; 256],
             v_any: [0; 4],
             stop: None,
+            rows: 256,
+            clean: false,
         }
     }
 }
@@ -312,8 +448,12 @@ pub(super) enum Flow {
 impl<const W: usize> Wave<W> {
     /// Start a wave's shadow: everything undefined except what the dispatch
     /// initialised (`sgprs`, and v0 in the lanes of EXEC).
-    pub(super) fn reset_shadow(&mut self, sgprs: u128, vgprs: usize) {
+    /// `may` ([`may_read_unwritten`]) applies to a wave whose lanes are all
+    /// launched; a partial wave starts with every uninitialised lane tainted.
+    pub(super) fn reset_shadow(&mut self, sgprs: u128, vgprs: usize, may: &(u128, [u64; 4])) {
         let exec = self.exec();
+        let (may_s, may_v) = if exec == Self::FULL { *may } else { (u128::MAX, [u64::MAX; 4]) };
+        let hi = if W == 32 { HI } else { 0 };
         let t = &mut self.shadow;
         t.s_undef = !sgprs | (1 << SCC_BIT);
         if W == 64 {
@@ -321,36 +461,85 @@ impl<const W: usize> Wave<W> {
         } else {
             t.s_undef = (t.s_undef & !(1u128 << EXEC)) | (1u128 << EXEC_HI);
         }
+        t.s_undef &= may_s | hi;
         t.s_unset = 0;
-        t.s_origin = [UNINIT; 128];
+        t.s_oset = 0;
+        // Only rows the last wave could have touched need clearing.
         let n = vgprs.clamp(1, 256);
-        t.v_undef[..n].fill(Self::FULL);
-        t.v_undef[0] = Self::FULL & !exec;
-        t.v_undef[n..].fill(0);
-        t.v_unset.fill(0);
-        t.v_origin[..n].fill(UNINIT);
-        t.v_any = [0; 4];
+        let dirty = t.rows.max(n);
         for r in 0..n {
-            if t.v_undef[r] != 0 {
-                t.v_any[r / 64] |= 1 << (r % 64);
-            }
+            t.v_undef[r] = if may_v[r / 64] >> (r % 64) & 1 == 1 { Self::FULL } else { 0 };
         }
+        t.v_undef[0] = Self::FULL & !exec;
+        t.v_undef[n..dirty].fill(0);
+        t.v_unset[..dirty].fill(0);
+        t.v_origin[..n].fill(UNINIT);
+        t.rows = n;
+        let ones = |bits: usize| if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        t.v_any = std::array::from_fn(|k| ones(n.saturating_sub(64 * k)) & may_v[k]);
+        t.v_any[0] = (t.v_any[0] & !1) | u64::from(t.v_undef[0] != 0);
         t.stop = None;
+        self.update_clean();
+    }
+
+    /// Whether no register holds taint (exec_hi/vcc_hi in wave32 aside:
+    /// instructions touching them are flagged).
+    pub(super) fn update_clean(&mut self) {
+        let t = &mut self.shadow;
+        let hi = if W == 32 { HI } else { 0 };
+        t.clean = ((t.s_undef | t.s_unset) & !hi) == 0 && t.v_any == [0; 4];
     }
 
     /// The clean-path test: does `d` touch a tainted register (or need the
-    /// memory shadow, or a DPP16 read that may be unsettled)?
+    /// memory shadow, or a DPP16 read that may be unsettled)? True when the
+    /// full [`Wave::taint_step`] must run; a tainted register `inst` only
+    /// writes is cleaned here.
     #[inline(always)]
-    pub(super) fn needs_taint(&self, d: &Deps, ctx: &Ctx<'_>) -> bool {
+    pub(super) fn needs_taint(&mut self, d: &Deps, ctx: &Ctx<'_>) -> bool {
+        if self.shadow.clean {
+            // Memory ops test the (atomic) shadow flag inline: they are common.
+            let f = d.flags & F_RUNTIME;
+            if f == 0 || (f == F_MEM && !ctx.mem.taint.is_active()) {
+                return false;
+            }
+        }
         let t = &self.shadow;
         let s = d.s & (t.s_undef | t.s_unset);
         let v = (d.v[0] & t.v_any[0]) | (d.v[1] & t.v_any[1]) | (d.v[2] & t.v_any[2]) | (d.v[3] & t.v_any[3]);
-        (s != 0) | (v != 0) || (d.flags != 0 && self.flag_needs(d.flags, ctx))
+        ((s != 0) | (v != 0) | (d.flags & F_RUNTIME != 0)) && self.touches_taint(d, ctx)
     }
 
+    /// [`Wave::needs_taint`] past the first test: reads of taint (or flags)
+    /// need the full step; writes alone clean their registers' written
+    /// lanes (EXEC lanes for VGPRs: partial writes are reads in [`Deps`]).
     #[inline(never)]
-    fn flag_needs(&self, flags: u8, ctx: &Ctx<'_>) -> bool {
-        flags & F_SLOW != 0 || (flags & F_MEM != 0 && ctx.mem.taint.is_active()) || (flags & F_DPP != 0 && self.exec() != Self::FULL)
+    fn touches_taint(&mut self, d: &Deps, ctx: &Ctx<'_>) -> bool {
+        let exec = self.exec();
+        let t = &mut self.shadow;
+        let st = t.s_undef | t.s_unset;
+        let rv = (d.rv[0] & t.v_any[0]) | (d.rv[1] & t.v_any[1]) | (d.rv[2] & t.v_any[2]) | (d.rv[3] & t.v_any[3]);
+        let flagged = d.flags & (F_SLOW | F_HI) != 0
+            || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
+            || (d.flags & F_DPP != 0 && exec != Self::FULL);
+        if (d.rs & st) != 0 || rv != 0 || flagged {
+            return true;
+        }
+        t.s_undef &= !d.s;
+        t.s_unset &= !d.s;
+        for k in 0..4 {
+            let mut bits = d.v[k] & t.v_any[k];
+            while bits != 0 {
+                let r = k * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                t.v_undef[r] &= !exec;
+                t.v_unset[r] &= !exec;
+                if (t.v_undef[r] | t.v_unset[r]) == 0 {
+                    t.v_any[k] &= !(1 << (r % 64));
+                }
+            }
+        }
+        self.update_clean();
+        false
     }
 
     /// Update the shadow for `inst` before it executes; `Flow::Stop` when
@@ -358,6 +547,12 @@ impl<const W: usize> Wave<W> {
     #[cold]
     #[inline(never)]
     pub(super) fn taint_step(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
+        let flow = self.taint_effects(inst, ctx);
+        self.update_clean();
+        flow
+    }
+
+    fn taint_effects(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
         use Shape::*;
         match inst.shape() {
             S1 | S1w | S2 | S2w | S2sh | Sc | Scw | K => Ok(self.taint_salu(inst, ctx)),
@@ -381,6 +576,7 @@ impl<const W: usize> Wave<W> {
         t.v_undef.fill(Self::FULL);
         t.v_origin.fill(DEALLOC);
         t.v_any = [u64::MAX; 4];
+        t.rows = 256;
     }
 
     /// A concrete origin for a read of register `name` at `inst`.
@@ -406,13 +602,15 @@ impl<const W: usize> Wave<W> {
         }
         let t = &self.shadow;
         let bit = 1u128 << r;
-        let s = S { undef: t.s_undef & bit != 0, unset: t.s_unset & bit != 0, origin: t.s_origin[r as usize] };
+        let origin = if t.s_oset & bit != 0 { t.s_origin[r as usize] } else { UNINIT };
+        let s = S { undef: t.s_undef & bit != 0, unset: t.s_unset & bit != 0, origin };
         if !s.tainted() || s.origin < HI_WRITTEN {
             return s;
         }
         let name = if r == SCC_BIT { "scc".to_string() } else { reg_name(r) };
         let origin = self.origin_of(ctx, s.origin, u16::from(r), &name, inst);
         self.shadow.s_origin[r as usize] = origin;
+        self.shadow.s_oset |= 1 << r;
         S { origin, ..s }
     }
 
@@ -488,6 +686,7 @@ impl<const W: usize> Wave<W> {
         t.s_undef = if s.undef { t.s_undef | bit } else { t.s_undef & !bit };
         t.s_unset = if s.unset { t.s_unset | bit } else { t.s_unset & !bit };
         t.s_origin[r as usize] = s.origin;
+        t.s_oset |= bit;
         true
     }
 

@@ -127,7 +127,7 @@ fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: st
         }
         for (w, wave) in waves.iter_mut().enumerate() {
             setup.init_wave(wave, wg, linear, w);
-            wave.reset_shadow(sgprs, vgprs);
+            wave.reset_shadow(sgprs, vgprs, ctx.prog.may_read_unwritten::<W>());
         }
         if setup.waves_per_group == 1 {
             while waves[0].run(ctx)? == Status::Barrier {}
@@ -212,7 +212,8 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         check_steps(ctx, steps, inst, at)?;
         let shape = inst.shape();
         let deps = ctx.prog.deps_at::<W>(pc);
-        if waves.iter().any(|w| w.needs_taint(deps, ctx)) {
+        // Every wave is tested (the test cleans registers only written), so no short cut.
+        if waves.iter_mut().fold(false, |any, w| w.needs_taint(deps, ctx) | any) {
             // Each wave sets its own pc (branches) from here.
             leave(waves, pc + 1, steps);
             let Some(status) = step_tainted(waves, inst, ctx, pc)? else { return Ok(false) };
