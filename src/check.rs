@@ -353,6 +353,44 @@ mod tests {
     }
 
     #[test]
+    fn undefined_words_fail_whatever_they_hold_and_unsettled_ones_neither_pass_nor_fail() {
+        use crate::device::{Origin, StoppedWave, TaintedWord};
+        let e: Vec<u32> = (0..20).collect();
+        let mut g = e.clone();
+        g[7] ^= 1; // wrong, and unsettled: not a failure
+        let origin = |what: &str| Origin { what: what.into(), offset: 0x40, instruction: "v_mov_b32 v5, v20".into() };
+        let taint = Definedness {
+            origins: vec![origin("v20 read before any write"), origin("DPP16"), origin("wave stopped")],
+            words: vec![
+                TaintedWord { word: 3, taint: Taint::Undefined, origin: 0 },
+                TaintedWord { word: 7, taint: Taint::Unsettled, origin: 1 },
+                TaintedWord { word: 8, taint: Taint::Unsettled, origin: 1 },
+            ],
+            // Lanes 16-19 (k = 1: words 16-19), and past the end (ignored).
+            waves: vec![StoppedWave { first_lane: 16, lanes: 32, taint: Taint::Undefined, origin: 2 }],
+        };
+        let sources = |lane: u64| (lane as u32, 0, 0);
+        let mut t = Tally::default();
+        let cmp = Compare { first_lane: 0, outputs_per_lane: 1, sources: &sources, prefill: Prefill::Poisoned, expected: &e, got: &g, taint: &taint };
+        t.add(&cmp, 10);
+        assert_eq!((t.lanes_checked, t.lanes_failed, t.lanes_undefined), (20, 5, 5));
+        assert_eq!((t.lanes_unsettled, t.words_unsettled), (2, 2));
+        assert_eq!(t.first.iter().map(|m| m.lane).collect::<Vec<_>>(), vec![3, 16, 17, 18, 19]);
+        assert!(t.first.iter().all(|m| m.kind == FailureKind::Undefined));
+        assert!(t.first[0].origin.as_deref().unwrap().starts_with("v20 read before any write at offset 0x40"));
+        assert_eq!(t.first[1].origin.as_deref().map(|o| o.starts_with("wave stopped")), Some(true));
+        assert_eq!(t.first_unsettled.iter().map(|m| (m.lane, m.kind)).collect::<Vec<_>>(), vec![(7, FailureKind::Unsettled), (8, FailureKind::Unsettled)]);
+        // An unsettled word in a lane that also fails: the lane fails, the word is still counted.
+        let e2 = vec![1u32, 2, 3, 4];
+        let g2 = vec![1u32, 9, 3, 4];
+        let taint2 = Definedness { origins: vec![origin("x")], words: vec![TaintedWord { word: 0, taint: Taint::Unsettled, origin: 0 }], waves: vec![] };
+        let mut t2 = Tally::default();
+        let cmp2 = Compare { first_lane: 0, outputs_per_lane: 2, sources: &sources, prefill: Prefill::Poisoned, expected: &e2, got: &g2, taint: &taint2 };
+        t2.add(&cmp2, 10);
+        assert_eq!((t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled), (1, 0, 1));
+    }
+
+    #[test]
     fn guards() {
         let clean = vec![GUARD_BYTE; 64];
         assert_eq!(check_guard("out", "after", &clean), None);
