@@ -12,6 +12,7 @@
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet |
+//! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
@@ -20,6 +21,8 @@
 //! descriptor (LLVM AMDGPUUsage "Initial Kernel Execution State"), runs the
 //! workgroups in parallel on a rayon pool, and returns the first error any
 //! wave hit (memory fault, unsupported instruction, step budget, watchdog).
+//! `definedness` then names the output words the launch left undefined or
+//! unsettled, and the waves it stopped.
 //! Between launches the host may address device memory directly
 //! (`host_words`): the pipeline fills inputs and checks outputs in place.
 //!
@@ -33,12 +36,22 @@
 //! - Lane-mask results (VOPC, carry outs) have 0 for inactive lanes.
 //! - Work-item IDs: v0 = x | y << 10 | z << 20 with only the dimensions the
 //!   descriptor enables; VGPRs the kernel allocates start at 0; SGPRs past
-//!   the initial ones start at 0.
+//!   the initial ones start at 0. Those zeros are values, not definitions:
+//!   the shadow (`taint`) marks every register the dispatch did not
+//!   initialise as undefined, so output computed from one is reported as
+//!   undefined ([`crate::device::Device::definedness`]), never as a pass.
+//! - A branch, EXEC write or memory address that depends on an undefined or
+//!   unsettled value stops that wave (its lanes have no result); the other
+//!   waves run on and the launch succeeds.
 //! - The kernarg segment is copied into device memory padded with zeros to at
 //!   least 256 bytes (the runtime's kernarg pool makes small over-reads
 //!   harmless on hardware, too).
 //! - DPP16 reading an inactive in-range lane with bound_ctrl=0, fi=0 is
-//!   unsettled (RDNA3 ISA 7.7.1 vs table 93) and is an error, not a guess.
+//!   unsettled (RDNA3 ISA 7.7.1 vs table 93): the lane reads the source
+//!   lane's value (as with fi=1) and the result is marked unsettled, so the
+//!   checker counts it as neither pass nor fail and checks every other lane.
+//! - exec_hi/vcc_hi read as data in wave32 are undefined until written and
+//!   unsettled after a write (the guide does not say the write is kept).
 
 pub mod fault;
 mod launch;

@@ -20,9 +20,9 @@ pub struct Program {
     pub end_offset: u64,
     /// Per instruction, the registers it touches ([`Deps`]) in wave32 and
     /// wave64 (lane masks are one or two SGPRs wide).
-    pub deps: [Vec<Deps>; 2],
+    pub(crate) deps: [Vec<Deps>; 2],
     /// Per wave size, the registers a path may read before writing them.
-    pub may: [(u128, [u64; 4]); 2],
+    pub(crate) may: [(u128, [u64; 4]); 2],
 }
 
 impl Program {
@@ -76,13 +76,13 @@ impl Program {
     }
 
     /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
-    pub fn may_read_unwritten<const W: usize>(&self) -> &(u128, [u64; 4]) {
+    pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, [u64; 4]) {
         &self.may[usize::from(W == 64)]
     }
 
     /// The [`Deps`] of instruction `pc` in a wave of `W` lanes (none past the end).
     #[inline(always)]
-    pub fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
+    pub(crate) fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
         static NONE: Deps = Deps { s: 0, v: [0; 4], rs: 0, rv: [0; 4], ws: 0, wv: [0; 4], xv: [0; 4], flags: 0 };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
     }

@@ -139,8 +139,22 @@ pub(super) fn writes_scc(op: Op) -> bool {
     use Op::*;
     let no = matches!(
         op,
-        SMulI32 | SMulHiU32 | SPackLlB32B16 | SCselectB32 | SCselectB64 | SMovB32 | SMovB64 | SCmovB32 | SCmovB64 | SBrevB32
-            | SCtzI32B32 | SSextI32I8 | SSextI32I16 | SMovkI32 | SCmovkI32 | SMulkI32
+        SMulI32
+            | SMulHiU32
+            | SPackLlB32B16
+            | SCselectB32
+            | SCselectB64
+            | SMovB32
+            | SMovB64
+            | SCmovB32
+            | SCmovB64
+            | SBrevB32
+            | SCtzI32B32
+            | SSextI32I8
+            | SSextI32I16
+            | SMovkI32
+            | SCmovkI32
+            | SMulkI32
     );
     let info = crate::isa::table::info(op);
     let scalar = matches!(info.format, Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk);
@@ -151,8 +165,16 @@ fn is_saveexec(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        SAndSaveexecB32 | SOrSaveexecB32 | SXorSaveexecB32 | SAndNot1SaveexecB32 | SOrNot1SaveexecB32 | SAndSaveexecB64
-            | SOrSaveexecB64 | SXorSaveexecB64 | SAndNot1SaveexecB64 | SOrNot1SaveexecB64
+        SAndSaveexecB32
+            | SOrSaveexecB32
+            | SXorSaveexecB32
+            | SAndNot1SaveexecB32
+            | SOrNot1SaveexecB32
+            | SAndSaveexecB64
+            | SOrSaveexecB64
+            | SXorSaveexecB64
+            | SAndNot1SaveexecB64
+            | SOrNot1SaveexecB64
     )
 }
 
@@ -317,7 +339,12 @@ pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<u
         for next in successors(i).into_iter().flatten() {
             let merged = match states[next] {
                 None => st,
-                Some(o) => State { s: o.s & st.s, full_v: and4(o.full_v, st.full_v), region_v: and4(o.region_v, st.region_v), exec_changed: o.exec_changed || st.exec_changed },
+                Some(o) => State {
+                    s: o.s & st.s,
+                    full_v: and4(o.full_v, st.full_v),
+                    region_v: and4(o.region_v, st.region_v),
+                    exec_changed: o.exec_changed || st.exec_changed,
+                },
             };
             if states[next] != Some(merged) {
                 states[next] = Some(merged);
@@ -518,9 +545,7 @@ impl<const W: usize> Wave<W> {
         let t = &mut self.shadow;
         let st = t.s_undef | t.s_unset;
         let rv = (d.rv[0] & t.v_any[0]) | (d.rv[1] & t.v_any[1]) | (d.rv[2] & t.v_any[2]) | (d.rv[3] & t.v_any[3]);
-        let flagged = d.flags & (F_SLOW | F_HI) != 0
-            || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
-            || (d.flags & F_DPP != 0 && exec != Self::FULL);
+        let flagged = d.flags & (F_SLOW | F_HI) != 0 || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active()) || (d.flags & F_DPP != 0 && exec != Self::FULL);
         if (d.rs & st) != 0 || rv != 0 || flagged {
             return true;
         }
@@ -583,9 +608,7 @@ impl<const W: usize> Wave<W> {
     fn origin_of(&self, ctx: &Ctx<'_>, placeholder: u32, reg: u16, name: &str, inst: &Inst) -> u32 {
         let what = match placeholder {
             DEALLOC => format!("{name} read after s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)"),
-            HI_WRITTEN => format!(
-                "{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"
-            ),
+            HI_WRITTEN => format!("{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"),
             _ if W == 32 && (reg == u16::from(EXEC_HI) || reg == u16::from(VCC_HI)) => {
                 format!("{name} read as data in wave32 (not initialised, and the RDNA3 ISA guide does not say what it reads)")
             }
@@ -676,11 +699,7 @@ impl<const W: usize> Wave<W> {
             return false;
         }
         // In wave32 the guide does not say a write to exec_hi/vcc_hi is kept.
-        let s = if W == 32 && (r == EXEC_HI || r == VCC_HI) {
-            S { unset: !s.undef, origin: if s.tainted() { s.origin } else { HI_WRITTEN }, ..s }
-        } else {
-            s
-        };
+        let s = if W == 32 && (r == EXEC_HI || r == VCC_HI) { S { unset: !s.undef, origin: if s.tainted() { s.origin } else { HI_WRITTEN }, ..s } } else { s };
         let t = &mut self.shadow;
         let bit = 1u128 << r;
         t.s_undef = if s.undef { t.s_undef | bit } else { t.s_undef & !bit };
@@ -896,9 +915,7 @@ impl<const W: usize> Wave<W> {
             }
         }
         if let Some((s, n)) = unsettled {
-            let what = format!(
-                "DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93"
-            );
+            let what = format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93");
             let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin { what, offset: inst.offset, instruction: inst.to_string() });
             if out.u == 0 {
                 out.origin = id;

@@ -11,7 +11,10 @@
 //! 106/107, 125), so every instruction that names them reads and writes the
 //! same state; SCC is a separate bool. Emulator choice (undocumented on the
 //! hardware): in wave32, EXEC_HI and VCC_HI are ordinary stored registers
-//! (initially 0), ignored for masking and readable as data.
+//! (initially 0), ignored for masking and readable as data; the shadow
+//! (`super::taint`) marks such reads undefined (unsettled after a write).
+//! Before an instruction executes, [`Wave::needs_taint`] decides whether the
+//! shadow must follow it: never for a wave holding no taint (the common case).
 
 use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
