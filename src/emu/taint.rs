@@ -265,6 +265,15 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
     d
 }
 
+/// Call `f` with the index of every set bit of `bits`, ascending.
+#[inline(always)]
+fn for_bits(mut bits: u64, mut f: impl FnMut(usize)) {
+    while bits != 0 {
+        f(bits.trailing_zeros() as usize);
+        bits &= bits - 1;
+    }
+}
+
 /// exec_hi and vcc_hi: in wave32 stored registers the hardware ignores for masking.
 const HI: u128 = 1u128 << EXEC_HI | 1u128 << VCC_HI;
 
@@ -384,8 +393,6 @@ pub struct Shadow {
     pub(super) v_any: [u64; 4],
     /// Set when the wave was stopped on a tainted branch, EXEC or address.
     pub(super) stop: Option<WaveStop>,
-    /// VGPR rows that may be tainted (the allocation; all after a dealloc).
-    rows: usize,
     /// No register holds taint: instructions skip the test unless flagged.
     pub(super) clean: bool,
 }
@@ -402,7 +409,6 @@ impl Default for Shadow {
             v_origin: vec![UNINIT; 256],
             v_any: [0; 4],
             stop: None,
-            rows: 256,
             clean: false,
         }
     }
@@ -481,32 +487,35 @@ impl<const W: usize> Wave<W> {
         let exec = self.exec();
         let (may_s, may_v) = if exec == Self::FULL { *may } else { (u128::MAX, [u64::MAX; 4]) };
         let hi = if W == 32 { HI } else { 0 };
-        let t = &mut self.shadow;
-        t.s_undef = !sgprs | (1 << SCC_BIT);
-        if W == 64 {
-            t.s_undef &= !(3u128 << EXEC);
-        } else {
-            t.s_undef = (t.s_undef & !(1u128 << EXEC)) | (1u128 << EXEC_HI);
-        }
-        t.s_undef &= may_s | hi;
-        t.s_unset = 0;
-        t.s_oset = 0;
-        // Only rows the last wave could have touched need clearing.
+        let exec_bits = if W == 64 { 3u128 << EXEC } else { 1u128 << EXEC };
+        // Computed in locals and stored once: reading back half-written
+        // u128s stalls store forwarding, and this runs for every wave.
+        let s_undef = ((!sgprs | (1 << SCC_BIT)) & !exec_bits & may_s) | hi;
         let n = vgprs.clamp(1, 256);
-        let dirty = t.rows.max(n);
-        for r in 0..n {
-            t.v_undef[r] = if may_v[r / 64] >> (r % 64) & 1 == 1 { Self::FULL } else { 0 };
-        }
-        t.v_undef[0] = Self::FULL & !exec;
-        t.v_undef[n..dirty].fill(0);
-        t.v_unset[..dirty].fill(0);
-        t.v_origin[..n].fill(UNINIT);
-        t.rows = n;
         let ones = |bits: usize| if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-        t.v_any = std::array::from_fn(|k| ones(n.saturating_sub(64 * k)) & may_v[k]);
-        t.v_any[0] = (t.v_any[0] & !1) | u64::from(t.v_undef[0] != 0);
-        t.stop = None;
-        self.update_clean();
+        let v0 = Self::FULL & !exec;
+        let mut v_any: [u64; 4] = std::array::from_fn(|k| ones(n.saturating_sub(64 * k)) & may_v[k]);
+        v_any[0] = (v_any[0] & !1) | u64::from(v0 != 0);
+        let t = &mut self.shadow;
+        // A row whose `v_any` bit is clear is all zero, so only rows tainted
+        // before (none, after a clean wave) need clearing.
+        for (k, bits) in t.v_any.into_iter().enumerate() {
+            for_bits(bits, |b| {
+                let r = 64 * k + b;
+                t.v_undef[r] = 0;
+                t.v_unset[r] = 0;
+            });
+        }
+        for (k, bits) in v_any.into_iter().enumerate() {
+            for_bits(bits, |b| {
+                let r = 64 * k + b;
+                t.v_undef[r] = Self::FULL;
+                t.v_origin[r] = UNINIT;
+            });
+        }
+        t.v_undef[0] = v0;
+        (t.s_undef, t.s_unset, t.s_oset, t.v_any, t.stop) = (s_undef, 0, 0, v_any, None);
+        t.clean = (s_undef & !hi) == 0 && v_any == [0; 4];
     }
 
     /// Whether no register holds taint (exec_hi/vcc_hi in wave32 aside:
@@ -601,7 +610,6 @@ impl<const W: usize> Wave<W> {
         t.v_undef.fill(Self::FULL);
         t.v_origin.fill(DEALLOC);
         t.v_any = [u64::MAX; 4];
-        t.rows = 256;
     }
 
     /// A concrete origin for a read of register `name` at `inst`.
