@@ -53,7 +53,7 @@ pub(super) const F_EXEC: u8 = 8;
 /// Touches exec_hi/vcc_hi in wave32.
 pub(super) const F_HI: u8 = 16;
 /// The flags that send an instruction to the taint test even in a clean wave.
-const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI;
+pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI;
 
 /// Every register an instruction touches, as masks (SGPR codes 0-127 with
 /// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
@@ -494,28 +494,33 @@ impl<const W: usize> Wave<W> {
         let n = vgprs.clamp(1, 256);
         let ones = |bits: usize| if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
         let v0 = Self::FULL & !exec;
-        let mut v_any: [u64; 4] = std::array::from_fn(|k| ones(n.saturating_sub(64 * k)) & may_v[k]);
-        v_any[0] = (v_any[0] & !1) | u64::from(v0 != 0);
         let t = &mut self.shadow;
         // A row whose `v_any` bit is clear is all zero, so only rows tainted
         // before (none, after a clean wave) need clearing.
-        for (k, bits) in t.v_any.into_iter().enumerate() {
-            for_bits(bits, |b| {
-                let r = 64 * k + b;
-                t.v_undef[r] = 0;
-                t.v_unset[r] = 0;
+        let mut any_v = 0u64;
+        for k in 0..4 {
+            for_bits(t.v_any[k], |b| {
+                t.v_undef[64 * k + b] = 0;
+                t.v_unset[64 * k + b] = 0;
             });
-        }
-        for (k, bits) in v_any.into_iter().enumerate() {
+            let mut bits = ones(n.saturating_sub(64 * k)) & may_v[k];
+            if k == 0 {
+                bits = (bits & !1) | u64::from(v0 != 0);
+            }
             for_bits(bits, |b| {
-                let r = 64 * k + b;
-                t.v_undef[r] = Self::FULL;
-                t.v_origin[r] = UNINIT;
+                t.v_undef[64 * k + b] = Self::FULL;
+                t.v_origin[64 * k + b] = UNINIT;
             });
+            t.v_any[k] = bits;
+            any_v |= bits;
         }
-        t.v_undef[0] = v0;
-        (t.s_undef, t.s_unset, t.s_oset, t.v_any, t.stop) = (s_undef, 0, 0, v_any, None);
-        t.clean = (s_undef & !hi) == 0 && v_any == [0; 4];
+        if v0 != 0 {
+            // (Row 0 is otherwise zero already: the shadow rows stay out of
+            // the cache in a clean run.)
+            t.v_undef[0] = v0;
+        }
+        (t.s_undef, t.s_unset, t.s_oset, t.stop) = (s_undef, 0, 0, None);
+        t.clean = (s_undef & !hi) == 0 && any_v == 0;
     }
 
     /// Whether no register holds taint (exec_hi/vcc_hi in wave32 aside:

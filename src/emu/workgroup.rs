@@ -8,7 +8,7 @@ use super::launch::LaunchSetup;
 use super::memory::Memory;
 use super::program::Program;
 use super::smem::sload_group;
-use super::taint::{initialised_sgprs, Flow, WaveStop};
+use super::taint::{initialised_sgprs, Deps, Flow, WaveStop, F_MEM, F_RUNTIME};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
@@ -166,6 +166,21 @@ fn step_tainted<const W: usize>(waves: &mut [Wave<W>], inst: &crate::isa::Inst, 
     Ok((!stopped).then_some(status))
 }
 
+/// Whether some wave of a lockstep workgroup must follow this instruction
+/// through the taint step. While every wave is `clean` (no taint anywhere)
+/// only flagged instructions are tested; otherwise every wave is (the test
+/// also cleans registers that are only written), and `clean` is refreshed.
+#[inline(always)]
+fn group_needs_taint<const W: usize>(waves: &mut [Wave<W>], deps: &Deps, ctx: &Ctx<'_>, clean: &mut bool) -> bool {
+    let f = deps.flags & F_RUNTIME;
+    if *clean && (f == 0 || (f == F_MEM && !ctx.mem.taint.is_active())) {
+        return false;
+    }
+    let any = waves.iter_mut().fold(false, |any, w| w.needs_taint(deps, ctx) | any);
+    *clean = waves.iter().all(|w| w.shadow.clean);
+    any
+}
+
 /// Round-robin between barriers: each live wave runs until it ends or
 /// reaches s_barrier; the barrier releases once every live wave is there.
 fn run_round_robin<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<(), DeviceError> {
@@ -198,6 +213,7 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
     if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
         return Ok(false);
     }
+    let mut clean = waves.iter().all(|w| w.shadow.clean);
     // pc and steps are kept here while the waves agree and written back to
     // the waves only when lockstep ends, or before a branch (the one kind of
     // instruction that sets a wave's own pc).
@@ -211,12 +227,11 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         steps += 1;
         check_steps(ctx, steps, inst, at)?;
         let shape = inst.shape();
-        let deps = ctx.prog.deps_at::<W>(pc);
-        // Every wave is tested (the test cleans registers only written), so no short cut.
-        if waves.iter_mut().fold(false, |any, w| w.needs_taint(deps, ctx) | any) {
+        if group_needs_taint(waves, ctx.prog.deps_at::<W>(pc), ctx, &mut clean) {
             // Each wave sets its own pc (branches) from here.
             leave(waves, pc + 1, steps);
             let Some(status) = step_tainted(waves, inst, ctx, pc)? else { return Ok(false) };
+            clean = waves.iter().all(|w| w.shadow.clean);
             if status == Some(Status::Ended) {
                 return Ok(true);
             }
