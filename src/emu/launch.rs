@@ -157,7 +157,6 @@ impl LaunchSetup {
     }
 
     /// Which registers [`LaunchSetup::init_wave`] initialises (the same for every wave).
-    #[allow(dead_code)] // for per-register definedness tracking (issue 10 item 3)
     pub(super) fn initialised(&self) -> InitialRegisters {
         let user = self.kd.enabled_user_sgprs() as usize;
         let first_system = self.kd.user_sgpr_count() as usize;
