@@ -36,7 +36,7 @@
 //! - Lane-mask results (VOPC, carry outs) have 0 for inactive lanes.
 //! - Initial SGPRs (gfx11, AMDGPUUsage order): user SGPRs from s0 for each
 //!   enable: dispatch ptr, queue ptr, kernarg ptr, dispatch id, private
-//!   segment size; system SGPRs from s[USER_SGPR_COUNT]: workgroup id x, y,
+//!   segment size; system SGPRs from `s[USER_SGPR_COUNT]`: workgroup id x, y,
 //!   z, workgroup info (`{first_wave, wave_id_in_group, size_in_waves}`;
 //!   ordered_append_term 0, there is no GDS). A USER_SGPR_COUNT above what the
 //!   enables need leaves the SGPRs in between uninitialised, as hardware does.
