@@ -1,8 +1,12 @@
 //! Lane comparison. Every word of every lane is compared with the model; a lane
 //! that still holds its poisoned (or prefilled) value where the model expects a
-//! write is reported as unwritten, not as a wrong value. Writes outside the
-//! buffers are [`crate::guard`]'s concern.
+//! write is reported as unwritten, not as a wrong value. A word the device
+//! reports as undefined (its value depends on state the ISA does not define)
+//! fails whatever it holds; one reported as unsettled (it depends only on a
+//! rule the ISA guide contradicts) neither passes nor fails and is counted
+//! apart. Writes outside the buffers are [`crate::guard`]'s concern.
 
+use crate::device::{Definedness, Taint};
 use rayon::prelude::*;
 
 /// Why a lane failed.
@@ -13,6 +17,11 @@ pub enum FailureKind {
     Wrong,
     /// The word still holds what was there before the launch.
     Unwritten,
+    /// The word depends on state the ISA does not define (whatever it holds).
+    Undefined,
+    /// The word depends only on a rule the ISA guide contradicts: not a
+    /// failure; such records go to [`Tally::first_unsettled`] only.
+    Unsettled,
 }
 
 /// One failing output word, with everything needed to reproduce it by hand.
@@ -28,6 +37,9 @@ pub struct Mismatch {
     pub expected: u32,
     pub got: u32,
     pub kind: FailureKind,
+    /// For undefined and unsettled words: what was undefined, and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 impl Mismatch {
@@ -50,8 +62,16 @@ pub struct Tally {
     pub lanes_failed: u64,
     /// Of those, lanes whose failing words were all unwritten.
     pub lanes_unwritten: u64,
+    /// Of the failed lanes, those with an undefined word.
+    pub lanes_undefined: u64,
+    /// Lanes with an unsettled word and no failing one: neither passed nor failed.
+    pub lanes_unsettled: u64,
+    /// Unsettled words (in any lane).
+    pub words_unsettled: u64,
     /// The first failures in lane order, at most `keep` of them.
     pub first: Vec<Mismatch>,
+    /// The first unsettled words in lane order, at most `keep` of them.
+    pub first_unsettled: Vec<Mismatch>,
 }
 
 /// XORed into an expected value to make the poison that goes into `out` before
@@ -100,71 +120,126 @@ pub struct Compare<'a> {
     pub prefill: Prefill<'a>,
     pub expected: &'a [u32],
     pub got: &'a [u32],
+    /// What the device reported undefined or unsettled in `got` (and the
+    /// waves it stopped, whose lanes' words all count as undefined).
+    pub taint: &'a Definedness,
 }
 
 /// Lanes per parallel comparison piece.
 const PIECE_LANES: usize = 1 << 14;
 
+/// A tainted word of one dispatch: (word index, kind, origin index).
+type WordTaint = (usize, Taint, usize);
+
+/// The tainted words of a `lanes`-lane dispatch with `k` words per lane,
+/// ascending: the reported words, and every word of a stopped wave's lanes
+/// (which overrides).
+fn word_taints(d: &Definedness, lanes: usize, k: usize) -> Vec<WordTaint> {
+    let mut map: std::collections::BTreeMap<usize, (Taint, usize)> =
+        d.words.iter().filter(|w| w.word < lanes * k).map(|w| (w.word, (w.taint, w.origin))).collect();
+    for wave in &d.waves {
+        let first = usize::try_from(wave.first_lane).unwrap_or(usize::MAX).min(lanes);
+        let end = usize::try_from(wave.first_lane.saturating_add(wave.lanes)).unwrap_or(usize::MAX).min(lanes);
+        for word in first * k..end * k {
+            map.insert(word, (wave.taint, wave.origin));
+        }
+    }
+    map.into_iter().map(|(w, (t, o))| (w, t, o)).collect()
+}
+
+/// One parallel piece's counts and records.
+#[derive(Default)]
+struct Piece {
+    failed: u64,
+    unwritten: u64,
+    undefined: u64,
+    unsettled_lanes: u64,
+    unsettled_words: u64,
+    records: Vec<Mismatch>,
+    unsettled: Vec<Mismatch>,
+}
+
 impl Tally {
     /// Compare one dispatch and add it to the totals, keeping at most `keep`
-    /// detailed records overall.
+    /// detailed records overall (and as many unsettled ones).
     pub fn add(&mut self, cmp: &Compare<'_>, keep: usize) {
         let k = cmp.outputs_per_lane.max(1);
         let lanes = cmp.expected.len() / k;
         debug_assert_eq!(cmp.expected.len(), lanes * k);
         debug_assert_eq!(cmp.got.len(), lanes * k);
-        let room = keep.saturating_sub(self.first.len());
-        let pieces: Vec<(u64, u64, Vec<Mismatch>)> = (0..lanes.div_ceil(PIECE_LANES))
+        let room = (keep.saturating_sub(self.first.len()), keep.saturating_sub(self.first_unsettled.len()));
+        let taints = if cmp.taint.is_empty() { Vec::new() } else { word_taints(cmp.taint, lanes, k) };
+        let pieces: Vec<Piece> = (0..lanes.div_ceil(PIECE_LANES))
             .into_par_iter()
             .map(|p| {
                 let start = p * PIECE_LANES;
                 let end = (start + PIECE_LANES).min(lanes);
-                let (exp, got) = (&cmp.expected[start * k..end * k], &cmp.got[start * k..end * k]);
-                if exp == got {
-                    return (0, 0, Vec::new()); // the common case: one memcmp
-                }
-                let (mut failed, mut unwritten, mut records) = (0u64, 0u64, Vec::new());
-                for lane in start..end {
-                    let mut lane_failed = false;
-                    let mut lane_wrong = false;
-                    for word in 0..k {
-                        let i = lane * k + word;
-                        let (e, g) = (cmp.expected[i], cmp.got[i]);
-                        if e == g {
-                            continue;
-                        }
-                        lane_failed = true;
-                        let kind = if g == cmp.prefill.word(i, e) { FailureKind::Unwritten } else { FailureKind::Wrong };
-                        lane_wrong |= kind == FailureKind::Wrong;
-                        if records.len() < room {
-                            let global = cmp.first_lane + lane as u64;
-                            let (a, b, c) = (cmp.sources)(global);
-                            records.push(Mismatch {
-                                lane: global,
-                                word,
-                                a,
-                                b,
-                                c,
-                                expected: e,
-                                got: g,
-                                kind,
-                            });
-                        }
-                    }
-                    failed += u64::from(lane_failed);
-                    unwritten += u64::from(lane_failed && !lane_wrong);
-                }
-                (failed, unwritten, records)
+                let from = taints.partition_point(|t| t.0 < start * k);
+                let to = taints.partition_point(|t| t.0 < end * k);
+                compare_piece(cmp, start..end, room, &taints[from..to])
             })
             .collect();
         self.lanes_checked += lanes as u64;
-        for (failed, unwritten, records) in pieces {
-            self.lanes_failed += failed;
-            self.lanes_unwritten += unwritten;
+        for piece in pieces {
+            self.lanes_failed += piece.failed;
+            self.lanes_unwritten += piece.unwritten;
+            self.lanes_undefined += piece.undefined;
+            self.lanes_unsettled += piece.unsettled_lanes;
+            self.words_unsettled += piece.unsettled_words;
             let room = keep.saturating_sub(self.first.len());
-            self.first.extend(records.into_iter().take(room));
+            self.first.extend(piece.records.into_iter().take(room));
+            let room = keep.saturating_sub(self.first_unsettled.len());
+            self.first_unsettled.extend(piece.unsettled.into_iter().take(room));
         }
     }
+}
+
+/// Compare lanes `range` of a dispatch; `taints` are the tainted words in
+/// it, ascending; `room` caps the failure and unsettled records.
+fn compare_piece(cmp: &Compare<'_>, range: std::ops::Range<usize>, room: (usize, usize), taints: &[WordTaint]) -> Piece {
+    let k = cmp.outputs_per_lane.max(1);
+    let (exp, got) = (&cmp.expected[range.start * k..range.end * k], &cmp.got[range.start * k..range.end * k]);
+    let mut piece = Piece::default();
+    if taints.is_empty() && exp == got {
+        return piece; // the common case: one memcmp
+    }
+    let mut next = taints.iter().peekable();
+    for lane in range {
+        let (mut failed, mut wrong, mut undefined, mut unsettled) = (false, false, false, false);
+        for word in 0..k {
+            let i = lane * k + word;
+            let (e, g) = (cmp.expected[i], cmp.got[i]);
+            let taint = next.next_if(|t| t.0 == i).map(|t| (t.1, t.2));
+            let kind = match taint {
+                Some((Taint::Undefined, _)) => FailureKind::Undefined,
+                Some((Taint::Unsettled, _)) => FailureKind::Unsettled,
+                None if e == g => continue,
+                None if g == cmp.prefill.word(i, e) => FailureKind::Unwritten,
+                None => FailureKind::Wrong,
+            };
+            let (records, cap) = if kind == FailureKind::Unsettled {
+                unsettled = true;
+                piece.unsettled_words += 1;
+                (&mut piece.unsettled, room.1)
+            } else {
+                failed = true;
+                wrong |= kind != FailureKind::Unwritten;
+                undefined |= kind == FailureKind::Undefined;
+                (&mut piece.records, room.0)
+            };
+            if records.len() < cap {
+                let global = cmp.first_lane + lane as u64;
+                let (a, b, c) = (cmp.sources)(global);
+                let origin = taint.and_then(|(_, o)| cmp.taint.origins.get(o)).map(ToString::to_string);
+                records.push(Mismatch { lane: global, word, a, b, c, expected: e, got: g, kind, origin });
+            }
+        }
+        piece.failed += u64::from(failed);
+        piece.unwritten += u64::from(failed && !wrong);
+        piece.undefined += u64::from(undefined);
+        piece.unsettled_lanes += u64::from(unsettled && !failed);
+    }
+    piece
 }
 
 #[cfg(test)]
@@ -175,7 +250,8 @@ mod tests {
         let prefill = Prefill::Words(prefill);
         let mut t = Tally::default();
         let sources = |lane: u64| (lane as u32, 0, 0);
-        t.add(&Compare { first_lane: 1000, outputs_per_lane: k, sources: &sources, prefill, expected, got }, keep);
+        let taint = Definedness::default();
+        t.add(&Compare { first_lane: 1000, outputs_per_lane: k, sources: &sources, prefill, expected, got, taint: &taint }, keep);
         t
     }
 
@@ -208,7 +284,8 @@ mod tests {
         let g = vec![5u32, poison(6), 8];
         let mut t = Tally::default();
         let sources = |_| (0, 0, 0);
-        t.add(&Compare { first_lane: 0, outputs_per_lane: 1, sources: &sources, prefill: Prefill::Poisoned, expected: &e, got: &g }, 10);
+        let taint = Definedness::default();
+        t.add(&Compare { first_lane: 0, outputs_per_lane: 1, sources: &sources, prefill: Prefill::Poisoned, expected: &e, got: &g, taint: &taint }, 10);
         assert_eq!((t.lanes_failed, t.lanes_unwritten), (2, 1));
         assert_eq!((t.first[0].kind, t.first[1].kind), (FailureKind::Unwritten, FailureKind::Wrong));
     }
@@ -230,5 +307,43 @@ mod tests {
         assert_eq!((t.lanes_checked, t.lanes_failed), (2, 2));
         assert_eq!((t.first[0].lane, t.first[0].word), (1000, 1));
         assert_eq!((t.first[1].lane, t.first[1].word), (1001, 0));
+    }
+
+    #[test]
+    fn undefined_words_fail_whatever_they_hold_and_unsettled_ones_neither_pass_nor_fail() {
+        use crate::device::{Origin, StoppedWave, TaintedWord};
+        let e: Vec<u32> = (0..20).collect();
+        let mut g = e.clone();
+        g[7] ^= 1; // wrong, and unsettled: not a failure
+        let origin = |what: &str| Origin { what: what.into(), offset: 0x40, instruction: "v_mov_b32 v5, v20".into() };
+        let taint = Definedness {
+            origins: vec![origin("v20 read before any write"), origin("DPP16"), origin("wave stopped")],
+            words: vec![
+                TaintedWord { word: 3, taint: Taint::Undefined, origin: 0 },
+                TaintedWord { word: 7, taint: Taint::Unsettled, origin: 1 },
+                TaintedWord { word: 8, taint: Taint::Unsettled, origin: 1 },
+            ],
+            // Lanes 16-19 (k = 1: words 16-19), and past the end (ignored).
+            waves: vec![StoppedWave { first_lane: 16, lanes: 32, taint: Taint::Undefined, origin: 2 }],
+        };
+        let sources = |lane: u64| (lane as u32, 0, 0);
+        let mut t = Tally::default();
+        let cmp = Compare { first_lane: 0, outputs_per_lane: 1, sources: &sources, prefill: Prefill::Poisoned, expected: &e, got: &g, taint: &taint };
+        t.add(&cmp, 10);
+        assert_eq!((t.lanes_checked, t.lanes_failed, t.lanes_undefined), (20, 5, 5));
+        assert_eq!((t.lanes_unsettled, t.words_unsettled), (2, 2));
+        assert_eq!(t.first.iter().map(|m| m.lane).collect::<Vec<_>>(), vec![3, 16, 17, 18, 19]);
+        assert!(t.first.iter().all(|m| m.kind == FailureKind::Undefined));
+        assert!(t.first[0].origin.as_deref().unwrap().starts_with("v20 read before any write at offset 0x40"));
+        assert_eq!(t.first[1].origin.as_deref().map(|o| o.starts_with("wave stopped")), Some(true));
+        assert_eq!(t.first_unsettled.iter().map(|m| (m.lane, m.kind)).collect::<Vec<_>>(), vec![(7, FailureKind::Unsettled), (8, FailureKind::Unsettled)]);
+        // An unsettled word in a lane that also fails: the lane fails, the word is still counted.
+        let e2 = vec![1u32, 2, 3, 4];
+        let g2 = vec![1u32, 9, 3, 4];
+        let taint2 = Definedness { origins: vec![origin("x")], words: vec![TaintedWord { word: 0, taint: Taint::Unsettled, origin: 0 }], waves: vec![] };
+        let mut t2 = Tally::default();
+        let cmp2 = Compare { first_lane: 0, outputs_per_lane: 2, sources: &sources, prefill: Prefill::Poisoned, expected: &e2, got: &g2, taint: &taint2 };
+        t2.add(&cmp2, 10);
+        assert_eq!((t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled), (1, 0, 1));
     }
 }

@@ -84,6 +84,74 @@ impl DeviceError {
     }
 }
 
+/// Why an output word is not a plain result (see [`Definedness`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Taint {
+    /// The value depends on state the ISA does not define (a register the
+    /// dispatch did not initialise, a deallocated VGPR, ...): a failure.
+    Undefined,
+    /// The value depends only on a rule the ISA guide contradicts itself on:
+    /// neither pass nor fail.
+    Unsettled,
+}
+
+/// Where a taint came from: what was undefined (or unsettled) and the
+/// instruction that met it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Origin {
+    /// E.g. "s20 read before any write (the dispatch does not initialise it)".
+    pub what: String,
+    /// Byte offset of the instruction in the code object.
+    pub offset: u64,
+    /// Its disassembly.
+    pub instruction: String,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at offset 0x{:x} ({})", self.what, self.offset, self.instruction)
+    }
+}
+
+/// One tainted output word: its index in the range asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaintedWord {
+    pub word: usize,
+    pub taint: Taint,
+    /// Index into [`Definedness::origins`].
+    pub origin: usize,
+}
+
+/// A wave the device stopped because a branch, an EXEC change or a memory
+/// address depended on a tainted value; the rest of the dispatch ran. Its
+/// lanes have no result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoppedWave {
+    /// Global lane (in the dispatch) of the wave's lane 0.
+    pub first_lane: u64,
+    pub lanes: u64,
+    pub taint: Taint,
+    /// Index into [`Definedness::origins`].
+    pub origin: usize,
+}
+
+/// What the last launch left undefined or unsettled in an output range.
+/// Empty for a device that cannot tell (HIP: real hardware has no such notion).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Definedness {
+    pub origins: Vec<Origin>,
+    /// Tainted words, ascending by `word`.
+    pub words: Vec<TaintedWord>,
+    pub waves: Vec<StoppedWave>,
+}
+
+impl Definedness {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty() && self.waves.is_empty()
+    }
+}
+
 /// What the harness needs from an executor: HIP's module API, reduced.
 pub trait Device {
     /// What will have executed the results.
@@ -108,6 +176,14 @@ pub trait Device {
     }
 
     /// Load a code object from its bytes (the HIP path: `hipModuleLoadData`).
+    /// Which of the `words` output words at `out` the last launch left
+    /// undefined or unsettled, and which waves it stopped (see
+    /// [`Definedness`]). Asked right after a launch, before the host touches
+    /// `out`. A device that does not track definedness reports nothing.
+    fn definedness(&mut self, _out: DevicePtr, _words: usize) -> Result<Definedness, DeviceError> {
+        Ok(Definedness::default())
+    }
+
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError>;
     /// Launch `kernel` of `module` with the kernarg image and wait for it, at
     /// most `timeout`. `kernarg` was built from the code object's metadata.

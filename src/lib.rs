@@ -16,7 +16,7 @@
 //! | [`emu`]     | embedded gfx11 emulator: program, waves, instruction families, workgroups, memory, faults |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
-//! | [`check`]   | lane comparison, mismatch records, unwritten lanes                 |
+//! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
 //! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |

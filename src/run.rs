@@ -252,6 +252,8 @@ fn execute(
                 }
             }
             launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
+            // Before anything touches `out`: which words the device left undefined or unsettled.
+            let taint = dev.definedness(bufs[3].ptr(), count * k)?;
             for buf in &bufs {
                 buf.check(dev, first_lane, &mut result.guard_violations)?;
             }
@@ -266,7 +268,15 @@ fn execute(
             };
             let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..count * k]) } else { Prefill::Poisoned };
             result.tally.add(
-                &Compare { first_lane, outputs_per_lane: k, sources: &sources, prefill, expected: &host.expected[..count * k], got },
+                &Compare {
+                    first_lane,
+                    outputs_per_lane: k,
+                    sources: &sources,
+                    prefill,
+                    expected: &host.expected[..count * k],
+                    got,
+                    taint: &taint,
+                },
                 opts.keep,
             );
             first_lane += count as u64;

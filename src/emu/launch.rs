@@ -14,8 +14,8 @@
 //!   are kernarg preloading and a USER_SGPR_COUNT below what the enables need
 //!   ([`KernelDescriptor::validate`]). A USER_SGPR_COUNT above it is
 //!   what LLVM accepts and the hardware does: the system SGPRs start at
-//!   s[USER_SGPR_COUNT] and the SGPRs in between are not initialised.
-//! - System SGPRs from s[USER_SGPR_COUNT]: workgroup id x, y, z (each when
+//!   `s[USER_SGPR_COUNT]` and the SGPRs in between are not initialised.
+//! - System SGPRs from `s[USER_SGPR_COUNT]`: workgroup id x, y, z (each when
 //!   enabled), then workgroup info. gfx11 has no private segment wave offset
 //!   SGPR (architected flat scratch: the hardware holds the scratch base).
 //! - v0: work-item ids packed x | y << 10 | z << 20, y and z only when
@@ -69,7 +69,7 @@ impl DispatchAddrs {
 pub(super) struct InitialRegisters {
     /// User SGPRs the enables fill, from s0.
     pub(super) user_sgprs: Range<usize>,
-    /// System SGPRs, from s[USER_SGPR_COUNT] (a gap between the two ranges is
+    /// System SGPRs, from `s[USER_SGPR_COUNT]` (a gap between the two ranges is
     /// not initialised).
     pub(super) system_sgprs: Range<usize>,
     /// VGPRs from v0 (the packed work-item ids).
@@ -157,7 +157,6 @@ impl LaunchSetup {
     }
 
     /// Which registers [`LaunchSetup::init_wave`] initialises (the same for every wave).
-    #[allow(dead_code)] // for per-register definedness tracking (issue 10 item 3)
     pub(super) fn initialised(&self) -> InitialRegisters {
         let user = self.kd.enabled_user_sgprs() as usize;
         let first_system = self.kd.user_sgpr_count() as usize;

@@ -8,7 +8,10 @@
 //! races give some interleaving, never undefined behaviour); on x86 a relaxed
 //! load or store is a plain `mov`.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use crate::device::{Origin, Taint};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::Mutex;
 
 /// log2 of the address stride between slots.
 const SLOT_SHIFT: u32 = 32;
@@ -31,6 +34,146 @@ pub struct Memory {
     /// Index i holds the allocation at device address (i + 1) << SLOT_SHIFT.
     slots: Vec<Option<Buffer>>,
     pub allocated_bytes: u64,
+    /// Which words hold undefined or unsettled values, and why.
+    pub taint: MemTaint,
+}
+
+/// The taint of one memory word (or register): kinds and where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mark {
+    pub undefined: bool,
+    pub unsettled: bool,
+    /// Index into the origin table ([`MemTaint::origin`]).
+    pub origin: u32,
+}
+
+impl Mark {
+    pub fn is_tainted(&self) -> bool {
+        self.undefined || self.unsettled
+    }
+}
+
+/// Dedupe key of an origin: reason code, register and instruction offset.
+pub type OriginKey = (u8, u16, u64);
+
+#[derive(Default)]
+struct TaintInner {
+    /// Word address (byte address / 4) -> mark; only tainted words are present.
+    words: BTreeMap<u64, Mark>,
+    origins: Vec<Origin>,
+    index: HashMap<OriginKey, u32>,
+}
+
+/// The memory shadow: a sparse map of tainted words and the launch-wide
+/// origin table. Taint is rare, so `active` lets every access skip the lock
+/// while no word is tainted. Marks last until the host writes the word (or
+/// frees its buffer) or a kernel stores a defined value there.
+#[derive(Default)]
+pub struct MemTaint {
+    active: AtomicBool,
+    inner: Mutex<TaintInner>,
+}
+
+impl MemTaint {
+    /// Whether any word is tainted (the one check the clean path pays).
+    #[inline(always)]
+    pub fn is_active(&self) -> bool {
+        self.active.load(Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TaintInner> {
+        // A panic while holding the lock cannot leave the map inconsistent
+        // (every update is one insert or remove), so a poisoned lock is usable.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The id of the origin `key`, made by `make` the first time.
+    pub fn origin(&self, key: OriginKey, make: impl FnOnce() -> Origin) -> u32 {
+        let mut inner = self.lock();
+        if let Some(&id) = inner.index.get(&key) {
+            return id;
+        }
+        let id = inner.origins.len() as u32;
+        inner.origins.push(make());
+        inner.index.insert(key, id);
+        id
+    }
+
+    /// A copy of origin `id` (for building another origin's text).
+    pub fn origin_text(&self, id: u32) -> Option<Origin> {
+        self.lock().origins.get(id as usize).cloned()
+    }
+
+    /// The marks of words `words` (word addresses), in order; clean where unmarked.
+    pub fn get(&self, words: impl Iterator<Item = u64>) -> Vec<Mark> {
+        let inner = self.lock();
+        words.map(|w| inner.words.get(&w).copied().unwrap_or_default()).collect()
+    }
+
+    /// Set (tainted mark) or clear (clean mark) each `(word, mark)`.
+    pub fn set(&self, marks: impl Iterator<Item = (u64, Mark)>) {
+        let mut inner = self.lock();
+        for (word, mark) in marks {
+            if mark.is_tainted() {
+                inner.words.insert(word, mark);
+            } else {
+                inner.words.remove(&word);
+            }
+        }
+        self.active.store(!inner.words.is_empty(), Relaxed);
+    }
+
+    /// Forget the marks of bytes `[addr, addr + bytes)` (the host wrote them).
+    pub fn clear(&self, addr: u64, bytes: u64) {
+        if !self.is_active() || bytes == 0 {
+            return;
+        }
+        let mut inner = self.lock();
+        let (first, last) = (addr / 4, addr.saturating_add(bytes - 1) / 4);
+        let doomed: Vec<u64> = inner.words.range(first..=last).map(|(w, _)| *w).collect();
+        for w in doomed {
+            inner.words.remove(&w);
+        }
+        let empty = inner.words.is_empty();
+        if empty {
+            // Nothing refers to an origin any more: start the table afresh.
+            inner.origins.clear();
+            inner.index.clear();
+        }
+        self.active.store(!empty, Relaxed);
+    }
+
+    /// The tainted words of `[addr, addr + 4 * words)` (indices from `addr`)
+    /// with the origins they name, renumbered from 0.
+    pub fn report(&self, addr: u64, words: usize) -> (Vec<Origin>, Vec<(usize, Taint, usize)>) {
+        if !self.is_active() || words == 0 {
+            return (Vec::new(), Vec::new());
+        }
+        let inner = self.lock();
+        let first = addr / 4;
+        let mut renumber: HashMap<u32, usize> = HashMap::new();
+        let mut origins = Vec::new();
+        let mut out = Vec::new();
+        for (&w, mark) in inner.words.range(first..first + words as u64) {
+            let id = *renumber.entry(mark.origin).or_insert_with(|| {
+                origins.push(inner.origins.get(mark.origin as usize).cloned().unwrap_or_else(unknown_origin));
+                origins.len() - 1
+            });
+            let taint = if mark.undefined { Taint::Undefined } else { Taint::Unsettled };
+            out.push(((w - first) as usize, taint, id));
+        }
+        (origins, out)
+    }
+
+    /// Every origin so far (for the stops of a launch).
+    pub fn origins(&self) -> Vec<Origin> {
+        self.lock().origins.clone()
+    }
+}
+
+/// A mark whose origin was lost (cannot happen: origins live as long as marks).
+fn unknown_origin() -> Origin {
+    Origin { what: "undefined value of unknown origin".into(), offset: 0, instruction: String::new() }
 }
 
 /// Why an access failed (the caller adds instruction context).
@@ -67,6 +210,7 @@ impl Memory {
         match self.slots.get_mut(slot) {
             Some(s @ Some(_)) if off == 0 => {
                 let bytes = s.as_ref().map_or(0, |b| b.bytes);
+                self.taint.clear(ptr, bytes);
                 *s = None;
                 self.allocated_bytes -= bytes;
                 Ok(())
@@ -122,6 +266,7 @@ impl Memory {
 
     /// [`Memory::write_bytes`] for a caller with exclusive access.
     pub fn write_bytes_mut(&mut self, addr: u64, src: &[u8]) -> Result<(), Fault> {
+        self.taint.clear(addr, src.len() as u64);
         let (buf, off) = self.resolve_mut(addr, src.len() as u64).ok_or(Fault { address: addr, bytes: src.len() as u64 })?;
         buf.write_mut(off, src);
         Ok(())
@@ -142,6 +287,10 @@ impl Memory {
             if self.resolve(addr, bytes).is_none() {
                 return Some(Err(Fault { address: addr, bytes }));
             }
+        }
+        // The host may write through the views: their words are its values now.
+        for &(addr, words) in ranges {
+            self.taint.clear(addr, words as u64 * 4);
         }
         let mut views: Vec<Option<&mut [u32]>> = ranges.iter().map(|_| None).collect();
         // Only the slots between the lowest and highest asked for (slots are

@@ -12,6 +12,7 @@
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
+//! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
@@ -20,6 +21,8 @@
 //! descriptor (LLVM AMDGPUUsage "Initial Kernel Execution State"), runs the
 //! workgroups in parallel on a rayon pool, and returns the first error any
 //! wave hit (memory fault, unsupported instruction, step budget, watchdog).
+//! `definedness` then names the output words the launch left undefined or
+//! unsettled, and the waves it stopped.
 //! Between launches the host may address device memory directly
 //! (`host_words`): the pipeline fills inputs and checks outputs in place.
 //!
@@ -33,7 +36,7 @@
 //! - Lane-mask results (VOPC, carry outs) have 0 for inactive lanes.
 //! - Initial SGPRs (gfx11, AMDGPUUsage order): user SGPRs from s0 for each
 //!   enable: dispatch ptr, queue ptr, kernarg ptr, dispatch id, private
-//!   segment size; system SGPRs from s[USER_SGPR_COUNT]: workgroup id x, y,
+//!   segment size; system SGPRs from `s[USER_SGPR_COUNT]`: workgroup id x, y,
 //!   z, workgroup info (`{first_wave, wave_id_in_group, size_in_waves}`;
 //!   ordered_append_term 0, there is no GDS). A USER_SGPR_COUNT above what the
 //!   enables need leaves the SGPRs in between uninitialised, as hardware does.
@@ -55,12 +58,22 @@
 //!   fault if executed), so a nonzero size is accepted.
 //! - Work-item IDs: v0 = x | y << 10 | z << 20 with only the dimensions the
 //!   descriptor enables; VGPRs the kernel allocates start at 0; SGPRs past
-//!   the initial ones start at 0.
+//!   the initial ones start at 0. Those zeros are values, not definitions:
+//!   the shadow (`taint`) marks every register the dispatch did not
+//!   initialise as undefined, so output computed from one is reported as
+//!   undefined ([`crate::device::Device::definedness`]), never as a pass.
+//! - A branch, EXEC write or memory address that depends on an undefined or
+//!   unsettled value stops that wave (its lanes have no result); the other
+//!   waves run on and the launch succeeds.
 //! - The kernarg segment is copied into device memory padded with zeros to at
 //!   least 256 bytes (the runtime's kernarg pool makes small over-reads
 //!   harmless on hardware, too).
 //! - DPP16 reading an inactive in-range lane with bound_ctrl=0, fi=0 is
-//!   unsettled (RDNA3 ISA 7.7.1 vs table 93) and is an error, not a guess.
+//!   unsettled (RDNA3 ISA 7.7.1 vs table 93): the lane reads the source
+//!   lane's value (as with fi=1) and the result is marked unsettled, so the
+//!   checker counts it as neither pass nor fail and checks every other lane.
+//! - exec_hi/vcc_hi read as data in wave32 are undefined until written and
+//!   unsettled after a write (the guide does not say the write is kept).
 
 pub mod fault;
 mod launch;
@@ -68,6 +81,7 @@ pub mod memory;
 pub mod program;
 mod salu;
 mod smem;
+mod taint;
 mod valu;
 mod vmem;
 mod wave;
@@ -76,12 +90,13 @@ mod workgroup;
 pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
 use crate::codeobj::{launch as launch_check, CodeObject, KernelDescriptor, KernelMeta};
-use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use crate::device::{Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId, Origin, StoppedWave, TaintedWord};
 use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
 use program::Program;
 use std::sync::Arc;
 use std::time::Duration;
+use taint::WaveStop;
 use workgroup::{run_launch, Launch};
 
 /// Knobs of an [`EmuDevice`].
@@ -119,6 +134,9 @@ pub struct EmuDevice {
     modules: Vec<Vec<EmuKernel>>,
     pool: Option<rayon::ThreadPool>,
     launches: u64,
+    /// The waves the last launch stopped on taint, with their origins
+    /// (resolved at once: the origin table may be reset by later host writes).
+    stops: Vec<(WaveStop, Origin)>,
 }
 
 impl std::fmt::Debug for EmuDevice {
@@ -147,7 +165,7 @@ impl EmuDevice {
         let pool = (options.threads > 0)
             .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
             .flatten();
-        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0 }
+        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, stops: Vec::new() }
     }
 
     pub fn options(&self) -> EmuOptions {
@@ -177,6 +195,12 @@ impl EmuDevice {
                 kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")
             ))
         })
+    }
+
+    fn keep_stops(&mut self, stops: Vec<WaveStop>) {
+        let origins = self.memory.taint.origins();
+        let lost = || Origin { what: "wave stopped on an undefined value".into(), offset: 0, instruction: String::new() };
+        self.stops = stops.into_iter().map(|s| (s, origins.get(s.origin as usize).cloned().unwrap_or_else(lost))).collect();
     }
 
     /// Allocate `size` bytes (rounded up to 64) for the launch's own use and
@@ -271,6 +295,17 @@ impl Device for EmuDevice {
         Ok(ModuleId(self.modules.len() - 1))
     }
 
+    fn definedness(&mut self, out: DevicePtr, words: usize) -> Result<Definedness, DeviceError> {
+        let (mut origins, tainted) = self.memory.taint.report(out, words);
+        let words = tainted.into_iter().map(|(word, taint, origin)| TaintedWord { word, taint, origin }).collect();
+        let mut waves = Vec::with_capacity(self.stops.len());
+        for (stop, origin) in &self.stops {
+            origins.push(origin.clone());
+            waves.push(StoppedWave { first_lane: stop.first_lane, lanes: stop.lanes, taint: stop.taint, origin: origins.len() - 1 });
+        }
+        Ok(Definedness { origins, words, waves })
+    }
+
     fn launch(
         &mut self,
         module: ModuleId,
@@ -310,6 +345,7 @@ impl Device for EmuDevice {
             }
         }
         self.launches += 1;
+        self.stops.clear();
         let result = match LaunchSetup::new(kd, dispatch, addrs) {
             Ok(setup) => {
                 let launch = Launch {
@@ -323,6 +359,7 @@ impl Device for EmuDevice {
             }
             Err(why) => Err(DeviceError::Refused(format!("kernel {kernel}: {why}"))),
         };
+        let result = result.map(|stops| self.keep_stops(stops));
         let _ = self.memory.free(addrs.kernarg);
         if addrs.block != 0 {
             let _ = self.memory.free(addrs.block);

@@ -4,7 +4,8 @@
 //! and only if, they are executed.
 
 use super::fault::{Fault, FaultKind};
-use crate::isa::{self, Generation, Inst, Shape};
+use super::taint::{self, Deps};
+use crate::isa::{self, Generation, Inst, Op, Shape};
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
 /// entry; bytes that do not decode become a fault that fires only if executed.
@@ -17,6 +18,11 @@ pub struct Program {
     pub targets: Vec<Option<usize>>,
     /// Byte offset just past the decoded code.
     pub end_offset: u64,
+    /// Per instruction, the registers it touches ([`Deps`]) in wave32 and
+    /// wave64 (lane masks are one or two SGPRs wide).
+    pub(crate) deps: [Vec<Deps>; 2],
+    /// Per wave size, the registers a path may read before writing them.
+    pub(crate) may: [(u128, [u64; 4]); 2],
 }
 
 impl Program {
@@ -41,14 +47,44 @@ impl Program {
                 }
             }
         }
-        let targets = insts
+        let targets: Vec<Option<usize>> = insts
             .iter()
             .map(|i| match i {
                 Ok(inst) if inst.shape() == Shape::Branch => offsets.binary_search(&inst.branch_target()).ok(),
                 _ => None,
             })
             .collect();
-        Program { insts, targets, end_offset: base + code.len() as u64 }
+        let deps_for = |wave64: bool| -> Vec<Deps> {
+            insts.iter().map(|i| i.as_ref().map_or(Deps::default(), |inst| taint::deps(inst, wave64))).collect()
+        };
+        let deps = [deps_for(false), deps_for(true)];
+        let n = insts.len();
+        let successors = |i: usize| -> [Option<usize>; 2] {
+            let next = (i + 1 < n).then_some(i + 1);
+            match &insts[i] {
+                Err(_) => [None, None],
+                Ok(inst) => match inst.op {
+                    Op::SEndpgm | Op::SCodeEnd => [None, None],
+                    Op::SBranch => [targets[i], None],
+                    _ if inst.shape() == Shape::Branch => [targets[i], next],
+                    _ => [next, None],
+                },
+            }
+        };
+        let may = [taint::may_read_unwritten(&deps[0], successors), taint::may_read_unwritten(&deps[1], successors)];
+        Program { insts, targets, end_offset: base + code.len() as u64, deps, may }
+    }
+
+    /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
+    pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, [u64; 4]) {
+        &self.may[usize::from(W == 64)]
+    }
+
+    /// The [`Deps`] of instruction `pc` in a wave of `W` lanes (none past the end).
+    #[inline(always)]
+    pub(crate) fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
+        static NONE: Deps = Deps { s: 0, v: [0; 4], rs: 0, rv: [0; 4], ws: 0, wv: [0; 4], xv: [0; 4], flags: 0 };
+        self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
     }
 }
 

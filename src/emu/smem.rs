@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 impl<const W: usize> Wave<W> {
     /// The byte address of an SMEM access: sbase pair + offset + soffset.
     #[inline(always)]
-    fn smem_addr(&self, inst: &Inst) -> u64 {
+    pub(super) fn smem_addr(&self, inst: &Inst) -> u64 {
         let base = u64::from(self.s[inst.addr as usize]) | u64::from(self.s[inst.addr as usize + 1]) << 32;
         let soff = inst.saddr.map_or(0, |r| u64::from(self.s[r as usize]));
         base.wrapping_add_signed(i64::from(inst.imm)).wrapping_add(soff)

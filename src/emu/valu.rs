@@ -103,44 +103,21 @@ impl<const W: usize> Wave<W> {
             return Err(self.fault(FaultKind::Internal, inst, "DPP source is not a VGPR".into()));
         };
         let v = &self.v[r as usize];
-        match *dpp {
-            Dpp::Dpp8 { sel, fi } => {
-                for n in 0..W {
-                    let s = (n & !7) | sel[n & 7] as usize;
-                    out[n] = if fi || (exec >> s) & 1 == 1 { v[s] } else { 0 };
+        let mut writable = 0u64;
+        for n in 0..W {
+            out[n] = 0;
+            match dpp_read(dpp, exec, n) {
+                // The unsettled read takes the source lane's value (as fi=1
+                // would); the shadow marks the result unsettled either way.
+                DppRead::Lane(s) | DppRead::Unsettled(s) => {
+                    out[n] = v[s];
+                    writable |= 1 << n;
                 }
-                Ok(exec)
-            }
-            Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
-                let mut writable = 0u64;
-                for n in 0..W {
-                    out[n] = 0;
-                    if (exec >> n) & 1 == 0 || (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
-                        continue;
-                    }
-                    match dpp16_source(ctrl, n) {
-                        Some(s) if (exec >> s) & 1 == 1 || fi => {
-                            out[n] = v[s];
-                            writable |= 1 << n;
-                        }
-                        Some(s) if !bound_ctrl => return Err(self.dpp16_unsettled(inst, s, n)),
-                        _ if bound_ctrl => writable |= 1 << n, // reads 0
-                        _ => {}
-                    }
-                }
-                Ok(writable)
+                DppRead::Zero => writable |= 1 << n,
+                DppRead::Keep => {}
             }
         }
-    }
-
-    #[cold]
-    fn dpp16_unsettled(&self, inst: &Inst, source: usize, lane: usize) -> DeviceError {
-        let message = format!(
-            "unsettled: DPP16 read of inactive lane {source} with bound_ctrl=0 fi=0, RDNA3 ISA 7.7.1 vs table 93 \
-             (instruction at offset 0x{:x}: {inst}, lane {lane})",
-            inst.offset
-        );
-        DeviceError::from(self.fault_at(FaultKind::Unsettled, inst, message).with_lane(self.global_lane(lane)))
+        Ok(writable)
     }
 
     /// D = f(S0, S1, S2) per lane, written under EXEC (and DPP's write mask).
@@ -391,6 +368,49 @@ impl<const W: usize> Wave<W> {
         }
         let m = m & self.exec();
         self.set_mask(inst.sdst, m);
+    }
+}
+
+/// What DPP makes lane `n` of src0 read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DppRead {
+    /// This source lane's value; the lane is written.
+    Lane(usize),
+    /// 0 (bound_ctrl=1 or DPP8 with an inactive source); the lane is written.
+    Zero,
+    /// Not written (inactive, masked by row/bank mask, or an invalid source with bound_ctrl=0).
+    Keep,
+    /// An inactive in-range source with bound_ctrl=0, fi=0: the ISA guide
+    /// contradicts itself (RDNA3 ISA 7.7.1 vs table 93).
+    Unsettled(usize),
+}
+
+/// DPP's read for lane `n` under `exec` (LLVM AMDGPUModifierSyntax, RDNA3 ISA 7.7).
+#[inline(always)]
+pub(super) fn dpp_read(dpp: &Dpp, exec: u64, n: usize) -> DppRead {
+    if (exec >> n) & 1 == 0 {
+        return DppRead::Keep;
+    }
+    match *dpp {
+        Dpp::Dpp8 { sel, fi } => {
+            let s = (n & !7) | sel[n & 7] as usize;
+            if fi || (exec >> s) & 1 == 1 {
+                DppRead::Lane(s)
+            } else {
+                DppRead::Zero
+            }
+        }
+        Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+            if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
+                return DppRead::Keep;
+            }
+            match dpp16_source(ctrl, n) {
+                Some(s) if (exec >> s) & 1 == 1 || fi => DppRead::Lane(s),
+                Some(s) if !bound_ctrl => DppRead::Unsettled(s),
+                _ if bound_ctrl => DppRead::Zero,
+                _ => DppRead::Keep,
+            }
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering::Relaxed;
 impl<const W: usize> Wave<W> {
     /// Lane `i`'s address (slow paths; the fast paths use [`Wave::contiguous_start`]).
     #[inline(always)]
-    fn lane_addr(&self, inst: &Inst, i: usize) -> u64 {
+    pub(super) fn lane_addr(&self, inst: &Inst, i: usize) -> u64 {
         let lo = u64::from(self.v[inst.addr as usize][i]);
         let off = i64::from(inst.imm);
         match inst.saddr {

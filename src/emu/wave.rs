@@ -11,11 +11,15 @@
 //! 106/107, 125), so every instruction that names them reads and writes the
 //! same state; SCC is a separate bool. Emulator choice (undocumented on the
 //! hardware): in wave32, EXEC_HI and VCC_HI are ordinary stored registers
-//! (initially 0), ignored for masking and readable as data.
+//! (initially 0), ignored for masking and readable as data; the shadow
+//! (`super::taint`) marks such reads undefined (unsettled after a write).
+//! Before an instruction executes, [`Wave::needs_taint`] decides whether the
+//! shadow must follow it: never for a wave holding no taint (the common case).
 
 use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
 use super::program::Program;
+use super::taint::{Flow, Shadow, WaveStop};
 use crate::device::DeviceError;
 use crate::isa::{Inst, Op, Src, EXEC, NULL, VCC};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +38,8 @@ pub struct Ctx<'a> {
     pub started: Instant,
     pub timeout: Duration,
     pub abort: &'a AtomicBool,
+    /// Waves stopped by taint, collected as their workgroups finish.
+    pub stops: &'a std::sync::Mutex<Vec<WaveStop>>,
 }
 
 /// Why [`Wave::run`] returned without error.
@@ -63,6 +69,8 @@ pub struct Wave<const W: usize> {
     pub(super) bits: [u8; W],
     /// 4 * lane, for the contiguity check of dword accesses.
     pub(super) dword_offsets: [u32; W],
+    /// Which register lanes are undefined or unsettled (see [`super::taint`]).
+    pub(super) shadow: Shadow,
 }
 
 impl<const W: usize> Default for Wave<W> {
@@ -80,6 +88,7 @@ impl<const W: usize> Default for Wave<W> {
             tr: [0; W],
             bits: [0; W],
             dword_offsets: std::array::from_fn(|i| 4 * i as u32),
+            shadow: Shadow::default(),
         }
     }
 }
@@ -203,6 +212,10 @@ impl<const W: usize> Wave<W> {
 
     /// Run until `s_endpgm`, `s_barrier` or an error.
     pub fn run(&mut self, ctx: &Ctx<'_>) -> Result<Status, DeviceError> {
+        // A wave stopped by taint has ended (its lanes have no result).
+        if self.shadow.stop.is_some() {
+            return Ok(Status::Ended);
+        }
         loop {
             if let Some(status) = self.step_one(ctx)? {
                 return Ok(status);
@@ -218,6 +231,9 @@ impl<const W: usize> Wave<W> {
         self.steps += 1;
         check_steps(ctx, self.steps, inst, self.at)?;
         self.pc = pc + 1;
+        if self.needs_taint(ctx.prog.deps_at::<W>(pc), ctx) && self.taint_step(inst, ctx)? == Flow::Stop {
+            return Ok(Some(Status::Ended));
+        }
         self.step(inst, ctx, pc, &mut [], &mut false)
     }
 

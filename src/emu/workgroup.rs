@@ -8,6 +8,7 @@ use super::launch::LaunchSetup;
 use super::memory::Memory;
 use super::program::Program;
 use super::smem::sload_group;
+use super::taint::{initialised_sgprs, Deps, Flow, WaveStop, F_MEM, F_RUNTIME};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
@@ -26,10 +27,11 @@ pub(super) struct Launch<'a> {
 }
 
 /// Run every workgroup of `setup`'s dispatch; the first failure (by chunk
-/// order) is the launch's.
-pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<(), DeviceError> {
+/// order) is the launch's. Returns the waves taint stopped, by first lane.
+pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<Vec<WaveStop>, DeviceError> {
     let groups: u64 = setup.dispatch.grid_blocks.iter().map(|&d| u64::from(d)).product();
     let abort = AtomicBool::new(false);
+    let stops = std::sync::Mutex::new(Vec::new());
     let ctx = Ctx {
         mem: launch.memory,
         prog: launch.program,
@@ -37,6 +39,7 @@ pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<(),
         started: Instant::now(),
         timeout: launch.timeout,
         abort: &abort,
+        stops: &stops,
     };
     let threads = launch.pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads()).max(1);
     // A few chunks per thread balance uneven workgroups without paying
@@ -72,7 +75,11 @@ pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<(),
     failures.sort_by_key(|(c, _)| *c);
     match failures.into_iter().next() {
         Some((_, e)) => Err(e),
-        None => Ok(()),
+        None => {
+            let mut stops = stops.into_inner().unwrap_or_else(|p| p.into_inner());
+            stops.sort_by_key(|s| s.first_lane);
+            Ok(stops)
+        }
     }
 }
 
@@ -109,6 +116,7 @@ fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::op
 
 fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>, waves: &mut [Wave<W>]) -> Result<(), DeviceError> {
     let [gx, gy, _] = setup.dispatch.grid_blocks;
+    let (sgprs, vgprs) = (initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64), setup.kd.vgpr_count() as usize);
     for linear in range {
         if ctx.abort.load(Ordering::Relaxed) {
             return Err(aborted());
@@ -117,21 +125,60 @@ fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: st
         if linear % 64 == 63 && ctx.started.elapsed() > ctx.timeout {
             return Err(DeviceError::Timeout(ctx.timeout));
         }
-        if setup.waves_per_group == 1 {
-            let wave = &mut waves[0];
-            setup.init_wave(wave, wg, linear, 0);
-            while wave.run(ctx)? == Status::Barrier {}
-            continue;
-        }
         for (w, wave) in waves.iter_mut().enumerate() {
             setup.init_wave(wave, wg, linear, w);
+            wave.reset_shadow(sgprs, vgprs, ctx.prog.may_read_unwritten::<W>());
         }
-        if run_lockstep(waves, ctx)? {
-            continue;
+        if setup.waves_per_group == 1 {
+            while waves[0].run(ctx)? == Status::Barrier {}
+        } else if !run_lockstep(waves, ctx)? {
+            run_round_robin(waves, ctx)?;
         }
-        run_round_robin(waves, ctx)?;
+        collect_stops(waves, ctx);
     }
     Ok(())
+}
+
+/// Hand the launch the waves of a finished workgroup that taint stopped.
+fn collect_stops<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) {
+    for wave in waves.iter_mut() {
+        if let Some(stop) = wave.shadow.stop.take() {
+            ctx.stops.lock().unwrap_or_else(|p| p.into_inner()).push(stop);
+        }
+    }
+}
+
+/// One instruction of a lockstep workgroup in which some wave touches a
+/// tainted register: each wave in turn, the tainted ones through
+/// [`Wave::taint_step`]. `None` when one stopped (lockstep must end).
+#[cold]
+#[inline(never)]
+fn step_tainted<const W: usize>(waves: &mut [Wave<W>], inst: &crate::isa::Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Option<Status>>, DeviceError> {
+    let deps = ctx.prog.deps_at::<W>(pc);
+    let (mut stopped, mut status) = (false, None);
+    for w in waves.iter_mut() {
+        if w.needs_taint(deps, ctx) && w.taint_step(inst, ctx)? == Flow::Stop {
+            stopped = true;
+            continue;
+        }
+        status = w.step(inst, ctx, pc, &mut [], &mut false)?;
+    }
+    Ok((!stopped).then_some(status))
+}
+
+/// Whether some wave of a lockstep workgroup must follow this instruction
+/// through the taint step. While every wave is `clean` (no taint anywhere)
+/// only flagged instructions are tested; otherwise every wave is (the test
+/// also cleans registers that are only written), and `clean` is refreshed.
+#[inline(always)]
+fn group_needs_taint<const W: usize>(waves: &mut [Wave<W>], deps: &Deps, ctx: &Ctx<'_>, clean: &mut bool) -> bool {
+    let f = deps.flags & F_RUNTIME;
+    if *clean && (f == 0 || (f == F_MEM && !ctx.mem.taint.is_active())) {
+        return false;
+    }
+    let any = waves.iter_mut().fold(false, |any, w| w.needs_taint(deps, ctx) | any);
+    *clean = waves.iter().all(|w| w.shadow.clean);
+    any
 }
 
 /// Round-robin between barriers: each live wave runs until it ends or
@@ -166,6 +213,7 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
     if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
         return Ok(false);
     }
+    let mut clean = waves.iter().all(|w| w.shadow.clean);
     // pc and steps are kept here while the waves agree and written back to
     // the waves only when lockstep ends, or before a branch (the one kind of
     // instruction that sets a wave's own pc).
@@ -179,6 +227,20 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         steps += 1;
         check_steps(ctx, steps, inst, at)?;
         let shape = inst.shape();
+        if group_needs_taint(waves, ctx.prog.deps_at::<W>(pc), ctx, &mut clean) {
+            // Each wave sets its own pc (branches) from here.
+            leave(waves, pc + 1, steps);
+            let Some(status) = step_tainted(waves, inst, ctx, pc)? else { return Ok(false) };
+            clean = waves.iter().all(|w| w.shadow.clean);
+            if status == Some(Status::Ended) {
+                return Ok(true);
+            }
+            pc = waves[0].pc;
+            if waves.iter().any(|w| w.pc != pc) {
+                return Ok(false);
+            }
+            continue;
+        }
         let group = match shape {
             // Only memory ops can take a workgroup path here: the shape test
             // is inline so other instructions pay no call.

@@ -33,7 +33,11 @@ pub fn to_junit(report: &RunReport) -> String {
             Status::Pass => TestCaseStatus::success(),
             Status::Fail => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_message(format!("{} of {} lanes failed on {}", r.tally.lanes_failed, r.tally.lanes_checked, r.executor));
+                let undefined = match r.tally.lanes_undefined {
+                    0 => String::new(),
+                    n => format!(" ({n} undefined)"),
+                };
+                s.set_message(format!("{} of {} lanes failed{undefined} on {}", r.tally.lanes_failed, r.tally.lanes_checked, r.executor));
                 s.set_description(lines.join("\n"));
                 s
             }
@@ -45,6 +49,11 @@ pub fn to_junit(report: &RunReport) -> String {
             }
         };
         let mut case = TestCase::new(r.case.as_str(), status);
+        if r.tally.words_unsettled > 0 {
+            // Neither pass nor fail: a property CI dashboards can show beside the status.
+            case.add_property(Property::new("unsettled_lanes", r.tally.lanes_unsettled.to_string()));
+            case.add_property(Property::new("unsettled_words", r.tally.words_unsettled.to_string()));
+        }
         case.set_classname(format!("xad-harness.{}", r.kernel));
         case.set_time(std::time::Duration::from_secs_f64(r.seconds));
         case.set_system_out(format!("executor: {}\n{}", r.executor, lines.join("\n")));

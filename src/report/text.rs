@@ -1,7 +1,7 @@
 //! Human-readable report lines.
 
 use super::RunReport;
-use crate::check::FailureKind;
+use crate::check::{FailureKind, Mismatch};
 use crate::run::{CaseResult, KernelSource, Status};
 
 /// The lines that open a run of `cases` cases: what executes them, why it
@@ -34,37 +34,24 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         if t.lanes_unwritten > 0 {
             head += &format!(" ({} unwritten)", t.lanes_unwritten);
         }
+        if t.lanes_undefined > 0 {
+            head += &format!(" ({} undefined)", t.lanes_undefined);
+        }
+    }
+    if t.lanes_unsettled > 0 || t.words_unsettled > 0 {
+        head += &format!(", {} unsettled ({} words; neither pass nor fail)", t.lanes_unsettled, t.words_unsettled);
     }
     head += &format!(", {:.2} s [{}]", r.seconds, r.executor);
     lines.push(head);
-    for m in &t.first {
-        let word = match r.forms.get(m.word).filter(|f| !f.is_empty()) {
-            Some(form) if r.forms.len() > 1 => format!(" word {} ({form})", m.word),
-            Some(form) => format!(" ({form})"),
-            None if m.word > 0 => format!(" word {}", m.word),
-            None => String::new(),
-        };
-        let inputs = format!("a=0x{:08x} b=0x{:08x} c=0x{:08x}", m.a, m.b, m.c);
-        lines.push(match m.kind {
-            FailureKind::Unwritten => format!(
-                "  lane {}{word}: unwritten (still holds 0x{:08x}); {inputs} expected 0x{:08x}",
-                m.lane, m.got, m.expected
-            ),
-            FailureKind::Wrong => {
-                let bits: Vec<String> = m.diff_positions().iter().map(u32::to_string).collect();
-                format!(
-                    "  lane {}{word}: {inputs} expected 0x{:08x} got 0x{:08x} differing bits 0x{:08x} (bit {})",
-                    m.lane,
-                    m.expected,
-                    m.got,
-                    m.diff_bits(),
-                    bits.join(", ")
-                )
-            }
-        });
+    for m in t.first.iter().chain(&t.first_unsettled) {
+        lines.push(record_line(r, m));
     }
     if (t.first.len() as u64) < t.lanes_failed {
         lines.push(format!("  ... {} more failing lanes not shown (--max-mismatches)", t.lanes_failed - t.first.len() as u64));
+    }
+    if (t.first_unsettled.len() as u64) < t.words_unsettled {
+        let more = t.words_unsettled - t.first_unsettled.len() as u64;
+        lines.push(format!("  ... {more} more unsettled words not shown (--max-mismatches)"));
     }
     for g in &r.guard_violations {
         lines.push(format!("  {g}"));
@@ -86,6 +73,42 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         lines.push(format!("  replay: xad-harness run --case {} --seed {} --lanes {}{kernel}", r.case, r.seed, r.lanes));
     }
     lines
+}
+
+/// One recorded word: failing (wrong, unwritten, undefined) or unsettled.
+fn record_line(r: &CaseResult, m: &Mismatch) -> String {
+    let word = match r.forms.get(m.word).filter(|f| !f.is_empty()) {
+        Some(form) if r.forms.len() > 1 => format!(" word {} ({form})", m.word),
+        Some(form) => format!(" ({form})"),
+        None if m.word > 0 => format!(" word {}", m.word),
+        None => String::new(),
+    };
+    let inputs = format!("a=0x{:08x} b=0x{:08x} c=0x{:08x}", m.a, m.b, m.c);
+    match m.kind {
+        FailureKind::Unwritten => format!(
+            "  lane {}{word}: unwritten (still holds 0x{:08x}); {inputs} expected 0x{:08x}",
+            m.lane, m.got, m.expected
+        ),
+        FailureKind::Undefined | FailureKind::Unsettled => format!(
+            "  lane {}{word}: {} (holds 0x{:08x}); {inputs} expected 0x{:08x}: {}",
+            m.lane,
+            if m.kind == FailureKind::Undefined { "undefined" } else { "unsettled, neither pass nor fail" },
+            m.got,
+            m.expected,
+            m.origin.as_deref().unwrap_or("origin not recorded")
+        ),
+        FailureKind::Wrong => {
+            let bits: Vec<String> = m.diff_positions().iter().map(u32::to_string).collect();
+            format!(
+                "  lane {}{word}: {inputs} expected 0x{:08x} got 0x{:08x} differing bits 0x{:08x} (bit {})",
+                m.lane,
+                m.expected,
+                m.got,
+                m.diff_bits(),
+                bits.join(", ")
+            )
+        }
+    }
 }
 
 /// One line per device resource the run (outside its cases) could not release.
@@ -121,13 +144,13 @@ pub fn summary_line(report: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Mismatch, Tally};
+    use crate::check::Tally;
 
     fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally { lanes_checked: 64, ..Tally::default() };
         if failed {
             tally.lanes_failed = 1;
-            tally.first.push(Mismatch { lane: 5, word: 0, a: 1, b: 2, c: 3, expected: 6, got: 0x8000_0006, kind: FailureKind::Wrong });
+            tally.first.push(Mismatch { lane: 5, word: 0, a: 1, b: 2, c: 3, expected: 6, got: 0x8000_0006, kind: FailureKind::Wrong, origin: None });
         }
         CaseResult {
             case: "basic".into(),
@@ -160,5 +183,24 @@ mod tests {
         assert!(fail.contains("replay: xad-harness run --case basic --seed 9 --lanes 64"), "{fail}");
         assert!(!fail.contains("unsettled"));
         assert!(case_lines(&result(true, Some("exec_hi"))).join("\n").contains("unsettled ISA behaviour"));
+    }
+
+    #[test]
+    fn undefined_and_unsettled_words_are_counted_and_name_their_origin() {
+        let mut r = result(false, None);
+        let record = |lane, kind, origin: &str| Mismatch { lane, word: 0, a: 1, b: 2, c: 3, expected: 0, got: 0, kind, origin: Some(origin.into()) };
+        r.tally.lanes_unsettled = 3;
+        r.tally.words_unsettled = 3;
+        r.tally.first_unsettled.push(record(100_000, FailureKind::Unsettled, "DPP16 read of inactive lane 3"));
+        let pass = case_lines(&r).join("\n");
+        assert!(pass.starts_with("PASS basic") && pass.contains("3 unsettled (3 words; neither pass nor fail)"), "{pass}");
+        assert!(pass.contains("lane 100000: unsettled, neither pass nor fail") && pass.contains("DPP16 read of inactive lane 3"), "{pass}");
+        assert!(pass.contains("2 more unsettled words not shown"), "{pass}");
+        r.tally.lanes_failed = 1;
+        r.tally.lanes_undefined = 1;
+        r.tally.first.push(record(4, FailureKind::Undefined, "v20 read before any write"));
+        let fail = case_lines(&r).join("\n");
+        assert!(fail.starts_with("FAIL basic") && fail.contains("1 failed (1 undefined)"), "{fail}");
+        assert!(fail.contains("lane 4: undefined (holds 0x00000000)") && fail.contains("v20 read before any write"), "{fail}");
     }
 }
