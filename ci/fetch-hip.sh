@@ -7,11 +7,14 @@
 #
 # Prints the prefix (target/hip-matrix/<version>/root). Under it:
 #   usr/include/hip/...                         the headers (HIP_PATH=<root>/usr)
-#   usr/lib/x86_64-linux-gnu/libamdhip64.so.N   the runtime and everything it needs,
-#   lib64/ld-linux-x86-64.so.2                  unstable's glibc and loader: these
-#                                               runtimes need glibc >= 2.38 and a newer
-#                                               libstdc++ than Debian 12 ships, so they
-#                                               run under that loader (ci/in-hip-root.sh).
+#   usr/lib/x86_64-linux-gnu/libamdhip64.so.N   the runtime and the ROCm libraries it needs
+# and beside it, in target/hip-matrix/<version>/sysroot, unstable's C runtime
+# (glibc, its loader usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2, libstdc++,
+# libgcc): these runtimes need glibc >= 2.38 and a newer libstdc++ than Debian
+# 12 ships, so they run under that loader with
+#   --library-path <sysroot>/usr/lib/x86_64-linux-gnu:<root>/usr/lib/x86_64-linux-gnu
+# Kept apart because a binary built against the root has a run path to the
+# root's lib directory: a glibc there would be picked up by the system loader.
 # The whole dependency closure is resolved by apt as for an empty system
 # (Dir::State::status=/dev/null), downloaded once and cached under
 # target/hip-matrix/apt; a second call with everything present does nothing.
@@ -27,7 +30,7 @@ esac
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 matrix="${CARGO_TARGET_DIR:-$root_dir/target}/hip-matrix"
 dest="$matrix/$version/root"
-stamp="$matrix/$version/.complete"
+stamp="$matrix/$version/.complete-2"
 if [ -f "$stamp" ]; then
     echo "$dest"
     exit 0
@@ -79,8 +82,9 @@ echo "$0: downloading libamdhip64-dev=$dev_version $runtime=$rt_version and thei
 apt-get "${apt_opts[@]}" "${release[@]}" install --download-only -y -qq \
     "libamdhip64-dev=$dev_version" "$runtime=$rt_version" >&2
 
-rm -rf "$dest"
-mkdir -p "$dest"
+sysroot="$matrix/$version/sysroot"
+rm -rf "$dest" "$sysroot"
+mkdir -p "$dest" "$sysroot"
 # Extract exactly the packages of this closure (the cache may hold the other version's).
 apt-get "${apt_opts[@]}" "${release[@]}" install -s -y "libamdhip64-dev=$dev_version" "$runtime=$rt_version" |
     awk '/^Inst / { v = $3; gsub(/[()\[\]]/, "", v); if ($3 ~ /^\[/) v = $4; gsub(/[()]/, "", v); print $2 "_" v }' |
@@ -89,7 +93,12 @@ apt-get "${apt_opts[@]}" "${release[@]}" install -s -y "libamdhip64-dev=$dev_ver
         ver="${pkg_ver#*_}"
         deb="$(ls "$apt_dir/cache/archives/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1)"
         [ -n "$deb" ] || { echo "$0: $pkg $ver was not downloaded" >&2; exit 3; }
-        dpkg-deb -x "$deb" "$dest"
+        case "$pkg" in
+            # The C runtime goes to the sysroot, everything else to the HIP root.
+            libc6 | libc6-i386 | libc-gconv-modules-extra | libstdc++6 | libgcc-s1 | lib32gcc-s1 | lib32stdc++6 | gcc-*-base)
+                dpkg-deb -x "$deb" "$sysroot" ;;
+            *) dpkg-deb -x "$deb" "$dest" ;;
+        esac
     done
 touch "$stamp"
 echo "$dest"

@@ -228,8 +228,12 @@ pub fn process_lib_dirs() -> Vec<PathBuf> {
 /// None for a root that uses the system's glibc (Debian's /usr, /opt/rocm).
 pub fn root_loader() -> Option<(PathBuf, PathBuf)> {
     let lib = hip_root().join("lib/x86_64-linux-gnu");
-    let loader = lib.join("ld-linux-x86-64.so.2");
-    (hip_root() != Path::new("/usr") && loader.is_file()).then_some((loader, lib))
+    // ci/fetch-hip.sh keeps unstable's C runtime beside the root (<v>/sysroot
+    // next to <v>/root), out of the directory the binary's run path names.
+    let sys = hip_root().join("../../sysroot/usr/lib/x86_64-linux-gnu");
+    let loader = sys.join("ld-linux-x86-64.so.2");
+    (hip_root() != Path::new("/usr") && loader.is_file())
+        .then(|| (loader, PathBuf::from(format!("{}:{}", sys.display(), lib.display()))))
 }
 
 /// `command` run by `loader --library-path lib`, keeping its arguments,
