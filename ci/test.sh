@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test job: set up, build everything (including the emulated HIP device
-# library the end-to-end tests load), run the whole test suite, and close with
-# one "total: N passed, N failed" line summed over every test binary.
+# library the end-to-end tests load), run the whole test suite, the loader fuzz
+# pass, the SIMD paths and the HIP 6.4/7.2 matrix (ci/hip-matrix.sh), and close
+# with one "total: N passed, N failed" line summed over every test binary.
+# Cold on 2 cores: about 12 minutes (the matrix about 4 of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
