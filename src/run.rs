@@ -17,7 +17,7 @@ use crate::cases::{Case, LaneData};
 use crate::check::{self, Compare, Prefill, Tally};
 use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::codeobj::{ArgValue, CodeObject, Kernel, TargetId};
-use crate::device::{Device, DeviceError, Dispatch, ModuleId};
+use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 use crate::error::{as_text, ReleaseError};
 use crate::inputs;
 
@@ -233,24 +233,7 @@ fn execute(
             let count = chunk.min((opts.lanes - first_lane) as usize);
             size_buffers(dev, &mut bufs, count, k, result.guard_seed, &mut result.release_errors)?;
             let ranges = [(bufs[0].ptr(), count), (bufs[1].ptr(), count), (bufs[2].ptr(), count), (bufs[3].ptr(), count * k)];
-            host.expected.resize(count * k, 0);
-            // Inputs and the poisoned output go straight into device memory
-            // when the host can address it, else into staging copies.
-            match dev.host_words(&ranges) {
-                Some(views) => {
-                    let [a, b, c, got]: [&mut [u32]; 4] = views?.try_into().map_err(|_| views_refused())?;
-                    prepare(case, opts.seed, first_lane, scalars, Io { a, b, c, got }, &mut host.expected, &mut host.prefill);
-                }
-                None => {
-                    let staged = host.staging.get_or_insert_with(Staging::default);
-                    staged.resize(count, k);
-                    let io = Io { a: &mut staged.a, b: &mut staged.b, c: &mut staged.c, got: &mut staged.got };
-                    prepare(case, opts.seed, first_lane, scalars, io, &mut host.expected, &mut host.prefill);
-                    for (buf, words) in bufs.iter().zip([&staged.a, &staged.b, &staged.c, &staged.got]) {
-                        buf.write(dev, words)?;
-                    }
-                }
-            }
+            stage(dev, &mut host, &bufs, &ranges, Chunk { case, seed: opts.seed, first_lane, scalars })?;
             launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
             // Before anything touches `out`: which words the device left undefined or unsettled.
             let taint = dev.definedness(bufs[3].ptr(), count * k)?;
@@ -287,6 +270,39 @@ fn execute(
         result.release_errors.extend(buf.free(dev).err());
     }
     outcome
+}
+
+/// What [`prepare`] needs to know about one chunk.
+struct Chunk<'a> {
+    case: &'a Case,
+    seed: u64,
+    first_lane: u64,
+    scalars: &'a [u32],
+}
+
+/// Generate a chunk's inputs, expected values and poisoned output: straight
+/// into device memory when the host can address it (`ranges`: a, b, c, out),
+/// else into staging copies written to `bufs`.
+fn stage(dev: &mut dyn Device, host: &mut HostBuffers, bufs: &[GuardedBuffer], ranges: &[(DevicePtr, usize); 4], chunk: Chunk<'_>) -> Result<(), DeviceError> {
+    let Chunk { case, seed, first_lane, scalars } = chunk;
+    let (count, k) = (ranges[0].1, case.outputs_per_lane);
+    host.expected.resize(count * k, 0);
+    match dev.host_words(ranges) {
+        Some(views) => {
+            let [a, b, c, got]: [&mut [u32]; 4] = views?.try_into().map_err(|_| views_refused())?;
+            prepare(case, seed, first_lane, scalars, Io { a, b, c, got }, &mut host.expected, &mut host.prefill);
+        }
+        None => {
+            let staged = host.staging.get_or_insert_with(Staging::default);
+            staged.resize(count, k);
+            let io = Io { a: &mut staged.a, b: &mut staged.b, c: &mut staged.c, got: &mut staged.got };
+            prepare(case, seed, first_lane, scalars, io, &mut host.expected, &mut host.prefill);
+            for (buf, words) in bufs.iter().zip([&staged.a, &staged.b, &staged.c, &staged.got]) {
+                buf.write(dev, words)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Make `bufs` the a, b, c and out buffers of a `count`-lane chunk with `k`
