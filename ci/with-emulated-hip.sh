@@ -21,12 +21,13 @@
 # libamdhip64.so.N of another major, the script refuses (exit 2) rather than
 # run a binary whose struct layouts the stand-in would not match.
 #
-# Why the system library directories follow the stand-in's: a harness built
-# against a fetched ROCm 6/7 root (ci/fetch-hip.sh) carries a run path to that
-# root's lib directory, which also holds a newer glibc and libstdc++ than this
-# system's loader can use. LD_LIBRARY_PATH is searched before a run path, so
-# listing the system's own directories there keeps every library but the HIP
-# runtime on the system's side.
+# Why the system library directories follow the stand-in's: a harness carries
+# a run path to its HIP root's lib directory. ci/fetch-hip.sh keeps unstable's
+# glibc and libstdc++ out of that directory (in a sysroot beside it), but a
+# root extracted some other way may hold a C runtime this system's loader
+# cannot use. LD_LIBRARY_PATH is searched before a run path, so listing the
+# system's own directories there keeps every library but the HIP runtime on
+# the system's side.
 #
 # Environment: CARGO_PROFILE=release builds/uses the release library (default
 # dev); CARGO_TARGET_DIR as for cargo. Fault knobs (XAD_EMUHIP_*) pass through;
