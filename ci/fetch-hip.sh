@@ -5,6 +5,9 @@
 #   ci/fetch-hip.sh 6.4    # libamdhip64-dev + libamdhip64-6 6.4.x (Debian unstable)
 #   ci/fetch-hip.sh 7.2    # libamdhip64-dev + libamdhip64-7 7.2.x (Debian experimental)
 #
+# Exit codes: 0 (prints the prefix), 2 usage, 3 a broken local set-up, 77 the
+# archive cannot be reached or no longer has that version.
+#
 # Prints the prefix (target/hip-matrix/<version>/root). Under it:
 #   usr/include/hip/...                         the headers (HIP_PATH=<root>/usr)
 #   usr/lib/x86_64-linux-gnu/libamdhip64.so.N   the runtime and the ROCm libraries it needs
@@ -61,7 +64,8 @@ apt_opts=(
 )
 if [ ! -f "$apt_dir/lists/.updated" ] || [ -n "$(find "$apt_dir/lists/.updated" -mmin +1440)" ]; then
     echo "$0: apt-get update (private lists in $apt_dir)" >&2
-    apt-get "${apt_opts[@]}" update -qq >&2
+    # Exit 77: the archive is out of reach, which says nothing about this code.
+    apt-get "${apt_opts[@]}" --error-on=any update -qq >&2 || { echo "$0: cannot update from the Debian archive ($mirror)" >&2; exit 77; }
     touch "$apt_dir/lists/.updated"
 fi
 
@@ -73,14 +77,15 @@ pick() { # package -> newest version starting with $prefix_version in $suite
 dev_version="$(pick libamdhip64-dev)"
 rt_version="$(pick "$runtime")"
 if [ -z "$dev_version" ] || [ -z "$rt_version" ]; then
-    echo "$0: Debian $suite has no libamdhip64-dev/$runtime $version.x (mirror $mirror)" >&2
-    exit 3
+    echo "$0: Debian $suite has no libamdhip64-dev/$runtime $version.x (any more?) (mirror $mirror)" >&2
+    exit 77
 fi
 release=()
 [ "$suite" = experimental ] && release=(-t experimental)
 echo "$0: downloading libamdhip64-dev=$dev_version $runtime=$rt_version and their dependencies" >&2
 apt-get "${apt_opts[@]}" "${release[@]}" install --download-only -y -qq \
-    "libamdhip64-dev=$dev_version" "$runtime=$rt_version" >&2
+    "libamdhip64-dev=$dev_version" "$runtime=$rt_version" >&2 ||
+    { echo "$0: downloading HIP $version from $mirror failed" >&2; exit 77; }
 
 sysroot="$matrix/$version/sysroot"
 rm -rf "$dest" "$sysroot"
