@@ -11,6 +11,7 @@
 
 use crate::device::{Device, DeviceError, DevicePtr};
 use crate::error::ReleaseError;
+use crate::inputs::{mix, name_salt};
 
 /// Bytes of guard before and after every device buffer.
 pub const GUARD_BYTES: usize = 4096;
@@ -20,14 +21,6 @@ const GUARD_WORDS: usize = GUARD_BYTES / 4;
 /// seed, so `--seed` reproduces the guards as well as the inputs.
 pub fn guard_seed(seed: u64) -> u64 {
     mix(seed ^ 0x6775_6172_6473_2121) // "guards!!"
-}
-
-/// SplitMix64's finaliser: a bijection that spreads every input bit.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Which side of its buffer a guard sits on.
@@ -40,7 +33,7 @@ pub enum Side {
 
 /// The guard words of one side of one buffer, in address order.
 pub fn guard_words(guard_seed: u64, buffer: &str, side: Side) -> Vec<u32> {
-    let name = buffer.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let name = name_salt(buffer);
     let key = mix(guard_seed ^ mix(name ^ side as u64));
     (0..GUARD_WORDS as u64).map(|i| mix(key ^ i.wrapping_mul(0xd6e8_feb8_6659_fd93)) as u32).collect()
 }

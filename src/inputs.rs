@@ -26,12 +26,19 @@ pub const EDGE_VALUES: [u32; 9] =
 /// (a, b, c), so every run with at least this many lanes covers all of them.
 pub const EDGE_PRODUCT_LANES: usize = EDGE_VALUES.len() * EDGE_VALUES.len() * EDGE_VALUES.len();
 
-/// SplitMix64 finaliser: spreads (seed, stream) into a stream key.
-fn mix(mut z: u64) -> u64 {
+/// SplitMix64 finaliser: spreads (seed, stream) into a stream key. A
+/// bijection that spreads every input bit; the guard words use it too.
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// FNV-1a of a name: a stable salt (per case for scalar arguments, per
+/// buffer for guard words) that does not change between builds.
+pub(crate) fn name_salt(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Streams of one seed, kept apart so e.g. scalars never repeat source values.

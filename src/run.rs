@@ -137,7 +137,7 @@ pub fn run_case(
     opts: &Options,
 ) -> CaseResult {
     let started = Instant::now();
-    let scalars = inputs::scalars(opts.seed ^ fxhash(case.name), case.scalar_args);
+    let scalars = inputs::scalars(opts.seed ^ inputs::name_salt(case.name), case.scalar_args);
     let mut result = CaseResult {
         case: case.name.to_string(),
         description: case.description.to_string(),
@@ -198,11 +198,6 @@ fn xad_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<String> {
         pos += inst.len as usize;
     }
     forms
-}
-
-/// A stable per-case salt so cases with scalar arguments get different values.
-fn fxhash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 fn execute(
