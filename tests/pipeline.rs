@@ -3,6 +3,9 @@
 //! classification logic is tested independently of the emulator: chunk
 //! boundaries, global lane indices, unwritten vs wrong, guards, faults.
 
+mod common;
+use common::HostMemory;
+
 use std::time::Duration;
 use xad_harness::cases::{self, Case};
 use xad_harness::device::*;
@@ -15,8 +18,7 @@ type Kernel = fn(&[u32], &[u32], &[u32], &mut [u32], &mut [u8]);
 /// A test-only device: memory is host vectors; launch runs `kernel` over the
 /// buffers the kernarg points at. `rear` gives the kernel the bytes after `out`.
 struct Fixture {
-    mem: Vec<(u64, Vec<u8>)>,
-    next: u64,
+    mem: HostMemory,
     kernel: Kernel,
     launches: usize,
     fail_launch: Option<usize>,
@@ -24,16 +26,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(kernel: Kernel) -> Fixture {
-        Fixture { mem: Vec::new(), next: 1 << 32, kernel, launches: 0, fail_launch: None }
-    }
-    fn at(&mut self, p: u64) -> (usize, usize) {
-        let i = self.mem.iter().position(|(b, m)| p >= *b && p < b + m.len() as u64).expect("address in an allocation");
-        (i, (p - self.mem[i].0) as usize)
-    }
-    fn words(&mut self, p: u64, n: usize) -> Vec<u32> {
-        let mut b = vec![0u8; n * 4];
-        self.read(p, &mut b).unwrap();
-        bytemuck::cast_slice(&b).to_vec()
+        Fixture { mem: HostMemory::default(), kernel, launches: 0, fail_launch: None }
     }
 }
 
@@ -48,23 +41,18 @@ impl Device for Fixture {
         1 << 30
     }
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
-        let p = self.next;
-        self.next += bytes as u64 + (1 << 20);
-        self.mem.push((p, vec![0; bytes]));
-        Ok(p)
+        Ok(self.mem.alloc(bytes))
     }
     fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
-        self.mem.retain(|(b, _)| *b != ptr);
+        self.mem.free(ptr);
         Ok(())
     }
     fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
-        let (i, o) = self.at(dst);
-        self.mem[i].1[o..o + src.len()].copy_from_slice(src);
+        self.mem.write(dst, src);
         Ok(())
     }
     fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        let (i, o) = self.at(src);
-        dst.copy_from_slice(&self.mem[i].1[o..o + dst.len()]);
+        self.mem.read(src, dst);
         Ok(())
     }
     fn load(&mut self, _image: &[u8]) -> Result<ModuleId, DeviceError> {
@@ -77,9 +65,8 @@ impl Device for Fixture {
         }
         let ptr = |i: usize| u64::from_le_bytes(kernarg[i * 8..i * 8 + 8].try_into().unwrap());
         let n = u32::from_le_bytes(kernarg[32..36].try_into().unwrap()) as usize;
-        let (a, b, c) = (self.words(ptr(0), n), self.words(ptr(1), n), self.words(ptr(2), n));
-        let (i, o) = self.at(ptr(3));
-        let (out, rear) = self.mem[i].1[o..].split_at_mut(n * 4);
+        let (a, b, c) = (self.mem.words(ptr(0), n), self.mem.words(ptr(1), n), self.mem.words(ptr(2), n));
+        let (out, rear) = self.mem.bytes_at(ptr(3)).split_at_mut(n * 4);
         let mut words: Vec<u32> = bytemuck::cast_slice(out).to_vec();
         (self.kernel)(&a, &b, &c, &mut words, rear);
         out.copy_from_slice(bytemuck::cast_slice(&words));

@@ -3,6 +3,9 @@
 //! (never its text), release failures reach the report, and the exit code is
 //! chosen from types.
 
+mod common;
+use common::HostMemory;
+
 use std::time::Duration;
 
 use xad_harness::cases::{self, Case};
@@ -16,8 +19,7 @@ use xad_harness::session::{self, Progress};
 /// Host memory standing in for a device; its "kernel" is the basic case's
 /// model, so every case here is `basic`.
 struct Fake {
-    mem: Vec<(u64, Vec<u8>)>,
-    next: u64,
+    mem: HostMemory,
     launches: usize,
     /// The 1-based launch that returns this error instead of running.
     fail_launch: Option<(usize, DeviceError)>,
@@ -32,15 +34,7 @@ struct Fake {
 
 impl Fake {
     fn new() -> Fake {
-        Fake { mem: Vec::new(), next: 1 << 32, launches: 0, fail_launch: None, fail_free: false, store_nothing: false, signal_at: None }
-    }
-    fn at(&self, p: u64) -> (usize, usize) {
-        let i = self.mem.iter().position(|(b, m)| p >= *b && p < b + m.len() as u64).expect("address in an allocation");
-        (i, (p - self.mem[i].0) as usize)
-    }
-    fn word(&self, p: u64) -> u32 {
-        let (i, o) = self.at(p);
-        u32::from_le_bytes(self.mem[i].1[o..o + 4].try_into().unwrap())
+        Fake { mem: HostMemory::default(), launches: 0, fail_launch: None, fail_free: false, store_nothing: false, signal_at: None }
     }
 }
 
@@ -55,26 +49,21 @@ impl Device for Fake {
         1 << 30
     }
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
-        let p = self.next;
-        self.next += bytes as u64 + (1 << 20);
-        self.mem.push((p, vec![0; bytes]));
-        Ok(p)
+        Ok(self.mem.alloc(bytes))
     }
     fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
-        self.mem.retain(|(b, _)| *b != ptr);
+        self.mem.free(ptr);
         if self.fail_free {
             return Err(DeviceError::Runtime { call: "hipFree".into(), code: 999, name: "hipErrorUnknown".into(), description: "injected".into() });
         }
         Ok(())
     }
     fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
-        let (i, o) = self.at(dst);
-        self.mem[i].1[o..o + src.len()].copy_from_slice(src);
+        self.mem.write(dst, src);
         Ok(())
     }
     fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        let (i, o) = self.at(src);
-        dst.copy_from_slice(&self.mem[i].1[o..o + dst.len()]);
+        self.mem.read(src, dst);
         Ok(())
     }
     fn load(&mut self, _image: &[u8]) -> Result<ModuleId, DeviceError> {
@@ -98,9 +87,8 @@ impl Device for Fake {
         let ptr = |i: usize| u64::from_le_bytes(kernarg[i * 8..i * 8 + 8].try_into().unwrap());
         let count = u32::from_le_bytes(kernarg[32..36].try_into().unwrap()) as u64;
         for lane in 0..count {
-            let [a, b, c] = [0, 1, 2].map(|i| self.word(ptr(i) + 4 * lane));
-            let (i, o) = self.at(ptr(3) + 4 * lane);
-            self.mem[i].1[o..o + 4].copy_from_slice(&cases::xad(a, b, c).to_le_bytes());
+            let [a, b, c] = [0, 1, 2].map(|i| self.mem.words(ptr(i) + 4 * lane, 1)[0]);
+            self.mem.write(ptr(3) + 4 * lane, &cases::xad(a, b, c).to_le_bytes());
         }
         Ok(())
     }

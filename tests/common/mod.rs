@@ -56,3 +56,46 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
 pub fn basic_source() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx1100/xad_basic.s")).unwrap()
 }
+
+/// Host memory standing in for a device's, for the test devices that run a
+/// Rust "kernel" (tests/pipeline.rs, tests/session.rs): allocations far apart
+/// (1 MiB gaps) so an address can only fall in one.
+pub struct HostMemory {
+    allocs: Vec<(u64, Vec<u8>)>,
+    next: u64,
+}
+
+impl Default for HostMemory {
+    fn default() -> Self {
+        HostMemory { allocs: Vec::new(), next: 1 << 32 }
+    }
+}
+
+impl HostMemory {
+    pub fn alloc(&mut self, bytes: usize) -> u64 {
+        let p = self.next;
+        self.next += bytes as u64 + (1 << 20);
+        self.allocs.push((p, vec![0; bytes]));
+        p
+    }
+    pub fn free(&mut self, ptr: u64) {
+        self.allocs.retain(|(b, _)| *b != ptr);
+    }
+    /// The bytes from `p` to the end of its allocation.
+    pub fn bytes_at(&mut self, p: u64) -> &mut [u8] {
+        let (base, bytes) = self.allocs.iter_mut().find(|(b, m)| p >= *b && p < b + m.len() as u64).expect("address in an allocation");
+        &mut bytes[(p - *base) as usize..]
+    }
+    pub fn write(&mut self, dst: u64, src: &[u8]) {
+        self.bytes_at(dst)[..src.len()].copy_from_slice(src);
+    }
+    pub fn read(&mut self, src: u64, dst: &mut [u8]) {
+        let n = dst.len();
+        dst.copy_from_slice(&self.bytes_at(src)[..n]);
+    }
+    pub fn words(&mut self, p: u64, n: usize) -> Vec<u32> {
+        let mut b = vec![0u8; n * 4];
+        self.read(p, &mut b);
+        bytemuck::cast_slice(&b).to_vec()
+    }
+}
