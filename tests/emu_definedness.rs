@@ -219,17 +219,8 @@ fn an_undefined_address_stops_only_its_waves() {
 fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
     // s_cbranch_scc1 +0 (SCC was never set); s_endpgm. Raw code, no user SGPRs.
     let mut dev = EmuDevice::new();
-    let kd = xad_harness::codeobj::KernelDescriptor {
-        group_segment_fixed_size: 0,
-        private_segment_fixed_size: 0,
-        kernarg_size: 0,
-        entry_offset: 0,
-        rsrc3: 0,
-        rsrc1: 1,
-        rsrc2: 0,
-        code_properties: 1 << 10,
-        ..Default::default()
-    };
+    // Wave32 (bit 10 of the code properties), 16 VGPRs, nothing else enabled.
+    let kd = xad_harness::codeobj::KernelDescriptor { rsrc1: 1, code_properties: 1 << 10, ..Default::default() };
     let code: Vec<u8> = [0xbfa2_0000u32, 0xbfb0_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
     let m = dev.load_code("raw", &code, kd);
     dev.launch(m, "raw", &[], Dispatch { grid_blocks: [2, 1, 1], block: [64, 1, 1] }, Duration::from_secs(5)).expect("waves stop, the launch does not fail");

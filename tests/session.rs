@@ -102,7 +102,11 @@ fn basic_times(n: usize) -> Vec<Case> {
 /// Run `cases` on `dev` as `xad-harness run` does; returns the report and the
 /// lines printed for each progress step.
 fn run_on(dev: &mut Fake, cases: &[Case]) -> (RunReport, Vec<String>) {
-    let opts = Options { lanes: 512, seed: 3, ..Options::default() };
+    run_with(dev, cases, Options { lanes: 512, seed: 3, ..Options::default() })
+}
+
+/// Run `cases` on `dev` with `opts`, as `run_on` does.
+fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<String>) {
     let mut report = RunReport::new(opts.seed, opts.lanes);
     let mut printed = Vec::new();
     session::run_cases(dev, cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
@@ -200,12 +204,7 @@ fn a_clean_run_passes() {
 
 /// Four dispatches of 16384 lanes per case, with `flag` as the stop request.
 fn run_chunked(dev: &mut Fake, cases: &[Case], flag: &Interrupt) -> (RunReport, Vec<String>) {
-    let opts = Options { lanes: 4 << 14, seed: 3, chunk_lanes: 1 << 14, interrupt: flag.clone(), ..Options::default() };
-    let mut report = RunReport::new(opts.seed, opts.lanes);
-    let mut printed = Vec::new();
-    session::run_cases(dev, cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
-        .expect("the loop itself does not fail");
-    (report, printed)
+    run_with(dev, cases, Options { lanes: 4 << 14, seed: 3, chunk_lanes: 1 << 14, interrupt: flag.clone(), ..Options::default() })
 }
 
 #[test]
