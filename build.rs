@@ -1,5 +1,6 @@
-//! Build script: find and prove an LLVM toolchain for each kernel target, assemble
-//! every `kernels/<target>/<case>.s` into an HSA code object in `OUT_DIR`, and
+//! Build script: for each target of `src/target.rs`, find and prove an LLVM
+//! toolchain, assemble every `kernels/<dir>/<case>.s` of its kernel directories
+//! into an HSA code object in `OUT_DIR`, and
 //! generate the table that embeds them; generate the HIP bindings the host uses.
 //! Writes nowhere but `OUT_DIR`.
 
@@ -8,6 +9,16 @@ use std::path::{Path, PathBuf};
 
 #[path = "src/toolchain/discover.rs"]
 mod discover;
+#[path = "src/isa/generation.rs"]
+#[allow(dead_code)]
+mod generation;
+#[path = "src/target.rs"]
+#[allow(dead_code)]
+mod target;
+/// What src/target.rs imports as `crate::isa`.
+mod isa {
+    pub use super::generation::{Generation, Isa};
+}
 #[path = "src/hip/build_support.rs"]
 mod hip_build;
 
@@ -19,6 +30,8 @@ fn main() {
     println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/toolchain/discover.rs");
+    println!("cargo:rerun-if-changed=src/target.rs");
+    println!("cargo:rerun-if-changed=src/isa/generation.rs");
 
     if let Err(message) = build_kernels(&out_dir) {
         // One readable line per problem; cargo shows these and stops the build.
@@ -33,59 +46,84 @@ fn main() {
     }
 }
 
-/// Every `kernels/<target>/*.s`, sorted so the generated table is stable.
-fn kernel_sources(root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+/// Every `kernels/<dir>/*.s`, sorted so the generated table is stable.
+fn kernel_sources(root: &Path, dir: &str) -> Result<Vec<PathBuf>, String> {
+    let dir = root.join(dir);
     let mut found = Vec::new();
-    let targets = std::fs::read_dir(root).map_err(|e| format!("reading {}: {e}", root.display()))?;
-    for target in targets {
-        let target = target.map_err(|e| e.to_string())?.path();
-        if !target.is_dir() {
-            continue;
-        }
-        let name = target.file_name().unwrap().to_string_lossy().into_owned();
-        if !name.starts_with("gfx") {
-            continue; // e.g. kernels/include: shared assembler macros, not a target
-        }
-        for entry in std::fs::read_dir(&target).map_err(|e| e.to_string())? {
-            let path = entry.map_err(|e| e.to_string())?.path();
-            if path.extension().is_some_and(|e| e == "s") {
-                found.push((name.clone(), path));
-            }
+    for entry in std::fs::read_dir(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "s") {
+            found.push(path);
         }
     }
     found.sort();
     Ok(found)
 }
 
+/// One code object to assemble: a target's source.
+struct Job {
+    target: &'static target::Target,
+    src: PathBuf,
+    hsaco: PathBuf,
+}
+
+/// Assemble every target's kernel directories (src/target.rs), each target
+/// with a toolchain proven for it and its generated `xad_target.inc`.
 fn build_kernels(out_dir: &Path) -> Result<(), String> {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
-    let sources = kernel_sources(&manifest.join("kernels"))?;
     let include_dir = manifest.join("kernels/include");
+    let mut jobs = Vec::new();
+    let mut toolchains = Vec::new();
+    for t in target::TARGETS {
+        let tc = discover::discover(t.name, &out_dir.join("canary")).map_err(|e| e.to_string())?;
+        let target_dir = out_dir.join("targets").join(t.name);
+        discover::write_target_include(&target_dir, t.name).map_err(|e| e.to_string())?;
+        for dir in t.kernel_dirs {
+            for src in kernel_sources(&manifest.join("kernels"), dir)? {
+                let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
+                jobs.push(Job { target: t, hsaco: target_dir.join(format!("{stem}.hsaco")), src });
+            }
+        }
+        toolchains.push(tc);
+    }
+    // Two or more assemblers at once: 11 targets x ~30 kernels is ~700 tool runs.
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let errors: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut errors = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break errors };
+                        let k = target::TARGETS.iter().position(|t| std::ptr::eq(t, job.target)).unwrap();
+                        let includes = [include_dir.as_path(), job.hsaco.parent().unwrap()];
+                        if let Err(e) = toolchains[k].build_code_object(job.target.name, &job.src, &job.hsaco, &includes) {
+                            errors.push(format!("assembling {} for {}: {e}", job.src.display(), job.target.name));
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    if let Some(first) = errors.first() {
+        return Err(format!("{first}{}", if errors.len() > 1 { format!(" (and {} more)", errors.len() - 1) } else { String::new() }));
+    }
+
     let mut table = String::from(
-        "// @generated by build.rs: one entry per kernels/<target>/<case>.s\n\
+        "// @generated by build.rs: one entry per target and kernels/<dir>/<case>.s\n\
          pub static EMBEDDED: &[EmbeddedCodeObject] = &[\n",
     );
-    let mut toolchains: Vec<(String, discover::Toolchain)> = Vec::new();
-    for (target, src) in &sources {
-        let tc = match toolchains.iter().find(|(t, _)| t == target) {
-            Some((_, tc)) => tc.clone(),
-            None => {
-                let tc = discover::discover(target, &out_dir.join("canary")).map_err(|e| e.to_string())?;
-                toolchains.push((target.clone(), tc.clone()));
-                tc
-            }
-        };
-        let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
-        let dir = out_dir.join("kernels").join(target);
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let hsaco = dir.join(format!("{stem}.hsaco"));
-        tc.build_code_object(target, src, &hsaco, &[&include_dir])
-            .map_err(|e| format!("assembling {}: {e}", src.display()))?;
-        let rel = src.strip_prefix(&manifest).unwrap_or(src).display().to_string();
+    for job in &jobs {
+        let stem = job.src.file_stem().unwrap().to_string_lossy().into_owned();
+        let rel = job.src.strip_prefix(&manifest).unwrap_or(&job.src).display().to_string();
         writeln!(
             table,
-            "    EmbeddedCodeObject {{ target: {target:?}, name: {stem:?}, source: {rel:?}, bytes: include_bytes!({:?}) }},",
-            hsaco.display().to_string()
+            "    EmbeddedCodeObject {{ target: {:?}, name: {stem:?}, source: {rel:?}, bytes: include_bytes!({:?}) }},",
+            job.target.name,
+            job.hsaco.display().to_string()
         )
         .unwrap();
     }
@@ -93,7 +131,7 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     std::fs::write(out_dir.join("embedded_kernels.rs"), table).map_err(|e| e.to_string())?;
 
     // Tell the crate which toolchain built it: tests disassemble with the same one.
-    if let Some((_, tc)) = toolchains.first() {
+    if let Some(tc) = toolchains.first() {
         println!("cargo:rustc-env=XAD_BUILD_CLANG={}", tc.clang.display());
         println!("cargo:rustc-env=XAD_BUILD_LLD={}", tc.lld.display());
         println!("cargo:rustc-env=XAD_BUILD_OBJDUMP={}", tc.objdump.as_deref().map(|p| p.display().to_string()).unwrap_or_default());

@@ -64,7 +64,7 @@ fn host_simd() -> &'static str {
 
 pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
     let case = cases::select("basic").map_err(Error::Usage)?.remove(0);
-    let loaded = run::embedded(&case).map_err(Error::Io)?;
+    let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap()).map_err(Error::Io)?;
     let kernel = run::kernel_for(&loaded, &case).map_err(Error::Io)?;
     let mut device = EmuDevice::new();
     let opts = Options { lanes, seed, ..Options::default() };

@@ -1,5 +1,6 @@
-//! The code objects `build.rs` assembled from `kernels/<target>/<name>.s`, embedded
-//! in the binary so the tool runs without a toolchain.
+//! The code objects `build.rs` assembled from `kernels/<dir>/<name>.s` for each
+//! target of [`crate::target::TARGETS`], embedded in the binary so the tool runs
+//! without a toolchain.
 
 use std::path::Path;
 
@@ -8,7 +9,7 @@ use crate::error::Error;
 /// One embedded code object.
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedCodeObject {
-    /// The `-mcpu` it was assembled for (the directory under `kernels/`).
+    /// The `-mcpu` it was assembled for (a [`crate::target::Target`] name).
     pub target: &'static str,
     /// File stem of the source; also the name of the kernel inside.
     pub name: &'static str,
@@ -19,17 +20,23 @@ pub struct EmbeddedCodeObject {
 
 include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
 
-/// The embedded code object named `name`, if any.
-pub fn find(name: &str) -> Option<&'static EmbeddedCodeObject> {
-    EMBEDDED.iter().find(|k| k.name == name)
+/// The embedded code object named `name` built for `target`, if any.
+pub fn find(target: &str, name: &str) -> Option<&'static EmbeddedCodeObject> {
+    EMBEDDED.iter().find(|k| k.target == target && k.name == name)
+}
+
+/// The code objects built for `target`.
+pub fn for_target(target: &str) -> impl Iterator<Item = &'static EmbeddedCodeObject> + '_ {
+    EMBEDDED.iter().filter(move |k| k.target == target)
 }
 
 /// Write every embedded code object to `dir` (created if missing) as
-/// `<name>.hsaco`, calling `written` after each file with its path.
+/// `<target>/<name>.hsaco`, calling `written` after each file with its path.
 pub fn write_all(dir: &Path, written: &mut dyn FnMut(&Path, &EmbeddedCodeObject)) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::Io(format!("creating {}: {e}", dir.display())))?;
     for k in EMBEDDED {
-        let path = dir.join(format!("{}.hsaco", k.name));
+        let sub = dir.join(k.target);
+        std::fs::create_dir_all(&sub).map_err(|e| Error::Io(format!("creating {}: {e}", sub.display())))?;
+        let path = sub.join(format!("{}.hsaco", k.name));
         std::fs::write(&path, k.bytes).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
         written(&path, k);
     }

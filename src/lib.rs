@@ -6,6 +6,7 @@
 //!
 //! | module      | what it is                                                        |
 //! |-------------|-------------------------------------------------------------------|
+//! | [`target`]  | the targets as data: ISA, kernel directories, code object version, cards; which target a device runs |
 //! | [`toolchain`] | find and prove an LLVM that assembles gfx11; assemble `.s` files |
 //! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
@@ -49,4 +50,5 @@ pub mod listing;
 pub mod report;
 pub mod run;
 pub mod session;
+pub mod target;
 pub mod toolchain;

@@ -487,9 +487,10 @@ pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, Str
     }
 }
 
-/// The embedded code object of `case`.
-pub fn embedded(case: &Case) -> Result<Loaded, String> {
-    let e = crate::kernels::find(case.kernel).ok_or_else(|| format!("case {} has no embedded kernel {}", case.name, case.kernel))?;
+/// The embedded code object of `case` built for `target`.
+pub fn embedded(case: &Case, target: &crate::target::Target) -> Result<Loaded, String> {
+    let e = crate::kernels::find(target.name, case.kernel)
+        .ok_or_else(|| format!("case {} has no kernel {} built for {}", case.name, case.kernel, target.name))?;
     let code = CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
     Ok(Loaded { code, source: KernelSource::Embedded { source: e.source.to_string() } })
 }
@@ -500,7 +501,7 @@ mod tests {
 
     fn forms(case: &str) -> Vec<String> {
         let case = crate::cases::select(case).unwrap().remove(0);
-        let loaded = embedded(&case).unwrap();
+        let loaded = embedded(&case, crate::target::find("gfx1100").unwrap()).unwrap();
         word_forms(&case, &loaded.code, kernel_for(&loaded, &case).unwrap())
     }
 

@@ -213,7 +213,7 @@ pub fn run_cases(
         let loaded = match user {
             Some(user) => user,
             None => {
-                embedded = run::embedded(case).map_err(Error::Io)?;
+                embedded = run::embedded(case, crate::target::find(crate::target::DEFAULT).unwrap()).map_err(Error::Io)?;
                 &embedded
             }
         };

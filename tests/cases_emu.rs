@@ -14,7 +14,7 @@ use xad_harness::kernels;
 use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
 
 fn run(case: &Case, lanes: u64, seed: u64) -> CaseResult {
-    let embedded = kernels::find(case.kernel).unwrap_or_else(|| panic!("{}: kernel {} not embedded", case.name, case.kernel));
+    let embedded = kernels::find("gfx1100", case.kernel).unwrap_or_else(|| panic!("{}: kernel {} not embedded", case.name, case.kernel));
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
     let code = CodeObject::parse(&embedded.bytes.to_vec()).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));

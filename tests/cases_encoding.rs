@@ -15,7 +15,7 @@ use xad_harness::kernels;
 
 /// (disassembly line, instruction words) of every v_xad_u32 in `name`'s code object.
 fn xad_instructions(name: &str) -> Vec<(String, Vec<u32>)> {
-    let embedded = kernels::find(name).unwrap_or_else(|| panic!("kernel {name} is not embedded"));
+    let embedded = kernels::find("gfx1100", name).unwrap_or_else(|| panic!("kernel {name} is not embedded"));
     assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
@@ -73,7 +73,7 @@ fn kernels_match_case_shape() {
     for spec in specs() {
         let case = &spec.case;
         // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
-        let bytes = kernels::find(case.kernel).expect("embedded").bytes.to_vec();
+        let bytes = kernels::find("gfx1100", case.kernel).expect("embedded").bytes.to_vec();
         let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
         let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
         assert_eq!(kernel.descriptor.wave_size(), case.wave_size, "{}: descriptor wave size", case.name);

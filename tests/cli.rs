@@ -104,26 +104,31 @@ fn hip_backend_without_a_device_is_skipped_not_passed() {
 }
 
 #[test]
-fn kernels_out_writes_code_objects_that_disassemble_to_gfx11_xad() {
+fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_opcode_581() {
     let dir = scratch("cli-kernels");
     let r = run(harness().args(["kernels", "--out"]).arg(&dir));
     assert_eq!(r.code, 0, "{}", r.all());
     let objdump = xad_harness::kernels::BUILD_OBJDUMP;
     assert!(!objdump.is_empty(), "build.rs found no llvm-objdump beside clang");
     let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let out = std::process::Command::new(objdump).args(["-d", "--mcpu=gfx1100"]).arg(&path).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let xad: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("v_xad_u32")).collect();
-        assert!(!xad.is_empty(), "{} has no v_xad_u32", path.display());
-        for line in xad {
-            // llvm-objdump prints the encoding after `//  <addr>: `; the first dword is the opcode word.
-            let words = line.split("//").nth(1).and_then(|c| c.split(':').nth(1)).unwrap_or("");
-            let first = words.split_whitespace().next().unwrap_or("");
-            assert!(first.starts_with("D645"), "{}: {line} is not gfx11 opcode 581 (D645xxxx)", path.display());
+    for target in xad_harness::target::TARGETS {
+        let sub = dir.join(target.name);
+        let files: Vec<_> = std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display())).collect();
+        assert_eq!(files.len(), xad_harness::kernels::for_target(target.name).count(), "{}", sub.display());
+        for entry in files {
+            let path = entry.unwrap().path();
+            let out = std::process::Command::new(objdump).arg("-d").arg(format!("--mcpu={}", target.name)).arg(&path).output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            let xad: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("v_xad_u32")).collect();
+            assert!(!xad.is_empty(), "{} has no v_xad_u32", path.display());
+            for line in xad {
+                // llvm-objdump prints the encoding after `//  <addr>: `; the first dword is the opcode word.
+                let words = line.split("//").nth(1).and_then(|c| c.split(':').nth(1)).unwrap_or("");
+                let first = words.split_whitespace().next().unwrap_or("");
+                assert!(first.starts_with("D645"), "{}: {line} is not gfx11/12 opcode 581 (D645xxxx)", path.display());
+            }
+            seen += 1;
         }
-        seen += 1;
     }
     assert_eq!(seen, xad_harness::kernels::EMBEDDED.len());
 }

@@ -6,7 +6,7 @@ use common::*;
 use xad_harness::codeobj::{kernarg, ArgValue, CodeObject, KernargError, TargetId};
 
 fn basic() -> CodeObject {
-    CodeObject::parse(xad_harness::kernels::find("xad_basic").unwrap().bytes).unwrap()
+    CodeObject::parse(xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes).unwrap()
 }
 
 #[test]
@@ -86,11 +86,11 @@ fn target_ids_and_feature_suffixes() {
 
 #[test]
 fn malformed_inputs_are_errors_not_panics() {
-    for bytes in [&b""[..], b"\x7fELF", &[0u8; 64][..], &xad_harness::kernels::find("xad_basic").unwrap().bytes[..200]] {
+    for bytes in [&b""[..], b"\x7fELF", &[0u8; 64][..], &xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes[..200]] {
         assert!(CodeObject::parse(bytes).is_err());
     }
     // Every truncation of a real code object is an error or a parse, never a panic.
-    let full = xad_harness::kernels::find("xad_basic").unwrap().bytes;
+    let full = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes;
     for len in (0..full.len()).step_by(97) {
         let _ = CodeObject::parse(&full[..len]);
     }
@@ -103,7 +103,7 @@ proptest::proptest! {
     /// the ELF and the metadata are all untrusted).
     #[test]
     fn corrupted_code_objects_never_panic(edits in proptest::collection::vec((0usize..1 << 16, proptest::num::u64::ANY), 1..8)) {
-        let mut bytes = xad_harness::kernels::find("xad_basic").unwrap().bytes.to_vec();
+        let mut bytes = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
         for (at, value) in edits {
             let at = at % bytes.len();
             let end = (at + 8).min(bytes.len());

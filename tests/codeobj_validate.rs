@@ -11,7 +11,7 @@ use xad_harness::device::DeviceError;
 use xad_harness::hip::safe::check_load;
 
 fn basic() -> Vec<u8> {
-    xad_harness::kernels::find("xad_basic").expect("embedded").bytes.to_vec()
+    xad_harness::kernels::find("gfx1100", "xad_basic").expect("embedded").bytes.to_vec()
 }
 
 fn u16_at(b: &[u8], at: usize) -> usize {

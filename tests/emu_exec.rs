@@ -273,7 +273,7 @@ fn branch_out_of_the_code_and_running_off_the_end_are_errors() {
 #[test]
 fn non_gfx11_code_objects_are_refused() {
     let mut dev = EmuDevice::new();
-    let image = xad_harness::kernels::find("xad_basic").unwrap().bytes.to_vec();
+    let image = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
     // Patch the target string in the metadata note to gfx90a (same length prefix "gfx").
     let at = image.windows(7).position(|w| w == b"gfx1100").unwrap();
     let mut patched = image.clone();

@@ -24,7 +24,7 @@ fn words(v: &[u32]) -> Vec<u8> {
 }
 
 fn run_xad_basic(dev: &mut EmuDevice, seed: u64, count: usize, extra: usize) {
-    let image = xad_harness::kernels::find("xad_basic").expect("xad_basic is embedded").bytes;
+    let image = xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded").bytes;
     let module = dev.load(image).expect("load xad_basic");
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     let n = count + extra;
@@ -76,7 +76,7 @@ fn xad_basic_single_thread_and_tiny_counts() {
 /// lane past the end, and the buffers' addresses (a, b, c, out).
 fn launch_past_the_end() -> (DeviceError, Vec<u64>) {
     let mut dev = EmuDevice::new();
-    let image = xad_harness::kernels::find("xad_basic").unwrap().bytes;
+    let image = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes;
     let module = dev.load(image).unwrap();
     let n = 1000usize;
     let bufs: Vec<u64> = (0..4).map(|_| dev.alloc(n * 4).unwrap()).collect();

@@ -7,7 +7,7 @@ use xad_harness::hip::safe::{check_launch, check_load};
 use xad_harness::kernels;
 
 fn xad_basic() -> CodeObject {
-    let embedded = kernels::find("xad_basic").expect("xad_basic is embedded");
+    let embedded = kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
     CodeObject::parse(embedded.bytes).expect("xad_basic parses")
 }
 
@@ -82,7 +82,7 @@ fn unknown_kernels_and_bad_shapes_are_refused() {
 
 #[test]
 fn loading_checks_the_target_against_the_device_arch() {
-    let bytes = kernels::find("xad_basic").unwrap().bytes;
+    let bytes = kernels::find("gfx1100", "xad_basic").unwrap().bytes;
     for arch in ["gfx1100", "gfx1100:sramecc-:xnack-", "gfx1100:xnack+"] {
         check_load(bytes, "test device", arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
     }

@@ -51,7 +51,7 @@ fn opts() -> Options {
 }
 
 fn run_both(case: &Case) -> (CaseResult, CaseResult) {
-    let loaded = run::embedded(case).unwrap();
+    let loaded = run::embedded(case, xad_harness::target::find("gfx1100").unwrap()).unwrap();
     let k = run::kernel_for(&loaded, case).unwrap();
     let mut direct = EmuDevice::new();
     let a = run::run_case(&mut direct, case, &loaded.code, k, loaded.source.clone(), &opts());

@@ -27,7 +27,7 @@ fn assert_one_line_error(r: &Ran, code: i32, needles: &[&str]) {
 /// An embedded code object written out as a user's file.
 fn embedded_file(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(format!("{name}.hsaco"));
-    std::fs::write(&path, xad_harness::kernels::find(name).expect("embedded").bytes).unwrap();
+    std::fs::write(&path, xad_harness::kernels::find("gfx1100", name).expect("embedded").bytes).unwrap();
     path
 }
 
@@ -94,7 +94,7 @@ fn a_kernel_with_another_argument_layout_is_bad_input() {
 
 /// `xad_basic` with program header 1's file size running one byte past the end.
 fn segment_past_the_end(dir: &Path) -> PathBuf {
-    let mut bytes = xad_harness::kernels::find("xad_basic").unwrap().bytes.to_vec();
+    let mut bytes = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
     let phoff = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
     let ph = phoff + 56;
     let offset = u64::from_le_bytes(bytes[ph + 8..ph + 16].try_into().unwrap());

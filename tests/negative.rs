@@ -3,7 +3,7 @@
 //! failing, with exactly the lane counts the inputs imply. If any of these
 //! passed, the harness could not be trusted to catch a broken GPU.
 //!
-//! Each control is the reference kernel `kernels/gfx1100/xad_basic.s` with one
+//! Each control is the reference kernel `kernels/gfx11/xad_basic.s` with one
 //! edit, written out as a user's `.s` and passed with `--kernel` (so the
 //! run-time assembly path is exercised too).
 
@@ -160,14 +160,14 @@ fn store_outside_every_allocation_is_a_memory_fault() {
 fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
     let dir = scratch("neg-catalogue-copy");
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    for sub in ["gfx1100", "include"] {
+    for sub in ["gfx11", "include"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
         for entry in std::fs::read_dir(src.join(sub)).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, dir.join(sub).join(path.file_name().unwrap())).unwrap();
         }
     }
-    let kernel = dir.join("gfx1100/xad_dpp16_shift_w32.s");
+    let kernel = dir.join("gfx11/xad_dpp16_shift_w32.s");
     let run_it = || {
         run(harness()
             .args(["run", "--backend", "emu", "--case", "dpp16_shift_w32", "--lanes", "3000", "--seed", &SEED.to_string(), "--kernel"])

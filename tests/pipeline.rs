@@ -80,7 +80,7 @@ fn basic() -> Case {
 
 fn run_with(kernel: Kernel, lanes: u64, chunk: usize, fail_launch: Option<usize>) -> run::CaseResult {
     let case = basic();
-    let loaded = run::embedded(&case).unwrap();
+    let loaded = run::embedded(&case, xad_harness::target::find("gfx1100").unwrap()).unwrap();
     let k = run::kernel_for(&loaded, &case).unwrap();
     let mut dev = Fixture::new(kernel);
     dev.fail_launch = fail_launch;
@@ -170,7 +170,7 @@ fn a_device_error_mid_run_keeps_the_lanes_already_checked() {
 
 #[test]
 fn wrong_target_is_refused_before_launch() {
-    let loaded = run::embedded(&basic()).unwrap();
+    let loaded = run::embedded(&basic(), xad_harness::target::find("gfx1100").unwrap()).unwrap();
     let e = run::check_target(&loaded.code, "gfx1030").unwrap_err();
     assert!(e.to_string().contains("gfx1100") && e.to_string().contains("gfx1030"), "{e}");
     assert!(run::check_target(&loaded.code, "gfx1100:sramecc-:xnack-").is_ok());

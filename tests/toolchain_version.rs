@@ -47,8 +47,10 @@ fn run_kernel(dir: &Path, llvm: &Path, json: &Path) -> Ran {
 fn the_version_is_v5_and_the_abi_byte_says_so() {
     assert_eq!((CODE_OBJECT_VERSION, ELF_ABI_VERSION), (5, 3), "amdhsa.version [1, 2] in the kernels is v5");
     for k in xad_harness::kernels::EMBEDDED {
-        assert_eq!(k.bytes[8], ELF_ABI_VERSION, "{}: EI_ABIVERSION", k.name);
+        let want = xad_harness::toolchain::elf_abi_version(xad_harness::toolchain::code_object_version(k.target));
+        assert_eq!(k.bytes[8], want, "{} for {}: EI_ABIVERSION", k.name, k.target);
     }
+    assert_eq!(xad_harness::toolchain::code_object_version("gfx11-generic"), 6, "generic targets need v6");
 }
 
 #[test]

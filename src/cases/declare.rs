@@ -22,6 +22,7 @@ pub struct Spec {
 /// case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION)
 /// case!("sreg_hi_w32", wave: 32, ops: &HI_OPS, scalars: 8, description: "...", unsettled: "...")
 /// case!("basic", wave: 32, ops: &BASIC, scalars: 0, description: "...", fast_model: straight_loop)
+/// case!("dpp8_sgpr_src1_w32", wave: 32, ops: &OPS, scalars: 8, description: "...", requires: Feature::DppSrc1Scalar)
 /// ```
 ///
 /// `ops` is a constant expression of type `&'static [Op]`. A `fast_model`
@@ -29,7 +30,7 @@ pub struct Spec {
 /// computes what `run` of the table does.
 macro_rules! case {
     ($name:literal, wave: $wave:literal, ops: $ops:expr, scalars: $scalars:expr, description: $description:expr
-     $(, unsettled: $unsettled:expr)? $(, fast_model: $fast:path)? $(,)?) => {{
+     $(, unsettled: $unsettled:expr)? $(, requires: $requires:expr)? $(, fast_model: $fast:path)? $(,)?) => {{
         const PROGRAM: $crate::cases::program::Program = $crate::cases::program::Program::new($wave, $ops);
         $crate::cases::declare::Spec {
             case: $crate::cases::Case {
@@ -42,6 +43,7 @@ macro_rules! case {
                 keeps_lanes: PROGRAM.keeps_lanes(),
                 model: $crate::cases::declare::case!(@model PROGRAM $(, $fast)?),
                 unsettled: $crate::cases::declare::case!(@option $($unsettled)?),
+                requires: $crate::cases::declare::case!(@option $($requires)?),
             },
             program: &PROGRAM,
         }

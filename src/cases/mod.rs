@@ -73,6 +73,16 @@ pub struct Case {
     /// Behaviour the ISA guide leaves unclear, stated so nobody mistakes the
     /// model's choice for a documented rule.
     pub unsettled: Option<&'static str>,
+    /// What the target's instruction set must allow for the kernel to exist
+    /// there (e.g. an SGPR src1 with DPP); `None`: every target.
+    pub requires: Option<crate::target::Feature>,
+}
+
+impl Case {
+    /// Whether `target`'s ISA has this case's form (its kernel is built there).
+    pub fn runs_on(&self, target: &crate::target::Target) -> bool {
+        self.requires.is_none_or(|f| target.has(f))
+    }
 }
 
 impl std::fmt::Debug for Case {
@@ -108,6 +118,11 @@ pub fn specs() -> impl Iterator<Item = &'static Spec> {
 /// Every case, in catalogue order.
 pub fn catalogue() -> Vec<Case> {
     specs().map(|s| s.case).collect()
+}
+
+/// The cases `target`'s ISA has, in catalogue order.
+pub fn catalogue_for(target: &crate::target::Target) -> Vec<Case> {
+    specs().map(|s| s.case).filter(|c| c.runs_on(target)).collect()
 }
 
 /// The program of case `name`.
@@ -178,7 +193,7 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), all.len(), "duplicate case names");
         for case in &all {
-            assert!(crate::kernels::find(case.kernel).is_some(), "case {} names missing kernel {}", case.name, case.kernel);
+            assert!(crate::kernels::find("gfx1100", case.kernel).is_some(), "case {} names missing kernel {}", case.name, case.kernel);
         }
     }
 

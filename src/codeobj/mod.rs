@@ -212,6 +212,11 @@ const KNOWN_MACHS: &[(&str, u8)] = &[
     ("gfx12-generic", 0x59),
 ];
 
+/// The `EF_AMDGPU_MACH` LLVM writes for processor `arch`, if listed.
+pub fn known_mach(arch: &str) -> Option<u8> {
+    KNOWN_MACHS.iter().find(|(a, _)| *a == arch).map(|&(_, m)| m)
+}
+
 /// Metadata versions accepted: `amdhsa.version` [1, 1], [1, 2], [1, 3] are
 /// code object v4, v5, v6 (AMDGPUUsage "Code Object Metadata").
 const METADATA_VERSIONS: std::ops::RangeInclusive<u32> = 1..=3;

@@ -25,34 +25,5 @@ pub use decode::{decode, decode_at, decode_one, DecodeError, Enc, Inst};
 pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
 pub use table::{Format, Op, OpInfo, Opcodes, Shape};
 
-/// An AMDGPU instruction-set generation (LLVM's `gfx*` families).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Generation {
-    /// GCN5 and CDNA1-3 (gfx900-gfx950).
-    Gfx9,
-    /// RDNA1-2 (gfx1010-gfx1036).
-    Gfx10,
-    /// RDNA3 and RDNA3.5 (gfx1100-gfx1153): the one the emulator executes.
-    Gfx11,
-    /// RDNA4 (gfx1200-gfx1201).
-    Gfx12,
-}
-
-impl Generation {
-    pub const ALL: [Generation; 4] = [Generation::Gfx9, Generation::Gfx10, Generation::Gfx11, Generation::Gfx12];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Generation::Gfx9 => "gfx9",
-            Generation::Gfx10 => "gfx10",
-            Generation::Gfx11 => "gfx11",
-            Generation::Gfx12 => "gfx12",
-        }
-    }
-}
-
-impl std::fmt::Display for Generation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+mod generation;
+pub use generation::{Generation, Isa};

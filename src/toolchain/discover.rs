@@ -26,15 +26,34 @@ pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
 /// ones, then the older ones. Each must still pass the canary.
 const VERSIONS: [u32; 7] = [19, 22, 21, 20, 18, 17, 16];
 
-/// The code object version every kernel is assembled as: the kernels'
-/// metadata says `amdhsa.version: [1, 2]`, which is v5. Passed explicitly
-/// because each LLVM defaults to its own (16: v4, 19: v5, 22: v6) and the
-/// ELF header's ABI version follows the default, not the metadata.
+/// The code object version kernels are assembled as: the frame's metadata
+/// says `amdhsa.version: [1, 2]`, which is v5, loaded by ROCm 6 and 7. Passed
+/// explicitly because each LLVM defaults to its own (16: v4, 19: v5, 22: v6)
+/// and the ELF header's ABI version follows the default, not the metadata.
 pub const CODE_OBJECT_VERSION: u8 = 5;
 
-/// `e_ident[EI_ABIVERSION]` of an AMDHSA code object of [`CODE_OBJECT_VERSION`]
+/// Generic targets (`gfx11-generic`, ...) exist only from code object v6 on
+/// (AMDGPUUsage "Generic Processors").
+pub const GENERIC_CODE_OBJECT_VERSION: u8 = 6;
+
+/// The code object version `mcpu` is assembled as (src/target.rs states the
+/// same per row; a test holds the two together).
+pub fn code_object_version(mcpu: &str) -> u8 {
+    if mcpu.ends_with("-generic") {
+        GENERIC_CODE_OBJECT_VERSION
+    } else {
+        CODE_OBJECT_VERSION
+    }
+}
+
+/// `e_ident[EI_ABIVERSION]` of an AMDHSA code object of version `cov`
 /// (`ELFABIVERSION_AMDGPU_HSA_V5` = 3; v4 is 2, v6 is 4).
-pub const ELF_ABI_VERSION: u8 = CODE_OBJECT_VERSION - 2;
+pub const fn elf_abi_version(cov: u8) -> u8 {
+    cov - 2
+}
+
+/// The ABI version of a [`CODE_OBJECT_VERSION`] object.
+pub const ELF_ABI_VERSION: u8 = elf_abi_version(CODE_OBJECT_VERSION);
 
 /// What to install when nothing fits; shown in the error.
 pub const INSTALL_HINT: &str = "install LLVM 16-22 with AMDGPU support \
@@ -168,6 +187,30 @@ fn candidates() -> Vec<Candidate> {
 const CANARY_SOURCE: &str = "\t.text\n\tv_xad_u32 v5, v1, v2, v3\n\ts_endpgm\n";
 const CANARY_BYTES: [u8; 12] = [0x05, 0x00, 0x45, 0xD6, 0x01, 0x05, 0x0E, 0x04, 0x00, 0x00, 0xB0, 0xBF];
 
+/// The `xad_target.inc` every catalogue kernel includes, for target `mcpu`:
+/// the `.amdgcn_target` directive and `XAD_TARGETED m, args`, which invokes
+/// macro `m` with the target ID and the metadata minor version
+/// (`amdhsa.version: [1, minor]`, 2 for v5, 3 for v6) before `args` (the
+/// metadata is raw text, so both reach it as macro arguments).
+pub fn target_include(mcpu: &str) -> String {
+    let minor = code_object_version(mcpu) - 3;
+    format!(
+        "// xad_target.inc for {mcpu}: written by xad-harness (build.rs, run --kernel).\n\
+         .amdgcn_target \"amdgcn-amd-amdhsa--{mcpu}\"\n\
+         .macro XAD_TARGETED macro:req, args:vararg\n\
+         \\macro amdgcn-amd-amdhsa--{mcpu}, {minor}, \\args\n\
+         .endm\n"
+    )
+}
+
+/// Write [`target_include`] for `mcpu` as `dir/xad_target.inc`.
+pub fn write_target_include(dir: &Path, mcpu: &str) -> Result<(), ToolchainError> {
+    let path = dir.join("xad_target.inc");
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&path, target_include(mcpu)))
+        .map_err(|e| ToolchainError::Spawn { command: format!("write {}", path.display()), error: e.to_string() })
+}
+
 /// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`). `scratch` is a
 /// directory where the canary files may be written.
 pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError> {
@@ -205,11 +248,13 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
         return Err(format!("canary did not encode as {mcpu}: v_xad_u32 must be D6450005, s_endpgm BFB00000"));
     }
     // EI_ABIVERSION (byte 8): proves -mcode-object-version was honoured.
+    let cov = code_object_version(mcpu);
+    let want = elf_abi_version(cov);
     match bytes.get(8) {
-        Some(&v) if v == ELF_ABI_VERSION => {}
+        Some(&v) if v == want => {}
         other => {
             return Err(format!(
-                "canary is not a code object v{CODE_OBJECT_VERSION}: ELF ABI version {} (want {ELF_ABI_VERSION})",
+                "canary is not a code object v{cov}: ELF ABI version {} (want {want})",
                 other.map_or_else(|| "missing".to_string(), |v| v.to_string())
             ))
         }
@@ -340,13 +385,14 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
 }
 
 impl Toolchain {
-    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -mcode-object-version=5 [-I dir]... -c src -o obj`
+    /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -mcode-object-version=<v> [-I dir]... -c src -o obj`,
+    /// `v` from [`code_object_version`].
     pub fn assemble_object(&self, mcpu: &str, src: &Path, obj: &Path, includes: &[&Path]) -> Result<(), ToolchainError> {
         let mut cmd = Command::new(&self.clang);
         cmd.arg("--target=amdgcn-amd-amdhsa").arg(format!("-mcpu={mcpu}"));
-        cmd.arg(format!("-mcode-object-version={CODE_OBJECT_VERSION}"));
+        cmd.arg(format!("-mcode-object-version={}", code_object_version(mcpu)));
         for dir in includes {
-            // `.include "xad_abi.inc"` in a kernel resolves against these.
+            // `.include "xad_frame_gfx11.inc"` in a kernel resolves against these.
             cmd.arg(format!("-I{}", dir.display()));
         }
         run(cmd.arg("-c").arg(src).arg("-o").arg(obj))

@@ -7,16 +7,16 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    discover, tool_timeout, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP,
+    code_object_version, discover, elf_abi_version, target_include, tool_timeout, write_target_include, GENERIC_CODE_OBJECT_VERSION, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP,
     TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
 };
 
 /// Assemble and link `src` for `mcpu` into code object bytes, in a private
 /// scratch directory under the system's temporary directory that is removed
-/// afterwards. `.include` resolves against the source's directory and a
-/// sibling `include/` (so a copy of `kernels/gfx1100/x.s` edited in place
-/// finds `kernels/include/xad_abi.inc`), as `build.rs` arranges for the
-/// embedded kernels.
+/// afterwards. `.include` resolves against the source's directory, a
+/// sibling `include/` (so a copy of `kernels/gfx11/x.s` edited in place
+/// finds `kernels/include/xad_frame_gfx11.inc`) and a generated
+/// `xad_target.inc` for `mcpu`, as `build.rs` arranges for the embedded kernels.
 pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> {
     let scratch = scratch_dir(&std::env::temp_dir())?;
     let dir = scratch.path();
@@ -26,7 +26,9 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
     let src = std::path::absolute(src).unwrap_or_else(|_| src.to_path_buf());
     let src_dir = src.parent().unwrap_or(Path::new("/")).to_path_buf();
     let sibling = src_dir.join("../include");
-    tc.build_code_object(mcpu, &src, &out, &[&src_dir, &sibling])?;
+    let generated = dir.join("target");
+    write_target_include(&generated, mcpu)?;
+    tc.build_code_object(mcpu, &src, &out, &[&src_dir, &sibling, &generated])?;
     std::fs::read(&out).map_err(|e| ToolchainError::Spawn { command: format!("read {}", out.display()), error: e.to_string() })
     // `scratch` is removed here, on every path.
 }

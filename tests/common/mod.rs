@@ -52,9 +52,13 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
     out
 }
 
-/// The basic kernel's source with every `gfx1100` replaced (for other-target tests).
+/// The basic kernel's source for gfx1100, self-contained: its
+/// `.include "xad_target.inc"` replaced by that file's text (tests replace
+/// `gfx1100` for other targets, or edit it, and assemble it anywhere).
 pub fn basic_source() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx1100/xad_basic.s")).unwrap()
+    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx11/xad_basic.s")).unwrap();
+    assert!(source.contains(".include \"xad_target.inc\"\n"));
+    source.replace(".include \"xad_target.inc\"\n", &xad_harness::toolchain::target_include("gfx1100"))
 }
 
 /// Host memory standing in for a device's, for the test devices that run a

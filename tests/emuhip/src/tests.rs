@@ -100,7 +100,7 @@ impl Device for FakeDevice {
 }
 
 fn image() -> &'static [u8] {
-    xad_harness::kernels::find("xad_basic").expect("xad_basic embedded").bytes
+    xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic embedded").bytes
 }
 
 fn xad(a: u32, b: u32, c: u32) -> u32 {

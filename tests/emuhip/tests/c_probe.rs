@@ -35,7 +35,7 @@ fn probe() -> &'static (PathBuf, PathBuf) {
         let pid = std::process::id();
         let code_object = dir.join("xad_basic.hsaco");
         let temp = dir.join(format!("xad_basic.{pid}.tmp"));
-        let kernel = xad_harness::kernels::find("xad_basic").ok_or("xad_basic is not embedded")?;
+        let kernel = xad_harness::kernels::find("gfx1100", "xad_basic").ok_or("xad_basic is not embedded")?;
         std::fs::write(&temp, kernel.bytes).map_err(|e| e.to_string())?;
         std::fs::rename(&temp, &code_object).map_err(|e| e.to_string())?;
 

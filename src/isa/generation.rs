@@ -1,0 +1,55 @@
+//! [`Generation`] and [`Isa`]: which instruction set a code object is in. A
+//! file of its own, with no imports, so `build.rs` can include it beside
+//! `src/target.rs` (the target table names each target's `Isa`).
+
+/// An AMDGPU instruction-set generation (LLVM's `gfx*` families).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Generation {
+    /// GCN5 and CDNA1-3 (gfx900-gfx950).
+    Gfx9,
+    /// RDNA1-2 (gfx1010-gfx1036).
+    Gfx10,
+    /// RDNA3 and RDNA3.5 (gfx1100-gfx1153): the one the emulator executes.
+    Gfx11,
+    /// RDNA4 (gfx1200-gfx1201).
+    Gfx12,
+}
+
+impl Generation {
+    pub const ALL: [Generation; 4] = [Generation::Gfx9, Generation::Gfx10, Generation::Gfx11, Generation::Gfx12];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Generation::Gfx9 => "gfx9",
+            Generation::Gfx10 => "gfx10",
+            Generation::Gfx11 => "gfx11",
+            Generation::Gfx12 => "gfx12",
+        }
+    }
+}
+
+impl std::fmt::Display for Generation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a decoder and the catalogue need to know about a target's instruction
+/// set: its generation and the operand rules that differ inside one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Isa {
+    pub generation: Generation,
+    /// An SGPR or inline constant may be src1 of a DPP16/DPP8 VOP3
+    /// (LLVM's `FeatureDPPSrc1SGPR`: gfx115x and gfx12, not gfx110x or
+    /// gfx11-generic).
+    pub dpp_src1_scalar: bool,
+}
+
+impl Isa {
+    /// gfx1100-gfx1103 and gfx11-generic.
+    pub const GFX11: Isa = Isa { generation: Generation::Gfx11, dpp_src1_scalar: false };
+    /// gfx1150-gfx1152 (RDNA3.5).
+    pub const GFX115X: Isa = Isa { generation: Generation::Gfx11, dpp_src1_scalar: true };
+    /// gfx1200, gfx1201 and gfx12-generic.
+    pub const GFX12: Isa = Isa { generation: Generation::Gfx12, dpp_src1_scalar: true };
+}

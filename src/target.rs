@@ -1,0 +1,178 @@
+//! The GPU targets the harness builds and runs kernels for, as data: one row
+//! per target with its instruction set ([`Isa`]), the kernel directories its
+//! code objects are assembled from, the code object version, and the cards it
+//! is. `build.rs` includes this file too (it assembles `kernel_dirs` for each
+//! row), so a target is added here and nowhere else.
+//!
+//! A device runs the code object built for its exact processor (its
+//! gcnArchName without feature suffixes); a processor with no row of its own
+//! runs a generic target's code object when that generic target covers it.
+
+use crate::isa::{Generation, Isa};
+
+/// A capability a case may need beyond its generation's base instruction set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// An SGPR or inline constant as src1 of a DPP16/DPP8 VOP3
+    /// (LLVM's `FeatureDPPSrc1SGPR`).
+    DppSrc1Scalar,
+}
+
+impl Feature {
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::DppSrc1Scalar => "an SGPR or inline constant as src1 of a DPP VOP3",
+        }
+    }
+}
+
+/// One target: a processor (`gfx1151`) or a generic target (`gfx11-generic`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Target {
+    /// LLVM's processor name, `-mcpu=<name>`.
+    pub name: &'static str,
+    pub isa: Isa,
+    /// Marketing architecture: RDNA3, RDNA3.5, RDNA4.
+    pub architecture: &'static str,
+    /// The products built on it (for a generic target: what it covers).
+    pub cards: &'static str,
+    /// For a generic target: the processors whose devices run its code
+    /// (AMDGPUUsage "Generic Processors"); empty for a processor.
+    pub covers: &'static [&'static str],
+    /// Code object version assembled (`-mcode-object-version`): generic
+    /// targets need v6, processors use v5 (what ROCm 6 and 7 both load).
+    pub code_object_version: u8,
+    /// Directories under `kernels/` whose `*.s` are assembled for it.
+    pub kernel_dirs: &'static [&'static str],
+}
+
+const GFX11_DIRS: &[&str] = &["gfx11"];
+const GFX115X_DIRS: &[&str] = &["gfx11", "gfx115x"];
+const GFX12_DIRS: &[&str] = &["gfx12"];
+
+/// Every target, in the order `--target all` runs them.
+pub static TARGETS: &[Target] = &[
+    processor("gfx1100", Isa::GFX11, "RDNA3", "Radeon RX 7900 XTX/XT/GRE, Radeon PRO W7900/W7800", GFX11_DIRS),
+    processor("gfx1101", Isa::GFX11, "RDNA3", "Radeon RX 7800 XT/7700 XT, Radeon PRO W7700", GFX11_DIRS),
+    processor("gfx1102", Isa::GFX11, "RDNA3", "Radeon RX 7600/7600 XT, Radeon PRO W7600/W7500", GFX11_DIRS),
+    processor("gfx1103", Isa::GFX11, "RDNA3", "Radeon 780M/760M/740M (Ryzen 7040/8040 APUs)", GFX11_DIRS),
+    processor("gfx1150", Isa::GFX115X, "RDNA3.5", "Radeon 890M/880M (Ryzen AI 300, Strix Point)", GFX115X_DIRS),
+    processor("gfx1151", Isa::GFX115X, "RDNA3.5", "Radeon 8060S/8050S (Ryzen AI Max, Strix Halo)", GFX115X_DIRS),
+    processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)", GFX115X_DIRS),
+    processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060", GFX12_DIRS),
+    processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", GFX12_DIRS),
+    Target {
+        name: "gfx11-generic",
+        isa: Isa::GFX11,
+        architecture: "RDNA3/3.5",
+        cards: "any gfx1100-gfx1103 or gfx1150-gfx1153 device",
+        covers: &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
+        code_object_version: 6,
+        kernel_dirs: GFX11_DIRS,
+    },
+    Target {
+        name: "gfx12-generic",
+        isa: Isa::GFX12,
+        architecture: "RDNA4",
+        cards: "any gfx1200 or gfx1201 device",
+        covers: &["gfx1200", "gfx1201"],
+        code_object_version: 6,
+        kernel_dirs: GFX12_DIRS,
+    },
+];
+
+const fn processor(
+    name: &'static str,
+    isa: Isa,
+    architecture: &'static str,
+    cards: &'static str,
+    kernel_dirs: &'static [&'static str],
+) -> Target {
+    Target { name, isa, architecture, cards, covers: &[], code_object_version: 5, kernel_dirs }
+}
+
+/// The target the emulator runs when none is asked for.
+pub const DEFAULT: &str = "gfx1100";
+
+impl Target {
+    pub fn is_generic(&self) -> bool {
+        !self.covers.is_empty()
+    }
+
+    pub fn generation(&self) -> Generation {
+        self.isa.generation
+    }
+
+    pub fn has(&self, feature: Feature) -> bool {
+        match feature {
+            Feature::DppSrc1Scalar => self.isa.dpp_src1_scalar,
+        }
+    }
+
+    /// Whether a device whose processor is `processor` (gcnArchName without
+    /// feature suffixes) runs this target's code objects.
+    pub fn runs_on(&self, processor: &str) -> bool {
+        if self.is_generic() {
+            self.covers.contains(&processor)
+        } else {
+            self.name == processor
+        }
+    }
+}
+
+/// The row named `name` (exactly, e.g. `gfx1151` or `gfx12-generic`).
+pub fn find(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}
+
+/// Every target name, for messages.
+pub fn names() -> Vec<&'static str> {
+    TARGETS.iter().map(|t| t.name).collect()
+}
+
+/// The target a device of `processor` runs: its own row, else the first
+/// generic target covering it.
+pub fn for_processor(processor: &str) -> Option<&'static Target> {
+    find(processor).filter(|t| !t.is_generic()).or_else(|| TARGETS.iter().find(|t| t.is_generic() && t.runs_on(processor)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for t in TARGETS {
+            assert_eq!(find(t.name), Some(t));
+            assert_eq!(TARGETS.iter().filter(|u| u.name == t.name).count(), 1, "{}", t.name);
+        }
+        assert_eq!(find("gfx1100:xnack-"), None, "exact names only");
+    }
+
+    #[test]
+    fn devices_run_their_own_target_or_a_covering_generic() {
+        assert_eq!(for_processor("gfx1101").map(|t| t.name), Some("gfx1101"));
+        assert_eq!(for_processor("gfx1153").map(|t| t.name), Some("gfx11-generic"));
+        assert_eq!(for_processor("gfx1030"), None);
+        assert_eq!(for_processor("gfx11-generic"), None, "no device is a generic target");
+    }
+
+    #[test]
+    fn the_table_and_the_toolchain_agree_on_code_object_versions() {
+        for t in TARGETS {
+            assert_eq!(crate::toolchain::code_object_version(t.name), t.code_object_version, "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn generic_targets_cover_their_generation_and_need_v6() {
+        for t in TARGETS.iter().filter(|t| t.is_generic()) {
+            assert_eq!(t.code_object_version, 6, "{}", t.name);
+            for p in t.covers.iter().filter_map(|p| find(p)) {
+                assert_eq!(p.generation(), t.generation(), "{} covers {}", t.name, p.name);
+                // A generic target has only what every processor it covers has.
+                assert!(!t.isa.dpp_src1_scalar || p.isa.dpp_src1_scalar, "{} covers {}", t.name, p.name);
+            }
+        }
+    }
+}
