@@ -1,14 +1,17 @@
-//! Choosing what executes: a HIP device, or the embedded emulator. This is the
-//! only place above the [`Device`] seam that knows both exist.
+//! Choosing what executes, and for which targets: a HIP device (which runs
+//! the code objects of its own target, [`crate::target::for_processor`]), or
+//! the embedded emulator (which emulates any target of the table). This is
+//! the only place above the [`Device`] seam that knows both exist.
 
 use crate::device::Device;
 use crate::emu::EmuDevice;
 use crate::error::Error;
 use crate::hip;
+use crate::target::{self, Choice, Target};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BackendChoice {
-    /// A HIP device that runs gfx1100 code if there is one, else the emulator.
+    /// A HIP device that runs one of our targets if there is one, else the emulator.
     Auto,
     /// A HIP device only; none usable is exit 77 (skipped), never an emulator pass.
     Hip,
@@ -16,20 +19,66 @@ pub enum BackendChoice {
     Emu,
 }
 
-/// The chosen executor and, when `auto` had to choose, why.
-pub struct Selected {
-    pub device: Box<dyn Device>,
-    pub note: Option<String>,
+/// What executes a run: one HIP device for every target it runs, or a fresh
+/// emulated device per target.
+pub enum Executor {
+    Hip(Box<dyn Device>),
+    /// The emulated device of the target running now (replaced, and so
+    /// released, when the next target starts).
+    Emulator(Option<EmuDevice>),
 }
 
-/// One line on why no HIP device can run our kernels: runtime version, and
-/// either the statuses that said "no devices" or the devices seen and their archs.
-fn no_device_reason(probe: &hip::Probe) -> String {
+/// The chosen executor, the targets to run in order, and notes for the
+/// report (why `auto` chose the emulator; targets a device cannot run).
+pub struct Selected {
+    pub executor: Executor,
+    pub targets: Vec<&'static Target>,
+    pub notes: Vec<String>,
+}
+
+impl Selected {
+    /// The device that runs `target`'s cases: the HIP device (the same one for
+    /// every target), or a new emulated device of `target`.
+    pub fn device_for(&mut self, target: &'static Target) -> &mut dyn Device {
+        match &mut self.executor {
+            Executor::Hip(device) => device.as_mut(),
+            Executor::Emulator(current) => current.insert(EmuDevice::for_target(target)),
+        }
+    }
+}
+
+impl Selected {
+    /// What executes the run, for the report: the HIP device, or the
+    /// emulator with the targets it emulates.
+    pub fn describe(&self) -> String {
+        match &self.executor {
+            Executor::Hip(device) => device.executor().to_string(),
+            Executor::Emulator(_) => match self.targets.as_slice() {
+                [one] => format!("emulated {}", one.name),
+                many => format!("emulated {} ({} targets)", many.iter().map(|t| t.name).collect::<Vec<_>>().join(", "), many.len()),
+            },
+        }
+    }
+}
+
+/// The emulator's targets for `choice`.
+fn emulated(choice: Choice) -> Vec<&'static Target> {
+    match choice {
+        Choice::Device => vec![target::find(target::DEFAULT).expect("the default target is in the table")],
+        Choice::One(t) => vec![t],
+        Choice::All => target::TARGETS.iter().collect(),
+    }
+}
+
+/// One line on why no HIP device can run what was asked: runtime version,
+/// and either the statuses that said "no devices" or the devices seen with
+/// their archs.
+fn no_device_reason(probe: &hip::Probe, wanted: &str) -> String {
     let devices = match probe.no_devices_reason() {
         Some(reason) => reason,
         None => {
             let seen: Vec<String> = probe.devices.iter().map(describe).collect();
-            format!("devices seen: {}; none runs gfx1100 code", seen.join(", "))
+            format!("devices seen: {}; none runs {wanted} code objects", seen.join(", "))
         }
     };
     format!("{}; {devices}", probe.runtime_line())
@@ -42,23 +91,46 @@ fn describe(d: &hip::ProbedDevice) -> String {
     }
 }
 
-/// Open what `choice` and `index` ask for.
-pub fn select(choice: BackendChoice, index: Option<usize>) -> Result<Selected, Error> {
+/// What a device must run to be chosen for `choice`, in words and as a test.
+fn wanted(choice: Choice) -> (String, Box<dyn Fn(&hip::ProbedDevice) -> bool>) {
+    match choice {
+        Choice::One(t) => (t.name.to_string(), Box::new(move |d: &hip::ProbedDevice| d.runs(t))),
+        Choice::Device | Choice::All => ("any of our targets'".to_string(), Box::new(|d: &hip::ProbedDevice| d.runnable)),
+    }
+}
+
+/// The targets device `d` runs for `choice`, and a note naming those of
+/// `--target all` it cannot run (a device runs its own target and the
+/// generic one covering it).
+fn device_targets(d: &hip::ProbedDevice, choice: Choice) -> (Vec<&'static Target>, Option<String>) {
+    match choice {
+        Choice::One(t) => (vec![t], None),
+        Choice::Device => (d.target.into_iter().collect(), None),
+        Choice::All => {
+            let (runs, not): (Vec<&'static Target>, Vec<&'static Target>) = target::TARGETS.iter().partition(|t| d.runs(t));
+            let names: Vec<&str> = not.iter().map(|t| t.name).collect();
+            let note = (!names.is_empty()).then(|| format!("device {} does not run {} code objects; not run", describe(d), names.join(", ")));
+            (runs, note)
+        }
+    }
+}
+
+/// Open what `choice` (backend), `index` (`--device`) and `targets`
+/// (`--target`) ask for.
+pub fn select(choice: BackendChoice, index: Option<usize>, targets: Choice) -> Result<Selected, Error> {
     if choice == BackendChoice::Emu {
         return match index {
-            None | Some(0) => Ok(Selected { device: Box::new(EmuDevice::new()), note: None }),
+            None | Some(0) => Ok(Selected { executor: Executor::Emulator(None), targets: emulated(targets), notes: Vec::new() }),
             Some(i) => Err(Error::Usage(format!("--device {i} is out of range: the emulator is device 0"))),
         };
     }
     let probe = hip::probe();
+    let (what, fits) = wanted(targets);
     let chosen = match index {
         Some(i) => match probe.devices.iter().find(|d| d.index as usize == i) {
-            Some(d) if d.runnable => Some(d.index),
+            Some(d) if fits(d) => Some(d),
             Some(d) if choice == BackendChoice::Hip => {
-                return Err(Error::Skipped(format!(
-                    "device {} cannot run gfx1100 code objects; refusing to launch",
-                    describe(d)
-                )))
+                return Err(Error::Skipped(format!("device {} cannot run {what} code objects; refusing to launch", describe(d))))
             }
             Some(_) => None,
             // No devices at all: `hip` reports the absence (77); `auto` falls
@@ -72,20 +144,25 @@ pub fn select(choice: BackendChoice, index: Option<usize>) -> Result<Selected, E
                 )))
             }
         },
-        None => probe.devices.iter().find(|d| d.runnable).map(|d| d.index),
+        None => probe.devices.iter().find(|d| fits(d)),
     };
     match (chosen, choice) {
-        (Some(i), _) => {
-            let device = hip::HipDevice::open(i).map_err(|e| Error::device(format!("opening HIP device {i}"), e))?;
-            Ok(Selected { device: Box::new(device), note: None })
+        (Some(d), _) => {
+            let (run, note) = device_targets(d, targets);
+            let device = hip::HipDevice::open(d.index).map_err(|e| Error::device(format!("opening HIP device {}", d.index), e))?;
+            Ok(Selected { executor: Executor::Hip(Box::new(device)), targets: run, notes: note.into_iter().collect() })
         }
         (None, BackendChoice::Hip) => Err(Error::Skipped(format!(
-            "no HIP device that runs gfx1100 code: {}; nothing was executed (use --backend emu or auto for the emulator)",
-            no_device_reason(&probe)
+            "no HIP device that runs {what} code objects: {}; nothing was executed (use --backend emu or auto for the emulator)",
+            no_device_reason(&probe, &what)
         ))),
         (None, _) => Ok(Selected {
-            device: Box::new(EmuDevice::new()),
-            note: Some(format!("no usable gfx1100 HIP device ({}); running on the embedded emulator", no_device_reason(&probe))),
+            executor: Executor::Emulator(None),
+            targets: emulated(targets),
+            notes: vec![format!(
+                "no usable HIP device ({}); running on the embedded emulator",
+                no_device_reason(&probe, &what)
+            )],
         }),
     }
 }

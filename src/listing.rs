@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::cases::{self, Case};
 use crate::hip;
+use crate::target::{self, Choice, Feature};
 
 /// One case of the catalogue, as `list --json` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -17,7 +18,11 @@ pub struct CaseRow {
     pub kernel: &'static str,
     pub name: &'static str,
     pub outputs_per_lane: usize,
+    /// What the target's ISA must allow for the case to exist there.
+    pub requires: Option<&'static str>,
     pub scalar_args: usize,
+    /// The targets that have the case (its kernel is built for each).
+    pub targets: Vec<&'static str>,
     pub unsettled: Option<&'static str>,
     pub wave_size: u32,
 }
@@ -29,31 +34,63 @@ impl From<&Case> for CaseRow {
             kernel: c.kernel,
             name: c.name,
             outputs_per_lane: c.outputs_per_lane,
+            requires: c.requires.map(Feature::name),
             scalar_args: c.scalar_args,
+            targets: target::TARGETS.iter().filter(|t| c.runs_on(t)).map(|t| t.name).collect(),
             unsettled: c.unsettled,
             wave_size: c.wave_size,
         }
     }
 }
 
-/// `list --json`: every case, in catalogue order.
-pub fn case_rows() -> Vec<CaseRow> {
-    cases::catalogue().iter().map(CaseRow::from).collect()
+/// The cases `choice` has: one target's, or every case.
+fn cases_of(choice: Choice) -> Vec<Case> {
+    match choice {
+        Choice::One(t) => cases::catalogue_for(t),
+        Choice::All | Choice::Device => cases::catalogue(),
+    }
+}
+
+/// `list --json`: the cases of `choice`, in catalogue order.
+pub fn case_rows(choice: Choice) -> Vec<CaseRow> {
+    cases_of(choice).iter().map(CaseRow::from).collect()
 }
 
 /// `list`: one line per case (and one more for a case resting on unsettled
-/// ISA behaviour), then the count.
-pub fn case_lines() -> Vec<String> {
-    let all = cases::catalogue();
+/// ISA behaviour or existing on some targets only), then the count; for every
+/// target, the table of targets.
+pub fn case_lines(choice: Choice) -> Vec<String> {
+    let all = cases_of(choice);
     let width = all.iter().map(|c| c.name.len()).max().unwrap_or(4);
     let mut lines = Vec::new();
+    if let Choice::One(t) = choice {
+        lines.push(format!("cases of {} ({}: {}):", t.name, t.architecture, t.cards));
+    }
     for c in &all {
         lines.push(format!("{:<width$}  wave{}  {}", c.name, c.wave_size, c.description));
         if let Some(u) = c.unsettled {
             lines.push(format!("{:<width$}          unsettled: {u}", ""));
         }
+        if let (Some(f), false) = (c.requires, matches!(choice, Choice::One(_))) {
+            let on: Vec<&str> = target::TARGETS.iter().filter(|t| c.runs_on(t)).map(|t| t.name).collect();
+            lines.push(format!("{:<width$}          only on {} (needs {})", "", on.join(", "), f.name()));
+        }
     }
     lines.push(format!("{} cases", all.len()));
+    if !matches!(choice, Choice::One(_)) {
+        lines.extend(target_lines());
+    }
+    lines
+}
+
+/// The targets: name, architecture, cards, cases (`run --target`).
+pub fn target_lines() -> Vec<String> {
+    let width = target::TARGETS.iter().map(|t| t.name.len()).max().unwrap_or(7);
+    let mut lines = vec!["targets (run --target NAME or all):".to_string()];
+    for t in target::TARGETS {
+        let cases = cases::catalogue_for(t).len();
+        lines.push(format!("  {:<width$}  {:<9}  {cases:>3} cases  {}", t.name, t.architecture, t.cards));
+    }
     lines
 }
 
@@ -73,7 +110,7 @@ pub struct DevicesReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum DeviceRow {
-    Read { arch: String, compute_units: u32, index: u32, memory_bytes: u64, name: String, runnable: bool },
+    Read { arch: String, compute_units: u32, index: u32, memory_bytes: u64, name: String, runnable: bool, target: Option<&'static str> },
     Unreadable { error: String, index: u32, runnable: bool },
 }
 
@@ -87,6 +124,7 @@ impl From<&hip::ProbedDevice> for DeviceRow {
                 memory_bytes: i.memory_bytes,
                 name: i.name.clone(),
                 runnable: d.runnable,
+                target: d.target.map(|t| t.name),
             },
             // A device whose properties are unreadable is never run on.
             Err(e) => DeviceRow::Unreadable { error: e.to_string(), index: d.index, runnable: false },
@@ -121,13 +159,16 @@ pub fn device_lines(probe: &hip::Probe) -> Vec<String> {
                 i.arch,
                 i.compute_units,
                 i.memory_bytes as f64 / (1u64 << 30) as f64,
-                if d.runnable { "runnable" } else { "not runnable (needs gfx1100)" }
+                match d.target {
+                    Some(t) => format!("runs {} code objects", t.name),
+                    None => format!("not runnable (no target of ours: {})", target::names().join(", ")),
+                }
             ),
             Err(e) => format!("  {}  properties unreadable: {e}", d.index),
         });
     }
     lines.push(
-        "embedded emulator: emulated gfx1100 (--backend emu; used by --backend auto when no device above is runnable)".into(),
+        "embedded emulator: emulated gfx1100, or any target with --target (--backend emu; used by --backend auto when no device above is runnable)".into(),
     );
     lines
 }
@@ -144,11 +185,11 @@ mod tests {
     /// The `--json` documents keep their field names and order.
     #[test]
     fn json_field_names_and_order_are_the_documented_ones() {
-        let row = serde_json::to_value(&case_rows()[0]).unwrap();
+        let row = serde_json::to_value(&case_rows(Choice::All)[0]).unwrap();
         let keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["description", "kernel", "name", "outputs_per_lane", "scalar_args", "unsettled", "wave_size"]);
+        assert_eq!(keys, ["description", "kernel", "name", "outputs_per_lane", "requires", "scalar_args", "targets", "unsettled", "wave_size"]);
         // `to_value` sorts keys whatever the struct says; the text keeps the field order.
-        let text = to_json(&case_rows()[0]).unwrap();
+        let text = to_json(&case_rows(Choice::All)[0]).unwrap();
         let at: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\":")).unwrap()).collect();
         assert!(at.windows(2).all(|w| w[0] < w[1]), "fields out of order:\n{text}");
 
@@ -159,6 +200,7 @@ mod tests {
             memory_bytes: 1 << 33,
             name: "card".into(),
             runnable: true,
+            target: Some("gfx1100"),
         };
         let unreadable = DeviceRow::Unreadable { error: "e".into(), index: 1, runnable: false };
         let doc = DevicesReport {
@@ -175,7 +217,8 @@ mod tests {
       "index": 0,
       "memory_bytes": 8589934592,
       "name": "card",
-      "runnable": true
+      "runnable": true,
+      "target": "gfx1100"
     },
     {
       "error": "e",

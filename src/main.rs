@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use xad_harness::backend::BackendChoice;
 use xad_harness::error::{exit, Error, Result};
 use xad_harness::interrupt::Interrupt;
+use xad_harness::target::{self, Choice};
 use xad_harness::{bench, hip, inputs, kernels, listing, report, run, session};
 
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
@@ -46,12 +47,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the cases of the catalogue.
+    /// List the cases of the catalogue (with --target, those that target has), and the targets.
     List {
         #[arg(long)]
         json: bool,
+        /// Only the cases this target has (a name, or `all` for every target's list).
+        #[arg(long, value_name = "TARGET", value_parser = target::parse_choice)]
+        target: Option<Choice>,
     },
-    /// Write the embedded code objects to a directory (for llvm-objdump or other loaders).
+    /// Write every target's embedded code objects to DIR/<target>/ (for llvm-objdump or other loaders).
     Kernels {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -90,6 +94,10 @@ struct RunArgs {
     /// What executes the kernels.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendChoice,
+    /// Target whose code objects run: a name (gfx1151, gfx12-generic, ...; see `list --target`) or
+    /// `all`. Default: the device's own target (gfx1100 on the emulator).
+    #[arg(long, value_name = "TARGET", value_parser = target::parse_choice)]
+    target: Option<Choice>,
     /// Watchdog per dispatch, in seconds: 0.001 to 86400.
     #[arg(long, value_parser = parse_timeout, allow_hyphen_values = true, default_value = "60")]
     timeout: Duration,
@@ -160,7 +168,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command.unwrap_or_else(|| Command::Run(RunOnly::parse_from(["xad-harness"]).args)) {
         Command::Run(args) => cmd_run(args),
         Command::Devices { json } => cmd_devices(json),
-        Command::List { json } => cmd_list(json),
+        Command::List { json, target } => cmd_list(json, target.unwrap_or(Choice::All)),
         Command::Kernels { out } => cmd_kernels(&out),
         Command::Bench { lanes, seed, repeat } => bench::run(lanes, seed.unwrap_or_else(inputs::fresh_seed), usize::try_from(repeat).unwrap_or(1)).map(|text| {
             say!("{}", text.trim_end());
@@ -239,6 +247,7 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
         cases: args.case,
         kernel: args.kernel,
         backend: args.backend,
+        target: args.target.unwrap_or_default(),
         timeout: args.timeout,
         max_mismatches: usize::try_from(args.max_mismatches).unwrap_or(0), // 0..=MAX_MISMATCHES by the parser
         interrupt,
@@ -276,11 +285,11 @@ fn cmd_devices(json: bool) -> Result<i32> {
     Ok(exit::PASS)
 }
 
-fn cmd_list(json: bool) -> Result<i32> {
+fn cmd_list(json: bool, target: Choice) -> Result<i32> {
     if json {
-        say!("{}", listing::to_json(&listing::case_rows())?);
+        say!("{}", listing::to_json(&listing::case_rows(target))?);
     } else {
-        say_lines(listing::case_lines());
+        say_lines(listing::case_lines(target));
     }
     Ok(exit::PASS)
 }

@@ -65,6 +65,9 @@ pub struct CaseResult {
     pub kernel_source: KernelSource,
     /// What executed it: `hardware: ...` or `emulated gfx1100`.
     pub executor: String,
+    /// The target the code object was built for (its target ID's processor,
+    /// e.g. `gfx1101` or `gfx11-generic`).
+    pub target: String,
     pub seed: u64,
     /// The seed of the guard words around every buffer ([`crate::guard`]),
     /// derived from `seed`.
@@ -144,6 +147,7 @@ pub fn run_case(
         kernel: kernel.meta.name.clone(),
         kernel_source,
         executor: dev.executor().to_string(),
+        target: code.target.arch.clone(),
         seed: opts.seed,
         guard_seed: crate::guard::guard_seed(opts.seed),
         lanes: opts.lanes,

@@ -25,6 +25,7 @@ use crate::error::{exit, Error, Result, RunError};
 use crate::interrupt::Interrupt;
 use crate::report::{self, CutShort, Interrupted, RunReport};
 use crate::run::{self, CaseResult, KernelSource, Loaded, Options};
+use crate::target::{self, Choice, Target};
 use crate::{hip, inputs, toolchain};
 
 /// What the user asked `run` for.
@@ -42,6 +43,8 @@ pub struct Request {
     /// The user's own kernel: a `.s`/`.S`/`.asm` source, or a code object.
     pub kernel: Option<PathBuf>,
     pub backend: BackendChoice,
+    /// `--target`: the device's own (default), one, or all.
+    pub target: Choice,
     /// Watchdog per dispatch.
     pub timeout: Duration,
     /// Failing lanes recorded per case.
@@ -55,6 +58,8 @@ pub struct Request {
 pub enum Progress<'a> {
     /// The executor is chosen and `cases` cases will run.
     Started { report: &'a RunReport, cases: usize },
+    /// The cases of `target` start, `cases` of them, on `executor`.
+    Target { target: &'static Target, cases: usize, executor: &'a str },
     /// One case finished (its release errors already drained into it).
     Case(&'a CaseResult),
     /// A signal stopped the run after the last `Case` step.
@@ -68,6 +73,10 @@ impl Progress<'_> {
     pub fn lines(&self) -> Vec<String> {
         match self {
             Progress::Started { report, cases } => report::header_lines(report, *cases),
+            Progress::Target { target, cases, executor } => vec![format!(
+                "target {} ({}: {}): {cases} case(s) on {executor}",
+                target.name, target.architecture, target.cards
+            )],
             Progress::Case(result) => report::case_lines(result),
             Progress::Interrupted(interrupted) => vec![interrupted.line()],
             Progress::Finished(report) => {
@@ -94,7 +103,7 @@ impl Progress<'_> {
                 let stopped = report.error.iter().filter(|e| matches!(e, RunError::StoppedAfterTimeout)).map(ToString::to_string);
                 stopped.chain(report.release_errors.iter().map(ToString::to_string)).collect()
             }
-            Progress::Started { .. } | Progress::Interrupted(_) => Vec::new(),
+            Progress::Started { .. } | Progress::Target { .. } | Progress::Interrupted(_) => Vec::new(),
         }
     }
 }
@@ -128,19 +137,21 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
     let chosen = choose_cases(request)?;
     let user = match &request.kernel {
         Some(_) if chosen.len() != 1 => return Err(kernel_needs_one_case(request, chosen.len())),
-        // The arm above leaves exactly one case.
-        Some(path) => Some(load_user_kernel(path, &chosen[0])?),
+        Some(path) => Some(UserKernel::open(path, request.target)?),
         None => None,
     };
-    let selected = backend::select(request.backend, request.device)?;
-    let mut device = selected.device;
-    report.executor = device.executor().to_string();
-    report.backend_note = selected.note;
-    if let Some(user) = &user {
-        // A user's kernel for another target is bad input: refuse before launch.
-        run::check_target(&user.code, &device.arch_name()).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-    }
-    on_progress(Progress::Started { report, cases: chosen.len() });
+    let choice = user.as_ref().map_or(request.target, UserKernel::choice);
+    let mut selected = backend::select(request.backend, request.device, choice)?;
+    report.executor = selected.describe();
+    report.backend_note = (!selected.notes.is_empty()).then(|| selected.notes.join("; "));
+    report.targets = selected.targets.iter().map(|t| t.name.to_string()).collect();
+    let plan = plan(&chosen, &selected.targets, request.target)?;
+    let user = match user {
+        // The one case, for the one target the run has.
+        Some(user) => Some(user.load(&chosen[0], selected.targets[0])?),
+        None => None,
+    };
+    on_progress(Progress::Started { report, cases: plan.iter().map(|(_, c)| c.len()).sum() });
     let opts = Options {
         lanes: request.lanes,
         seed: report.seed,
@@ -149,8 +160,50 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
         interrupt: request.interrupt.clone(),
         ..Options::default()
     };
-    run_cases(device.as_mut(), &chosen, user.as_ref(), &opts, report, on_progress)
-    // `device` drops here, releasing what it holds.
+    for (i, (target, cases)) in plan.iter().enumerate() {
+        let device = selected.device_for(target);
+        if let Some(user) = &user {
+            // A user's kernel for another target is bad input: refuse before launch.
+            run::check_target(&user.code, &device.arch_name()).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+        }
+        let executor = device.executor().to_string();
+        on_progress(Progress::Target { target, cases: cases.len(), executor: &executor });
+        run_cases(device, target, cases, user.as_ref(), &opts, report, on_progress)?;
+        if report.interrupted.is_some() || report.error.is_some() {
+            if let Some(interrupted) = &mut report.interrupted {
+                // The cases of the targets after this one never started either.
+                let later = plan[i + 1..].iter().flat_map(|(t, cases)| cases.iter().map(move |c| format!("{} ({})", c.name, t.name)));
+                interrupted.not_run.extend(later);
+            }
+            break;
+        }
+    }
+    Ok(())
+    // `selected` drops here, releasing the device it holds.
+}
+
+/// The cases each target runs: those of `chosen` its ISA has. A case named
+/// explicitly that one `--target` lacks is a usage error; with `--target all`
+/// (or the device's target) it simply does not exist there. A target left
+/// with no case is dropped.
+fn plan(chosen: &[Case], targets: &[&'static Target], choice: Choice) -> Result<Vec<(&'static Target, Vec<Case>)>> {
+    let mut plan = Vec::new();
+    for &t in targets {
+        let (runs, lacks): (Vec<Case>, Vec<Case>) = chosen.iter().partition(|c| c.runs_on(t));
+        if let (Choice::One(_), Some(missing)) = (choice, lacks.first()) {
+            let needs = missing.requires.map_or("", |f| f.name());
+            return Err(Error::Usage(format!("case {} needs {needs}, which {} lacks; see `xad-harness list --target {}`", missing.name, t.name, t.name)));
+        }
+        if !runs.is_empty() {
+            plan.push((t, runs));
+        }
+    }
+    if plan.is_empty() {
+        let names: Vec<&str> = chosen.iter().map(|c| c.name).collect();
+        let on: Vec<&str> = targets.iter().map(|t| t.name).collect();
+        return Err(Error::Usage(format!("no target of this run ({}) has case(s) {}", on.join(", "), names.join(", "))));
+    }
+    Ok(plan)
 }
 
 /// The cases `request` selects: its patterns, else `basic` for a user's
@@ -186,8 +239,8 @@ fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
     Error::Usage(format!("--kernel {} needs exactly one case, but --case matched {matched}", path.display()))
 }
 
-/// Run `cases` in order on `device` with their embedded kernels, or all with
-/// `user`'s, appending each result to `report`. After a case whose kernel
+/// Run `cases` in order on `device` with their embedded kernels built for
+/// `target`, or all with `user`'s, appending each result to `report`. After a case whose kernel
 /// missed its watchdog ([`DeviceError::Timeout`]) the run stops: the device
 /// may still be running that kernel, and later cases would only queue behind
 /// it. A signal in `opts.interrupt` stops it too, between cases or (inside
@@ -196,6 +249,7 @@ fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
 /// case are drained into that case's result.
 pub fn run_cases(
     device: &mut dyn Device,
+    target: &Target,
     cases: &[Case],
     user: Option<&Loaded>,
     opts: &Options,
@@ -213,7 +267,7 @@ pub fn run_cases(
         let loaded = match user {
             Some(user) => user,
             None => {
-                embedded = run::embedded(case, crate::target::find(crate::target::DEFAULT).unwrap()).map_err(Error::Io)?;
+                embedded = run::embedded(case, target).map_err(Error::Io)?;
                 &embedded
             }
         };
@@ -249,36 +303,103 @@ fn interrupted_at(signal: crate::interrupt::Signal, report: &RunReport, not_run:
     interrupted
 }
 
-/// Load the user's `--kernel` to stand in for `case`: assemble a source file
-/// for gfx1100 with the toolchain, or read a code object (at most
-/// [`MAX_CODE_OBJECT_BYTES`], checked before reading). The code object is
-/// validated ([`CodeObject::parse`]) and its kernel must fit the case's ABI
-/// ([`launch::check_case_abi`]: wave size, explicit arguments). Anything wrong
-/// with the file itself is bad input (exit 2); a missing or broken toolchain
-/// is a fault (exit 3).
-pub fn load_user_kernel(path: &Path, case: &Case) -> Result<Loaded> {
-    let shown = path.display();
-    if !path.is_file() {
-        return Err(Error::Usage(format!("--kernel {shown}: no such file")));
-    }
-    let bytes = if path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm") {
-        read_bounded(path)?; // the same cap for a source, before the assembler reads it
-        match toolchain::assemble_file(path, "gfx1100") {
-            Ok(bytes) => bytes,
-            Err(e @ toolchain::ToolchainError::Failed { .. }) => {
-                return Err(Error::Usage(format!("--kernel {shown} does not assemble: {e}")))
-            }
-            Err(e) => return Err(e.into()),
+/// The user's `--kernel`, opened before the backend is chosen so that its
+/// target can choose the device: a code object is read and validated
+/// ([`CodeObject::parse`], at most [`MAX_CODE_OBJECT_BYTES`], checked before
+/// reading) and says its own target; a source (`.s`/`.S`/`.asm`) is
+/// assembled later for `--target`, else the processor its `.amdgcn_target`
+/// names, else the device's target. Anything wrong with the file itself is
+/// bad input (exit 2); a missing or broken toolchain is a fault (exit 3).
+pub enum UserKernel {
+    Code { code: CodeObject, path: PathBuf, target: &'static Target },
+    Source { path: PathBuf, target: Option<&'static Target> },
+}
+
+fn is_source(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm")
+}
+
+impl UserKernel {
+    pub fn open(path: &Path, choice: Choice) -> Result<UserKernel> {
+        let shown = path.display();
+        if !path.is_file() {
+            return Err(Error::Usage(format!("--kernel {shown}: no such file")));
         }
-    } else {
-        read_bounded(path)?
+        if choice == Choice::All {
+            return Err(Error::Usage(format!("--kernel {shown} is built for one target; --target all runs the embedded kernels")));
+        }
+        let bytes = read_bounded(path)?; // the same cap for a source, before the assembler reads it
+        if is_source(path) {
+            let target = match choice {
+                Choice::One(t) => Some(t),
+                _ => directive_target(&String::from_utf8_lossy(&bytes)).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?,
+            };
+            return Ok(UserKernel::Source { path: path.to_path_buf(), target });
+        }
+        let code = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+        let built = target::find(&code.target.arch).ok_or_else(|| {
+            Error::Usage(format!("--kernel {shown} is built for {}, which the harness has no target for; known: {}", code.target.arch, target::names().join(", ")))
+        })?;
+        let target = match choice {
+            Choice::One(t) if t.name == built.name || (built.is_generic() && built.runs_on(t.name)) => t,
+            Choice::One(t) => {
+                return Err(Error::Usage(format!("--kernel {shown} is built for {}, which does not run on --target {}", built.name, t.name)))
+            }
+            _ => built,
+        };
+        Ok(UserKernel::Code { code, path: path.to_path_buf(), target })
+    }
+
+    /// The target choice the backend selects with.
+    pub fn choice(&self) -> Choice {
+        match self {
+            UserKernel::Code { target, .. } | UserKernel::Source { target: Some(target), .. } => Choice::One(target),
+            UserKernel::Source { target: None, .. } => Choice::Device,
+        }
+    }
+
+    /// The code object standing in for `case` on `target` (a source is
+    /// assembled now), its kernel fitting the case's ABI
+    /// ([`launch::check_case_abi`]: wave size, explicit arguments).
+    pub fn load(self, case: &Case, target: &Target) -> Result<Loaded> {
+        let (code, path) = match self {
+            UserKernel::Code { code, path, .. } => (code, path),
+            UserKernel::Source { path, .. } => (assemble(&path, target)?, path),
+        };
+        let shown = path.display();
+        let loaded = Loaded { code, source: KernelSource::User { path: shown.to_string() } };
+        let kernel = run::kernel_for(&loaded, case).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+        let abi = CaseAbi { case: case.name, wave_size: case.wave_size, scalar_args: case.scalar_args };
+        launch::check_case_abi(&kernel.meta, &abi).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+        Ok(loaded)
+    }
+}
+
+/// Assemble the user's source for `target` and validate the result.
+fn assemble(path: &Path, target: &Target) -> Result<CodeObject> {
+    let shown = path.display();
+    let bytes = match toolchain::assemble_file(path, target.name) {
+        Ok(bytes) => bytes,
+        Err(e @ toolchain::ToolchainError::Failed { .. }) => {
+            return Err(Error::Usage(format!("--kernel {shown} does not assemble for {}: {e}", target.name)))
+        }
+        Err(e) => return Err(e.into()),
     };
-    let code = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    let loaded = Loaded { code, source: KernelSource::User { path: shown.to_string() } };
-    let kernel = run::kernel_for(&loaded, case).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    let abi = CaseAbi { case: case.name, wave_size: case.wave_size, scalar_args: case.scalar_args };
-    launch::check_case_abi(&kernel.meta, &abi).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    Ok(loaded)
+    CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))
+}
+
+/// The target a source's `.amdgcn_target "amdgcn-amd-amdhsa--<processor>"`
+/// directive names, if it has one (the assembler refuses a directive that
+/// differs from `-mcpu`, so it decides what to assemble for).
+fn directive_target(source: &str) -> std::result::Result<Option<&'static Target>, String> {
+    let Some(line) = source.lines().map(str::trim).find(|l| l.starts_with(".amdgcn_target")) else {
+        return Ok(None);
+    };
+    let id = line.split('"').nth(1).unwrap_or_default();
+    let processor = target::processor_of(id);
+    target::find(processor)
+        .map(Some)
+        .ok_or_else(|| format!(".amdgcn_target names {processor}, which the harness has no target for; known: {}", target::names().join(", ")))
 }
 
 /// Read `path` through a reader that stops after [`MAX_CODE_OBJECT_BYTES`]:

@@ -136,6 +136,39 @@ pub fn for_processor(processor: &str) -> Option<&'static Target> {
     find(processor).filter(|t| !t.is_generic()).or_else(|| TARGETS.iter().find(|t| t.is_generic() && t.runs_on(processor)))
 }
 
+/// What `--target` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Choice {
+    /// The device's own target (gfx1100 on the emulator).
+    #[default]
+    Device,
+    One(&'static Target),
+    /// Every target: on the emulator all of [`TARGETS`]; on a device, every
+    /// target whose code objects it runs.
+    All,
+}
+
+/// Parse a `--target` value: a target name, or `all`.
+pub fn parse_choice(text: &str) -> Result<Choice, String> {
+    match text.trim() {
+        "all" => Ok(Choice::All),
+        name => find(name).map(Choice::One).ok_or_else(|| {
+            let hint = match name.split_once(':') {
+                Some((processor, _)) if find(processor).is_some() => format!(" (name the processor without features: {processor})"),
+                _ => String::new(),
+            };
+            format!("unknown target {name:?}{hint}; known: {}, or all", names().join(", "))
+        }),
+    }
+}
+
+/// The processor part of a gcnArchName or target ID (`gfx1100` of
+/// `gfx1100:sramecc-:xnack-` or `amdgcn-amd-amdhsa--gfx1100`).
+pub fn processor_of(arch: &str) -> &str {
+    let arch = arch.rsplit_once("--").map_or(arch, |(_, rest)| rest);
+    arch.split(':').next().unwrap_or(arch).trim()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +188,17 @@ mod tests {
         assert_eq!(for_processor("gfx1153").map(|t| t.name), Some("gfx11-generic"));
         assert_eq!(for_processor("gfx1030"), None);
         assert_eq!(for_processor("gfx11-generic"), None, "no device is a generic target");
+    }
+
+    #[test]
+    fn target_choices_parse_and_refusals_name_the_known_targets() {
+        assert_eq!(parse_choice("all"), Ok(Choice::All));
+        assert_eq!(parse_choice("gfx1201"), Ok(Choice::One(find("gfx1201").unwrap())));
+        let e = parse_choice("gfx1030").unwrap_err();
+        assert!(e.contains("unknown target \"gfx1030\"") && e.contains("gfx1151") && e.contains("or all"), "{e}");
+        assert!(parse_choice("gfx1100:xnack-").unwrap_err().contains("without features: gfx1100"));
+        assert_eq!(processor_of("gfx1100:sramecc-:xnack-"), "gfx1100");
+        assert_eq!(processor_of("amdgcn-amd-amdhsa--gfx12-generic"), "gfx12-generic");
     }
 
     #[test]

@@ -92,10 +92,13 @@ impl TargetId {
 
     /// Whether code for `self` may run on a device reporting `device` (its
     /// gcnArchName, e.g. `gfx1100` or `gfx1100:sramecc-:xnack-`). The processors
-    /// must be equal; a feature pinned by both must agree; a feature pinned on one
-    /// side only is compatible (ROCm's "any" setting).
+    /// must be equal, or `self` a generic target covering the device's
+    /// processor (`gfx11-generic` code runs on a gfx1101); a feature pinned by
+    /// both must agree; a feature pinned on one side only is compatible
+    /// (ROCm's "any" setting).
     pub fn runs_on(&self, device: &TargetId) -> bool {
-        self.arch == device.arch
+        let generic = || crate::target::find(&self.arch).is_some_and(|t| t.is_generic() && t.runs_on(&device.arch));
+        (self.arch == device.arch || generic())
             && self.features.iter().all(|(name, on)| {
                 device.features.iter().all(|(dn, don)| dn != name || don == on)
             })

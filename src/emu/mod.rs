@@ -134,6 +134,8 @@ pub struct EmuDevice {
     modules: Vec<Vec<EmuKernel>>,
     pool: Option<rayon::ThreadPool>,
     launches: u64,
+    /// The target this device emulates (its executor label and arch).
+    target: &'static crate::target::Target,
     /// The waves the last launch stopped on taint, with their origins
     /// (resolved at once: the origin table may be reset by later host writes).
     stops: Vec<(WaveStop, Origin)>,
@@ -165,7 +167,13 @@ impl EmuDevice {
         let pool = (options.threads > 0)
             .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
             .flatten();
-        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, stops: Vec::new() }
+        let target = crate::target::find(crate::target::DEFAULT).expect("the default target is in the table");
+        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, target, stops: Vec::new() }
+    }
+
+    /// An emulated device of `target` (SHIM until the emulator branch lands).
+    pub fn for_target(target: &'static crate::target::Target) -> EmuDevice {
+        EmuDevice { target, ..EmuDevice::new() }
     }
 
     pub fn options(&self) -> EmuOptions {
@@ -219,10 +227,10 @@ impl EmuDevice {
 
 impl Device for EmuDevice {
     fn executor(&self) -> Executor {
-        Executor::Emulated { arch: "gfx1100".into() }
+        Executor::Emulated { arch: self.target.name.into() }
     }
     fn arch_name(&self) -> String {
-        "gfx1100".into()
+        self.target.name.into()
     }
     fn memory_bytes(&self) -> u64 {
         self.options.memory_limit

@@ -6,7 +6,7 @@
 //! | [`checked`] | one function per call, status -> `Result<_, DeviceError>` with the runtime's own name and text; `hipInit` once |
 //! | [`safe`]    | RAII `DeviceBuffer`, `Module`, `Stream`; the launch check against code object metadata; the watchdog |
 //! | [`HipDevice`] | the [`crate::device::Device`] seam over one device, addresses as u64 |
-//! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices, which run gfx1100 |
+//! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices and the target each runs |
 //!
 //! This is the only module allowed `unsafe` code. The runtime functions used
 //! are exactly those in [`FUNCTIONS`] (plus `hipGetDeviceProperties`
@@ -22,4 +22,4 @@ pub mod sys;
 pub use checked::DeviceInfo;
 pub use functions::FUNCTIONS;
 pub use device::HipDevice;
-pub use probe::{probe, runtime_label, target_runs_on, Probe, ProbedDevice, RuntimeVersion, KERNEL_TARGET};
+pub use probe::{probe, runtime_label, target_of, target_runs_on, Probe, ProbedDevice, RuntimeVersion};

@@ -1,13 +1,11 @@
 //! What the HIP runtime sees: its version, whether it initialised, and each
-//! device with whether it runs gfx1100 code. Never fails and never panics: a
+//! device with the target whose code objects it runs ([`crate::target`]). Never fails and never panics: a
 //! machine without a GPU is a normal answer ("no devices", with the status).
 
 use super::checked::{self, DeviceInfo};
 use crate::codeobj::TargetId;
 use crate::device::DeviceError;
-
-/// The target the harness's kernels are built for.
-pub const KERNEL_TARGET: &str = "gfx1100";
+use crate::target::Target;
 
 /// A HIP version number, `major * 10_000_000 + minor * 100_000 + patch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,12 +52,30 @@ pub fn target_runs_on(target: &str, device_arch: &str) -> bool {
     }
 }
 
+/// The target a device of gcnArchName `arch` runs (feature suffixes such as
+/// `:sramecc-:xnack-` do not matter to our kernels, which use neither).
+pub fn target_of(arch: &str) -> Option<&'static Target> {
+    TargetId::parse(arch)?;
+    crate::target::for_processor(crate::target::processor_of(arch))
+}
+
+impl ProbedDevice {
+    /// Whether this device runs `target`'s code objects.
+    pub fn runs(&self, target: &Target) -> bool {
+        self.info.as_ref().is_ok_and(|i| target.runs_on(crate::target::processor_of(&i.arch)))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbedDevice {
     pub index: u32,
     /// Properties, or why they could not be read.
     pub info: Result<DeviceInfo, DeviceError>,
-    /// Its arch runs [`KERNEL_TARGET`] code.
+    /// The target whose code objects it runs: its processor's own, else a
+    /// generic target covering it ([`crate::target::for_processor`]); `None`
+    /// when no target of ours runs on it (or its properties are unreadable).
+    pub target: Option<&'static Target>,
+    /// `target.is_some()`.
     pub runnable: bool,
 }
 
@@ -82,8 +98,8 @@ pub fn probe() -> Probe {
         (Ok(()), Ok(count)) => (0..*count)
             .map(|index| {
                 let info = checked::device_info(index);
-                let runnable = info.as_ref().is_ok_and(|i| target_runs_on(KERNEL_TARGET, &i.arch));
-                ProbedDevice { index, info, runnable }
+                let target = info.as_ref().ok().and_then(|i| target_of(&i.arch));
+                ProbedDevice { index, info, runnable: target.is_some(), target }
             })
             .collect(),
         _ => Vec::new(),
@@ -99,7 +115,7 @@ fn status_of(error: &DeviceError) -> String {
 }
 
 impl Probe {
-    /// Indices of devices that run gfx1100 code.
+    /// Indices of devices that run one of our targets.
     pub fn runnable_devices(&self) -> Vec<u32> {
         self.devices.iter().filter(|d| d.runnable).map(|d| d.index).collect()
     }
@@ -141,13 +157,13 @@ impl std::fmt::Display for Probe {
             match &device.info {
                 Ok(info) => writeln!(
                     f,
-                    "device {}: {}, {}, {} compute units, {} bytes, runs {KERNEL_TARGET} code: {}",
+                    "device {}: {}, {}, {} compute units, {} bytes, runs our {} code objects",
                     device.index,
                     info.name,
                     info.arch,
                     info.compute_units,
                     info.memory_bytes,
-                    if device.runnable { "yes" } else { "no" }
+                    device.target.map_or("no", |t| t.name)
                 )?,
                 Err(e) => writeln!(f, "device {}: properties unavailable: {e}", device.index)?,
             }
@@ -173,12 +189,24 @@ mod tests {
 
     #[test]
     fn runnable_follows_target_id_rules() {
-        assert!(target_runs_on(KERNEL_TARGET, "gfx1100"));
-        assert!(target_runs_on(KERNEL_TARGET, "gfx1100:sramecc-:xnack-"));
-        assert!(!target_runs_on(KERNEL_TARGET, "gfx1101"));
-        assert!(!target_runs_on(KERNEL_TARGET, "gfx90a:sramecc+:xnack-"));
-        assert!(!target_runs_on(KERNEL_TARGET, ""));
-        assert!(!target_runs_on(KERNEL_TARGET, "garbage"));
+        assert!(target_runs_on("gfx1100", "gfx1100"));
+        assert!(target_runs_on("gfx1100", "gfx1100:sramecc-:xnack-"));
+        assert!(!target_runs_on("gfx1100", "gfx1101"));
+        assert!(!target_runs_on("gfx1100", "gfx90a:sramecc+:xnack-"));
+        assert!(!target_runs_on("gfx1100", ""));
+        assert!(!target_runs_on("gfx1100", "garbage"));
+    }
+
+    #[test]
+    fn each_device_runs_its_own_targets_code_objects() {
+        let name = |arch: &str| target_of(arch).map(|t| t.name);
+        assert_eq!(name("gfx1100:sramecc-:xnack-"), Some("gfx1100"));
+        assert_eq!(name("gfx1151"), Some("gfx1151"));
+        assert_eq!(name("gfx1201:xnack-"), Some("gfx1201"));
+        assert_eq!(name("gfx1153"), Some("gfx11-generic"), "no gfx1153 row: the generic target covers it");
+        assert_eq!(name("gfx1030"), None);
+        assert_eq!(name(""), None);
+        assert_eq!(name("garbage"), None);
     }
 
     #[test]

@@ -4,8 +4,27 @@ use super::RunReport;
 use crate::run::Status;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
+/// One testsuite per target the run covered (`xad-harness <target>`), each
+/// with the run's properties; one suite named `xad-harness` when nothing ran.
 pub fn to_junit(report: &RunReport) -> String {
-    let mut suite = TestSuite::new("xad-harness");
+    let mut junit = Report::new("xad-harness");
+    let targets: Vec<Option<&str>> = match report.targets.as_slice() {
+        [] => vec![None],
+        many => many.iter().map(|t| Some(t.as_str())).collect(),
+    };
+    for (i, target) in targets.iter().enumerate() {
+        junit.add_test_suite(suite(report, *target, i + 1 == targets.len()));
+    }
+    junit.to_string().unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->"))
+}
+
+/// The suite of `target`'s cases (every case when `None`); the cases never
+/// run because of a signal go in the `last` suite.
+fn suite(report: &RunReport, target: Option<&str>, last: bool) -> TestSuite {
+    let mut suite = TestSuite::new(target.map_or("xad-harness".to_string(), |t| format!("xad-harness {t}")));
+    if let Some(t) = target {
+        suite.add_property(Property::new("target", t));
+    }
     suite.add_property(Property::new("executor", report.executor.as_str()));
     suite.add_property(Property::new("seed", report.seed.to_string()));
     suite.add_property(Property::new("guard_seed", report.guard_seed.to_string()));
@@ -21,7 +40,7 @@ pub fn to_junit(report: &RunReport) -> String {
         suite.add_property(Property::new("interrupted_summary", i.line()));
     }
     let cut = report.interrupted.as_ref().and_then(|i| i.cut_short.as_ref());
-    for r in &report.cases {
+    for r in report.cases.iter().filter(|r| target.is_none_or(|t| r.target == t)) {
         let lines = super::case_lines(r);
         let status = match r.status() {
             // A case stopped part-way did not pass: it was not finished.
@@ -37,7 +56,7 @@ pub fn to_junit(report: &RunReport) -> String {
                     0 => String::new(),
                     n => format!(" ({n} undefined)"),
                 };
-                s.set_message(format!("{} of {} lanes failed{undefined} on {}", r.tally.lanes_failed, r.tally.lanes_checked, r.executor));
+                s.set_message(format!("{} of {} lanes failed{undefined} on {}", r.tally.lanes_failed, r.tally.lanes_checked, super::text::executed_on(r)));
                 s.set_description(lines.join("\n"));
                 s
             }
@@ -54,19 +73,17 @@ pub fn to_junit(report: &RunReport) -> String {
             case.add_property(Property::new("unsettled_lanes", r.tally.lanes_unsettled.to_string()));
             case.add_property(Property::new("unsettled_words", r.tally.words_unsettled.to_string()));
         }
-        case.set_classname(format!("xad-harness.{}", r.kernel));
+        case.set_classname(format!("xad-harness.{}.{}", r.target, r.kernel));
         case.set_time(std::time::Duration::from_secs_f64(r.seconds));
-        case.set_system_out(format!("executor: {}\n{}", r.executor, lines.join("\n")));
+        case.set_system_out(format!("executor: {}\n{}", super::text::executed_on(r), lines.join("\n")));
         suite.add_test_case(case);
     }
-    for (name, i) in report.interrupted.iter().flat_map(|i| i.not_run.iter().map(move |n| (n, i))) {
+    for (name, i) in report.interrupted.iter().filter(|_| last).flat_map(|i| i.not_run.iter().map(move |n| (n, i))) {
         let mut status = TestCaseStatus::skipped();
         status.set_message(format!("not run: interrupted by {}", i.signal.name()));
         let mut case = TestCase::new(name.as_str(), status);
         case.set_classname("xad-harness");
         suite.add_test_case(case);
     }
-    let mut junit = Report::new("xad-harness");
-    junit.add_test_suite(suite);
-    junit.to_string().unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->"))
+    suite
 }

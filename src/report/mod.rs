@@ -60,6 +60,8 @@ pub struct RunReport {
     pub executor: String,
     /// Why this executor was chosen (e.g. no usable HIP device, so the emulator).
     pub backend_note: Option<String>,
+    /// The targets whose code objects ran, in order (`--target`).
+    pub targets: Vec<String>,
     pub seed: u64,
     /// The seed of every buffer's guard words, derived from `seed` ([`crate::guard`]).
     pub guard_seed: u64,
@@ -84,6 +86,7 @@ impl RunReport {
             tool: format!("xad-harness {}", env!("CARGO_PKG_VERSION")),
             executor: String::new(),
             backend_note: None,
+            targets: Vec::new(),
             seed,
             guard_seed: crate::guard::guard_seed(seed),
             lanes_per_case,

@@ -41,7 +41,7 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     if t.lanes_unsettled > 0 || t.words_unsettled > 0 {
         head += &format!(", {} unsettled ({} words; neither pass nor fail)", t.lanes_unsettled, t.words_unsettled);
     }
-    head += &format!(", {:.2} s [{}]", r.seconds, r.executor);
+    head += &format!(", {:.2} s [{}]", r.seconds, executed_on(r));
     lines.push(head);
     for m in t.first.iter().chain(&t.first_unsettled) {
         lines.push(record_line(r, m));
@@ -68,11 +68,21 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     if t.lanes_failed > 0 || !r.guard_violations.is_empty() {
         let kernel = match &r.kernel_source {
             KernelSource::User { path } => format!(" --kernel {path}"),
-            KernelSource::Embedded { .. } => String::new(),
+            KernelSource::Embedded { .. } => format!(" --target {}", r.target),
         };
         lines.push(format!("  replay: xad-harness run --case {} --seed {} --lanes {}{kernel}", r.case, r.seed, r.lanes));
     }
     lines
+}
+
+/// What ran the case and, unless the executor already says it (`emulated
+/// gfx1151` running gfx1151 code), the target its code object was built for.
+pub fn executed_on(r: &CaseResult) -> String {
+    if r.target.is_empty() || r.executor == format!("emulated {}", r.target) {
+        r.executor.clone()
+    } else {
+        format!("{}; code object {}", r.executor, r.target)
+    }
 }
 
 /// One recorded word: failing (wrong, unwritten, undefined) or unsettled.
@@ -158,6 +168,7 @@ mod tests {
             kernel: "xad_basic".into(),
             kernel_source: KernelSource::Embedded { source: String::new() },
             executor: "emulated gfx1100".into(),
+            target: "gfx1100".into(),
             seed: 9,
             guard_seed: 1,
             lanes: 64,
@@ -180,9 +191,20 @@ mod tests {
         let fail = case_lines(&result(true, None)).join("\n");
         assert!(fail.contains("lane 5: a=0x00000001 b=0x00000002 c=0x00000003 expected 0x00000006 got 0x80000006"), "{fail}");
         assert!(fail.contains("differing bits 0x80000000 (bit 31)"), "{fail}");
-        assert!(fail.contains("replay: xad-harness run --case basic --seed 9 --lanes 64"), "{fail}");
+        assert!(fail.contains("replay: xad-harness run --case basic --seed 9 --lanes 64 --target gfx1100"), "{fail}");
         assert!(!fail.contains("unsettled"));
         assert!(case_lines(&result(true, Some("exec_hi"))).join("\n").contains("unsettled ISA behaviour"));
+    }
+
+    #[test]
+    fn a_device_line_names_the_code_objects_target_too() {
+        let mut r = result(false, None);
+        r.executor = "hardware: Radeon RX 7800 XT (gfx1101), HIP runtime 6.4.0".into();
+        r.target = "gfx11-generic".into();
+        assert!(case_lines(&r)[0].ends_with("[hardware: Radeon RX 7800 XT (gfx1101), HIP runtime 6.4.0; code object gfx11-generic]"), "{:?}", case_lines(&r));
+        r.executor = "emulated gfx1151".into();
+        r.target = "gfx1151".into();
+        assert!(case_lines(&r)[0].ends_with("[emulated gfx1151]"));
     }
 
     #[test]
