@@ -178,6 +178,44 @@ fn wrong_architecture_is_refused() {
     assert!(combined(&output).contains("gfx1030"), "the device's architecture is not named\n{transcript}");
 }
 
+/// A device runs the code objects of its own target: an emulated gfx1151
+/// (RDNA3.5) device runs the gfx1151 build, and every line says both the
+/// device and the code object's target.
+#[test]
+fn each_device_runs_the_code_objects_of_its_own_target() {
+    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1151")]);
+    assert_exit(&output, 0, &transcript);
+    let text = combined(&output);
+    assert!(text.contains("target gfx1151 (RDNA3.5"), "{transcript}");
+    assert!(text.contains("[hardware: xad-harness emulated gfx1151 (gfx1151), HIP runtime"), "{transcript}");
+    assert!(text.contains("; code object gfx1151]"), "{transcript}");
+}
+
+/// A processor with no row of its own (gfx1153, RDNA3.5) runs the generic
+/// target covering it, and says so.
+#[test]
+fn a_device_without_its_own_target_runs_the_generic_one() {
+    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1153")]);
+    assert_exit(&output, 0, &transcript);
+    assert!(combined(&output).contains("; code object gfx11-generic]"), "{transcript}");
+}
+
+/// `--target all` on a device runs every target whose code objects it runs
+/// (its own and the generic one) and names those it cannot; a target no
+/// device runs is "no runnable device" (77), never an emulator pass.
+#[test]
+fn target_all_on_a_device_runs_what_it_can_and_names_the_rest() {
+    let (output, transcript) = run_hip(&["--target", "all"], &[("XAD_EMUHIP_ARCH", "gfx1101:xnack-")]);
+    assert_exit(&output, 0, &transcript);
+    let text = combined(&output);
+    assert!(text.contains("target gfx1101 (") && text.contains("target gfx11-generic ("), "{transcript}");
+    assert!(text.contains("does not run gfx1100, gfx1102"), "{transcript}");
+    assert!(!text.contains("target gfx1100 ("), "{transcript}");
+    let (output, transcript) = run_hip(&["--target", "gfx1201"], &[]);
+    assert_exit(&output, 77, &transcript);
+    assert!(combined(&output).contains("no HIP device that runs gfx1201 code objects"), "{transcript}");
+}
+
 // ---- Debian's real runtime: no device here ---------------------------------------
 
 /// `devices` lists what it found (nothing) and succeeds; it names no emulated device.
@@ -241,7 +279,7 @@ fn devices_json_fields_with_a_device() {
     let text = String::from_utf8_lossy(&output.stdout);
     let keys: Vec<&str> = text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split('"').next()).collect();
     let expected = [
-        "devices", "arch", "compute_units", "index", "memory_bytes", "name", "runnable", "emulator", "no_devices_reason", "runtime",
+        "devices", "arch", "compute_units", "index", "memory_bytes", "name", "runnable", "target", "emulator", "no_devices_reason", "runtime",
     ];
     assert_eq!(keys, expected, "{transcript}");
 }

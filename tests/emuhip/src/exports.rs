@@ -46,7 +46,14 @@ fn ready(global: &mut Global) -> Result<&mut Runtime, Status> {
         // HIP initialises lazily on the first call of any API; hipInit only makes
         // it explicit. The knobs are read at the same moment, once.
         *global = match Knobs::from_env() {
-            Ok(knobs) => Global::Ready(Box::new(Runtime::new(Box::new(xad_harness::emu::EmuDevice::new()), knobs))),
+            Ok(knobs) => {
+                // The device emulates the target its gcnArchName runs
+                // (XAD_EMUHIP_ARCH); an arch of no target of ours keeps gfx1100,
+                // and the loader's target check refuses its code objects.
+                let device = xad_harness::hip::target_of(&knobs.arch)
+                    .map_or_else(xad_harness::emu::EmuDevice::new, xad_harness::emu::EmuDevice::for_target);
+                Global::Ready(Box::new(Runtime::new(Box::new(device), knobs)))
+            }
             Err(message) => {
                 eprintln!("xad-emuhip: bad fault knob: {message}");
                 Global::Misconfigured
