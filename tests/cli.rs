@@ -58,8 +58,8 @@ fn kernel_for_another_target_is_refused() {
     // gfx1101 shares the ISA, so only the target check can catch it.
     let src = basic_source().replace("gfx1100", "gfx1101");
     let hsaco = assemble(&src, "gfx1101", &dir, "xad_basic");
-    let r = run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&hsaco));
-    assert_one_line_error(&r, 2, "gfx1101");
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1100", "--kernel"]).arg(&hsaco));
+    assert_one_line_error(&r, 2, "built for gfx1101, which does not run on --target gfx1100");
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn list_json_keeps_its_fields_and_order() {
     assert_eq!(r.code, 0, "{}", r.all());
     let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), xad_harness::cases::catalogue().len());
-    let fields = ["description", "kernel", "name", "outputs_per_lane", "scalar_args", "unsettled", "wave_size"];
+    let fields = ["description", "kernel", "name", "outputs_per_lane", "requires", "scalar_args", "targets", "unsettled", "wave_size"];
     let keys = json_keys(&r.stdout);
     assert_eq!(keys.len(), fields.len() * xad_harness::cases::catalogue().len());
     for row in keys.chunks(fields.len()) {

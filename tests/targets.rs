@@ -1,0 +1,137 @@
+//! Every target through the CLI on the embedded emulator: `run --target T|all`,
+//! `list --target`, user kernels that name their target, the reports' target
+//! fields, and negative controls per target. Nothing here is a hardware result:
+//! every executor line checked says `emulated <target>`.
+
+mod common;
+
+use common::{assemble, basic_source, harness, run, scratch, Ran};
+use xad_harness::cases;
+use xad_harness::target::{self, TARGETS};
+
+fn assert_one_line_error(r: &Ran, code: i32, needle: &str) {
+    assert_eq!(r.code, code, "{}", r.all());
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line on stderr:\n{}", r.stderr);
+    assert!(lines[0].starts_with("xad-harness: ") && lines[0].contains(needle), "{}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}
+
+/// The whole catalogue of every target passes on the emulator, each case on
+/// an emulated device of its own target running that target's code object.
+#[test]
+fn every_case_of_every_target_passes_on_the_emulator() {
+    let dir = scratch("targets-all");
+    let (json, junit) = (dir.join("r.json"), dir.join("r.xml"));
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--target", "all", "--lanes", "2048", "--seed", "12"])
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report["targets"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(names, target::names(), "every target ran, in table order");
+    let results = report["cases"].as_array().unwrap();
+    for t in TARGETS {
+        let want: Vec<&str> = cases::catalogue_for(t).iter().map(|c| c.name).collect();
+        let got: Vec<&str> = results.iter().filter(|c| c["target"] == t.name).map(|c| c["case"].as_str().unwrap()).collect();
+        assert_eq!(got, want, "{}: the target's catalogue, in order", t.name);
+        for c in results.iter().filter(|c| c["target"] == t.name) {
+            assert_eq!(c["executor"], format!("emulated {}", t.name), "{c}");
+        }
+        assert!(r.stdout.contains(&format!("target {} (", t.name)), "{}", r.stdout);
+    }
+    assert!(results.iter().all(|c| c["error"].is_null() && c["tally"]["lanes_failed"] == 0), "all pass");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("<testsuite ").count(), TARGETS.len(), "a JUnit suite per target");
+    assert!(xml.contains("name=\"xad-harness gfx1201\""), "{xml}");
+}
+
+#[test]
+fn list_per_target_shows_the_cases_that_target_has() {
+    for t in TARGETS {
+        let r = run(harness().args(["list", "--json", "--target", t.name]));
+        assert_eq!(r.code, 0, "{}", r.all());
+        let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let names: Vec<&str> = rows.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        let want: Vec<&str> = cases::catalogue_for(t).iter().map(|c| c.name).collect();
+        assert_eq!(names, want, "{}", t.name);
+        assert!(rows.as_array().unwrap().iter().all(|c| c["targets"].as_array().unwrap().iter().any(|n| n == t.name)));
+    }
+    let text = run(harness().arg("list")).stdout;
+    for t in TARGETS {
+        assert!(text.lines().any(|l| l.trim_start().starts_with(t.name) && l.contains(t.architecture)), "{t:?} in\n{text}");
+    }
+}
+
+#[test]
+fn an_unknown_target_is_one_line_and_exit_2() {
+    for args in [&["run", "--backend", "emu", "--target", "gfx1030"][..], &["list", "--target", "gfx9000"]] {
+        let r = run(harness().args(args));
+        assert_one_line_error(&r, 2, "unknown target");
+        assert!(r.stderr.contains("gfx1151") && r.stderr.contains("or all"), "names the known targets: {}", r.stderr);
+    }
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1151:xnack-"]));
+    assert_one_line_error(&r, 2, "without features: gfx1151");
+}
+
+/// A code object says its target: without `--target` it runs on an emulated
+/// device of that target; a generic one runs on any processor it covers; a
+/// target it does not run on is refused before anything runs.
+#[test]
+fn a_user_code_object_runs_on_its_own_target() {
+    let dir = scratch("targets-user-co");
+    let r = run(harness().args(["kernels", "--out"]).arg(&dir));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let strix = dir.join("gfx1151/xad_basic.hsaco");
+    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "1000", "--kernel"]).arg(&strix));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("[emulated gfx1151]"), "{}", r.stdout);
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1102", "--kernel"]).arg(&strix));
+    assert_one_line_error(&r, 2, "built for gfx1151, which does not run on --target gfx1102");
+    let generic = dir.join("gfx11-generic/xad_basic.hsaco");
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1101", "--lanes", "1000", "--kernel"]).arg(&generic));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("[emulated gfx1101; code object gfx11-generic]"), "{}", r.stdout);
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1201", "--kernel"]).arg(&generic));
+    assert_one_line_error(&r, 2, "does not run on --target gfx1201");
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "all", "--kernel"]).arg(&generic));
+    assert_one_line_error(&r, 2, "--target all runs the embedded kernels");
+}
+
+/// A source is assembled for `--target`, else for the processor its
+/// `.amdgcn_target` names.
+#[test]
+fn a_user_source_is_assembled_for_the_target_it_names() {
+    let dir = scratch("targets-user-src");
+    let src = dir.join("k.s");
+    std::fs::write(&src, basic_source().replace("gfx1100", "gfx1152")).unwrap();
+    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "1000", "--kernel"]).arg(&src));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("[emulated gfx1152]"), "{}", r.stdout);
+    std::fs::write(&src, basic_source().replace("gfx1100", "gfx1030")).unwrap();
+    let r = run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&src));
+    assert_one_line_error(&r, 2, ".amdgcn_target names gfx1030");
+}
+
+/// The reference kernel with xor and add swapped ((a + b) ^ c) must fail on
+/// every gfx11 target it is built for, each an emulated device of its own.
+#[test]
+fn a_wrong_kernel_fails_on_every_gfx11_target() {
+    let dir = scratch("targets-negative");
+    let wrong = basic_source().replace(
+        "  v_xad_u32 v5, v2, v3, v4                  // the instruction under test",
+        "  v_add_nc_u32 v5, v2, v3\n  v_xor_b32 v5, v5, v4",
+    );
+    assert_ne!(wrong, basic_source(), "xad_basic.s no longer holds the line this control edits");
+    for t in TARGETS.iter().filter(|t| t.generation() == xad_harness::isa::Generation::Gfx11) {
+        let hsaco = assemble(&wrong.replace("gfx1100", t.name), t.name, &dir, &format!("wrong-{}", t.name));
+        let r = run(harness()
+            .args(["run", "--backend", "emu", "--lanes", "4096", "--seed", "3", "--target", t.name, "--kernel"])
+            .arg(&hsaco));
+        assert_eq!(r.code, 1, "{}: {}", t.name, r.all());
+        assert!(r.stdout.contains("FAIL basic") && r.stdout.contains(&format!("emulated {}", t.name)), "{}", r.stdout);
+    }
+}
