@@ -1,5 +1,5 @@
 //! Scalar and special-register sources. Kernels: kernels/include/xad_sreg.inc
-//! and kernels/gfx1100/xad_sreg_hi_w32.s. Scalar argument k sits in s[20+k];
+//! and kernels/gfx11/xad_sreg_hi_w32.s (and its gfx12 twin). Scalar argument k sits in s[20+k];
 //! the kernels copy s22 to s105, s23 to vcc_lo, s24 to vcc_hi, s25 to m0
 //! (and s25 to exec_hi in the wave32 "hi" kernel).
 
