@@ -240,3 +240,25 @@ fn kernel_metadata_limits() {
     m.wavefront_size = 16;
     assert!(check_kernel(&m).unwrap_err().contains("neither 32 nor 64"));
 }
+
+/// A generic target's code object carries its generic version in the ELF
+/// flags and is v6; without either it is refused (the loader would misread it).
+#[test]
+fn a_generic_code_object_needs_v6_and_a_generic_version() {
+    let generic = xad_harness::kernels::find("gfx11-generic", "xad_basic").expect("embedded").bytes.to_vec();
+    let co = CodeObject::parse(&generic).expect("the embedded generic object is valid");
+    assert_eq!(co.target.arch, "gfx11-generic");
+    assert_eq!((generic[8], generic[51]), (4, 1), "v6, generic_v1");
+    let mut cleared = generic.clone();
+    cleared[51] = 0;
+    let e = CodeObject::parse(&cleared).unwrap_err().to_string();
+    assert!(e.contains("generic version 0"), "{e}");
+    let mut v5 = generic.clone();
+    v5[8] = 3;
+    let e = CodeObject::parse(&v5).unwrap_err().to_string();
+    assert!(e.contains("reserved bits") || e.contains("need v6"), "{e}");
+    // A processor's v5 object cannot claim a generic version either.
+    let mut processor = basic();
+    processor[51] = 1;
+    assert!(CodeObject::parse(&processor).is_err());
+}

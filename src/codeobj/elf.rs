@@ -87,6 +87,9 @@ pub struct ElfFacts {
     pub code_object_version: u8,
     /// `EF_AMDGPU_MACH`: the processor number.
     pub mach: u8,
+    /// `EF_AMDGPU_GENERIC_VERSION` (bits 31:24, code object v6+): 0 for a
+    /// processor, 1 or more for a generic target.
+    pub generic_version: u8,
     pub xnack: FeatureBits,
     pub sramecc: FeatureBits,
 }
@@ -200,6 +203,7 @@ fn header(file: Bytes<'_>) -> Result<ElfFacts, CodeObjectError> {
     Ok(ElfFacts {
         code_object_version,
         mach: (flags & 0xff) as u8,
+        generic_version: (flags >> 24) as u8,
         xnack: FeatureBits::from_bits(flags >> 8),
         sramecc: FeatureBits::from_bits(flags >> 10),
     })

@@ -220,6 +220,19 @@ pub fn known_mach(arch: &str) -> Option<u8> {
     KNOWN_MACHS.iter().find(|(a, _)| *a == arch).map(|&(_, m)| m)
 }
 
+/// A generic target (`gfx11-generic`) exists only in code object v6+ and
+/// carries a generic version in the ELF flags; a processor carries none
+/// (AMDGPUUsage "Generic Processor Versioning"). The loader decides by both.
+fn check_generic(arch: &str, facts: &elf::ElfFacts) -> Result<(), CodeObjectError> {
+    let generic = arch.ends_with("-generic");
+    match (generic, facts.code_object_version, facts.generic_version) {
+        (true, v, _) if v < 6 => Err(CodeObjectError::Malformed(format!("generic target {arch} in a code object v{v}; generic targets need v6"))),
+        (true, _, 0) => Err(CodeObjectError::Malformed(format!("generic target {arch} with generic version 0 in the ELF flags"))),
+        (false, _, v) if v != 0 => Err(CodeObjectError::Malformed(format!("processor {arch} with generic version {v} in the ELF flags"))),
+        _ => Ok(()),
+    }
+}
+
 /// Metadata versions accepted: `amdhsa.version` [1, 1], [1, 2], [1, 3] are
 /// code object v4, v5, v6 (AMDGPUUsage "Code Object Metadata").
 const METADATA_VERSIONS: std::ops::RangeInclusive<u32> = 1..=3;
@@ -244,6 +257,7 @@ fn check_metadata(metadata: &Metadata, facts: &elf::ElfFacts) -> Result<TargetId
             )));
         }
     }
+    check_generic(&target.arch, facts)?;
     for (feature, bits) in [("xnack", facts.xnack), ("sramecc", facts.sramecc)] {
         let named = target.features.iter().find(|(name, _)| name == feature).map(|&(_, on)| on);
         if named != bits.pinned() {
