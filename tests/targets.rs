@@ -135,3 +135,26 @@ fn a_wrong_kernel_fails_on_every_gfx11_target() {
         assert!(r.stdout.contains("FAIL basic") && r.stdout.contains(&format!("emulated {}", t.name)), "{}", r.stdout);
     }
 }
+
+/// README's target table is the table in src/target.rs: a row per target
+/// with its architecture, kernel directories, case count and code object
+/// version, so the documentation cannot drift from what is built.
+#[test]
+fn the_readme_target_table_matches_the_target_table() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `gfx1")).collect();
+    assert_eq!(rows.len(), TARGETS.len(), "one README row per target:\n{}", rows.join("\n"));
+    for (row, t) in rows.iter().zip(TARGETS) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let dirs: Vec<String> = t.kernel_dirs.iter().map(|d| format!("`kernels/{d}`")).collect();
+        let want = [
+            format!("`{}`", t.name),
+            t.architecture.to_string(),
+            t.cards.to_string(),
+            dirs.join(" + "),
+            cases::catalogue_for(t).len().to_string(),
+            format!("v{}", t.code_object_version),
+        ];
+        assert_eq!(&cells[1..7], &want, "README row for {}", t.name);
+    }
+}
