@@ -24,7 +24,7 @@ fn main() {
     let bytes = |v: &[u32]| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
 
     let mut dev = EmuDevice::with_options(EmuOptions { threads, ..EmuOptions::default() });
-    let module = dev.load(xad_harness::kernels::find("xad_basic").expect("embedded").bytes).expect("load");
+    let module = dev.load(xad_harness::kernels::find("gfx1100", "xad_basic").expect("embedded").bytes).expect("load");
     let p: Vec<u64> = (0..4).map(|_| dev.alloc(lanes * 4).expect("alloc")).collect();
     dev.write(p[0], &bytes(&a)).unwrap();
     dev.write(p[1], &bytes(&b)).unwrap();

@@ -25,7 +25,7 @@ pub enum Executor {
     Hip(Box<dyn Device>),
     /// The emulated device of the target running now (replaced, and so
     /// released, when the next target starts).
-    Emulator(Option<EmuDevice>),
+    Emulator(Option<Box<EmuDevice>>),
 }
 
 /// The chosen executor, the targets to run in order, and notes for the
@@ -42,7 +42,7 @@ impl Selected {
     pub fn device_for(&mut self, target: &'static Target) -> &mut dyn Device {
         match &mut self.executor {
             Executor::Hip(device) => device.as_mut(),
-            Executor::Emulator(current) => current.insert(EmuDevice::for_target(target)),
+            Executor::Emulator(current) => current.insert(Box::new(EmuDevice::for_target(target))).as_mut(),
         }
     }
 }
@@ -91,11 +91,19 @@ fn describe(d: &hip::ProbedDevice) -> String {
     }
 }
 
-/// What a device must run to be chosen for `choice`, in words and as a test.
-fn wanted(choice: Choice) -> (String, Box<dyn Fn(&hip::ProbedDevice) -> bool>) {
+/// What a device must run to be chosen for `choice`, in words.
+fn wanted(choice: Choice) -> String {
     match choice {
-        Choice::One(t) => (t.name.to_string(), Box::new(move |d: &hip::ProbedDevice| d.runs(t))),
-        Choice::Device | Choice::All => ("any of our targets'".to_string(), Box::new(|d: &hip::ProbedDevice| d.runnable)),
+        Choice::One(t) => t.name.to_string(),
+        Choice::Device | Choice::All => "any of our targets'".to_string(),
+    }
+}
+
+/// Whether device `d` can be chosen for `choice`.
+fn fits(d: &hip::ProbedDevice, choice: Choice) -> bool {
+    match choice {
+        Choice::One(t) => d.runs(t),
+        Choice::Device | Choice::All => d.runnable,
     }
 }
 
@@ -125,10 +133,10 @@ pub fn select(choice: BackendChoice, index: Option<usize>, targets: Choice) -> R
         };
     }
     let probe = hip::probe();
-    let (what, fits) = wanted(targets);
+    let what = wanted(targets);
     let chosen = match index {
         Some(i) => match probe.devices.iter().find(|d| d.index as usize == i) {
-            Some(d) if fits(d) => Some(d),
+            Some(d) if fits(d, targets) => Some(d),
             Some(d) if choice == BackendChoice::Hip => {
                 return Err(Error::Skipped(format!("device {} cannot run {what} code objects; refusing to launch", describe(d))))
             }
@@ -144,7 +152,7 @@ pub fn select(choice: BackendChoice, index: Option<usize>, targets: Choice) -> R
                 )))
             }
         },
-        None => probe.devices.iter().find(|d| fits(d)),
+        None => probe.devices.iter().find(|d| fits(d, targets)),
     };
     match (chosen, choice) {
         (Some(d), _) => {

@@ -90,14 +90,17 @@ impl Progress<'_> {
 
 impl Progress<'_> {
     /// The lines for stderr, where a CI log reader looks: one
-    /// `<case>: <what>` per fault that ends a case (the case's error, each
+    /// `<case> [<executor>]: <what>` per fault that ends a case (the case's error, each
     /// resource it could not release) or the run. The CLI prefixes
     /// `xad-harness: `.
     pub fn fault_lines(&self) -> Vec<String> {
         match self {
             Progress::Case(result) => {
                 let errors = result.error.iter().map(ToString::to_string);
-                errors.chain(result.release_errors.iter().map(ToString::to_string)).map(|e| format!("{}: {e}", result.case)).collect()
+                // Named by case, and by what ran it: with --target all the
+                // same case runs once per target.
+                let on = report::executed_on(result);
+                errors.chain(result.release_errors.iter().map(ToString::to_string)).map(|e| format!("{} [{on}]: {e}", result.case)).collect()
             }
             Progress::Finished(report) => {
                 let stopped = report.error.iter().filter(|e| matches!(e, RunError::StoppedAfterTimeout)).map(ToString::to_string);

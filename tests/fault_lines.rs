@@ -35,7 +35,7 @@ fn a_case_that_faults_names_itself_on_stderr() {
     let (output, transcript) = run_hip("basic,vgpr_w32", &[], &[("XAD_EMUHIP_FAIL_COPY", "1:700")]);
     assert_eq!(output.status.code(), Some(3), "{transcript}");
     let lines = stderr_lines(&output);
-    let basic: Vec<&String> = lines.iter().filter(|l| l.starts_with("xad-harness: basic: ")).collect();
+    let basic: Vec<&String> = lines.iter().filter(|l| l.starts_with("xad-harness: basic [hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime")).collect();
     assert_eq!(basic.len(), 1, "one line for the faulted case\n{transcript}");
     assert!(basic[0].contains("hipErrorIllegalAddress"), "{transcript}");
     assert!(!lines.iter().any(|l| l.contains("vgpr_w32")), "a case that passed has no line\n{transcript}");
@@ -46,7 +46,7 @@ fn a_watchdog_timeout_names_the_case_and_the_stop() {
     let (output, transcript) = run_hip("basic,vgpr_w32", &["--timeout", "1"], &[("XAD_EMUHIP_HANG", "1")]);
     assert_eq!(output.status.code(), Some(3), "{transcript}");
     let lines = stderr_lines(&output);
-    assert!(lines.iter().any(|l| l.starts_with("xad-harness: basic: ") && l.contains("watchdog")), "{transcript}");
+    assert!(lines.iter().any(|l| l.starts_with("xad-harness: basic [hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime") && l.contains("watchdog")), "{transcript}");
     assert!(lines.iter().any(|l| l == "xad-harness: stopped after a watchdog timeout"), "{transcript}");
     assert!(!lines.iter().any(|l| l.contains("vgpr_w32")), "the later case never ran\n{transcript}");
 }
@@ -57,7 +57,7 @@ fn a_resource_that_cannot_be_released_names_its_case() {
     assert_eq!(output.status.code(), Some(3), "{transcript}");
     let lines = stderr_lines(&output);
     assert_eq!(
-        lines.iter().filter(|l| l.starts_with("xad-harness: basic: releasing a device buffer: hipFree failed")).count(),
+        lines.iter().filter(|l| l.starts_with("xad-harness: basic [hardware: ") && l.contains("]: releasing a device buffer: hipFree failed")).count(),
         4,
         "{transcript}"
     );

@@ -85,7 +85,8 @@ fn probe_reports_the_runtime_and_devices_without_failing() {
         assert_eq!(probe.device_count.clone().ok(), Some(probe.devices.len() as u32), "{listing}");
         for device in &probe.devices {
             if let Ok(info) = &device.info {
-                assert_eq!(device.runnable, hip::target_runs_on(hip::KERNEL_TARGET, &info.arch), "{listing}");
+                assert_eq!(device.target, hip::target_of(&info.arch), "{listing}");
+                assert_eq!(device.runnable, device.target.is_some(), "{listing}");
             }
         }
     }

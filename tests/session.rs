@@ -109,7 +109,7 @@ fn run_on(dev: &mut Fake, cases: &[Case]) -> (RunReport, Vec<String>) {
 fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<String>) {
     let mut report = RunReport::new(opts.seed, opts.lanes);
     let mut printed = Vec::new();
-    session::run_cases(dev, cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
+    session::run_cases(dev, xad_harness::target::find("gfx1100").unwrap(), cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
         .expect("the loop itself does not fail");
     (report, printed)
 }

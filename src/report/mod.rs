@@ -6,7 +6,7 @@ mod junit;
 mod text;
 
 pub use junit::to_junit;
-pub use text::{case_lines, header_lines, release_lines, summary_line};
+pub use text::{case_lines, executed_on, header_lines, release_lines, summary_line};
 
 use crate::error::{as_text, exit, Error, ReleaseError, RunError};
 use crate::interrupt::Signal;
