@@ -81,6 +81,7 @@ impl Progress<'_> {
             Progress::Interrupted(interrupted) => vec![interrupted.line()],
             Progress::Finished(report) => {
                 let mut lines = report::release_lines(report);
+                lines.extend(report::target_lines(report));
                 lines.push(report::summary_line(report));
                 lines
             }

@@ -42,6 +42,8 @@ fn every_case_of_every_target_passes_on_the_emulator() {
             assert_eq!(c["executor"], format!("emulated {}", t.name), "{c}");
         }
         assert!(r.stdout.contains(&format!("target {} (", t.name)), "{}", r.stdout);
+        let count = cases::catalogue_for(t).len();
+        assert!(r.stdout.lines().any(|l| l.trim_start().starts_with(t.name) && l.ends_with(&format!(" {count} passed, 0 failed"))), "{}", r.stdout);
     }
     assert!(results.iter().all(|c| c["error"].is_null() && c["tally"]["lanes_failed"] == 0), "all pass");
     let xml = std::fs::read_to_string(&junit).unwrap();

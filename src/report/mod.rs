@@ -6,7 +6,7 @@ mod junit;
 mod text;
 
 pub use junit::to_junit;
-pub use text::{case_lines, executed_on, header_lines, release_lines, summary_line};
+pub use text::{case_lines, executed_on, header_lines, release_lines, summary_line, target_lines};
 
 use crate::error::{as_text, exit, Error, ReleaseError, RunError};
 use crate::interrupt::Signal;

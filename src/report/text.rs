@@ -126,6 +126,25 @@ pub fn release_lines(report: &RunReport) -> Vec<String> {
     report.release_errors.iter().map(|e| format!("error: {e}")).collect()
 }
 
+/// For a run over several targets, one line per target with its counts,
+/// before the closing line (a target whose cases all passed reads at a glance).
+pub fn target_lines(report: &RunReport) -> Vec<String> {
+    if report.targets.len() < 2 {
+        return Vec::new();
+    }
+    let width = report.targets.iter().map(String::len).max().unwrap_or(0);
+    report
+        .targets
+        .iter()
+        .map(|t| {
+            let of = |status| report.cases.iter().filter(|c| &c.target == t && c.status() == status).count();
+            let (pass, fail, error) = (of(Status::Pass), of(Status::Fail), of(Status::Error));
+            let errors = if error > 0 { format!(", {error} errors") } else { String::new() };
+            format!("  {t:<width$}  {pass} passed, {fail} failed{errors}")
+        })
+        .collect()
+}
+
 /// The closing line, in the form CI log readers recognise.
 pub fn summary_line(report: &RunReport) -> String {
     let (mut pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
