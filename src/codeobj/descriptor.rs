@@ -569,10 +569,36 @@ fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError>
 mod tests {
     use super::*;
 
+    /// gfx12's rsrc1/rsrc3 bits are checked against gfx12's layout, gfx11's
+    /// against gfx11's: the same word can be valid on one and refused on the other.
+    #[test]
+    fn gfx12_fields_follow_the_gfx12_layout() {
+        let base = KernelDescriptor { code_properties: 1 << 3, rsrc2: 2 << 1, ..Default::default() };
+        let with = |rsrc1: u32, rsrc3: u32| KernelDescriptor { rsrc1, rsrc3, ..base };
+        let verdict = |kd: KernelDescriptor| (kd.validate("gfx1100").is_ok(), kd.validate("gfx1201").is_ok());
+        assert_eq!(verdict(base), (true, true));
+        // rsrc3 bits 3:0: shared VGPRs on gfx11 (wave64), reserved on gfx12.
+        let err = with(0, 1).validate("gfx1201").unwrap_err().to_string();
+        assert!(err.contains("RESERVED0 (gfx12)"), "{err}");
+        assert!(with(0, 1).validate("gfx12-generic").is_err());
+        // rsrc3 bit 13: reserved on gfx11, GLG_EN on gfx12.
+        assert_eq!(verdict(with(0, 1 << 13)), (false, true));
+        // rsrc3 bits 11:4: gfx12's 8-bit INST_PREF_SIZE (gfx11: 6 bits + the trap-on bits).
+        assert_eq!(verdict(with(0, 0xff << 4)), (true, true));
+        // rsrc1 bit 23: IEEE mode on gfx11, reserved on gfx12; bit 21 is valid on both.
+        assert_eq!(verdict(with(1 << 23, 0)), (true, false));
+        assert_eq!(verdict(with(1 << 21, 0)), (true, true));
+        // The rules both share: flat scratch init does not exist on either.
+        let scratch = KernelDescriptor { code_properties: 1 << 3 | 1 << 5, rsrc2: 4 << 1, ..Default::default() };
+        assert!(scratch.validate("gfx1201").unwrap_err().to_string().contains("gfx12 has architected flat scratch"));
+    }
+
     /// The tables cover each word exactly once, with no overlap or gap.
     #[test]
     fn tables_cover_every_bit_once() {
-        for (fields, bits) in [(RSRC1, 32), (RSRC2, 32), (RSRC3, 32), (CODE_PROPERTIES, 16), (KERNARG_PRELOAD, 16)] {
+        for (fields, bits) in
+            [(RSRC1, 32), (RSRC1_GFX12, 32), (RSRC2, 32), (RSRC3, 32), (RSRC3_GFX12, 32), (CODE_PROPERTIES, 16), (KERNARG_PRELOAD, 16)]
+        {
             let mut seen = 0u64;
             for f in fields {
                 let m = u64::from(f.mask());
