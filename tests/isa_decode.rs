@@ -303,6 +303,9 @@ fn gfx12_reserved_bits_and_truncation_are_errors() {
     }
 }
 
+/// A generated decode table: llvm-mc's text and bytes per row.
+type Table = &'static [(&'static str, &'static [u8])];
+
 /// The `.part` lists and `llvm-mc-19` produce the checked-in tables (skipped,
 /// saying so, where llvm-mc-19 is not installed).
 #[test]
@@ -314,7 +317,7 @@ fn generated_tables_match_llvm_mc_when_present() {
         files.sort();
         files.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
     };
-    let tables: [(&str, String, &[(&str, &[u8])]); 3] = [
+    let tables: [(&str, String, Table); 3] = [
         ("gfx1100", parts("."), isa_decode_table::TABLE),
         ("gfx1200", parts(".") + &parts("gfx12"), isa_decode_table_gfx12::TABLE),
         ("gfx1151", parts("gfx115x"), isa_decode_table_gfx115x::TABLE),
