@@ -195,7 +195,9 @@ fn xad_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<String> {
     let mut forms = Vec::new();
     // Decode to the end of the section (or the first undecodable padding word).
     let mut pos = (kernel.entry_address - base) as usize;
-    while let Ok(inst) = crate::isa::decode_at(text, pos, *base) {
+    // In the code object's own instruction set (gfx12 spells memory and waits differently).
+    let isa = crate::target::find(&code.target.arch).map_or(crate::isa::Isa::GFX11, |t| t.isa);
+    while let Ok(inst) = crate::isa::decode(isa, text, pos, *base) {
         if inst.mnemonic().starts_with("v_xad_u32") {
             forms.push(inst.to_string());
         }
