@@ -46,8 +46,7 @@ fn xad_lines(listing: &str) -> Vec<Found> {
 
 /// Disassemble `name` as built for `target` with `--mcpu=<target>`.
 fn disassemble(target: &str, name: &str) -> Vec<Found> {
-    let embedded =
-        kernels::find(target, name).unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
+    let embedded = kernels::find(target, name).unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
     assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
@@ -57,11 +56,7 @@ fn disassemble(target: &str, name: &str) -> Vec<Found> {
         .arg(&path)
         .output()
         .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
-    assert!(
-        out.status.success(),
-        "llvm-objdump --mcpu={target} failed on {name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "llvm-objdump --mcpu={target} failed on {name}: {}", String::from_utf8_lossy(&out.stderr));
     xad_lines(&String::from_utf8_lossy(&out.stdout))
 }
 
@@ -206,10 +201,22 @@ fn every_kernel_encodes_its_declared_forms_on_every_target() {
         let mut checked = 0;
         for (spec, found) in cases_of(t) {
             let (case, ops) = (&spec.case, spec.program.ops);
-            assert_eq!(found.len(), ops.len(), "{} on {}: kernel has {} v_xad_u32, table declares {}", case.name, t.name, found.len(), ops.len());
+            assert_eq!(
+                found.len(),
+                ops.len(),
+                "{} on {}: kernel has {} v_xad_u32, table declares {}",
+                case.name,
+                t.name,
+                found.len(),
+                ops.len()
+            );
             for (j, (op, f)) in ops.iter().zip(found).enumerate() {
                 let want = encode(op).unwrap_or_else(|e| panic!("{} op {j}: {e}", case.name));
-                assert_eq!(f.words, want, "{} op {j} on {}: kernel has `{}`, table declares {op:?} = {want:08X?}", case.name, t.name, f.text);
+                assert_eq!(
+                    f.words, want,
+                    "{} op {j} on {}: kernel has `{}`, table declares {op:?} = {want:08X?}",
+                    case.name, t.name, f.text
+                );
                 checked += 1;
             }
         }
@@ -224,7 +231,14 @@ fn every_kernel_disassembles_to_its_declared_forms_on_every_target() {
         for (spec, found) in cases_of(t) {
             assert_eq!(found.len(), spec.program.ops.len(), "{} on {}", spec.case.name, t.name);
             for (j, (op, f)) in spec.program.ops.iter().zip(found).enumerate() {
-                assert_eq!(f.text, asm_text(op), "{} op {j} on {} (llvm-objdump --mcpu={}): table declares {op:?}", spec.case.name, t.name, t.name);
+                assert_eq!(
+                    f.text,
+                    asm_text(op),
+                    "{} op {j} on {} (llvm-objdump --mcpu={}): table declares {op:?}",
+                    spec.case.name,
+                    t.name,
+                    t.name
+                );
                 checked += 1;
             }
         }

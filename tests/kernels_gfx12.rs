@@ -309,7 +309,13 @@ fn fake(lines: &[&str]) -> String {
 
 #[test]
 fn the_load_checker_catches_a_missing_or_wrong_wait() {
-    let ok = ["s_load_b32 s12, s[0:1], 0x20", "global_load_b32 v2, v1, s[4:5]", "s_wait_kmcnt 0x0", "s_wait_loadcnt 0x0", "v_xad_u32 v5, v2, s12, v4"];
+    let ok = [
+        "s_load_b32 s12, s[0:1], 0x20",
+        "global_load_b32 v2, v1, s[4:5]",
+        "s_wait_kmcnt 0x0",
+        "s_wait_loadcnt 0x0",
+        "v_xad_u32 v5, v2, s12, v4",
+    ];
     assert!(unwaited_loads(&parse(&fake(&ok)), &GFX12_WAITS).is_empty());
     let no_loadcnt = [ok[0], ok[1], ok[2], ok[4]];
     assert_eq!(unwaited_loads(&parse(&fake(&no_loadcnt)), &GFX12_WAITS).len(), 1);
