@@ -11,8 +11,8 @@
 // ceil(count / 256) workgroups. Global lane i = workgroup_id.x * 256 + local id.x;
 // lanes with i >= count are switched off in EXEC and touch no memory.
 // Wave32. Initial state (kernel descriptor below): s[0:1] = kernarg pointer,
-// ttmp9 = workgroup id x (gfx12's architected SGPRs: no system SGPR holds it,
-// unlike gfx11's s2), v0 = packed work-item id (x in bits 9:0).
+// ttmp9 = workgroup id x (gfx12's architected SGPRs; gfx11's system SGPR s2
+// is not relied on), v0 = packed work-item id (x in bits 9:0).
 //
 // The gfx12 (RDNA4) twin of kernels/gfx11/xad_basic.s: the same instructions
 // but for the workgroup id and the waits (gfx12 has `s_wait_kmcnt` for scalar
