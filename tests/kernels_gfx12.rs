@@ -374,7 +374,8 @@ fn the_hazard_checker_catches_an_salu_write_after_a_valu_read() {
 
 /// Run `case` with the code object built for `built_for` on an emulated `device`.
 fn run_on_emulator(case: &Case, built_for: &str, device: &str, lanes: u64, seed: u64) -> CaseResult {
-    let embedded = kernels::find(built_for, case.kernel).unwrap_or_else(|| panic!("{}: {} not embedded for {built_for}", case.name, case.kernel));
+    let embedded =
+        kernels::find(built_for, case.kernel).unwrap_or_else(|| panic!("{}: {} not embedded for {built_for}", case.name, case.kernel));
     let code = CodeObject::parse(&embedded.bytes.to_vec()).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
     let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel)).clone();
     let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, ..Options::default() };
