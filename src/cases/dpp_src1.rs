@@ -13,8 +13,8 @@
 
 use super::declare::{case, Spec};
 use super::program::{
-    int, quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op, SccFrom, Src, Src::*, INLINE_CODES,
-    M0, ROW_HALF_MIRROR, ROW_MIRROR, VCC_HI, VCC_LO,
+    int, quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op, SccFrom, Src, Src::*, INLINE_CODES, M0,
+    ROW_HALF_MIRROR, ROW_MIRROR, VCC_HI, VCC_LO,
 };
 use crate::target::Feature;
 

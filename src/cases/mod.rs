@@ -195,7 +195,8 @@ mod tests {
         for case in &all {
             // Embedded for the default target, or for the first target whose ISA has the form.
             let target = crate::target::TARGETS.iter().find(|t| case.runs_on(t)).expect("a target runs the case");
-            assert!(crate::kernels::find(target.name, case.kernel).is_some(), "case {} names missing kernel {} for {}", case.name, case.kernel, target.name);
+            let found = crate::kernels::find(target.name, case.kernel).is_some();
+            assert!(found, "case {} names missing kernel {} for {}", case.name, case.kernel, target.name);
         }
     }
 
