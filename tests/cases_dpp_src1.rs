@@ -107,7 +107,8 @@ fn coverage_of_scalar_src1_forms() {
             for code in INLINE_CODES {
                 assert!(has(&|s| *s == Src::Inline(code)), "inline {code}, wave{wave}, dpp8 {dpp8}");
             }
-            let kinds: [(&str, fn(&Src) -> bool); 6] = [
+            type Pred = fn(&Src) -> bool;
+            let kinds: [(&str, Pred); 6] = [
                 ("sgpr", |s| matches!(s, Src::Sreg(c, _) if *c < 106)),
                 ("vcc_lo", |s| matches!(s, Src::Sreg(VCC_LO, _))),
                 ("m0", |s| matches!(s, Src::Sreg(M0, _))),
