@@ -217,6 +217,44 @@ pub const RSRC3: &[BitField] = &[
     IMAGE_OP,
 ];
 
+// COMPUTE_PGM_RSRC1 bits gfx12 redefined (the rest keep the gfx10/gfx11 meaning).
+/// gfx12: workgroup round-robin scheduling (`.amdhsa_round_robin_scheduling`).
+pub const ENABLE_WG_RR_EN: BitField = field(R1, "ENABLE_WG_RR_EN", 21, 1, Any);
+/// gfx12: reserved in LLVM 19 (later LLVM names it DISABLE_PERF, written as 0).
+pub const RSRC1_GFX12_RESERVED1: BitField = field(R1, "COMPUTE_PGM_RSRC1 RESERVED1 (gfx12)", 23, 1, Zero);
+
+/// Every COMPUTE_PGM_RSRC1 field of gfx12, bit 0 up.
+pub const RSRC1_GFX12: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_WG_RR_EN,
+    DEBUG_MODE,
+    RSRC1_GFX12_RESERVED1,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_RESERVED1,
+    WGP_MODE,
+    MEM_ORDERED,
+    FWD_PROGRESS,
+];
+
+// COMPUTE_PGM_RSRC3, gfx12 layout (AMDHSAKernelDescriptor.h `_GFX12_PLUS`):
+// no shared VGPRs and no trap-on-start/end; a wider instruction prefetch size.
+pub const RSRC3_GFX12_RESERVED0: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED0 (gfx12)", 0, 4, Zero);
+pub const INST_PREF_SIZE_GFX12: BitField = field(R3, "INST_PREF_SIZE", 4, 8, Any);
+pub const GLG_EN: BitField = field(R3, "GLG_EN", 13, 1, Any);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx12, bit 0 up (they cover all 32 bits).
+pub const RSRC3_GFX12: &[BitField] =
+    &[RSRC3_GFX12_RESERVED0, INST_PREF_SIZE_GFX12, RSRC3_RESERVED2, GLG_EN, RSRC3_RESERVED4, IMAGE_OP];
+
 // KERNEL_CODE_PROPERTIES. The six user SGPR enables are, in this bit order,
 // also the order their SGPRs are packed from s0.
 /// Not on gfx11 (architected flat scratch): LLVM refuses the directive there.
@@ -415,8 +453,9 @@ impl KernelDescriptor {
 
     /// Refuse what a device of `arch` (a processor name such as `gfx1100`)
     /// cannot be given, with one line naming the field. Checked for every
-    /// target: reserved bytes and reserved code-properties bits. For gfx11,
-    /// also every rsrc1/2/3 field that must be 0, the user SGPR enables gfx11
+    /// target: reserved bytes and reserved code-properties bits. For gfx11
+    /// and gfx12 (each with its own rsrc1/rsrc3 layout), also every rsrc1/2/3
+    /// field that must be 0, the user SGPR enables gfx11
     /// does not have (architected flat scratch), kernarg preload, a
     /// USER_SGPR_COUNT below what the enables need or above 16, the undefined
     /// work-item id setting, more VGPRs than the file has, and shared VGPRs in
@@ -428,7 +467,9 @@ impl KernelDescriptor {
             check_zero(self, f)?;
         }
         if arch.starts_with("gfx11") {
-            self.validate_gfx11()?;
+            self.validate_rdna3_4("gfx11", RSRC1, RSRC3)?;
+        } else if arch.starts_with("gfx12") {
+            self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12)?;
         }
         Ok(())
     }
@@ -451,21 +492,24 @@ impl KernelDescriptor {
         Ok(())
     }
 
-    fn validate_gfx11(&self) -> Result<(), DescriptorError> {
-        for f in RSRC1.iter().chain(RSRC2).chain(RSRC3).filter(|f| f.rule == Rule::Zero) {
+    /// gfx11 and gfx12 (`generation`), whose rsrc1/rsrc3 layouts are given:
+    /// both have architected flat scratch, no kernarg preload and the same
+    /// user SGPR and VGPR limits.
+    fn validate_rdna3_4(&self, generation: &str, rsrc1: &[BitField], rsrc3: &[BitField]) -> Result<(), DescriptorError> {
+        for f in rsrc1.iter().chain(RSRC2).chain(rsrc3).filter(|f| f.rule == Rule::Zero) {
             check_zero(self, *f)?;
         }
         for f in [ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, ENABLE_SGPR_FLAT_SCRATCH_INIT] {
             if self.flag(f) {
                 return Err(DescriptorError(format!(
-                    "{} is set, but gfx11 has architected flat scratch and no such user SGPRs",
+                    "{} is set, but {generation} has architected flat scratch and no such user SGPRs",
                     f.name
                 )));
             }
         }
         if self.kernarg_preload != 0 {
             return Err(DescriptorError(format!(
-                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940 only, not gfx11",
+                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940 only, not {generation}",
                 self.kernarg_preload
             )));
         }

@@ -1,6 +1,9 @@
-//! Embedded gfx11 (RDNA3) emulator: [`EmuDevice`] implements
-//! [`crate::device::Device`] on the CPU. It executes what [`crate::isa`]
-//! decodes; nothing here knows bit layouts.
+//! Embedded RDNA3/3.5/4 (gfx11, gfx12) emulator: [`EmuDevice`] implements
+//! [`crate::device::Device`] on the CPU for one [`Target`] (gfx1100 unless
+//! built with [`EmuDevice::for_target`]). It executes what [`crate::isa`]
+//! decodes for the target's [`crate::isa::Isa`]; nothing here knows bit
+//! layouts. The instruction families are the same for both generations (gfx12
+//! renamed and re-encoded, the table maps both onto one set of ops).
 //!
 //! | module        | what it is                                                        |
 //! |---------------|-------------------------------------------------------------------|
@@ -16,8 +19,9 @@
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
-//! `load` parses the code object, refuses non-gfx11 targets and decodes each
-//! kernel once. `launch` sets up each wave's initial state from the kernel
+//! `load` parses the code object, refuses one built for another processor
+//! (a generic target's code object loads on every processor it covers) and
+//! decodes each kernel once with the emulated target's ISA. `launch` sets up each wave's initial state from the kernel
 //! descriptor (LLVM AMDGPUUsage "Initial Kernel Execution State"), runs the
 //! workgroups in parallel on a rayon pool, and returns the first error any
 //! wave hit (memory fault, unsupported instruction, step budget, watchdog).
@@ -92,6 +96,7 @@ pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 use crate::codeobj::{launch as launch_check, CodeObject, KernelDescriptor, KernelMeta};
 use crate::device::{Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId, Origin, StoppedWave, TaintedWord};
 use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
+use crate::target::{self, Target};
 use memory::Memory;
 use program::Program;
 use std::sync::Arc;
@@ -127,8 +132,11 @@ pub struct EmuKernel {
     pub program: Arc<Program>,
 }
 
-/// The emulated gfx1100 device.
+/// An emulated device of one target (gfx1100 by default).
 pub struct EmuDevice {
+    /// The processor (or generic target) emulated: what it loads, how it
+    /// decodes, what it reports.
+    target: &'static Target,
     options: EmuOptions,
     memory: Memory,
     modules: Vec<Vec<EmuKernel>>,
@@ -142,6 +150,7 @@ pub struct EmuDevice {
 impl std::fmt::Debug for EmuDevice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmuDevice")
+            .field("target", &self.target.name)
             .field("options", &self.options)
             .field("allocated_bytes", &self.memory.allocated_bytes)
             .field("modules", &self.modules.len())
@@ -156,27 +165,50 @@ impl Default for EmuDevice {
 }
 
 impl EmuDevice {
+    /// An emulated gfx1100 with default options.
     pub fn new() -> EmuDevice {
         EmuDevice::with_options(EmuOptions::default())
     }
 
+    /// An emulated gfx1100.
     pub fn with_options(options: EmuOptions) -> EmuDevice {
+        EmuDevice::for_target_with_options(default_target(), options)
+    }
+
+    /// An emulated `target` (e.g. `target::find("gfx1201")`) with default options.
+    pub fn for_target(target: &'static Target) -> EmuDevice {
+        EmuDevice::for_target_with_options(target, EmuOptions::default())
+    }
+
+    pub fn for_target_with_options(target: &'static Target, options: EmuOptions) -> EmuDevice {
         // A private pool when a thread count is given; otherwise rayon's global one.
         let pool = (options.threads > 0)
             .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
             .flatten();
-        EmuDevice { options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, stops: Vec::new() }
+        EmuDevice { target, options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, stops: Vec::new() }
     }
 
     pub fn options(&self) -> EmuOptions {
         self.options
     }
 
+    /// The target this device emulates.
+    pub fn target(&self) -> &'static Target {
+        self.target
+    }
+
+    /// Whether a code object built for `arch` (its target ID's processor)
+    /// runs here: built for this very target, or for a generic target that
+    /// covers it.
+    pub fn runs(&self, arch: &str) -> bool {
+        arch == self.target.name || target::find(arch).is_some_and(|t| t.is_generic() && t.runs_on(self.target.name))
+    }
+
     /// Register raw machine code as a one-kernel module (tests, fuzzing, tools
     /// without a code object). `code[0]` is the entry; `descriptor` supplies the
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
-        let program = Program::decode(code, 0, 0, descriptor.vgpr_count());
+        let program = Program::decode(self.target.isa, code, 0, 0, descriptor.vgpr_count());
         self.modules.push(vec![EmuKernel { name: name.to_string(), meta: None, descriptor, program: Arc::new(program) }]);
         ModuleId(self.modules.len() - 1)
     }
@@ -219,10 +251,10 @@ impl EmuDevice {
 
 impl Device for EmuDevice {
     fn executor(&self) -> Executor {
-        Executor::Emulated { arch: "gfx1100".into() }
+        Executor::Emulated { arch: self.target.name.into() }
     }
     fn arch_name(&self) -> String {
-        "gfx1100".into()
+        self.target.name.into()
     }
     fn memory_bytes(&self) -> u64 {
         self.options.memory_limit
@@ -270,10 +302,10 @@ impl Device for EmuDevice {
         // (the same check the HIP path runs before hipModuleLoadData) and
         // copies what it keeps, so no alignment or lifetime ties us to `image`.
         let co = CodeObject::parse(image).map_err(|e| DeviceError::Refused(e.to_string()))?;
-        if !co.target.arch.starts_with("gfx11") {
+        if !self.runs(&co.target.arch) {
             return Err(DeviceError::Refused(format!(
-                "code object targets {}, but the emulator executes gfx11 (gfx1100) code only",
-                co.target
+                "code object targets {}, the emulated device is {}",
+                co.target.arch, self.target.name
             )));
         }
         let mut kernels = Vec::new();
@@ -283,7 +315,7 @@ impl Device for EmuDevice {
                 .iter()
                 .find(|(addr, data)| k.entry_address >= *addr && k.entry_address - addr < data.len() as u64)
                 .ok_or_else(|| DeviceError::Refused(format!("kernel {}: entry is not in an executable section", k.meta.name)))?;
-            let program = Program::decode(code, *base, k.entry_address, k.descriptor.vgpr_count());
+            let program = Program::decode(self.target.isa, code, *base, k.entry_address, k.descriptor.vgpr_count());
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),
                 meta: Some(k.meta.clone()),
@@ -323,7 +355,7 @@ impl Device for EmuDevice {
             None => launch_check::check_shape(kernel, kernarg.len(), dispatch)?,
         }
         // Refused before anything is allocated; LaunchSetup::new checks again.
-        launch::check(&kd).map_err(|why| DeviceError::Refused(format!("kernel {kernel}: {why}")))?;
+        launch::check(&kd, self.target).map_err(|why| DeviceError::Refused(format!("kernel {kernel}: {why}")))?;
         let mut kernarg_image = kernarg.to_vec();
         if kernarg_image.len() < kd.kernarg_size as usize {
             kernarg_image.resize(kd.kernarg_size as usize, 0);
@@ -346,7 +378,7 @@ impl Device for EmuDevice {
         }
         self.launches += 1;
         self.stops.clear();
-        let result = match LaunchSetup::new(kd, dispatch, addrs) {
+        let result = match LaunchSetup::new(kd, dispatch, addrs, self.target) {
             Ok(setup) => {
                 let launch = Launch {
                     pool: self.pool.as_ref(),
@@ -366,6 +398,12 @@ impl Device for EmuDevice {
         }
         result
     }
+}
+
+/// gfx1100, the target an [`EmuDevice`] emulates unless told otherwise.
+fn default_target() -> &'static Target {
+    // The table always has the default; the fallback only keeps this total.
+    target::find(target::DEFAULT).unwrap_or(&target::TARGETS[0])
 }
 
 /// A host access (`write`, `read`, host views) outside every allocation.

@@ -5,7 +5,7 @@
 
 use super::fault::{Fault, FaultKind};
 use super::taint::{self, Deps};
-use crate::isa::{self, Generation, Inst, Op, Shape};
+use crate::isa::{Inst, Isa, Op, Shape};
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
 /// entry; bytes that do not decode become a fault that fires only if executed.
@@ -27,15 +27,15 @@ pub struct Program {
 
 impl Program {
     /// Decode `code` (the section holding the kernel, at virtual address
-    /// `base`) from `entry` to the section end. Instructions touching VGPRs at
-    /// or past `vgpr_count` become faults.
-    pub fn decode(code: &[u8], base: u64, entry: u64, vgpr_count: u32) -> Program {
+    /// `base`) from `entry` to the section end as `isa`'s instructions.
+    /// Instructions touching VGPRs at or past `vgpr_count` become faults.
+    pub fn decode(isa: Isa, code: &[u8], base: u64, entry: u64, vgpr_count: u32) -> Program {
         let mut insts = Vec::new();
         let mut offsets = Vec::new();
         let mut pos = entry.saturating_sub(base) as usize;
         while pos < code.len() {
             offsets.push(base.wrapping_add(pos as u64));
-            match isa::decode(Generation::Gfx11, code, pos, base) {
+            match crate::isa::decode(isa, code, pos, base) {
                 Ok(inst) => {
                     pos += inst.len as usize;
                     insts.push(check_vgprs(inst, vgpr_count));

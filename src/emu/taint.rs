@@ -366,11 +366,13 @@ pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<u
 
 /// The SGPRs the dispatch initialises, as the launch setup names them
 /// ([`InitialRegisters`]): its user and system SGPR ranges (a gap between
-/// them stays undefined) and EXEC (EXEC_HI too in wave64).
+/// them stays undefined), EXEC (EXEC_HI too in wave64) and on gfx12 the
+/// workgroup-id trap temporaries.
 pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> u128 {
     let mask = |r: &std::ops::Range<usize>| r.clone().filter(|&i| i < 106).fold(0u128, |m, i| m | 1u128 << i);
     let exec = if wave64 { 3u128 << EXEC } else { 1u128 << EXEC };
-    mask(&init.user_sgprs) | mask(&init.system_sgprs) | exec
+    let ttmps = if init.ttmp_ids { 1u128 << super::launch::TTMP7 | 1u128 << super::launch::TTMP9 } else { 0 };
+    mask(&init.user_sgprs) | mask(&init.system_sgprs) | exec | ttmps
 }
 
 /// One wave's shadow registers.

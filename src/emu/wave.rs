@@ -371,7 +371,7 @@ impl<const W: usize> Wave<W> {
             | FlatLoadB96 | FlatLoadB128 => self.mem_load(inst, ctx.mem)?,
             GlobalStoreB8 | GlobalStoreB16 | GlobalStoreB32 | GlobalStoreB64 | GlobalStoreB96 | GlobalStoreB128
             | FlatStoreB8 | FlatStoreB16 | FlatStoreB32 | FlatStoreB64 | FlatStoreB96 | FlatStoreB128 => self.mem_store(inst, ctx.mem)?,
-            SLoadB32 | SLoadB64 | SLoadB128 | SLoadB256 | SLoadB512 => self.s_load(inst, ctx.mem)?,
+            SLoadB32 | SLoadB64 | SLoadB96 | SLoadB128 | SLoadB256 | SLoadB512 => self.s_load(inst, ctx.mem)?,
 
             // ---- SOP2 (salu.rs) ----
             SAddU32 => self.sop2(inst, |a, b| with_scc(a.overflowing_add(b))),
@@ -475,6 +475,9 @@ impl<const W: usize> Wave<W> {
             SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => {}
             // ---- SOPP ----
             SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr | SWaitcnt | SSendmsg => {}
+            // gfx12's per-counter waits: nothing is outstanding, as above.
+            SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitDscnt | SWaitKmcnt
+            | SWaitLoadcntDscnt | SWaitStorecntDscnt => {}
             SEndpgm => return Ok(Some(Status::Ended)),
             SBarrier => return Ok(Some(Status::Barrier)),
             SCodeEnd => return Err(self.code_end(inst)),

@@ -1,6 +1,15 @@
-//! Machine code -> [`Inst`]. Only gfx11 is decoded; field layouts follow
-//! LLVM's gfx11 encodings (checked against `llvm-mc-19 -show-encoding`, see
-//! `tests/isa_decode.rs`).
+//! Machine code -> [`Inst`] for a target's [`Isa`]. gfx11 and gfx12 are
+//! decoded; field layouts follow LLVM's encodings (checked against
+//! `llvm-mc-19 -show-encoding` for gfx1100 and gfx1200, see
+//! `tests/isa_decode.rs`). The two share the SOP*, VOP1/2/C, VOP3 and DPP
+//! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
+//! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
+//! signed offset in the third dword). gfx9 and gfx10 are
+//! [`DecodeError::NotImplemented`].
+//!
+//! The Isa's `dpp_src1_scalar` (gfx115x, gfx12) lets a DPP16/DPP8 VOP3 take an
+//! SGPR or inline constant as src1; without it that form is refused, as
+//! LLVM refuses to assemble it for gfx1100-1103.
 //!
 //! Every field is decoded as encoded. Where a field is set that would change
 //! the meaning of an integer op (neg/abs/op_sel/omod/clamp, DPP source
@@ -10,7 +19,7 @@
 
 use super::operand::{inline_constant, reg_name, Dpp, Src, DPP16, DPP8, DPP8_FI, EXEC, LITERAL, VCC};
 use super::table::{self, Format, Op, OpInfo, Shape};
-use super::Generation;
+use super::{Generation, Isa};
 
 /// How the instruction was encoded (affects display and implicit operands).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +58,8 @@ pub struct Inst {
     pub data: u8,
     /// GLOBAL saddr SGPR pair, or SMEM soffset SGPR; `None` when `off`/`null`.
     pub saddr: Option<u8>,
+    /// The generation it was decoded as (names and printing differ).
+    pub generation: Generation,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -85,30 +96,37 @@ fn hex(dwords: &[u32]) -> String {
     dwords.iter().map(|d| format!("{d:08X}")).collect::<Vec<_>>().join(" ")
 }
 
-/// Decode the `generation` instruction at `bytes[pos..]`; `base` is the
+/// Decode the instruction of `isa` at `bytes[pos..]`; `base` is the
 /// virtual address of `bytes[0]`, so offsets in the result and in errors are
 /// `base + pos`.
-pub fn decode(generation: Generation, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
+pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
     let offset = base.wrapping_add(pos as u64);
-    match generation {
-        Generation::Gfx11 => Decoder { bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
-        Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx12 => Err(DecodeError::NotImplemented { generation, offset }),
+    match isa.generation {
+        Generation::Gfx11 | Generation::Gfx12 => Decoder { isa, bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
+        generation @ (Generation::Gfx9 | Generation::Gfx10) => Err(DecodeError::NotImplemented { generation, offset }),
     }
 }
 
-/// Decode the gfx11 instruction at the start of `bytes` (offset 0). Returns
+/// Decode the instruction of `isa` at the start of `bytes` (offset 0).
+/// Returns the instruction and its length in bytes.
+pub fn decode_one_for(isa: Isa, bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
+    decode(isa, bytes, 0, 0).map(|i| (i, i.len as usize))
+}
+
+/// Decode the gfx1100 instruction at the start of `bytes` (offset 0). Returns
 /// the instruction and its length in bytes.
 pub fn decode_one(bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
-    decode_at(bytes, 0, 0).map(|i| (i, i.len as usize))
+    decode_one_for(Isa::GFX11, bytes)
 }
 
-/// Decode the gfx11 instruction at `bytes[pos..]` (see [`decode`]).
+/// Decode the gfx1100 instruction at `bytes[pos..]` (see [`decode`]).
 pub fn decode_at(bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
-    decode(Generation::Gfx11, bytes, pos, base)
+    decode(Isa::GFX11, bytes, pos, base)
 }
 
-/// The gfx11 decoder: one instruction's dwords as they are read.
+/// The decoder: one instruction's dwords as they are read.
 struct Decoder<'a> {
+    isa: Isa,
     bytes: &'a [u8],
     pos: usize,
     offset: u64,
@@ -178,12 +196,14 @@ impl<'a> Decoder<'a> {
             addr: 0,
             data: 0,
             saddr: None,
+            generation: self.isa.generation,
         }
     }
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
-        table::lookup(Generation::Gfx11, format, opcode as u16)
-            .ok_or_else(|| self.unsupported(format!("opcode {opcode} (0x{opcode:x}) is not supported")))
+        table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
+            self.unsupported(format!("opcode {opcode} (0x{opcode:x}) is not supported on {}", self.isa.generation))
+        })
     }
 
     fn decode(&mut self) -> Result<Inst, DecodeError> {
@@ -195,9 +215,11 @@ impl<'a> Decoder<'a> {
             _ if w0 >> 28 == 0xB => self.sopk(w0)?,
             _ if w0 >> 30 == 0b10 => self.sop2(w0)?,
             _ => match w0 >> 26 {
+                0b111101 if self.gfx12() => self.smem12(w0)?,
                 0b111101 => self.smem(w0)?,
                 0b110101 => self.vop3(w0)?,
-                0b110111 => self.flat(w0)?,
+                0b111011 if self.gfx12() => self.vmem12(w0)?,
+                0b110111 if !self.gfx12() => self.flat(w0)?,
                 _ if w0 >> 25 == 0b0111111 => self.vop1(w0)?,
                 _ if w0 >> 25 == 0b0111110 => self.vopc(w0)?,
                 _ if w0 >> 31 == 0 => self.vop2(w0)?,
@@ -219,6 +241,10 @@ impl<'a> Decoder<'a> {
         inst.len = (4 * self.nwords) as u8;
         inst.dwords = self.words;
         Ok(inst)
+    }
+
+    fn gfx12(&self) -> bool {
+        self.isa.generation == Generation::Gfx12
     }
 
     /// Scalar source code (8 bits in SOP*, 9 bits in VALU). `wide`: 64-bit operand.
@@ -321,10 +347,36 @@ impl<'a> Decoder<'a> {
         Ok(inst)
     }
 
+    /// gfx11 SMEM: sbase [5:0] (pair index), sdata [12:6], glc/dlc [14:13]
+    /// (cache policy: no effect here), opcode [25:18]; dword 1: 21-bit signed
+    /// byte offset [20:0], soffset [31:25].
     fn smem(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "SMEM";
         let w1 = self.word(1)?;
         let row = self.row(Format::Smem, bits(w0, 25, 18))?;
+        if bits(w0, 17, 15) != 0 || bits(w1, 24, 21) != 0 {
+            return Err(self.unsupported("reserved SMEM bits are set"));
+        }
+        let imm = ((bits(w1, 20, 0) << 11) as i32) >> 11;
+        self.smem_fields(row, w0, imm, bits(w1, 31, 25))
+    }
+
+    /// gfx12 SMEM: sbase [5:0], sdata [12:6], opcode [20:13], scope [22:21]
+    /// and th [25:23] (cache policy: no effect here); dword 1: 24-bit signed
+    /// byte offset [23:0], soffset [31:25].
+    fn smem12(&mut self, w0: u32) -> Result<Inst, DecodeError> {
+        self.format = "SMEM";
+        let w1 = self.word(1)?;
+        let row = self.row(Format::Smem, bits(w0, 20, 13))?;
+        if bits(w1, 24, 24) != 0 {
+            return Err(self.unsupported("reserved SMEM bit 56 is set"));
+        }
+        let imm = ((bits(w1, 23, 0) << 8) as i32) >> 8;
+        self.smem_fields(row, w0, imm, bits(w1, 31, 25))
+    }
+
+    /// The SMEM fields both generations place alike: sbase, sdata, soffset.
+    fn smem_fields(&mut self, row: &OpInfo, w0: u32, imm: i32, soffset: u32) -> Result<Inst, DecodeError> {
         let Shape::Load(n) = row.shape else { return Err(self.unsupported("not a load")) };
         let mut inst = self.inst(row.op, Enc::Native);
         inst.addr = (bits(w0, 5, 0) * 2) as u8;
@@ -333,18 +385,55 @@ impl<'a> Decoder<'a> {
             return Err(self.unsupported(format!("destination s[{sdata}:{}] runs past s105", sdata + u32::from(n) - 1)));
         }
         inst.dst = sdata as u8;
-        // 21-bit signed byte offset.
-        inst.imm = ((bits(w1, 20, 0) << 11) as i32) >> 11;
-        let soffset = bits(w1, 31, 25);
+        inst.imm = imm;
         inst.saddr = match soffset {
             124 => None,
             0..=105 | 106 | 107 | 125 => Some(soffset as u8),
             other => return Err(self.unsupported(format!("soffset code {other} is not emulated"))),
         };
-        if bits(w0, 17, 15) != 0 || bits(w1, 24, 21) != 0 {
-            return Err(self.unsupported("reserved SMEM bits are set"));
-        }
         Ok(inst)
+    }
+
+    /// gfx12 VFLAT/VGLOBAL (96 bits): saddr [6:0], opcode [21:14], segment
+    /// [25:24]; dword 1: vdst [7:0], scratch SVE [17], scope [19:18] and th
+    /// [22:20] (cache policy: no effect here), vdata [30:23]; dword 2: vaddr
+    /// [7:0], 24-bit signed byte offset [31:8] (flat offsets are signed too).
+    fn vmem12(&mut self, w0: u32) -> Result<Inst, DecodeError> {
+        self.format = "VFLAT";
+        let format = match bits(w0, 25, 24) {
+            0 => Format::Flat,
+            2 => Format::Global,
+            1 => {
+                self.format = "VSCRATCH";
+                return Err(self.unsupported("scratch (private) memory is not emulated"));
+            }
+            _ => return Err(self.unsupported("segment 3 is reserved")),
+        };
+        if format == Format::Global {
+            self.format = "VGLOBAL";
+        }
+        let (w1, w2) = (self.word(1)?, self.word(2)?);
+        let row = self.row(format, bits(w0, 21, 14))?;
+        if bits(w0, 13, 7) != 0 || bits(w1, 17, 8) != 0 || bits(w1, 31, 31) != 0 {
+            return Err(self.unsupported("reserved (or scratch-only SVE) bits are set"));
+        }
+        let mut inst = self.inst(row.op, Enc::Native);
+        inst.dst = bits(w1, 7, 0) as u8;
+        inst.data = bits(w1, 30, 23) as u8;
+        inst.addr = bits(w2, 7, 0) as u8;
+        inst.imm = (w2 as i32) >> 8;
+        inst.saddr = self.vmem_saddr(format, bits(w0, 6, 0))?;
+        Ok(inst)
+    }
+
+    /// The saddr of a FLAT/GLOBAL access: `None` for `off` (null).
+    fn vmem_saddr(&self, format: Format, saddr: u32) -> Result<Option<u8>, DecodeError> {
+        match (format, saddr) {
+            (_, 124) => Ok(None),
+            (Format::Flat, _) => Err(self.unsupported(format!("flat instructions take no saddr on {}", self.isa.generation))),
+            (_, s) if s % 2 == 0 && (s <= 104 || s == 106 || s == 126) => Ok(Some(s as u8)),
+            (_, s) => Err(self.unsupported(format!("saddr code {s} is not an aligned SGPR pair"))),
+        }
     }
 
     fn flat(&mut self, w0: u32) -> Result<Inst, DecodeError> {
@@ -377,13 +466,7 @@ impl<'a> Decoder<'a> {
         inst.addr = bits(w1, 7, 0) as u8;
         inst.data = bits(w1, 15, 8) as u8;
         inst.dst = bits(w1, 31, 24) as u8;
-        let saddr = bits(w1, 22, 16);
-        inst.saddr = match (format, saddr) {
-            (_, 124) => None,
-            (Format::Flat, _) => return Err(self.unsupported("flat instructions take no saddr on gfx11")),
-            (_, s) if s % 2 == 0 && (s <= 104 || s == 106 || s == 126) => Some(s as u8),
-            (_, s) => return Err(self.unsupported(format!("saddr code {s} is not an aligned SGPR pair"))),
-        };
+        inst.saddr = self.vmem_saddr(format, bits(w1, 22, 16))?;
         Ok(inst)
     }
 
@@ -583,8 +666,8 @@ impl<'a> Decoder<'a> {
                 return Err(self.unsupported("a literal cannot accompany a DPP word"));
             }
         }
-        if is_dpp && !matches!(inst.src[1], Src::Vgpr(_)) && nsrc >= 2 {
-            return Err(self.unsupported("DPP src1 must be a VGPR on gfx1100-1103"));
+        if is_dpp && nsrc >= 2 && !self.isa.dpp_src1_scalar && !matches!(inst.src[1], Src::Vgpr(_)) {
+            return Err(self.unsupported("DPP src1 must be a VGPR on gfx1100-1103 and gfx11-generic"));
         }
         if matches!(row.shape, Shape::ToScalar2 | Shape::WriteLane) && matches!(inst.src[1], Src::Vgpr(_)) {
             return Err(self.unsupported(format!("{}: the lane select must be scalar", row.mnemonic)));
@@ -602,8 +685,9 @@ impl Inst {
         self.offset.wrapping_add(4).wrapping_add_signed(i64::from(self.imm) * 4)
     }
 
+    /// The mnemonic as the instruction's generation spells it.
     pub fn mnemonic(&self) -> &'static str {
-        table::info(self.op).mnemonic
+        table::mnemonic(self.op, self.generation)
     }
 
     pub fn shape(&self) -> Shape {

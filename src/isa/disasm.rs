@@ -6,6 +6,7 @@
 use super::decode::{Enc, Inst};
 use super::operand::{float_name, pair_name, reg_name, Dpp, Src};
 use super::table::{self, Format, Op, OpInfo, Shape};
+use super::Generation;
 use std::fmt;
 
 fn signed_hex(v: i32) -> String {
@@ -52,7 +53,7 @@ impl Src {
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = table::info(self.op);
-        write!(f, "{}{}", row.mnemonic, self.suffix(row))?;
+        write!(f, "{}{}", self.mnemonic(), self.suffix(row))?;
         // Modifiers LLVM prints after the operand list, space-separated.
         let mut trailing = String::new();
         let ops = match row.shape {
@@ -100,7 +101,7 @@ impl Inst {
             Shape::Scw => vec![s[0].show(2), s[1].show(2)],
             Shape::K | Shape::KWait => vec![reg_name(self.dst), format!("0x{:x}", self.imm as u16)],
             Shape::Nop | Shape::Control => match self.op {
-                Op::SEndpgm | Op::SCodeEnd | Op::SBarrier => vec![],
+                Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
@@ -123,13 +124,14 @@ impl Inst {
         }
     }
 
-    /// SMEM: `s[d:d+n-1], s[base:base+1], soffset|offset` (+ ` offset:` when both).
+    /// SMEM: `s[d:d+n-1], s[base:base+1], soffset|offset` (+ ` offset:` when
+    /// both; gfx12 prints it even when 0).
     fn smem_operands(&self, n: u8, trailing: &mut String) -> Vec<String> {
         let mut v = vec![range('s', self.dst, u32::from(n)), pair_name(self.addr)];
         match self.saddr {
             Some(so) => {
                 v.push(reg_name(so));
-                if self.imm != 0 {
+                if self.imm != 0 || self.generation == Generation::Gfx12 {
                     *trailing = format!(" offset:{}", signed_hex(self.imm));
                 }
             }

@@ -21,7 +21,7 @@ pub mod disasm;
 pub mod operand;
 pub mod table;
 
-pub use decode::{decode, decode_at, decode_one, DecodeError, Enc, Inst};
+pub use decode::{decode, decode_at, decode_one, decode_one_for, DecodeError, Enc, Inst};
 pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
 pub use table::{Format, Op, OpInfo, Opcodes, Shape};
 

@@ -6,11 +6,20 @@
 //! exhaustive `match` over it (`emu/wave.rs`) cannot miss one.
 //!
 //! gfx11 numbers were read off `llvm-mc-19 -triple=amdgcn -mcpu=gfx1100
-//! -show-encoding` (LLVM 19.1.7); the decoder tests in `tests/isa_decode.rs`
-//! check every row a kernel uses against the assembler's bytes. Only the gfx11
-//! column is filled in, plus `v_xad_u32`'s gfx9, gfx10 and gfx12 numbers
-//! (measured with llvm-mc 19 and 22, see the design notes); `-` is "not
-//! recorded", not "does not exist".
+//! -show-encoding` (LLVM 19.1.7), gfx12 numbers off the same with
+//! `-mcpu=gfx1200`; the decoder tests in `tests/isa_decode.rs` check every
+//! row against the assembler's bytes for both. The gfx9 and gfx10 columns
+//! hold only `v_xad_u32`'s numbers (measured with llvm-mc 19 and 22, see the
+//! design notes): there `-` is "not recorded". In the gfx11 and gfx12 columns
+//! `-` means the assembler refuses the mnemonic for that generation.
+//!
+//! gfx12 against gfx11: every SOP*/VOP*/SMEM/FLAT opcode number the two share
+//! is the same; gfx12 dropped `v_cmp[x]_f/t_*`, `s_cmpk_*`, the SOPK
+//! `s_waitcnt_*cnt`, `s_set_inst_prefetch_distance` and `s_barrier` (split into
+//! `s_barrier_signal`/`s_barrier_wait`, not emulated), moved `v_lshlrev_b64`
+//! to VOP2 (not recorded), and added the `s_wait_*` counters and `s_load_b96`.
+//! It renamed a few ops ([`mnemonic`]); SMEM and FLAT/GLOBAL keep their
+//! opcode numbers but changed field layouts (see `decode`).
 //!
 //! VOP1, VOP2 and VOPC opcodes also exist in the 64-bit VOP3 encoding (on
 //! gfx11 at `0x180 + op`, `0x100 + op` and `0x000 + op`); the decoder finds
@@ -195,91 +204,91 @@ use Shape::*;
 // format [gfx9, gfx10, gfx11, gfx12] Op "mnemonic" shape, "semantics";
 op_table! {
     // ---- SOP2: D = f(S0, S1) ----
-    Sop2   [    -,     -,     0,     -] SAddU32     "s_add_u32"       S2,  "D = S0 + S1; SCC = carry out";
-    Sop2   [    -,     -,     1,     -] SSubU32     "s_sub_u32"       S2,  "D = S0 - S1; SCC = borrow";
-    Sop2   [    -,     -,     2,     -] SAddI32     "s_add_i32"       S2,  "D = S0 + S1; SCC = signed overflow";
-    Sop2   [    -,     -,     3,     -] SSubI32     "s_sub_i32"       S2,  "D = S0 - S1; SCC = signed overflow";
-    Sop2   [    -,     -,     4,     -] SAddcU32    "s_addc_u32"      S2,  "D = S0 + S1 + SCC; SCC = carry out";
-    Sop2   [    -,     -,     5,     -] SSubbU32    "s_subb_u32"      S2,  "D = S0 - S1 - SCC; SCC = borrow";
-    Sop2   [    -,     -,     8,     -] SLshlB32    "s_lshl_b32"      S2,  "D = S0 << S1[4:0]; SCC = D != 0";
-    Sop2   [    -,     -,     9,     -] SLshlB64    "s_lshl_b64"      S2sh, "D.b64 = S0.b64 << S1[5:0]; SCC = D != 0";
-    Sop2   [    -,     -,    10,     -] SLshrB32    "s_lshr_b32"      S2,  "D = S0 >> S1[4:0]; SCC = D != 0";
-    Sop2   [    -,     -,    11,     -] SLshrB64    "s_lshr_b64"      S2sh, "D.b64 = S0.b64 >> S1[5:0]; SCC = D != 0";
-    Sop2   [    -,     -,    12,     -] SAshrI32    "s_ashr_i32"      S2,  "D = S0.i32 >> S1[4:0]; SCC = D != 0";
-    Sop2   [    -,     -,    13,     -] SAshrI64    "s_ashr_i64"      S2sh, "D.i64 = S0.i64 >> S1[5:0]; SCC = D != 0";
-    Sop2   [    -,     -,    14,     -] SLshl1AddU32 "s_lshl1_add_u32" S2, "D = (S0 << 1) + S1; SCC = result >= 2^32";
-    Sop2   [    -,     -,    15,     -] SLshl2AddU32 "s_lshl2_add_u32" S2, "D = (S0 << 2) + S1; SCC = result >= 2^32";
-    Sop2   [    -,     -,    16,     -] SLshl3AddU32 "s_lshl3_add_u32" S2, "D = (S0 << 3) + S1; SCC = result >= 2^32";
-    Sop2   [    -,     -,    17,     -] SLshl4AddU32 "s_lshl4_add_u32" S2, "D = (S0 << 4) + S1; SCC = result >= 2^32";
-    Sop2   [    -,     -,    18,     -] SMinI32     "s_min_i32"       S2,  "D = min(S0.i32, S1.i32); SCC = S0 < S1";
-    Sop2   [    -,     -,    19,     -] SMinU32     "s_min_u32"       S2,  "D = min(S0, S1); SCC = S0 < S1";
-    Sop2   [    -,     -,    20,     -] SMaxI32     "s_max_i32"       S2,  "D = max(S0.i32, S1.i32); SCC = S0 > S1";
-    Sop2   [    -,     -,    21,     -] SMaxU32     "s_max_u32"       S2,  "D = max(S0, S1); SCC = S0 > S1";
-    Sop2   [    -,     -,    22,     -] SAndB32     "s_and_b32"       S2,  "D = S0 & S1; SCC = D != 0";
-    Sop2   [    -,     -,    23,     -] SAndB64     "s_and_b64"       S2w, "D.b64 = S0 & S1; SCC = D != 0";
-    Sop2   [    -,     -,    24,     -] SOrB32      "s_or_b32"        S2,  "D = S0 | S1; SCC = D != 0";
-    Sop2   [    -,     -,    25,     -] SOrB64      "s_or_b64"        S2w, "D.b64 = S0 | S1; SCC = D != 0";
-    Sop2   [    -,     -,    26,     -] SXorB32     "s_xor_b32"       S2,  "D = S0 ^ S1; SCC = D != 0";
-    Sop2   [    -,     -,    27,     -] SXorB64     "s_xor_b64"       S2w, "D.b64 = S0 ^ S1; SCC = D != 0";
-    Sop2   [    -,     -,    28,     -] SNandB32    "s_nand_b32"      S2,  "D = !(S0 & S1); SCC = D != 0";
-    Sop2   [    -,     -,    29,     -] SNandB64    "s_nand_b64"      S2w, "D.b64 = !(S0 & S1); SCC = D != 0";
-    Sop2   [    -,     -,    30,     -] SNorB32     "s_nor_b32"       S2,  "D = !(S0 | S1); SCC = D != 0";
-    Sop2   [    -,     -,    31,     -] SNorB64     "s_nor_b64"       S2w, "D.b64 = !(S0 | S1); SCC = D != 0";
-    Sop2   [    -,     -,    32,     -] SXnorB32    "s_xnor_b32"      S2,  "D = !(S0 ^ S1); SCC = D != 0";
-    Sop2   [    -,     -,    33,     -] SXnorB64    "s_xnor_b64"      S2w, "D.b64 = !(S0 ^ S1); SCC = D != 0";
-    Sop2   [    -,     -,    34,     -] SAndNot1B32 "s_and_not1_b32"  S2,  "D = S0 & !S1; SCC = D != 0 (alias s_andn2_b32)";
-    Sop2   [    -,     -,    35,     -] SAndNot1B64 "s_and_not1_b64"  S2w, "D.b64 = S0 & !S1; SCC = D != 0 (alias s_andn2_b64)";
-    Sop2   [    -,     -,    36,     -] SOrNot1B32  "s_or_not1_b32"   S2,  "D = S0 | !S1; SCC = D != 0 (alias s_orn2_b32)";
-    Sop2   [    -,     -,    37,     -] SOrNot1B64  "s_or_not1_b64"   S2w, "D.b64 = S0 | !S1; SCC = D != 0 (alias s_orn2_b64)";
-    Sop2   [    -,     -,    38,     -] SBfeU32     "s_bfe_u32"       S2,  "D = (S0 >> S1[4:0]) & mask(S1[22:16]); SCC = D != 0";
-    Sop2   [    -,     -,    44,     -] SMulI32     "s_mul_i32"       S2,  "D = (S0 * S1)[31:0]";
-    Sop2   [    -,     -,    45,     -] SMulHiU32   "s_mul_hi_u32"    S2,  "D = (S0.u64 * S1.u64) >> 32";
-    Sop2   [    -,     -,    48,     -] SCselectB32 "s_cselect_b32"   S2,  "D = SCC ? S0 : S1";
-    Sop2   [    -,     -,    49,     -] SCselectB64 "s_cselect_b64"   S2w, "D.b64 = SCC ? S0 : S1";
-    Sop2   [    -,     -,    50,     -] SPackLlB32B16 "s_pack_ll_b32_b16" S2, "D = S1[15:0] << 16 | S0[15:0]";
+    Sop2   [    -,     -,     0,     0] SAddU32     "s_add_u32"       S2,  "D = S0 + S1; SCC = carry out";
+    Sop2   [    -,     -,     1,     1] SSubU32     "s_sub_u32"       S2,  "D = S0 - S1; SCC = borrow";
+    Sop2   [    -,     -,     2,     2] SAddI32     "s_add_i32"       S2,  "D = S0 + S1; SCC = signed overflow";
+    Sop2   [    -,     -,     3,     3] SSubI32     "s_sub_i32"       S2,  "D = S0 - S1; SCC = signed overflow";
+    Sop2   [    -,     -,     4,     4] SAddcU32    "s_addc_u32"      S2,  "D = S0 + S1 + SCC; SCC = carry out";
+    Sop2   [    -,     -,     5,     5] SSubbU32    "s_subb_u32"      S2,  "D = S0 - S1 - SCC; SCC = borrow";
+    Sop2   [    -,     -,     8,     8] SLshlB32    "s_lshl_b32"      S2,  "D = S0 << S1[4:0]; SCC = D != 0";
+    Sop2   [    -,     -,     9,     9] SLshlB64    "s_lshl_b64"      S2sh, "D.b64 = S0.b64 << S1[5:0]; SCC = D != 0";
+    Sop2   [    -,     -,    10,     10] SLshrB32    "s_lshr_b32"      S2,  "D = S0 >> S1[4:0]; SCC = D != 0";
+    Sop2   [    -,     -,    11,     11] SLshrB64    "s_lshr_b64"      S2sh, "D.b64 = S0.b64 >> S1[5:0]; SCC = D != 0";
+    Sop2   [    -,     -,    12,     12] SAshrI32    "s_ashr_i32"      S2,  "D = S0.i32 >> S1[4:0]; SCC = D != 0";
+    Sop2   [    -,     -,    13,     13] SAshrI64    "s_ashr_i64"      S2sh, "D.i64 = S0.i64 >> S1[5:0]; SCC = D != 0";
+    Sop2   [    -,     -,    14,     14] SLshl1AddU32 "s_lshl1_add_u32" S2, "D = (S0 << 1) + S1; SCC = result >= 2^32";
+    Sop2   [    -,     -,    15,     15] SLshl2AddU32 "s_lshl2_add_u32" S2, "D = (S0 << 2) + S1; SCC = result >= 2^32";
+    Sop2   [    -,     -,    16,     16] SLshl3AddU32 "s_lshl3_add_u32" S2, "D = (S0 << 3) + S1; SCC = result >= 2^32";
+    Sop2   [    -,     -,    17,     17] SLshl4AddU32 "s_lshl4_add_u32" S2, "D = (S0 << 4) + S1; SCC = result >= 2^32";
+    Sop2   [    -,     -,    18,     18] SMinI32     "s_min_i32"       S2,  "D = min(S0.i32, S1.i32); SCC = S0 < S1";
+    Sop2   [    -,     -,    19,     19] SMinU32     "s_min_u32"       S2,  "D = min(S0, S1); SCC = S0 < S1";
+    Sop2   [    -,     -,    20,     20] SMaxI32     "s_max_i32"       S2,  "D = max(S0.i32, S1.i32); SCC = S0 > S1";
+    Sop2   [    -,     -,    21,     21] SMaxU32     "s_max_u32"       S2,  "D = max(S0, S1); SCC = S0 > S1";
+    Sop2   [    -,     -,    22,     22] SAndB32     "s_and_b32"       S2,  "D = S0 & S1; SCC = D != 0";
+    Sop2   [    -,     -,    23,     23] SAndB64     "s_and_b64"       S2w, "D.b64 = S0 & S1; SCC = D != 0";
+    Sop2   [    -,     -,    24,     24] SOrB32      "s_or_b32"        S2,  "D = S0 | S1; SCC = D != 0";
+    Sop2   [    -,     -,    25,     25] SOrB64      "s_or_b64"        S2w, "D.b64 = S0 | S1; SCC = D != 0";
+    Sop2   [    -,     -,    26,     26] SXorB32     "s_xor_b32"       S2,  "D = S0 ^ S1; SCC = D != 0";
+    Sop2   [    -,     -,    27,     27] SXorB64     "s_xor_b64"       S2w, "D.b64 = S0 ^ S1; SCC = D != 0";
+    Sop2   [    -,     -,    28,     28] SNandB32    "s_nand_b32"      S2,  "D = !(S0 & S1); SCC = D != 0";
+    Sop2   [    -,     -,    29,     29] SNandB64    "s_nand_b64"      S2w, "D.b64 = !(S0 & S1); SCC = D != 0";
+    Sop2   [    -,     -,    30,     30] SNorB32     "s_nor_b32"       S2,  "D = !(S0 | S1); SCC = D != 0";
+    Sop2   [    -,     -,    31,     31] SNorB64     "s_nor_b64"       S2w, "D.b64 = !(S0 | S1); SCC = D != 0";
+    Sop2   [    -,     -,    32,     32] SXnorB32    "s_xnor_b32"      S2,  "D = !(S0 ^ S1); SCC = D != 0";
+    Sop2   [    -,     -,    33,     33] SXnorB64    "s_xnor_b64"      S2w, "D.b64 = !(S0 ^ S1); SCC = D != 0";
+    Sop2   [    -,     -,    34,     34] SAndNot1B32 "s_and_not1_b32"  S2,  "D = S0 & !S1; SCC = D != 0 (alias s_andn2_b32)";
+    Sop2   [    -,     -,    35,     35] SAndNot1B64 "s_and_not1_b64"  S2w, "D.b64 = S0 & !S1; SCC = D != 0 (alias s_andn2_b64)";
+    Sop2   [    -,     -,    36,     36] SOrNot1B32  "s_or_not1_b32"   S2,  "D = S0 | !S1; SCC = D != 0 (alias s_orn2_b32)";
+    Sop2   [    -,     -,    37,     37] SOrNot1B64  "s_or_not1_b64"   S2w, "D.b64 = S0 | !S1; SCC = D != 0 (alias s_orn2_b64)";
+    Sop2   [    -,     -,    38,     38] SBfeU32     "s_bfe_u32"       S2,  "D = (S0 >> S1[4:0]) & mask(S1[22:16]); SCC = D != 0";
+    Sop2   [    -,     -,    44,     44] SMulI32     "s_mul_i32"       S2,  "D = (S0 * S1)[31:0]";
+    Sop2   [    -,     -,    45,     45] SMulHiU32   "s_mul_hi_u32"    S2,  "D = (S0.u64 * S1.u64) >> 32";
+    Sop2   [    -,     -,    48,     48] SCselectB32 "s_cselect_b32"   S2,  "D = SCC ? S0 : S1";
+    Sop2   [    -,     -,    49,     49] SCselectB64 "s_cselect_b64"   S2w, "D.b64 = SCC ? S0 : S1";
+    Sop2   [    -,     -,    50,     50] SPackLlB32B16 "s_pack_ll_b32_b16" S2, "D = S1[15:0] << 16 | S0[15:0]";
     // ---- SOP1: D = f(S0) ----
-    Sop1   [    -,     -,     0,     -] SMovB32     "s_mov_b32"       S1,  "D = S0";
-    Sop1   [    -,     -,     1,     -] SMovB64     "s_mov_b64"       S1w, "D.b64 = S0.b64";
-    Sop1   [    -,     -,     2,     -] SCmovB32    "s_cmov_b32"      S1,  "if SCC: D = S0";
-    Sop1   [    -,     -,     3,     -] SCmovB64    "s_cmov_b64"      S1w, "if SCC: D.b64 = S0.b64";
-    Sop1   [    -,     -,     4,     -] SBrevB32    "s_brev_b32"      S1,  "D = reverse_bits(S0)";
-    Sop1   [    -,     -,     8,     -] SCtzI32B32  "s_ctz_i32_b32"   S1,  "D = index of lowest set bit of S0, or -1";
-    Sop1   [    -,     -,    14,     -] SSextI32I8  "s_sext_i32_i8"   S1,  "D = sign_extend(S0[7:0])";
-    Sop1   [    -,     -,    15,     -] SSextI32I16 "s_sext_i32_i16"  S1,  "D = sign_extend(S0[15:0])";
-    Sop1   [    -,     -,    21,     -] SAbsI32     "s_abs_i32"       S1,  "D = |S0.i32|; SCC = D != 0";
-    Sop1   [    -,     -,    24,     -] SBcnt1I32B32 "s_bcnt1_i32_b32" S1, "D = popcount(S0); SCC = D != 0";
-    Sop1   [    -,     -,    30,     -] SNotB32     "s_not_b32"       S1,  "D = !S0; SCC = D != 0";
-    Sop1   [    -,     -,    31,     -] SNotB64     "s_not_b64"       S1w, "D.b64 = !S0.b64; SCC = D != 0";
-    Sop1   [    -,     -,    32,     -] SAndSaveexecB32 "s_and_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 & EXEC_LO; SCC = EXEC_LO != 0";
-    Sop1   [    -,     -,    33,     -] SAndSaveexecB64 "s_and_saveexec_b64" S1w, "D = EXEC; EXEC = S0 & EXEC; SCC = EXEC != 0";
-    Sop1   [    -,     -,    34,     -] SOrSaveexecB32  "s_or_saveexec_b32"  S1, "D = EXEC_LO; EXEC_LO = S0 | EXEC_LO; SCC = EXEC_LO != 0";
-    Sop1   [    -,     -,    35,     -] SOrSaveexecB64  "s_or_saveexec_b64"  S1w, "D = EXEC; EXEC = S0 | EXEC; SCC = EXEC != 0";
-    Sop1   [    -,     -,    36,     -] SXorSaveexecB32 "s_xor_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 ^ EXEC_LO; SCC = EXEC_LO != 0";
-    Sop1   [    -,     -,    37,     -] SXorSaveexecB64 "s_xor_saveexec_b64" S1w, "D = EXEC; EXEC = S0 ^ EXEC; SCC = EXEC != 0";
-    Sop1   [    -,     -,    48,     -] SAndNot1SaveexecB32 "s_and_not1_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 & !EXEC_LO; SCC = EXEC_LO != 0";
-    Sop1   [    -,     -,    49,     -] SAndNot1SaveexecB64 "s_and_not1_saveexec_b64" S1w, "D = EXEC; EXEC = S0 & !EXEC; SCC = EXEC != 0";
-    Sop1   [    -,     -,    50,     -] SOrNot1SaveexecB32 "s_or_not1_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 | !EXEC_LO; SCC = EXEC_LO != 0";
-    Sop1   [    -,     -,    51,     -] SOrNot1SaveexecB64 "s_or_not1_saveexec_b64" S1w, "D = EXEC; EXEC = S0 | !EXEC; SCC = EXEC != 0";
+    Sop1   [    -,     -,     0,     0] SMovB32     "s_mov_b32"       S1,  "D = S0";
+    Sop1   [    -,     -,     1,     1] SMovB64     "s_mov_b64"       S1w, "D.b64 = S0.b64";
+    Sop1   [    -,     -,     2,     2] SCmovB32    "s_cmov_b32"      S1,  "if SCC: D = S0";
+    Sop1   [    -,     -,     3,     3] SCmovB64    "s_cmov_b64"      S1w, "if SCC: D.b64 = S0.b64";
+    Sop1   [    -,     -,     4,     4] SBrevB32    "s_brev_b32"      S1,  "D = reverse_bits(S0)";
+    Sop1   [    -,     -,     8,     8] SCtzI32B32  "s_ctz_i32_b32"   S1,  "D = index of lowest set bit of S0, or -1";
+    Sop1   [    -,     -,    14,     14] SSextI32I8  "s_sext_i32_i8"   S1,  "D = sign_extend(S0[7:0])";
+    Sop1   [    -,     -,    15,     15] SSextI32I16 "s_sext_i32_i16"  S1,  "D = sign_extend(S0[15:0])";
+    Sop1   [    -,     -,    21,     21] SAbsI32     "s_abs_i32"       S1,  "D = |S0.i32|; SCC = D != 0";
+    Sop1   [    -,     -,    24,     24] SBcnt1I32B32 "s_bcnt1_i32_b32" S1, "D = popcount(S0); SCC = D != 0";
+    Sop1   [    -,     -,    30,     30] SNotB32     "s_not_b32"       S1,  "D = !S0; SCC = D != 0";
+    Sop1   [    -,     -,    31,     31] SNotB64     "s_not_b64"       S1w, "D.b64 = !S0.b64; SCC = D != 0";
+    Sop1   [    -,     -,    32,     32] SAndSaveexecB32 "s_and_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 & EXEC_LO; SCC = EXEC_LO != 0";
+    Sop1   [    -,     -,    33,     33] SAndSaveexecB64 "s_and_saveexec_b64" S1w, "D = EXEC; EXEC = S0 & EXEC; SCC = EXEC != 0";
+    Sop1   [    -,     -,    34,     34] SOrSaveexecB32  "s_or_saveexec_b32"  S1, "D = EXEC_LO; EXEC_LO = S0 | EXEC_LO; SCC = EXEC_LO != 0";
+    Sop1   [    -,     -,    35,     35] SOrSaveexecB64  "s_or_saveexec_b64"  S1w, "D = EXEC; EXEC = S0 | EXEC; SCC = EXEC != 0";
+    Sop1   [    -,     -,    36,     36] SXorSaveexecB32 "s_xor_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 ^ EXEC_LO; SCC = EXEC_LO != 0";
+    Sop1   [    -,     -,    37,     37] SXorSaveexecB64 "s_xor_saveexec_b64" S1w, "D = EXEC; EXEC = S0 ^ EXEC; SCC = EXEC != 0";
+    Sop1   [    -,     -,    48,     48] SAndNot1SaveexecB32 "s_and_not1_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 & !EXEC_LO; SCC = EXEC_LO != 0";
+    Sop1   [    -,     -,    49,     49] SAndNot1SaveexecB64 "s_and_not1_saveexec_b64" S1w, "D = EXEC; EXEC = S0 & !EXEC; SCC = EXEC != 0";
+    Sop1   [    -,     -,    50,     50] SOrNot1SaveexecB32 "s_or_not1_saveexec_b32" S1, "D = EXEC_LO; EXEC_LO = S0 | !EXEC_LO; SCC = EXEC_LO != 0";
+    Sop1   [    -,     -,    51,     51] SOrNot1SaveexecB64 "s_or_not1_saveexec_b64" S1w, "D = EXEC; EXEC = S0 | !EXEC; SCC = EXEC != 0";
     // ---- SOPC: SCC = f(S0, S1) ----
-    Sopc   [    -,     -,     0,     -] SCmpEqI32   "s_cmp_eq_i32"    Sc,  "SCC = S0 == S1";
-    Sopc   [    -,     -,     1,     -] SCmpLgI32   "s_cmp_lg_i32"    Sc,  "SCC = S0 != S1";
-    Sopc   [    -,     -,     2,     -] SCmpGtI32   "s_cmp_gt_i32"    Sc,  "SCC = S0.i32 > S1.i32";
-    Sopc   [    -,     -,     3,     -] SCmpGeI32   "s_cmp_ge_i32"    Sc,  "SCC = S0.i32 >= S1.i32";
-    Sopc   [    -,     -,     4,     -] SCmpLtI32   "s_cmp_lt_i32"    Sc,  "SCC = S0.i32 < S1.i32";
-    Sopc   [    -,     -,     5,     -] SCmpLeI32   "s_cmp_le_i32"    Sc,  "SCC = S0.i32 <= S1.i32";
-    Sopc   [    -,     -,     6,     -] SCmpEqU32   "s_cmp_eq_u32"    Sc,  "SCC = S0 == S1";
-    Sopc   [    -,     -,     7,     -] SCmpLgU32   "s_cmp_lg_u32"    Sc,  "SCC = S0 != S1";
-    Sopc   [    -,     -,     8,     -] SCmpGtU32   "s_cmp_gt_u32"    Sc,  "SCC = S0 > S1";
-    Sopc   [    -,     -,     9,     -] SCmpGeU32   "s_cmp_ge_u32"    Sc,  "SCC = S0 >= S1";
-    Sopc   [    -,     -,    10,     -] SCmpLtU32   "s_cmp_lt_u32"    Sc,  "SCC = S0 < S1";
-    Sopc   [    -,     -,    11,     -] SCmpLeU32   "s_cmp_le_u32"    Sc,  "SCC = S0 <= S1";
-    Sopc   [    -,     -,    12,     -] SBitcmp0B32 "s_bitcmp0_b32"   Sc,  "SCC = S0[S1[4:0]] == 0";
-    Sopc   [    -,     -,    13,     -] SBitcmp1B32 "s_bitcmp1_b32"   Sc,  "SCC = S0[S1[4:0]] == 1";
-    Sopc   [    -,     -,    16,     -] SCmpEqU64   "s_cmp_eq_u64"    Scw, "SCC = S0.b64 == S1.b64";
-    Sopc   [    -,     -,    17,     -] SCmpLgU64   "s_cmp_lg_u64"    Scw, "SCC = S0.b64 != S1.b64";
+    Sopc   [    -,     -,     0,     0] SCmpEqI32   "s_cmp_eq_i32"    Sc,  "SCC = S0 == S1";
+    Sopc   [    -,     -,     1,     1] SCmpLgI32   "s_cmp_lg_i32"    Sc,  "SCC = S0 != S1";
+    Sopc   [    -,     -,     2,     2] SCmpGtI32   "s_cmp_gt_i32"    Sc,  "SCC = S0.i32 > S1.i32";
+    Sopc   [    -,     -,     3,     3] SCmpGeI32   "s_cmp_ge_i32"    Sc,  "SCC = S0.i32 >= S1.i32";
+    Sopc   [    -,     -,     4,     4] SCmpLtI32   "s_cmp_lt_i32"    Sc,  "SCC = S0.i32 < S1.i32";
+    Sopc   [    -,     -,     5,     5] SCmpLeI32   "s_cmp_le_i32"    Sc,  "SCC = S0.i32 <= S1.i32";
+    Sopc   [    -,     -,     6,     6] SCmpEqU32   "s_cmp_eq_u32"    Sc,  "SCC = S0 == S1";
+    Sopc   [    -,     -,     7,     7] SCmpLgU32   "s_cmp_lg_u32"    Sc,  "SCC = S0 != S1";
+    Sopc   [    -,     -,     8,     8] SCmpGtU32   "s_cmp_gt_u32"    Sc,  "SCC = S0 > S1";
+    Sopc   [    -,     -,     9,     9] SCmpGeU32   "s_cmp_ge_u32"    Sc,  "SCC = S0 >= S1";
+    Sopc   [    -,     -,    10,     10] SCmpLtU32   "s_cmp_lt_u32"    Sc,  "SCC = S0 < S1";
+    Sopc   [    -,     -,    11,     11] SCmpLeU32   "s_cmp_le_u32"    Sc,  "SCC = S0 <= S1";
+    Sopc   [    -,     -,    12,     12] SBitcmp0B32 "s_bitcmp0_b32"   Sc,  "SCC = S0[S1[4:0]] == 0";
+    Sopc   [    -,     -,    13,     13] SBitcmp1B32 "s_bitcmp1_b32"   Sc,  "SCC = S0[S1[4:0]] == 1";
+    Sopc   [    -,     -,    16,     16] SCmpEqU64   "s_cmp_eq_u64"    Scw, "SCC = S0.b64 == S1.b64";
+    Sopc   [    -,     -,    17,     17] SCmpLgU64   "s_cmp_lg_u64"    Scw, "SCC = S0.b64 != S1.b64";
     // ---- SOPK: D / SCC from D and simm16 ----
-    Sopk   [    -,     -,     0,     -] SMovkI32    "s_movk_i32"      K,   "D = sign_extend(simm16)";
-    Sopk   [    -,     -,     2,     -] SCmovkI32   "s_cmovk_i32"     K,   "if SCC: D = sign_extend(simm16)";
+    Sopk   [    -,     -,     0,     0] SMovkI32    "s_movk_i32"      K,   "D = sign_extend(simm16)";
+    Sopk   [    -,     -,     2,     2] SCmovkI32   "s_cmovk_i32"     K,   "if SCC: D = sign_extend(simm16)";
     Sopk   [    -,     -,     3,     -] SCmpkEqI32  "s_cmpk_eq_i32"   K,   "SCC = D.i32 == sign_extend(simm16)";
     Sopk   [    -,     -,     4,     -] SCmpkLgI32  "s_cmpk_lg_i32"   K,   "SCC = D.i32 != sign_extend(simm16)";
     Sopk   [    -,     -,     5,     -] SCmpkGtI32  "s_cmpk_gt_i32"   K,   "SCC = D.i32 > sign_extend(simm16)";
@@ -292,185 +301,222 @@ op_table! {
     Sopk   [    -,     -,    12,     -] SCmpkGeU32  "s_cmpk_ge_u32"   K,   "SCC = D >= zero_extend(simm16)";
     Sopk   [    -,     -,    13,     -] SCmpkLtU32  "s_cmpk_lt_u32"   K,   "SCC = D < zero_extend(simm16)";
     Sopk   [    -,     -,    14,     -] SCmpkLeU32  "s_cmpk_le_u32"   K,   "SCC = D <= zero_extend(simm16)";
-    Sopk   [    -,     -,    15,     -] SAddkI32    "s_addk_i32"      K,   "D = D + sign_extend(simm16); SCC = signed overflow";
-    Sopk   [    -,     -,    16,     -] SMulkI32    "s_mulk_i32"      K,   "D = D * sign_extend(simm16)";
+    Sopk   [    -,     -,    15,     15] SAddkI32    "s_addk_i32"      K,   "D = D + sign_extend(simm16); SCC = signed overflow";
+    Sopk   [    -,     -,    16,     16] SMulkI32    "s_mulk_i32"      K,   "D = D * sign_extend(simm16)";
     Sopk   [    -,     -,    24,     -] SWaitcntVscnt "s_waitcnt_vscnt" KWait, "no effect: memory completes in program order here";
     Sopk   [    -,     -,    25,     -] SWaitcntVmcnt "s_waitcnt_vmcnt" KWait, "no effect: memory completes in program order here";
     Sopk   [    -,     -,    26,     -] SWaitcntExpcnt "s_waitcnt_expcnt" KWait, "no effect";
     Sopk   [    -,     -,    27,     -] SWaitcntLgkmcnt "s_waitcnt_lgkmcnt" KWait, "no effect: memory completes in program order here";
     // ---- SOPP ----
-    Sopp   [    -,     -,     0,     -] SNop        "s_nop"           Nop, "no effect";
-    Sopp   [    -,     -,     3,     -] SSleep      "s_sleep"         Nop, "no effect";
+    Sopp   [    -,     -,     0,     0] SNop        "s_nop"           Nop, "no effect";
+    Sopp   [    -,     -,     3,     3] SSleep      "s_sleep"         Nop, "no effect";
     Sopp   [    -,     -,     4,     -] SSetInstPrefetchDistance "s_set_inst_prefetch_distance" Nop, "no effect";
-    Sopp   [    -,     -,     5,     -] SClause     "s_clause"        Nop, "no effect";
-    Sopp   [    -,     -,     7,     -] SDelayAlu   "s_delay_alu"     Nop, "no effect (dependency hint)";
-    Sopp   [    -,     -,     8,     -] SWaitcntDepctr "s_waitcnt_depctr" Nop, "no effect";
-    Sopp   [    -,     -,     9,     -] SWaitcnt    "s_waitcnt"       Nop, "no effect: memory completes in program order here";
-    Sopp   [    -,     -,    31,     -] SCodeEnd    "s_code_end"      Control, "padding after the last kernel; executing it is an error";
-    Sopp   [    -,     -,    32,     -] SBranch     "s_branch"        Branch, "PC = PC + 4 + simm16 * 4";
-    Sopp   [    -,     -,    33,     -] SCbranchScc0 "s_cbranch_scc0" Branch, "if SCC == 0: branch";
-    Sopp   [    -,     -,    34,     -] SCbranchScc1 "s_cbranch_scc1" Branch, "if SCC == 1: branch";
-    Sopp   [    -,     -,    35,     -] SCbranchVccz "s_cbranch_vccz" Branch, "if VCC == 0: branch";
-    Sopp   [    -,     -,    36,     -] SCbranchVccnz "s_cbranch_vccnz" Branch, "if VCC != 0: branch";
-    Sopp   [    -,     -,    37,     -] SCbranchExecz "s_cbranch_execz" Branch, "if EXEC == 0: branch";
-    Sopp   [    -,     -,    38,     -] SCbranchExecnz "s_cbranch_execnz" Branch, "if EXEC != 0: branch";
-    Sopp   [    -,     -,    48,     -] SEndpgm     "s_endpgm"        Control, "end the wave";
-    Sopp   [    -,     -,    54,     -] SSendmsg    "s_sendmsg"       Control, "only MSG_DEALLOC_VGPRS (3), which has no effect here";
+    Sopp   [    -,     -,     5,     5] SClause     "s_clause"        Nop, "no effect";
+    Sopp   [    -,     -,     7,     7] SDelayAlu   "s_delay_alu"     Nop, "no effect (dependency hint)";
+    Sopp   [    -,     -,     8,     8] SWaitcntDepctr "s_waitcnt_depctr" Nop, "no effect";
+    Sopp   [    -,     -,     9,     9] SWaitcnt    "s_waitcnt"       Nop, "no effect: memory completes in program order here";
+    Sopp   [    -,     -,    31,     31] SCodeEnd    "s_code_end"      Control, "padding after the last kernel; executing it is an error";
+    Sopp   [    -,     -,    32,     32] SBranch     "s_branch"        Branch, "PC = PC + 4 + simm16 * 4";
+    Sopp   [    -,     -,    33,     33] SCbranchScc0 "s_cbranch_scc0" Branch, "if SCC == 0: branch";
+    Sopp   [    -,     -,    34,     34] SCbranchScc1 "s_cbranch_scc1" Branch, "if SCC == 1: branch";
+    Sopp   [    -,     -,    35,     35] SCbranchVccz "s_cbranch_vccz" Branch, "if VCC == 0: branch";
+    Sopp   [    -,     -,    36,     36] SCbranchVccnz "s_cbranch_vccnz" Branch, "if VCC != 0: branch";
+    Sopp   [    -,     -,    37,     37] SCbranchExecz "s_cbranch_execz" Branch, "if EXEC == 0: branch";
+    Sopp   [    -,     -,    38,     38] SCbranchExecnz "s_cbranch_execnz" Branch, "if EXEC != 0: branch";
+    Sopp   [    -,     -,    48,     48] SEndpgm     "s_endpgm"        Control, "end the wave";
+    Sopp   [    -,     -,    54,     54] SSendmsg    "s_sendmsg"       Control, "only MSG_DEALLOC_VGPRS (3), which has no effect here";
     Sopp   [    -,     -,    61,     -] SBarrier    "s_barrier"       Control, "wait until every wave of the workgroup arrives";
+    // ---- SOPP waits of gfx12 (s_waitcnt's successors: one counter each) ----
+    Sopp   [    -,     -,  0x0a,  0x0a] SWaitIdle   "s_wait_idle"     Nop, "no effect: nothing is ever outstanding here";
+    Sopp   [    -,     -,     -,  0x40] SWaitLoadcnt "s_wait_loadcnt" Nop, "no effect: vector loads complete in program order here";
+    Sopp   [    -,     -,     -,  0x41] SWaitStorecnt "s_wait_storecnt" Nop, "no effect: vector stores complete in program order here";
+    Sopp   [    -,     -,     -,  0x42] SWaitSamplecnt "s_wait_samplecnt" Nop, "no effect (no image sampling here)";
+    Sopp   [    -,     -,     -,  0x43] SWaitBvhcnt "s_wait_bvhcnt"   Nop, "no effect (no BVH instructions here)";
+    Sopp   [    -,     -,     -,  0x44] SWaitExpcnt "s_wait_expcnt"   Nop, "no effect (no exports here)";
+    Sopp   [    -,     -,     -,  0x46] SWaitDscnt  "s_wait_dscnt"    Nop, "no effect (no LDS/GDS here)";
+    Sopp   [    -,     -,     -,  0x47] SWaitKmcnt  "s_wait_kmcnt"    Nop, "no effect: scalar loads complete in program order here";
+    Sopp   [    -,     -,     -,  0x48] SWaitLoadcntDscnt "s_wait_loadcnt_dscnt" Nop, "no effect: loads complete in program order here";
+    Sopp   [    -,     -,     -,  0x49] SWaitStorecntDscnt "s_wait_storecnt_dscnt" Nop, "no effect: stores complete in program order here";
     // ---- SMEM ----
-    Smem   [    -,     -,     0,     -] SLoadB32    "s_load_b32"      Load(1), "D = MEM[base + offset] (1 dword)";
-    Smem   [    -,     -,     1,     -] SLoadB64    "s_load_b64"      Load(2), "D = MEM[...] (2 dwords)";
-    Smem   [    -,     -,     2,     -] SLoadB128   "s_load_b128"     Load(4), "D = MEM[...] (4 dwords)";
-    Smem   [    -,     -,     3,     -] SLoadB256   "s_load_b256"     Load(8), "D = MEM[...] (8 dwords)";
-    Smem   [    -,     -,     4,     -] SLoadB512   "s_load_b512"     Load(16), "D = MEM[...] (16 dwords)";
+    Smem   [    -,     -,     0,     0] SLoadB32    "s_load_b32"      Load(1), "D = MEM[base + offset] (1 dword)";
+    Smem   [    -,     -,     1,     1] SLoadB64    "s_load_b64"      Load(2), "D = MEM[...] (2 dwords)";
+    Smem   [    -,     -,     2,     2] SLoadB128   "s_load_b128"     Load(4), "D = MEM[...] (4 dwords)";
+    Smem   [    -,     -,     3,     3] SLoadB256   "s_load_b256"     Load(8), "D = MEM[...] (8 dwords)";
+    Smem   [    -,     -,     4,     4] SLoadB512   "s_load_b512"     Load(16), "D = MEM[...] (16 dwords)";
+    Smem   [    -,     -,     -,     5] SLoadB96    "s_load_b96"      Load(3), "D = MEM[...] (3 dwords)";
     // ---- VOP1 (VOP3 opcode 0x180 + op) ----
-    Vop1   [    -,     -,     0,     -] VNop        "v_nop"           V1,  "no effect";
-    Vop1   [    -,     -,     1,     -] VMovB32     "v_mov_b32"       V1,  "D = S0";
-    Vop1   [    -,     -,     2,     -] VReadfirstlaneB32 "v_readfirstlane_b32" ToScalar1, "SDST = S0[first active lane] (lane 0 if EXEC == 0)";
-    Vop1   [    -,     -,    55,     -] VNotB32     "v_not_b32"       V1,  "D = !S0";
-    Vop1   [    -,     -,    56,     -] VBfrevB32   "v_bfrev_b32"     V1,  "D = reverse_bits(S0)";
-    Vop1   [    -,     -,    57,     -] VClzI32U32  "v_clz_i32_u32"   V1,  "D = count of leading zeros of S0, or -1 if S0 == 0";
-    Vop1   [    -,     -,    58,     -] VCtzI32B32  "v_ctz_i32_b32"   V1,  "D = count of trailing zeros of S0, or -1 if S0 == 0";
+    Vop1   [    -,     -,     0,     0] VNop        "v_nop"           V1,  "no effect";
+    Vop1   [    -,     -,     1,     1] VMovB32     "v_mov_b32"       V1,  "D = S0";
+    Vop1   [    -,     -,     2,     2] VReadfirstlaneB32 "v_readfirstlane_b32" ToScalar1, "SDST = S0[first active lane] (lane 0 if EXEC == 0)";
+    Vop1   [    -,     -,    55,     55] VNotB32     "v_not_b32"       V1,  "D = !S0";
+    Vop1   [    -,     -,    56,     56] VBfrevB32   "v_bfrev_b32"     V1,  "D = reverse_bits(S0)";
+    Vop1   [    -,     -,    57,     57] VClzI32U32  "v_clz_i32_u32"   V1,  "D = count of leading zeros of S0, or -1 if S0 == 0";
+    Vop1   [    -,     -,    58,     58] VCtzI32B32  "v_ctz_i32_b32"   V1,  "D = count of trailing zeros of S0, or -1 if S0 == 0";
     // ---- VOP2 (VOP3 opcode 0x100 + op) ----
-    Vop2   [    -,     -,     1,     -] VCndmaskB32 "v_cndmask_b32"   Cnd, "D = MASK[lane] ? S1 : S0 (MASK = VCC in e32, S2 in e64)";
-    Vop2   [    -,     -,     9,     -] VMulI32I24  "v_mul_i32_i24"   V2,  "D = sext(S0[23:0]) * sext(S1[23:0])";
-    Vop2   [    -,     -,    10,     -] VMulHiI32I24 "v_mul_hi_i32_i24" V2, "D = (sext(S0[23:0]) * sext(S1[23:0])) >> 32";
-    Vop2   [    -,     -,    11,     -] VMulU32U24  "v_mul_u32_u24"   V2,  "D = S0[23:0] * S1[23:0]";
-    Vop2   [    -,     -,    12,     -] VMulHiU32U24 "v_mul_hi_u32_u24" V2, "D = (S0[23:0] * S1[23:0]) >> 32";
-    Vop2   [    -,     -,    17,     -] VMinI32     "v_min_i32"       V2,  "D = min(S0.i32, S1.i32)";
-    Vop2   [    -,     -,    18,     -] VMaxI32     "v_max_i32"       V2,  "D = max(S0.i32, S1.i32)";
-    Vop2   [    -,     -,    19,     -] VMinU32     "v_min_u32"       V2,  "D = min(S0, S1)";
-    Vop2   [    -,     -,    20,     -] VMaxU32     "v_max_u32"       V2,  "D = max(S0, S1)";
-    Vop2   [    -,     -,    24,     -] VLshlrevB32 "v_lshlrev_b32"   V2,  "D = S1 << S0[4:0]";
-    Vop2   [    -,     -,    25,     -] VLshrrevB32 "v_lshrrev_b32"   V2,  "D = S1 >> S0[4:0]";
-    Vop2   [    -,     -,    26,     -] VAshrrevI32 "v_ashrrev_i32"   V2,  "D = S1.i32 >> S0[4:0]";
-    Vop2   [    -,     -,    27,     -] VAndB32     "v_and_b32"       V2,  "D = S0 & S1";
-    Vop2   [    -,     -,    28,     -] VOrB32      "v_or_b32"        V2,  "D = S0 | S1";
-    Vop2   [    -,     -,    29,     -] VXorB32     "v_xor_b32"       V2,  "D = S0 ^ S1";
-    Vop2   [    -,     -,    30,     -] VXnorB32    "v_xnor_b32"      V2,  "D = !(S0 ^ S1)";
-    Vop2   [    -,     -,    32,     -] VAddCoCiU32 "v_add_co_ci_u32" Ci,  "D = S0 + S1 + CIN; COUT = carry";
-    Vop2   [    -,     -,    33,     -] VSubCoCiU32 "v_sub_co_ci_u32" Ci,  "D = S0 - S1 - CIN; COUT = borrow";
-    Vop2   [    -,     -,    34,     -] VSubrevCoCiU32 "v_subrev_co_ci_u32" Ci, "D = S1 - S0 - CIN; COUT = borrow";
-    Vop2   [    -,     -,    37,     -] VAddNcU32   "v_add_nc_u32"    V2,  "D = S0 + S1 (no carry out)";
-    Vop2   [    -,     -,    38,     -] VSubNcU32   "v_sub_nc_u32"    V2,  "D = S0 - S1";
-    Vop2   [    -,     -,    39,     -] VSubrevNcU32 "v_subrev_nc_u32" V2, "D = S1 - S0";
+    Vop2   [    -,     -,     1,     1] VCndmaskB32 "v_cndmask_b32"   Cnd, "D = MASK[lane] ? S1 : S0 (MASK = VCC in e32, S2 in e64)";
+    Vop2   [    -,     -,     9,     9] VMulI32I24  "v_mul_i32_i24"   V2,  "D = sext(S0[23:0]) * sext(S1[23:0])";
+    Vop2   [    -,     -,    10,     10] VMulHiI32I24 "v_mul_hi_i32_i24" V2, "D = (sext(S0[23:0]) * sext(S1[23:0])) >> 32";
+    Vop2   [    -,     -,    11,     11] VMulU32U24  "v_mul_u32_u24"   V2,  "D = S0[23:0] * S1[23:0]";
+    Vop2   [    -,     -,    12,     12] VMulHiU32U24 "v_mul_hi_u32_u24" V2, "D = (S0[23:0] * S1[23:0]) >> 32";
+    Vop2   [    -,     -,    17,     17] VMinI32     "v_min_i32"       V2,  "D = min(S0.i32, S1.i32)";
+    Vop2   [    -,     -,    18,     18] VMaxI32     "v_max_i32"       V2,  "D = max(S0.i32, S1.i32)";
+    Vop2   [    -,     -,    19,     19] VMinU32     "v_min_u32"       V2,  "D = min(S0, S1)";
+    Vop2   [    -,     -,    20,     20] VMaxU32     "v_max_u32"       V2,  "D = max(S0, S1)";
+    Vop2   [    -,     -,    24,     24] VLshlrevB32 "v_lshlrev_b32"   V2,  "D = S1 << S0[4:0]";
+    Vop2   [    -,     -,    25,     25] VLshrrevB32 "v_lshrrev_b32"   V2,  "D = S1 >> S0[4:0]";
+    Vop2   [    -,     -,    26,     26] VAshrrevI32 "v_ashrrev_i32"   V2,  "D = S1.i32 >> S0[4:0]";
+    Vop2   [    -,     -,    27,     27] VAndB32     "v_and_b32"       V2,  "D = S0 & S1";
+    Vop2   [    -,     -,    28,     28] VOrB32      "v_or_b32"        V2,  "D = S0 | S1";
+    Vop2   [    -,     -,    29,     29] VXorB32     "v_xor_b32"       V2,  "D = S0 ^ S1";
+    Vop2   [    -,     -,    30,     30] VXnorB32    "v_xnor_b32"      V2,  "D = !(S0 ^ S1)";
+    Vop2   [    -,     -,    32,     32] VAddCoCiU32 "v_add_co_ci_u32" Ci,  "D = S0 + S1 + CIN; COUT = carry";
+    Vop2   [    -,     -,    33,     33] VSubCoCiU32 "v_sub_co_ci_u32" Ci,  "D = S0 - S1 - CIN; COUT = borrow";
+    Vop2   [    -,     -,    34,     34] VSubrevCoCiU32 "v_subrev_co_ci_u32" Ci, "D = S1 - S0 - CIN; COUT = borrow";
+    Vop2   [    -,     -,    37,     37] VAddNcU32   "v_add_nc_u32"    V2,  "D = S0 + S1 (no carry out)";
+    Vop2   [    -,     -,    38,     38] VSubNcU32   "v_sub_nc_u32"    V2,  "D = S0 - S1";
+    Vop2   [    -,     -,    39,     39] VSubrevNcU32 "v_subrev_nc_u32" V2, "D = S1 - S0";
     // ---- VOPC (VOP3 opcode 0x000 + op) ----
     Vopc   [    -,     -,  0x40,     -] VCmpFI32  "v_cmp_f_i32"     Cmp, "MASK = 0";
-    Vopc   [    -,     -,  0x41,     -] VCmpLtI32 "v_cmp_lt_i32"    Cmp, "MASK[lane] = S0.i32 < S1.i32";
-    Vopc   [    -,     -,  0x42,     -] VCmpEqI32 "v_cmp_eq_i32"    Cmp, "MASK[lane] = S0 == S1";
-    Vopc   [    -,     -,  0x43,     -] VCmpLeI32 "v_cmp_le_i32"    Cmp, "MASK[lane] = S0.i32 <= S1.i32";
-    Vopc   [    -,     -,  0x44,     -] VCmpGtI32 "v_cmp_gt_i32"    Cmp, "MASK[lane] = S0.i32 > S1.i32";
-    Vopc   [    -,     -,  0x45,     -] VCmpNeI32 "v_cmp_ne_i32"    Cmp, "MASK[lane] = S0 != S1";
-    Vopc   [    -,     -,  0x46,     -] VCmpGeI32 "v_cmp_ge_i32"    Cmp, "MASK[lane] = S0.i32 >= S1.i32";
+    Vopc   [    -,     -,  0x41,     0x41] VCmpLtI32 "v_cmp_lt_i32"    Cmp, "MASK[lane] = S0.i32 < S1.i32";
+    Vopc   [    -,     -,  0x42,     0x42] VCmpEqI32 "v_cmp_eq_i32"    Cmp, "MASK[lane] = S0 == S1";
+    Vopc   [    -,     -,  0x43,     0x43] VCmpLeI32 "v_cmp_le_i32"    Cmp, "MASK[lane] = S0.i32 <= S1.i32";
+    Vopc   [    -,     -,  0x44,     0x44] VCmpGtI32 "v_cmp_gt_i32"    Cmp, "MASK[lane] = S0.i32 > S1.i32";
+    Vopc   [    -,     -,  0x45,     0x45] VCmpNeI32 "v_cmp_ne_i32"    Cmp, "MASK[lane] = S0 != S1";
+    Vopc   [    -,     -,  0x46,     0x46] VCmpGeI32 "v_cmp_ge_i32"    Cmp, "MASK[lane] = S0.i32 >= S1.i32";
     Vopc   [    -,     -,  0x47,     -] VCmpTI32  "v_cmp_t_i32"     Cmp, "MASK[lane] = 1";
     Vopc   [    -,     -,  0x48,     -] VCmpFU32  "v_cmp_f_u32"     Cmp, "MASK = 0";
-    Vopc   [    -,     -,  0x49,     -] VCmpLtU32 "v_cmp_lt_u32"    Cmp, "MASK[lane] = S0 < S1";
-    Vopc   [    -,     -,  0x4a,     -] VCmpEqU32 "v_cmp_eq_u32"    Cmp, "MASK[lane] = S0 == S1";
-    Vopc   [    -,     -,  0x4b,     -] VCmpLeU32 "v_cmp_le_u32"    Cmp, "MASK[lane] = S0 <= S1";
-    Vopc   [    -,     -,  0x4c,     -] VCmpGtU32 "v_cmp_gt_u32"    Cmp, "MASK[lane] = S0 > S1";
-    Vopc   [    -,     -,  0x4d,     -] VCmpNeU32 "v_cmp_ne_u32"    Cmp, "MASK[lane] = S0 != S1";
-    Vopc   [    -,     -,  0x4e,     -] VCmpGeU32 "v_cmp_ge_u32"    Cmp, "MASK[lane] = S0 >= S1";
+    Vopc   [    -,     -,  0x49,     0x49] VCmpLtU32 "v_cmp_lt_u32"    Cmp, "MASK[lane] = S0 < S1";
+    Vopc   [    -,     -,  0x4a,     0x4a] VCmpEqU32 "v_cmp_eq_u32"    Cmp, "MASK[lane] = S0 == S1";
+    Vopc   [    -,     -,  0x4b,     0x4b] VCmpLeU32 "v_cmp_le_u32"    Cmp, "MASK[lane] = S0 <= S1";
+    Vopc   [    -,     -,  0x4c,     0x4c] VCmpGtU32 "v_cmp_gt_u32"    Cmp, "MASK[lane] = S0 > S1";
+    Vopc   [    -,     -,  0x4d,     0x4d] VCmpNeU32 "v_cmp_ne_u32"    Cmp, "MASK[lane] = S0 != S1";
+    Vopc   [    -,     -,  0x4e,     0x4e] VCmpGeU32 "v_cmp_ge_u32"    Cmp, "MASK[lane] = S0 >= S1";
     Vopc   [    -,     -,  0x4f,     -] VCmpTU32  "v_cmp_t_u32"     Cmp, "MASK[lane] = 1";
-    Vopc   [    -,     -,  0x51,     -] VCmpLtI64 "v_cmp_lt_i64"    Cmpw, "MASK[lane] = S0.i64 < S1.i64";
-    Vopc   [    -,     -,  0x52,     -] VCmpEqI64 "v_cmp_eq_i64"    Cmpw, "MASK[lane] = S0.i64 == S1.i64";
-    Vopc   [    -,     -,  0x53,     -] VCmpLeI64 "v_cmp_le_i64"    Cmpw, "MASK[lane] = S0.i64 <= S1.i64";
-    Vopc   [    -,     -,  0x54,     -] VCmpGtI64 "v_cmp_gt_i64"    Cmpw, "MASK[lane] = S0.i64 > S1.i64";
-    Vopc   [    -,     -,  0x55,     -] VCmpNeI64 "v_cmp_ne_i64"    Cmpw, "MASK[lane] = S0.i64 != S1.i64";
-    Vopc   [    -,     -,  0x56,     -] VCmpGeI64 "v_cmp_ge_i64"    Cmpw, "MASK[lane] = S0.i64 >= S1.i64";
-    Vopc   [    -,     -,  0x59,     -] VCmpLtU64 "v_cmp_lt_u64"    Cmpw, "MASK[lane] = S0.u64 < S1.u64";
-    Vopc   [    -,     -,  0x5a,     -] VCmpEqU64 "v_cmp_eq_u64"    Cmpw, "MASK[lane] = S0.u64 == S1.u64";
-    Vopc   [    -,     -,  0x5b,     -] VCmpLeU64 "v_cmp_le_u64"    Cmpw, "MASK[lane] = S0.u64 <= S1.u64";
-    Vopc   [    -,     -,  0x5c,     -] VCmpGtU64 "v_cmp_gt_u64"    Cmpw, "MASK[lane] = S0.u64 > S1.u64";
-    Vopc   [    -,     -,  0x5d,     -] VCmpNeU64 "v_cmp_ne_u64"    Cmpw, "MASK[lane] = S0.u64 != S1.u64";
-    Vopc   [    -,     -,  0x5e,     -] VCmpGeU64 "v_cmp_ge_u64"    Cmpw, "MASK[lane] = S0.u64 >= S1.u64";
+    Vopc   [    -,     -,  0x51,     0x51] VCmpLtI64 "v_cmp_lt_i64"    Cmpw, "MASK[lane] = S0.i64 < S1.i64";
+    Vopc   [    -,     -,  0x52,     0x52] VCmpEqI64 "v_cmp_eq_i64"    Cmpw, "MASK[lane] = S0.i64 == S1.i64";
+    Vopc   [    -,     -,  0x53,     0x53] VCmpLeI64 "v_cmp_le_i64"    Cmpw, "MASK[lane] = S0.i64 <= S1.i64";
+    Vopc   [    -,     -,  0x54,     0x54] VCmpGtI64 "v_cmp_gt_i64"    Cmpw, "MASK[lane] = S0.i64 > S1.i64";
+    Vopc   [    -,     -,  0x55,     0x55] VCmpNeI64 "v_cmp_ne_i64"    Cmpw, "MASK[lane] = S0.i64 != S1.i64";
+    Vopc   [    -,     -,  0x56,     0x56] VCmpGeI64 "v_cmp_ge_i64"    Cmpw, "MASK[lane] = S0.i64 >= S1.i64";
+    Vopc   [    -,     -,  0x59,     0x59] VCmpLtU64 "v_cmp_lt_u64"    Cmpw, "MASK[lane] = S0.u64 < S1.u64";
+    Vopc   [    -,     -,  0x5a,     0x5a] VCmpEqU64 "v_cmp_eq_u64"    Cmpw, "MASK[lane] = S0.u64 == S1.u64";
+    Vopc   [    -,     -,  0x5b,     0x5b] VCmpLeU64 "v_cmp_le_u64"    Cmpw, "MASK[lane] = S0.u64 <= S1.u64";
+    Vopc   [    -,     -,  0x5c,     0x5c] VCmpGtU64 "v_cmp_gt_u64"    Cmpw, "MASK[lane] = S0.u64 > S1.u64";
+    Vopc   [    -,     -,  0x5d,     0x5d] VCmpNeU64 "v_cmp_ne_u64"    Cmpw, "MASK[lane] = S0.u64 != S1.u64";
+    Vopc   [    -,     -,  0x5e,     0x5e] VCmpGeU64 "v_cmp_ge_u64"    Cmpw, "MASK[lane] = S0.u64 >= S1.u64";
     Vopc   [    -,     -,  0xc0,     -] VCmpxFI32  "v_cmpx_f_i32"   Cmpx, "EXEC = 0";
-    Vopc   [    -,     -,  0xc1,     -] VCmpxLtI32 "v_cmpx_lt_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 < S1.i32)";
-    Vopc   [    -,     -,  0xc2,     -] VCmpxEqI32 "v_cmpx_eq_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 == S1)";
-    Vopc   [    -,     -,  0xc3,     -] VCmpxLeI32 "v_cmpx_le_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 <= S1.i32)";
-    Vopc   [    -,     -,  0xc4,     -] VCmpxGtI32 "v_cmpx_gt_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 > S1.i32)";
-    Vopc   [    -,     -,  0xc5,     -] VCmpxNeI32 "v_cmpx_ne_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 != S1)";
-    Vopc   [    -,     -,  0xc6,     -] VCmpxGeI32 "v_cmpx_ge_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 >= S1.i32)";
+    Vopc   [    -,     -,  0xc1,     0xc1] VCmpxLtI32 "v_cmpx_lt_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 < S1.i32)";
+    Vopc   [    -,     -,  0xc2,     0xc2] VCmpxEqI32 "v_cmpx_eq_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 == S1)";
+    Vopc   [    -,     -,  0xc3,     0xc3] VCmpxLeI32 "v_cmpx_le_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 <= S1.i32)";
+    Vopc   [    -,     -,  0xc4,     0xc4] VCmpxGtI32 "v_cmpx_gt_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 > S1.i32)";
+    Vopc   [    -,     -,  0xc5,     0xc5] VCmpxNeI32 "v_cmpx_ne_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 != S1)";
+    Vopc   [    -,     -,  0xc6,     0xc6] VCmpxGeI32 "v_cmpx_ge_i32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0.i32 >= S1.i32)";
     Vopc   [    -,     -,  0xc7,     -] VCmpxTI32  "v_cmpx_t_i32"   Cmpx, "EXEC unchanged";
     Vopc   [    -,     -,  0xc8,     -] VCmpxFU32  "v_cmpx_f_u32"   Cmpx, "EXEC = 0";
-    Vopc   [    -,     -,  0xc9,     -] VCmpxLtU32 "v_cmpx_lt_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 < S1)";
-    Vopc   [    -,     -,  0xca,     -] VCmpxEqU32 "v_cmpx_eq_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 == S1)";
-    Vopc   [    -,     -,  0xcb,     -] VCmpxLeU32 "v_cmpx_le_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 <= S1)";
-    Vopc   [    -,     -,  0xcc,     -] VCmpxGtU32 "v_cmpx_gt_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 > S1)";
-    Vopc   [    -,     -,  0xcd,     -] VCmpxNeU32 "v_cmpx_ne_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 != S1)";
-    Vopc   [    -,     -,  0xce,     -] VCmpxGeU32 "v_cmpx_ge_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 >= S1)";
+    Vopc   [    -,     -,  0xc9,     0xc9] VCmpxLtU32 "v_cmpx_lt_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 < S1)";
+    Vopc   [    -,     -,  0xca,     0xca] VCmpxEqU32 "v_cmpx_eq_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 == S1)";
+    Vopc   [    -,     -,  0xcb,     0xcb] VCmpxLeU32 "v_cmpx_le_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 <= S1)";
+    Vopc   [    -,     -,  0xcc,     0xcc] VCmpxGtU32 "v_cmpx_gt_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 > S1)";
+    Vopc   [    -,     -,  0xcd,     0xcd] VCmpxNeU32 "v_cmpx_ne_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 != S1)";
+    Vopc   [    -,     -,  0xce,     0xce] VCmpxGeU32 "v_cmpx_ge_u32"  Cmpx, "EXEC[lane] = EXEC[lane] & (S0 >= S1)";
     Vopc   [    -,     -,  0xcf,     -] VCmpxTU32  "v_cmpx_t_u32"   Cmpx, "EXEC unchanged";
-    Vopc   [    -,     -,  0xd9,     -] VCmpxLtU64 "v_cmpx_lt_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 < S1.u64)";
-    Vopc   [    -,     -,  0xda,     -] VCmpxEqU64 "v_cmpx_eq_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 == S1.u64)";
-    Vopc   [    -,     -,  0xdd,     -] VCmpxNeU64 "v_cmpx_ne_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 != S1.u64)";
+    Vopc   [    -,     -,  0xd9,     0xd9] VCmpxLtU64 "v_cmpx_lt_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 < S1.u64)";
+    Vopc   [    -,     -,  0xda,     0xda] VCmpxEqU64 "v_cmpx_eq_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 == S1.u64)";
+    Vopc   [    -,     -,  0xdd,     0xdd] VCmpxNeU64 "v_cmpx_ne_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 != S1.u64)";
     // ---- VOP3 only ----
-    Vop3   [    -,     -, 0x20a,     -] VMadI32I24 "v_mad_i32_i24" V3,  "D = sext(S0[23:0]) * sext(S1[23:0]) + S2";
-    Vop3   [    -,     -, 0x20b,     -] VMadU32U24 "v_mad_u32_u24" V3,  "D = S0[23:0] * S1[23:0] + S2";
-    Vop3   [    -,     -, 0x210,     -] VBfeU32  "v_bfe_u32"       V3,  "D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1)";
-    Vop3   [    -,     -, 0x211,     -] VBfeI32  "v_bfe_i32"       V3,  "D = sign_extend((S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1), S2[4:0] bits)";
-    Vop3   [    -,     -, 0x212,     -] VBfiB32  "v_bfi_b32"       V3,  "D = (S0 & S1) | (!S0 & S2)";
-    Vop3   [    -,     -, 0x216,     -] VAlignbitB32 "v_alignbit_b32" V3, "D = ({S0, S1} >> S2[4:0])[31:0]";
-    Vop3   [    -,     -, 0x217,     -] VAlignbyteB32 "v_alignbyte_b32" V3, "D = ({S0, S1} >> (8 * S2[1:0]))[31:0]";
-    Vop3   [    -,     -, 0x21a,     -] VMin3I32 "v_min3_i32"      V3,  "D = min(S0, S1, S2) (signed)";
-    Vop3   [    -,     -, 0x21b,     -] VMin3U32 "v_min3_u32"      V3,  "D = min(S0, S1, S2)";
-    Vop3   [    -,     -, 0x21d,     -] VMax3I32 "v_max3_i32"      V3,  "D = max(S0, S1, S2) (signed)";
-    Vop3   [    -,     -, 0x21e,     -] VMax3U32 "v_max3_u32"      V3,  "D = max(S0, S1, S2)";
-    Vop3   [    -,     -, 0x220,     -] VMed3I32 "v_med3_i32"      V3,  "D = median(S0, S1, S2) (signed)";
-    Vop3   [    -,     -, 0x221,     -] VMed3U32 "v_med3_u32"      V3,  "D = median(S0, S1, S2)";
-    Vop3   [    -,     -, 0x225,     -] VSadU32  "v_sad_u32"       V3,  "D = |S0 - S1| + S2";
-    Vop3   [    -,     -, 0x240,     -] VXor3B32 "v_xor3_b32"      V3,  "D = S0 ^ S1 ^ S2";
-    Vop3   [    -,     -, 0x244,     -] VPermB32 "v_perm_b32"      V3,  "D.byte[i] = select({S0, S1}, S2.byte[i]) (0-7 byte, 8-11 sign fill, 12 zero, 13+ 0xff)";
+    Vop3   [    -,     -, 0x20a,     0x20a] VMadI32I24 "v_mad_i32_i24" V3,  "D = sext(S0[23:0]) * sext(S1[23:0]) + S2";
+    Vop3   [    -,     -, 0x20b,     0x20b] VMadU32U24 "v_mad_u32_u24" V3,  "D = S0[23:0] * S1[23:0] + S2";
+    Vop3   [    -,     -, 0x210,     0x210] VBfeU32  "v_bfe_u32"       V3,  "D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1)";
+    Vop3   [    -,     -, 0x211,     0x211] VBfeI32  "v_bfe_i32"       V3,  "D = sign_extend((S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1), S2[4:0] bits)";
+    Vop3   [    -,     -, 0x212,     0x212] VBfiB32  "v_bfi_b32"       V3,  "D = (S0 & S1) | (!S0 & S2)";
+    Vop3   [    -,     -, 0x216,     0x216] VAlignbitB32 "v_alignbit_b32" V3, "D = ({S0, S1} >> S2[4:0])[31:0]";
+    Vop3   [    -,     -, 0x217,     0x217] VAlignbyteB32 "v_alignbyte_b32" V3, "D = ({S0, S1} >> (8 * S2[1:0]))[31:0]";
+    Vop3   [    -,     -, 0x21a,     0x21a] VMin3I32 "v_min3_i32"      V3,  "D = min(S0, S1, S2) (signed)";
+    Vop3   [    -,     -, 0x21b,     0x21b] VMin3U32 "v_min3_u32"      V3,  "D = min(S0, S1, S2)";
+    Vop3   [    -,     -, 0x21d,     0x21d] VMax3I32 "v_max3_i32"      V3,  "D = max(S0, S1, S2) (signed)";
+    Vop3   [    -,     -, 0x21e,     0x21e] VMax3U32 "v_max3_u32"      V3,  "D = max(S0, S1, S2)";
+    Vop3   [    -,     -, 0x220,     0x220] VMed3I32 "v_med3_i32"      V3,  "D = median(S0, S1, S2) (signed)";
+    Vop3   [    -,     -, 0x221,     0x221] VMed3U32 "v_med3_u32"      V3,  "D = median(S0, S1, S2)";
+    Vop3   [    -,     -, 0x225,     0x225] VSadU32  "v_sad_u32"       V3,  "D = |S0 - S1| + S2";
+    Vop3   [    -,     -, 0x240,     0x240] VXor3B32 "v_xor3_b32"      V3,  "D = S0 ^ S1 ^ S2";
+    Vop3   [    -,     -, 0x244,     0x244] VPermB32 "v_perm_b32"      V3,  "D.byte[i] = select({S0, S1}, S2.byte[i]) (0-7 byte, 8-11 sign fill, 12 zero, 13+ 0xff)";
     Vop3   [0x1f3, 0x345, 0x245, 0x245] VXadU32  "v_xad_u32"       V3,  "D = (S0 ^ S1) + S2 (wrapping, no carry out)";
-    Vop3   [    -,     -, 0x246,     -] VLshlAddU32 "v_lshl_add_u32" V3, "D = (S0 << S1[4:0]) + S2";
-    Vop3   [    -,     -, 0x247,     -] VAddLshlU32 "v_add_lshl_u32" V3, "D = (S0 + S1) << S2[4:0]";
-    Vop3   [    -,     -, 0x255,     -] VAdd3U32 "v_add3_u32"      V3,  "D = S0 + S1 + S2";
-    Vop3   [    -,     -, 0x256,     -] VLshlOrB32 "v_lshl_or_b32" V3,  "D = (S0 << S1[4:0]) | S2";
-    Vop3   [    -,     -, 0x257,     -] VAndOrB32 "v_and_or_b32"   V3,  "D = (S0 & S1) | S2";
-    Vop3   [    -,     -, 0x258,     -] VOr3B32  "v_or3_b32"       V3,  "D = S0 | S1 | S2";
-    Vop3   [    -,     -, 0x2fe,     -] VMadU64U32 "v_mad_u64_u32" Mad64, "D.u64 = S0 * S1 + S2.u64; SDST[lane] = carry out";
-    Vop3   [    -,     -, 0x2ff,     -] VMadI64I32 "v_mad_i64_i32" Mad64, "D.i64 = S0.i32 * S1.i32 + S2.i64; SDST[lane] = signed overflow";
-    Vop3   [    -,     -, 0x300,     -] VAddCoU32 "v_add_co_u32"   Co,  "D = S0 + S1; SDST[lane] = carry out";
-    Vop3   [    -,     -, 0x301,     -] VSubCoU32 "v_sub_co_u32"   Co,  "D = S0 - S1; SDST[lane] = borrow";
-    Vop3   [    -,     -, 0x302,     -] VSubrevCoU32 "v_subrev_co_u32" Co, "D = S1 - S0; SDST[lane] = borrow";
-    Vop3   [    -,     -, 0x31e,     -] VBcntU32B32 "v_bcnt_u32_b32" V2, "D = popcount(S0) + S1";
-    Vop3   [    -,     -, 0x31f,     -] VMbcntLoU32B32 "v_mbcnt_lo_u32_b32" V2, "D = popcount(S0 & lanes_below[31:0]) + S1";
-    Vop3   [    -,     -, 0x320,     -] VMbcntHiU32B32 "v_mbcnt_hi_u32_b32" V2, "D = popcount(S0 & lanes_below[63:32]) + S1";
-    Vop3   [    -,     -, 0x32c,     -] VMulLoU32 "v_mul_lo_u32"   V2,  "D = (S0 * S1)[31:0]";
-    Vop3   [    -,     -, 0x32d,     -] VMulHiU32 "v_mul_hi_u32"   V2,  "D = (S0.u64 * S1.u64) >> 32";
-    Vop3   [    -,     -, 0x32e,     -] VMulHiI32 "v_mul_hi_i32"   V2,  "D = (S0.i64 * S1.i64) >> 32";
+    Vop3   [    -,     -, 0x246,     0x246] VLshlAddU32 "v_lshl_add_u32" V3, "D = (S0 << S1[4:0]) + S2";
+    Vop3   [    -,     -, 0x247,     0x247] VAddLshlU32 "v_add_lshl_u32" V3, "D = (S0 + S1) << S2[4:0]";
+    Vop3   [    -,     -, 0x255,     0x255] VAdd3U32 "v_add3_u32"      V3,  "D = S0 + S1 + S2";
+    Vop3   [    -,     -, 0x256,     0x256] VLshlOrB32 "v_lshl_or_b32" V3,  "D = (S0 << S1[4:0]) | S2";
+    Vop3   [    -,     -, 0x257,     0x257] VAndOrB32 "v_and_or_b32"   V3,  "D = (S0 & S1) | S2";
+    Vop3   [    -,     -, 0x258,     0x258] VOr3B32  "v_or3_b32"       V3,  "D = S0 | S1 | S2";
+    Vop3   [    -,     -, 0x2fe,     0x2fe] VMadU64U32 "v_mad_u64_u32" Mad64, "D.u64 = S0 * S1 + S2.u64; SDST[lane] = carry out";
+    Vop3   [    -,     -, 0x2ff,     0x2ff] VMadI64I32 "v_mad_i64_i32" Mad64, "D.i64 = S0.i32 * S1.i32 + S2.i64; SDST[lane] = signed overflow";
+    Vop3   [    -,     -, 0x300,     0x300] VAddCoU32 "v_add_co_u32"   Co,  "D = S0 + S1; SDST[lane] = carry out";
+    Vop3   [    -,     -, 0x301,     0x301] VSubCoU32 "v_sub_co_u32"   Co,  "D = S0 - S1; SDST[lane] = borrow";
+    Vop3   [    -,     -, 0x302,     0x302] VSubrevCoU32 "v_subrev_co_u32" Co, "D = S1 - S0; SDST[lane] = borrow";
+    Vop3   [    -,     -, 0x31e,     0x31e] VBcntU32B32 "v_bcnt_u32_b32" V2, "D = popcount(S0) + S1";
+    Vop3   [    -,     -, 0x31f,     0x31f] VMbcntLoU32B32 "v_mbcnt_lo_u32_b32" V2, "D = popcount(S0 & lanes_below[31:0]) + S1";
+    Vop3   [    -,     -, 0x320,     0x320] VMbcntHiU32B32 "v_mbcnt_hi_u32_b32" V2, "D = popcount(S0 & lanes_below[63:32]) + S1";
+    Vop3   [    -,     -, 0x32c,     0x32c] VMulLoU32 "v_mul_lo_u32"   V2,  "D = (S0 * S1)[31:0]";
+    Vop3   [    -,     -, 0x32d,     0x32d] VMulHiU32 "v_mul_hi_u32"   V2,  "D = (S0.u64 * S1.u64) >> 32";
+    Vop3   [    -,     -, 0x32e,     0x32e] VMulHiI32 "v_mul_hi_i32"   V2,  "D = (S0.i64 * S1.i64) >> 32";
     Vop3   [    -,     -, 0x33c,     -] VLshlrevB64 "v_lshlrev_b64" Sh64, "D.b64 = S1.b64 << S0[5:0]";
-    Vop3   [    -,     -, 0x33d,     -] VLshrrevB64 "v_lshrrev_b64" Sh64, "D.b64 = S1.b64 >> S0[5:0]";
-    Vop3   [    -,     -, 0x33e,     -] VAshrrevI64 "v_ashrrev_i64" Sh64, "D.i64 = S1.i64 >> S0[5:0]";
-    Vop3   [    -,     -, 0x360,     -] VReadlaneB32 "v_readlane_b32" ToScalar2, "SDST = S0[S1 mod wave size]";
-    Vop3   [    -,     -, 0x361,     -] VWritelaneB32 "v_writelane_b32" WriteLane, "D[S1 mod wave size] = S0 (ignores EXEC)";
+    Vop3   [    -,     -, 0x33d,     0x33d] VLshrrevB64 "v_lshrrev_b64" Sh64, "D.b64 = S1.b64 >> S0[5:0]";
+    Vop3   [    -,     -, 0x33e,     0x33e] VAshrrevI64 "v_ashrrev_i64" Sh64, "D.i64 = S1.i64 >> S0[5:0]";
+    Vop3   [    -,     -, 0x360,     0x360] VReadlaneB32 "v_readlane_b32" ToScalar2, "SDST = S0[S1 mod wave size]";
+    Vop3   [    -,     -, 0x361,     0x361] VWritelaneB32 "v_writelane_b32" WriteLane, "D[S1 mod wave size] = S0 (ignores EXEC)";
     // ---- FLAT / GLOBAL (opcode in bits 24:18; same numbers in both segments) ----
-    Global [    -,     -,    16,     -] GlobalLoadU8   "global_load_u8"    MemLoad(1),  "D = zero_extend(MEM.u8[addr])";
-    Global [    -,     -,    17,     -] GlobalLoadI8   "global_load_i8"    MemLoad(1),  "D = sign_extend(MEM.i8[addr])";
-    Global [    -,     -,    18,     -] GlobalLoadU16  "global_load_u16"   MemLoad(2),  "D = zero_extend(MEM.u16[addr])";
-    Global [    -,     -,    19,     -] GlobalLoadI16  "global_load_i16"   MemLoad(2),  "D = sign_extend(MEM.i16[addr])";
-    Global [    -,     -,    20,     -] GlobalLoadB32  "global_load_b32"   MemLoad(4),  "D = MEM.b32[addr]";
-    Global [    -,     -,    21,     -] GlobalLoadB64  "global_load_b64"   MemLoad(8),  "D[0:1] = MEM.b64[addr]";
-    Global [    -,     -,    22,     -] GlobalLoadB96  "global_load_b96"   MemLoad(12), "D[0:2] = MEM.b96[addr]";
-    Global [    -,     -,    23,     -] GlobalLoadB128 "global_load_b128"  MemLoad(16), "D[0:3] = MEM.b128[addr]";
-    Global [    -,     -,    24,     -] GlobalStoreB8  "global_store_b8"   MemStore(1), "MEM.u8[addr] = DATA[7:0]";
-    Global [    -,     -,    25,     -] GlobalStoreB16 "global_store_b16"  MemStore(2), "MEM.u16[addr] = DATA[15:0]";
-    Global [    -,     -,    26,     -] GlobalStoreB32 "global_store_b32"  MemStore(4), "MEM.b32[addr] = DATA";
-    Global [    -,     -,    27,     -] GlobalStoreB64 "global_store_b64"  MemStore(8), "MEM.b64[addr] = DATA[0:1]";
-    Global [    -,     -,    28,     -] GlobalStoreB96 "global_store_b96"  MemStore(12), "MEM.b96[addr] = DATA[0:2]";
-    Global [    -,     -,    29,     -] GlobalStoreB128 "global_store_b128" MemStore(16), "MEM.b128[addr] = DATA[0:3]";
-    Flat   [    -,     -,    16,     -] FlatLoadU8   "flat_load_u8"    MemLoad(1),  "as global_load_u8 (flat addresses are global addresses here)";
-    Flat   [    -,     -,    17,     -] FlatLoadI8   "flat_load_i8"    MemLoad(1),  "as global_load_i8";
-    Flat   [    -,     -,    18,     -] FlatLoadU16  "flat_load_u16"   MemLoad(2),  "as global_load_u16";
-    Flat   [    -,     -,    19,     -] FlatLoadI16  "flat_load_i16"   MemLoad(2),  "as global_load_i16";
-    Flat   [    -,     -,    20,     -] FlatLoadB32  "flat_load_b32"   MemLoad(4),  "as global_load_b32";
-    Flat   [    -,     -,    21,     -] FlatLoadB64  "flat_load_b64"   MemLoad(8),  "as global_load_b64";
-    Flat   [    -,     -,    22,     -] FlatLoadB96  "flat_load_b96"   MemLoad(12), "as global_load_b96";
-    Flat   [    -,     -,    23,     -] FlatLoadB128 "flat_load_b128"  MemLoad(16), "as global_load_b128";
-    Flat   [    -,     -,    24,     -] FlatStoreB8  "flat_store_b8"   MemStore(1), "as global_store_b8";
-    Flat   [    -,     -,    25,     -] FlatStoreB16 "flat_store_b16"  MemStore(2), "as global_store_b16";
-    Flat   [    -,     -,    26,     -] FlatStoreB32 "flat_store_b32"  MemStore(4), "as global_store_b32";
-    Flat   [    -,     -,    27,     -] FlatStoreB64 "flat_store_b64"  MemStore(8), "as global_store_b64";
-    Flat   [    -,     -,    28,     -] FlatStoreB96 "flat_store_b96"  MemStore(12), "as global_store_b96";
-    Flat   [    -,     -,    29,     -] FlatStoreB128 "flat_store_b128" MemStore(16), "as global_store_b128";
+    Global [    -,     -,    16,     16] GlobalLoadU8   "global_load_u8"    MemLoad(1),  "D = zero_extend(MEM.u8[addr])";
+    Global [    -,     -,    17,     17] GlobalLoadI8   "global_load_i8"    MemLoad(1),  "D = sign_extend(MEM.i8[addr])";
+    Global [    -,     -,    18,     18] GlobalLoadU16  "global_load_u16"   MemLoad(2),  "D = zero_extend(MEM.u16[addr])";
+    Global [    -,     -,    19,     19] GlobalLoadI16  "global_load_i16"   MemLoad(2),  "D = sign_extend(MEM.i16[addr])";
+    Global [    -,     -,    20,     20] GlobalLoadB32  "global_load_b32"   MemLoad(4),  "D = MEM.b32[addr]";
+    Global [    -,     -,    21,     21] GlobalLoadB64  "global_load_b64"   MemLoad(8),  "D[0:1] = MEM.b64[addr]";
+    Global [    -,     -,    22,     22] GlobalLoadB96  "global_load_b96"   MemLoad(12), "D[0:2] = MEM.b96[addr]";
+    Global [    -,     -,    23,     23] GlobalLoadB128 "global_load_b128"  MemLoad(16), "D[0:3] = MEM.b128[addr]";
+    Global [    -,     -,    24,     24] GlobalStoreB8  "global_store_b8"   MemStore(1), "MEM.u8[addr] = DATA[7:0]";
+    Global [    -,     -,    25,     25] GlobalStoreB16 "global_store_b16"  MemStore(2), "MEM.u16[addr] = DATA[15:0]";
+    Global [    -,     -,    26,     26] GlobalStoreB32 "global_store_b32"  MemStore(4), "MEM.b32[addr] = DATA";
+    Global [    -,     -,    27,     27] GlobalStoreB64 "global_store_b64"  MemStore(8), "MEM.b64[addr] = DATA[0:1]";
+    Global [    -,     -,    28,     28] GlobalStoreB96 "global_store_b96"  MemStore(12), "MEM.b96[addr] = DATA[0:2]";
+    Global [    -,     -,    29,     29] GlobalStoreB128 "global_store_b128" MemStore(16), "MEM.b128[addr] = DATA[0:3]";
+    Flat   [    -,     -,    16,     16] FlatLoadU8   "flat_load_u8"    MemLoad(1),  "as global_load_u8 (flat addresses are global addresses here)";
+    Flat   [    -,     -,    17,     17] FlatLoadI8   "flat_load_i8"    MemLoad(1),  "as global_load_i8";
+    Flat   [    -,     -,    18,     18] FlatLoadU16  "flat_load_u16"   MemLoad(2),  "as global_load_u16";
+    Flat   [    -,     -,    19,     19] FlatLoadI16  "flat_load_i16"   MemLoad(2),  "as global_load_i16";
+    Flat   [    -,     -,    20,     20] FlatLoadB32  "flat_load_b32"   MemLoad(4),  "as global_load_b32";
+    Flat   [    -,     -,    21,     21] FlatLoadB64  "flat_load_b64"   MemLoad(8),  "as global_load_b64";
+    Flat   [    -,     -,    22,     22] FlatLoadB96  "flat_load_b96"   MemLoad(12), "as global_load_b96";
+    Flat   [    -,     -,    23,     23] FlatLoadB128 "flat_load_b128"  MemLoad(16), "as global_load_b128";
+    Flat   [    -,     -,    24,     24] FlatStoreB8  "flat_store_b8"   MemStore(1), "as global_store_b8";
+    Flat   [    -,     -,    25,     25] FlatStoreB16 "flat_store_b16"  MemStore(2), "as global_store_b16";
+    Flat   [    -,     -,    26,     26] FlatStoreB32 "flat_store_b32"  MemStore(4), "as global_store_b32";
+    Flat   [    -,     -,    27,     27] FlatStoreB64 "flat_store_b64"  MemStore(8), "as global_store_b64";
+    Flat   [    -,     -,    28,     28] FlatStoreB96 "flat_store_b96"  MemStore(12), "as global_store_b96";
+    Flat   [    -,     -,    29,     29] FlatStoreB128 "flat_store_b128" MemStore(16), "as global_store_b128";
+}
+
+/// gfx12's spelling of the ops it renamed (LLVM 19 still accepts the gfx11
+/// names as aliases, but prints these).
+const GFX12_NAMES: &[(Op, &str)] = &[
+    (Op::SAddU32, "s_add_co_u32"),
+    (Op::SSubU32, "s_sub_co_u32"),
+    (Op::SAddI32, "s_add_co_i32"),
+    (Op::SSubI32, "s_sub_co_i32"),
+    (Op::SAddcU32, "s_add_co_ci_u32"),
+    (Op::SSubbU32, "s_sub_co_ci_u32"),
+    (Op::SAddkI32, "s_addk_co_i32"),
+    (Op::SWaitcntDepctr, "s_wait_alu"),
+    (Op::VMadU64U32, "v_mad_co_u64_u32"),
+    (Op::VMadI64I32, "v_mad_co_i64_i32"),
+];
+
+/// The mnemonic `generation`'s assembler prints for `op`.
+pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
+    if generation == Generation::Gfx12 {
+        if let Some((_, name)) = GFX12_NAMES.iter().find(|(o, _)| *o == op) {
+            return name;
+        }
+    }
+    info(op).mnemonic
 }
 
 /// The row for `opcode` in `format` of `generation`, if supported.
