@@ -425,7 +425,6 @@ fn every_gfx1200_case_passes_on_the_emulated_gfx1200() {
 /// generic code object on this branch; main's `TargetId::runs_on` accepts one
 /// for the processors its target covers.
 #[test]
-#[ignore = "needs main's generic TargetId::runs_on: un-ignore after merging"]
 fn every_gfx12_generic_case_passes_on_both_gfx12_processors() {
     every_case_passes("gfx12-generic", &["gfx1200", "gfx1201"]);
 }

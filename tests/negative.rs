@@ -315,7 +315,6 @@ fn gfx12_wrong_kernels_fail_lane_for_lane_through_the_library() {
 
 /// The same through the CLI: `run --backend emu --target gfx1201 --kernel wrong.s --case basic`.
 #[test]
-#[ignore = "needs `run --target` (main) with the gfx12 emulator: un-ignore after merging"]
 fn gfx12_wrong_kernels_fail_through_the_cli() {
     let run_it = |name: &str, source: &str| {
         let dir = scratch(&format!("neg12-cli-{name}"));
