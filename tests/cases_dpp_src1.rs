@@ -177,7 +177,8 @@ fn a_wrong_table_entry_is_caught() {
 /// Run `case` with code object `bytes` on an emulated `device` target.
 fn run_on(device: &str, case: &Case, bytes: &[u8], lanes: u64, seed: u64) -> CaseResult {
     let t = xad_harness::target::find(device).unwrap_or_else(|| panic!("no target {device}"));
-    // A Vec, so the ELF parser gets an allocator-aligned buffer.
+    // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
+    #[allow(clippy::unnecessary_to_owned)]
     let code = CodeObject::parse(&bytes.to_vec()).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
     let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel)).clone();
     let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 8, chunk_lanes: 1 << 19, ..Options::default() };
