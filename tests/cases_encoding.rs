@@ -1,86 +1,329 @@
-//! Every table-built case's kernel encodes what the case declares: its
-//! embedded code object is disassembled with the llvm-objdump build.rs found,
-//! and the words of its v_xad_u32 instructions (first dword 0xD645xxxx, then
-//! src fields, then the literal or DPP word) must equal `cases::encode::encode` of the
-//! case's ops, in order. Also checks the kernel's wave size (descriptor and
-//! metadata) and argument list against the case.
+//! Every table-built case's kernel encodes what the case declares, on every
+//! target of `target::TARGETS`: each embedded code object is disassembled with
+//! the llvm-objdump build.rs found, `--mcpu=<target>`, and its `v_xad_u32`
+//! instructions must match the case's ops, in order, twice over:
+//! - words: the instruction's dwords (first dword 0xD645xxxx, then src fields,
+//!   then the literal or DPP word) equal `cases::encode::encode` of the op;
+//! - text: LLVM's disassembly of them equals the op written as LLVM prints it
+//!   ([`asm_text`], built from the table's operand forms alone, not from the
+//!   encoder), so the encoder and the tables cannot agree on a mistake.
+//! Since gfx11 (kernels/gfx11) and gfx12 (kernels/gfx12) kernels both match
+//! the same tables, they hold the same forms in the same order. Also checks the
+//! kernel's wave size (descriptor and metadata), argument list and target ID.
 
+use std::collections::HashMap;
 use std::process::Command;
+use std::sync::OnceLock;
 
 use xad_harness::cases::encode::encode;
-use xad_harness::cases::program::{self, Dpp, Src};
-use xad_harness::cases::specs;
+use xad_harness::cases::program::{self, Dpp, Op, Src};
+use xad_harness::cases::{specs, Spec};
 use xad_harness::codeobj::CodeObject;
 use xad_harness::kernels;
+use xad_harness::target::{Target, TARGETS};
 
-/// (disassembly line, instruction words) of every v_xad_u32 in `name`'s code object.
-fn xad_instructions(name: &str) -> Vec<(String, Vec<u32>)> {
-    let embedded = kernels::find("gfx1100", name).unwrap_or_else(|| panic!("kernel {name} is not embedded"));
-    assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(format!("{name}.hsaco"));
-    std::fs::write(&path, embedded.bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
-        .args(["-d", "--mcpu=gfx1100"])
-        .arg(&path)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
-    assert!(out.status.success(), "llvm-objdump failed on {name}: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout);
+/// One disassembled `v_xad_u32`: LLVM's text (comment stripped) and its words.
+#[derive(Debug, Clone)]
+struct Found {
+    text: String,
+    words: Vec<u32>,
+}
+
+/// The `v_xad_u32` instructions of `objdump -d` output, in order.
+fn xad_lines(listing: &str) -> Vec<Found> {
     let mut found = Vec::new();
-    for line in text.lines() {
+    for line in listing.lines() {
         // "<asm>  // 000000001780: D6450010 04110102"
-        let Some((_, comment)) = line.rsplit_once("//") else { continue };
+        let Some((asm, comment)) = line.rsplit_once("//") else { continue };
         let Some((_, hex)) = comment.split_once(": ") else { continue };
         let words: Vec<u32> = hex.split_whitespace().map_while(|w| u32::from_str_radix(w, 16).ok()).collect();
         if words.first().is_some_and(|w| w & 0xFFFF_0000 == 0xD645_0000) {
-            found.push((line.trim().to_string(), words));
+            found.push(Found { text: asm.trim().to_string(), words });
         }
     }
     found
 }
 
-#[test]
-fn every_kernel_encodes_its_declared_forms() {
-    let mut checked = 0;
-    for spec in specs() {
-        let case = &spec.case;
-        let found = xad_instructions(case.kernel);
-        let ops = spec.program.ops;
-        assert_eq!(found.len(), ops.len(), "{}: kernel has {} v_xad_u32, table declares {}", case.name, found.len(), ops.len());
-        for (j, (op, (line, words))) in ops.iter().zip(&found).enumerate() {
-            let want = encode(op).unwrap_or_else(|e| panic!("{} op {j}: {e}", case.name));
-            assert_eq!(words, &want, "{} op {j}: kernel has `{line}`, table declares {op:?} = {want:08X?}", case.name);
-            checked += 1;
-        }
-    }
-    assert!(checked > 900, "only {checked} instructions checked");
+/// Disassemble `name` as built for `target` with `--mcpu=<target>`.
+fn disassemble(target: &str, name: &str) -> Vec<Found> {
+    let embedded = kernels::find(target, name).unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
+    assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(format!("{name}.hsaco"));
+    std::fs::write(&path, embedded.bytes).expect("write code object");
+    let out = Command::new(kernels::BUILD_OBJDUMP)
+        .args(["-d", &format!("--mcpu={target}")])
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
+    assert!(out.status.success(), "llvm-objdump --mcpu={target} failed on {name}: {}", String::from_utf8_lossy(&out.stderr));
+    xad_lines(&String::from_utf8_lossy(&out.stdout))
 }
 
-/// A table that disagrees with its kernel is caught (the check above can fail).
+/// Every (target, kernel) disassembled once per test binary (the two checks
+/// below share it: ~330 objdump runs).
+fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Vec<Found>> {
+    static ALL: OnceLock<HashMap<(&'static str, &'static str), Vec<Found>>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let jobs: Vec<(&'static str, &'static str)> =
+            TARGETS.iter().flat_map(|t| kernels::for_target(t.name).map(move |k| (t.name, k.name))).collect();
+        // Two threads: objdump runs are independent and the machine has 2 cores.
+        let halves: Vec<Vec<_>> = std::thread::scope(|s| {
+            let handles: Vec<_> = jobs
+                .chunks(jobs.len().div_ceil(2).max(1))
+                .map(|chunk| s.spawn(move || chunk.iter().map(|&(t, k)| ((t, k), disassemble(t, k))).collect()))
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("disassembly thread")).collect()
+        });
+        halves.into_iter().flatten().collect()
+    })
+}
+
+/// Each case `target` runs, with its kernel's disassembled `v_xad_u32`s.
+fn cases_of(target: &'static Target) -> impl Iterator<Item = (&'static Spec, &'static [Found])> {
+    specs().filter(|s| s.case.runs_on(target)).map(move |spec| {
+        let found = all_disassembled()
+            .get(&(target.name, spec.case.kernel))
+            .unwrap_or_else(|| panic!("{}: kernel {} is not embedded for {}", spec.case.name, spec.case.kernel, target.name));
+        (spec, found.as_slice())
+    })
+}
+
+/// A source as LLVM prints it.
+fn src_text(src: &Src) -> String {
+    match *src {
+        Src::V(r, _) | Src::Res(r, _) => format!("v{r}"),
+        Src::Sreg(code, _) => sreg_text(code),
+        Src::ExecLo => "exec_lo".into(),
+        Src::ExecHi => "exec_hi".into(),
+        Src::Null => "null".into(),
+        Src::Scc(_) => "src_scc".into(),
+        Src::Inline(code) => inline_text(code),
+        Src::Lit(v) => literal_text(v),
+    }
+}
+
+fn sreg_text(code: u16) -> String {
+    match code {
+        0..=105 => format!("s{code}"),
+        program::VCC_LO => "vcc_lo".into(),
+        program::VCC_HI => "vcc_hi".into(),
+        108..=123 => format!("ttmp{}", code - 108),
+        program::M0 => "m0".into(),
+        program::EXEC_HI => "exec_hi".into(),
+        _ => format!("<scalar code {code}>"),
+    }
+}
+
+/// The f32 inline constants (codes 240-248) as LLVM prints them, with their bits.
+const FLOATS: [(&str, u32); 9] = [
+    ("0.5", 0x3F00_0000),
+    ("-0.5", 0xBF00_0000),
+    ("1.0", 0x3F80_0000),
+    ("-1.0", 0xBF80_0000),
+    ("2.0", 0x4000_0000),
+    ("-2.0", 0xC000_0000),
+    ("4.0", 0x4080_0000),
+    ("-4.0", 0xC080_0000),
+    ("0.15915494", 0x3E22_F983),
+];
+
+fn inline_text(code: u16) -> String {
+    match code {
+        128..=192 => format!("{}", code - 128),
+        193..=208 => format!("-{}", code - 192),
+        240..=248 => FLOATS[usize::from(code - 240)].0.into(),
+        _ => format!("<inline code {code}>"),
+    }
+}
+
+/// LLVM prints a literal whose value has an inline form in that form (a raw
+/// literal 0xffffffff reads back as `-1`), any other as hex; the words check
+/// tells the two encodings apart.
+fn literal_text(v: u32) -> String {
+    if (-16..=64).contains(&(v as i32)) {
+        format!("{}", v as i32)
+    } else if let Some((name, _)) = FLOATS.iter().find(|(_, bits)| *bits == v) {
+        (*name).into()
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+fn dpp16_ctrl_text(ctrl: u16) -> String {
+    match ctrl {
+        0x000..=0x0FF => {
+            let s: Vec<String> = (0..4).map(|i| ((ctrl >> (2 * i)) & 3).to_string()).collect();
+            format!("quad_perm:[{}]", s.join(","))
+        }
+        0x101..=0x10F => format!("row_shl:{}", ctrl - 0x100),
+        0x111..=0x11F => format!("row_shr:{}", ctrl - 0x110),
+        0x121..=0x12F => format!("row_ror:{}", ctrl - 0x120),
+        program::ROW_MIRROR => "row_mirror".into(),
+        program::ROW_HALF_MIRROR => "row_half_mirror".into(),
+        0x150..=0x15F => format!("row_share:{}", ctrl - 0x150),
+        0x160..=0x16F => format!("row_xmask:{}", ctrl - 0x160),
+        _ => format!("<dpp_ctrl {ctrl:#x}>"),
+    }
+}
+
+/// `op` written as llvm-objdump prints it.
+fn asm_text(op: &Op) -> String {
+    let srcs: Vec<String> = op.src.iter().map(src_text).collect();
+    let operands = format!("v{}, {}", op.vdst, srcs.join(", "));
+    match op.dpp {
+        Dpp::None => format!("v_xad_u32 {operands}"),
+        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => format!(
+            "v_xad_u32_e64_dpp {operands} {} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}{}{}",
+            dpp16_ctrl_text(ctrl),
+            if bound_ctrl { " bound_ctrl:1" } else { "" },
+            if fi { " fi:1" } else { "" }
+        ),
+        Dpp::Lane8 { sel, fi } => {
+            let sel: Vec<String> = sel.iter().map(u8::to_string).collect();
+            format!("v_xad_u32_e64_dpp {operands} dpp8:[{}]{}", sel.join(","), if fi { " fi:1" } else { "" })
+        }
+    }
+}
+
+#[test]
+fn every_target_embeds_every_case_kernel() {
+    for t in TARGETS {
+        for spec in specs().filter(|s| s.case.runs_on(t)) {
+            assert!(kernels::find(t.name, spec.case.kernel).is_some(), "{}: no {} for {}", spec.case.name, spec.case.kernel, t.name);
+        }
+    }
+}
+
+#[test]
+fn every_kernel_encodes_its_declared_forms_on_every_target() {
+    for t in TARGETS {
+        let mut checked = 0;
+        for (spec, found) in cases_of(t) {
+            let (case, ops) = (&spec.case, spec.program.ops);
+            assert_eq!(
+                found.len(),
+                ops.len(),
+                "{} on {}: kernel has {} v_xad_u32, table declares {}",
+                case.name,
+                t.name,
+                found.len(),
+                ops.len()
+            );
+            for (j, (op, f)) in ops.iter().zip(found).enumerate() {
+                let want = encode(op).unwrap_or_else(|e| panic!("{} op {j}: {e}", case.name));
+                assert_eq!(
+                    f.words, want,
+                    "{} op {j} on {}: kernel has `{}`, table declares {op:?} = {want:08X?}",
+                    case.name, t.name, f.text
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 900, "{}: only {checked} instructions checked", t.name);
+    }
+}
+
+#[test]
+fn every_kernel_disassembles_to_its_declared_forms_on_every_target() {
+    for t in TARGETS {
+        let mut checked = 0;
+        for (spec, found) in cases_of(t) {
+            assert_eq!(found.len(), spec.program.ops.len(), "{} on {}", spec.case.name, t.name);
+            for (j, (op, f)) in spec.program.ops.iter().zip(found).enumerate() {
+                assert_eq!(
+                    f.text,
+                    asm_text(op),
+                    "{} op {j} on {} (llvm-objdump --mcpu={}): table declares {op:?}",
+                    spec.case.name,
+                    t.name,
+                    t.name
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 900, "{}: only {checked} instructions checked", t.name);
+    }
+}
+
+/// The gfx11 and gfx12 kernels hold the same `v_xad_u32` words in the same
+/// order (what lets one case table describe both generations).
+#[test]
+fn gfx11_and_gfx12_kernels_hold_the_same_forms() {
+    let all = all_disassembled();
+    for spec in specs().filter(|s| s.case.requires.is_none()) {
+        let k = spec.case.kernel;
+        let words = |t: &'static str| all[&(t, k)].iter().map(|f| f.words.clone()).collect::<Vec<_>>();
+        assert_eq!(words("gfx1100"), words("gfx1201"), "{k}: gfx1100 and gfx1201 builds differ");
+    }
+}
+
+/// A table that disagrees with its kernel is caught by both checks above.
 #[test]
 fn a_wrong_table_entry_is_caught() {
     let spec = specs().find(|s| s.case.name == "inline_src0_w32").expect("case");
-    let found = xad_instructions(spec.case.kernel);
-    let mut op = spec.program.ops[83]; // 1.0 (code 242) in src0
-    assert_eq!(found[83].1, encode(&op).unwrap());
-    op.src[0] = Src::Inline(129); // the integer 1
-    assert_ne!(found[83].1, encode(&op).unwrap());
+    for target in ["gfx1100", "gfx1201"] {
+        let found = &all_disassembled()[&(target, spec.case.kernel)];
+        let mut op = spec.program.ops[83]; // 1.0 (code 242) in src0
+        assert_eq!(found[83].words, encode(&op).unwrap());
+        assert_eq!(found[83].text, asm_text(&op));
+        op.src[0] = Src::Inline(129); // the integer 1
+        assert_ne!(found[83].words, encode(&op).unwrap(), "{target}");
+        assert_ne!(found[83].text, asm_text(&op), "{target}");
+    }
+    // The text check alone sees a wrong DPP control, source or modifier.
+    let dpp = specs().find(|s| s.case.name == "dpp16_masks_w32").expect("case");
+    let found = &all_disassembled()[&("gfx1201", dpp.case.kernel)];
+    let op = dpp.program.ops[12]; // row_shl:1 row_mask:0x1 bank_mask:0x3 bound_ctrl:1
+    assert_eq!(found[12].text, asm_text(&op));
+    let Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } = op.dpp else { panic!("op 12 is DPP16") };
+    for wrong in [
+        Dpp::Row { ctrl: ctrl + 1, row_mask, bank_mask, bound_ctrl, fi },
+        Dpp::Row { ctrl, row_mask: row_mask ^ 2, bank_mask, bound_ctrl, fi },
+        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl: !bound_ctrl, fi },
+        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi: !fi },
+    ] {
+        assert_ne!(found[12].text, asm_text(&op.dpp(wrong)), "{wrong:?}");
+    }
+}
+
+/// The text renderer on forms LLVM prints (llvm-mc-19 -mcpu=gfx1201).
+#[test]
+fn asm_text_spells_like_llvm() {
+    use program::Lane::*;
+    let op = Op::new(0, 62, [Src::Lit(0xFFFF_FFFF), Src::V(3, B), Src::Sreg(program::VCC_HI, 0)]);
+    assert_eq!(asm_text(&op), "v_xad_u32 v62, -1, v3, vcc_hi");
+    let op = Op::new(0, 5, [Src::Lit(65), Src::Inline(248), Src::Scc(program::SccFrom::One)]);
+    assert_eq!(asm_text(&op), "v_xad_u32 v5, 0x41, 0.15915494, src_scc");
+    let op = Op::new(0, 27, [Src::V(2, A), Src::V(3, B), Src::Null]).dpp(Dpp::Row {
+        ctrl: program::quad_perm([3, 1, 0, 0]),
+        row_mask: 0xF,
+        bank_mask: 0xF,
+        bound_ctrl: true,
+        fi: true,
+    });
+    assert_eq!(asm_text(&op), "v_xad_u32_e64_dpp v27, v2, v3, null quad_perm:[3,1,0,0] row_mask:0xf bank_mask:0xf bound_ctrl:1 fi:1");
+    let op = Op::new(0, 21, [Src::V(2, A), Src::V(3, B), program::int(-3)]).dpp(Dpp::Lane8 { sel: [5, 5, 2, 2, 7, 0, 1, 3], fi: true });
+    assert_eq!(asm_text(&op), "v_xad_u32_e64_dpp v21, v2, v3, -3 dpp8:[5,5,2,2,7,0,1,3] fi:1");
 }
 
 #[test]
-fn kernels_match_case_shape() {
-    for spec in specs() {
-        let case = &spec.case;
-        // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
-        let bytes = kernels::find("gfx1100", case.kernel).expect("embedded").bytes.to_vec();
-        let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
-        let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
-        assert_eq!(kernel.descriptor.wave_size(), case.wave_size, "{}: descriptor wave size", case.name);
-        assert_eq!(kernel.meta.wavefront_size, case.wave_size, "{}: metadata wave size", case.name);
-        let explicit = kernel.meta.args.iter().filter(|a| !a.is_hidden()).count();
-        assert_eq!(explicit, 5 + case.scalar_args, "{}: a, b, c, out, count + scalars", case.name);
-        assert_eq!(kernel.launch_workgroup_size(), [256, 1, 1], "{}", case.name);
+fn kernels_match_case_shape_on_every_target() {
+    for t in TARGETS {
+        for spec in specs().filter(|s| s.case.runs_on(t)) {
+            let case = &spec.case;
+            let what = format!("{} for {}", case.kernel, t.name);
+            // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
+            let bytes = kernels::find(t.name, case.kernel).expect("embedded").bytes.to_vec();
+            let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(code.target.arch, t.name, "{what}: code object target ID");
+            let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(kernel.descriptor.wave_size(), case.wave_size, "{what}: descriptor wave size");
+            assert_eq!(kernel.meta.wavefront_size, case.wave_size, "{what}: metadata wave size");
+            let explicit = kernel.meta.args.iter().filter(|a| !a.is_hidden()).count();
+            assert_eq!(explicit, 5 + case.scalar_args, "{what}: a, b, c, out, count + scalars");
+            assert_eq!(kernel.launch_workgroup_size(), [256, 1, 1], "{what}");
+        }
     }
 }
 
