@@ -129,7 +129,13 @@ XAD_TARGETED K_META
 }
 
 fn assemble(v: Variant) -> Vec<u8> {
-    let twist = if v.wrong { "wrong" } else if v.undefined_src1 { "undef" } else { "ok" };
+    let twist = if v.wrong {
+        "wrong"
+    } else if v.undefined_src1 {
+        "undef"
+    } else {
+        "ok"
+    };
     let stem = format!("k_{}_{}_{}_{twist}", v.mcpu, if v.wave64 { 64 } else { 32 }, v.wgid);
     let dir: PathBuf = common::scratch(&format!("emu_gfx12_{stem}"));
     std::fs::read(common::assemble(&source(v), v.mcpu, &dir, &stem)).unwrap()
@@ -159,7 +165,8 @@ fn run(dev: &mut EmuDevice, image: &[u8], groups: usize, seed: u64) -> (Vec<Stri
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     let edges = [0u32, 1, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff];
     let mut gen = |i: usize| if i < edges.len() { edges[i] } else { rng.random::<u32>() };
-    let (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>) = ((0..n).map(&mut gen).collect(), (0..n).map(&mut gen).collect(), (0..n).map(&mut gen).collect());
+    let (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>) =
+        ((0..n).map(&mut gen).collect(), (0..n).map(&mut gen).collect(), (0..n).map(&mut gen).collect());
     let s_arg = 0x8765_4321u32 ^ seed as u32;
     let bytes = |v: &[u32]| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
     let bufs: Vec<u64> = [n, n, n, n * WORDS].iter().map(|&len| dev.alloc(len * 4).unwrap()).collect();
@@ -196,7 +203,14 @@ fn assert_passes(target: &str, v: Variant, seed: u64) {
     let mut dev = EmuDevice::for_target(t(target));
     let (bad, tainted) = run(&mut dev, &assemble(v), 3, seed);
     assert!(tainted.is_empty(), "{} on {target}: {} words undefined/unsettled, first {:?}", v.mcpu, tainted.len(), tainted.first());
-    assert!(bad.is_empty(), "{} ({}) on emulated {target}: {} wrong words, first: {:?}", v.mcpu, v.wgid, bad.len(), &bad[..bad.len().min(5)]);
+    assert!(
+        bad.is_empty(),
+        "{} ({}) on emulated {target}: {} wrong words, first: {:?}",
+        v.mcpu,
+        v.wgid,
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
 }
 
 const GFX1201: Variant = Variant { mcpu: "gfx1201", wave64: false, wgid: "s2", wrong: false, undefined_src1: false };

@@ -78,6 +78,14 @@
 //!   checker counts it as neither pass nor fail and checks every other lane.
 //! - exec_hi/vcc_hi read as data in wave32 are undefined until written and
 //!   unsettled after a write (the guide does not say the write is kept).
+//! - gfx12: the `s_wait_*` counters have no effect, like `s_waitcnt`; cache
+//!   policy bits (th, scope) have none either. Besides the system SGPRs the
+//!   descriptor enables, every wave gets the workgroup ids in ttmp9 (x) and
+//!   ttmp7 (y in 15:0, z in 31:16), LLVM's architected SGPRs, which count as
+//!   initialised. `s_barrier_signal`/`s_barrier_wait` and scratch are not
+//!   emulated (unsupported if executed).
+//! - gfx115x and gfx12: a DPP16/DPP8 VOP3 may take an SGPR or inline
+//!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
 
 pub mod fault;
 mod launch;

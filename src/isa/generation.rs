@@ -9,9 +9,9 @@ pub enum Generation {
     Gfx9,
     /// RDNA1-2 (gfx1010-gfx1036).
     Gfx10,
-    /// RDNA3 and RDNA3.5 (gfx1100-gfx1153): the one the emulator executes.
+    /// RDNA3 and RDNA3.5 (gfx1100-gfx1153): decoded and emulated.
     Gfx11,
-    /// RDNA4 (gfx1200-gfx1201).
+    /// RDNA4 (gfx1200-gfx1201): decoded and emulated.
     Gfx12,
 }
 

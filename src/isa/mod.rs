@@ -5,16 +5,18 @@
 //!
 //! | module      | what it is                                                           |
 //! |-------------|----------------------------------------------------------------------|
-//! | [`table`]   | the opcodes as data: one row per opcode, an opcode column per [`Generation`], format, mnemonic, operand shape, semantics |
+//! | [`table`]   | the opcodes as data: one row per opcode, an opcode column per [`Generation`], format, mnemonic, operand shape, semantics; gfx12's renamed mnemonics |
 //! | [`operand`] | operand codes: scalar register numbers (VCC, NULL, M0, EXEC), register names, inline constants, [`Src`] and [`Dpp`] |
 //! | [`decode`](mod@decode) | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
 //!
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
-//! gfx12, but only gfx11 (RDNA3) is filled in and decoded; decoding another
-//! generation is a [`DecodeError::NotImplemented`], never a panic. Adding a
-//! generation means filling its column and adding its field layouts here,
-//! not a new code path through the emulator.
+//! gfx12; gfx11 (RDNA3/3.5) and gfx12 (RDNA4) are filled in and decoded, for
+//! a target's [`Isa`] (which also says whether a DPP VOP3 may take a scalar
+//! src1). Decoding gfx9 or gfx10 is a [`DecodeError::NotImplemented`], never
+//! a panic. Adding a generation means filling its column and adding its field
+//! layouts here, not a new code path through the emulator: gfx12's ops are
+//! gfx11's ops under new numbers, names and memory layouts.
 
 pub mod decode;
 pub mod disasm;
