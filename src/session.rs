@@ -166,7 +166,8 @@ fn choose_cases(request: &Request) -> Result<Vec<Case>> {
             Ok(chosen)
         }
         (None, Some(_)) => cases::select("basic").map_err(Error::Usage),
-        (None, None) => Ok(cases::catalogue()),
+        // The default target's cases: a form its ISA lacks has no kernel there.
+        (None, None) => Ok(crate::target::find(crate::target::DEFAULT).map_or_else(cases::catalogue, cases::catalogue_for)),
     }
 }
 

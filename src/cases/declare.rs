@@ -22,7 +22,7 @@ pub struct Spec {
 /// case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION)
 /// case!("sreg_hi_w32", wave: 32, ops: &HI_OPS, scalars: 8, description: "...", unsettled: "...")
 /// case!("basic", wave: 32, ops: &BASIC, scalars: 0, description: "...", fast_model: straight_loop)
-/// case!("dpp8_sgpr_src1_w32", wave: 32, ops: &OPS, scalars: 8, description: "...", requires: Feature::DppSrc1Scalar)
+/// case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: &OPS, scalars: 8, description: "...", requires: Feature::DppSrc1Scalar)
 /// ```
 ///
 /// `ops` is a constant expression of type `&'static [Op]`. A `fast_model`

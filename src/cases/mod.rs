@@ -12,7 +12,7 @@
 //! | [`encode`](mod@encode) | the encoder: the instruction words an op's kernel must contain ([`encode::encode`]) |
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
-//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8` | the families, one file each, listed once in [`FAMILIES`] |
+//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1` | the families, one file each, listed once in [`FAMILIES`] |
 //!
 //! Standard lane ABI (every case; see README "Kernel ABI"): explicit kernel
 //! arguments in this order: `a`, `b`, `c` (u32 global buffers, one word per
@@ -108,7 +108,7 @@ macro_rules! families {
     };
 }
 
-families![basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8];
+families![basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8, dpp_src1];
 
 /// Every case with the program its kernel runs, in catalogue order.
 pub fn specs() -> impl Iterator<Item = &'static Spec> {
@@ -163,7 +163,7 @@ pub fn xad(s0: u32, s1: u32, s2: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use encode::encode;
+    use encode::encode_for;
     use model::{dpp16_ctrl_valid, inline_value};
     use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
 
@@ -193,7 +193,10 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), all.len(), "duplicate case names");
         for case in &all {
-            assert!(crate::kernels::find("gfx1100", case.kernel).is_some(), "case {} names missing kernel {}", case.name, case.kernel);
+            // Embedded for the default target, or for the first target whose ISA has the form.
+            let target = crate::target::TARGETS.iter().find(|t| case.runs_on(t)).expect("a target runs the case");
+            let found = crate::kernels::find(target.name, case.kernel).is_some();
+            assert!(found, "case {} names missing kernel {} for {}", case.name, case.kernel, target.name);
         }
     }
 
@@ -206,7 +209,7 @@ mod tests {
     }
 
     /// Today's catalogue, in order; the registry must reproduce it exactly.
-    const CATALOGUE_ORDER: [&str; 30] = [
+    const CATALOGUE_ORDER: [&str; 38] = [
         "basic",
         "vgpr_w32",
         "vgpr_w64",
@@ -237,6 +240,14 @@ mod tests {
         "dpp16_inactive_w64",
         "dpp8_w32",
         "dpp8_w64",
+        "dpp_src1_sgpr_dpp16_w32",
+        "dpp_src1_sgpr_dpp16_w64",
+        "dpp_src1_inline_dpp16_w32",
+        "dpp_src1_inline_dpp16_w64",
+        "dpp_src1_sgpr_dpp8_w32",
+        "dpp_src1_sgpr_dpp8_w64",
+        "dpp_src1_inline_dpp8_w32",
+        "dpp_src1_inline_dpp8_w64",
     ];
 
     /// Files of this module that are not families.
@@ -245,7 +256,7 @@ mod tests {
     #[test]
     fn registry_yields_every_family_once_and_the_catalogue_in_order() {
         let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
-        assert_eq!(families, ["basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8"]);
+        assert_eq!(families, ["basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8", "dpp_src1"]);
         // Every family file under src/cases is registered (once, by the list above).
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cases");
         let mut files: Vec<String> = std::fs::read_dir(dir)
@@ -267,7 +278,7 @@ mod tests {
         }
         let names: Vec<&str> = catalogue().iter().map(|c| c.name).collect();
         assert_eq!(names, CATALOGUE_ORDER);
-        assert_eq!(specs().count(), 30);
+        assert_eq!(specs().count(), 38);
     }
 
     #[test]
@@ -282,7 +293,11 @@ mod tests {
             assert_eq!(words, (0..p.words as u16).collect::<Vec<_>>(), "{name}: every out word stored once");
             assert_eq!(case.keeps_lanes, p.ops.iter().any(Op::may_keep), "{name}: keeps_lanes");
             for (j, op) in p.ops.iter().enumerate() {
-                encode(op).unwrap_or_else(|e| panic!("{name} op {j}: {e}"));
+                // Every target that has the case can encode each op; one that
+                // lacks its feature refuses some op (so `requires` is needed).
+                for t in crate::target::TARGETS.iter().filter(|t| case.runs_on(t)) {
+                    encode_for(op, t.isa).unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
+                }
                 if op.word.is_none() {
                     assert!(!op.may_keep(), "{name} op {j}: a chain link must always write");
                 }
