@@ -3,7 +3,8 @@
 //! the llvm-objdump build.rs found, `--mcpu=<target>`, and its `v_xad_u32`
 //! instructions must match the case's ops, in order, twice over:
 //! - words: the instruction's dwords (first dword 0xD645xxxx, then src fields,
-//!   then the literal or DPP word) equal `cases::encode::encode` of the op;
+//!   then the literal or DPP word) equal `cases::encode::encode_for` of the op
+//!   and the target's ISA (the DPP scalar-src1 forms only where it has them);
 //! - text: LLVM's disassembly of them equals the op written as LLVM prints it
 //!   ([`asm_text`], built from the table's operand forms alone, not from the
 //!   encoder), so the encoder and the tables cannot agree on a mistake.
@@ -16,7 +17,7 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use xad_harness::cases::encode::encode;
+use xad_harness::cases::encode::{encode, encode_for};
 use xad_harness::cases::program::{self, Dpp, Op, Src};
 use xad_harness::cases::{specs, Spec};
 use xad_harness::codeobj::CodeObject;
@@ -212,7 +213,7 @@ fn every_kernel_encodes_its_declared_forms_on_every_target() {
                 ops.len()
             );
             for (j, (op, f)) in ops.iter().zip(found).enumerate() {
-                let want = encode(op).unwrap_or_else(|e| panic!("{} op {j}: {e}", case.name));
+                let want = encode_for(op, t.isa).unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
                 assert_eq!(
                     f.words, want,
                     "{} op {j} on {}: kernel has `{}`, table declares {op:?} = {want:08X?}",

@@ -14,6 +14,7 @@
 //!   has read, the next read of that pair needs `s_wait_alu
 //!   depctr_sa_sdst(0)` first (LLVM's VALUReadSGPRHazard; EXEC, M0 and null
 //!   are exempt; an SMEM load clears it).
+//!
 //! Each checker has negative controls on listings that break its rule. And
 //! every case a gfx12 target has passes on the emulated gfx1200/gfx1201 (the
 //! wrong-kernel controls for gfx12 are in tests/negative.rs).
@@ -376,7 +377,9 @@ fn the_hazard_checker_catches_an_salu_write_after_a_valu_read() {
 fn run_on_emulator(case: &Case, built_for: &str, device: &str, lanes: u64, seed: u64) -> CaseResult {
     let embedded =
         kernels::find(built_for, case.kernel).unwrap_or_else(|| panic!("{}: {} not embedded for {built_for}", case.name, case.kernel));
-    let code = CodeObject::parse(&embedded.bytes.to_vec()).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
+    // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
+    let bytes = embedded.bytes.to_vec();
+    let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
     let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel)).clone();
     let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, ..Options::default() };
     let source = KernelSource::Embedded { source: embedded.source.to_string() };
