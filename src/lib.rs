@@ -7,14 +7,14 @@
 //! | module      | what it is                                                        |
 //! |-------------|-------------------------------------------------------------------|
 //! | [`target`]  | the targets as data: ISA, kernel directories, code object version, cards; which target a device runs |
-//! | [`toolchain`] | find and prove an LLVM that assembles gfx11; assemble `.s` files |
+//! | [`toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc` |
 //! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
 //! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
 //! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII) |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
-//! | [`emu`]     | embedded gfx11 emulator: program, waves, instruction families, workgroups, memory, faults |
+//! | [`emu`]     | embedded emulator of every target (gfx11, gfx115x, gfx12): program, waves, instruction families, workgroups, memory, faults |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
 //! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
