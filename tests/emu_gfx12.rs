@@ -213,7 +213,10 @@ fn assert_passes(target: &str, v: Variant, seed: u64) {
     );
 }
 
-const GFX1201: Variant = Variant { mcpu: "gfx1201", wave64: false, wgid: "s2", wrong: false, undefined_src1: false };
+/// gfx12 kernels take the workgroup id from ttmp9: whether gfx12 still
+/// writes the system SGPR (s2) is undocumented, so the emulator marks it
+/// unsettled (tests/targets.rs checks that verdict).
+const GFX1201: Variant = Variant { mcpu: "gfx1201", wave64: false, wgid: "ttmp9", wrong: false, undefined_src1: false };
 
 #[test]
 fn gfx1201_kernel_is_exact_in_wave32_and_wave64() {
@@ -222,17 +225,17 @@ fn gfx1201_kernel_is_exact_in_wave32_and_wave64() {
 }
 
 #[test]
-fn gfx12_workgroup_id_in_ttmp9_matches_the_system_sgpr() {
-    assert_passes("gfx1201", Variant { wgid: "ttmp9", ..GFX1201 }, 0x12_0003);
-    assert_passes("gfx1200", Variant { mcpu: "gfx1200", wgid: "ttmp9", wave64: true, ..GFX1201 }, 0x12_0004);
+fn gfx12_workgroup_id_in_ttmp9_is_every_waves_own() {
+    assert_passes("gfx1200", Variant { mcpu: "gfx1200", wave64: false, ..GFX1201 }, 0x12_0003);
+    assert_passes("gfx1200", Variant { mcpu: "gfx1200", wave64: true, ..GFX1201 }, 0x12_0004);
 }
 
 #[test]
 fn generic_code_objects_run_on_the_processors_they_cover() {
     assert_passes("gfx1200", Variant { mcpu: "gfx12-generic", ..GFX1201 }, 0x12_0005);
     // RDNA3.5: the same DPP src1 forms in gfx11 encodings, on gfx1151.
-    assert_passes("gfx1151", Variant { mcpu: "gfx1151", ..GFX1201 }, 0x11_5101);
-    assert_passes("gfx1151", Variant { mcpu: "gfx1151", wave64: true, ..GFX1201 }, 0x11_5102);
+    assert_passes("gfx1151", Variant { mcpu: "gfx1151", wgid: "s2", ..GFX1201 }, 0x11_5101);
+    assert_passes("gfx1151", Variant { mcpu: "gfx1151", wgid: "s2", wave64: true, ..GFX1201 }, 0x11_5102);
 }
 
 #[test]
@@ -249,7 +252,8 @@ fn a_wrong_gfx12_kernel_fails_on_every_lane_it_gets_wrong() {
 fn an_undefined_scalar_dpp_src1_taints_exactly_its_words() {
     for (target, wave64) in [("gfx1201", false), ("gfx1201", true), ("gfx1151", false)] {
         let mut dev = EmuDevice::for_target(t(target));
-        let (_, tainted) = run(&mut dev, &assemble(Variant { mcpu: target, wave64, undefined_src1: true, ..GFX1201 }), 2, 0x12_00ff);
+        let wgid = if target == "gfx1151" { "s2" } else { "ttmp9" };
+        let (_, tainted) = run(&mut dev, &assemble(Variant { mcpu: target, wave64, wgid, undefined_src1: true, ..GFX1201 }), 2, 0x12_00ff);
         let want: Vec<usize> = (0..512).map(|i| WORDS * i + 1).collect();
         assert_eq!(tainted, want, "{target} wave64={wave64}: the DPP16 word of every lane, and nothing else");
     }
@@ -267,10 +271,10 @@ fn devices_report_their_target_and_refuse_other_processors_code() {
     let mut dev = EmuDevice::for_target_with_options(t("gfx1200"), EmuOptions { threads: 1, ..EmuOptions::default() });
     assert!(matches!(dev.executor(), Executor::Emulated { ref arch } if arch == "gfx1200"));
     assert!(dev.load(&gfx1201).unwrap_err().to_string().contains("targets gfx1201, the emulated device is gfx1200"));
-    let gfx11_generic = assemble(Variant { mcpu: "gfx11-generic", ..GFX1201 });
+    let gfx11_generic = assemble(Variant { mcpu: "gfx11-generic", wgid: "s2", ..GFX1201 });
     assert!(dev.load(&gfx11_generic).unwrap_err().to_string().contains("targets gfx11-generic"));
     // ... which runs on gfx1103, and on a device emulating the generic target itself.
-    assert_passes("gfx1103", Variant { mcpu: "gfx11-generic", ..GFX1201 }, 0x11_0301);
+    assert_passes("gfx1103", Variant { mcpu: "gfx11-generic", wgid: "s2", ..GFX1201 }, 0x11_0301);
     assert!(EmuDevice::for_target(t("gfx11-generic")).load(&gfx11_generic).is_ok());
     assert!(EmuDevice::for_target(t("gfx1103")).runs("gfx11-generic"));
     assert!(!EmuDevice::for_target(t("gfx1201")).runs("gfx11-generic"));

@@ -160,3 +160,32 @@ fn the_readme_target_table_matches_the_target_table() {
         assert_eq!(&cells[1..7], &want, "README row for {}", t.name);
     }
 }
+
+/// gfx12 passes workgroup ids in ttmp9/ttmp7 (architected SGPRs) and AMD does
+/// not document whether the gfx11-style system SGPR (s2) is still written: a
+/// gfx12 kernel that computes from s2 gets "unsettled" words (neither pass
+/// nor fail, each naming why), never a silent pass; the same kernel reading
+/// ttmp9 passes outright.
+#[test]
+fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
+    let dir = scratch("targets-gfx12-s2");
+    let source = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/gfx12/xad_basic.s")).unwrap();
+    let line = "s_lshl_b32 s13, ttmp9, 8";
+    assert!(source.contains(line), "kernels/gfx12/xad_basic.s no longer reads ttmp9 this way");
+    let src = dir.join("s2.s");
+    std::fs::write(&src, source.replace(line, "s_lshl_b32 s13, s2, 8")).unwrap();
+    let json = dir.join("r.json");
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--target", "gfx1201", "--lanes", "600", "--seed", "4", "--kernel"])
+        .arg(&src)
+        .arg("--json")
+        .arg(&json));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("600 unsettled (600 words; neither pass nor fail)"), "{}", r.stdout);
+    assert!(r.stdout.contains("s2 read: a gfx12 system SGPR"), "{}", r.stdout);
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["cases"][0]["tally"]["lanes_unsettled"], 600);
+    // The same kernel on gfx11, where s2 is the documented workgroup id, is not unsettled.
+    let gfx11 = run(harness().args(["run", "--backend", "emu", "--lanes", "600", "--seed", "4", "--kernel"]).arg(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/gfx11/xad_basic.s")));
+    assert!(gfx11.code == 0 && !gfx11.stdout.contains("unsettled"), "{}", gfx11.all());
+}

@@ -367,12 +367,18 @@ pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<u
 /// The SGPRs the dispatch initialises, as the launch setup names them
 /// ([`InitialRegisters`]): its user and system SGPR ranges (a gap between
 /// them stays undefined), EXEC (EXEC_HI too in wave64) and on gfx12 the
-/// workgroup-id trap temporaries.
-pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> u128 {
+/// workgroup-id trap temporaries. Returns (defined, unsettled): on gfx12 the
+/// system SGPRs are written but unsettled, since gfx12 hands workgroup ids
+/// over in ttmp7/ttmp9 (architected SGPRs) and AMD does not document whether
+/// the system SGPRs are still filled; a result computed from them is neither
+/// a pass nor a fail.
+pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> (u128, u128) {
     let mask = |r: &std::ops::Range<usize>| r.clone().filter(|&i| i < 106).fold(0u128, |m, i| m | 1u128 << i);
     let exec = if wave64 { 3u128 << EXEC } else { 1u128 << EXEC };
     let ttmps = if init.ttmp_ids { 1u128 << super::launch::TTMP7 | 1u128 << super::launch::TTMP9 } else { 0 };
-    mask(&init.user_sgprs) | mask(&init.system_sgprs) | exec | ttmps
+    let system = mask(&init.system_sgprs);
+    let (defined_system, unsettled) = if init.ttmp_ids { (0, system) } else { (system, 0) };
+    (mask(&init.user_sgprs) | defined_system | exec | ttmps, unsettled)
 }
 
 /// One wave's shadow registers.
@@ -482,14 +488,15 @@ impl<const W: usize> Wave<W> {
     /// initialised (`sgprs`, and v0 in the lanes of EXEC).
     /// `may` ([`may_read_unwritten`]) applies to a wave whose lanes are all
     /// launched; a partial wave starts with every uninitialised lane tainted.
-    pub(super) fn reset_shadow(&mut self, sgprs: u128, vgprs: usize, may: &(u128, [u64; 4])) {
+    pub(super) fn reset_shadow(&mut self, (sgprs, unsettled): (u128, u128), vgprs: usize, may: &(u128, [u64; 4])) {
         let exec = self.exec();
         let (may_s, may_v) = if exec == Self::FULL { *may } else { (u128::MAX, [u64::MAX; 4]) };
         let hi = if W == 32 { HI } else { 0 };
         let exec_bits = if W == 64 { 3u128 << EXEC } else { 1u128 << EXEC };
         // Computed in locals and stored once: reading back half-written
         // u128s stalls store forwarding, and this runs for every wave.
-        let s_undef = ((!sgprs | (1 << SCC_BIT)) & !exec_bits & may_s) | hi;
+        let s_undef = ((!(sgprs | unsettled) | (1 << SCC_BIT)) & !exec_bits & may_s) | hi;
+        let s_unset = unsettled & may_s;
         let n = vgprs.clamp(1, 256);
         let ones = |bits: usize| if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
         let v0 = Self::FULL & !exec;
@@ -518,8 +525,8 @@ impl<const W: usize> Wave<W> {
             // the cache in a clean run.)
             t.v_undef[0] = v0;
         }
-        (t.s_undef, t.s_unset, t.s_oset, t.stop) = (s_undef, 0, 0, None);
-        t.clean = (s_undef & !hi) == 0 && any_v == 0;
+        (t.s_undef, t.s_unset, t.s_oset, t.stop) = (s_undef, s_unset, 0, None);
+        t.clean = (s_undef & !hi) == 0 && s_unset == 0 && any_v == 0;
     }
 
     /// Whether no register holds taint (exec_hi/vcc_hi in wave32 aside:
@@ -621,6 +628,11 @@ impl<const W: usize> Wave<W> {
         let what = match placeholder {
             DEALLOC => format!("{name} read after s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)"),
             HI_WRITTEN => format!("{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"),
+            // Only the dispatch's own unsettled registers (gfx12's system
+            // SGPRs) are unsettled with no origin of their own.
+            UNINIT if reg < 128 && self.shadow.s_unset >> reg & 1 != 0 && self.shadow.s_undef >> reg & 1 == 0 => format!(
+                "{name} read: a gfx12 system SGPR (workgroup id/info); gfx12 passes workgroup ids in ttmp9/ttmp7 and AMD does not document whether the system SGPRs are still written"
+            ),
             _ if W == 32 && (reg == u16::from(EXEC_HI) || reg == u16::from(VCC_HI)) => {
                 format!("{name} read as data in wave32 (not initialised, and the RDNA3 ISA guide does not say what it reads)")
             }
