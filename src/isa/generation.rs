@@ -50,6 +50,10 @@ impl Isa {
     pub const GFX11: Isa = Isa { generation: Generation::Gfx11, dpp_src1_scalar: false };
     /// gfx1150-gfx1152 (RDNA3.5).
     pub const GFX115X: Isa = Isa { generation: Generation::Gfx11, dpp_src1_scalar: true };
+    /// gfx9 (GCN5/CDNA: gfx908, gfx90a, gfx942, gfx950): wave64 only.
+    pub const GFX9: Isa = Isa { generation: Generation::Gfx9, dpp_src1_scalar: false };
+    /// gfx10 (RDNA1/2: gfx1010, gfx1030).
+    pub const GFX10: Isa = Isa { generation: Generation::Gfx10, dpp_src1_scalar: false };
     /// gfx1200, gfx1201 and gfx12-generic.
     pub const GFX12: Isa = Isa { generation: Generation::Gfx12, dpp_src1_scalar: true };
 }
