@@ -78,3 +78,26 @@ fn the_same_wrapper_asking_for_v5_is_used() {
     let r = run_kernel(&dir, &llvm, &dir.join("r.json"));
     assert_eq!(r.code, 0, "{}", r.all());
 }
+
+/// Each generation is proved by its own canary bytes (gfx9 D1F3, gfx10 D745,
+/// gfx11/12 D645), and a processor the first LLVM does not know is looked for
+/// in the next: gfx950 is unknown to LLVM 19 and known to LLVM 22. A processor
+/// no toolchain knows is reported with what was tried, never skipped.
+#[test]
+fn each_generation_is_proved_by_its_own_canary() {
+    let dir = scratch("tc-generations");
+    for mcpu in ["gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201"] {
+        let tc = xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+        assert!(!tc.origin.is_empty(), "{mcpu}");
+    }
+    if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file() && std::env::var_os("XAD_LLVM_DIR").is_none() {
+        let tc = xad_harness::toolchain::discover("gfx950", &dir).expect("LLVM 22 knows gfx950");
+        assert!(tc.origin.contains("22"), "gfx950 needs LLVM 22, found {}", tc.origin);
+    } else {
+        eprintln!("note: LLVM 22 not installed (or XAD_LLVM_DIR set): gfx950's toolchain not checked");
+    }
+    let e = xad_harness::toolchain::discover("gfx803", &dir).unwrap_err().to_string();
+    assert!(e.contains("gfx803") && e.contains("not a gfx9, gfx10, gfx11 or gfx12 processor"), "{e}");
+    let e = xad_harness::toolchain::discover("gfx9999", &dir).unwrap_err().to_string();
+    assert!(e.contains("gfx9999"), "{e}");
+}

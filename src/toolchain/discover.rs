@@ -180,12 +180,30 @@ fn candidates() -> Vec<Candidate> {
     list
 }
 
-/// The canary: `s_endpgm` is BFB00000 on gfx11 but BF810000 on GCN, and
-/// `v_xad_u32 v5, v1, v2, v3` has opcode 581 (D6450005) on gfx11. LLVM 14 accepts
-/// `-mcpu=gfx1100` with only a warning and emits GCN bytes, so names and exit
-/// codes prove nothing; the bytes do.
+/// The canary: `v_xad_u32 v5, v1, v2, v3` and `s_endpgm`, whose bytes differ
+/// per generation: v_xad_u32 is opcode 499 (D1F30005) on gfx9, 837 (D7450005)
+/// on gfx10, 581 (D6450005) on gfx11 and gfx12; `s_endpgm` is BF810000 before
+/// gfx11 and BFB00000 from it. LLVM 14 accepts `-mcpu=gfx1100` with only a
+/// warning and emits GCN bytes, so names and exit codes prove nothing; the
+/// bytes do.
 const CANARY_SOURCE: &str = "\t.text\n\tv_xad_u32 v5, v1, v2, v3\n\ts_endpgm\n";
-const CANARY_BYTES: [u8; 12] = [0x05, 0x00, 0x45, 0xD6, 0x01, 0x05, 0x0E, 0x04, 0x00, 0x00, 0xB0, 0xBF];
+
+/// The canary's bytes for `mcpu`'s generation, and how they read; `None` for
+/// a processor of no generation with `v_xad_u32` in the VOP3 encodings above.
+fn canary_bytes(mcpu: &str) -> Option<([u8; 12], &'static str)> {
+    const SRC: [u8; 4] = [0x01, 0x05, 0x0E, 0x04];
+    let (op, end, text): ([u8; 2], u8, &str) = if mcpu.starts_with("gfx11") || mcpu.starts_with("gfx12") {
+        ([0x45, 0xD6], 0xB0, "v_xad_u32 must be D6450005, s_endpgm BFB00000")
+    } else if mcpu.starts_with("gfx10") {
+        ([0x45, 0xD7], 0x81, "v_xad_u32 must be D7450005, s_endpgm BF810000")
+    } else if mcpu.starts_with("gfx9") {
+        ([0xF3, 0xD1], 0x81, "v_xad_u32 must be D1F30005, s_endpgm BF810000")
+    } else {
+        return None;
+    };
+    let bytes = [0x05, 0x00, op[0], op[1], SRC[0], SRC[1], SRC[2], SRC[3], 0x00, 0x00, end, 0xBF];
+    Some((bytes, text))
+}
 
 /// The `xad_target.inc` every catalogue kernel includes, for target `mcpu`:
 /// the `.amdgcn_target` directive and `XAD_TARGETED m, args`, which invokes
@@ -240,12 +258,13 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
     let src = scratch.join(format!("canary-{mcpu}.s"));
     let obj = src.with_extension("o");
     let lib = src.with_extension("so");
+    let (want_bytes, reads) = canary_bytes(mcpu).ok_or_else(|| format!("{mcpu} is not a gfx9, gfx10, gfx11 or gfx12 processor"))?;
     std::fs::write(&src, CANARY_SOURCE).map_err(|e| format!("write canary: {e}"))?;
     let tc = Toolchain { clang: cand.clang.clone(), lld: cand.lld.clone(), objdump: None, origin: cand.origin.clone() };
     tc.assemble_object(mcpu, &src, &obj, &[]).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&obj).map_err(|e| format!("read canary object: {e}"))?;
-    if !bytes.windows(CANARY_BYTES.len()).any(|w| w == CANARY_BYTES) {
-        return Err(format!("canary did not encode as {mcpu}: v_xad_u32 must be D6450005, s_endpgm BFB00000"));
+    if !bytes.windows(want_bytes.len()).any(|w| w == want_bytes) {
+        return Err(format!("canary did not encode as {mcpu}: {reads}"));
     }
     // EI_ABIVERSION (byte 8): proves -mcode-object-version was honoured.
     let cov = code_object_version(mcpu);
