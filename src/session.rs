@@ -146,10 +146,12 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
     };
     let choice = user.as_ref().map_or(request.target, UserKernel::choice);
     let mut selected = backend::select(request.backend, request.device, choice)?;
+    let plan = plan(&chosen, &selected.targets, request.target)?;
+    // Only the targets that have one of the chosen cases run, and are named.
+    selected.targets = plan.iter().map(|(t, _)| *t).collect();
     report.executor = selected.describe();
     report.backend_note = (!selected.notes.is_empty()).then(|| selected.notes.join("; "));
     report.targets = selected.targets.iter().map(|t| t.name.to_string()).collect();
-    let plan = plan(&chosen, &selected.targets, request.target)?;
     let user = match user {
         // The one case, for the one target the run has.
         Some(user) => Some(user.load(&chosen[0], selected.targets[0])?),
@@ -205,7 +207,13 @@ fn plan(chosen: &[Case], targets: &[&'static Target], choice: Choice) -> Result<
     if plan.is_empty() {
         let names: Vec<&str> = chosen.iter().map(|c| c.name).collect();
         let on: Vec<&str> = targets.iter().map(|t| t.name).collect();
-        return Err(Error::Usage(format!("no target of this run ({}) has case(s) {}", on.join(", "), names.join(", "))));
+        let have: Vec<&str> = target::TARGETS.iter().filter(|t| chosen.iter().any(|c| c.runs_on(t))).map(|t| t.name).collect();
+        return Err(Error::Usage(format!(
+            "no target of this run ({}) has case(s) {}; --target {} or all has",
+            on.join(", "),
+            names.join(", "),
+            have.join(", ")
+        )));
     }
     Ok(plan)
 }

@@ -189,3 +189,24 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
     let gfx11 = run(harness().args(["run", "--backend", "emu", "--lanes", "600", "--seed", "4", "--kernel"]).arg(concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/gfx11/xad_basic.s")));
     assert!(gfx11.code == 0 && !gfx11.stdout.contains("unsettled"), "{}", gfx11.all());
 }
+
+/// A case only some targets have: `--target all` runs and names exactly
+/// those; one target without it, or the default gfx1100, is a usage error
+/// that says which targets have it.
+#[test]
+fn a_case_only_some_targets_have_runs_on_exactly_those() {
+    let case = "dpp_src1_sgpr_dpp16_w32";
+    let dir = scratch("targets-subset");
+    let json = dir.join("r.json");
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "all", "--lanes", "300", "--case", case, "--json"]).arg(&json));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let want: Vec<&str> = TARGETS.iter().filter(|t| t.has(target::Feature::DppSrc1Scalar)).map(|t| t.name).collect();
+    let got: Vec<&str> = report["targets"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(got, want);
+    assert!(!r.stdout.contains("gfx1100") && !r.stdout.contains("gfx11-generic"), "{}", r.stdout);
+    let r = run(harness().args(["run", "--backend", "emu", "--case", case]));
+    assert_one_line_error(&r, 2, &format!("--target {} or all has", want.join(", ")));
+    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1102", "--case", case]));
+    assert_one_line_error(&r, 2, "which gfx1102 lacks");
+}
