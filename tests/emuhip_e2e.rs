@@ -183,12 +183,14 @@ fn wrong_architecture_is_refused() {
 /// device and the code object's target.
 #[test]
 fn each_device_runs_the_code_objects_of_its_own_target() {
-    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1151")]);
-    assert_exit(&output, 0, &transcript);
-    let text = combined(&output);
-    assert!(text.contains("target gfx1151 (RDNA3.5"), "{transcript}");
-    assert!(text.contains("[hardware: xad-harness emulated gfx1151 (gfx1151), HIP runtime"), "{transcript}");
-    assert!(text.contains("; code object gfx1151]"), "{transcript}");
+    for (arch, architecture) in [("gfx1151", "RDNA3.5"), ("gfx1201", "RDNA4")] {
+        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", arch)]);
+        assert_exit(&output, 0, &transcript);
+        let text = combined(&output);
+        assert!(text.contains(&format!("target {arch} ({architecture}")), "{transcript}");
+        assert!(text.contains(&format!("[hardware: xad-harness emulated {arch} ({arch}), HIP runtime")), "{transcript}");
+        assert!(text.contains(&format!("; code object {arch}]")), "{transcript}");
+    }
 }
 
 /// A processor with no row of its own (gfx1153, RDNA3.5) runs the generic
