@@ -103,7 +103,8 @@ pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, Dec
     let offset = base.wrapping_add(pos as u64);
     match isa.generation {
         Generation::Gfx11 | Generation::Gfx12 => Decoder { isa, bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
-        generation @ (Generation::Gfx9 | Generation::Gfx10) => Err(DecodeError::NotImplemented { generation, offset }),
+        Generation::Gfx9 => super::gfx9::decode(isa, bytes, pos, offset),
+        generation @ Generation::Gfx10 => Err(DecodeError::NotImplemented { generation, offset }),
     }
 }
 

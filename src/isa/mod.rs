@@ -20,6 +20,7 @@
 
 pub mod decode;
 pub mod disasm;
+pub mod gfx9;
 pub mod operand;
 pub mod table;
 

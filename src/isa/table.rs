@@ -511,6 +511,9 @@ const GFX12_NAMES: &[(Op, &str)] = &[
 
 /// The mnemonic `generation`'s assembler prints for `op`.
 pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
+    if generation == Generation::Gfx9 {
+        return super::gfx9::mnemonic(op);
+    }
     if generation == Generation::Gfx12 {
         if let Some((_, name)) = GFX12_NAMES.iter().find(|(o, _)| *o == op) {
             return name;
@@ -521,6 +524,10 @@ pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
 
 /// The row for `opcode` in `format` of `generation`, if supported.
 pub fn lookup(generation: Generation, format: Format, opcode: u16) -> Option<&'static OpInfo> {
+    if generation == Generation::Gfx9 {
+        // gfx9 formats differ per op (see `gfx9`): its own list, in gfx9's formats.
+        return super::gfx9::lookup(format, opcode);
+    }
     TABLE.iter().find(|row| row.format == format && row.opcode(generation) == Some(opcode))
 }
 
