@@ -16,7 +16,7 @@
 //! llvm-mc): SOP*, VOP1/VOP2/VOPC and the VOP3 dwords sit where gfx10+ puts
 //! them, but VOP3 numbers VOP1 ops from 0x140 (not 0x180) and has no literal;
 //! SMEM is `110000` with imm/soe bits and a 21-bit signed offset; FLAT/GLOBAL
-//! use seg [15:14] and a 13-bit offset, with saddr 0x7f meaning `off`. Operand
+//! use seg (bits 15:14) and a 13-bit offset, with saddr 0x7f meaning `off`. Operand
 //! codes: m0 is 124 (decoded to the gfx10+ index [`M0`] so the emulator sees
 //! one register file), 102-105 are flat_scratch and xnack_mask, there is no
 //! `null`. DPP has only DPP16-style words, with gfx9's wave-wide controls;
@@ -679,14 +679,13 @@ impl Decoder<'_> {
     /// literals; inline constants are free). `implicit_vcc`: the e32 form
     /// also reads VCC.
     fn constant_bus(&self, inst: &Inst, implicit_vcc: bool) -> Result<(), DecodeError> {
-        let mut scalars: Vec<Src> = inst.src.iter().copied().filter(|s| matches!(s, Src::Sgpr(_) | Src::Lit(_))).collect();
-        if implicit_vcc {
-            scalars.retain(|s| *s != Src::Sgpr(VCC));
-            scalars.push(Src::Sgpr(VCC));
+        let implicit = implicit_vcc.then_some(Src::Sgpr(VCC));
+        let mut scalars: Vec<Src> = Vec::new();
+        for s in inst.src.iter().copied().chain(implicit) {
+            if matches!(s, Src::Sgpr(_) | Src::Lit(_)) && !scalars.contains(&s) {
+                scalars.push(s);
+            }
         }
-        scalars.dedup();
-        scalars.sort_by_key(|s| format!("{s:?}"));
-        scalars.dedup();
         if scalars.len() > 1 {
             return Err(self.unsupported("more than one scalar value read (gfx9's constant bus carries one)"));
         }

@@ -10,7 +10,9 @@
 //! `-mcpu=gfx1200`; the decoder tests in `tests/isa_decode.rs` check every
 //! row against the assembler's bytes for both. The gfx9 and gfx10 columns
 //! hold only `v_xad_u32`'s numbers (measured with llvm-mc 19 and 22, see the
-//! design notes): there `-` is "not recorded". In the gfx11 and gfx12 columns
+//! design notes): there `-` is "not recorded". gfx9's full opcode list lives
+//! in `gfx9.rs`, because gfx9 puts some ops in other formats (its
+//! `v_add_co_u32` is VOP2); [`lookup`] and [`mnemonic`] read it for gfx9. In the gfx11 and gfx12 columns
 //! `-` means the assembler refuses the mnemonic for that generation.
 //!
 //! gfx12 against gfx11: every SOP*/VOP*/SMEM/FLAT opcode number the two share
