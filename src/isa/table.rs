@@ -10,7 +10,9 @@
 //! `-mcpu=gfx1200`; the decoder tests in `tests/isa_decode.rs` check every
 //! row against the assembler's bytes for both. The gfx9 and gfx10 columns
 //! hold only `v_xad_u32`'s numbers (measured with llvm-mc 19 and 22, see the
-//! design notes): there `-` is "not recorded". In the gfx11 and gfx12 columns
+//! design notes): there `-` is "not recorded". gfx9's full opcode list lives
+//! in `gfx9.rs`, because gfx9 puts some ops in other formats (its
+//! `v_add_co_u32` is VOP2); [`lookup`] and [`mnemonic`] read it for gfx9. In the gfx11 and gfx12 columns
 //! `-` means the assembler refuses the mnemonic for that generation.
 //!
 //! gfx12 against gfx11: every SOP*/VOP*/SMEM/FLAT opcode number the two share
@@ -511,6 +513,9 @@ const GFX12_NAMES: &[(Op, &str)] = &[
 
 /// The mnemonic `generation`'s assembler prints for `op`.
 pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
+    if generation == Generation::Gfx9 {
+        return super::gfx9::mnemonic(op);
+    }
     if generation == Generation::Gfx12 {
         if let Some((_, name)) = GFX12_NAMES.iter().find(|(o, _)| *o == op) {
             return name;
@@ -521,6 +526,10 @@ pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
 
 /// The row for `opcode` in `format` of `generation`, if supported.
 pub fn lookup(generation: Generation, format: Format, opcode: u16) -> Option<&'static OpInfo> {
+    if generation == Generation::Gfx9 {
+        // gfx9 formats differ per op (see `gfx9`): its own list, in gfx9's formats.
+        return super::gfx9::lookup(format, opcode);
+    }
     TABLE.iter().find(|row| row.format == format && row.opcode(generation) == Some(opcode))
 }
 

@@ -6,7 +6,8 @@
 #   tests/isa_decode_table.rs          gfx1100: *.part
 #   tests/isa_decode_table_gfx12.rs    gfx1200: *.part and gfx12/*.part
 #   tests/isa_decode_table_gfx115x.rs  gfx1151: gfx115x/*.part
-# tests/isa_decode.rs re-runs llvm-mc-19 (when present) and checks the tables still match.
+#   tests/isa_decode_table_gfx9.rs     gfx90a:  gfx9/*.part (gfx942 encodes them alike)
+# tests/isa_decode.rs (gfx9: tests/isa_decode_gfx9.rs) re-runs llvm-mc-19 (when present) and checks the tables still match.
 set -eu
 here=$(dirname "$0")
 gen() {
@@ -28,3 +29,4 @@ gen() {
 PARTS='*.part' gen gfx1100 isa_decode_table.rs "$here"/*.part
 PARTS='*.part and gfx12/*.part' gen gfx1200 isa_decode_table_gfx12.rs "$here"/*.part "$here"/gfx12/*.part
 PARTS='gfx115x/*.part' gen gfx1151 isa_decode_table_gfx115x.rs "$here"/gfx115x/*.part
+PARTS='gfx9/*.part' gen gfx90a isa_decode_table_gfx9.rs "$here"/gfx9/*.part
