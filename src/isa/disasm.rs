@@ -103,6 +103,7 @@ impl Inst {
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
+                Op::SWaitcnt if self.generation == Generation::Gfx10 => vec![super::decode::gfx10::waitcnt_text(self.imm as u16)],
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
             Shape::Branch => vec![format!("{} (to 0x{:x})", self.imm, self.branch_target())],
