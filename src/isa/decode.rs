@@ -409,7 +409,8 @@ impl<'a> Decoder<'a> {
         }
         inst.dst = sdata as u8;
         inst.imm = imm;
-        inst.saddr = match self.scalar(soffset) {
+        let soffset = self.scalar(soffset);
+        inst.saddr = match soffset {
             124 => None,
             0..=105 | 106 | 107 | 125 => Some(soffset as u8),
             other => return Err(self.unsupported(format!("soffset code {other} is not emulated"))),

@@ -4,7 +4,7 @@
 //! every row of the assembler-generated table.
 
 use super::decode::{Enc, Inst};
-use super::operand::{float_name, pair_name, reg_name, Dpp, Src};
+use super::operand::{float64_name, float_name, pair_name, reg_name, Dpp, Src};
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::Generation;
 use std::fmt;
@@ -33,6 +33,7 @@ impl Src {
             Src::Sgpr(r) => reg_name(r),
             Src::Vgpr(r) => range('v', r, width_dwords),
             Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => float_name(c as u32).unwrap_or("?").into(),
+            Src::Const(c) if width_dwords == 2 && float64_name(c).is_some() => float64_name(c).unwrap_or("?").into(),
             Src::Const(c) => {
                 let as_i = if width_dwords == 2 { c as i64 } else { i64::from(c as u32 as i32) };
                 if (-16..=64).contains(&as_i) {
@@ -53,6 +54,10 @@ impl Src {
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = table::info(self.op);
+        if self.op == Op::VNop {
+            // No operands, and LLVM prints no encoding suffix for it.
+            return f.write_str("v_nop");
+        }
         write!(f, "{}{}", self.mnemonic(), self.suffix(row))?;
         // Modifiers LLVM prints after the operand list, space-separated.
         let mut trailing = String::new();
