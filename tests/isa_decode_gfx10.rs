@@ -59,6 +59,9 @@ fn decode_table(rows: Table, wave64: bool) -> (Vec<String>, Vec<String>) {
             Err(e) => unsupported.push(format!("[{}] {text}: {e}", hex(bytes))),
         }
     }
+    if std::env::var("EMU_LIST_UNSUPPORTED").is_ok() {
+        eprintln!("{}", unsupported.join("\n"));
+    }
     (failures, unsupported)
 }
 

@@ -8,10 +8,15 @@
 //! gfx11 numbers were read off `llvm-mc-19 -triple=amdgcn -mcpu=gfx1100
 //! -show-encoding` (LLVM 19.1.7), gfx12 numbers off the same with
 //! `-mcpu=gfx1200`; the decoder tests in `tests/isa_decode.rs` check every
-//! row against the assembler's bytes for both. The gfx9 and gfx10 columns
-//! hold only `v_xad_u32`'s numbers (measured with llvm-mc 19 and 22, see the
-//! design notes): there `-` is "not recorded". In the gfx11 and gfx12 columns
-//! `-` means the assembler refuses the mnemonic for that generation.
+//! row against the assembler's bytes for both. gfx10 numbers were read off
+//! `-mcpu=gfx1030` (gfx1010 encodes every row alike; `tests/isa_decode_gfx10.rs`
+//! checks them), and gfx10 spells some ops differently (`decode::gfx10`). The
+//! gfx9 column holds only `v_xad_u32`'s number (measured with llvm-mc 19 and
+//! 22, see the design notes): there `-` is "not recorded". In the gfx10, gfx11
+//! and gfx12 columns `-` means the assembler refuses the mnemonic for that
+//! generation, except gfx10's `s_sendmsg`: the one message emulated
+//! (MSG_DEALLOC_VGPRS) does not exist before gfx11, and gfx10's message 3 is
+//! another (MSG_GS_DONE), so its number is left out rather than misread.
 //!
 //! gfx12 against gfx11: every SOP*/VOP*/SMEM/FLAT opcode number the two share
 //! is the same; gfx12 dropped `v_cmp[x]_f/t_*`, `s_cmpk_*`, the SOPK
