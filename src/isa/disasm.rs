@@ -54,10 +54,6 @@ impl Src {
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = table::info(self.op);
-        if self.op == Op::VNop {
-            // No operands, and LLVM prints no encoding suffix for it.
-            return f.write_str("v_nop");
-        }
         write!(f, "{}{}", self.mnemonic(), self.suffix(row))?;
         // Modifiers LLVM prints after the operand list, space-separated.
         let mut trailing = String::new();
@@ -80,6 +76,9 @@ impl fmt::Display for Inst {
 impl Inst {
     /// `_e32`, `_e64`, `_dpp`, `_e64_dpp` or nothing, as LLVM names the encoding.
     fn suffix(&self, row: &OpInfo) -> &'static str {
+        if self.op == Op::VNop {
+            return ""; // LLVM prints v_nop bare in every encoding.
+        }
         let vop = matches!(row.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3);
         match (self.dpp, self.enc) {
             (None, _) if !vop || row.format == Format::Vop3 => "",
@@ -112,6 +111,7 @@ impl Inst {
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
             Shape::Branch => vec![format!("{} (to 0x{:x})", self.imm, self.branch_target())],
+            Shape::V1 if self.op == Op::VNop => vec![],
             Shape::V1 => vec![v(self.dst), s[0].show(1)],
             Shape::V2 | Shape::WriteLane => vec![v(self.dst), s[0].show(1), s[1].show(1)],
             Shape::V3 | Shape::Cnd => vec![v(self.dst), s[0].show(1), s[1].show(1), s[2].show(1)],

@@ -516,13 +516,13 @@ const GFX12_NAMES: &[(Op, &str)] = &[
 
 /// The mnemonic `generation`'s assembler prints for `op`.
 pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
-    if generation == Generation::Gfx10 {
-        if let Some(name) = super::decode::gfx10::name(op) {
+    if generation == Generation::Gfx12 {
+        if let Some((_, name)) = GFX12_NAMES.iter().find(|(o, _)| *o == op) {
             return name;
         }
     }
-    if generation == Generation::Gfx12 {
-        if let Some((_, name)) = GFX12_NAMES.iter().find(|(o, _)| *o == op) {
+    if generation == Generation::Gfx10 {
+        if let Some(name) = super::decode::gfx10::name(op) {
             return name;
         }
     }

@@ -6,9 +6,7 @@
 #   tests/isa_decode_table.rs          gfx1100: *.part
 #   tests/isa_decode_table_gfx12.rs    gfx1200: *.part and gfx12/*.part
 #   tests/isa_decode_table_gfx115x.rs  gfx1151: gfx115x/*.part
-#   tests/isa_decode_table_gfx10.rs    gfx1030: gfx10/*.part (gfx10 spellings; gfx1010 encodes them alike)
-#   tests/isa_decode_table_gfx10_w64.rs gfx1030 wave64 (MATTR=+wavefrontsize64): gfx10/wave64/*.part
-# tests/isa_decode.rs and tests/isa_decode_gfx10.rs re-run llvm-mc-19 (when present) and checks the tables still match.
+# tests/isa_decode.rs re-runs llvm-mc-19 (when present) and checks the tables still match.
 set -eu
 here=$(dirname "$0")
 gen() {
@@ -29,6 +27,10 @@ gen() {
 }
 PARTS='*.part' gen gfx1100 isa_decode_table.rs "$here"/*.part
 PARTS='*.part and gfx12/*.part' gen gfx1200 isa_decode_table_gfx12.rs "$here"/*.part "$here"/gfx12/*.part
-PARTS='gfx115x/*.part' gen gfx1151 isa_decode_table_gfx115x.rs "$here"/gfx115x/*.part
+# gfx10 (tests/isa_decode_gfx10.rs re-checks these, and that gfx1010 encodes them alike):
+#   tests/isa_decode_table_gfx10.rs     gfx1030: gfx10/*.part (gfx10 spellings)
+#   tests/isa_decode_table_gfx10_w64.rs gfx1030 wave64 (MATTR=+wavefrontsize64): gfx10/wave64/*.part
 PARTS='gfx10/*.part' gen gfx1030 isa_decode_table_gfx10.rs "$here"/gfx10/*.part
 PARTS='gfx10/wave64/*.part' MATTR=+wavefrontsize64 gen gfx1030 isa_decode_table_gfx10_w64.rs "$here"/gfx10/wave64/*.part
+
+PARTS='gfx115x/*.part' gen gfx1151 isa_decode_table_gfx115x.rs "$here"/gfx115x/*.part
