@@ -142,8 +142,8 @@ pub(crate) fn name(op: Op) -> Option<&'static str> {
 
 /// The operand of a gfx10 `s_waitcnt` as LLVM prints it: the counters not at
 /// their maximum (vmcnt 63, expcnt 7, lgkmcnt 63), or all three when every
-/// one is at its maximum. Bits 7 and 15:14's neighbours outside the fields
-/// are ignored, as the hardware and LLVM's disassembler ignore them.
+/// one is at its maximum. Bit 7 belongs to no counter and is not shown (LLVM's
+/// disassembler ignores it too); `s_waitcnt` has no effect in the emulator.
 pub(crate) fn waitcnt_text(simm16: u16) -> String {
     let s = u32::from(simm16);
     let counters = [("vmcnt", bits(s, 3, 0) | bits(s, 15, 14) << 4, 63), ("expcnt", bits(s, 6, 4), 7), ("lgkmcnt", bits(s, 13, 8), 63)];
