@@ -1,11 +1,13 @@
-//! Machine code -> [`Inst`] for a target's [`Isa`]. gfx11 and gfx12 are
-//! decoded; field layouts follow LLVM's encodings (checked against
-//! `llvm-mc-19 -show-encoding` for gfx1100 and gfx1200, see
-//! `tests/isa_decode.rs`). The two share the SOP*, VOP1/2/C, VOP3 and DPP
+//! Machine code -> [`Inst`] for a target's [`Isa`]. gfx10, gfx11 and gfx12
+//! are decoded; field layouts follow LLVM's encodings (checked against
+//! `llvm-mc-19 -show-encoding` for gfx1030/gfx1010, gfx1100 and gfx1200, see
+//! `tests/isa_decode.rs` and `tests/isa_decode_gfx10.rs`). What gfx10 lays
+//! out differently (SMEM, FLAT, m0/null numbering, VOP3 opcode ranges) is in
+//! [`gfx10`]. The two share the SOP*, VOP1/2/C, VOP3 and DPP
 //! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
 //! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
 //! signed offset in the third dword). gfx9 has its own decoder in
-//! [`super::gfx9`]; gfx10 is [`DecodeError::NotImplemented`].
+//! [`super::gfx9`].
 //!
 //! The Isa's `dpp_src1_scalar` (gfx115x, gfx12) lets a DPP16/DPP8 VOP3 take an
 //! SGPR or inline constant as src1; without it that form is refused, as
@@ -20,6 +22,11 @@
 use super::operand::{inline_constant, reg_name, Dpp, Src, DPP16, DPP8, DPP8_FI, EXEC, LITERAL, VCC};
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::{Generation, Isa};
+
+// gfx10's layouts, names and operand numbering; a child module so it can add
+// to the `Decoder` without widening the decoder's visibility.
+#[path = "gfx10.rs"]
+pub(super) mod gfx10;
 
 /// How the instruction was encoded (affects display and implicit operands).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,9 +109,8 @@ fn hex(dwords: &[u32]) -> String {
 pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
     let offset = base.wrapping_add(pos as u64);
     match isa.generation {
-        Generation::Gfx11 | Generation::Gfx12 => Decoder { isa, bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
+        Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => Decoder { isa, bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
         Generation::Gfx9 => super::gfx9::decode(isa, bytes, pos, offset),
-        generation @ Generation::Gfx10 => Err(DecodeError::NotImplemented { generation, offset }),
     }
 }
 
@@ -217,9 +223,11 @@ impl<'a> Decoder<'a> {
             _ if w0 >> 30 == 0b10 => self.sop2(w0)?,
             _ => match w0 >> 26 {
                 0b111101 if self.gfx12() => self.smem12(w0)?,
+                0b111101 if self.gfx10() => self.smem10(w0)?,
                 0b111101 => self.smem(w0)?,
                 0b110101 => self.vop3(w0)?,
                 0b111011 if self.gfx12() => self.vmem12(w0)?,
+                0b110111 if self.gfx10() => self.flat10(w0)?,
                 0b110111 if !self.gfx12() => self.flat(w0)?,
                 _ if w0 >> 25 == 0b0111111 => self.vop1(w0)?,
                 _ if w0 >> 25 == 0b0111110 => self.vopc(w0)?,
@@ -232,6 +240,7 @@ impl<'a> Decoder<'a> {
                         0b111100 => "MIMG",
                         0b111110 => "EXP",
                         0b110011 => "VOP3P",
+                        0b110010 if self.gfx10() => "VINTRP",
                         0b110010 => "VOPD",
                         _ => "an unknown encoding",
                     };
@@ -248,8 +257,22 @@ impl<'a> Decoder<'a> {
         self.isa.generation == Generation::Gfx12
     }
 
+    fn gfx10(&self) -> bool {
+        self.isa.generation == Generation::Gfx10
+    }
+
+    /// A scalar operand code in gfx11's numbering (gfx10 swaps m0 and null).
+    fn scalar(&self, code: u32) -> u32 {
+        if self.gfx10() {
+            gfx10::scalar_code(code)
+        } else {
+            code
+        }
+    }
+
     /// Scalar source code (8 bits in SOP*, 9 bits in VALU). `wide`: 64-bit operand.
     fn src(&mut self, code: u32, wide: bool, literal_at: usize) -> Result<Src, DecodeError> {
+        let code = self.scalar(code);
         if let Some(value) = inline_constant(code, wide) {
             return Ok(Src::Const(value));
         }
@@ -295,6 +318,7 @@ impl<'a> Decoder<'a> {
     }
 
     fn sdst(&mut self, code: u32, wide: bool) -> Result<u8, DecodeError> {
+        let code = self.scalar(code);
         if code > 127 || (wide && code % 2 == 1) {
             return Err(self.unsupported(format!("scalar destination code {code} is not a writable register{}", if wide { " pair" } else { "" })));
         }
@@ -330,7 +354,7 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         inst.imm = i32::from(w0 as u16 as i16);
         let code = bits(w0, 22, 16);
-        inst.dst = if row.shape == Shape::KWait { code as u8 } else { self.sdst(code, false)? };
+        inst.dst = if row.shape == Shape::KWait { self.scalar(code) as u8 } else { self.sdst(code, false)? };
         Ok(inst)
     }
 
@@ -387,6 +411,7 @@ impl<'a> Decoder<'a> {
         }
         inst.dst = sdata as u8;
         inst.imm = imm;
+        let soffset = self.scalar(soffset);
         inst.saddr = match soffset {
             124 => None,
             0..=105 | 106 | 107 | 125 => Some(soffset as u8),
@@ -429,7 +454,7 @@ impl<'a> Decoder<'a> {
 
     /// The saddr of a FLAT/GLOBAL access: `None` for `off` (null).
     fn vmem_saddr(&self, format: Format, saddr: u32) -> Result<Option<u8>, DecodeError> {
-        match (format, saddr) {
+        match (format, self.scalar(saddr)) {
             (_, 124) => Ok(None),
             (Format::Flat, _) => Err(self.unsupported(format!("flat instructions take no saddr on {}", self.isa.generation))),
             (_, s) if s % 2 == 0 && (s <= 104 || s == 106 || s == 126) => Ok(Some(s as u8)),
@@ -547,7 +572,7 @@ impl<'a> Decoder<'a> {
             let ctrl = bits(w, 16, 8) as u16;
             let valid = matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f);
             if !valid {
-                return Err(self.unsupported(format!("DPP16 control 0x{ctrl:03x} is not valid on gfx11")));
+                return Err(self.unsupported(format!("DPP16 control 0x{ctrl:03x} is not valid on {}", self.isa.generation)));
             }
             if bits(w, 17, 17) != 0 {
                 return Err(self.unsupported("reserved DPP16 bit 17 is set"));
@@ -580,6 +605,7 @@ impl<'a> Decoder<'a> {
         let opcode = bits(w0, 25, 16);
         let row = match opcode {
             0x000..=0x0ff => self.row(Format::Vopc, opcode)?,
+            0x140..=0x17f if self.gfx10() => self.row(Format::Vop3, opcode)?,
             0x100..=0x17f => self.row(Format::Vop2, opcode - 0x100)?,
             0x180..=0x1ff => self.row(Format::Vop1, opcode - 0x180)?,
             _ => self.row(Format::Vop3, opcode)?,
@@ -646,6 +672,9 @@ impl<'a> Decoder<'a> {
             _ => return Err(self.unsupported(format!("{} has no VOP3 form", row.mnemonic))),
         };
         let is_dpp = matches!(codes[0], DPP16 | DPP8 | DPP8_FI);
+        if is_dpp && self.gfx10() {
+            return Err(self.unsupported(format!("src0 code 0x{:x}: VOP3 has no DPP form on gfx10", codes[0])));
+        }
         if is_dpp {
             self.format = if codes[0] == DPP16 { "VOP3_DPP16" } else { "VOP3_DPP8" };
             self.check_dpp_shape(row)?;

@@ -4,7 +4,7 @@
 //! every row of the assembler-generated table.
 
 use super::decode::{Enc, Inst};
-use super::operand::{float_name, pair_name, reg_name, Dpp, Src};
+use super::operand::{float64_name, float_name, pair_name, reg_name, Dpp, Src};
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::Generation;
 use std::fmt;
@@ -33,6 +33,7 @@ impl Src {
             Src::Sgpr(r) => reg_name(r),
             Src::Vgpr(r) => range('v', r, width_dwords),
             Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => float_name(c as u32).unwrap_or("?").into(),
+            Src::Const(c) if width_dwords == 2 && float64_name(c).is_some() => float64_name(c).unwrap_or("?").into(),
             Src::Const(c) => {
                 let as_i = if width_dwords == 2 { c as i64 } else { i64::from(c as u32 as i32) };
                 if (-16..=64).contains(&as_i) {
@@ -78,6 +79,9 @@ impl fmt::Display for Inst {
 impl Inst {
     /// `_e32`, `_e64`, `_dpp`, `_e64_dpp` or nothing, as LLVM names the encoding.
     fn suffix(&self, row: &OpInfo) -> &'static str {
+        if self.op == Op::VNop {
+            return ""; // LLVM prints v_nop bare in every encoding.
+        }
         let vop = matches!(row.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3);
         match (self.dpp, self.enc) {
             (None, _) if !vop || row.format == Format::Vop3 => "",
@@ -106,9 +110,11 @@ impl Inst {
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
+                Op::SWaitcnt if self.generation == Generation::Gfx10 => vec![super::decode::gfx10::waitcnt_text(self.imm as u16)],
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
             Shape::Branch => vec![format!("{} (to 0x{:x})", self.imm, self.branch_target())],
+            Shape::V1 if self.op == Op::VNop => vec![],
             Shape::V1 => vec![v(self.dst), s[0].show(1)],
             Shape::V2 | Shape::WriteLane => vec![v(self.dst), s[0].show(1), s[1].show(1)],
             Shape::V3 | Shape::Cnd => vec![v(self.dst), s[0].show(1), s[1].show(1), s[2].show(1)],

@@ -103,6 +103,12 @@ pub fn float_name(bits: u32) -> Option<&'static str> {
     })
 }
 
+/// The assembler's name of a 64-bit operand's inline float constant (the f64
+/// bit patterns codes 240-248 widen to).
+pub fn float64_name(bits: u64) -> Option<&'static str> {
+    (240..=248).find(|&code| inline_float(code, true) == bits).and_then(|code| float_name(inline_float(code, false) as u32))
+}
+
 /// Assembler name of scalar register code `r`.
 pub fn reg_name(r: u8) -> String {
     match r {
