@@ -18,8 +18,9 @@ pub struct CaseRow {
     pub kernel: &'static str,
     pub name: &'static str,
     pub outputs_per_lane: usize,
-    /// What the target's ISA must allow for the case to exist there.
-    pub requires: Option<&'static str>,
+    /// What the target's ISA must allow for the case to exist there (empty:
+    /// every target's ISA).
+    pub requires: Vec<&'static str>,
     pub scalar_args: usize,
     /// The targets that have the case (its kernel is built for each).
     pub targets: Vec<&'static str>,
@@ -34,7 +35,7 @@ impl From<&Case> for CaseRow {
             kernel: c.kernel,
             name: c.name,
             outputs_per_lane: c.outputs_per_lane,
-            requires: c.requires.map(Feature::name),
+            requires: c.requires.iter().map(|&f| Feature::name(f)).collect(),
             scalar_args: c.scalar_args,
             targets: target::TARGETS.iter().filter(|t| c.runs_on(t)).map(|t| t.name).collect(),
             unsettled: c.unsettled,
@@ -71,9 +72,11 @@ pub fn case_lines(choice: Choice) -> Vec<String> {
         if let Some(u) = c.unsettled {
             lines.push(format!("{:<width$}          unsettled: {u}", ""));
         }
-        if let (Some(f), false) = (c.requires, matches!(choice, Choice::One(_))) {
+        // Named only for a case some target lacks, by the features some target lacks.
+        let rare: Vec<&str> = c.requires.iter().filter(|f| !target::TARGETS.iter().all(|t| t.has(**f))).map(|f| f.name()).collect();
+        if !rare.is_empty() && !matches!(choice, Choice::One(_)) {
             let on: Vec<&str> = target::TARGETS.iter().filter(|t| c.runs_on(t)).map(|t| t.name).collect();
-            lines.push(format!("{:<width$}          only on {} (needs {})", "", on.join(", "), f.name()));
+            lines.push(format!("{:<width$}          only on {} (needs {})", "", on.join(", "), rare.join(", ")));
         }
     }
     lines.push(format!("{} cases", all.len()));

@@ -197,7 +197,8 @@ fn plan(chosen: &[Case], targets: &[&'static Target], choice: Choice) -> Result<
     for &t in targets {
         let (runs, lacks): (Vec<Case>, Vec<Case>) = chosen.iter().partition(|c| c.runs_on(t));
         if let (Choice::One(_), Some(missing)) = (choice, lacks.first()) {
-            let needs = missing.requires.map_or("", |f| f.name());
+            let needs: Vec<&str> = missing.lacks_on(t).iter().map(|f| f.name()).collect();
+            let needs = needs.join(", ");
             return Err(Error::Usage(format!("case {} needs {needs}, which {} lacks; see `xad-harness list --target {}`", missing.name, t.name, t.name)));
         }
         if !runs.is_empty() {

@@ -10,18 +10,47 @@
 
 use crate::isa::{Generation, Isa};
 
-/// A capability a case may need beyond its generation's base instruction set.
+/// A capability a case may need beyond the base instruction set every target
+/// has (wave64, VGPR/SGPR/inline sources, one scalar value per VALU op).
+/// gfx11 and gfx12 have all but [`Feature::DppSrc1Scalar`] on every target;
+/// gfx9 (GCN5/CDNA) and gfx10 (RDNA1/2) lack some (checked with llvm-mc 19:
+/// each refusal below is an assembler error there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Feature {
     /// An SGPR or inline constant as src1 of a DPP16/DPP8 VOP3
     /// (LLVM's `FeatureDPPSrc1SGPR`).
     DppSrc1Scalar,
+    /// Wave32 dispatch (gfx10+; gfx9 is wave64 only).
+    Wave32,
+    /// `v_xad_u32_e64_dpp` (DPP16/DPP8 on a VOP3, gfx11+; gfx9 and gfx10:
+    /// "e64_dpp variant of this instruction is not supported").
+    Vop3Dpp,
+    /// A 32-bit literal in a VOP3 (gfx10+; gfx9: "literal operands are not
+    /// supported").
+    Vop3Literal,
+    /// Two distinct scalar values (SGPRs, special registers, src_scc,
+    /// literal) in one VALU op: constant bus limit 2 (gfx10+; gfx9's limit
+    /// is 1: "violates constant bus restrictions"). Inline constants and
+    /// `null` do not count.
+    TwoScalarReads,
+    /// The `null` source register (gfx10+; gfx9: "'null' operand is not
+    /// supported on this GPU").
+    NullSgpr,
+    /// SGPRs s102-s105 (gfx10+; gfx9 addresses s0-s101: "register not
+    /// available on this GPU").
+    HighSgprs,
 }
 
 impl Feature {
     pub fn name(self) -> &'static str {
         match self {
             Feature::DppSrc1Scalar => "an SGPR or inline constant as src1 of a DPP VOP3",
+            Feature::Wave32 => "wave32",
+            Feature::Vop3Dpp => "DPP on a VOP3 (v_xad_u32_e64_dpp)",
+            Feature::Vop3Literal => "a literal in a VOP3",
+            Feature::TwoScalarReads => "two scalar values in one VALU op (constant bus limit 2)",
+            Feature::NullSgpr => "the null source register",
+            Feature::HighSgprs => "SGPRs s102-s105",
         }
     }
 }
@@ -103,9 +132,16 @@ impl Target {
         self.isa.generation
     }
 
+    /// Whether the target's ISA has `feature`: from its generation (gfx9
+    /// lacks what gfx10 added, gfx10 lacks VOP3 DPP), except
+    /// [`Feature::DppSrc1Scalar`], which differs inside gfx11.
     pub fn has(&self, feature: Feature) -> bool {
+        let generation = self.isa.generation;
+        let gfx10_on = generation != Generation::Gfx9;
         match feature {
             Feature::DppSrc1Scalar => self.isa.dpp_src1_scalar,
+            Feature::Vop3Dpp => matches!(generation, Generation::Gfx11 | Generation::Gfx12),
+            Feature::Wave32 | Feature::Vop3Literal | Feature::TwoScalarReads | Feature::NullSgpr | Feature::HighSgprs => gfx10_on,
         }
     }
 

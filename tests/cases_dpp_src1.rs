@@ -26,7 +26,7 @@ use xad_harness::target::{Feature, Target, TARGETS};
 use xad_harness::toolchain::{assemble_file, ToolchainError};
 
 fn dpp_src1_specs() -> Vec<&'static Spec> {
-    let found: Vec<_> = specs().filter(|s| s.case.requires == Some(Feature::DppSrc1Scalar)).collect();
+    let found: Vec<_> = specs().filter(|s| s.case.requires.contains(&Feature::DppSrc1Scalar)).collect();
     assert_eq!(found.len(), 8, "four forms, two wave sizes");
     found
 }

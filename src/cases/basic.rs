@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{Lane::*, Op, Src::*};
 use super::{xad, LaneData};
 
@@ -21,6 +22,7 @@ fn straight_loop(data: &LaneData<'_>, lanes: Range<usize>, out: &mut [u32]) {
 pub(super) static SPECS: &[Spec] = &[case!(
     "basic", wave: 32, ops: &OPS, scalars: 0,
     description: "v_xad_u32 v5, v2, v3, v4: VGPR sources from a, b, c; wave32; tail lanes masked by EXEC",
+    requires: &[Feature::Wave32],
     fast_model: straight_loop,
 )];
 

@@ -4,6 +4,7 @@
 //! 0-23); chain B runs 16 links in place in one VGPR (word 24 = its last).
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{int, Lane::*, Op, Src, Src::*};
 
 /// The two non-forwarded operands of link `j`, in slot order.
@@ -47,8 +48,8 @@ const DESCRIPTION: &str = "24 dependent links, each reading the previous result 
 random s20, inline -7 or literal 0x5a5a5a5a; 16 links in place (vdst = forwarded source)";
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("chain_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION),
-    case!("chain_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION),
+    case!("chain_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave32, Feature::Vop3Literal]),
+    case!("chain_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Vop3Literal]),
 ];
 
 #[cfg(test)]

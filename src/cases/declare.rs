@@ -22,7 +22,7 @@ pub struct Spec {
 /// case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION)
 /// case!("sreg_hi_w32", wave: 32, ops: &HI_OPS, scalars: 8, description: "...", unsettled: "...")
 /// case!("basic", wave: 32, ops: &BASIC, scalars: 0, description: "...", fast_model: straight_loop)
-/// case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: &OPS, scalars: 8, description: "...", requires: Feature::DppSrc1Scalar)
+/// case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: &OPS, scalars: 8, description: "...", requires: &[Wave32, Vop3Dpp, DppSrc1Scalar])
 /// ```
 ///
 /// `ops` is a constant expression of type `&'static [Op]`. A `fast_model`
@@ -43,7 +43,7 @@ macro_rules! case {
                 keeps_lanes: PROGRAM.keeps_lanes(),
                 model: $crate::cases::declare::case!(@model PROGRAM $(, $fast)?),
                 unsettled: $crate::cases::declare::case!(@option $($unsettled)?),
-                requires: $crate::cases::declare::case!(@option $($requires)?),
+                requires: $crate::cases::declare::case!(@features $($requires)?),
             },
             program: &PROGRAM,
         }
@@ -56,6 +56,12 @@ macro_rules! case {
     }};
     (@model $program:ident, $fast:path) => {
         $fast
+    };
+    (@features) => {
+        &[]
+    };
+    (@features $value:expr) => {
+        $value
     };
     (@option) => {
         None

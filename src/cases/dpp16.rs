@@ -4,6 +4,7 @@
 //! under EXEC patterns with fi=1. Lane rules: [`super::model::dpp16_source`].
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{
     quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op, Src, Src::*, ROW_HALF_MIRROR,
     ROW_MIRROR,
@@ -111,16 +112,16 @@ const D_INACTIVE: &str = "DPP16 with fi=1 reading source lanes switched off by E
 all-but-one, random); out-of-range lanes with bound_ctrl 0 and 1; lanes off keep their prefill";
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp16_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP),
-    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP),
-    case!("dpp16_shift_w32", wave: 32, ops: &SHIFT, scalars: 8, description: D_SHIFT),
-    case!("dpp16_shift_w64", wave: 64, ops: &SHIFT, scalars: 8, description: D_SHIFT),
-    case!("dpp16_row_w32", wave: 32, ops: &ROW, scalars: 8, description: D_ROW),
-    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW),
-    case!("dpp16_masks_w32", wave: 32, ops: &MASKS, scalars: 8, description: D_MASKS),
-    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS),
-    case!("dpp16_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE),
-    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE),
+    case!("dpp16_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Wave32, Feature::Vop3Dpp, Feature::NullSgpr]),
+    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Vop3Dpp, Feature::NullSgpr]),
+    case!("dpp16_shift_w32", wave: 32, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
+    case!("dpp16_shift_w64", wave: 64, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Vop3Dpp]),
+    case!("dpp16_row_w32", wave: 32, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
+    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Vop3Dpp]),
+    case!("dpp16_masks_w32", wave: 32, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
+    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Vop3Dpp]),
+    case!("dpp16_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
+    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Vop3Dpp]),
 ];
 
 #[cfg(test)]

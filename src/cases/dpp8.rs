@@ -5,6 +5,7 @@
 //! DPP8; section 15.3.9).
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{int, Dpp, Exec, Lane::*, Op, Src, Src::*};
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
@@ -38,8 +39,8 @@ const D_DPP8: &str = "DPP8 on src0 = a (c in one op): 6 random selector sets, fi
 then source lanes off under EXEC patterns (alternating, half-bytes, all-but-one, random): fi=0 reads 0, fi=1 the lane";
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8),
-    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8),
+    case!("dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
+    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Vop3Dpp]),
 ];
 
 #[cfg(test)]

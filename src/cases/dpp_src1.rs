@@ -164,17 +164,23 @@ const D_SGPR8_W64: &str = "as dpp_src1_sgpr_dpp8_w32 in wave64, plus vcc_hi and 
 const D_INLINE8: &str = "DPP8 on src0 = a with src1 = each inline constant (-16..64, 0.5..4.0, their negatives, 1/(2pi) as \
 f32 bits), cycling through 5 selector sets with fi 0 and 1; src2 = c, s20 or the inline 3";
 
-const NEEDS: Feature = Feature::DppSrc1Scalar;
+// Every dpp_src1 case needs a scalar DPP src1 (and VOP3 DPP); the SGPR
+// tables also read null, s105 and two scalar values in one op.
+const NEEDS_W64: &[Feature] = &[Feature::Vop3Dpp, Feature::DppSrc1Scalar];
+const NEEDS_W32: &[Feature] = &[Feature::Wave32, Feature::Vop3Dpp, Feature::DppSrc1Scalar];
+const SGPR_W64: &[Feature] = &[Feature::Vop3Dpp, Feature::DppSrc1Scalar, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs];
+const SGPR_W32: &[Feature] =
+    &[Feature::Wave32, Feature::Vop3Dpp, Feature::DppSrc1Scalar, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs];
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp_src1_sgpr_dpp16_w32", wave: 32, ops: SGPR16.split_at(24).0, scalars: 8, description: D_SGPR16, requires: NEEDS),
-    case!("dpp_src1_sgpr_dpp16_w64", wave: 64, ops: &SGPR16, scalars: 8, description: D_SGPR16_W64, requires: NEEDS),
-    case!("dpp_src1_inline_dpp16_w32", wave: 32, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS),
-    case!("dpp_src1_inline_dpp16_w64", wave: 64, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS),
-    case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: SGPR8.split_at(17).0, scalars: 8, description: D_SGPR8, requires: NEEDS),
-    case!("dpp_src1_sgpr_dpp8_w64", wave: 64, ops: &SGPR8, scalars: 8, description: D_SGPR8_W64, requires: NEEDS),
-    case!("dpp_src1_inline_dpp8_w32", wave: 32, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS),
-    case!("dpp_src1_inline_dpp8_w64", wave: 64, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS),
+    case!("dpp_src1_sgpr_dpp16_w32", wave: 32, ops: SGPR16.split_at(24).0, scalars: 8, description: D_SGPR16, requires: SGPR_W32),
+    case!("dpp_src1_sgpr_dpp16_w64", wave: 64, ops: &SGPR16, scalars: 8, description: D_SGPR16_W64, requires: SGPR_W64),
+    case!("dpp_src1_inline_dpp16_w32", wave: 32, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS_W32),
+    case!("dpp_src1_inline_dpp16_w64", wave: 64, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS_W64),
+    case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: SGPR8.split_at(17).0, scalars: 8, description: D_SGPR8, requires: SGPR_W32),
+    case!("dpp_src1_sgpr_dpp8_w64", wave: 64, ops: &SGPR8, scalars: 8, description: D_SGPR8_W64, requires: SGPR_W64),
+    case!("dpp_src1_inline_dpp8_w32", wave: 32, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS_W32),
+    case!("dpp_src1_inline_dpp8_w64", wave: 64, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS_W64),
 ];
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! of their destination, which the kernel loaded from `out`.
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{int, Exec, Lane::*, Op, Src, Src::*};
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
@@ -53,12 +54,14 @@ pub(super) static SPECS: &[Spec] = &[
     case!(
         "exec_w32", wave: 32, ops: &W32_OPS, scalars: 8,
         description: "a, b, c (and exec_lo, random SGPR, inline 7, a literal) under EXEC = all but lane 0/31/13, \
-                even, odd, low half, high half, lane 7, none, two random masks; masked lanes keep their prefill"
+                even, odd, low half, high half, lane 7, none, two random masks; masked lanes keep their prefill",
+        requires: &[Feature::Wave32, Feature::Vop3Literal, Feature::TwoScalarReads]
     ),
     case!(
         "exec_w64", wave: 64, ops: &W64_OPS, scalars: 8,
         description: "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
-                0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill"
+                0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill",
+        requires: &[Feature::Vop3Literal, Feature::TwoScalarReads]
     ),
 ];
 

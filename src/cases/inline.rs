@@ -4,6 +4,7 @@
 //! (kernels/include/xad_inline.inc); op j holds [`INLINE_CODES`]`[j]`.
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{Lane::*, Op, Src, Src::*, INLINE_CODES};
 
 const fn ops(slot: usize) -> [Op; 90] {
@@ -24,11 +25,11 @@ const SRC2: [Op; 90] = ops(2);
 
 pub(super) static SPECS: &[Spec] = &[
     case!("inline_src0_w32", wave: 32, ops: &SRC0, scalars: 0,
-        description: "src0 = each inline constant (-16..64, and 0.5..4.0, their negatives, 1/(2pi) as f32 bits); src1 = b, src2 = c"),
+        description: "src0 = each inline constant (-16..64, and 0.5..4.0, their negatives, 1/(2pi) as f32 bits); src1 = b, src2 = c", requires: &[Feature::Wave32]),
     case!("inline_src1_w32", wave: 32, ops: &SRC1, scalars: 0,
-        description: "src1 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src2 = c"),
+        description: "src1 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src2 = c", requires: &[Feature::Wave32]),
     case!("inline_src2_w32", wave: 32, ops: &SRC2, scalars: 0,
-        description: "src2 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src1 = b"),
+        description: "src2 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src1 = b", requires: &[Feature::Wave32]),
     case!("inline_src0_w64", wave: 64, ops: &SRC0, scalars: 0,
         description: "wave64: src0 = each inline integer and f32 constant (as bits); src1 = b, src2 = c"),
     case!("inline_src1_w64", wave: 64, ops: &SRC1, scalars: 0,

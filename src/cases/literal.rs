@@ -5,6 +5,7 @@
 //! codes (0xffffffff, 0x3f800000, 64).
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{Lane::*, Op, Src, Src::*};
 
 const VALUES: [u32; 6] = [0x8000_0000, 0x7fff_ffff, 65, (-17i32) as u32, 0x6a09_e667, 0x9e37_79b9];
@@ -48,8 +49,8 @@ const DESCRIPTION: &str = "literals 0x80000000, 0x7fffffff, 65, -17, 0x6a09e667,
 and all three; literal + random SGPR; raw-encoded literals 0xffffffff, 0x3f800000, 64 in each slot";
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("literal_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION),
-    case!("literal_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION),
+    case!("literal_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave32, Feature::Vop3Literal, Feature::TwoScalarReads]),
+    case!("literal_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Vop3Literal, Feature::TwoScalarReads]),
 ];
 
 #[cfg(test)]

@@ -74,14 +74,20 @@ pub struct Case {
     /// model's choice for a documented rule.
     pub unsettled: Option<&'static str>,
     /// What the target's instruction set must allow for the kernel to exist
-    /// there (e.g. an SGPR src1 with DPP); `None`: every target.
-    pub requires: Option<crate::target::Feature>,
+    /// there (wave32, a literal in a VOP3, an SGPR src1 with DPP, ...); empty:
+    /// every target. A test derives the list from the op table.
+    pub requires: &'static [crate::target::Feature],
 }
 
 impl Case {
     /// Whether `target`'s ISA has this case's form (its kernel is built there).
     pub fn runs_on(&self, target: &crate::target::Target) -> bool {
-        self.requires.is_none_or(|f| target.has(f))
+        self.requires.iter().all(|&f| target.has(f))
+    }
+
+    /// The features this case needs that `target` lacks (empty when it runs there).
+    pub fn lacks_on(&self, target: &crate::target::Target) -> Vec<crate::target::Feature> {
+        self.requires.iter().copied().filter(|&f| !target.has(f)).collect()
     }
 }
 
@@ -165,6 +171,7 @@ mod tests {
     use super::*;
     use encode::encode_for;
     use model::{dpp16_ctrl_valid, inline_value};
+    use crate::target::Feature;
     use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
 
     #[test]
@@ -328,6 +335,125 @@ mod tests {
                 assert!(distinct.len() <= 2, "{name} op {j}: more than two constant-bus reads");
             }
         }
+    }
+
+    /// The features an op table needs, read from its ops: wave32, VOP3 DPP,
+    /// an SGPR/inline DPP src1, a VOP3 literal, two distinct scalar values in
+    /// one op (SGPRs, special registers, src_scc, a literal; inline constants
+    /// and null do not count), null, s102-s105. Each is an assembler error on
+    /// some generation (see `Feature`), so `requires` must say all of them.
+    fn needed(p: &program::Program) -> Vec<Feature> {
+        let mut needs = Vec::new();
+        let mut need = |f: Feature, yes: bool| {
+            if yes && !needs.contains(&f) {
+                needs.push(f);
+            }
+        };
+        need(Feature::Wave32, p.wave == 32);
+        for op in p.ops {
+            let dpp = !matches!(op.dpp, Dpp::None);
+            need(Feature::Vop3Dpp, dpp);
+            need(Feature::DppSrc1Scalar, dpp && !matches!(op.src[1], Src::V(..) | Src::Res(..)));
+            need(Feature::Vop3Literal, op.src.iter().any(|s| matches!(s, Src::Lit(_))));
+            need(Feature::NullSgpr, op.src.contains(&Src::Null));
+            need(Feature::HighSgprs, op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))));
+            // One key per scalar value: a register by its code, a literal by its value.
+            let mut scalars: Vec<u64> = op
+                .src
+                .iter()
+                .filter_map(|s| match *s {
+                    Src::Sreg(code, _) => Some(u64::from(code)),
+                    Src::ExecLo => Some(u64::from(EXEC_LO)),
+                    Src::ExecHi => Some(u64::from(EXEC_HI)),
+                    Src::Scc(_) => Some(u64::from(program::SRC_SCC)),
+                    Src::Lit(v) => Some(1 << 32 | u64::from(v)),
+                    _ => None,
+                })
+                .collect();
+            scalars.sort_unstable();
+            scalars.dedup();
+            need(Feature::TwoScalarReads, scalars.len() > 1);
+        }
+        needs
+    }
+
+    #[test]
+    fn every_case_requires_what_its_op_table_needs() {
+        let mut wrong = Vec::new();
+        for spec in specs() {
+            let (mut declared, mut derived) = (spec.case.requires.to_vec(), needed(spec.program));
+            declared.sort_by_key(|f| f.name());
+            derived.sort_by_key(|f| f.name());
+            if declared != derived {
+                wrong.push(format!("{}: requires {declared:?}, its ops need {derived:?}", spec.case.name));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    /// gfx11 and gfx12 targets have every feature but (on gfx110x) a scalar
+    /// DPP src1, so the catalogue of every existing target is what it was
+    /// before the gfx9/gfx10 features: all 38 cases, less the 8 dpp_src1
+    /// cases where the ISA lacks `DppSrc1Scalar`.
+    #[test]
+    fn existing_targets_keep_their_catalogue() {
+        for t in crate::target::TARGETS {
+            let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
+            let want: Vec<&str> =
+                CATALOGUE_ORDER.iter().copied().filter(|n| t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_")).collect();
+            assert_eq!(names, want, "{}", t.name);
+        }
+    }
+
+    /// A gfx9 or gfx10 target (built here, not a row of TARGETS: those come
+    /// when their kernels run end to end).
+    fn hypothetical(name: &'static str, isa: crate::isa::Isa) -> crate::target::Target {
+        crate::target::Target {
+            name,
+            isa,
+            architecture: "test",
+            cards: "test",
+            covers: &[],
+            code_object_version: 5,
+            kernel_dirs: &[],
+        }
+    }
+
+    #[test]
+    fn gfx9_and_gfx10_catalogues() {
+        use crate::isa::Isa;
+        let names = |t: &crate::target::Target| catalogue_for(t).iter().map(|c| c.name).collect::<Vec<_>>();
+        // gfx9: wave64 only, no VOP3 literal, one scalar value per op, no null
+        // or s102-s105, no VOP3 DPP.
+        let gfx9 = ["vgpr_w64", "inline_src0_w64", "inline_src1_w64", "inline_src2_w64"];
+        for name in ["gfx908", "gfx90a", "gfx942", "gfx950"] {
+            assert_eq!(names(&hypothetical(name, Isa::GFX9)), gfx9, "{name}");
+        }
+        // gfx10: everything but VOP3 DPP.
+        let gfx10: Vec<&str> = CATALOGUE_ORDER.iter().copied().filter(|n| !n.starts_with("dpp")).collect();
+        assert_eq!(gfx10.len(), 18);
+        for name in ["gfx1010", "gfx1030"] {
+            assert_eq!(names(&hypothetical(name, Isa::GFX10)), gfx10, "{name}");
+        }
+        // Why sreg_w64 is not on gfx9: every reason is named.
+        let sreg = catalogue().into_iter().find(|c| c.name == "sreg_w64").expect("sreg_w64");
+        let lacks = sreg.lacks_on(&hypothetical("gfx942", Isa::GFX9));
+        assert_eq!(lacks, [Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]);
+    }
+
+    /// Negative control: an op table whose requires misses a feature is caught.
+    #[test]
+    fn a_missing_requirement_is_caught() {
+        let literal = specs().find(|s| s.case.name == "literal_w64").expect("literal_w64");
+        assert!(needed(literal.program).contains(&Feature::Vop3Literal));
+        let vgpr = specs().find(|s| s.case.name == "vgpr_w64").expect("vgpr_w64");
+        assert!(needed(vgpr.program).is_empty(), "vgpr_w64 needs nothing");
+        let with_lit = [program::Op::new(0, 16, [Src::Lit(5), Src::Sreg(20, 0), Src::Inline(128)])];
+        let p = program::Program::new(64, Box::leak(Box::new(with_lit)));
+        assert_eq!(needed(&p), [Feature::Vop3Literal, Feature::TwoScalarReads]);
+        // One SGPR in two slots is one value; null is off the constant bus.
+        let same_sgpr = [program::Op::new(0, 16, [Src::Sreg(20, 0), Src::Sreg(20, 1), Src::Null])];
+        assert_eq!(needed(&program::Program::new(64, Box::leak(Box::new(same_sgpr)))), [Feature::NullSgpr]);
     }
 
     /// The DPP16 combination the ISA guide leaves unsettled (inactive in-range

@@ -4,6 +4,7 @@
 //! (and s25 to exec_hi in the wave32 "hi" kernel).
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{int, Lane::*, Op, SccFrom, Src, Src::*, EXEC_HI, M0, VCC_HI, VCC_LO};
 
 const fn s(k: usize) -> Src {
@@ -79,17 +80,20 @@ pub(super) static SPECS: &[Spec] = &[
     case!(
         "sreg_w32", wave: 32, ops: OPS.split_at(36).0, scalars: 8,
         description: "random scalars: SGPR in each slot, two SGPRs, one SGPR thrice, s105, vcc_lo, m0, \
-                exec_lo (lanes < count), null (0), src_scc (1, 0, random) in each slot; mixes with inline constants"
+                exec_lo (lanes < count), null (0), src_scc (1, 0, random) in each slot; mixes with inline constants",
+        requires: &[Feature::Wave32, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]
     ),
     case!(
         "sreg_w64", wave: 64, ops: &OPS, scalars: 8,
-        description: "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot"
+        description: "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot",
+        requires: &[Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]
     ),
     case!(
         "sreg_hi_w32", wave: 32, ops: &HI_OPS, scalars: 8,
         description: "wave32: vcc_hi and exec_hi in each slot, each first written with a random scalar",
         unsettled: "the RDNA3 ISA guide does not say what vcc_hi and exec_hi read as data in wave32 (nor that a write \
-                 to them is kept); the model expects the value the kernel wrote just before"
+                 to them is kept); the model expects the value the kernel wrote just before",
+        requires: &[Feature::Wave32]
     ),
 ];
 

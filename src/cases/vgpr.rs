@@ -2,6 +2,7 @@
 //! the destination aliasing each source. Kernels: kernels/include/xad_vgpr.inc.
 
 use super::declare::{case, Spec};
+use crate::target::Feature;
 use super::program::{Lane::*, Op, Src::*};
 
 const OPS: [Op; 13] = [
@@ -24,7 +25,7 @@ const DESCRIPTION: &str = "VGPR sources a/b/c in every slot order, one VGPR in t
 v255/v200/v128, vdst = src0, src1, src2, src0+src2 and all three";
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION),
+    case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION, requires: &[Feature::Wave32]),
     case!("vgpr_w64", wave: 64, ops: &OPS, scalars: 0, description: DESCRIPTION),
 ];
 
