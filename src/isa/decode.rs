@@ -6,8 +6,8 @@
 //! [`gfx10`]. The two share the SOP*, VOP1/2/C, VOP3 and DPP
 //! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
 //! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
-//! signed offset in the third dword). gfx9 is
-//! [`DecodeError::NotImplemented`].
+//! signed offset in the third dword). gfx9 has its own decoder in
+//! [`super::gfx9`].
 //!
 //! The Isa's `dpp_src1_scalar` (gfx115x, gfx12) lets a DPP16/DPP8 VOP3 take an
 //! SGPR or inline constant as src1; without it that form is refused, as
@@ -110,7 +110,7 @@ pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, Dec
     let offset = base.wrapping_add(pos as u64);
     match isa.generation {
         Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => Decoder { isa, bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
-        generation @ Generation::Gfx9 => Err(DecodeError::NotImplemented { generation, offset }),
+        Generation::Gfx9 => super::gfx9::decode(isa, bytes, pos, offset),
     }
 }
 

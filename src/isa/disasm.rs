@@ -27,7 +27,7 @@ fn range(prefix: char, r: u8, n: u32) -> String {
 
 impl Src {
     /// The operand as LLVM prints it in a `width_dwords`-wide slot.
-    fn show(&self, width_dwords: u32) -> String {
+    pub(super) fn show(&self, width_dwords: u32) -> String {
         match *self {
             Src::Sgpr(r) if width_dwords == 2 => pair_name(r),
             Src::Sgpr(r) => reg_name(r),
@@ -54,12 +54,15 @@ impl Src {
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = table::info(self.op);
-        write!(f, "{}{}", self.mnemonic(), self.suffix(row))?;
+        let suffix = if self.generation == Generation::Gfx9 { super::gfx9::suffix(self) } else { self.suffix(row) };
+        write!(f, "{}{suffix}", self.mnemonic())?;
         // Modifiers LLVM prints after the operand list, space-separated.
         let mut trailing = String::new();
         let ops = match row.shape {
             Shape::Load(n) => self.smem_operands(n, &mut trailing),
             Shape::MemLoad(n) | Shape::MemStore(n) => self.vmem_operands(row, n, &mut trailing),
+            // gfx9 (wave64 only) prints lane masks as pairs and names s102-s105.
+            _ if self.generation == Generation::Gfx9 => super::gfx9::operands(self).unwrap_or_default(),
             _ => self.operands(row),
         };
         if !ops.is_empty() {
@@ -198,6 +201,13 @@ fn dpp16_ctrl(ctrl: u16) -> String {
         0x101..=0x10f => format!("row_shl:{}", ctrl & 15),
         0x111..=0x11f => format!("row_shr:{}", ctrl & 15),
         0x121..=0x12f => format!("row_ror:{}", ctrl & 15),
+        // gfx9's wave-wide controls and broadcasts (gfx10+ decoders refuse these codes).
+        0x130 => "wave_shl:1".into(),
+        0x134 => "wave_rol:1".into(),
+        0x138 => "wave_shr:1".into(),
+        0x13c => "wave_ror:1".into(),
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
         0x140 => "row_mirror".into(),
         0x141 => "row_half_mirror".into(),
         0x150..=0x15f => format!("row_share:{}", ctrl & 15),

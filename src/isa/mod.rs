@@ -9,17 +9,20 @@
 //! | [`operand`] | operand codes: scalar register numbers (VCC, NULL, M0, EXEC), register names, inline constants, [`Src`] and [`Dpp`] |
 //! | [`decode`](mod@decode) | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
+//! | [`gfx9`]    | gfx9 (GCN5/CDNA): its opcode list (formats differ per op there), field layouts, operand codes and spellings |
 //!
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
 //! gfx12; gfx10 (RDNA1/2), gfx11 (RDNA3/3.5) and gfx12 (RDNA4) are filled in
 //! and decoded, for a target's [`Isa`] (which also says whether a DPP VOP3 may
 //! take a scalar src1); gfx10's layouts and spellings are in `decode::gfx10`.
-//! Decoding gfx9 is a [`DecodeError::NotImplemented`], never a panic. Adding a generation means filling its column and adding its field
+//! gfx9 is decoded from its own opcode list ([`gfx9`]) into the same ops and
+//! [`Inst`]s. Adding a generation means filling its column and adding its field
 //! layouts here, not a new code path through the emulator: gfx12's ops are
 //! gfx11's ops under new numbers, names and memory layouts.
 
 pub mod decode;
 pub mod disasm;
+pub mod gfx9;
 pub mod operand;
 pub mod table;
 

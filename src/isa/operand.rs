@@ -1,8 +1,8 @@
 //! Operand codes: what a source field's number means (scalar registers, the
 //! special registers at fixed codes, inline constants, the literal), the
 //! assembler's names for registers, and the DPP control that permutes src0.
-//! The codes are gfx10/gfx11's; gfx9 differs (e.g. M0 at 124) and would get
-//! its own constants here.
+//! The codes are gfx10/gfx11's; gfx9 differs (M0 at 124, no `null`,
+//! flat_scratch/xnack_mask at 102-105): `gfx9.rs` maps its codes onto these.
 
 /// A source operand, resolved from its 9-bit (or 8-bit scalar) code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

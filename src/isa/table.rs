@@ -12,11 +12,14 @@
 //! `-mcpu=gfx1030` (gfx1010 encodes every row alike; `tests/isa_decode_gfx10.rs`
 //! checks them), and gfx10 spells some ops differently (`decode::gfx10`). The
 //! gfx9 column holds only `v_xad_u32`'s number (measured with llvm-mc 19 and
-//! 22, see the design notes): there `-` is "not recorded". In the gfx10, gfx11
-//! and gfx12 columns `-` means the assembler refuses the mnemonic for that
-//! generation, except gfx10's `s_sendmsg`: the one message emulated
-//! (MSG_DEALLOC_VGPRS) does not exist before gfx11, and gfx10's message 3 is
-//! another (MSG_GS_DONE), so its number is left out rather than misread.
+//! 22, see the design notes): there `-` is "not recorded"; gfx9's full opcode
+//! list lives in `gfx9.rs`, because gfx9 puts some ops in other formats (its
+//! `v_add_co_u32` is VOP2); [`lookup`] and [`mnemonic`] read it for gfx9. In
+//! the gfx10, gfx11 and gfx12 columns `-` means the assembler refuses the
+//! mnemonic for that generation, except gfx10's `s_sendmsg`: the one message
+//! emulated (MSG_DEALLOC_VGPRS) does not exist before gfx11, and gfx10's
+//! message 3 is another (MSG_GS_DONE), so its number is left out rather than
+//! misread.
 //!
 //! gfx12 against gfx11: every SOP*/VOP*/SMEM/FLAT opcode number the two share
 //! is the same; gfx12 dropped `v_cmp[x]_f/t_*`, `s_cmpk_*`, the SOPK
@@ -516,6 +519,9 @@ const GFX12_NAMES: &[(Op, &str)] = &[
 
 /// The mnemonic `generation`'s assembler prints for `op`.
 pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
+    if generation == Generation::Gfx9 {
+        return super::gfx9::mnemonic(op);
+    }
     if generation == Generation::Gfx12 {
         if let Some((_, name)) = GFX12_NAMES.iter().find(|(o, _)| *o == op) {
             return name;
@@ -531,6 +537,10 @@ pub fn mnemonic(op: Op, generation: Generation) -> &'static str {
 
 /// The row for `opcode` in `format` of `generation`, if supported.
 pub fn lookup(generation: Generation, format: Format, opcode: u16) -> Option<&'static OpInfo> {
+    if generation == Generation::Gfx9 {
+        // gfx9 formats differ per op (see `gfx9`): its own list, in gfx9's formats.
+        return super::gfx9::lookup(format, opcode);
+    }
     TABLE.iter().find(|row| row.format == format && row.opcode(generation) == Some(opcode))
 }
 

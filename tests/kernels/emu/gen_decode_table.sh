@@ -6,7 +6,8 @@
 #   tests/isa_decode_table.rs          gfx1100: *.part
 #   tests/isa_decode_table_gfx12.rs    gfx1200: *.part and gfx12/*.part
 #   tests/isa_decode_table_gfx115x.rs  gfx1151: gfx115x/*.part
-# tests/isa_decode.rs re-runs llvm-mc-19 (when present) and checks the tables still match.
+#   tests/isa_decode_table_gfx9.rs     gfx90a:  gfx9/*.part (gfx942 encodes them alike)
+# tests/isa_decode.rs (gfx9: tests/isa_decode_gfx9.rs) re-runs llvm-mc-19 (when present) and checks the tables still match.
 set -eu
 here=$(dirname "$0")
 gen() {
@@ -34,3 +35,4 @@ PARTS='gfx10/*.part' gen gfx1030 isa_decode_table_gfx10.rs "$here"/gfx10/*.part
 PARTS='gfx10/wave64/*.part' MATTR=+wavefrontsize64 gen gfx1030 isa_decode_table_gfx10_w64.rs "$here"/gfx10/wave64/*.part
 
 PARTS='gfx115x/*.part' gen gfx1151 isa_decode_table_gfx115x.rs "$here"/gfx115x/*.part
+PARTS='gfx9/*.part' gen gfx90a isa_decode_table_gfx9.rs "$here"/gfx9/*.part
