@@ -16,8 +16,7 @@
 //! and decoded, for a target's [`Isa`] (which also says whether a DPP VOP3 may
 //! take a scalar src1); gfx10's layouts and spellings are in `decode::gfx10`.
 //! gfx9 is decoded from its own opcode list ([`gfx9`]) into the same ops and
-//! [`Inst`]s. Another generation is a [`DecodeError::NotImplemented`], never a
-//! panic. Adding a generation means filling its column and adding its field
+//! [`Inst`]s. Adding a generation means filling its column and adding its field
 //! layouts here, not a new code path through the emulator: gfx12's ops are
 //! gfx11's ops under new numbers, names and memory layouts.
 

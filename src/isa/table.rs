@@ -10,15 +10,16 @@
 //! `-mcpu=gfx1200`; the decoder tests in `tests/isa_decode.rs` check every
 //! row against the assembler's bytes for both. gfx10 numbers were read off
 //! `-mcpu=gfx1030` (gfx1010 encodes every row alike; `tests/isa_decode_gfx10.rs`
-//! checks them), and gfx10 spells some ops differently (`decode::gfx10`).
-//! The gfx9 column holds only `v_xad_u32`'s number (measured with llvm-mc 19
-//! and 22, see the design notes): there `-` is "not recorded". gfx9's full
-//! opcode list lives in `gfx9.rs`, because gfx9 puts some ops in other formats
-//! (its `v_add_co_u32` is VOP2); [`lookup`] and [`mnemonic`] read it for gfx9.
-//! In the gfx10, gfx11 and gfx12 columns `-` means the assembler refuses the
+//! checks them), and gfx10 spells some ops differently (`decode::gfx10`). The
+//! gfx9 column holds only `v_xad_u32`'s number (measured with llvm-mc 19 and
+//! 22, see the design notes): there `-` is "not recorded"; gfx9's full opcode
+//! list lives in `gfx9.rs`, because gfx9 puts some ops in other formats (its
+//! `v_add_co_u32` is VOP2); [`lookup`] and [`mnemonic`] read it for gfx9. In
+//! the gfx10, gfx11 and gfx12 columns `-` means the assembler refuses the
 //! mnemonic for that generation, except gfx10's `s_sendmsg`: the one message
 //! emulated (MSG_DEALLOC_VGPRS) does not exist before gfx11, and gfx10's
-//! message 3 is another (MSG_GS_DONE), so its number is left out rather than misread.
+//! message 3 is another (MSG_GS_DONE), so its number is left out rather than
+//! misread.
 //!
 //! gfx12 against gfx11: every SOP*/VOP*/SMEM/FLAT opcode number the two share
 //! is the same; gfx12 dropped `v_cmp[x]_f/t_*`, `s_cmpk_*`, the SOPK
