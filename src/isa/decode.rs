@@ -3,7 +3,7 @@
 //! `llvm-mc-19 -show-encoding` for gfx1030/gfx1010, gfx1100 and gfx1200, see
 //! `tests/isa_decode.rs` and `tests/isa_decode_gfx10.rs`). What gfx10 lays
 //! out differently (SMEM, FLAT, m0/null numbering, VOP3 opcode ranges) is in
-//! [`gfx10`]. The two share the SOP*, VOP1/2/C, VOP3 and DPP
+//! `decode::gfx10`. The two share the SOP*, VOP1/2/C, VOP3 and DPP
 //! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
 //! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
 //! signed offset in the third dword). gfx9 has its own decoder in
