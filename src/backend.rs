@@ -45,9 +45,7 @@ impl Selected {
             Executor::Emulator(current) => current.insert(Box::new(EmuDevice::for_target(target))).as_mut(),
         }
     }
-}
 
-impl Selected {
     /// What executes the run, for the report: the HIP device, or the
     /// emulator with the targets it emulates.
     pub fn describe(&self) -> String {

@@ -355,7 +355,7 @@ impl UserKernel {
             Error::Usage(format!("--kernel {shown} is built for {}, which the harness has no target for; known: {}", code.target.arch, target::names().join(", ")))
         })?;
         let target = match choice {
-            Choice::One(t) if t.name == built.name || (built.is_generic() && built.runs_on(t.name)) => t,
+            Choice::One(t) if target::code_runs_on(built.name, t.name) => t,
             Choice::One(t) => {
                 return Err(Error::Usage(format!("--kernel {shown} is built for {}, which does not run on --target {}", built.name, t.name)))
             }

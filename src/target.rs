@@ -156,6 +156,15 @@ impl Target {
     }
 }
 
+/// Whether code built for `code` (a target name: a processor or a generic
+/// target) runs on a device of `device` (a processor, or a generic target
+/// the emulator emulates as such): the same name, or a generic target
+/// covering the processor. The one rule the HIP pre-load check, the
+/// emulator's load and `--kernel --target` all apply.
+pub fn code_runs_on(code: &str, device: &str) -> bool {
+    code == device || find(code).is_some_and(|t| t.is_generic() && t.runs_on(device))
+}
+
 /// The row named `name` (exactly, e.g. `gfx1151` or `gfx12-generic`).
 pub fn find(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
@@ -224,6 +233,16 @@ mod tests {
         assert_eq!(for_processor("gfx1153").map(|t| t.name), Some("gfx11-generic"));
         assert_eq!(for_processor("gfx1030"), None);
         assert_eq!(for_processor("gfx11-generic"), None, "no device is a generic target");
+    }
+
+    #[test]
+    fn code_runs_on_its_own_processor_or_under_a_covering_generic_target() {
+        assert!(code_runs_on("gfx1101", "gfx1101"));
+        assert!(code_runs_on("gfx11-generic", "gfx1153"));
+        assert!(code_runs_on("gfx11-generic", "gfx11-generic"), "an emulated generic device");
+        assert!(!code_runs_on("gfx1101", "gfx1100"));
+        assert!(!code_runs_on("gfx11-generic", "gfx1201"));
+        assert!(!code_runs_on("gfx1100", "gfx11-generic"), "a processor's code is not generic code");
     }
 
     #[test]

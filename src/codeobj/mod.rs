@@ -97,8 +97,7 @@ impl TargetId {
     /// both must agree; a feature pinned on one side only is compatible
     /// (ROCm's "any" setting).
     pub fn runs_on(&self, device: &TargetId) -> bool {
-        let generic = || crate::target::find(&self.arch).is_some_and(|t| t.is_generic() && t.runs_on(&device.arch));
-        (self.arch == device.arch || generic())
+        crate::target::code_runs_on(&self.arch, &device.arch)
             && self.features.iter().all(|(name, on)| {
                 device.features.iter().all(|(dn, don)| dn != name || don == on)
             })

@@ -209,7 +209,7 @@ impl EmuDevice {
     /// runs here: built for this very target, or for a generic target that
     /// covers it.
     pub fn runs(&self, arch: &str) -> bool {
-        arch == self.target.name || target::find(arch).is_some_and(|t| t.is_generic() && t.runs_on(self.target.name))
+        target::code_runs_on(arch, self.target.name)
     }
 
     /// Register raw machine code as a one-kernel module (tests, fuzzing, tools
