@@ -311,7 +311,7 @@ pub fn run_cases(
 fn interrupted_at(signal: crate::interrupt::Signal, report: &RunReport, not_run: &[Case]) -> Interrupted {
     let mut interrupted = Interrupted::new(signal);
     let last = report.cases.last().filter(|r| r.error.is_none() && r.tally.lanes_checked < r.lanes);
-    interrupted.cut_short = last.map(|r| CutShort { case: r.case.clone(), lanes_checked: r.tally.lanes_checked, lanes: r.lanes });
+    interrupted.cut_short = last.map(|r| CutShort { case: r.case.clone(), target: r.target.clone(), lanes_checked: r.tally.lanes_checked, lanes: r.lanes });
     interrupted.cases_completed = report.cases.len() - usize::from(interrupted.cut_short.is_some());
     interrupted.not_run = not_run.iter().map(|c| c.name.to_string()).collect();
     interrupted

@@ -44,7 +44,7 @@ fn suite(report: &RunReport, target: Option<&str>, last: bool) -> TestSuite {
         let lines = super::case_lines(r);
         let status = match r.status() {
             // A case stopped part-way did not pass: it was not finished.
-            Status::Pass if cut.is_some_and(|c| c.case == r.case) => {
+            Status::Pass if cut.is_some_and(|c| c.case == r.case && c.target == r.target) => {
                 let mut s = TestCaseStatus::skipped();
                 s.set_message(format!("interrupted after {} of {} lanes (every checked lane passed)", r.tally.lanes_checked, r.lanes));
                 s
@@ -86,4 +86,31 @@ fn suite(report: &RunReport, target: Option<&str>, last: bool) -> TestSuite {
         suite.add_test_case(case);
     }
     suite
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interrupt::Signal;
+    use crate::report::{CutShort, Interrupted};
+
+    /// With `--target all` one case name runs once per target: only the run
+    /// a signal cut short is skipped, in its own target's suite.
+    #[test]
+    fn the_cut_short_case_is_skipped_in_its_own_targets_suite_only() {
+        let mut report = RunReport::new(9, 64);
+        report.targets = vec!["gfx1100".into(), "gfx1151".into()];
+        for t in &report.targets {
+            let mut r = super::super::text::tests::result(false, None);
+            r.target = t.clone();
+            report.cases.push(r);
+        }
+        let mut interrupted = Interrupted::new(Signal::Int);
+        interrupted.cut_short = Some(CutShort { case: "basic".into(), target: "gfx1151".into(), lanes_checked: 32, lanes: 64 });
+        report.interrupted = Some(interrupted);
+        let xml = to_junit(&report);
+        assert_eq!(xml.matches("<skipped").count(), 1, "{xml}");
+        let gfx1151 = &xml[xml.find("name=\"xad-harness gfx1151\"").unwrap()..];
+        assert!(gfx1151.contains("<skipped"), "{xml}");
+    }
 }

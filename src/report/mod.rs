@@ -32,6 +32,9 @@ pub struct Interrupted {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CutShort {
     pub case: String,
+    /// The target whose code object it ran (with `--target all` one case
+    /// name runs once per target).
+    pub target: String,
     pub lanes_checked: u64,
     pub lanes: u64,
 }

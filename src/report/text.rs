@@ -150,7 +150,7 @@ pub fn summary_line(report: &RunReport) -> String {
     let (mut pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
     // A case a signal stopped part-way did not pass: it did not finish.
     let cut = report.interrupted.as_ref().and_then(|i| i.cut_short.as_ref());
-    let cut_passing = cut.is_some_and(|c| report.cases.iter().any(|r| r.case == c.case && r.status() == Status::Pass));
+    let cut_passing = cut.is_some_and(|c| report.cases.iter().any(|r| r.case == c.case && r.target == c.target && r.status() == Status::Pass));
     pass -= usize::from(cut_passing);
     let on = if report.executor.is_empty() { "nothing ran".to_string() } else { report.executor.clone() };
     let mut line = format!("{pass} passed, {fail} failed");
@@ -171,11 +171,11 @@ pub fn summary_line(report: &RunReport) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::check::Tally;
 
-    fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
+    pub(crate) fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally { lanes_checked: 64, ..Tally::default() };
         if failed {
             tally.lanes_failed = 1;
