@@ -43,7 +43,7 @@ fn every_case_of_every_target_passes_on_the_emulator() {
         }
         assert!(r.stdout.contains(&format!("target {} (", t.name)), "{}", r.stdout);
         let count = cases::catalogue_for(t).len();
-        assert!(r.stdout.lines().any(|l| l.trim_start().starts_with(t.name) && l.ends_with(&format!(" {count} passed, 0 failed"))), "{}", r.stdout);
+        assert!(r.stdout.lines().any(|l| l.trim_start().starts_with(t.name) && l.ends_with(&format!(" {count} passed, 0 failed [emulated {}]", t.name))), "{}", r.stdout);
     }
     assert!(results.iter().all(|c| c["error"].is_null() && c["tally"]["lanes_failed"] == 0), "all pass");
     let xml = std::fs::read_to_string(&junit).unwrap();

@@ -126,8 +126,8 @@ pub fn release_lines(report: &RunReport) -> Vec<String> {
     report.release_errors.iter().map(|e| format!("error: {e}")).collect()
 }
 
-/// For a run over several targets, one line per target with its counts,
-/// before the closing line (a target whose cases all passed reads at a glance).
+/// For a run over several targets, one line per target with its counts and
+/// what executed them, before the closing line.
 pub fn target_lines(report: &RunReport) -> Vec<String> {
     if report.targets.len() < 2 {
         return Vec::new();
@@ -140,7 +140,9 @@ pub fn target_lines(report: &RunReport) -> Vec<String> {
             let of = |status| report.cases.iter().filter(|c| &c.target == t && c.status() == status).count();
             let (pass, fail, error) = (of(Status::Pass), of(Status::Fail), of(Status::Error));
             let errors = if error > 0 { format!(", {error} errors") } else { String::new() };
-            format!("  {t:<width$}  {pass} passed, {fail} failed{errors}")
+            // Every result names what executed it; a target's cases share one executor.
+            let on = report.cases.iter().find(|c| &c.target == t).map_or_else(|| "nothing ran".to_string(), executed_on);
+            format!("  {t:<width$}  {pass} passed, {fail} failed{errors} [{on}]")
         })
         .collect()
 }
