@@ -119,7 +119,7 @@ pub static TARGETS: &[Target] = &[
     Target {
         name: "gfx9-generic",
         isa: Isa::GFX9,
-        architecture: "GCN5 (Vega)",
+        architecture: "GCN5",
         cards: "any gfx900-gfx90c device: Radeon RX Vega 56/64, Radeon VII, Instinct MI25/MI50/MI60, Vega APUs",
         covers: &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
         code_object_version: 6,
