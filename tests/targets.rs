@@ -454,3 +454,24 @@ fn one_target_runs_the_catalogue_cases_it_has() {
         assert!(want.len() < cases::catalogue().len(), "{name} lacks some cases, so this test can fail");
     }
 }
+
+/// `list --target T` names every catalogue case T lacks with what its ISA
+/// lacks, and no case T has.
+#[test]
+fn list_per_target_says_why_a_case_is_missing() {
+    for (name, missing, needs) in [
+        ("gfx908", "literal_w64", "a literal in a VOP3"),
+        ("gfx1030", "dpp8_w32", "DPP on a VOP3"),
+        ("gfx1100", "dpp_src1_inline_dpp8_w32", "an SGPR or inline constant as src1 of a DPP VOP3"),
+    ] {
+        let t = target::find(name).unwrap();
+        let r = run(harness().args(["list", "--target", name]));
+        assert_eq!(r.code, 0, "{}", r.all());
+        let tail = r.stdout.split(&format!("not on {name} (its ISA lacks the form):")).nth(1).unwrap_or_else(|| panic!("{name}: {}", r.stdout));
+        let line = tail.lines().find(|l| l.trim_start().starts_with(&format!("{missing} "))).unwrap_or_else(|| panic!("{name}: {missing} not named: {tail}"));
+        assert!(line.contains(needs), "{line}");
+        for c in cases::catalogue_for(t) {
+            assert!(!tail.lines().any(|l| l.trim_start().starts_with(&format!("{} ", c.name))), "{name} has {}", c.name);
+        }
+    }
+}
