@@ -185,7 +185,11 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     table.push_str("];\n\n// (target, LLVM origin, llvm-objdump or \"\") per built target.\npub static BUILT_WITH: &[(&str, &str, &str)] = &[\n");
     for (t, tc) in target::TARGETS.iter().zip(&toolchains) {
         if let Some(tc) = tc {
-            let objdump = tc.objdump.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+            let objdump = tc
+                .objdump
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             writeln!(table, "    ({:?}, {:?}, {objdump:?}),", t.name, tc.origin).unwrap();
         }
     }

@@ -40,7 +40,11 @@ pub fn unbuilt(target: &str) -> Option<&'static str> {
 /// when that LLVM had none, or the target was not built). Targets may be
 /// built by different LLVMs: only LLVM 22 knows gfx950.
 pub fn objdump_for(target: &str) -> Option<&'static str> {
-    BUILT_WITH.iter().find(|(t, _, _)| *t == target).map(|&(_, _, objdump)| objdump).filter(|o| !o.is_empty())
+    BUILT_WITH
+        .iter()
+        .find(|(t, _, _)| *t == target)
+        .map(|&(_, _, objdump)| objdump)
+        .filter(|o| !o.is_empty())
 }
 
 /// The code objects built for `target`.

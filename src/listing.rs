@@ -115,7 +115,10 @@ pub fn case_lines(choice: Choice) -> Vec<String> {
 /// forms the ISA forbids: gfx9 has no wave32 and no VOP3 literal, gfx10 no
 /// VOP3 DPP, ...), so `list --target` says why a case is missing.
 fn lacking_lines(t: &Target) -> Vec<String> {
-    let missing: Vec<Case> = cases::catalogue().into_iter().filter(|c| !c.runs_on(t)).collect();
+    let missing: Vec<Case> = cases::catalogue()
+        .into_iter()
+        .filter(|c| !c.runs_on(t))
+        .collect();
     if missing.is_empty() {
         return Vec::new();
     }
@@ -140,7 +143,9 @@ pub fn target_lines() -> Vec<String> {
         let cases = cases::catalogue_for(t).len();
         // A target build.rs found no LLVM for has no code objects here: say so
         // where the user looks for what the binary can run.
-        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| " (not built: no LLVM here knew it)".to_string());
+        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| {
+            " (not built: no LLVM here knew it)".to_string()
+        });
         lines.push(format!(
             "  {:<width$}  {:<9}  {cases:>3} cases  {}{unbuilt}",
             t.name, t.architecture, t.cards

@@ -36,7 +36,10 @@ fn dpp_src1_specs() -> Vec<&'static Spec> {
 /// (disassembly line, words) of every v_xad_u32 in `bytes`, disassembled for `mcpu`.
 fn xad_instructions(bytes: &[u8], mcpu: &str, name: &str) -> Vec<(String, Vec<u32>)> {
     let objdump = kernels::objdump_for(mcpu).unwrap_or(kernels::BUILD_OBJDUMP);
-    assert!(!objdump.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
+    assert!(
+        !objdump.is_empty(),
+        "build.rs found no llvm-objdump; cannot check encodings"
+    );
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, bytes).expect("write code object");

@@ -64,8 +64,9 @@ fn disassemble(target: &str, name: &str) -> Vec<Found> {
     let embedded = kernels::find(target, name)
         .unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
     // The llvm-objdump of the LLVM that built this target (gfx950: LLVM 22).
-    let objdump = kernels::objdump_for(target)
-        .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {target}; cannot check encodings"));
+    let objdump = kernels::objdump_for(target).unwrap_or_else(|| {
+        panic!("build.rs found no llvm-objdump for {target}; cannot check encodings")
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, embedded.bytes).expect("write code object");
