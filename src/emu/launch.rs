@@ -84,6 +84,9 @@ pub(super) struct InitialRegisters {
     pub(super) vgprs: Range<usize>,
     /// gfx12's architected SGPRs: ttmp7 and ttmp9 hold the workgroup ids.
     pub(super) ttmp_ids: bool,
+    /// SGPRs (bit i = s_i) written with values the emulator does not know
+    /// (gfx9's scratch setup, `super::gfx9::unmodelled_sgprs`): unsettled.
+    pub(super) unmodelled: u128,
     // EXEC (and EXEC_HI in wave64) is always initialised.
 }
 
@@ -103,13 +106,22 @@ pub(super) struct LaunchSetup {
     /// for every workgroup, so computed once per launch.
     v0: Vec<Vec<u32>>,
     exec: Vec<u64>,
+    /// gfx908/gfx9-generic: per wave, the y and z work-item ids for v1 and v2
+    /// (only the dimensions the descriptor enables); empty where v0 packs them.
+    ids_yz: Vec<Vec<Vec<u32>>>,
+    /// VGPRs the kernel may address (`KernelDescriptor::vgpr_count_for`).
+    pub(super) vgprs: u32,
+    /// gfx9 SGPRs written with unknown scratch setup values.
+    unmodelled: u128,
+    /// gfx908/gfx90a: the private segment wave offset system SGPR follows the others.
+    wave_offset: bool,
 }
 
 /// The user SGPR values the descriptor enables, packed in their fixed order.
 /// The private segment buffer and flat scratch init are refused earlier
 /// (`validate`); they are refused here too rather than skipped, so no
 /// path can run a kernel with its user SGPRs shifted.
-fn user_sgprs(kd: &KernelDescriptor, kd_size: u32, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
+pub(super) fn user_sgprs(kd: &KernelDescriptor, kd_size: u32, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
     if kd.private_segment_buffer() || kd.flat_scratch_init() {
         return Err("the private segment buffer and flat scratch init SGPRs do not exist on gfx11 and gfx12".into());
     }
@@ -140,7 +152,11 @@ fn user_sgprs(kd: &KernelDescriptor, kd_size: u32, addrs: &DispatchAddrs) -> Res
 /// Why the emulator cannot set up a launch of `kd` on `target` faithfully
 /// (one line naming the descriptor field), or `Ok`.
 pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String> {
-    kd.validate(target.name).map_err(|e| e.to_string())
+    kd.validate(target.name).map_err(|e| e.to_string())?;
+    if super::gfx9::applies(target) {
+        super::gfx9::check(kd, target)?;
+    }
+    Ok(())
 }
 
 /// ttmp7 and ttmp9, gfx12's architected workgroup-id SGPRs.
@@ -152,25 +168,42 @@ impl LaunchSetup {
     /// (one line naming the descriptor field).
     pub(super) fn new(kd: KernelDescriptor, dispatch: Dispatch, addrs: DispatchAddrs, target: &Target) -> Result<LaunchSetup, String> {
         check(&kd, target)?;
-        let user = user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?;
+        let user = if super::gfx9::applies(target) {
+            super::gfx9::user_sgprs(&kd, &addrs)?
+        } else {
+            user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?
+        };
         let wave_size = kd.wave_size() as usize;
         let [bx, by, bz] = dispatch.block;
         let group_lanes = (bx * by * bz) as usize;
         let waves_per_group = group_lanes.div_ceil(wave_size);
         let dims = kd.workitem_id_dims();
+        let packed = target.packed_workitem_ids();
         let mut v0 = vec![vec![0u32; wave_size]; waves_per_group];
         let mut exec = vec![0u64; waves_per_group];
+        let split = if packed { 0 } else { dims as usize };
+        let mut ids_yz = vec![vec![vec![0u32; wave_size]; split]; waves_per_group];
         for linear in 0..group_lanes {
             let (w, lane) = (linear / wave_size, linear % wave_size);
             let l = linear as u32;
             let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
-            v0[w][lane] = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
+            if packed {
+                v0[w][lane] = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
+            } else {
+                v0[w][lane] = x;
+                for (d, id) in [y, z].into_iter().take(split).enumerate() {
+                    ids_yz[w][d][lane] = id;
+                }
+            }
             exec[w] |= 1 << lane;
         }
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
         let ttmp_ids = target.generation() == Generation::Gfx12;
-        Ok(LaunchSetup { kd, ttmp_ids, dispatch, waves_per_group, group_lanes: group_lanes as u64, sgprs, v0, exec })
+        let (unmodelled, wave_offset) = (super::gfx9::unmodelled_sgprs(&kd, target), super::gfx9::wave_offset_sgpr(&kd, target));
+        let vgprs = kd.vgpr_count_for(target.name);
+        let group_lanes = group_lanes as u64;
+        Ok(LaunchSetup { kd, ttmp_ids, dispatch, waves_per_group, group_lanes, sgprs, v0, exec, ids_yz, vgprs, unmodelled, wave_offset })
     }
 
     /// Which registers [`LaunchSetup::init_wave`] initialises (the same for every wave).
@@ -178,19 +211,26 @@ impl LaunchSetup {
         let user = self.kd.enabled_user_sgprs() as usize;
         let first_system = self.kd.user_sgpr_count() as usize;
         let ids = self.kd.workgroup_id_enabled().iter().filter(|&&e| e).count();
-        let system = ids + usize::from(self.kd.workgroup_info_enabled());
+        let system = ids + usize::from(self.kd.workgroup_info_enabled()) + usize::from(self.wave_offset);
+        let id_vgprs = 1 + self.ids_yz.first().map_or(0, Vec::len);
         InitialRegisters {
             user_sgprs: 0..user,
             system_sgprs: first_system..first_system + system,
-            vgprs: 0..1,
+            vgprs: 0..id_vgprs,
             ttmp_ids: self.ttmp_ids,
+            unmodelled: self.unmodelled,
         }
     }
 
     /// Initial SGPRs (user then system), v0 and EXEC for wave `w` of
     /// workgroup `wg` (linear id `linear`).
     pub(super) fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], linear: u64, w: usize) {
-        wave.reset(&self.sgprs, &self.v0[w], self.kd.vgpr_count() as usize);
+        wave.reset(&self.sgprs, &self.v0[w], self.vgprs as usize);
+        // gfx908/gfx9-generic: y and z in v1 and v2 (the wave offset SGPR, if
+        // any, is already 0 in the template).
+        for (d, ids) in self.ids_yz.get(w).into_iter().flatten().enumerate() {
+            wave.v[1 + d].copy_from_slice(ids);
+        }
         wave.place(WaveAt { workgroup: wg, index: w as u32 }, linear * self.group_lanes + (w * W) as u64);
         // USER_SGPR_COUNT <= 16 (validated), so at most 16 + 4 SGPRs are written here.
         let mut sys = self.kd.user_sgpr_count() as usize;
@@ -342,7 +382,7 @@ mod tests {
         let d = kd(0b1000, 4 << 1 | 1 << 7 | 1 << 9 | 1 << 10);
         let dispatch = Dispatch { grid_blocks: [1, 1, 1], block: [64, 1, 1] };
         let setup = LaunchSetup::new(d, dispatch, ADDRS, gfx1100()).unwrap();
-        assert_eq!(setup.initialised(), InitialRegisters { user_sgprs: 0..2, system_sgprs: 4..7, vgprs: 0..1, ttmp_ids: false });
+        assert_eq!(setup.initialised(), InitialRegisters { user_sgprs: 0..2, system_sgprs: 4..7, vgprs: 0..1, ttmp_ids: false, unmodelled: 0 });
         // Too small a count is refused, naming the field.
         let short = kd(0b1000, 1 << 1);
         let err = LaunchSetup::new(short, dispatch, ADDRS, gfx1100()).err().unwrap();

@@ -88,6 +88,7 @@
 //!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
 
 pub mod fault;
+mod gfx9;
 mod launch;
 pub mod memory;
 pub mod program;
@@ -216,7 +217,7 @@ impl EmuDevice {
     /// without a code object). `code[0]` is the entry; `descriptor` supplies the
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
-        let program = Program::decode(self.target.isa, code, 0, 0, descriptor.vgpr_count());
+        let program = Program::decode(self.target.isa, code, 0, 0, descriptor.vgpr_count_for(self.target.name));
         self.modules.push(vec![EmuKernel { name: name.to_string(), meta: None, descriptor, program: Arc::new(program) }]);
         ModuleId(self.modules.len() - 1)
     }
@@ -323,7 +324,7 @@ impl Device for EmuDevice {
                 .iter()
                 .find(|(addr, data)| k.entry_address >= *addr && k.entry_address - addr < data.len() as u64)
                 .ok_or_else(|| DeviceError::Refused(format!("kernel {}: entry is not in an executable section", k.meta.name)))?;
-            let program = Program::decode(self.target.isa, code, *base, k.entry_address, k.descriptor.vgpr_count());
+            let program = Program::decode(self.target.isa, code, *base, k.entry_address, k.descriptor.vgpr_count_for(self.target.name));
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),
                 meta: Some(k.meta.clone()),

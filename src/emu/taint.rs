@@ -378,7 +378,7 @@ pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> (u128,
     let ttmps = if init.ttmp_ids { 1u128 << super::launch::TTMP7 | 1u128 << super::launch::TTMP9 } else { 0 };
     let system = mask(&init.system_sgprs);
     let (defined_system, unsettled) = if init.ttmp_ids { (0, system) } else { (system, 0) };
-    (mask(&init.user_sgprs) | defined_system | exec | ttmps, unsettled)
+    ((mask(&init.user_sgprs) | defined_system | exec | ttmps) & !init.unmodelled, unsettled | init.unmodelled)
 }
 
 /// One wave's shadow registers.
@@ -939,7 +939,8 @@ impl<const W: usize> Wave<W> {
             }
         }
         if let Some((s, n)) = unsettled {
-            let what = format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93");
+            let gfx9 = match dpp { Dpp::Dpp16 { ctrl, .. } => super::gfx9::unsettled_origin(ctrl, s, n), Dpp::Dpp8 { .. } => None };
+            let what = gfx9.unwrap_or_else(|| format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93"));
             let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin { what, offset: inst.offset, instruction: inst.to_string() });
             if out.u == 0 {
                 out.origin = id;

@@ -116,7 +116,7 @@ fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::op
 
 fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>, waves: &mut [Wave<W>]) -> Result<(), DeviceError> {
     let [gx, gy, _] = setup.dispatch.grid_blocks;
-    let (sgprs, vgprs) = (initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64), setup.kd.vgpr_count() as usize);
+    let (sgprs, vgprs) = (initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64), setup.vgprs as usize);
     for linear in range {
         if ctx.abort.load(Ordering::Relaxed) {
             return Err(aborted());
