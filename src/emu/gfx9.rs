@@ -37,7 +37,10 @@
 
 use super::launch::DispatchAddrs;
 use super::valu::DppRead;
-use crate::codeobj::descriptor::{gfx9_architected_flat_scratch, ENABLE_SGPR_FLAT_SCRATCH_INIT, ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER};
+use crate::codeobj::descriptor::{
+    gfx9_architected_flat_scratch, ENABLE_SGPR_FLAT_SCRATCH_INIT,
+    ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+};
 use crate::codeobj::KernelDescriptor;
 use crate::isa::Generation;
 use crate::target::Target;
@@ -64,10 +67,18 @@ pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String
 /// scratch init before the private segment size, both 0 (see
 /// [`unmodelled_sgprs`]).
 pub(super) fn user_sgprs(kd: &KernelDescriptor, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
-    let scratch_bits = (ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.mask() | ENABLE_SGPR_FLAT_SCRATCH_INIT.mask()) as u16;
-    let plain = KernelDescriptor { code_properties: kd.code_properties & !scratch_bits, ..*kd };
+    let scratch_bits =
+        (ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.mask() | ENABLE_SGPR_FLAT_SCRATCH_INIT.mask()) as u16;
+    let plain = KernelDescriptor {
+        code_properties: kd.code_properties & !scratch_bits,
+        ..*kd
+    };
     let mut middle = super::launch::user_sgprs(&plain, kd.private_segment_fixed_size, addrs)?;
-    let size = if kd.private_segment_size() { middle.pop() } else { None };
+    let size = if kd.private_segment_size() {
+        middle.pop()
+    } else {
+        None
+    };
     let mut user = Vec::with_capacity(middle.len() + 7);
     if kd.private_segment_buffer() {
         user.extend([0; 4]);
@@ -100,11 +111,20 @@ pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
     }
     if kd.flat_scratch_init() {
         let before = 4 * u32::from(kd.private_segment_buffer())
-            + 2 * [kd.dispatch_ptr(), kd.queue_ptr(), kd.kernarg_ptr(), kd.dispatch_id()].iter().filter(|&&e| e).count() as u32;
+            + 2 * [
+                kd.dispatch_ptr(),
+                kd.queue_ptr(),
+                kd.kernarg_ptr(),
+                kd.dispatch_id(),
+            ]
+            .iter()
+            .filter(|&&e| e)
+            .count() as u32;
         m |= run(before, 2);
     }
     if wave_offset_sgpr(kd, target) {
-        let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32 + u32::from(kd.workgroup_info_enabled());
+        let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32
+            + u32::from(kd.workgroup_info_enabled());
         // USER_SGPR_COUNT <= 16 (validated), so this stays below 22.
         m |= run(kd.user_sgpr_count() + system, 1);
     }
@@ -143,7 +163,14 @@ fn source(ctrl: u16, n: usize) -> Source {
 
 /// DPP's read for active lane `n` under a wave-wide control ([`wave_wide`]):
 /// row_mask/bank_mask gate the write, then the source decides.
-pub(super) fn dpp_read(ctrl: u16, row_mask: u8, bank_mask: u8, bound_ctrl: bool, exec: u64, n: usize) -> DppRead {
+pub(super) fn dpp_read(
+    ctrl: u16,
+    row_mask: u8,
+    bank_mask: u8,
+    bound_ctrl: bool,
+    exec: u64,
+    n: usize,
+) -> DppRead {
     if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
         return DppRead::Keep;
     }
@@ -196,13 +223,29 @@ mod tests {
         let all = u64::MAX;
         assert_eq!(dpp_read(0x130, 0xf, 0xf, true, all, 63), DppRead::Zero);
         assert_eq!(dpp_read(0x130, 0xf, 0xf, false, all, 63), DppRead::Keep);
-        assert_eq!(dpp_read(0x130, 0xe, 0xf, true, all, 3), DppRead::Keep, "row 0 masked");
-        assert_eq!(dpp_read(0x130, 0xf, 0xe, true, all, 3), DppRead::Keep, "bank 0 masked");
+        assert_eq!(
+            dpp_read(0x130, 0xe, 0xf, true, all, 3),
+            DppRead::Keep,
+            "row 0 masked"
+        );
+        assert_eq!(
+            dpp_read(0x130, 0xf, 0xe, true, all, 3),
+            DppRead::Keep,
+            "bank 0 masked"
+        );
         let no_lane_1 = all & !2;
         assert_eq!(dpp_read(0x130, 0xf, 0xf, true, no_lane_1, 0), DppRead::Zero);
-        assert_eq!(dpp_read(0x130, 0xf, 0xf, false, no_lane_1, 0), DppRead::Unsettled(1));
-        assert_eq!(dpp_read(0x142, 0xf, 0xf, true, all, 2), DppRead::Unsettled(2));
-        assert!(unsettled_origin(0x142, 2, 2).unwrap().contains("row_bcast:15"));
+        assert_eq!(
+            dpp_read(0x130, 0xf, 0xf, false, no_lane_1, 0),
+            DppRead::Unsettled(1)
+        );
+        assert_eq!(
+            dpp_read(0x142, 0xf, 0xf, true, all, 2),
+            DppRead::Unsettled(2)
+        );
+        assert!(unsettled_origin(0x142, 2, 2)
+            .unwrap()
+            .contains("row_bcast:15"));
         assert_eq!(unsettled_origin(0x101, 2, 1), None);
     }
 }
