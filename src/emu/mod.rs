@@ -15,6 +15,7 @@
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
+//! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
@@ -86,6 +87,12 @@
 //!   emulated (unsupported if executed).
 //! - gfx115x and gfx12: a DPP16/DPP8 VOP3 may take an SGPR or inline
 //!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
+//! - gfx9 (`gfx9`): wave64 only; the scratch setup SGPRs (private segment
+//!   buffer, flat scratch init, wave offset: gfx908/gfx90a) are placed but
+//!   their values (the runtime's) are unsettled; work-item ids in v0, v1, v2
+//!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
+//!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
+//!   refused; row_bcast into a row with no source row is unsettled.
 
 pub mod fault;
 mod gfx9;
