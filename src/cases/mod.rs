@@ -87,13 +87,20 @@ impl Case {
 
     /// The features this case needs that `target` lacks (empty when it runs there).
     pub fn lacks_on(&self, target: &crate::target::Target) -> Vec<crate::target::Feature> {
-        self.requires.iter().copied().filter(|&f| !target.has(f)).collect()
+        self.requires
+            .iter()
+            .copied()
+            .filter(|&f| !target.has(f))
+            .collect()
     }
 }
 
 impl std::fmt::Debug for Case {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Case").field("name", &self.name).field("kernel", &self.kernel).finish()
+        f.debug_struct("Case")
+            .field("name", &self.name)
+            .field("kernel", &self.kernel)
+            .finish()
     }
 }
 
@@ -128,7 +135,10 @@ pub fn catalogue() -> Vec<Case> {
 
 /// The cases `target`'s ISA has, in catalogue order.
 pub fn catalogue_for(target: &crate::target::Target) -> Vec<Case> {
-    specs().map(|s| s.case).filter(|c| c.runs_on(target)).collect()
+    specs()
+        .map(|s| s.case)
+        .filter(|c| c.runs_on(target))
+        .collect()
 }
 
 /// The program of case `name`.
@@ -148,14 +158,22 @@ pub fn op_words(case: &str) -> Option<Vec<Option<u16>>> {
 pub fn select(patterns: &str) -> Result<Vec<Case>, String> {
     let mut globs = Vec::new();
     for p in patterns.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        globs.push(glob::Pattern::new(p).map_err(|e| format!("--case {p:?} is not a valid pattern: {e}"))?);
+        globs.push(
+            glob::Pattern::new(p)
+                .map_err(|e| format!("--case {p:?} is not a valid pattern: {e}"))?,
+        );
     }
     if globs.is_empty() {
         return Err("--case needs a case name or pattern (see `xad-harness list`)".into());
     }
-    let chosen: Vec<Case> = catalogue().into_iter().filter(|c| globs.iter().any(|g| g.matches(c.name))).collect();
+    let chosen: Vec<Case> = catalogue()
+        .into_iter()
+        .filter(|c| globs.iter().any(|g| g.matches(c.name)))
+        .collect();
     if chosen.is_empty() {
-        return Err(format!("--case {patterns:?} matches no case (see `xad-harness list`)"));
+        return Err(format!(
+            "--case {patterns:?} matches no case (see `xad-harness list`)"
+        ));
     }
     Ok(chosen)
 }
@@ -169,9 +187,9 @@ pub fn xad(s0: u32, s1: u32, s2: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::Feature;
     use encode::encode_for;
     use model::{dpp16_ctrl_valid, inline_value};
-    use crate::target::Feature;
     use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
 
     #[test]
@@ -180,11 +198,11 @@ mod tests {
         let vectors: [(u32, u32, u32, u32); 8] = [
             (0, 0, 0, 0),
             (1, 2, 3, 6),
-            (0xffff_ffff, 0, 1, 0),                     // wraps to zero, no carry-out kept
+            (0xffff_ffff, 0, 1, 0), // wraps to zero, no carry-out kept
             (0xffff_ffff, 0xffff_ffff, 0xffff_ffff, 0xffff_ffff),
-            (0x7fff_ffff, 0, 1, 0x8000_0000),           // sign boundary, no saturation
+            (0x7fff_ffff, 0, 1, 0x8000_0000), // sign boundary, no saturation
             (0x1234_5678, 0x1234_5678, 0xdead_beef, 0xdead_beef),
-            (0xaaaa_aaaa, 0x5555_5555, 2, 1),           // xor all ones, +2 wraps to 1
+            (0xaaaa_aaaa, 0x5555_5555, 2, 1), // xor all ones, +2 wraps to 1
             (0x8000_0000, 0x0000_0001, 0x8000_0000, 1), // 0x80000001 + 0x80000000
         ];
         for (s0, s1, s2, want) in vectors {
@@ -201,9 +219,16 @@ mod tests {
         assert_eq!(names.len(), all.len(), "duplicate case names");
         for case in &all {
             // Embedded for the default target, or for the first target whose ISA has the form.
-            let target = crate::target::TARGETS.iter().find(|t| case.runs_on(t)).expect("a target runs the case");
+            let target = crate::target::TARGETS
+                .iter()
+                .find(|t| case.runs_on(t))
+                .expect("a target runs the case");
             let found = crate::kernels::find(target.name, case.kernel).is_some();
-            assert!(found, "case {} names missing kernel {} for {}", case.name, case.kernel, target.name);
+            assert!(
+                found,
+                "case {} names missing kernel {} for {}",
+                case.name, case.kernel, target.name
+            );
         }
     }
 
@@ -258,17 +283,34 @@ mod tests {
     ];
 
     /// Files of this module that are not families.
-    const SHARED: [&str; 5] = ["mod.rs", "program.rs", "encode.rs", "model.rs", "declare.rs"];
+    const SHARED: [&str; 5] = [
+        "mod.rs",
+        "program.rs",
+        "encode.rs",
+        "model.rs",
+        "declare.rs",
+    ];
 
     #[test]
     fn registry_yields_every_family_once_and_the_catalogue_in_order() {
         let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
-        assert_eq!(families, ["basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8", "dpp_src1"]);
+        assert_eq!(
+            families,
+            [
+                "basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8",
+                "dpp_src1"
+            ]
+        );
         // Every family file under src/cases is registered (once, by the list above).
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cases");
         let mut files: Vec<String> = std::fs::read_dir(dir)
             .expect("src/cases")
-            .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+            .map(|e| {
+                e.expect("dir entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .filter(|f| f.ends_with(".rs") && !SHARED.contains(&f.as_str()))
             .collect();
         files.sort();
@@ -276,10 +318,18 @@ mod tests {
         registered.sort();
         assert_eq!(files, registered, "family files vs FAMILIES");
         for family in FAMILIES {
-            assert!(!family.specs.is_empty(), "family {} declares no case", family.name);
+            assert!(
+                !family.specs.is_empty(),
+                "family {} declares no case",
+                family.name
+            );
             for spec in family.specs {
                 let name = spec.case.name;
-                assert!(name == family.name || name.starts_with(&format!("{}_", family.name)), "{name} in family {}", family.name);
+                assert!(
+                    name == family.name || name.starts_with(&format!("{}_", family.name)),
+                    "{name} in family {}",
+                    family.name
+                );
                 assert_eq!(spec.case.kernel, format!("xad_{name}"), "{name}: kernel");
             }
         }
@@ -297,19 +347,34 @@ mod tests {
             assert_eq!(case.outputs_per_lane, p.words, "{name}: words per lane");
             let mut words: Vec<u16> = p.ops.iter().filter_map(|o| o.word).collect();
             words.sort_unstable();
-            assert_eq!(words, (0..p.words as u16).collect::<Vec<_>>(), "{name}: every out word stored once");
-            assert_eq!(case.keeps_lanes, p.ops.iter().any(Op::may_keep), "{name}: keeps_lanes");
+            assert_eq!(
+                words,
+                (0..p.words as u16).collect::<Vec<_>>(),
+                "{name}: every out word stored once"
+            );
+            assert_eq!(
+                case.keeps_lanes,
+                p.ops.iter().any(Op::may_keep),
+                "{name}: keeps_lanes"
+            );
             for (j, op) in p.ops.iter().enumerate() {
                 // Every target that has the case can encode each op; one that
                 // lacks its feature refuses some op (so `requires` is needed).
                 for t in crate::target::TARGETS.iter().filter(|t| case.runs_on(t)) {
-                    encode_for(op, t.isa).unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
+                    encode_for(op, t.isa)
+                        .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 }
                 if op.word.is_none() {
-                    assert!(!op.may_keep(), "{name} op {j}: a chain link must always write");
+                    assert!(
+                        !op.may_keep(),
+                        "{name} op {j}: a chain link must always write"
+                    );
                 }
                 if p.wave == 32 {
-                    assert!(op.src.iter().all(|s| *s != Src::ExecHi), "{name} op {j}: exec_hi as data in wave32 is unsettled");
+                    assert!(
+                        op.src.iter().all(|s| *s != Src::ExecHi),
+                        "{name} op {j}: exec_hi as data in wave32 is unsettled"
+                    );
                 }
                 if let Dpp::Row { ctrl, .. } = op.dpp {
                     assert!(dpp16_ctrl_valid(ctrl), "{name} op {j}: ctrl {ctrl:#x}");
@@ -332,7 +397,10 @@ mod tests {
                 let mut distinct: Vec<u16> = scalar_regs.collect();
                 distinct.sort_unstable();
                 distinct.dedup();
-                assert!(distinct.len() <= 2, "{name} op {j}: more than two constant-bus reads");
+                assert!(
+                    distinct.len() <= 2,
+                    "{name} op {j}: more than two constant-bus reads"
+                );
             }
         }
     }
@@ -353,10 +421,19 @@ mod tests {
         for op in p.ops {
             let dpp = !matches!(op.dpp, Dpp::None);
             need(Feature::Vop3Dpp, dpp);
-            need(Feature::DppSrc1Scalar, dpp && !matches!(op.src[1], Src::V(..) | Src::Res(..)));
-            need(Feature::Vop3Literal, op.src.iter().any(|s| matches!(s, Src::Lit(_))));
+            need(
+                Feature::DppSrc1Scalar,
+                dpp && !matches!(op.src[1], Src::V(..) | Src::Res(..)),
+            );
+            need(
+                Feature::Vop3Literal,
+                op.src.iter().any(|s| matches!(s, Src::Lit(_))),
+            );
             need(Feature::NullSgpr, op.src.contains(&Src::Null));
-            need(Feature::HighSgprs, op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))));
+            need(
+                Feature::HighSgprs,
+                op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))),
+            );
             // One key per scalar value: a register by its code, a literal by its value.
             let mut scalars: Vec<u64> = op
                 .src
@@ -385,7 +462,10 @@ mod tests {
             declared.sort_by_key(|f| f.name());
             derived.sort_by_key(|f| f.name());
             if declared != derived {
-                wrong.push(format!("{}: requires {declared:?}, its ops need {derived:?}", spec.case.name));
+                wrong.push(format!(
+                    "{}: requires {declared:?}, its ops need {derived:?}",
+                    spec.case.name
+                ));
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -399,8 +479,11 @@ mod tests {
     fn existing_targets_keep_their_catalogue() {
         for t in crate::target::TARGETS {
             let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
-            let want: Vec<&str> =
-                CATALOGUE_ORDER.iter().copied().filter(|n| t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_")).collect();
+            let want: Vec<&str> = CATALOGUE_ORDER
+                .iter()
+                .copied()
+                .filter(|n| t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_"))
+                .collect();
             assert_eq!(names, want, "{}", t.name);
         }
     }
@@ -422,38 +505,73 @@ mod tests {
     #[test]
     fn gfx9_and_gfx10_catalogues() {
         use crate::isa::Isa;
-        let names = |t: &crate::target::Target| catalogue_for(t).iter().map(|c| c.name).collect::<Vec<_>>();
+        let names =
+            |t: &crate::target::Target| catalogue_for(t).iter().map(|c| c.name).collect::<Vec<_>>();
         // gfx9: wave64 only, no VOP3 literal, one scalar value per op, no null
         // or s102-s105, no VOP3 DPP.
-        let gfx9 = ["vgpr_w64", "inline_src0_w64", "inline_src1_w64", "inline_src2_w64"];
+        let gfx9 = [
+            "vgpr_w64",
+            "inline_src0_w64",
+            "inline_src1_w64",
+            "inline_src2_w64",
+        ];
         for name in ["gfx908", "gfx90a", "gfx942", "gfx950"] {
             assert_eq!(names(&hypothetical(name, Isa::GFX9)), gfx9, "{name}");
         }
         // gfx10: everything but VOP3 DPP.
-        let gfx10: Vec<&str> = CATALOGUE_ORDER.iter().copied().filter(|n| !n.starts_with("dpp")).collect();
+        let gfx10: Vec<&str> = CATALOGUE_ORDER
+            .iter()
+            .copied()
+            .filter(|n| !n.starts_with("dpp"))
+            .collect();
         assert_eq!(gfx10.len(), 18);
         for name in ["gfx1010", "gfx1030"] {
             assert_eq!(names(&hypothetical(name, Isa::GFX10)), gfx10, "{name}");
         }
         // Why sreg_w64 is not on gfx9: every reason is named.
-        let sreg = catalogue().into_iter().find(|c| c.name == "sreg_w64").expect("sreg_w64");
+        let sreg = catalogue()
+            .into_iter()
+            .find(|c| c.name == "sreg_w64")
+            .expect("sreg_w64");
         let lacks = sreg.lacks_on(&hypothetical("gfx942", Isa::GFX9));
-        assert_eq!(lacks, [Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]);
+        assert_eq!(
+            lacks,
+            [
+                Feature::TwoScalarReads,
+                Feature::NullSgpr,
+                Feature::HighSgprs
+            ]
+        );
     }
 
     /// Negative control: an op table whose requires misses a feature is caught.
     #[test]
     fn a_missing_requirement_is_caught() {
-        let literal = specs().find(|s| s.case.name == "literal_w64").expect("literal_w64");
+        let literal = specs()
+            .find(|s| s.case.name == "literal_w64")
+            .expect("literal_w64");
         assert!(needed(literal.program).contains(&Feature::Vop3Literal));
-        let vgpr = specs().find(|s| s.case.name == "vgpr_w64").expect("vgpr_w64");
+        let vgpr = specs()
+            .find(|s| s.case.name == "vgpr_w64")
+            .expect("vgpr_w64");
         assert!(needed(vgpr.program).is_empty(), "vgpr_w64 needs nothing");
-        let with_lit = [program::Op::new(0, 16, [Src::Lit(5), Src::Sreg(20, 0), Src::Inline(128)])];
+        let with_lit = [program::Op::new(
+            0,
+            16,
+            [Src::Lit(5), Src::Sreg(20, 0), Src::Inline(128)],
+        )];
         let p = program::Program::new(64, Box::leak(Box::new(with_lit)));
         assert_eq!(needed(&p), [Feature::Vop3Literal, Feature::TwoScalarReads]);
         // One SGPR in two slots is one value; null is off the constant bus.
-        let same_sgpr = [program::Op::new(0, 16, [Src::Sreg(20, 0), Src::Sreg(20, 1), Src::Null])];
-        assert_eq!(needed(&program::Program::new(64, Box::leak(Box::new(same_sgpr)))), [Feature::NullSgpr]);
+        let same_sgpr = [program::Op::new(
+            0,
+            16,
+            [Src::Sreg(20, 0), Src::Sreg(20, 1), Src::Null],
+        )];
+        assert_eq!(
+            needed(&program::Program::new(64, Box::leak(Box::new(same_sgpr)))),
+            [Feature::NullSgpr]
+        );
     }
 
     /// The DPP16 combination the ISA guide leaves unsettled (inactive in-range
@@ -465,7 +583,11 @@ mod tests {
         for spec in specs() {
             for (j, op) in spec.program.ops.iter().enumerate() {
                 if let Dpp::Row { fi: false, .. } = op.dpp {
-                    assert!(matches!(op.exec, Exec::Wave), "{} op {j}: DPP16 fi=0 with lanes off", spec.case.name);
+                    assert!(
+                        matches!(op.exec, Exec::Wave),
+                        "{} op {j}: DPP16 fi=0 with lanes off",
+                        spec.case.name
+                    );
                 }
             }
         }

@@ -68,7 +68,11 @@ fn lane_source(data: &LaneData<'_>, which: Lane, lane: usize) -> u32 {
 }
 
 fn exec_mask(exec: Exec, wave: u32, wave_base: usize, data: &LaneData<'_>) -> u64 {
-    let full = if wave == 64 { u64::MAX } else { u64::from(u32::MAX) };
+    let full = if wave == 64 {
+        u64::MAX
+    } else {
+        u64::from(u32::MAX)
+    };
     let scalar = |k: usize| u64::from(data.scalars.get(k).copied().unwrap_or(0));
     match exec {
         Exec::Count => {
@@ -106,13 +110,28 @@ fn read(src: &Src, data: &LaneData<'_>, lane: usize, exec: u64, results: &[u32])
 
 /// The value DPP delivers as src0 to wave lane `n`, or None when the lane is
 /// not written (it keeps its destination).
-fn dpp_src0(op: &Op, data: &LaneData<'_>, wave: u32, wave_base: usize, n: usize, exec: u64) -> Option<u32> {
-    let Src::V(_, which) = op.src[0] else { return None };
+fn dpp_src0(
+    op: &Op,
+    data: &LaneData<'_>,
+    wave: u32,
+    wave_base: usize,
+    n: usize,
+    exec: u64,
+) -> Option<u32> {
+    let Src::V(_, which) = op.src[0] else {
+        return None;
+    };
     let from = |s: usize| lane_source(data, which, wave_base + s);
     let active = |s: usize| exec >> s & 1 == 1;
     match op.dpp {
         Dpp::None => None, // not a DPP op: `run` reads src0 directly
-        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => {
             // row_mask bit r / bank_mask bit b gate the write of lanes in row r
             // (lanes 16r..16r+15) and bank b (lanes with (n>>2)&3 == b): section
             // 7.7, DPP16 "row_mask"/"bank_mask" (masked lanes keep their value).
@@ -157,7 +176,10 @@ pub fn run(program: &Program, data: &LaneData<'_>, lanes: Range<usize>, out: &mu
             // A lane that is not written keeps its destination: the kernel loaded
             // it from the op's out word (the kernel contract in `program`), or it is a chain link,
             // which always runs under the lanes-< count EXEC.
-            let old = op.word.and_then(|w| data.prefill.get(lane * k + usize::from(w)).copied()).unwrap_or(0);
+            let old = op
+                .word
+                .and_then(|w| data.prefill.get(lane * k + usize::from(w)).copied())
+                .unwrap_or(0);
             let written = if exec >> n & 1 == 0 {
                 None
             } else {
@@ -165,7 +187,13 @@ pub fn run(program: &Program, data: &LaneData<'_>, lanes: Range<usize>, out: &mu
                     Dpp::None => Some(read(&op.src[0], data, lane, exec, &results)),
                     _ => dpp_src0(op, data, program.wave, wave_base, n, exec),
                 };
-                s0.map(|s0| xad(s0, read(&op.src[1], data, lane, exec, &results), read(&op.src[2], data, lane, exec, &results)))
+                s0.map(|s0| {
+                    xad(
+                        s0,
+                        read(&op.src[1], data, lane, exec, &results),
+                        read(&op.src[2], data, lane, exec, &results),
+                    )
+                })
             };
             results[j] = written.unwrap_or(old);
             if let Some(w) = op.word {
