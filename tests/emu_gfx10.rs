@@ -6,21 +6,19 @@ use std::path::Path;
 use std::time::Duration;
 
 use xad_harness::cases::{self, Case};
-use xad_harness::codeobj::CodeObject;
+use xad_harness::codeobj::{CodeObject, KernelDescriptor};
 use xad_harness::device::{Device, Dispatch};
 use xad_harness::emu::EmuDevice;
-use xad_harness::isa::Isa;
+use xad_harness::kernels;
 use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
-use xad_harness::target::Target;
+use xad_harness::target::{self, Target};
 use xad_harness::toolchain::{self, Toolchain};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// gfx10 rows as `target::TARGETS` will hold them.
-static GFX1010: Target =
-    Target { name: "gfx1010", isa: Isa::GFX10, architecture: "RDNA1", cards: "test", covers: &[], code_object_version: 5, kernel_dirs: &["gfx10"] };
-static GFX1030: Target =
-    Target { name: "gfx1030", isa: Isa::GFX10, architecture: "RDNA2", cards: "test", covers: &[], code_object_version: 5, kernel_dirs: &["gfx10"] };
+fn t(name: &str) -> &'static Target {
+    target::find(name).unwrap_or_else(|| panic!("no target row {name}"))
+}
 
 fn toolchain(dir: &Path) -> Toolchain {
     toolchain::discover("gfx1100", dir).expect("an LLVM that assembles gfx1100 (the canary)")
@@ -37,12 +35,19 @@ fn build(tc: &Toolchain, mcpu: &str, kernel: &str, dir: &Path) -> Vec<u8> {
     std::fs::read(&out).expect("code object")
 }
 
-fn run(target: &'static Target, case: &Case, image: &[u8], lanes: u64, seed: u64) -> CaseResult {
-    let code = CodeObject::parse(image).unwrap_or_else(|e| panic!("{} {}: {e}", target.name, case.kernel));
+/// Run `case` from the code object `image` on an emulated `device`.
+fn run(device: &'static Target, case: &Case, image: &[u8], lanes: u64, seed: u64) -> CaseResult {
+    let code = CodeObject::parse(image).unwrap_or_else(|e| panic!("{} {}: {e}", device.name, case.kernel));
     let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel)).clone();
     let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, chunk_lanes: 1 << 19, ..Options::default() };
     let source = KernelSource::User { path: format!("kernels/gfx10/{}.s", case.kernel) };
-    run_case(&mut EmuDevice::for_target(target), case, &code, &kernel, source, &opts)
+    run_case(&mut EmuDevice::for_target(device), case, &code, &kernel, source, &opts)
+}
+
+/// The code object build.rs embedded for `target`'s `kernel` (a Vec: the ELF
+/// parser wants an allocator-aligned buffer).
+fn embedded(target: &str, kernel: &str) -> Vec<u8> {
+    kernels::find(target, kernel).unwrap_or_else(|| panic!("{target}: kernel {kernel} not embedded")).bytes.to_vec()
 }
 
 fn describe(r: &CaseResult) -> String {
@@ -62,25 +67,55 @@ fn describe(r: &CaseResult) -> String {
 /// 1000 + 13 lanes: the last wave of each size and the last workgroup are partial.
 const LANES: u64 = 1013;
 
+/// Every catalogue case of each gfx10 target, from the code objects build.rs
+/// assembled for it, on the emulated target; generic code objects also on
+/// the processors they cover. Two seeds each.
 #[test]
-fn every_gfx10_kernel_matches_the_model_on_gfx1010_and_gfx1030() {
-    let scratch = tempfile::tempdir().expect("scratch dir");
-    let tc = toolchain(scratch.path());
+fn every_gfx10_kernel_matches_the_model_on_every_gfx10_target() {
+    let runs = [
+        ("gfx1010", "gfx1010"),
+        ("gfx1030", "gfx1030"),
+        ("gfx10-1-generic", "gfx10-1-generic"),
+        ("gfx10-3-generic", "gfx10-3-generic"),
+        ("gfx10-1-generic", "gfx1010"),
+        ("gfx10-3-generic", "gfx1030"),
+    ];
     let mut failures = Vec::new();
     let mut ran = 0;
-    for target in [&GFX1010, &GFX1030] {
-        for case in cases::catalogue_for(target) {
-            let image = build(&tc, target.name, case.kernel, &scratch.path().join(target.name));
+    for (code, device) in runs {
+        let cases = cases::catalogue_for(t(code));
+        assert_eq!(cases.len(), 18, "{code}: the gfx10 catalogue");
+        for case in cases {
+            let image = embedded(code, case.kernel);
             for seed in [1u64, 0x5eed_0000_0000_0010] {
-                let r = run(target, &case, &image, LANES, seed);
+                let r = run(t(device), &case, &image, LANES, seed);
                 ran += 1;
-                if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
-                    failures.push(format!("seed {seed:#x} on emulated {}: {}", target.name, describe(&r)));
+                if r.status() != Status::Pass || r.tally.lanes_checked != LANES || !r.executor.contains(device) {
+                    failures.push(format!("{code} code, seed {seed:#x} on emulated {device}: {}", describe(&r)));
                 }
             }
         }
     }
     assert!(failures.is_empty(), "{} of {ran} failing runs:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The same kernels assembled here with LLVM 19 for gfx1010 and gfx1030
+/// (not only what build.rs embedded) run exactly, too.
+#[test]
+fn gfx10_kernels_assembled_with_llvm19_run_exactly() {
+    let scratch = tempfile::tempdir().expect("scratch dir");
+    let tc = toolchain(scratch.path());
+    let mut failures = Vec::new();
+    for target in ["gfx1010", "gfx1030"] {
+        for case in cases::catalogue_for(t(target)) {
+            let image = build(&tc, target, case.kernel, &scratch.path().join(target));
+            let r = run(t(target), &case, &image, LANES, 0x10_1e19);
+            if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
+                failures.push(format!("seed 0x101e19 on emulated {target}: {}", describe(&r)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 // ---- DPP moves feeding v_xad_u32 (gfx10 has no VOP3 DPP) ----
@@ -261,7 +296,7 @@ fn assemble_source(tc: &Toolchain, source: &str, mcpu: &str, dir: &Path, stem: &
 fn dpp_moves_feeding_xad_are_exact_in_wave32_and_wave64() {
     let scratch = tempfile::tempdir().expect("scratch dir");
     let tc = toolchain(scratch.path());
-    for (target, seed) in [(&GFX1010, 0x10_1001u64), (&GFX1030, 0x10_3001)] {
+    for (target, seed) in [(t("gfx1010"), 0x10_1001u64), (t("gfx1030"), 0x10_3001)] {
         for wave64 in [false, true] {
             let wave = if wave64 { 64 } else { 32 };
             let stem = format!("dpp_{}_{wave}", target.name);
@@ -282,7 +317,7 @@ fn a_wrong_gfx10_dpp_kernel_is_caught() {
     for wave64 in [false, true] {
         let wave = if wave64 { 64 } else { 32 };
         let image = assemble_source(&tc, &dpp_source("gfx1030", wave64, true), "gfx1030", scratch.path(), &format!("wrong_{wave}"));
-        let bad = run_dpp(&mut EmuDevice::for_target(&GFX1030), &image, wave, 1, 0x10_0bad);
+        let bad = run_dpp(&mut EmuDevice::for_target(t("gfx1030")), &image, wave, 1, 0x10_0bad);
         assert!(bad.len() > 200 && bad.iter().all(|l| l.contains("word 1:")), "wave{wave}: {} mismatches, first {:?}", bad.len(), bad.first());
     }
     let [a, b, c] = inputs(64, 5);
@@ -291,4 +326,87 @@ fn a_wrong_gfx10_dpp_kernel_is_caught() {
         dpp_model(&a, &b, &c, 64, i)[1] != share
     });
     assert!(differs.count() >= 60, "row_xmask:9 and row_share:9 must differ in nearly every lane");
+}
+
+// ---- descriptor refusals (one line naming the field) ----
+
+/// gfx10's `s_endpgm`.
+const S_ENDPGM: u32 = 0xBF81_0000;
+
+/// kernarg pointer, workgroup id x, USER_SGPR_COUNT 2 (the catalogue frame's shape).
+fn plain(wave64: bool) -> KernelDescriptor {
+    KernelDescriptor { rsrc2: 2 << 1 | 1 << 7, code_properties: 1 << 3 | u16::from(!wave64) << 10, ..Default::default() }
+}
+
+/// Launch `kd` with an `s_endpgm` body on an emulated `target`.
+fn launch_raw(target: &'static Target, kd: KernelDescriptor) -> Result<(), String> {
+    let mut dev = EmuDevice::for_target(target);
+    let m = dev.load_code("raw", &S_ENDPGM.to_le_bytes(), kd);
+    let dispatch = Dispatch { grid_blocks: [1, 1, 1], block: [64, 1, 1] };
+    dev.launch(m, "raw", &[], dispatch, Duration::from_secs(10)).map_err(|e| e.to_string())
+}
+
+/// Every gfx10 refusal names its field in one line, through
+/// `KernelDescriptor::validate` and through an emulated gfx1010/gfx1030
+/// launch; the unchanged descriptor launches (so each refusal is the edit's).
+#[test]
+fn each_gfx10_descriptor_refusal_names_its_field() {
+    type Edit = fn(&mut KernelDescriptor);
+    let cases: &[(&str, bool, Edit)] = &[
+        ("GRANULATED_WAVEFRONT_SGPR_COUNT is 1", false, |k| k.rsrc1 |= 1 << 6),
+        ("PRIORITY", false, |k| k.rsrc1 |= 1 << 10),
+        ("PRIV is 1", false, |k| k.rsrc1 |= 1 << 20),
+        ("DEBUG_MODE", false, |k| k.rsrc1 |= 1 << 22),
+        ("BULKY", false, |k| k.rsrc1 |= 1 << 24),
+        ("CDBG_USER", false, |k| k.rsrc1 |= 1 << 25),
+        ("COMPUTE_PGM_RSRC1 RESERVED1", false, |k| k.rsrc1 |= 1 << 27),
+        ("ENABLE_TRAP_HANDLER", false, |k| k.rsrc2 |= 1 << 6),
+        ("ENABLE_EXCEPTION_ADDRESS_WATCH", false, |k| k.rsrc2 |= 1 << 13),
+        ("ENABLE_EXCEPTION_MEMORY", false, |k| k.rsrc2 |= 1 << 14),
+        ("GRANULATED_LDS_SIZE", false, |k| k.rsrc2 |= 1 << 15),
+        ("COMPUTE_PGM_RSRC2 RESERVED0", false, |k| k.rsrc2 |= 1 << 31),
+        ("COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", true, |k| k.rsrc3 |= 1 << 4),
+        ("COMPUTE_PGM_RSRC3 RESERVED2", true, |k| k.rsrc3 |= 1 << 12),
+        ("COMPUTE_PGM_RSRC3 RESERVED3", true, |k| k.rsrc3 |= 1 << 13),
+        ("COMPUTE_PGM_RSRC3 RESERVED4", true, |k| k.rsrc3 |= 1 << 20),
+        ("COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", true, |k| k.rsrc3 |= 1 << 31),
+        ("KERNEL_CODE_PROPERTIES RESERVED0", false, |k| k.code_properties |= 1 << 8),
+        ("KERNEL_CODE_PROPERTIES RESERVED1", false, |k| k.code_properties |= 1 << 13),
+        ("reserved1 byte at offset 30", false, |k| k.reserved1[6] = 1),
+        ("kernarg_preload is 0x0001", false, |k| k.kernarg_preload = 1),
+        ("USER_SGPR_COUNT is 2, but the enabled user SGPRs need 6", false, |k| k.code_properties |= 1),
+        ("USER_SGPR_COUNT is 17; gfx10 loads at most 16", false, |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1),
+        ("ENABLE_VGPR_WORKITEM_ID is 3", false, |k| k.rsrc2 |= 3 << 11),
+        ("GRANULATED_WORKITEM_VGPR_COUNT 63 means 512 VGPRs; gfx10 has at most 256", false, |k| k.rsrc1 |= 63),
+        ("SHARED_VGPR_COUNT is 1, but shared VGPRs exist only in wave64", false, |k| k.rsrc3 |= 1),
+        ("SHARED_VGPR_COUNT 15 adds 120 VGPRs to the 160 allocated", true, |k| {
+            k.rsrc1 |= 39;
+            k.rsrc3 |= 15;
+        }),
+    ];
+    for &(want, wave64, edit) in cases {
+        let mut kd = plain(wave64);
+        edit(&mut kd);
+        for target in [t("gfx1010"), t("gfx1030")] {
+            assert_eq!(launch_raw(target, plain(wave64)), Ok(()), "{want}: the unchanged descriptor");
+            let why = kd.validate(target.name).expect_err(want).to_string();
+            assert!(why.contains(want) && !why.contains('\n'), "{}: {why:?} should name {want:?} in one line", target.name);
+            let refused = launch_raw(target, kd).expect_err(want);
+            assert!(refused.contains(want) && !refused.contains('\n'), "{}: launch refused with {refused:?}", target.name);
+        }
+    }
+}
+
+/// What gfx10 has and gfx11 does not: the scratch user SGPRs (no architected
+/// flat scratch) and, in wave64, shared VGPRs; WGP_MODE, MEM_ORDERED and
+/// FWD_PROGRESS are accepted on both.
+#[test]
+fn gfx10_accepts_its_own_fields() {
+    let scratch = KernelDescriptor { code_properties: 1 << 3 | 1 | 1 << 5, rsrc2: 8 << 1 | 1, ..plain(false) };
+    assert_eq!(scratch.validate("gfx1030"), Ok(()));
+    let gfx11 = scratch.validate("gfx1100").expect_err("gfx11 has architected flat scratch").to_string();
+    assert!(gfx11.contains("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER"), "{gfx11}");
+    let modes = KernelDescriptor { rsrc1: 7 << 29, rsrc3: 2, ..plain(true) };
+    assert_eq!(modes.validate("gfx1010"), Ok(()));
+    assert_eq!(launch_raw(t("gfx1010"), modes), Ok(()));
 }
