@@ -120,8 +120,11 @@ pub fn target_lines() -> Vec<String> {
     let mut lines = vec!["targets (run --target NAME or all):".to_string()];
     for t in target::TARGETS {
         let cases = cases::catalogue_for(t).len();
+        // A target build.rs found no LLVM for has no code objects here: say so
+        // where the user looks for what the binary can run.
+        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| " (not built: no LLVM here knew it)".to_string());
         lines.push(format!(
-            "  {:<width$}  {:<9}  {cases:>3} cases  {}",
+            "  {:<width$}  {:<9}  {cases:>3} cases  {}{unbuilt}",
             t.name, t.architecture, t.cards
         ));
     }

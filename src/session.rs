@@ -161,12 +161,14 @@ fn run_into(
     report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
-    let chosen = choose_cases(request)?;
     let user = match &request.kernel {
-        Some(_) if chosen.len() != 1 => return Err(kernel_needs_one_case(request, chosen.len())),
         Some(path) => Some(UserKernel::open(path, request.target)?),
         None => None,
     };
+    let chosen = choose_cases(request, user.as_ref())?;
+    if user.is_some() && chosen.len() != 1 {
+        return Err(kernel_needs_one_case(request, chosen.len()));
+    }
     let choice = user.as_ref().map_or(request.target, UserKernel::choice);
     let mut selected = backend::select(request.backend, request.device, choice)?;
     if user.is_none() {
@@ -312,11 +314,12 @@ fn plan(
     Ok(plan)
 }
 
-/// The cases `request` selects: its patterns, else `basic` for a user's
-/// kernel, else the whole catalogue. Every pattern must match a case, even
-/// beside others that do: a typo would otherwise silently drop a case.
-fn choose_cases(request: &Request) -> Result<Vec<Case>> {
-    match (&request.cases, &request.kernel) {
+/// The cases `request` selects: its patterns, else for a user's kernel the
+/// basic case of its wave size ([`UserKernel::basic_case`]), else the whole
+/// catalogue. Every pattern must match a case, even beside others that do: a
+/// typo would otherwise silently drop a case.
+fn choose_cases(request: &Request, user: Option<&UserKernel>) -> Result<Vec<Case>> {
+    match (&request.cases, user) {
         (Some(p), _) => {
             let chosen = cases::select(p).map_err(Error::Usage)?;
             for one in p.split(',').map(str::trim).filter(|one| !one.is_empty()) {
@@ -324,7 +327,7 @@ fn choose_cases(request: &Request) -> Result<Vec<Case>> {
             }
             Ok(chosen)
         }
-        (None, Some(_)) => cases::select("basic").map_err(Error::Usage),
+        (None, Some(user)) => cases::select(user.basic_case()).map_err(Error::Usage),
         // Every case; `plan` keeps, per target, those its ISA has.
         (None, None) => Ok(cases::catalogue()),
     }
@@ -334,7 +337,11 @@ fn choose_cases(request: &Request) -> Result<Vec<Case>> {
 /// anything (case patterns, one case for a `--kernel`), so the CLI can show
 /// them beside other refusals before it gives up.
 pub fn check_request(request: &Request) -> Vec<Error> {
-    match choose_cases(request) {
+    if request.cases.is_none() {
+        // The whole catalogue, or a kernel's basic case: nothing to refuse yet.
+        return Vec::new();
+    }
+    match choose_cases(request, None) {
         Err(e) => vec![e],
         Ok(chosen) if request.kernel.is_some() && chosen.len() != 1 => {
             vec![kernel_needs_one_case(request, chosen.len())]
@@ -506,6 +513,26 @@ impl UserKernel {
             path: path.to_path_buf(),
             target,
         })
+    }
+
+    /// The case a kernel given without `--case` is run as: `out = xad(a, b,
+    /// c)`, one word per lane, in the kernel's wave size (`basic` is wave32,
+    /// `basic_w64` wave64). A code object says its wave size; a source is
+    /// wave64 on a target without wave32 (gfx9) and taken as wave32
+    /// elsewhere (a wave64 source there needs `--case basic_w64`; the ABI
+    /// check says so before launch).
+    pub fn basic_case(&self) -> &'static str {
+        let wave64 = match self {
+            UserKernel::Code { code, .. } => code.kernels.first().is_some_and(|k| k.meta.wavefront_size == 64),
+            UserKernel::Source { target, .. } => {
+                target.is_some_and(|t| !t.has(target::Feature::Wave32))
+            }
+        };
+        if wave64 {
+            "basic_w64"
+        } else {
+            "basic"
+        }
     }
 
     /// The target choice the backend selects with.

@@ -119,7 +119,7 @@ pub static TARGETS: &[Target] = &[
     Target {
         name: "gfx9-generic",
         isa: Isa::GFX9,
-        architecture: "GCN5 (Vega)",
+        architecture: "GCN5",
         cards: "any gfx900-gfx90c device: Radeon RX Vega 56/64, Radeon VII, Instinct MI25/MI50/MI60, Vega APUs",
         covers: &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
         code_object_version: 6,
@@ -209,6 +209,20 @@ impl Target {
         } else {
             self.name == processor
         }
+    }
+
+    /// Whether the dispatch packs the work-item ids into v0 (x bits 9:0, y
+    /// 19:10, z 29:20) rather than giving them in v0, v1, v2: gfx10+ and the
+    /// gfx9 targets with LLVM's `FeaturePackedTID` (gfx90a, gfx940-gfx950,
+    /// gfx9-4-generic; `llc -mcpu=gfx90a` reads y as `v_bfe_u32 v, v0, 10, 10`,
+    /// `-mcpu=gfx908` reads v1).
+    pub fn packed_workitem_ids(&self) -> bool {
+        let n = self.name;
+        self.isa.generation != Generation::Gfx9
+            || n == "gfx90a"
+            || n == "gfx9-4-generic"
+            || n.starts_with("gfx94")
+            || n.starts_with("gfx95")
     }
 }
 

@@ -246,14 +246,15 @@ fn status_unknown_to_the_bindings_is_reported_not_undefined() {
     }
 }
 
-/// A device that cannot run gfx1100 code is "no runnable device": skipped (77),
-/// with the device it did see named, and nothing executed.
+/// A device no target runs (gfx803, Fiji: no v_xad_u32) is "no runnable
+/// device": skipped (77), with the device it did see named, and nothing
+/// executed.
 #[test]
 fn wrong_architecture_is_refused() {
-    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1030")]);
+    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx803")]);
     assert_exit(&output, 77, &transcript);
     assert!(
-        combined(&output).contains("gfx1030"),
+        combined(&output).contains("gfx803"),
         "the device's architecture is not named\n{transcript}"
     );
 }
@@ -263,8 +264,14 @@ fn wrong_architecture_is_refused() {
 /// device and the code object's target.
 #[test]
 fn each_device_runs_the_code_objects_of_its_own_target() {
-    for (arch, architecture) in [("gfx1151", "RDNA3.5"), ("gfx1201", "RDNA4")] {
-        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", arch)]);
+    for (device, arch, architecture) in [
+        ("gfx1151", "gfx1151", "RDNA3.5"),
+        ("gfx1201", "gfx1201", "RDNA4"),
+        ("gfx90a:sramecc+:xnack-", "gfx90a", "CDNA2"),
+        ("gfx942:sramecc+:xnack-", "gfx942", "CDNA3"),
+        ("gfx1030", "gfx1030", "RDNA2"),
+    ] {
+        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", device)]);
         assert_exit(&output, 0, &transcript);
         let text = combined(&output);
         assert!(
@@ -273,7 +280,7 @@ fn each_device_runs_the_code_objects_of_its_own_target() {
         );
         assert!(
             text.contains(&format!(
-                "[hardware: xad-harness emulated {arch} ({arch}), HIP runtime"
+                "[hardware: xad-harness emulated {arch} ({device}), HIP runtime"
             )),
             "{transcript}"
         );
@@ -284,16 +291,24 @@ fn each_device_runs_the_code_objects_of_its_own_target() {
     }
 }
 
-/// A processor with no row of its own (gfx1153, RDNA3.5) runs the generic
-/// target covering it, and says so.
+/// A processor with no row of its own runs the generic target covering it,
+/// and says so: gfx1153 (RDNA3.5), gfx906 (Radeon VII/MI50), gfx1031 (RX 6700
+/// XT), gfx1012 (RX 5500).
 #[test]
 fn a_device_without_its_own_target_runs_the_generic_one() {
-    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1153")]);
-    assert_exit(&output, 0, &transcript);
-    assert!(
-        combined(&output).contains("; code object gfx11-generic]"),
-        "{transcript}"
-    );
+    for (arch, generic) in [
+        ("gfx1153", "gfx11-generic"),
+        ("gfx906", "gfx9-generic"),
+        ("gfx1031", "gfx10-3-generic"),
+        ("gfx1012", "gfx10-1-generic"),
+    ] {
+        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", arch)]);
+        assert_exit(&output, 0, &transcript);
+        assert!(
+            combined(&output).contains(&format!("; code object {generic}]")),
+            "{arch}: {transcript}"
+        );
+    }
 }
 
 /// `--target all` on a device runs every target whose code objects it runs

@@ -302,6 +302,98 @@ pub const RSRC3_GFX12: &[BitField] = &[
     IMAGE_OP,
 ];
 
+// gfx9 (GCN5/CDNA: gfx908, gfx90a, gfx940-gfx950 and their generic targets).
+// COMPUTE_PGM_RSRC1 as AMDGPUUsage gives it for GFX6-GFX9: the SGPR granule is
+// meaningful (gfx9 allocates SGPRs per wave; gfx10+ must write 0), and bits
+// 31:27 are reserved (gfx10 put WGP_MODE, MEM_ORDERED and FWD_PROGRESS there).
+/// gfx9: (count + 1) * 8 SGPRs, counting VCC, FLAT_SCRATCH and XNACK_MASK.
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9: BitField =
+    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
+pub const RSRC1_GFX9_RESERVED: BitField = field(
+    R1,
+    "COMPUTE_PGM_RSRC1 bits 31:27 (reserved on gfx9; WGP_MODE/MEM_ORDERED/FWD_PROGRESS are gfx10+)",
+    27,
+    5,
+    Zero,
+);
+
+/// Every COMPUTE_PGM_RSRC1 field of gfx9, bit 0 up (they cover all 32 bits).
+pub const RSRC1_GFX9: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_DX10_CLAMP,
+    DEBUG_MODE,
+    ENABLE_IEEE_MODE,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_GFX9_RESERVED,
+];
+
+// COMPUTE_PGM_RSRC3 of gfx908 and gfx9-generic: reserved, must be 0 (two
+// fields only because a BitField is at most 31 bits wide).
+pub const RSRC3_GFX9_RESERVED_LO: BitField = field(
+    R3,
+    "COMPUTE_PGM_RSRC3 bits 15:0 (reserved before gfx90a)",
+    0,
+    16,
+    Zero,
+);
+pub const RSRC3_GFX9_RESERVED_HI: BitField = field(
+    R3,
+    "COMPUTE_PGM_RSRC3 bits 31:16 (reserved before gfx90a)",
+    16,
+    16,
+    Zero,
+);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx908 and gfx9-generic.
+pub const RSRC3_GFX9: &[BitField] = &[RSRC3_GFX9_RESERVED_LO, RSRC3_GFX9_RESERVED_HI];
+
+// COMPUTE_PGM_RSRC3 of gfx90a and gfx940+ (`COMPUTE_PGM_RSRC3_GFX90A`).
+/// Where the AGPRs start in the unified VGPR file: (value + 1) * 4.
+pub const ACCUM_OFFSET: BitField = field(R3, "ACCUM_OFFSET", 0, 6, Any);
+pub const RSRC3_GFX90A_RESERVED0: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED0 (gfx90a)", 6, 10, Zero);
+/// Threadgroup split mode: the waves of a workgroup may run on different
+/// CUs. It changes where LDS and barriers live, not what a lane computes;
+/// the emulator (no LDS, waves of a group in one place) runs either setting alike.
+pub const TG_SPLIT: BitField = field(R3, "TG_SPLIT", 16, 1, Any);
+pub const RSRC3_GFX90A_RESERVED1: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED1 (gfx90a)", 17, 15, Zero);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx90a and gfx940+, bit 0 up.
+pub const RSRC3_GFX90A: &[BitField] = &[
+    ACCUM_OFFSET,
+    RSRC3_GFX90A_RESERVED0,
+    TG_SPLIT,
+    RSRC3_GFX90A_RESERVED1,
+];
+
+/// gfx9 processors (and generic targets) with gfx90a's unified VGPR/AGPR
+/// file: gfx90a, gfx940-gfx950, gfx9-4-generic (LLVM `FeatureGFX90AInsts`).
+/// They also pack the work-item ids into v0 and know kernarg preloading.
+pub fn gfx9_unified_vgprs(arch: &str) -> bool {
+    arch == "gfx90a"
+        || arch == "gfx9-4-generic"
+        || arch.starts_with("gfx94")
+        || arch.starts_with("gfx95")
+}
+
+/// gfx9 processors with architected flat scratch (gfx940-gfx950 and
+/// gfx9-4-generic, LLVM `FeatureArchitectedFlatScratch`, as gfx11): no
+/// private segment buffer or flat scratch init user SGPRs, no private segment
+/// wave offset system SGPR. LLVM 19 refuses those directives for gfx942.
+pub fn gfx9_architected_flat_scratch(arch: &str) -> bool {
+    arch == "gfx9-4-generic" || arch.starts_with("gfx94") || arch.starts_with("gfx95")
+}
+
 // KERNEL_CODE_PROPERTIES. The six user SGPR enables are, in this bit order,
 // also the order their SGPRs are packed from s0.
 /// Not on gfx11 (architected flat scratch): LLVM refuses the directive there.
@@ -534,6 +626,8 @@ impl KernelDescriptor {
             self.validate_rdna3_4("gfx11", RSRC1, RSRC3)?;
         } else if arch.starts_with("gfx12") {
             self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12)?;
+        } else if arch.starts_with("gfx9") {
+            self.validate_gfx9(arch)?;
         }
         Ok(())
     }
@@ -626,6 +720,106 @@ impl KernelDescriptor {
                 "SHARED_VGPR_COUNT is {}, but shared VGPRs exist only in wave64",
                 self.get(SHARED_VGPR_COUNT)
             )));
+        }
+        Ok(())
+    }
+}
+
+/// The gfx9 part of [`KernelDescriptor`]: its own register layouts and limits.
+impl KernelDescriptor {
+    /// VGPRs a lane may address on target `arch`. gfx9 with the unified
+    /// VGPR/AGPR file (gfx90a, gfx940+) allocates in granules of 8 counting
+    /// VGPRs and AGPRs together (up to 512), and the AGPRs start at
+    /// ACCUM_OFFSET: the VGPRs are those below both (and below 256). Every
+    /// other target: [`KernelDescriptor::vgpr_count`] (gfx908: granules of 4).
+    pub fn vgpr_count_for(&self, arch: &str) -> u32 {
+        if !gfx9_unified_vgprs(arch) {
+            return self.vgpr_count();
+        }
+        self.unified_vgpr_file()
+            .min(self.accum_offset())
+            .min(MAX_VGPRS)
+    }
+
+    /// gfx90a/gfx940+: VGPRs + AGPRs allocated, (GRANULATED_WORKITEM_VGPR_COUNT + 1) * 8.
+    pub fn unified_vgpr_file(&self) -> u32 {
+        (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * 8
+    }
+
+    /// gfx90a/gfx940+: the first AGPR's index in the unified file, (ACCUM_OFFSET + 1) * 4.
+    pub fn accum_offset(&self) -> u32 {
+        (self.get(ACCUM_OFFSET) + 1) * 4
+    }
+
+    /// gfx9: SGPRs allocated per wave, (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8
+    /// (VCC, FLAT_SCRATCH and XNACK_MASK included).
+    pub fn gfx9_sgpr_count(&self) -> u32 {
+        (self.get(GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9) + 1) * 8
+    }
+
+    /// gfx9's rules: its rsrc1/rsrc3 layouts (rsrc3 differs between gfx908
+    /// and gfx90a+), wave64 only, the scratch user SGPRs only without
+    /// architected flat scratch, kernarg preload only on gfx90a/gfx940+
+    /// (legal there: whether an executor implements it is its own check), the
+    /// user SGPR and work-item id limits, and ACCUM_OFFSET inside the allocation.
+    fn validate_gfx9(&self, arch: &str) -> Result<(), DescriptorError> {
+        let unified = gfx9_unified_vgprs(arch);
+        let rsrc3 = if unified { RSRC3_GFX90A } else { RSRC3_GFX9 };
+        for f in RSRC1_GFX9
+            .iter()
+            .chain(RSRC2)
+            .chain(rsrc3)
+            .filter(|f| f.rule == Rule::Zero)
+        {
+            check_zero(self, *f)?;
+        }
+        let refuse = |why: String| Err(DescriptorError(why));
+        if self.flag(ENABLE_WAVEFRONT_SIZE32) {
+            return refuse("ENABLE_WAVEFRONT_SIZE32 is set, but gfx9 is wave64 only".into());
+        }
+        if gfx9_architected_flat_scratch(arch) {
+            if let Some(f) = [
+                ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+                ENABLE_SGPR_FLAT_SCRATCH_INIT,
+            ]
+            .into_iter()
+            .find(|f| self.flag(*f))
+            {
+                return refuse(format!(
+                    "{} is set, but {arch} has architected flat scratch and no such user SGPRs",
+                    f.name
+                ));
+            }
+        }
+        if self.kernarg_preload != 0 && !unified {
+            return refuse(format!(
+                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940+ only, not {arch}",
+                self.kernarg_preload
+            ));
+        }
+        let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
+        if count < needed {
+            return refuse(format!(
+                "USER_SGPR_COUNT is {count}, but the enabled user SGPRs need {needed}"
+            ));
+        }
+        if count > MAX_USER_SGPRS {
+            return refuse(format!(
+                "USER_SGPR_COUNT is {count}; gfx9 loads at most {MAX_USER_SGPRS} user SGPRs"
+            ));
+        }
+        if self.workitem_id_dims() == 3 {
+            return refuse(
+                "ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into(),
+            );
+        }
+        if unified && self.accum_offset() > self.unified_vgpr_file() {
+            return refuse(format!(
+                "ACCUM_OFFSET {} puts the AGPRs at {}, past the {} registers GRANULATED_WORKITEM_VGPR_COUNT allocates",
+                self.get(ACCUM_OFFSET),
+                self.accum_offset(),
+                self.unified_vgpr_file()
+            ));
         }
         Ok(())
     }

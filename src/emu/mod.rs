@@ -88,6 +88,7 @@
 //!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
 
 pub mod fault;
+mod gfx9;
 mod launch;
 pub mod memory;
 pub mod program;
@@ -236,7 +237,13 @@ impl EmuDevice {
     /// without a code object). `code[0]` is the entry; `descriptor` supplies the
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
-        let program = Program::decode(self.target.isa, code, 0, 0, descriptor.vgpr_count());
+        let program = Program::decode(
+            self.target.isa,
+            code,
+            0,
+            0,
+            descriptor.vgpr_count_for(self.target.name),
+        );
         self.modules.push(vec![EmuKernel {
             name: name.to_string(),
             meta: None,
@@ -402,7 +409,7 @@ impl Device for EmuDevice {
                 code,
                 *base,
                 k.entry_address,
-                k.descriptor.vgpr_count(),
+                k.descriptor.vgpr_count_for(self.target.name),
             );
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),

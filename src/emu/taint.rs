@@ -437,8 +437,8 @@ pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> (u128,
         (system, 0)
     };
     (
-        mask(&init.user_sgprs) | defined_system | exec | ttmps,
-        unsettled,
+        (mask(&init.user_sgprs) | defined_system | exec | ttmps) & !init.unmodelled,
+        unsettled | init.unmodelled,
     )
 }
 
@@ -1183,7 +1183,11 @@ impl<const W: usize> Wave<W> {
             }
         }
         if let Some((s, n)) = unsettled {
-            let what = format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93");
+            let gfx9 = match dpp {
+                Dpp::Dpp16 { ctrl, .. } => super::gfx9::unsettled_origin(ctrl, s, n),
+                Dpp::Dpp8 { .. } => None,
+            };
+            let what = gfx9.unwrap_or_else(|| format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93"));
             let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin {
                 what,
                 offset: inst.offset,

@@ -140,7 +140,7 @@ fn run_groups_with<const W: usize>(
     let [gx, gy, _] = setup.dispatch.grid_blocks;
     let (sgprs, vgprs) = (
         initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64),
-        setup.kd.vgpr_count() as usize,
+        setup.vgprs as usize,
     );
     for linear in range {
         if ctx.abort.load(Ordering::Relaxed) {
