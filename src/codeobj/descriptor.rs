@@ -251,10 +251,40 @@ pub const RSRC3_GFX10_RESERVED1: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVE
 pub const RSRC3_GFX10_RESERVED5: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", 31, 1, Zero);
 
 /// Every COMPUTE_PGM_RSRC3 field of gfx10, bit 0 up (they cover all 32 bits).
-/// COMPUTE_PGM_RSRC1 and RSRC2 of gfx10 are [`RSRC1`] and [`RSRC2`] (LLVM
-/// names WGP_MODE, MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`).
+/// COMPUTE_PGM_RSRC2 of gfx10 is [`RSRC2`].
 pub const RSRC3_GFX10: &[BitField] =
     &[SHARED_VGPR_COUNT, RSRC3_GFX10_RESERVED1, RSRC3_RESERVED2, RSRC3_RESERVED3, RSRC3_RESERVED4, RSRC3_GFX10_RESERVED5];
+
+/// gfx10 allocates SGPRs statically, so the hardware ignores this count.
+/// AMDGPUUsage calls it reserved, and LLVM 19's assembler writes 0, but LLVM
+/// 19's code generator writes the granules the kernel uses (`clang-19
+/// -mcpu=gfx1030 -O2` on a plain kernel: 1 or 2), so every compiled gfx10
+/// kernel has it set: accepted on gfx10.
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10: BitField = field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
+
+/// Every COMPUTE_PGM_RSRC1 field of gfx10, bit 0 up: gfx11's layout ([`RSRC1`];
+/// LLVM names WGP_MODE, MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`) with the
+/// SGPR count ignored ([`GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10`]).
+pub const RSRC1_GFX10: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_DX10_CLAMP,
+    DEBUG_MODE,
+    ENABLE_IEEE_MODE,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_RESERVED1,
+    WGP_MODE,
+    MEM_ORDERED,
+    FWD_PROGRESS,
+];
 
 // COMPUTE_PGM_RSRC1 bits gfx12 redefined (the rest keep the gfx10/gfx11 meaning).
 /// gfx12: workgroup round-robin scheduling (`.amdhsa_round_robin_scheduling`).
@@ -840,17 +870,16 @@ fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError>
 /// The gfx10 (RDNA1/2: gfx1010-gfx1036, gfx10-1/10-3-generic) part of
 /// [`KernelDescriptor`].
 impl KernelDescriptor {
-    /// gfx10's rules: the gfx10/gfx11 rsrc1 layout (SGPRs are allocated
-    /// statically, so GRANULATED_WAVEFRONT_SGPR_COUNT must be 0; WGP_MODE,
-    /// MEM_ORDERED and FWD_PROGRESS exist and change scheduling and memory
-    /// ordering, not what a lane computes), gfx10's rsrc3 ([`RSRC3_GFX10`]),
+    /// gfx10's rules: its rsrc1 layout ([`RSRC1_GFX10`]: the SGPR count is
+    /// ignored; WGP_MODE, MEM_ORDERED and FWD_PROGRESS exist and change
+    /// scheduling and memory ordering, not what a lane computes), its rsrc3 ([`RSRC3_GFX10`]),
     /// no kernarg preload, the user SGPR and VGPR limits, and shared VGPRs
     /// only in wave64 and within the 256-VGPR file. Unlike gfx11, gfx10 has
     /// no architected flat scratch: the private segment buffer and flat
     /// scratch init user SGPRs exist (LLVM 19 enables the buffer in every
     /// gfx10 kernel it compiles) and are accepted.
     fn validate_gfx10(&self) -> Result<(), DescriptorError> {
-        for f in RSRC1.iter().chain(RSRC2).chain(RSRC3_GFX10).filter(|f| f.rule == Rule::Zero) {
+        for f in RSRC1_GFX10.iter().chain(RSRC2).chain(RSRC3_GFX10).filter(|f| f.rule == Rule::Zero) {
             check_zero(self, *f)?;
         }
         if self.kernarg_preload != 0 {
@@ -882,11 +911,13 @@ mod gfx10_tests {
     /// (prefetch size, trap on start/end, IMAGE_OP) are refused on gfx10 only.
     #[test]
     fn gfx10_rsrc3_layout() {
-        let seen = RSRC3_GFX10.iter().fold(0u64, |seen, f| {
-            assert_eq!(seen & u64::from(f.mask()), 0, "{} overlaps", f.name);
-            seen | u64::from(f.mask())
-        });
-        assert_eq!(seen, u64::from(u32::MAX));
+        for table in [RSRC1_GFX10, RSRC3_GFX10] {
+            let seen = table.iter().fold(0u64, |seen, f| {
+                assert_eq!(seen & u64::from(f.mask()), 0, "{} overlaps", f.name);
+                seen | u64::from(f.mask())
+            });
+            assert_eq!(seen, u64::from(u32::MAX));
+        }
         let base = KernelDescriptor { code_properties: 1 << 3, rsrc2: 2 << 1, ..Default::default() };
         for (bit, name) in [(4, "RESERVED1 (gfx10)"), (10, "RESERVED1 (gfx10)"), (31, "RESERVED5 (gfx10)")] {
             let kd = KernelDescriptor { rsrc3: 1 << bit, ..base };

@@ -15,6 +15,7 @@
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
+//! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
@@ -88,6 +89,7 @@
 //!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
 
 pub mod fault;
+mod gfx10;
 mod gfx9;
 mod launch;
 pub mod memory;
