@@ -244,6 +244,48 @@ pub const RSRC3: &[BitField] = &[
     IMAGE_OP,
 ];
 
+// COMPUTE_PGM_RSRC3, gfx10 layout (AMDHSAKernelDescriptor.h `_GFX10`,
+// `_GFX10_GFX11`, `_GFX10_PLUS`): shared VGPRs only; gfx11's instruction
+// prefetch size, trap-on-start/end and IMAGE_OP bits are reserved here.
+pub const RSRC3_GFX10_RESERVED1: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", 4, 8, Zero);
+pub const RSRC3_GFX10_RESERVED5: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", 31, 1, Zero);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx10, bit 0 up (they cover all 32 bits).
+/// COMPUTE_PGM_RSRC2 of gfx10 is [`RSRC2`].
+pub const RSRC3_GFX10: &[BitField] =
+    &[SHARED_VGPR_COUNT, RSRC3_GFX10_RESERVED1, RSRC3_RESERVED2, RSRC3_RESERVED3, RSRC3_RESERVED4, RSRC3_GFX10_RESERVED5];
+
+/// gfx10 allocates SGPRs statically, so the hardware ignores this count.
+/// AMDGPUUsage calls it reserved, and LLVM 19's assembler writes 0, but LLVM
+/// 19's code generator writes the granules the kernel uses (`clang-19
+/// -mcpu=gfx1030 -O2` on a plain kernel: 1 or 2), so every compiled gfx10
+/// kernel has it set: accepted on gfx10.
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10: BitField = field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
+
+/// Every COMPUTE_PGM_RSRC1 field of gfx10, bit 0 up: gfx11's layout ([`RSRC1`];
+/// LLVM names WGP_MODE, MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`) with the
+/// SGPR count ignored ([`GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10`]).
+pub const RSRC1_GFX10: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_DX10_CLAMP,
+    DEBUG_MODE,
+    ENABLE_IEEE_MODE,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_RESERVED1,
+    WGP_MODE,
+    MEM_ORDERED,
+    FWD_PROGRESS,
+];
+
 // COMPUTE_PGM_RSRC1 bits gfx12 redefined (the rest keep the gfx10/gfx11 meaning).
 /// gfx12: workgroup round-robin scheduling (`.amdhsa_round_robin_scheduling`).
 pub const ENABLE_WG_RR_EN: BitField = field(R1, "ENABLE_WG_RR_EN", 21, 1, Any);
@@ -608,7 +650,9 @@ impl KernelDescriptor {
         for f in [CODE_PROPERTIES_RESERVED0, CODE_PROPERTIES_RESERVED1] {
             check_zero(self, f)?;
         }
-        if arch.starts_with("gfx11") {
+        if arch.starts_with("gfx10") {
+            self.validate_gfx10()?;
+        } else if arch.starts_with("gfx11") {
             self.validate_rdna3_4("gfx11", RSRC1, RSRC3)?;
         } else if arch.starts_with("gfx12") {
             self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12)?;
@@ -670,11 +714,12 @@ impl KernelDescriptor {
                 self.kernarg_preload
             )));
         }
-        self.validate_counts()
+        self.validate_counts(generation)
     }
 
-    /// Register counts and the values that place registers.
-    fn validate_counts(&self) -> Result<(), DescriptorError> {
+    /// Register counts and the values that place registers (`generation`
+    /// names the target's generation in the refusals).
+    fn validate_counts(&self, generation: &str) -> Result<(), DescriptorError> {
         let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
         if count < needed {
             // The hardware would load only `count` of the enabled SGPRs and start the
@@ -685,7 +730,7 @@ impl KernelDescriptor {
         }
         if count > MAX_USER_SGPRS {
             return Err(DescriptorError(format!(
-                "USER_SGPR_COUNT is {count}; gfx11 loads at most {MAX_USER_SGPRS} user SGPRs"
+                "USER_SGPR_COUNT is {count}; {generation} loads at most {MAX_USER_SGPRS} user SGPRs"
             )));
         }
         if self.workitem_id_dims() == 3 {
@@ -695,7 +740,7 @@ impl KernelDescriptor {
         }
         if self.vgpr_count() > MAX_VGPRS {
             return Err(DescriptorError(format!(
-                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; gfx11 has at most {MAX_VGPRS}",
+                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; {generation} has at most {MAX_VGPRS}",
                 self.get(GRANULATED_WORKITEM_VGPR_COUNT),
                 self.vgpr_count()
             )));
@@ -819,6 +864,67 @@ fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError>
             f.shift,
             f.shift + f.width - 1
         ))),
+    }
+}
+
+/// The gfx10 (RDNA1/2: gfx1010-gfx1036, gfx10-1/10-3-generic) part of
+/// [`KernelDescriptor`].
+impl KernelDescriptor {
+    /// gfx10's rules: its rsrc1 layout ([`RSRC1_GFX10`]: the SGPR count is
+    /// ignored; WGP_MODE, MEM_ORDERED and FWD_PROGRESS exist and change
+    /// scheduling and memory ordering, not what a lane computes), its rsrc3 ([`RSRC3_GFX10`]),
+    /// no kernarg preload, the user SGPR and VGPR limits, and shared VGPRs
+    /// only in wave64 and within the 256-VGPR file. Unlike gfx11, gfx10 has
+    /// no architected flat scratch: the private segment buffer and flat
+    /// scratch init user SGPRs exist (LLVM 19 enables the buffer in every
+    /// gfx10 kernel it compiles) and are accepted.
+    fn validate_gfx10(&self) -> Result<(), DescriptorError> {
+        for f in RSRC1_GFX10.iter().chain(RSRC2).chain(RSRC3_GFX10).filter(|f| f.rule == Rule::Zero) {
+            check_zero(self, *f)?;
+        }
+        if self.kernarg_preload != 0 {
+            return Err(DescriptorError(format!(
+                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940 only, not gfx10",
+                self.kernarg_preload
+            )));
+        }
+        self.validate_counts("gfx10")?;
+        // AMDGPUUsage: (GRANULATED_WORKITEM_VGPR_COUNT + 1) * 4 + SHARED_VGPR_COUNT * 8 <= 256.
+        let total = self.vgpr_count() + self.shared_vgpr_count();
+        if total > MAX_VGPRS {
+            return Err(DescriptorError(format!(
+                "SHARED_VGPR_COUNT {} adds {} VGPRs to the {} allocated: {total}, past the {MAX_VGPRS} a wave64 may have",
+                self.get(SHARED_VGPR_COUNT),
+                self.shared_vgpr_count(),
+                self.vgpr_count()
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod gfx10_tests {
+    use super::*;
+
+    /// gfx10's rsrc3 table covers the word once; the bits gfx11 gave meaning
+    /// (prefetch size, trap on start/end, IMAGE_OP) are refused on gfx10 only.
+    #[test]
+    fn gfx10_rsrc3_layout() {
+        for table in [RSRC1_GFX10, RSRC3_GFX10] {
+            let seen = table.iter().fold(0u64, |seen, f| {
+                assert_eq!(seen & u64::from(f.mask()), 0, "{} overlaps", f.name);
+                seen | u64::from(f.mask())
+            });
+            assert_eq!(seen, u64::from(u32::MAX));
+        }
+        let base = KernelDescriptor { code_properties: 1 << 3, rsrc2: 2 << 1, ..Default::default() };
+        for (bit, name) in [(4, "RESERVED1 (gfx10)"), (10, "RESERVED1 (gfx10)"), (31, "RESERVED5 (gfx10)")] {
+            let kd = KernelDescriptor { rsrc3: 1 << bit, ..base };
+            assert!(kd.validate("gfx1100").is_ok(), "bit {bit} is a gfx11 field");
+            let err = kd.validate("gfx1030").unwrap_err().to_string();
+            assert!(err.contains(name), "bit {bit}: {err}");
+        }
     }
 }
 

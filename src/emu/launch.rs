@@ -85,7 +85,8 @@ pub(super) struct InitialRegisters {
     /// gfx12's architected SGPRs: ttmp7 and ttmp9 hold the workgroup ids.
     pub(super) ttmp_ids: bool,
     /// SGPRs (bit i = s_i) written with values the emulator does not know
-    /// (gfx9's scratch setup, `super::gfx9::unmodelled_sgprs`): unsettled.
+    /// (the scratch setup of gfx9 and gfx10, `super::gfx9::unmodelled_sgprs`,
+    /// `super::gfx10::unmodelled_sgprs`): unsettled.
     pub(super) unmodelled: u128,
     // EXEC (and EXEC_HI in wave64) is always initialised.
 }
@@ -179,6 +180,8 @@ impl LaunchSetup {
         check(&kd, target)?;
         let user = if super::gfx9::applies(target) {
             super::gfx9::user_sgprs(&kd, &addrs)?
+        } else if super::gfx10::applies(target) {
+            super::gfx10::user_sgprs(&kd, &addrs)?
         } else {
             user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?
         };
@@ -210,8 +213,8 @@ impl LaunchSetup {
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
         let ttmp_ids = target.generation() == Generation::Gfx12;
-        let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target);
-        let wave_offset = super::gfx9::wave_offset_sgpr(&kd, target);
+        let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target) | super::gfx10::unmodelled_sgprs(&kd, target);
+        let wave_offset = super::gfx9::wave_offset_sgpr(&kd, target) || super::gfx10::wave_offset_sgpr(&kd, target);
         let vgprs = kd.vgpr_count_for(target.name);
         Ok(LaunchSetup {
             ids_yz,

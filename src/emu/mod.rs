@@ -16,6 +16,7 @@
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
 //! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
+//! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
@@ -95,6 +96,7 @@
 //!   refused; row_bcast into a row with no source row is unsettled.
 
 pub mod fault;
+mod gfx10;
 mod gfx9;
 mod launch;
 pub mod memory;
