@@ -423,78 +423,82 @@ fn launch_raw(target: &'static Target, kd: KernelDescriptor) -> Result<(), Strin
         .map_err(|e| e.to_string())
 }
 
+/// One way to spoil a descriptor.
+type Edit = fn(&mut KernelDescriptor);
+
+/// (what the refusal must say, wave64, the edit) for every gfx10 refusal.
+const REFUSALS: &[(&str, bool, Edit)] = &[
+    ("PRIORITY", false, |k| k.rsrc1 |= 1 << 10),
+    ("PRIV is 1", false, |k| k.rsrc1 |= 1 << 20),
+    ("DEBUG_MODE", false, |k| k.rsrc1 |= 1 << 22),
+    ("BULKY", false, |k| k.rsrc1 |= 1 << 24),
+    ("CDBG_USER", false, |k| k.rsrc1 |= 1 << 25),
+    ("COMPUTE_PGM_RSRC1 RESERVED1", false, |k| k.rsrc1 |= 1 << 27),
+    ("ENABLE_TRAP_HANDLER", false, |k| k.rsrc2 |= 1 << 6),
+    ("ENABLE_EXCEPTION_ADDRESS_WATCH", false, |k| {
+        k.rsrc2 |= 1 << 13
+    }),
+    ("ENABLE_EXCEPTION_MEMORY", false, |k| k.rsrc2 |= 1 << 14),
+    ("GRANULATED_LDS_SIZE", false, |k| k.rsrc2 |= 1 << 15),
+    ("COMPUTE_PGM_RSRC2 RESERVED0", false, |k| k.rsrc2 |= 1 << 31),
+    ("COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", true, |k| {
+        k.rsrc3 |= 1 << 4
+    }),
+    ("COMPUTE_PGM_RSRC3 RESERVED2", true, |k| k.rsrc3 |= 1 << 12),
+    ("COMPUTE_PGM_RSRC3 RESERVED3", true, |k| k.rsrc3 |= 1 << 13),
+    ("COMPUTE_PGM_RSRC3 RESERVED4", true, |k| k.rsrc3 |= 1 << 20),
+    ("COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", true, |k| {
+        k.rsrc3 |= 1 << 31
+    }),
+    ("KERNEL_CODE_PROPERTIES RESERVED0", false, |k| {
+        k.code_properties |= 1 << 8
+    }),
+    ("KERNEL_CODE_PROPERTIES RESERVED1", false, |k| {
+        k.code_properties |= 1 << 13
+    }),
+    ("reserved1 byte at offset 30", false, |k| k.reserved1[6] = 1),
+    ("kernarg_preload is 0x0001", false, |k| {
+        k.kernarg_preload = 1
+    }),
+    (
+        "USER_SGPR_COUNT is 2, but the enabled user SGPRs need 6",
+        false,
+        |k| k.code_properties |= 1,
+    ),
+    (
+        "USER_SGPR_COUNT is 17; gfx10 loads at most 16",
+        false,
+        |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1,
+    ),
+    ("ENABLE_VGPR_WORKITEM_ID is 3", false, |k| {
+        k.rsrc2 |= 3 << 11
+    }),
+    (
+        "GRANULATED_WORKITEM_VGPR_COUNT 63 means 512 VGPRs; gfx10 has at most 256",
+        false,
+        |k| k.rsrc1 |= 63,
+    ),
+    (
+        "SHARED_VGPR_COUNT is 1, but shared VGPRs exist only in wave64",
+        false,
+        |k| k.rsrc3 |= 1,
+    ),
+    (
+        "SHARED_VGPR_COUNT 15 adds 120 VGPRs to the 160 allocated",
+        true,
+        |k| {
+            k.rsrc1 |= 39;
+            k.rsrc3 |= 15;
+        },
+    ),
+];
+
 /// Every gfx10 refusal names its field in one line, through
 /// `KernelDescriptor::validate` and through an emulated gfx1010/gfx1030
 /// launch; the unchanged descriptor launches (so each refusal is the edit's).
 #[test]
 fn each_gfx10_descriptor_refusal_names_its_field() {
-    type Edit = fn(&mut KernelDescriptor);
-    let cases: &[(&str, bool, Edit)] = &[
-        ("PRIORITY", false, |k| k.rsrc1 |= 1 << 10),
-        ("PRIV is 1", false, |k| k.rsrc1 |= 1 << 20),
-        ("DEBUG_MODE", false, |k| k.rsrc1 |= 1 << 22),
-        ("BULKY", false, |k| k.rsrc1 |= 1 << 24),
-        ("CDBG_USER", false, |k| k.rsrc1 |= 1 << 25),
-        ("COMPUTE_PGM_RSRC1 RESERVED1", false, |k| k.rsrc1 |= 1 << 27),
-        ("ENABLE_TRAP_HANDLER", false, |k| k.rsrc2 |= 1 << 6),
-        ("ENABLE_EXCEPTION_ADDRESS_WATCH", false, |k| {
-            k.rsrc2 |= 1 << 13
-        }),
-        ("ENABLE_EXCEPTION_MEMORY", false, |k| k.rsrc2 |= 1 << 14),
-        ("GRANULATED_LDS_SIZE", false, |k| k.rsrc2 |= 1 << 15),
-        ("COMPUTE_PGM_RSRC2 RESERVED0", false, |k| k.rsrc2 |= 1 << 31),
-        ("COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", true, |k| {
-            k.rsrc3 |= 1 << 4
-        }),
-        ("COMPUTE_PGM_RSRC3 RESERVED2", true, |k| k.rsrc3 |= 1 << 12),
-        ("COMPUTE_PGM_RSRC3 RESERVED3", true, |k| k.rsrc3 |= 1 << 13),
-        ("COMPUTE_PGM_RSRC3 RESERVED4", true, |k| k.rsrc3 |= 1 << 20),
-        ("COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", true, |k| {
-            k.rsrc3 |= 1 << 31
-        }),
-        ("KERNEL_CODE_PROPERTIES RESERVED0", false, |k| {
-            k.code_properties |= 1 << 8
-        }),
-        ("KERNEL_CODE_PROPERTIES RESERVED1", false, |k| {
-            k.code_properties |= 1 << 13
-        }),
-        ("reserved1 byte at offset 30", false, |k| k.reserved1[6] = 1),
-        ("kernarg_preload is 0x0001", false, |k| {
-            k.kernarg_preload = 1
-        }),
-        (
-            "USER_SGPR_COUNT is 2, but the enabled user SGPRs need 6",
-            false,
-            |k| k.code_properties |= 1,
-        ),
-        (
-            "USER_SGPR_COUNT is 17; gfx10 loads at most 16",
-            false,
-            |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1,
-        ),
-        ("ENABLE_VGPR_WORKITEM_ID is 3", false, |k| {
-            k.rsrc2 |= 3 << 11
-        }),
-        (
-            "GRANULATED_WORKITEM_VGPR_COUNT 63 means 512 VGPRs; gfx10 has at most 256",
-            false,
-            |k| k.rsrc1 |= 63,
-        ),
-        (
-            "SHARED_VGPR_COUNT is 1, but shared VGPRs exist only in wave64",
-            false,
-            |k| k.rsrc3 |= 1,
-        ),
-        (
-            "SHARED_VGPR_COUNT 15 adds 120 VGPRs to the 160 allocated",
-            true,
-            |k| {
-                k.rsrc1 |= 39;
-                k.rsrc3 |= 15;
-            },
-        ),
-    ];
-    for &(want, wave64, edit) in cases {
+    for &(want, wave64, edit) in REFUSALS {
         let mut kd = plain(wave64);
         edit(&mut kd);
         for target in [t("gfx1010"), t("gfx1030")] {
