@@ -185,6 +185,17 @@ pub(super) fn dpp_read(
     }
 }
 
+/// Whether a DPP16 control with `row_mask` writes a row it has no source
+/// for (row_bcast:15 into row 0, row_bcast:31 into rows 0-1): unsettled in
+/// every wave, whatever EXEC and bound_ctrl are.
+pub(super) fn always_unsettled(ctrl: u16, row_mask: u8) -> bool {
+    match ctrl {
+        0x142 => row_mask & 1 != 0,
+        0x143 => row_mask & 3 != 0,
+        _ => false,
+    }
+}
+
 /// The origin text of an unsettled DPP read under a wave-wide control, or
 /// `None` for the other controls (gfx10+'s text applies).
 pub(super) fn unsettled_origin(ctrl: u16, s: usize, n: usize) -> Option<String> {
