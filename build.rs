@@ -180,6 +180,19 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
         )
         .unwrap();
     }
+    // Which LLVM built each target (targets may differ: gfx950 needs LLVM 22),
+    // so tests disassemble each code object with an llvm-objdump that knows it.
+    table.push_str("];\n\n// (target, LLVM origin, llvm-objdump or \"\") per built target.\npub static BUILT_WITH: &[(&str, &str, &str)] = &[\n");
+    for (t, tc) in target::TARGETS.iter().zip(&toolchains) {
+        if let Some(tc) = tc {
+            let objdump = tc
+                .objdump
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            writeln!(table, "    ({:?}, {:?}, {objdump:?}),", t.name, tc.origin).unwrap();
+        }
+    }
     table.push_str("];\n\n// Targets build.rs found no toolchain for: (target, why).\npub static UNBUILT: &[(&str, &str)] = &[\n");
     for (name, why) in &unbuilt {
         writeln!(table, "    ({name:?}, {why:?}),").unwrap();
