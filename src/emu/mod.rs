@@ -16,7 +16,7 @@
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
 //! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
-//! | `gfx10`       | what differs on gfx10 (RDNA1/2): gfx9's user/system SGPR order with the scratch setup SGPRs, work-item ids in v0, v1, v2; otherwise the gfx11 path |
+//! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
@@ -94,11 +94,6 @@
 //!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
 //!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
 //!   refused; row_bcast into a row with no source row is unsettled.
-//! - gfx10 (`gfx10`): wave32 and wave64; no architected flat scratch, so the
-//!   scratch setup SGPRs (private segment buffer, flat scratch init, wave
-//!   offset) exist, placed as on gfx9 with their values unsettled; work-item
-//!   ids in v0, v1, v2 (no packed ids); the SGPR count in rsrc1, which LLVM
-//!   19's code generator writes, is ignored as the hardware ignores it.
 
 pub mod fault;
 mod gfx10;

@@ -587,6 +587,8 @@ impl<const W: usize> Wave<W> {
     /// initialised (`sgprs`, and v0 in the lanes of EXEC).
     /// `may` ([`may_read_unwritten`]) applies to a wave whose lanes are all
     /// launched; a partial wave starts with every uninitialised lane tainted.
+    /// `ids`: the VGPRs from v0 the dispatch wrote work-item ids to (1, or 2-3
+    /// where the ids are not packed into v0: gfx908, gfx10).
     pub(super) fn reset_shadow(
         &mut self,
         (sgprs, unsettled): (u128, u128),
@@ -618,6 +620,7 @@ impl<const W: usize> Wave<W> {
             }
         };
         let v0 = Self::FULL & !exec;
+        let id_rows = ones(ids.clamp(1, 3));
         let t = &mut self.shadow;
         // A row whose `v_any` bit is clear is all zero, so only rows tainted
         // before (none, after a clean wave) need clearing.
@@ -629,9 +632,6 @@ impl<const W: usize> Wave<W> {
             });
             let mut bits = ones(n.saturating_sub(64 * k)) & may_v[k];
             if k == 0 {
-                // v0 (and on gfx908/gfx9-generic v1, v2: `ids` rows) hold
-                // the work-item ids in the wave's lanes.
-                let id_rows = ones(ids.clamp(1, 3));
                 bits = (bits & !id_rows) | if v0 != 0 { id_rows } else { 0 };
             }
             for_bits(bits, |b| {
@@ -642,9 +642,9 @@ impl<const W: usize> Wave<W> {
             any_v |= bits;
         }
         if v0 != 0 {
-            // (Rows 0-2 are otherwise zero already: the shadow rows stay out
-            // of the cache in a clean run.)
-            t.v_undef[..ids.clamp(1, 3)].fill(v0);
+            // (The id rows are otherwise zero already: the shadow rows stay
+            // out of the cache in a clean run.)
+            for_bits(id_rows, |b| t.v_undef[b] = v0);
         }
         (t.s_undef, t.s_unset, t.s_oset, t.stop) = (s_undef, s_unset, 0, None);
         t.clean = (s_undef & !hi) == 0 && s_unset == 0 && any_v == 0;
