@@ -15,7 +15,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use xad_harness::cases::{self, Case};
+use xad_harness::cases::program::Program;
+use xad_harness::cases::{self, model, Case, LaneData};
 use xad_harness::codeobj::{CodeObject, KernelDescriptor};
 use xad_harness::device::{Device, Dispatch, Taint};
 use xad_harness::emu::EmuDevice;
@@ -166,6 +167,57 @@ fn gfx10_kernels_assembled_with_llvm19_run_exactly() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The catalogue's programs with src1 and src2 of every op swapped: a model
+/// of (a ^ c) + b, which the gfx10 kernels must fail.
+static SWAPPED: std::sync::OnceLock<&'static Program> = std::sync::OnceLock::new();
+
+fn swapped_model(d: &LaneData<'_>, lanes: std::ops::Range<usize>, out: &mut [u32]) {
+    model::run(SWAPPED.get().expect("set"), d, lanes, out)
+}
+
+/// Negative control on the catalogue path: `vgpr_w64` checked against a
+/// model with src1 and src2 swapped fails on (nearly) every lane, on gfx1030.
+#[test]
+fn a_wrong_model_fails_against_a_gfx10_kernel() {
+    let case = cases::catalogue_for(t("gfx1030"))
+        .into_iter()
+        .find(|c| c.name == "vgpr_w64")
+        .expect("vgpr_w64");
+    SWAPPED.get_or_init(|| {
+        let p = cases::program(case.name).expect("table-built case");
+        let ops: Vec<_> = p
+            .ops
+            .iter()
+            .map(|op| {
+                let mut op = op.clone();
+                op.src.swap(1, 2);
+                op
+            })
+            .collect();
+        Box::leak(Box::new(Program {
+            ops: Box::leak(ops.into_boxed_slice()),
+            ..*p
+        }))
+    });
+    let wrong = Case {
+        model: swapped_model,
+        ..case.clone()
+    };
+    let r = run(
+        t("gfx1030"),
+        &wrong,
+        &embedded("gfx1030", case.kernel),
+        LANES,
+        9,
+    );
+    assert_eq!(r.status(), Status::Fail, "seed 9: {}", describe(&r));
+    assert!(
+        r.tally.lanes_failed > LANES * 9 / 10,
+        "seed 9: {}",
+        describe(&r)
+    );
 }
 
 // ---- DPP moves feeding v_xad_u32 (gfx10 has no VOP3 DPP) ----
