@@ -1075,3 +1075,41 @@ fn gfx9_waitcnt_prints_its_own_fields() {
         assert_eq!(inst.to_string(), want, "{word:08X}");
     }
 }
+
+/// gfx9's VOP2 carry ops write all 64 bits of VCC (gfx9 is wave64 only): a
+/// 64-bit add {b, a} + {0, c} through v_add_co_u32 / v_addc_co_u32, the
+/// first carry read back per lane with v_cndmask_b32 (lanes 32-63: vcc_hi).
+#[test]
+fn vop2_carry_ops_write_and_read_the_whole_vcc() {
+    let scratch = common::scratch("emu_gfx9_carry");
+    let body = "  v_add_co_u32 v5, vcc, v2, v4\n  v_cndmask_b32 v9, 0, 1, vcc\n  v_addc_co_u32 v6, vcc, 0, v3, vcc\n  global_store_dword v7, v5, s[10:11]\n  global_store_dword v7, v6, s[10:11] offset:4\n  global_store_dword v7, v9, s[10:11] offset:8\n";
+    for mcpu in ["gfx908", "gfx942"] {
+        let tc = toolchain_for(mcpu, &scratch).unwrap();
+        let image = assemble(
+            &tc,
+            mcpu,
+            &kernel_source(mcpu, body, 3, 0, false),
+            &scratch.join(mcpu),
+            "carry",
+        );
+        let seed = 0xca55;
+        let r = launch(mcpu, &image, 2, [256, 1, 1], 3, seed);
+        assert!(r.tainted.is_empty(), "{mcpu}: {:?}", r.tainted.first());
+        let mut carries = 0;
+        for i in 0..r.a.len() {
+            let (lo, c0) = r.a[i].overflowing_add(r.c[i]);
+            let hi = r.b[i].wrapping_add(u32::from(c0));
+            carries += u32::from(c0 && i % 64 >= 32);
+            let want = [lo, hi, u32::from(c0)];
+            assert_eq!(
+                r.out[3 * i..3 * i + 3],
+                want,
+                "{mcpu} (emulated) seed {seed:#x} lane {i}"
+            );
+        }
+        assert!(
+            carries > 100,
+            "random inputs carry in about half the lanes: {carries}"
+        );
+    }
+}
