@@ -5,7 +5,10 @@
 
 use super::declare::{case, Spec};
 use crate::target::Feature;
-use super::program::{int, Lane::*, Op, SccFrom, Src, Src::*, EXEC_HI, M0, VCC_HI, VCC_LO};
+use super::program::{
+    int, Lane::*, Op, SccFrom, Src, Src::*, EXEC_HI, FLAT_SCRATCH_HI, FLAT_SCRATCH_LO, M0, VCC_HI, VCC_LO, XNACK_MASK_HI,
+    XNACK_MASK_LO,
+};
 
 const fn s(k: usize) -> Src {
     Sreg(20 + k as u16, k)
@@ -76,6 +79,40 @@ const OPS: [Op; 44] = join(&[
 
 const HI_OPS: [Op; 6] = join(&[&slots(0, VCCHI), &slots(3, Sreg(EXEC_HI, 5))]);
 
+/// One scalar value per op (gfx9's constant bus limit): every scalar source
+/// gfx9 and gfx10+ share, s101 (the last SGPR gfx9 addresses) instead of s105,
+/// no null. Kernel: XAD_SREG_ONE_BODY (s101 = s22, vcc = s23/s24, m0 = s25).
+const ONE_OPS: [Op; 37] = join(&[
+    &slots(0, s(0)),
+    &[Op::new(3, 19, [s(0), s(0), s(0)]), Op::new(4, 20, [s(1), V(3, B), s(1)])],
+    &slots(5, Sreg(101, 2)),
+    &slots(8, VCCLO),
+    &slots(11, VCCHI),
+    &slots(14, MZERO),
+    &slots(17, ExecLo),
+    &slots(20, ExecHi),
+    &slots(23, Scc(SccFrom::One)),
+    &slots(26, Scc(SccFrom::Zero)),
+    &slots(29, Scc(SccFrom::Less(6, 7))),
+    &[
+        Op::new(32, 48, [s(0), int(7), V(4, C)]),
+        Op::new(33, 49, [int(-16), V(3, B), s(1)]),
+        Op::new(34, 50, [ONE_F32, V(3, B), s(7)]),
+        Op::new(35, 51, [VCCLO, int(5), VCCLO]),
+        Op::new(36, 52, [MZERO, MZERO, int(-1)]),
+    ],
+]);
+
+/// gfx9's flat_scratch and xnack_mask (codes 102-105) in each slot, each set
+/// from a scalar argument first (s22-s25). Kernel: kernels/gfx9/xad_sreg_gfx9_w64.s.
+const GFX9_OPS: [Op; 13] = join(&[
+    &slots(0, Gfx9Sreg(FLAT_SCRATCH_LO, 2)),
+    &slots(3, Gfx9Sreg(FLAT_SCRATCH_HI, 3)),
+    &slots(6, Gfx9Sreg(XNACK_MASK_LO, 4)),
+    &slots(9, Gfx9Sreg(XNACK_MASK_HI, 5)),
+    &[Op::new(12, 28, [Gfx9Sreg(XNACK_MASK_HI, 5), int(3), Gfx9Sreg(XNACK_MASK_HI, 5)])],
+]);
+
 pub(super) static SPECS: &[Spec] = &[
     case!(
         "sreg_w32", wave: 32, ops: OPS.split_at(36).0, scalars: 8,
@@ -94,6 +131,19 @@ pub(super) static SPECS: &[Spec] = &[
         unsettled: "the RDNA3 ISA guide does not say what vcc_hi and exec_hi read as data in wave32 (nor that a write \
                  to them is kept); the model expects the value the kernel wrote just before",
         requires: &[Feature::Wave32]
+    ),
+    case!(
+        "sreg_one_w64", wave: 64, ops: &ONE_OPS, scalars: 8,
+        description: "one scalar value per op (gfx9's constant bus): random SGPR in each slot and thrice, s101, \
+                vcc_lo, vcc_hi, m0, exec_lo, exec_hi, src_scc (1, 0, random) in each slot; mixes with inline constants"
+    ),
+    case!(
+        "sreg_gfx9_w64", wave: 64, ops: &GFX9_OPS, scalars: 8,
+        description: "gfx9: flat_scratch_lo/hi and xnack_mask_lo/hi in each slot, each first written with a random scalar",
+        unsettled: "the Vega/CDNA guides list FLAT_SCRATCH and XNACK_MASK as SALU-writable SGPR-space registers but do \
+                 not say that XNACK_MASK keeps a written value when XNACK is off, nor that FLAT_SCRATCH does on gfx940+ \
+                 (architected flat scratch); the model expects the value written just before",
+        requires: &[Feature::Gfx9SpecialSgprs]
     ),
 ];
 
