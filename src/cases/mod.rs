@@ -516,7 +516,7 @@ mod tests {
         }
         let gfx10: Vec<&str> =
             CATALOGUE_ORDER.iter().copied().filter(|n| !n.starts_with("dpp16") && !n.starts_with("dpp8") && !n.starts_with("dpp_src1")).filter(|n| !GFX9_ONLY.contains(n)).collect();
-        assert_eq!(gfx10.len(), 35);
+        assert_eq!(gfx10.len(), 34);
         for name in ["gfx1010", "gfx1030", "gfx10-1-generic", "gfx10-3-generic"] {
             assert_eq!(names(&hypothetical(name, Isa::GFX10)), gfx10, "{name}");
         }
