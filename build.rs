@@ -73,21 +73,47 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
     let include_dir = manifest.join("kernels/include");
     let mut jobs = Vec::new();
-    let mut toolchains = Vec::new();
+    let mut toolchains: Vec<Option<discover::Toolchain>> = Vec::new();
+    let mut unbuilt = Vec::new();
     for t in target::TARGETS {
-        let tc = discover::discover(t.name, &out_dir.join("canary")).map_err(|e| e.to_string())?;
+        let tc = match discover::discover(t.name, &out_dir.join("canary")) {
+            Ok(tc) => tc,
+            // A target no LLVM here knows (gfx950 needs LLVM 22) is left out
+            // and named: in a warning now, and by the binary whenever it is
+            // asked for (kernels::UNBUILT). Any other failure stops the build.
+            Err(e @ discover::ToolchainError::NotFound { .. }) => {
+                println!("cargo:warning={}: not built: {e}", t.name);
+                unbuilt.push((t.name, e.to_string()));
+                toolchains.push(None);
+                continue;
+            }
+            Err(e) => return Err(e.to_string()),
+        };
         let target_dir = out_dir.join("targets").join(t.name);
         discover::write_target_include(&target_dir, t.name).map_err(|e| e.to_string())?;
         for dir in t.kernel_dirs {
             for src in kernel_sources(&manifest.join("kernels"), dir)? {
                 let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
-                jobs.push(Job { target: t, hsaco: target_dir.join(format!("{stem}.hsaco")), src });
+                jobs.push(Job {
+                    target: t,
+                    hsaco: target_dir.join(format!("{stem}.hsaco")),
+                    src,
+                });
             }
         }
-        toolchains.push(tc);
+        toolchains.push(Some(tc));
+    }
+    if toolchains.iter().all(Option::is_none) {
+        // Nothing at all can be built: the first target's reason is the
+        // install hint the user needs.
+        return Err(unbuilt
+            .first()
+            .map_or_else(|| "no targets".to_string(), |(_, why)| why.clone()));
     }
     // Two or more assemblers at once: 11 targets x ~30 kernels is ~700 tool runs.
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let errors: Vec<String> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
@@ -97,19 +123,41 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break errors };
-                        let k = target::TARGETS.iter().position(|t| std::ptr::eq(t, job.target)).unwrap();
+                        let k = target::TARGETS
+                            .iter()
+                            .position(|t| std::ptr::eq(t, job.target))
+                            .unwrap();
                         let includes = [include_dir.as_path(), job.hsaco.parent().unwrap()];
-                        if let Err(e) = toolchains[k].build_code_object(job.target.name, &job.src, &job.hsaco, &includes) {
-                            errors.push(format!("assembling {} for {}: {e}", job.src.display(), job.target.name));
+                        let tc = toolchains[k]
+                            .as_ref()
+                            .expect("jobs exist only for targets with a toolchain");
+                        if let Err(e) =
+                            tc.build_code_object(job.target.name, &job.src, &job.hsaco, &includes)
+                        {
+                            errors.push(format!(
+                                "assembling {} for {}: {e}",
+                                job.src.display(),
+                                job.target.name
+                            ));
                         }
                     }
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     if let Some(first) = errors.first() {
-        return Err(format!("{first}{}", if errors.len() > 1 { format!(" (and {} more)", errors.len() - 1) } else { String::new() }));
+        return Err(format!(
+            "{first}{}",
+            if errors.len() > 1 {
+                format!(" (and {} more)", errors.len() - 1)
+            } else {
+                String::new()
+            }
+        ));
     }
 
     let mut table = String::from(
@@ -118,7 +166,12 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     );
     for job in &jobs {
         let stem = job.src.file_stem().unwrap().to_string_lossy().into_owned();
-        let rel = job.src.strip_prefix(&manifest).unwrap_or(&job.src).display().to_string();
+        let rel = job
+            .src
+            .strip_prefix(&manifest)
+            .unwrap_or(&job.src)
+            .display()
+            .to_string();
         writeln!(
             table,
             "    EmbeddedCodeObject {{ target: {:?}, name: {stem:?}, source: {rel:?}, bytes: include_bytes!({:?}) }},",
@@ -127,14 +180,37 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
         )
         .unwrap();
     }
+    // Which LLVM built each target (targets may differ: gfx950 needs LLVM 22),
+    // so tests disassemble each code object with an llvm-objdump that knows it.
+    table.push_str("];\n\n// (target, LLVM origin, llvm-objdump or \"\") per built target.\npub static BUILT_WITH: &[(&str, &str, &str)] = &[\n");
+    for (t, tc) in target::TARGETS.iter().zip(&toolchains) {
+        if let Some(tc) = tc {
+            let objdump = tc
+                .objdump
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            writeln!(table, "    ({:?}, {:?}, {objdump:?}),", t.name, tc.origin).unwrap();
+        }
+    }
+    table.push_str("];\n\n// Targets build.rs found no toolchain for: (target, why).\npub static UNBUILT: &[(&str, &str)] = &[\n");
+    for (name, why) in &unbuilt {
+        writeln!(table, "    ({name:?}, {why:?}),").unwrap();
+    }
     table.push_str("];\n");
     std::fs::write(out_dir.join("embedded_kernels.rs"), table).map_err(|e| e.to_string())?;
 
     // Tell the crate which toolchain built it: tests disassemble with the same one.
-    if let Some(tc) = toolchains.first() {
+    if let Some(tc) = toolchains.iter().flatten().next() {
         println!("cargo:rustc-env=XAD_BUILD_CLANG={}", tc.clang.display());
         println!("cargo:rustc-env=XAD_BUILD_LLD={}", tc.lld.display());
-        println!("cargo:rustc-env=XAD_BUILD_OBJDUMP={}", tc.objdump.as_deref().map(|p| p.display().to_string()).unwrap_or_default());
+        println!(
+            "cargo:rustc-env=XAD_BUILD_OBJDUMP={}",
+            tc.objdump
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        );
         println!("cargo:rustc-env=XAD_BUILD_LLVM_ORIGIN={}", tc.origin);
     }
     Ok(())

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building xad-harness needs on Debian 12 or Ubuntu 24.04, and
-# nothing when it is already there: an LLVM that assembles gfx11 (clang/lld 19),
+# nothing when it is already there: an LLVM that assembles gfx9-gfx12 (clang/lld
+# 19, and 22 for gfx950 where apt has it),
 # the HIP runtime and headers (libamdhip64-dev), libclang for bindgen, and
 # qemu-user for the tests.
 # Rust itself comes from rustup (https://rustup.rs), which this script does not run.
@@ -24,15 +25,27 @@ if [ -n "$rocm_root" ]; then
 else
   packages+=(libamdhip64-dev)
 fi
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# LLVM 22 assembles gfx950 and gfx9-4-generic, which LLVM 19 does not know
+# (Debian 12 has it in bookworm-security). Where apt has no clang-22 the build
+# leaves those two targets out and says so; everything else still builds.
+llvm22=(clang-22 lld-22 llvm-22)
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for p in "${packages[@]}" "${llvm22[@]}"; do
+  installed "$p" || missing+=("$p")
 done
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
 if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "ci/setup.sh: installing ${missing[*]}"
   $sudo apt-get update -qq
+  if ! apt-cache show clang-22 >/dev/null 2>&1; then
+    echo "ci/setup.sh: apt has no clang-22; gfx950 and gfx9-4-generic will not be built"
+    missing=()
+    for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+  fi
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ci/setup.sh: installing ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if ! command -v cargo >/dev/null 2>&1; then

@@ -42,7 +42,9 @@ impl Selected {
     pub fn device_for(&mut self, target: &'static Target) -> &mut dyn Device {
         match &mut self.executor {
             Executor::Hip(device) => device.as_mut(),
-            Executor::Emulator(current) => current.insert(Box::new(EmuDevice::for_target(target))).as_mut(),
+            Executor::Emulator(current) => current
+                .insert(Box::new(EmuDevice::for_target(target)))
+                .as_mut(),
         }
     }
 
@@ -53,7 +55,11 @@ impl Selected {
             Executor::Hip(device) => device.executor().to_string(),
             Executor::Emulator(_) => match self.targets.as_slice() {
                 [one] => format!("emulated {}", one.name),
-                many => format!("emulated {} ({} targets)", many.iter().map(|t| t.name).collect::<Vec<_>>().join(", "), many.len()),
+                many => format!(
+                    "emulated {} ({} targets)",
+                    many.iter().map(|t| t.name).collect::<Vec<_>>().join(", "),
+                    many.len()
+                ),
             },
         }
     }
@@ -62,7 +68,9 @@ impl Selected {
 /// The emulator's targets for `choice`.
 fn emulated(choice: Choice) -> Vec<&'static Target> {
     match choice {
-        Choice::Device => vec![target::find(target::DEFAULT).expect("the default target is in the table")],
+        Choice::Device => {
+            vec![target::find(target::DEFAULT).expect("the default target is in the table")]
+        }
         Choice::One(t) => vec![t],
         Choice::All => target::TARGETS.iter().collect(),
     }
@@ -76,7 +84,10 @@ fn no_device_reason(probe: &hip::Probe, wanted: &str) -> String {
         Some(reason) => reason,
         None => {
             let seen: Vec<String> = probe.devices.iter().map(describe).collect();
-            format!("devices seen: {}; none runs {wanted} code objects", seen.join(", "))
+            format!(
+                "devices seen: {}; none runs {wanted} code objects",
+                seen.join(", ")
+            )
         }
     };
     format!("{}; {devices}", probe.runtime_line())
@@ -113,9 +124,16 @@ fn device_targets(d: &hip::ProbedDevice, choice: Choice) -> (Vec<&'static Target
         Choice::One(t) => (vec![t], None),
         Choice::Device => (d.target.into_iter().collect(), None),
         Choice::All => {
-            let (runs, not): (Vec<&'static Target>, Vec<&'static Target>) = target::TARGETS.iter().partition(|t| d.runs(t));
+            let (runs, not): (Vec<&'static Target>, Vec<&'static Target>) =
+                target::TARGETS.iter().partition(|t| d.runs(t));
             let names: Vec<&str> = not.iter().map(|t| t.name).collect();
-            let note = (!names.is_empty()).then(|| format!("device {} does not run {} code objects; not run", describe(d), names.join(", ")));
+            let note = (!names.is_empty()).then(|| {
+                format!(
+                    "device {} does not run {} code objects; not run",
+                    describe(d),
+                    names.join(", ")
+                )
+            });
             (runs, note)
         }
     }
@@ -123,11 +141,21 @@ fn device_targets(d: &hip::ProbedDevice, choice: Choice) -> (Vec<&'static Target
 
 /// Open what `choice` (backend), `index` (`--device`) and `targets`
 /// (`--target`) ask for.
-pub fn select(choice: BackendChoice, index: Option<usize>, targets: Choice) -> Result<Selected, Error> {
+pub fn select(
+    choice: BackendChoice,
+    index: Option<usize>,
+    targets: Choice,
+) -> Result<Selected, Error> {
     if choice == BackendChoice::Emu {
         return match index {
-            None | Some(0) => Ok(Selected { executor: Executor::Emulator(None), targets: emulated(targets), notes: Vec::new() }),
-            Some(i) => Err(Error::Usage(format!("--device {i} is out of range: the emulator is device 0"))),
+            None | Some(0) => Ok(Selected {
+                executor: Executor::Emulator(None),
+                targets: emulated(targets),
+                notes: Vec::new(),
+            }),
+            Some(i) => Err(Error::Usage(format!(
+                "--device {i} is out of range: the emulator is device 0"
+            ))),
         };
     }
     let probe = hip::probe();
@@ -136,7 +164,10 @@ pub fn select(choice: BackendChoice, index: Option<usize>, targets: Choice) -> R
         Some(i) => match probe.devices.iter().find(|d| d.index as usize == i) {
             Some(d) if fits(d, targets) => Some(d),
             Some(d) if choice == BackendChoice::Hip => {
-                return Err(Error::Skipped(format!("device {} cannot run {what} code objects; refusing to launch", describe(d))))
+                return Err(Error::Skipped(format!(
+                    "device {} cannot run {what} code objects; refusing to launch",
+                    describe(d)
+                )))
             }
             Some(_) => None,
             // No devices at all: `hip` reports the absence (77); `auto` falls
@@ -146,7 +177,11 @@ pub fn select(choice: BackendChoice, index: Option<usize>, targets: Choice) -> R
                 return Err(Error::Usage(format!(
                     "--device {i} is out of range: the HIP runtime reports {} device(s){}",
                     probe.devices.len(),
-                    if choice == BackendChoice::Auto { " and the emulator is device 0" } else { "" }
+                    if choice == BackendChoice::Auto {
+                        " and the emulator is device 0"
+                    } else {
+                        ""
+                    }
                 )))
             }
         },

@@ -18,12 +18,19 @@ const NATIVE_CHUNK: usize = 1 << 17;
 /// Generate, compute and verify `lanes` lanes natively on one thread.
 fn native_single_thread(lanes: u64, seed: u64) -> u64 {
     let n = NATIVE_CHUNK.min(lanes as usize);
-    let (mut a, mut b, mut c, mut out) = (vec![0u32; n], vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+    let (mut a, mut b, mut c, mut out) =
+        (vec![0u32; n], vec![0u32; n], vec![0u32; n], vec![0u32; n]);
     let mut failures = 0u64;
     let mut first = 0u64;
     while first < lanes {
         let count = n.min((lanes - first) as usize);
-        inputs::fill_sources_serial(seed, first, &mut a[..count], &mut b[..count], &mut c[..count]);
+        inputs::fill_sources_serial(
+            seed,
+            first,
+            &mut a[..count],
+            &mut b[..count],
+            &mut c[..count],
+        );
         for i in 0..count {
             out[i] = (a[i] ^ b[i]).wrapping_add(c[i]);
         }
@@ -64,10 +71,15 @@ fn host_simd() -> &'static str {
 
 pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
     let case = cases::select("basic").map_err(Error::Usage)?.remove(0);
-    let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap()).map_err(Error::Io)?;
+    let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap())
+        .map_err(Error::Io)?;
     let kernel = run::kernel_for(&loaded, &case).map_err(Error::Io)?;
     let mut device = EmuDevice::new();
-    let opts = Options { lanes, seed, ..Options::default() };
+    let opts = Options {
+        lanes,
+        seed,
+        ..Options::default()
+    };
     let (mut native, mut pipeline) = (Vec::new(), Vec::new());
     // Interleaved, so drift in the machine's speed hits both alike.
     for _ in 0..repeat.max(1) {
@@ -75,12 +87,28 @@ pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
         let failures = native_single_thread(lanes, seed);
         native.push(started.elapsed().as_secs_f64());
         if failures != 0 {
-            return Err(Error::Io(format!("native baseline disagreed with the model on {failures} lanes")));
+            return Err(Error::Io(format!(
+                "native baseline disagreed with the model on {failures} lanes"
+            )));
         }
-        let result = run::run_case(&mut device, &case, &loaded.code, kernel, loaded.source.clone(), &opts);
+        let result = run::run_case(
+            &mut device,
+            &case,
+            &loaded.code,
+            kernel,
+            loaded.source.clone(),
+            &opts,
+        );
         if result.status() != Status::Pass {
-            let why = result.error.as_ref().map(ToString::to_string).unwrap_or_else(|| format!("{} lanes failed", result.tally.lanes_failed));
-            return Err(Error::Io(format!("benchmark run did not pass on {}: {why}", result.executor)));
+            let why = result
+                .error
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| format!("{} lanes failed", result.tally.lanes_failed));
+            return Err(Error::Io(format!(
+                "benchmark run did not pass on {}: {why}",
+                result.executor
+            )));
         }
         pipeline.push(result.seconds);
     }
@@ -89,10 +117,21 @@ pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
     let (emu_s, native_s) = (median(pipeline), median(native));
     let rate = |s: f64| lanes as f64 / s / 1e6;
     let target = if lanes == TARGET_LANES {
-        let verdict = if rate(emu_s) * 1e6 >= TARGET_LANES_PER_S { "met" } else { "NOT met" };
-        format!("speed target {:.0} M lanes/s for {TARGET_LANES} lanes: {verdict} (median {:.1})\n", TARGET_LANES_PER_S / 1e6, rate(emu_s))
+        let verdict = if rate(emu_s) * 1e6 >= TARGET_LANES_PER_S {
+            "met"
+        } else {
+            "NOT met"
+        };
+        format!(
+            "speed target {:.0} M lanes/s for {TARGET_LANES} lanes: {verdict} (median {:.1})\n",
+            TARGET_LANES_PER_S / 1e6,
+            rate(emu_s)
+        )
     } else {
-        format!("(the speed target of {:.0} M lanes/s is stated for --lanes {TARGET_LANES})\n", TARGET_LANES_PER_S / 1e6)
+        format!(
+            "(the speed target of {:.0} M lanes/s is stated for --lanes {TARGET_LANES})\n",
+            TARGET_LANES_PER_S / 1e6
+        )
     };
     Ok(format!(
         "bench: xad_basic, {lanes} lanes, seed {seed}, threads {}, host SIMD {}, {} runs each (median, best)\n\

@@ -135,11 +135,19 @@ type WordTaint = (usize, Taint, usize);
 /// ascending: the reported words, and every word of a stopped wave's lanes
 /// (which overrides).
 fn word_taints(d: &Definedness, lanes: usize, k: usize) -> Vec<WordTaint> {
-    let mut map: std::collections::BTreeMap<usize, (Taint, usize)> =
-        d.words.iter().filter(|w| w.word < lanes * k).map(|w| (w.word, (w.taint, w.origin))).collect();
+    let mut map: std::collections::BTreeMap<usize, (Taint, usize)> = d
+        .words
+        .iter()
+        .filter(|w| w.word < lanes * k)
+        .map(|w| (w.word, (w.taint, w.origin)))
+        .collect();
     for wave in &d.waves {
-        let first = usize::try_from(wave.first_lane).unwrap_or(usize::MAX).min(lanes);
-        let end = usize::try_from(wave.first_lane.saturating_add(wave.lanes)).unwrap_or(usize::MAX).min(lanes);
+        let first = usize::try_from(wave.first_lane)
+            .unwrap_or(usize::MAX)
+            .min(lanes);
+        let end = usize::try_from(wave.first_lane.saturating_add(wave.lanes))
+            .unwrap_or(usize::MAX)
+            .min(lanes);
         for word in first * k..end * k {
             map.insert(word, (wave.taint, wave.origin));
         }
@@ -167,8 +175,15 @@ impl Tally {
         let lanes = cmp.expected.len() / k;
         debug_assert_eq!(cmp.expected.len(), lanes * k);
         debug_assert_eq!(cmp.got.len(), lanes * k);
-        let room = (keep.saturating_sub(self.first.len()), keep.saturating_sub(self.first_unsettled.len()));
-        let taints = if cmp.taint.is_empty() { Vec::new() } else { word_taints(cmp.taint, lanes, k) };
+        let room = (
+            keep.saturating_sub(self.first.len()),
+            keep.saturating_sub(self.first_unsettled.len()),
+        );
+        let taints = if cmp.taint.is_empty() {
+            Vec::new()
+        } else {
+            word_taints(cmp.taint, lanes, k)
+        };
         let pieces: Vec<Piece> = (0..lanes.div_ceil(PIECE_LANES))
             .into_par_iter()
             .map(|p| {
@@ -189,16 +204,25 @@ impl Tally {
             let room = keep.saturating_sub(self.first.len());
             self.first.extend(piece.records.into_iter().take(room));
             let room = keep.saturating_sub(self.first_unsettled.len());
-            self.first_unsettled.extend(piece.unsettled.into_iter().take(room));
+            self.first_unsettled
+                .extend(piece.unsettled.into_iter().take(room));
         }
     }
 }
 
 /// Compare lanes `range` of a dispatch; `taints` are the tainted words in
 /// it, ascending; `room` caps the failure and unsettled records.
-fn compare_piece(cmp: &Compare<'_>, range: std::ops::Range<usize>, room: (usize, usize), taints: &[WordTaint]) -> Piece {
+fn compare_piece(
+    cmp: &Compare<'_>,
+    range: std::ops::Range<usize>,
+    room: (usize, usize),
+    taints: &[WordTaint],
+) -> Piece {
     let k = cmp.outputs_per_lane.max(1);
-    let (exp, got) = (&cmp.expected[range.start * k..range.end * k], &cmp.got[range.start * k..range.end * k]);
+    let (exp, got) = (
+        &cmp.expected[range.start * k..range.end * k],
+        &cmp.got[range.start * k..range.end * k],
+    );
     let mut piece = Piece::default();
     if taints.is_empty() && exp == got {
         return piece; // the common case: one memcmp
@@ -230,8 +254,20 @@ fn compare_piece(cmp: &Compare<'_>, range: std::ops::Range<usize>, room: (usize,
             if records.len() < cap {
                 let global = cmp.first_lane + lane as u64;
                 let (a, b, c) = (cmp.sources)(global);
-                let origin = taint.and_then(|(_, o)| cmp.taint.origins.get(o)).map(ToString::to_string);
-                records.push(Mismatch { lane: global, word, a, b, c, expected: e, got: g, kind, origin });
+                let origin = taint
+                    .and_then(|(_, o)| cmp.taint.origins.get(o))
+                    .map(ToString::to_string);
+                records.push(Mismatch {
+                    lane: global,
+                    word,
+                    a,
+                    b,
+                    c,
+                    expected: e,
+                    got: g,
+                    kind,
+                    origin,
+                });
             }
         }
         piece.failed += u64::from(failed);
@@ -251,7 +287,18 @@ mod tests {
         let mut t = Tally::default();
         let sources = |lane: u64| (lane as u32, 0, 0);
         let taint = Definedness::default();
-        t.add(&Compare { first_lane: 1000, outputs_per_lane: k, sources: &sources, prefill, expected, got, taint: &taint }, keep);
+        t.add(
+            &Compare {
+                first_lane: 1000,
+                outputs_per_lane: k,
+                sources: &sources,
+                prefill,
+                expected,
+                got,
+                taint: &taint,
+            },
+            keep,
+        );
         t
     }
 
@@ -259,7 +306,10 @@ mod tests {
     fn equal_outputs_pass() {
         let e: Vec<u32> = (0..300_000).collect();
         let t = run(&e, &e, &vec![0; e.len()], 1, 10);
-        assert_eq!((t.lanes_checked, t.lanes_failed, t.first.len()), (300_000, 0, 0));
+        assert_eq!(
+            (t.lanes_checked, t.lanes_failed, t.first.len()),
+            (300_000, 0, 0)
+        );
     }
 
     #[test]
@@ -285,9 +335,23 @@ mod tests {
         let mut t = Tally::default();
         let sources = |_| (0, 0, 0);
         let taint = Definedness::default();
-        t.add(&Compare { first_lane: 0, outputs_per_lane: 1, sources: &sources, prefill: Prefill::Poisoned, expected: &e, got: &g, taint: &taint }, 10);
+        t.add(
+            &Compare {
+                first_lane: 0,
+                outputs_per_lane: 1,
+                sources: &sources,
+                prefill: Prefill::Poisoned,
+                expected: &e,
+                got: &g,
+                taint: &taint,
+            },
+            10,
+        );
         assert_eq!((t.lanes_failed, t.lanes_unwritten), (2, 1));
-        assert_eq!((t.first[0].kind, t.first[1].kind), (FailureKind::Unwritten, FailureKind::Wrong));
+        assert_eq!(
+            (t.first[0].kind, t.first[1].kind),
+            (FailureKind::Unwritten, FailureKind::Wrong)
+        );
     }
 
     #[test]
@@ -296,7 +360,10 @@ mod tests {
         let g = vec![8u32; 1000];
         let t = run(&e, &g, &vec![0; 1000], 1, 3);
         assert_eq!((t.lanes_failed, t.first.len()), (1000, 3));
-        assert_eq!(t.first.iter().map(|m| m.lane).collect::<Vec<_>>(), vec![1000, 1001, 1002]);
+        assert_eq!(
+            t.first.iter().map(|m| m.lane).collect::<Vec<_>>(),
+            vec![1000, 1001, 1002]
+        );
     }
 
     #[test]
@@ -315,35 +382,109 @@ mod tests {
         let e: Vec<u32> = (0..20).collect();
         let mut g = e.clone();
         g[7] ^= 1; // wrong, and unsettled: not a failure
-        let origin = |what: &str| Origin { what: what.into(), offset: 0x40, instruction: "v_mov_b32 v5, v20".into() };
+        let origin = |what: &str| Origin {
+            what: what.into(),
+            offset: 0x40,
+            instruction: "v_mov_b32 v5, v20".into(),
+        };
         let taint = Definedness {
-            origins: vec![origin("v20 read before any write"), origin("DPP16"), origin("wave stopped")],
+            origins: vec![
+                origin("v20 read before any write"),
+                origin("DPP16"),
+                origin("wave stopped"),
+            ],
             words: vec![
-                TaintedWord { word: 3, taint: Taint::Undefined, origin: 0 },
-                TaintedWord { word: 7, taint: Taint::Unsettled, origin: 1 },
-                TaintedWord { word: 8, taint: Taint::Unsettled, origin: 1 },
+                TaintedWord {
+                    word: 3,
+                    taint: Taint::Undefined,
+                    origin: 0,
+                },
+                TaintedWord {
+                    word: 7,
+                    taint: Taint::Unsettled,
+                    origin: 1,
+                },
+                TaintedWord {
+                    word: 8,
+                    taint: Taint::Unsettled,
+                    origin: 1,
+                },
             ],
             // Lanes 16-19 (k = 1: words 16-19), and past the end (ignored).
-            waves: vec![StoppedWave { first_lane: 16, lanes: 32, taint: Taint::Undefined, origin: 2 }],
+            waves: vec![StoppedWave {
+                first_lane: 16,
+                lanes: 32,
+                taint: Taint::Undefined,
+                origin: 2,
+            }],
         };
         let sources = |lane: u64| (lane as u32, 0, 0);
         let mut t = Tally::default();
-        let cmp = Compare { first_lane: 0, outputs_per_lane: 1, sources: &sources, prefill: Prefill::Poisoned, expected: &e, got: &g, taint: &taint };
+        let cmp = Compare {
+            first_lane: 0,
+            outputs_per_lane: 1,
+            sources: &sources,
+            prefill: Prefill::Poisoned,
+            expected: &e,
+            got: &g,
+            taint: &taint,
+        };
         t.add(&cmp, 10);
-        assert_eq!((t.lanes_checked, t.lanes_failed, t.lanes_undefined), (20, 5, 5));
+        assert_eq!(
+            (t.lanes_checked, t.lanes_failed, t.lanes_undefined),
+            (20, 5, 5)
+        );
         assert_eq!((t.lanes_unsettled, t.words_unsettled), (2, 2));
-        assert_eq!(t.first.iter().map(|m| m.lane).collect::<Vec<_>>(), vec![3, 16, 17, 18, 19]);
+        assert_eq!(
+            t.first.iter().map(|m| m.lane).collect::<Vec<_>>(),
+            vec![3, 16, 17, 18, 19]
+        );
         assert!(t.first.iter().all(|m| m.kind == FailureKind::Undefined));
-        assert!(t.first[0].origin.as_deref().unwrap().starts_with("v20 read before any write at offset 0x40"));
-        assert_eq!(t.first[1].origin.as_deref().map(|o| o.starts_with("wave stopped")), Some(true));
-        assert_eq!(t.first_unsettled.iter().map(|m| (m.lane, m.kind)).collect::<Vec<_>>(), vec![(7, FailureKind::Unsettled), (8, FailureKind::Unsettled)]);
+        assert!(t.first[0]
+            .origin
+            .as_deref()
+            .unwrap()
+            .starts_with("v20 read before any write at offset 0x40"));
+        assert_eq!(
+            t.first[1]
+                .origin
+                .as_deref()
+                .map(|o| o.starts_with("wave stopped")),
+            Some(true)
+        );
+        assert_eq!(
+            t.first_unsettled
+                .iter()
+                .map(|m| (m.lane, m.kind))
+                .collect::<Vec<_>>(),
+            vec![(7, FailureKind::Unsettled), (8, FailureKind::Unsettled)]
+        );
         // An unsettled word in a lane that also fails: the lane fails, the word is still counted.
         let e2 = vec![1u32, 2, 3, 4];
         let g2 = vec![1u32, 9, 3, 4];
-        let taint2 = Definedness { origins: vec![origin("x")], words: vec![TaintedWord { word: 0, taint: Taint::Unsettled, origin: 0 }], waves: vec![] };
+        let taint2 = Definedness {
+            origins: vec![origin("x")],
+            words: vec![TaintedWord {
+                word: 0,
+                taint: Taint::Unsettled,
+                origin: 0,
+            }],
+            waves: vec![],
+        };
         let mut t2 = Tally::default();
-        let cmp2 = Compare { first_lane: 0, outputs_per_lane: 2, sources: &sources, prefill: Prefill::Poisoned, expected: &e2, got: &g2, taint: &taint2 };
+        let cmp2 = Compare {
+            first_lane: 0,
+            outputs_per_lane: 2,
+            sources: &sources,
+            prefill: Prefill::Poisoned,
+            expected: &e2,
+            got: &g2,
+            taint: &taint2,
+        };
         t2.add(&cmp2, 10);
-        assert_eq!((t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled), (1, 0, 1));
+        assert_eq!(
+            (t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled),
+            (1, 0, 1)
+        );
     }
 }

@@ -13,7 +13,11 @@ pub enum Executor {
     /// A device found through the HIP runtime. `name` is what the runtime calls
     /// it: a real card, or the emulated HIP device library, whose name says
     /// it is emulated.
-    Hardware { name: String, arch: String, runtime: String },
+    Hardware {
+        name: String,
+        arch: String,
+        runtime: String,
+    },
     /// The embedded emulator in this binary.
     Emulated { arch: String },
 }
@@ -21,7 +25,11 @@ pub enum Executor {
 impl std::fmt::Display for Executor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Executor::Hardware { name, arch, runtime } => write!(f, "hardware: {name} ({arch}), {runtime}"),
+            Executor::Hardware {
+                name,
+                arch,
+                runtime,
+            } => write!(f, "hardware: {name} ({arch}), {runtime}"),
             Executor::Emulated { arch } => write!(f, "emulated {arch}"),
         }
     }
@@ -47,7 +55,12 @@ pub enum DeviceError {
     /// A runtime call failed. `code` is the raw status number; `name` and
     /// `description` come from the runtime itself (or say the number is unknown).
     #[error("{call} failed: {name} ({code}): {description}")]
-    Runtime { call: String, code: i32, name: String, description: String },
+    Runtime {
+        call: String,
+        code: i32,
+        name: String,
+        description: String,
+    },
     /// The kernel did not finish within the watchdog's time.
     #[error("kernel did not complete within {0:?} (watchdog; raise it with --timeout)")]
     Timeout(Duration),
@@ -110,7 +123,11 @@ pub struct Origin {
 
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at offset 0x{:x} ({})", self.what, self.offset, self.instruction)
+        write!(
+            f,
+            "{} at offset 0x{:x} ({})",
+            self.what, self.offset, self.instruction
+        )
     }
 }
 
@@ -171,7 +188,10 @@ pub trait Device {
     /// instead of copying each way. `None` when the host cannot address the
     /// memory (HIP device memory) or the ranges share an allocation; the
     /// caller then copies with `write` and `read`.
-    fn host_words(&mut self, _ranges: &[(DevicePtr, usize)]) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
+    fn host_words(
+        &mut self,
+        _ranges: &[(DevicePtr, usize)],
+    ) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
         None
     }
 

@@ -29,7 +29,10 @@ pub enum Error {
     Usage(String),
     /// The device, runtime or emulator failed.
     #[error("{context}: {source}")]
-    Device { context: String, source: DeviceError },
+    Device {
+        context: String,
+        source: DeviceError,
+    },
     /// The toolchain was missing or failed.
     #[error("{0}")]
     Toolchain(#[from] crate::toolchain::ToolchainError),
@@ -51,7 +54,10 @@ impl Error {
     }
 
     pub fn device(context: impl Into<String>, source: DeviceError) -> Error {
-        Error::Device { context: context.into(), source }
+        Error::Device {
+            context: context.into(),
+            source,
+        }
     }
 }
 
@@ -88,7 +94,10 @@ pub(crate) mod as_text {
     use serde::Serializer;
     use std::fmt::Display;
 
-    pub fn option<T: Display, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
+    pub fn option<T: Display, S: Serializer>(
+        value: &Option<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         match value {
             Some(v) => serializer.serialize_some(&v.to_string()),
             None => serializer.serialize_none(),

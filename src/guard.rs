@@ -35,7 +35,9 @@ pub enum Side {
 pub fn guard_words(guard_seed: u64, buffer: &str, side: Side) -> Vec<u32> {
     let name = name_salt(buffer);
     let key = mix(guard_seed ^ mix(name ^ side as u64));
-    (0..GUARD_WORDS as u64).map(|i| mix(key ^ i.wrapping_mul(0xd6e8_feb8_6659_fd93)) as u32).collect()
+    (0..GUARD_WORDS as u64)
+        .map(|i| mix(key ^ i.wrapping_mul(0xd6e8_feb8_6659_fd93)) as u32)
+        .collect()
 }
 
 /// A write the kernel made into a guard.
@@ -91,9 +93,13 @@ pub fn check_guard(spot: &GuardSpot<'_>, got: &[u8]) -> Option<GuardViolation> {
     if got == want {
         return None; // the common case: one memcmp
     }
-    let changed: Vec<usize> = (0..got.len().min(want.len())).filter(|&i| got[i] != want[i]).collect();
+    let changed: Vec<usize> = (0..got.len().min(want.len()))
+        .filter(|&i| got[i] != want[i])
+        .collect();
     let (first, last) = (*changed.first()?, *changed.last()?);
-    let words_changed = (0..spot.expected.len()).filter(|&w| got[w * 4..w * 4 + 4] != want[w * 4..w * 4 + 4]).count();
+    let words_changed = (0..spot.expected.len())
+        .filter(|&w| got[w * 4..w * 4 + 4] != want[w * 4..w * 4 + 4])
+        .count();
     // The changed word nearest the buffer: the first one after it, the last one before it.
     let (index, byte) = match spot.side {
         Side::After => (first / 4, first as i64),
@@ -145,7 +151,10 @@ impl GuardedBuffer {
             before: guard_words(guard_seed, name, Side::Before),
             after: guard_words(guard_seed, name, Side::After),
         };
-        if let Err(e) = buffer.fill(dev, Side::Before).and_then(|()| buffer.fill(dev, Side::After)) {
+        if let Err(e) = buffer
+            .fill(dev, Side::Before)
+            .and_then(|()| buffer.fill(dev, Side::After))
+        {
             let _ = dev.free(base);
             return Err(e);
         }
@@ -180,7 +189,12 @@ impl GuardedBuffer {
     /// Check both guards after a dispatch whose first lane is `first_lane`;
     /// restore any that changed so later chunks are judged alone. The first
     /// violation per buffer side is kept.
-    pub fn check(&self, dev: &mut dyn Device, first_lane: u64, found: &mut Vec<GuardViolation>) -> Result<(), DeviceError> {
+    pub fn check(
+        &self,
+        dev: &mut dyn Device,
+        first_lane: u64,
+        found: &mut Vec<GuardViolation>,
+    ) -> Result<(), DeviceError> {
         let mut got = vec![0u8; GUARD_BYTES];
         for side in [Side::Before, Side::After] {
             let (at, expected) = self.at(side);
@@ -194,7 +208,10 @@ impl GuardedBuffer {
                 expected,
             };
             if let Some(v) = check_guard(&spot, &got) {
-                if !found.iter().any(|f| f.buffer == v.buffer && f.side == v.side) {
+                if !found
+                    .iter()
+                    .any(|f| f.buffer == v.buffer && f.side == v.side)
+                {
                     found.push(v);
                 }
                 self.fill(dev, side)?;
@@ -206,7 +223,10 @@ impl GuardedBuffer {
     /// A failed free leaves device memory to the runtime's teardown; the
     /// results already read are unaffected, but the failure is reported.
     pub fn free(self, dev: &mut dyn Device) -> Result<(), ReleaseError> {
-        dev.free(self.base).map_err(|source| ReleaseError { what: "a device buffer", source })
+        dev.free(self.base).map_err(|source| ReleaseError {
+            what: "a device buffer",
+            source,
+        })
     }
 }
 
@@ -215,7 +235,14 @@ mod tests {
     use super::*;
 
     fn spot<'a>(side: Side, expected: &'a [u32]) -> GuardSpot<'a> {
-        GuardSpot { buffer: "out", side, len_words: 100, words_per_lane: 2, first_lane: 1000, expected }
+        GuardSpot {
+            buffer: "out",
+            side,
+            len_words: 100,
+            words_per_lane: 2,
+            first_lane: 1000,
+            expected,
+        }
     }
 
     #[test]
@@ -225,9 +252,16 @@ mod tests {
         assert_ne!(g, guard_words(guard_seed(1), "out", Side::Before));
         assert_ne!(g, guard_words(guard_seed(1), "a", Side::After));
         assert_ne!(g, guard_words(guard_seed(2), "out", Side::After));
-        assert_eq!(g, guard_words(guard_seed(1), "out", Side::After), "a pure function of the seed");
+        assert_eq!(
+            g,
+            guard_words(guard_seed(1), "out", Side::After),
+            "a pure function of the seed"
+        );
         let distinct: std::collections::HashSet<u32> = g.iter().copied().collect();
-        assert!(distinct.len() > GUARD_WORDS - 4, "words are not one repeated value");
+        assert!(
+            distinct.len() > GUARD_WORDS - 4,
+            "words are not one repeated value"
+        );
     }
 
     /// The hole this module closes: a stray `v_xad_u32` of the input guards
@@ -237,7 +271,9 @@ mod tests {
         for seed in 0..64 {
             let gs = guard_seed(seed);
             let [a, b, c, out] = ["a", "b", "c", "out"].map(|n| guard_words(gs, n, Side::After));
-            let fixed = (0..GUARD_WORDS).filter(|&i| (a[i] ^ b[i]).wrapping_add(c[i]) == out[i]).count();
+            let fixed = (0..GUARD_WORDS)
+                .filter(|&i| (a[i] ^ b[i]).wrapping_add(c[i]) == out[i])
+                .count();
             assert_eq!(fixed, 0, "seed {seed}");
         }
     }
@@ -245,7 +281,10 @@ mod tests {
     #[test]
     fn intact_guards_pass() {
         let g = guard_words(7, "out", Side::After);
-        assert_eq!(check_guard(&spot(Side::After, &g), bytemuck::cast_slice(&g)), None);
+        assert_eq!(
+            check_guard(&spot(Side::After, &g), bytemuck::cast_slice(&g)),
+            None
+        );
     }
 
     #[test]
@@ -256,7 +295,11 @@ mod tests {
         got[40] ^= 1;
         let v = check_guard(&spot(Side::After, &g), &got).unwrap();
         assert_eq!((v.word, v.nearest_offset, v.words_changed), (102, 9, 2));
-        assert_eq!(v.lane, 1000 + 51, "word 102 with 2 words per lane belongs to lane 51 of the chunk");
+        assert_eq!(
+            v.lane,
+            1000 + 51,
+            "word 102 with 2 words per lane belongs to lane 51 of the chunk"
+        );
         assert_eq!((v.expected, v.got), (g[2], g[2] ^ 0x1000));
         assert!(v.to_string().contains("most likely lane 1051"), "{v}");
     }

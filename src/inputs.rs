@@ -19,8 +19,17 @@ pub const BLOCK_LANES: usize = 1 << 14;
 
 /// Values where a 32-bit xor-then-add is most likely to go wrong: zero, one, the
 /// sign boundary, all ones, and alternating patterns.
-pub const EDGE_VALUES: [u32; 9] =
-    [0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff, 0x5555_5555, 0xaaaa_aaaa];
+pub const EDGE_VALUES: [u32; 9] = [
+    0,
+    1,
+    2,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_fffe,
+    0xffff_ffff,
+    0x5555_5555,
+    0xaaaa_aaaa,
+];
 
 /// The first lanes of every run are the full cross product of [`EDGE_VALUES`] in
 /// (a, b, c), so every run with at least this many lanes covers all of them.
@@ -38,7 +47,9 @@ pub(crate) fn mix(mut z: u64) -> u64 {
 /// FNV-1a of a name: a stable salt (per case for scalar arguments, per
 /// buffer for guard words) that does not change between builds.
 pub(crate) fn name_salt(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// Streams of one seed, kept apart so e.g. scalars never repeat source values.
@@ -90,7 +101,14 @@ fn uniform_word(lo: u32, k1: u32, k2: u32) -> u32 {
 fn source_keys(seed: u64, hi: u32) -> [u32; 6] {
     let base = key(seed, STREAM_SOURCES) ^ u64::from(hi).wrapping_mul(WEYL);
     let [k0, k1, k2] = [mix(base), mix(base ^ 1), mix(base ^ 2)];
-    [k0 as u32, (k0 >> 32) as u32, k1 as u32, (k1 >> 32) as u32, k2 as u32, (k2 >> 32) as u32]
+    [
+        k0 as u32,
+        (k0 >> 32) as u32,
+        k1 as u32,
+        (k1 >> 32) as u32,
+        k2 as u32,
+        (k2 >> 32) as u32,
+    ]
 }
 
 /// The uniform sources of lanes with index high half fixed and low halves
@@ -101,7 +119,11 @@ fn source_keys(seed: u64, hi: u32) -> [u32; 6] {
 fn fill_uniform(k: [u32; 6], lo0: u32, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
     for (i, ((a, b), c)) in a.iter_mut().zip(b.iter_mut()).zip(c.iter_mut()).enumerate() {
         let lo = lo0.wrapping_add(i as u32);
-        (*a, *b, *c) = (uniform_word(lo, k[0], k[1]), uniform_word(lo, k[2], k[3]), uniform_word(lo, k[4], k[5]));
+        (*a, *b, *c) = (
+            uniform_word(lo, k[0], k[1]),
+            uniform_word(lo, k[2], k[3]),
+            uniform_word(lo, k[4], k[5]),
+        );
     }
 }
 
@@ -133,13 +155,26 @@ fn edge_case(kind: u64, bits: u32, (a, b, c): (u32, u32, u32)) -> (u32, u32, u32
 /// The edge cross product's (a, b, c) for lane `lane < EDGE_PRODUCT_LANES`.
 fn edge_product(lane: usize) -> (u32, u32, u32) {
     let n = EDGE_VALUES.len();
-    (EDGE_VALUES[lane / (n * n)], EDGE_VALUES[lane / n % n], EDGE_VALUES[lane % n])
+    (
+        EDGE_VALUES[lane / (n * n)],
+        EDGE_VALUES[lane / n % n],
+        EDGE_VALUES[lane % n],
+    )
 }
 
 /// Fill `a`, `b`, `c` with the values of lanes `first_lane..first_lane + a.len()`,
 /// on the calling thread.
-pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
-    assert!(a.len() == b.len() && b.len() == c.len(), "source buffers must be equally long");
+pub fn fill_sources_serial(
+    seed: u64,
+    first_lane: u64,
+    a: &mut [u32],
+    b: &mut [u32],
+    c: &mut [u32],
+) {
+    assert!(
+        a.len() == b.len() && b.len() == c.len(),
+        "source buffers must be equally long"
+    );
     let n = a.len() as u64;
     // Uniform values first, in a branch-free loop, split where the lane
     // index's high half changes (at most once for any run's lanes).
@@ -148,7 +183,13 @@ pub fn fill_sources_serial(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u
         let lane = first_lane + done as u64;
         let (hi, lo) = ((lane >> 32) as u32, lane as u32);
         let end = done + ((1u64 << 32) - u64::from(lo)).min((a.len() - done) as u64) as usize;
-        fill_uniform(source_keys(seed, hi), lo, &mut a[done..end], &mut b[done..end], &mut c[done..end]);
+        fill_uniform(
+            source_keys(seed, hi),
+            lo,
+            &mut a[done..end],
+            &mut b[done..end],
+            &mut c[done..end],
+        );
         done = end;
     }
     // Then one structured edge case per group of EDGE_GROUP lanes, at a drawn position.
@@ -181,7 +222,10 @@ pub fn lane_sources(seed: u64, lane: u64) -> (u32, u32, u32) {
 
 /// As [`fill_sources_serial`], in parallel pieces of [`BLOCK_LANES`].
 pub fn fill_sources(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]) {
-    assert!(a.len() == b.len() && b.len() == c.len(), "source buffers must be equally long");
+    assert!(
+        a.len() == b.len() && b.len() == c.len(),
+        "source buffers must be equally long"
+    );
     a.par_chunks_mut(BLOCK_LANES)
         .zip(b.par_chunks_mut(BLOCK_LANES))
         .zip(c.par_chunks_mut(BLOCK_LANES))
@@ -238,17 +282,39 @@ mod tests {
         assert_eq!(gen(42, 0, n), gen(42, 0, n));
         let other = gen(43, 0, n);
         let base = gen(42, 0, n);
-        let differing = base.iter().zip(&other).skip(EDGE_PRODUCT_LANES).filter(|(x, y)| x != y).count();
-        assert!(differing > n / 2, "seed 42 vs 43 differ in only {differing} lanes");
+        let differing = base
+            .iter()
+            .zip(&other)
+            .skip(EDGE_PRODUCT_LANES)
+            .filter(|(x, y)| x != y)
+            .count();
+        assert!(
+            differing > n / 2,
+            "seed 42 vs 43 differ in only {differing} lanes"
+        );
     }
 
     #[test]
     fn chunking_does_not_change_values() {
         let seed = 7;
         let whole = gen(seed, 0, 2 * BLOCK_LANES + 999);
-        let cuts = [(0usize, 17usize), (1000, BLOCK_LANES), (BLOCK_LANES - 5, 10), (2 * BLOCK_LANES, 999), (1001, 1), (1001, 2), (1001, 3), (1002, 1), (999, 0)];
+        let cuts = [
+            (0usize, 17usize),
+            (1000, BLOCK_LANES),
+            (BLOCK_LANES - 5, 10),
+            (2 * BLOCK_LANES, 999),
+            (1001, 1),
+            (1001, 2),
+            (1001, 3),
+            (1002, 1),
+            (999, 0),
+        ];
         for (start, len) in cuts {
-            assert_eq!(gen(seed, start as u64, len), whole[start..start + len], "chunk at {start}+{len}, seed {seed}");
+            assert_eq!(
+                gen(seed, start as u64, len),
+                whole[start..start + len],
+                "chunk at {start}+{len}, seed {seed}"
+            );
         }
     }
 
@@ -276,11 +342,18 @@ mod tests {
                     let lane = first + i as u64;
                     let k = source_keys(seed, (lane >> 32) as u32);
                     let lo = lane as u32;
-                    *v == (uniform_word(lo, k[0], k[1]), uniform_word(lo, k[2], k[3]), uniform_word(lo, k[4], k[5]))
+                    *v == (
+                        uniform_word(lo, k[0], k[1]),
+                        uniform_word(lo, k[2], k[3]),
+                        uniform_word(lo, k[4], k[5]),
+                    )
                 })
                 .count();
             // One lane in 8 is replaced by an edge case.
-            assert!(matching >= n * 7 / 8 - 64 && matching < n, "first {first}: {matching} of {n} lanes match");
+            assert!(
+                matching >= n * 7 / 8 - 64 && matching < n,
+                "first {first}: {matching} of {n} lanes match"
+            );
         }
     }
 
@@ -296,11 +369,23 @@ mod tests {
         let n = v.len() as f64;
         for bit in 0..32 {
             for (word, pick) in [("a", 0usize), ("b", 1), ("c", 2)] {
-                let ones = v.iter().filter(|t| [t.0, t.1, t.2][pick] >> bit & 1 == 1).count() as f64;
-                assert!((ones / n - 0.5).abs() < 0.02, "{word} bit {bit}: {ones} of {n}");
+                let ones = v
+                    .iter()
+                    .filter(|t| [t.0, t.1, t.2][pick] >> bit & 1 == 1)
+                    .count() as f64;
+                assert!(
+                    (ones / n - 0.5).abs() < 0.02,
+                    "{word} bit {bit}: {ones} of {n}"
+                );
             }
         }
-        for (name, f) in [("a^b", (|t: &(u32, u32, u32)| t.0 ^ t.1) as fn(&(u32, u32, u32)) -> u32), ("b^c", |t| t.1 ^ t.2)] {
+        for (name, f) in [
+            (
+                "a^b",
+                (|t: &(u32, u32, u32)| t.0 ^ t.1) as fn(&(u32, u32, u32)) -> u32,
+            ),
+            ("b^c", |t| t.1 ^ t.2),
+        ] {
             let mean = v.iter().map(|t| f(t).count_ones() as f64).sum::<f64>() / n;
             assert!((mean - 16.0).abs() < 0.3, "{name}: mean popcount {mean}");
         }
@@ -311,7 +396,11 @@ mod tests {
         let v = gen(1, 0, EDGE_PRODUCT_LANES);
         let mut seen = std::collections::HashSet::new();
         for t in &v {
-            assert!(EDGE_VALUES.contains(&t.0) && EDGE_VALUES.contains(&t.1) && EDGE_VALUES.contains(&t.2));
+            assert!(
+                EDGE_VALUES.contains(&t.0)
+                    && EDGE_VALUES.contains(&t.1)
+                    && EDGE_VALUES.contains(&t.2)
+            );
             seen.insert(*t);
         }
         assert_eq!(seen.len(), EDGE_PRODUCT_LANES);
@@ -323,10 +412,16 @@ mod tests {
         let rest = &v[EDGE_PRODUCT_LANES..];
         let xor_zero = rest.iter().filter(|(a, b, _)| a == b).count();
         let xor_ones = rest.iter().filter(|(a, b, _)| a ^ b == u32::MAX).count();
-        let wraps_to_zero = rest.iter().filter(|(a, b, c)| (a ^ b).wrapping_add(*c) == 0).count();
+        let wraps_to_zero = rest
+            .iter()
+            .filter(|(a, b, c)| (a ^ b).wrapping_add(*c) == 0)
+            .count();
         // Each pattern is ~1/64 of lanes; require at least a third of that.
         let floor = rest.len() / 64 / 3;
-        assert!(xor_zero > floor && xor_ones > floor && wraps_to_zero > floor, "{xor_zero} {xor_ones} {wraps_to_zero} (floor {floor})");
+        assert!(
+            xor_zero > floor && xor_ones > floor && wraps_to_zero > floor,
+            "{xor_zero} {xor_ones} {wraps_to_zero} (floor {floor})"
+        );
     }
 
     #[test]
@@ -346,7 +441,11 @@ mod tests {
                 6 => b == a ^ 0x7fff_ffff && c == 1,
                 _ => is_edge(&c),
             };
-            assert!(lanes.iter().any(holds), "seed 31, group {} (kind {kind}): {lanes:x?}", first / 8 + g as u64);
+            assert!(
+                lanes.iter().any(holds),
+                "seed 31, group {} (kind {kind}): {lanes:x?}",
+                first / 8 + g as u64
+            );
         }
     }
 

@@ -69,7 +69,11 @@ impl Interrupt {
             signal_hook::flag::register(signal.number(), Arc::clone(&seen))?;
             // Only a first signal gets here (a second one ended the process
             // above), so this records the signal that stopped the run.
-            signal_hook::flag::register_usize(signal.number(), Arc::clone(&flag.signal), signal.number() as usize)?;
+            signal_hook::flag::register_usize(
+                signal.number(),
+                Arc::clone(&flag.signal),
+                signal.number() as usize,
+            )?;
         }
         Ok(flag)
     }
@@ -81,7 +85,12 @@ impl Interrupt {
 
     /// Ask the run to stop as if `signal` had arrived (the first request wins).
     pub fn request(&self, signal: Signal) {
-        let _ = self.signal.compare_exchange(0, signal.number() as usize, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self.signal.compare_exchange(
+            0,
+            signal.number() as usize,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -91,7 +100,10 @@ mod tests {
 
     #[test]
     fn the_first_request_wins_and_names_its_exit_code() {
-        assert_eq!((Signal::Int.exit_code(), Signal::Term.exit_code()), (crate::error::exit::SIGINT, crate::error::exit::SIGTERM));
+        assert_eq!(
+            (Signal::Int.exit_code(), Signal::Term.exit_code()),
+            (crate::error::exit::SIGINT, crate::error::exit::SIGTERM)
+        );
         let flag = Interrupt::default();
         assert_eq!(flag.requested(), None);
         let shared = flag.clone();

@@ -22,7 +22,29 @@ include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
 
 /// The embedded code object named `name` built for `target`, if any.
 pub fn find(target: &str, name: &str) -> Option<&'static EmbeddedCodeObject> {
-    EMBEDDED.iter().find(|k| k.target == target && k.name == name)
+    EMBEDDED
+        .iter()
+        .find(|k| k.target == target && k.name == name)
+}
+
+/// Why `build.rs` built nothing for `target` (no LLVM it found knows the
+/// target: gfx950 and gfx9-4-generic need LLVM 22), or `None` when it did.
+pub fn unbuilt(target: &str) -> Option<&'static str> {
+    UNBUILT
+        .iter()
+        .find(|(t, _)| *t == target)
+        .map(|&(_, why)| why)
+}
+
+/// The llvm-objdump of the LLVM that built `target`'s code objects (`None`
+/// when that LLVM had none, or the target was not built). Targets may be
+/// built by different LLVMs: only LLVM 22 knows gfx950.
+pub fn objdump_for(target: &str) -> Option<&'static str> {
+    BUILT_WITH
+        .iter()
+        .find(|(t, _, _)| *t == target)
+        .map(|&(_, _, objdump)| objdump)
+        .filter(|o| !o.is_empty())
 }
 
 /// The code objects built for `target`.
@@ -32,12 +54,17 @@ pub fn for_target(target: &str) -> impl Iterator<Item = &'static EmbeddedCodeObj
 
 /// Write every embedded code object to `dir` (created if missing) as
 /// `<target>/<name>.hsaco`, calling `written` after each file with its path.
-pub fn write_all(dir: &Path, written: &mut dyn FnMut(&Path, &EmbeddedCodeObject)) -> Result<(), Error> {
+pub fn write_all(
+    dir: &Path,
+    written: &mut dyn FnMut(&Path, &EmbeddedCodeObject),
+) -> Result<(), Error> {
     for k in EMBEDDED {
         let sub = dir.join(k.target);
-        std::fs::create_dir_all(&sub).map_err(|e| Error::Io(format!("creating {}: {e}", sub.display())))?;
+        std::fs::create_dir_all(&sub)
+            .map_err(|e| Error::Io(format!("creating {}: {e}", sub.display())))?;
         let path = sub.join(format!("{}.hsaco", k.name));
-        std::fs::write(&path, k.bytes).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
+        std::fs::write(&path, k.bytes)
+            .map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
         written(&path, k);
     }
     Ok(())

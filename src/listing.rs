@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cases::{self, Case};
 use crate::hip;
-use crate::target::{self, Choice, Feature};
+use crate::target::{self, Choice, Feature, Target};
 
 /// One case of the catalogue, as `list --json` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,7 +37,11 @@ impl From<&Case> for CaseRow {
             outputs_per_lane: c.outputs_per_lane,
             requires: c.requires.iter().map(|&f| Feature::name(f)).collect(),
             scalar_args: c.scalar_args,
-            targets: target::TARGETS.iter().filter(|t| c.runs_on(t)).map(|t| t.name).collect(),
+            targets: target::TARGETS
+                .iter()
+                .filter(|t| c.runs_on(t))
+                .map(|t| t.name)
+                .collect(),
             unsettled: c.unsettled,
             wave_size: c.wave_size,
         }
@@ -65,34 +69,87 @@ pub fn case_lines(choice: Choice) -> Vec<String> {
     let width = all.iter().map(|c| c.name.len()).max().unwrap_or(4);
     let mut lines = Vec::new();
     if let Choice::One(t) = choice {
-        lines.push(format!("cases of {} ({}: {}):", t.name, t.architecture, t.cards));
+        lines.push(format!(
+            "cases of {} ({}: {}):",
+            t.name, t.architecture, t.cards
+        ));
     }
     for c in &all {
-        lines.push(format!("{:<width$}  wave{}  {}", c.name, c.wave_size, c.description));
+        lines.push(format!(
+            "{:<width$}  wave{}  {}",
+            c.name, c.wave_size, c.description
+        ));
         if let Some(u) = c.unsettled {
             lines.push(format!("{:<width$}          unsettled: {u}", ""));
         }
         // Named only for a case some target lacks, by the features some target lacks.
-        let rare: Vec<&str> = c.requires.iter().filter(|f| !target::TARGETS.iter().all(|t| t.has(**f))).map(|f| f.name()).collect();
+        let rare: Vec<&str> = c
+            .requires
+            .iter()
+            .filter(|f| !target::TARGETS.iter().all(|t| t.has(**f)))
+            .map(|f| f.name())
+            .collect();
         if !rare.is_empty() && !matches!(choice, Choice::One(_)) {
-            let on: Vec<&str> = target::TARGETS.iter().filter(|t| c.runs_on(t)).map(|t| t.name).collect();
-            lines.push(format!("{:<width$}          only on {} (needs {})", "", on.join(", "), rare.join(", ")));
+            let on: Vec<&str> = target::TARGETS
+                .iter()
+                .filter(|t| c.runs_on(t))
+                .map(|t| t.name)
+                .collect();
+            lines.push(format!(
+                "{:<width$}          only on {} (needs {})",
+                "",
+                on.join(", "),
+                rare.join(", ")
+            ));
         }
     }
     lines.push(format!("{} cases", all.len()));
-    if !matches!(choice, Choice::One(_)) {
-        lines.extend(target_lines());
+    match choice {
+        Choice::One(t) => lines.extend(lacking_lines(t)),
+        Choice::All | Choice::Device => lines.extend(target_lines()),
+    }
+    lines
+}
+
+/// The catalogue cases `t` does not have, each with what its ISA lacks (the
+/// forms the ISA forbids: gfx9 has no wave32 and no VOP3 literal, gfx10 no
+/// VOP3 DPP, ...), so `list --target` says why a case is missing.
+fn lacking_lines(t: &Target) -> Vec<String> {
+    let missing: Vec<Case> = cases::catalogue()
+        .into_iter()
+        .filter(|c| !c.runs_on(t))
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let width = missing.iter().map(|c| c.name.len()).max().unwrap_or(4);
+    let mut lines = vec![format!("not on {} (its ISA lacks the form):", t.name)];
+    for c in &missing {
+        let needs: Vec<&str> = c.lacks_on(t).iter().map(|f| f.name()).collect();
+        lines.push(format!("  {:<width$}  needs {}", c.name, needs.join(", ")));
     }
     lines
 }
 
 /// The targets: name, architecture, cards, cases (`run --target`).
 pub fn target_lines() -> Vec<String> {
-    let width = target::TARGETS.iter().map(|t| t.name.len()).max().unwrap_or(7);
+    let width = target::TARGETS
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(7);
     let mut lines = vec!["targets (run --target NAME or all):".to_string()];
     for t in target::TARGETS {
         let cases = cases::catalogue_for(t).len();
-        lines.push(format!("  {:<width$}  {:<9}  {cases:>3} cases  {}", t.name, t.architecture, t.cards));
+        // A target build.rs found no LLVM for has no code objects here: say so
+        // where the user looks for what the binary can run.
+        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| {
+            " (not built: no LLVM here knew it)".to_string()
+        });
+        lines.push(format!(
+            "  {:<width$}  {:<9}  {cases:>3} cases  {}{unbuilt}",
+            t.name, t.architecture, t.cards
+        ));
     }
     lines
 }
@@ -113,8 +170,20 @@ pub struct DevicesReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum DeviceRow {
-    Read { arch: String, compute_units: u32, index: u32, memory_bytes: u64, name: String, runnable: bool, target: Option<&'static str> },
-    Unreadable { error: String, index: u32, runnable: bool },
+    Read {
+        arch: String,
+        compute_units: u32,
+        index: u32,
+        memory_bytes: u64,
+        name: String,
+        runnable: bool,
+        target: Option<&'static str>,
+    },
+    Unreadable {
+        error: String,
+        index: u32,
+        runnable: bool,
+    },
 }
 
 impl From<&hip::ProbedDevice> for DeviceRow {
@@ -130,7 +199,11 @@ impl From<&hip::ProbedDevice> for DeviceRow {
                 target: d.target.map(|t| t.name),
             },
             // A device whose properties are unreadable is never run on.
-            Err(e) => DeviceRow::Unreadable { error: e.to_string(), index: d.index, runnable: false },
+            Err(e) => DeviceRow::Unreadable {
+                error: e.to_string(),
+                index: d.index,
+                runnable: false,
+            },
         }
     }
 }
@@ -151,7 +224,10 @@ impl From<&hip::Probe> for DevicesReport {
 pub fn device_lines(probe: &hip::Probe) -> Vec<String> {
     let mut lines = vec![probe.runtime_line()];
     if let Some(reason) = probe.no_devices_reason() {
-        lines.push(format!("no HIP devices ({})", reason.trim_start_matches("no devices: ")));
+        lines.push(format!(
+            "no HIP devices ({})",
+            reason.trim_start_matches("no devices: ")
+        ));
     }
     for d in &probe.devices {
         lines.push(match &d.info {
@@ -164,7 +240,10 @@ pub fn device_lines(probe: &hip::Probe) -> Vec<String> {
                 i.memory_bytes as f64 / (1u64 << 30) as f64,
                 match d.target {
                     Some(t) => format!("runs {} code objects", t.name),
-                    None => format!("not runnable (no target of ours: {})", target::names().join(", ")),
+                    None => format!(
+                        "not runnable (no target of ours: {})",
+                        target::names().join(", ")
+                    ),
                 }
             ),
             Err(e) => format!("  {}  properties unreadable: {e}", d.index),
@@ -189,12 +268,36 @@ mod tests {
     #[test]
     fn json_field_names_and_order_are_the_documented_ones() {
         let row = serde_json::to_value(&case_rows(Choice::All)[0]).unwrap();
-        let keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["description", "kernel", "name", "outputs_per_lane", "requires", "scalar_args", "targets", "unsettled", "wave_size"]);
+        let keys: Vec<&str> = row
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "description",
+                "kernel",
+                "name",
+                "outputs_per_lane",
+                "requires",
+                "scalar_args",
+                "targets",
+                "unsettled",
+                "wave_size"
+            ]
+        );
         // `to_value` sorts keys whatever the struct says; the text keeps the field order.
         let text = to_json(&case_rows(Choice::All)[0]).unwrap();
-        let at: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\":")).unwrap()).collect();
-        assert!(at.windows(2).all(|w| w[0] < w[1]), "fields out of order:\n{text}");
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|k| text.find(&format!("\"{k}\":")).unwrap())
+            .collect();
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "fields out of order:\n{text}"
+        );
 
         let read = DeviceRow::Read {
             arch: "gfx1100".into(),
@@ -205,7 +308,11 @@ mod tests {
             runnable: true,
             target: Some("gfx1100"),
         };
-        let unreadable = DeviceRow::Unreadable { error: "e".into(), index: 1, runnable: false };
+        let unreadable = DeviceRow::Unreadable {
+            error: "e".into(),
+            index: 1,
+            runnable: false,
+        };
         let doc = DevicesReport {
             devices: vec![read, unreadable],
             emulator: "emulated gfx1100",

@@ -31,7 +31,11 @@ macro_rules! warn {
 }
 
 #[derive(Parser)]
-#[command(name = "xad-harness", version, about = "Proves, lane by lane, that an AMD GPU executes v_xad_u32 as the ISA says")]
+#[command(
+    name = "xad-harness",
+    version,
+    about = "Proves, lane by lane, that an AMD GPU executes v_xad_u32 as the ISA says"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -117,7 +121,12 @@ struct RunArgs {
 const MAX_MISMATCHES: i64 = 1_000_000;
 
 fn parse_lanes(text: &str) -> std::result::Result<u64, String> {
-    let bad = || format!("must be a whole number of lanes from 1 to {} (e.g. 1048576 or 64M), got {text:?}", run::MAX_LANES);
+    let bad = || {
+        format!(
+            "must be a whole number of lanes from 1 to {} (e.g. 1048576 or 64M), got {text:?}",
+            run::MAX_LANES
+        )
+    };
     let t = text.trim();
     let (digits, scale) = match t.char_indices().last() {
         Some((i, 'k' | 'K')) => (&t[..i], 1u64 << 10),
@@ -125,7 +134,11 @@ fn parse_lanes(text: &str) -> std::result::Result<u64, String> {
         Some((i, 'g' | 'G')) => (&t[..i], 1 << 30),
         _ => (t, 1),
     };
-    let n = digits.parse::<u64>().map_err(|_| bad())?.checked_mul(scale).ok_or_else(bad)?;
+    let n = digits
+        .parse::<u64>()
+        .map_err(|_| bad())?
+        .checked_mul(scale)
+        .ok_or_else(bad)?;
     if n == 0 || n > run::MAX_LANES {
         return Err(bad());
     }
@@ -138,11 +151,14 @@ fn parse_seed(text: &str) -> std::result::Result<u64, String> {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => t.parse::<u64>(),
     };
-    parsed.map_err(|_| format!("must be a 64-bit unsigned number (decimal or 0x hex), got {text:?}"))
+    parsed
+        .map_err(|_| format!("must be a 64-bit unsigned number (decimal or 0x hex), got {text:?}"))
 }
 
 fn parse_index(text: &str) -> std::result::Result<usize, String> {
-    text.trim().parse::<usize>().map_err(|_| format!("must be a device index (0, 1, ...), got {text:?}"))
+    text.trim()
+        .parse::<usize>()
+        .map_err(|_| format!("must be a device index (0, 1, ...), got {text:?}"))
 }
 
 /// A watchdog shorter than a millisecond could only ever fire: `1e-10`
@@ -150,7 +166,9 @@ fn parse_index(text: &str) -> std::result::Result<usize, String> {
 fn parse_timeout(text: &str) -> std::result::Result<Duration, String> {
     match text.trim().parse::<f64>() {
         Ok(s) if (0.001..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!("must be a number of seconds from 0.001 to 86400, got {text:?}")),
+        _ => Err(format!(
+            "must be a number of seconds from 0.001 to 86400, got {text:?}"
+        )),
     }
 }
 
@@ -164,13 +182,27 @@ fn main() -> ExitCode {
     // outside the pool each one is a hand-off to a worker and back (two futex
     // waits); from inside it is a plain join. If another pool was already set
     // up, keep it.
-    let _ = rayon::ThreadPoolBuilder::new().use_current_thread().build_global();
-    let outcome = match cli.command.unwrap_or_else(|| Command::Run(RunOnly::parse_from(["xad-harness"]).args)) {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
+    let outcome = match cli
+        .command
+        .unwrap_or_else(|| Command::Run(RunOnly::parse_from(["xad-harness"]).args))
+    {
         Command::Run(args) => cmd_run(args),
         Command::Devices { json } => cmd_devices(json),
         Command::List { json, target } => cmd_list(json, target.unwrap_or(Choice::All)),
         Command::Kernels { out } => cmd_kernels(&out),
-        Command::Bench { lanes, seed, repeat } => bench::run(lanes, seed.unwrap_or_else(inputs::fresh_seed), usize::try_from(repeat).unwrap_or(1)).map(|text| {
+        Command::Bench {
+            lanes,
+            seed,
+            repeat,
+        } => bench::run(
+            lanes,
+            seed.unwrap_or_else(inputs::fresh_seed),
+            usize::try_from(repeat).unwrap_or(1),
+        )
+        .map(|text| {
             say!("{}", text.trim_end());
             exit::PASS
         }),
@@ -190,15 +222,27 @@ fn main() -> ExitCode {
 /// at once.
 fn refuse_arguments(e: &clap::Error) -> i32 {
     use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
         let _ = e.print();
         return exit::PASS;
     }
     let text = e.to_string();
-    let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ");
     warn!("xad-harness: {first} (see --help)");
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let (json, junit) = (report_path_arg(&args, "--json"), report_path_arg(&args, "--junit"));
+    let (json, junit) = (
+        report_path_arg(&args, "--json"),
+        report_path_arg(&args, "--junit"),
+    );
     for refused in report::files::check(json.as_deref(), junit.as_deref()) {
         warn!("xad-harness: {refused}");
     }
@@ -209,7 +253,10 @@ fn refuse_arguments(e: &clap::Error) -> i32 {
 /// refused for another reason. `devices --json` and `list --json` are flags,
 /// so only a `run` (or no subcommand) counts.
 fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf> {
-    let first = args.first().map(|a| a.to_string_lossy()).unwrap_or_default();
+    let first = args
+        .first()
+        .map(|a| a.to_string_lossy())
+        .unwrap_or_default();
     if first != "run" && !first.starts_with('-') {
         return None;
     }
@@ -218,7 +265,10 @@ fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf>
         let text = a.to_str()?;
         match text.strip_prefix(&inline) {
             Some(value) => Some(PathBuf::from(value)),
-            None if text == option => args.get(i + 1).filter(|v| !v.to_string_lossy().starts_with("--")).map(PathBuf::from),
+            None if text == option => args
+                .get(i + 1)
+                .filter(|v| !v.to_string_lossy().starts_with("--"))
+                .map(PathBuf::from),
             None => None,
         }
     })
@@ -239,7 +289,8 @@ fn say_lines(lines: Vec<String>) {
 
 fn cmd_run(args: RunArgs) -> Result<i32> {
     // First, so a signal at any later point is a clean stop, not a kill.
-    let interrupt = Interrupt::install().map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
+    let interrupt = Interrupt::install()
+        .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
     let request = session::Request {
         lanes: args.lanes,
         seed: args.seed,
@@ -278,7 +329,10 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
 fn cmd_devices(json: bool) -> Result<i32> {
     let probe = hip::probe();
     if json {
-        say!("{}", listing::to_json(&listing::DevicesReport::from(&probe))?);
+        say!(
+            "{}",
+            listing::to_json(&listing::DevicesReport::from(&probe))?
+        );
     } else {
         say_lines(listing::device_lines(&probe));
     }
@@ -295,6 +349,8 @@ fn cmd_list(json: bool, target: Choice) -> Result<i32> {
 }
 
 fn cmd_kernels(out: &Path) -> Result<i32> {
-    kernels::write_all(out, &mut |path, k| say!("{}  ({}, from {})", path.display(), k.target, k.source))?;
+    kernels::write_all(out, &mut |path, k| {
+        say!("{}  ({}, from {})", path.display(), k.target, k.source)
+    })?;
     Ok(exit::PASS)
 }

@@ -15,10 +15,10 @@ use rayon::prelude::*;
 
 use crate::cases::{Case, LaneData};
 use crate::check::{self, Compare, Prefill, Tally};
-use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::codeobj::{ArgValue, CodeObject, Kernel, TargetId};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 use crate::error::{as_text, ReleaseError};
+use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::inputs;
 
 /// Largest `--lanes`: the kernel ABI counts lanes in 32 bits.
@@ -44,7 +44,14 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { lanes: 1 << 20, seed: 0, timeout: Duration::from_secs(60), keep: 10, chunk_lanes: 1 << 17, interrupt: Default::default() }
+        Options {
+            lanes: 1 << 20,
+            seed: 0,
+            timeout: Duration::from_secs(60),
+            keep: 10,
+            chunk_lanes: 1 << 17,
+            interrupt: Default::default(),
+        }
     }
 }
 
@@ -84,7 +91,10 @@ pub struct CaseResult {
     /// Device resources this case could not give back (see [`ReleaseError`]);
     /// they do not change the case's status, but make the run's exit code 3
     /// when nothing worse happened. Left out of JSON when empty.
-    #[serde(serialize_with = "as_text::list", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        serialize_with = "as_text::list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub release_errors: Vec<ReleaseError>,
     pub seconds: f64,
     pub unsettled: Option<String>,
@@ -117,8 +127,11 @@ impl CaseResult {
 
 /// Refuse, before anything touches the device, a code object built for another target.
 pub fn check_target(code: &CodeObject, device_arch: &str) -> Result<(), DeviceError> {
-    let device = TargetId::parse(device_arch)
-        .ok_or_else(|| DeviceError::Refused(format!("device reports an unrecognised architecture {device_arch:?}")))?;
+    let device = TargetId::parse(device_arch).ok_or_else(|| {
+        DeviceError::Refused(format!(
+            "device reports an unrecognised architecture {device_arch:?}"
+        ))
+    })?;
     if code.target.runs_on(&device) {
         Ok(())
     } else {
@@ -163,7 +176,9 @@ pub fn run_case(
     if let Err(e) = execute(dev, case, code, kernel, opts, &scalars, &mut result) {
         result.error = Some(e);
     }
-    if result.tally.lanes_failed > 0 && matches!(result.kernel_source, KernelSource::Embedded { .. }) {
+    if result.tally.lanes_failed > 0
+        && matches!(result.kernel_source, KernelSource::Embedded { .. })
+    {
         result.forms = word_forms(case, code, kernel);
     }
     result.seconds = started.elapsed().as_secs_f64();
@@ -175,7 +190,8 @@ pub fn run_case(
 /// by tests/cases_encoding.rs), and op j names the word it stores to.
 fn word_forms(case: &Case, code: &CodeObject, kernel: &Kernel) -> Vec<String> {
     let instructions = xad_instructions(code, kernel);
-    let words = crate::cases::op_words(case.name).unwrap_or_else(|| (0..case.outputs_per_lane as u16).map(Some).collect());
+    let words = crate::cases::op_words(case.name)
+        .unwrap_or_else(|| (0..case.outputs_per_lane as u16).map(Some).collect());
     let mut forms = vec![String::new(); case.outputs_per_lane];
     for (word, text) in words.iter().zip(instructions) {
         if let Some(form) = word.and_then(|w| forms.get_mut(usize::from(w))) {
@@ -232,9 +248,32 @@ fn execute(
                 break; // a dispatch boundary: the session marks the run interrupted
             }
             let count = chunk.min((opts.lanes - first_lane) as usize);
-            size_buffers(dev, &mut bufs, count, k, result.guard_seed, &mut result.release_errors)?;
-            let ranges = [(bufs[0].ptr(), count), (bufs[1].ptr(), count), (bufs[2].ptr(), count), (bufs[3].ptr(), count * k)];
-            stage(dev, &mut host, &bufs, &ranges, Chunk { case, seed: opts.seed, first_lane, scalars })?;
+            size_buffers(
+                dev,
+                &mut bufs,
+                count,
+                k,
+                result.guard_seed,
+                &mut result.release_errors,
+            )?;
+            let ranges = [
+                (bufs[0].ptr(), count),
+                (bufs[1].ptr(), count),
+                (bufs[2].ptr(), count),
+                (bufs[3].ptr(), count * k),
+            ];
+            stage(
+                dev,
+                &mut host,
+                &bufs,
+                &ranges,
+                Chunk {
+                    case,
+                    seed: opts.seed,
+                    first_lane,
+                    scalars,
+                },
+            )?;
             launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
             // Before anything touches `out`: which words the device left undefined or unsettled.
             let taint = dev.definedness(bufs[3].ptr(), count * k)?;
@@ -250,7 +289,11 @@ fn execute(
                     &staged.got[..count * k]
                 }
             };
-            let prefill = if case.keeps_lanes { Prefill::Words(&host.prefill[..count * k]) } else { Prefill::Poisoned };
+            let prefill = if case.keeps_lanes {
+                Prefill::Words(&host.prefill[..count * k])
+            } else {
+                Prefill::Poisoned
+            };
             result.tally.add(
                 &Compare {
                     first_lane,
@@ -284,21 +327,56 @@ struct Chunk<'a> {
 /// Generate a chunk's inputs, expected values and poisoned output: straight
 /// into device memory when the host can address it (`ranges`: a, b, c, out),
 /// else into staging copies written to `bufs`.
-fn stage(dev: &mut dyn Device, host: &mut HostBuffers, bufs: &[GuardedBuffer], ranges: &[(DevicePtr, usize); 4], chunk: Chunk<'_>) -> Result<(), DeviceError> {
-    let Chunk { case, seed, first_lane, scalars } = chunk;
+fn stage(
+    dev: &mut dyn Device,
+    host: &mut HostBuffers,
+    bufs: &[GuardedBuffer],
+    ranges: &[(DevicePtr, usize); 4],
+    chunk: Chunk<'_>,
+) -> Result<(), DeviceError> {
+    let Chunk {
+        case,
+        seed,
+        first_lane,
+        scalars,
+    } = chunk;
     let (count, k) = (ranges[0].1, case.outputs_per_lane);
     host.expected.resize(count * k, 0);
     match dev.host_words(ranges) {
         Some(views) => {
             let [a, b, c, got]: [&mut [u32]; 4] = views?.try_into().map_err(|_| views_refused())?;
-            prepare(case, seed, first_lane, scalars, Io { a, b, c, got }, &mut host.expected, &mut host.prefill);
+            prepare(
+                case,
+                seed,
+                first_lane,
+                scalars,
+                Io { a, b, c, got },
+                &mut host.expected,
+                &mut host.prefill,
+            );
         }
         None => {
             let staged = host.staging.get_or_insert_with(Staging::default);
             staged.resize(count, k);
-            let io = Io { a: &mut staged.a, b: &mut staged.b, c: &mut staged.c, got: &mut staged.got };
-            prepare(case, seed, first_lane, scalars, io, &mut host.expected, &mut host.prefill);
-            for (buf, words) in bufs.iter().zip([&staged.a, &staged.b, &staged.c, &staged.got]) {
+            let io = Io {
+                a: &mut staged.a,
+                b: &mut staged.b,
+                c: &mut staged.c,
+                got: &mut staged.got,
+            };
+            prepare(
+                case,
+                seed,
+                first_lane,
+                scalars,
+                io,
+                &mut host.expected,
+                &mut host.prefill,
+            );
+            for (buf, words) in bufs
+                .iter()
+                .zip([&staged.a, &staged.b, &staged.c, &staged.got])
+            {
                 buf.write(dev, words)?;
             }
         }
@@ -324,7 +402,13 @@ fn size_buffers(
         release_errors.extend(buf.free(dev).err());
     }
     for (name, per_lane) in [("a", 1), ("b", 1), ("c", 1), ("out", k)] {
-        bufs.push(GuardedBuffer::alloc(dev, name, count * per_lane * 4, per_lane, guard_seed)?);
+        bufs.push(GuardedBuffer::alloc(
+            dev,
+            name,
+            count * per_lane * 4,
+            per_lane,
+            guard_seed,
+        )?);
     }
     Ok(())
 }
@@ -346,10 +430,14 @@ fn launch(
     let mut args: Vec<ArgValue> = bufs.iter().map(|b| ArgValue::Pointer(b.ptr())).collect();
     args.push(ArgValue::U32(count as u32));
     args.extend(scalars.iter().map(|&s| ArgValue::U32(s)));
-    let kernarg = crate::codeobj::kernarg::build(&kernel.meta, &args).map_err(|e| DeviceError::Refused(e.to_string()))?;
+    let kernarg = crate::codeobj::kernarg::build(&kernel.meta, &args)
+        .map_err(|e| DeviceError::Refused(e.to_string()))?;
     let block = kernel.launch_workgroup_size();
     let per_block = block.iter().product::<u32>().max(1) as usize;
-    let dispatch = Dispatch { grid_blocks: [count.div_ceil(per_block) as u32, 1, 1], block };
+    let dispatch = Dispatch {
+        grid_blocks: [count.div_ceil(per_block) as u32, 1, 1],
+        block,
+    };
     dev.launch(module, &kernel.meta.name, &kernarg, dispatch, timeout)
 }
 
@@ -399,7 +487,15 @@ const PREP_LANES: usize = inputs::BLOCK_LANES;
 /// Generate sources, run the model and poison the output for the chunk of
 /// lanes starting at `first_lane`: one parallel pass of pieces, each done
 /// start to finish while its lanes are in cache.
-fn prepare(case: &Case, seed: u64, first_lane: u64, scalars: &[u32], io: Io<'_>, expected: &mut [u32], prefill: &mut Vec<u32>) {
+fn prepare(
+    case: &Case,
+    seed: u64,
+    first_lane: u64,
+    scalars: &[u32],
+    io: Io<'_>,
+    expected: &mut [u32],
+    prefill: &mut Vec<u32>,
+) {
     let k = case.outputs_per_lane;
     let count = io.a.len();
     if case.keeps_lanes {
@@ -407,22 +503,29 @@ fn prepare(case: &Case, seed: u64, first_lane: u64, scalars: &[u32], io: Io<'_>,
     }
     let words = PREP_LANES * k;
     // Without a prefill the chained `None`s pair with every piece.
-    let prefills =
-        prefill[..if case.keeps_lanes { count * k } else { 0 }].chunks_mut(words).map(Some).chain(std::iter::repeat_with(|| None));
-    let pieces: Vec<PrepPiece<'_>> = io
-        .a
-        .chunks_mut(PREP_LANES)
-        .zip(io.b.chunks_mut(PREP_LANES))
-        .zip(io.c.chunks_mut(PREP_LANES))
-        .zip(expected[..count * k].chunks_mut(words))
-        .zip(io.got.chunks_mut(words))
-        .zip(prefills)
-        .map(|(((((a, b), c), expected), got), prefill)| PrepPiece { a, b, c, prefill, expected, got })
-        .collect();
-    pieces
-        .into_par_iter()
-        .enumerate()
-        .for_each(|(i, piece)| piece.prepare(case, seed, first_lane + (i * PREP_LANES) as u64, scalars));
+    let prefills = prefill[..if case.keeps_lanes { count * k } else { 0 }]
+        .chunks_mut(words)
+        .map(Some)
+        .chain(std::iter::repeat_with(|| None));
+    let pieces: Vec<PrepPiece<'_>> =
+        io.a.chunks_mut(PREP_LANES)
+            .zip(io.b.chunks_mut(PREP_LANES))
+            .zip(io.c.chunks_mut(PREP_LANES))
+            .zip(expected[..count * k].chunks_mut(words))
+            .zip(io.got.chunks_mut(words))
+            .zip(prefills)
+            .map(|(((((a, b), c), expected), got), prefill)| PrepPiece {
+                a,
+                b,
+                c,
+                prefill,
+                expected,
+                got,
+            })
+            .collect();
+    pieces.into_par_iter().enumerate().for_each(|(i, piece)| {
+        piece.prepare(case, seed, first_lane + (i * PREP_LANES) as u64, scalars)
+    });
 }
 
 /// One piece of a chunk, prepared on one thread.
@@ -438,7 +541,14 @@ struct PrepPiece<'a> {
 
 impl PrepPiece<'_> {
     fn prepare(self, case: &Case, seed: u64, first_lane: u64, scalars: &[u32]) {
-        let PrepPiece { a, b, c, prefill, expected, got } = self;
+        let PrepPiece {
+            a,
+            b,
+            c,
+            prefill,
+            expected,
+            got,
+        } = self;
         inputs::fill_sources_serial(seed, first_lane, a, b, c);
         let count = a.len();
         // The model sees this piece's lanes only: a model reads lanes of its
@@ -446,8 +556,21 @@ impl PrepPiece<'_> {
         let (a, b, c) = (&*a, &*b, &*c);
         match prefill {
             None => {
-                (case.model)(&LaneData { a, b, c, scalars, prefill: &[], count }, 0..count, expected);
-                got.iter_mut().zip(expected.iter()).for_each(|(g, &e)| *g = check::poison(e));
+                (case.model)(
+                    &LaneData {
+                        a,
+                        b,
+                        c,
+                        scalars,
+                        prefill: &[],
+                        count,
+                    },
+                    0..count,
+                    expected,
+                );
+                got.iter_mut()
+                    .zip(expected.iter())
+                    .for_each(|(g, &e)| *g = check::poison(e));
             }
             Some(prefill) => {
                 // Lanes the kernel must not write keep a random prefill R. Words
@@ -456,13 +579,35 @@ impl PrepPiece<'_> {
                 // model on R, poison the words it changes, then run it again on
                 // the poisoned prefill (written words do not depend on the prefill).
                 inputs::fill_prefill(seed, first_lane, case.outputs_per_lane, prefill);
-                (case.model)(&LaneData { a, b, c, scalars, prefill, count }, 0..count, expected);
+                (case.model)(
+                    &LaneData {
+                        a,
+                        b,
+                        c,
+                        scalars,
+                        prefill,
+                        count,
+                    },
+                    0..count,
+                    expected,
+                );
                 prefill.iter_mut().zip(expected.iter()).for_each(|(p, &e)| {
                     if *p != e {
                         *p = check::poison(e);
                     }
                 });
-                (case.model)(&LaneData { a, b, c, scalars, prefill, count }, 0..count, expected);
+                (case.model)(
+                    &LaneData {
+                        a,
+                        b,
+                        c,
+                        scalars,
+                        prefill,
+                        count,
+                    },
+                    0..count,
+                    expected,
+                );
                 got.copy_from_slice(prefill);
             }
         }
@@ -495,10 +640,20 @@ pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, Str
 
 /// The embedded code object of `case` built for `target`.
 pub fn embedded(case: &Case, target: &crate::target::Target) -> Result<Loaded, String> {
-    let e = crate::kernels::find(target.name, case.kernel)
-        .ok_or_else(|| format!("case {} has no kernel {} built for {}", case.name, case.kernel, target.name))?;
-    let code = CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
-    Ok(Loaded { code, source: KernelSource::Embedded { source: e.source.to_string() } })
+    let e = crate::kernels::find(target.name, case.kernel).ok_or_else(|| {
+        format!(
+            "case {} has no kernel {} built for {}",
+            case.name, case.kernel, target.name
+        )
+    })?;
+    let code =
+        CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
+    Ok(Loaded {
+        code,
+        source: KernelSource::Embedded {
+            source: e.source.to_string(),
+        },
+    })
 }
 
 #[cfg(test)]
@@ -519,10 +674,25 @@ mod tests {
         // the bound_ctrl:1 forms to 15..29.
         let shift = forms("dpp16_shift_w32");
         assert_eq!(shift.len(), 75);
-        assert!(shift[0].contains("row_shl:1 ") && !shift[0].contains("bound_ctrl"), "{}", shift[0]);
-        assert!(shift[17].contains("row_shl:3 ") && shift[17].contains("bound_ctrl:1"), "{}", shift[17]);
-        assert!(shift.iter().all(|f| f.starts_with("v_xad_u32")), "every word is named");
+        assert!(
+            shift[0].contains("row_shl:1 ") && !shift[0].contains("bound_ctrl"),
+            "{}",
+            shift[0]
+        );
+        assert!(
+            shift[17].contains("row_shl:3 ") && shift[17].contains("bound_ctrl:1"),
+            "{}",
+            shift[17]
+        );
+        assert!(
+            shift.iter().all(|f| f.starts_with("v_xad_u32")),
+            "every word is named"
+        );
         let inline = forms("inline_src0_w32");
-        assert!(inline[89].contains("0.15915"), "1/(2*pi) in the last word: {}", inline[89]);
+        assert!(
+            inline[89].contains("0.15915"),
+            "1/(2*pi) in the last word: {}",
+            inline[89]
+        );
     }
 }

@@ -59,7 +59,11 @@ pub enum Progress<'a> {
     /// The executor is chosen and `cases` cases will run.
     Started { report: &'a RunReport, cases: usize },
     /// The cases of `target` start, `cases` of them, on `executor`.
-    Target { target: &'static Target, cases: usize, executor: &'a str },
+    Target {
+        target: &'static Target,
+        cases: usize,
+        executor: &'a str,
+    },
     /// One case finished (its release errors already drained into it).
     Case(&'a CaseResult),
     /// A signal stopped the run after the last `Case` step.
@@ -73,7 +77,11 @@ impl Progress<'_> {
     pub fn lines(&self) -> Vec<String> {
         match self {
             Progress::Started { report, cases } => report::header_lines(report, *cases),
-            Progress::Target { target, cases, executor } => vec![format!(
+            Progress::Target {
+                target,
+                cases,
+                executor,
+            } => vec![format!(
                 "target {} ({}: {}): {cases} case(s) on {executor}",
                 target.name, target.architecture, target.cards
             )],
@@ -101,13 +109,24 @@ impl Progress<'_> {
                 // Named by case, and by what ran it: with --target all the
                 // same case runs once per target.
                 let on = report::executed_on(result);
-                errors.chain(result.release_errors.iter().map(ToString::to_string)).map(|e| format!("{} [{on}]: {e}", result.case)).collect()
+                errors
+                    .chain(result.release_errors.iter().map(ToString::to_string))
+                    .map(|e| format!("{} [{on}]: {e}", result.case))
+                    .collect()
             }
             Progress::Finished(report) => {
-                let stopped = report.error.iter().filter(|e| matches!(e, RunError::StoppedAfterTimeout)).map(ToString::to_string);
-                stopped.chain(report.release_errors.iter().map(ToString::to_string)).collect()
+                let stopped = report
+                    .error
+                    .iter()
+                    .filter(|e| matches!(e, RunError::StoppedAfterTimeout))
+                    .map(ToString::to_string);
+                stopped
+                    .chain(report.release_errors.iter().map(ToString::to_string))
+                    .collect()
             }
-            Progress::Started { .. } | Progress::Target { .. } | Progress::Interrupted(_) => Vec::new(),
+            Progress::Started { .. } | Progress::Target { .. } | Progress::Interrupted(_) => {
+                Vec::new()
+            }
         }
     }
 }
@@ -137,27 +156,44 @@ pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunR
     report
 }
 
-fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnMut(Progress<'_>)) -> Result<()> {
-    let chosen = choose_cases(request)?;
+fn run_into(
+    request: &Request,
+    report: &mut RunReport,
+    on_progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<()> {
     let user = match &request.kernel {
-        Some(_) if chosen.len() != 1 => return Err(kernel_needs_one_case(request, chosen.len())),
         Some(path) => Some(UserKernel::open(path, request.target)?),
         None => None,
     };
+    let chosen = choose_cases(request, user.as_ref())?;
+    if user.is_some() && chosen.len() != 1 {
+        return Err(kernel_needs_one_case(request, chosen.len()));
+    }
     let choice = user.as_ref().map_or(request.target, UserKernel::choice);
     let mut selected = backend::select(request.backend, request.device, choice)?;
-    let plan = plan(&chosen, &selected.targets, request.target)?;
+    if user.is_none() {
+        leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
+    }
+    let named = request.cases.is_some() || user.is_some();
+    let plan = plan(&chosen, &selected.targets, request.target, named)?;
     // Only the targets that have one of the chosen cases run, and are named.
     selected.targets = plan.iter().map(|(t, _)| *t).collect();
     report.executor = selected.describe();
     report.backend_note = (!selected.notes.is_empty()).then(|| selected.notes.join("; "));
-    report.targets = selected.targets.iter().map(|t| t.name.to_string()).collect();
+    report.targets = selected
+        .targets
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
     let user = match user {
         // The one case, for the one target the run has.
         Some(user) => Some(user.load(&chosen[0], selected.targets[0])?),
         None => None,
     };
-    on_progress(Progress::Started { report, cases: plan.iter().map(|(_, c)| c.len()).sum() });
+    on_progress(Progress::Started {
+        report,
+        cases: plan.iter().map(|(_, c)| c.len()).sum(),
+    });
     let opts = Options {
         lanes: request.lanes,
         seed: report.seed,
@@ -170,15 +206,32 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
         let device = selected.device_for(target);
         if let Some(user) = &user {
             // A user's kernel for another target is bad input: refuse before launch.
-            run::check_target(&user.code, &device.arch_name()).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+            run::check_target(&user.code, &device.arch_name())
+                .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
         }
         let executor = device.executor().to_string();
-        on_progress(Progress::Target { target, cases: cases.len(), executor: &executor });
-        run_cases(device, target, cases, user.as_ref(), &opts, report, on_progress)?;
+        on_progress(Progress::Target {
+            target,
+            cases: cases.len(),
+            executor: &executor,
+        });
+        run_cases(
+            device,
+            target,
+            cases,
+            user.as_ref(),
+            &opts,
+            report,
+            on_progress,
+        )?;
         if report.interrupted.is_some() || report.error.is_some() {
             if let Some(interrupted) = &mut report.interrupted {
                 // The cases of the targets after this one never started either.
-                let later = plan[i + 1..].iter().flat_map(|(t, cases)| cases.iter().map(move |c| format!("{} ({})", c.name, t.name)));
+                let later = plan[i + 1..].iter().flat_map(|(t, cases)| {
+                    cases
+                        .iter()
+                        .map(move |c| format!("{} ({})", c.name, t.name))
+                });
                 interrupted.not_run.extend(later);
             }
             break;
@@ -188,18 +241,59 @@ fn run_into(request: &Request, report: &mut RunReport, on_progress: &mut dyn FnM
     // `selected` drops here, releasing the device it holds.
 }
 
-/// The cases each target runs: those of `chosen` its ISA has. A case named
-/// explicitly that one `--target` lacks is a usage error; with `--target all`
-/// (or the device's target) it simply does not exist there. A target left
-/// with no case is dropped.
-fn plan(chosen: &[Case], targets: &[&'static Target], choice: Choice) -> Result<Vec<(&'static Target, Vec<Case>)>> {
+/// Drop the targets this binary has no code objects for (build.rs found no
+/// LLVM that knows them), naming each in the notes; when none is left, that
+/// is the run's error (exit 3), not an empty pass.
+/// `unbuilt` is [`crate::kernels::unbuilt`] (a parameter so tests can name
+/// a target unbuilt: a normal build has none).
+fn leave_out_unbuilt(
+    selected: &mut backend::Selected,
+    unbuilt: fn(&str) -> Option<&'static str>,
+) -> Result<()> {
+    let (built, left_out): (Vec<&'static Target>, Vec<&'static Target>) = selected
+        .targets
+        .iter()
+        .partition(|t| unbuilt(t.name).is_none());
+    let reasons: Vec<crate::toolchain::ToolchainError> = left_out
+        .iter()
+        .map(|t| crate::toolchain::ToolchainError::NotBuilt {
+            target: t.name.to_string(),
+            why: unbuilt(t.name).unwrap_or_default().to_string(),
+        })
+        .collect();
+    if built.is_empty() && !reasons.is_empty() {
+        return Err(Error::Toolchain(
+            reasons.into_iter().next().expect("not empty"),
+        ));
+    }
+    selected
+        .notes
+        .extend(reasons.iter().map(|r| format!("{r}; not run")));
+    selected.targets = built;
+    Ok(())
+}
+
+/// The cases each target runs: those of `chosen` its ISA has. A case `named`
+/// explicitly (`--case`, or `--kernel`'s) that one `--target` lacks is a usage
+/// error; in the whole catalogue, with `--target all` or on the device's
+/// target, a case the ISA lacks simply does not exist there (`list --target`
+/// says why). A target left with no case is dropped.
+fn plan(
+    chosen: &[Case],
+    targets: &[&'static Target],
+    choice: Choice,
+    named: bool,
+) -> Result<Vec<(&'static Target, Vec<Case>)>> {
     let mut plan = Vec::new();
     for &t in targets {
         let (runs, lacks): (Vec<Case>, Vec<Case>) = chosen.iter().partition(|c| c.runs_on(t));
-        if let (Choice::One(_), Some(missing)) = (choice, lacks.first()) {
+        if let (Choice::One(_), true, Some(missing)) = (choice, named, lacks.first()) {
             let needs: Vec<&str> = missing.lacks_on(t).iter().map(|f| f.name()).collect();
             let needs = needs.join(", ");
-            return Err(Error::Usage(format!("case {} needs {needs}, which {} lacks; see `xad-harness list --target {}`", missing.name, t.name, t.name)));
+            return Err(Error::Usage(format!(
+                "case {} needs {needs}, which {} lacks; see `xad-harness list --target {}`",
+                missing.name, t.name, t.name
+            )));
         }
         if !runs.is_empty() {
             plan.push((t, runs));
@@ -208,7 +302,11 @@ fn plan(chosen: &[Case], targets: &[&'static Target], choice: Choice) -> Result<
     if plan.is_empty() {
         let names: Vec<&str> = chosen.iter().map(|c| c.name).collect();
         let on: Vec<&str> = targets.iter().map(|t| t.name).collect();
-        let have: Vec<&str> = target::TARGETS.iter().filter(|t| chosen.iter().any(|c| c.runs_on(t))).map(|t| t.name).collect();
+        let have: Vec<&str> = target::TARGETS
+            .iter()
+            .filter(|t| chosen.iter().any(|c| c.runs_on(t)))
+            .map(|t| t.name)
+            .collect();
         return Err(Error::Usage(format!(
             "no target of this run ({}) has case(s) {}; --target {} or all has",
             on.join(", "),
@@ -219,11 +317,12 @@ fn plan(chosen: &[Case], targets: &[&'static Target], choice: Choice) -> Result<
     Ok(plan)
 }
 
-/// The cases `request` selects: its patterns, else `basic` for a user's
-/// kernel, else the whole catalogue. Every pattern must match a case, even
-/// beside others that do: a typo would otherwise silently drop a case.
-fn choose_cases(request: &Request) -> Result<Vec<Case>> {
-    match (&request.cases, &request.kernel) {
+/// The cases `request` selects: its patterns, else for a user's kernel the
+/// basic case of its wave size ([`UserKernel::basic_case`]), else the whole
+/// catalogue. Every pattern must match a case, even beside others that do: a
+/// typo would otherwise silently drop a case.
+fn choose_cases(request: &Request, user: Option<&UserKernel>) -> Result<Vec<Case>> {
+    match (&request.cases, user) {
         (Some(p), _) => {
             let chosen = cases::select(p).map_err(Error::Usage)?;
             for one in p.split(',').map(str::trim).filter(|one| !one.is_empty()) {
@@ -231,7 +330,7 @@ fn choose_cases(request: &Request) -> Result<Vec<Case>> {
             }
             Ok(chosen)
         }
-        (None, Some(_)) => cases::select("basic").map_err(Error::Usage),
+        (None, Some(user)) => cases::select(user.basic_case()).map_err(Error::Usage),
         // Every case; `plan` keeps, per target, those its ISA has.
         (None, None) => Ok(cases::catalogue()),
     }
@@ -241,16 +340,25 @@ fn choose_cases(request: &Request) -> Result<Vec<Case>> {
 /// anything (case patterns, one case for a `--kernel`), so the CLI can show
 /// them beside other refusals before it gives up.
 pub fn check_request(request: &Request) -> Vec<Error> {
-    match choose_cases(request) {
+    if request.cases.is_none() {
+        // The whole catalogue, or a kernel's basic case: nothing to refuse yet.
+        return Vec::new();
+    }
+    match choose_cases(request, None) {
         Err(e) => vec![e],
-        Ok(chosen) if request.kernel.is_some() && chosen.len() != 1 => vec![kernel_needs_one_case(request, chosen.len())],
+        Ok(chosen) if request.kernel.is_some() && chosen.len() != 1 => {
+            vec![kernel_needs_one_case(request, chosen.len())]
+        }
         Ok(_) => Vec::new(),
     }
 }
 
 fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
     let path = request.kernel.as_deref().unwrap_or(Path::new(""));
-    Error::Usage(format!("--kernel {} needs exactly one case, but --case matched {matched}", path.display()))
+    Error::Usage(format!(
+        "--kernel {} needs exactly one case, but --case matched {matched}",
+        path.display()
+    ))
 }
 
 /// Run `cases` in order on `device` with their embedded kernels built for
@@ -285,8 +393,16 @@ pub fn run_cases(
                 &embedded
             }
         };
-        let kernel = run::kernel_for(loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-        let mut result = run::run_case(device, case, &loaded.code, kernel, loaded.source.clone(), opts);
+        let kernel =
+            run::kernel_for(loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+        let mut result = run::run_case(
+            device,
+            case,
+            &loaded.code,
+            kernel,
+            loaded.source.clone(),
+            opts,
+        );
         result.release_errors.extend(hip::safe::take_drop_errors());
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
@@ -308,10 +424,22 @@ pub fn run_cases(
 
 /// What completed when `signal` stopped the run: every case in `report`
 /// except a last one stopped part-way, and the names of `not_run`.
-fn interrupted_at(signal: crate::interrupt::Signal, report: &RunReport, not_run: &[Case]) -> Interrupted {
+fn interrupted_at(
+    signal: crate::interrupt::Signal,
+    report: &RunReport,
+    not_run: &[Case],
+) -> Interrupted {
     let mut interrupted = Interrupted::new(signal);
-    let last = report.cases.last().filter(|r| r.error.is_none() && r.tally.lanes_checked < r.lanes);
-    interrupted.cut_short = last.map(|r| CutShort { case: r.case.clone(), target: r.target.clone(), lanes_checked: r.tally.lanes_checked, lanes: r.lanes });
+    let last = report
+        .cases
+        .last()
+        .filter(|r| r.error.is_none() && r.tally.lanes_checked < r.lanes);
+    interrupted.cut_short = last.map(|r| CutShort {
+        case: r.case.clone(),
+        target: r.target.clone(),
+        lanes_checked: r.tally.lanes_checked,
+        lanes: r.lanes,
+    });
     interrupted.cases_completed = report.cases.len() - usize::from(interrupted.cut_short.is_some());
     interrupted.not_run = not_run.iter().map(|c| c.name.to_string()).collect();
     interrupted
@@ -325,12 +453,20 @@ fn interrupted_at(signal: crate::interrupt::Signal, report: &RunReport, not_run:
 /// names, else the device's target. Anything wrong with the file itself is
 /// bad input (exit 2); a missing or broken toolchain is a fault (exit 3).
 pub enum UserKernel {
-    Code { code: CodeObject, path: PathBuf, target: &'static Target },
-    Source { path: PathBuf, target: Option<&'static Target> },
+    Code {
+        code: CodeObject,
+        path: PathBuf,
+        target: &'static Target,
+    },
+    Source {
+        path: PathBuf,
+        target: Option<&'static Target>,
+    },
 }
 
 fn is_source(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "s" || e == "S" || e == "asm")
+    path.extension()
+        .is_some_and(|e| e == "s" || e == "S" || e == "asm")
 }
 
 impl UserKernel {
@@ -340,34 +476,79 @@ impl UserKernel {
             return Err(Error::Usage(format!("--kernel {shown}: no such file")));
         }
         if choice == Choice::All {
-            return Err(Error::Usage(format!("--kernel {shown} is built for one target; --target all runs the embedded kernels")));
+            return Err(Error::Usage(format!(
+                "--kernel {shown} is built for one target; --target all runs the embedded kernels"
+            )));
         }
         let bytes = read_bounded(path)?; // the same cap for a source, before the assembler reads it
         if is_source(path) {
             let target = match choice {
                 Choice::One(t) => Some(t),
-                _ => directive_target(&String::from_utf8_lossy(&bytes)).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?,
+                _ => directive_target(&String::from_utf8_lossy(&bytes))
+                    .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?,
             };
-            return Ok(UserKernel::Source { path: path.to_path_buf(), target });
+            return Ok(UserKernel::Source {
+                path: path.to_path_buf(),
+                target,
+            });
         }
-        let code = CodeObject::parse(&bytes).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+        let code = CodeObject::parse(&bytes)
+            .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
         let built = target::find(&code.target.arch).ok_or_else(|| {
-            Error::Usage(format!("--kernel {shown} is built for {}, which the harness has no target for; known: {}", code.target.arch, target::names().join(", ")))
+            Error::Usage(format!(
+                "--kernel {shown} is built for {}, which the harness has no target for; known: {}",
+                code.target.arch,
+                target::names().join(", ")
+            ))
         })?;
         let target = match choice {
             Choice::One(t) if target::code_runs_on(built.name, t.name) => t,
             Choice::One(t) => {
-                return Err(Error::Usage(format!("--kernel {shown} is built for {}, which does not run on --target {}", built.name, t.name)))
+                return Err(Error::Usage(format!(
+                    "--kernel {shown} is built for {}, which does not run on --target {}",
+                    built.name, t.name
+                )))
             }
             _ => built,
         };
-        Ok(UserKernel::Code { code, path: path.to_path_buf(), target })
+        Ok(UserKernel::Code {
+            code,
+            path: path.to_path_buf(),
+            target,
+        })
+    }
+
+    /// The case a kernel given without `--case` is run as: `out = xad(a, b,
+    /// c)`, one word per lane, in the kernel's wave size (`basic` is wave32,
+    /// `basic_w64` wave64). A code object says its wave size; a source is
+    /// wave64 on a target without wave32 (gfx9) and taken as wave32
+    /// elsewhere (a wave64 source there needs `--case basic_w64`; the ABI
+    /// check says so before launch).
+    pub fn basic_case(&self) -> &'static str {
+        let wave64 = match self {
+            UserKernel::Code { code, .. } => code
+                .kernels
+                .first()
+                .is_some_and(|k| k.meta.wavefront_size == 64),
+            UserKernel::Source { target, .. } => {
+                target.is_some_and(|t| !t.has(target::Feature::Wave32))
+            }
+        };
+        if wave64 {
+            "basic_w64"
+        } else {
+            "basic"
+        }
     }
 
     /// The target choice the backend selects with.
     pub fn choice(&self) -> Choice {
         match self {
-            UserKernel::Code { target, .. } | UserKernel::Source { target: Some(target), .. } => Choice::One(target),
+            UserKernel::Code { target, .. }
+            | UserKernel::Source {
+                target: Some(target),
+                ..
+            } => Choice::One(target),
             UserKernel::Source { target: None, .. } => Choice::Device,
         }
     }
@@ -381,10 +562,21 @@ impl UserKernel {
             UserKernel::Source { path, .. } => (assemble(&path, target)?, path),
         };
         let shown = path.display();
-        let loaded = Loaded { code, source: KernelSource::User { path: shown.to_string() } };
-        let kernel = run::kernel_for(&loaded, case).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-        let abi = CaseAbi { case: case.name, wave_size: case.wave_size, scalar_args: case.scalar_args };
-        launch::check_case_abi(&kernel.meta, &abi).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+        let loaded = Loaded {
+            code,
+            source: KernelSource::User {
+                path: shown.to_string(),
+            },
+        };
+        let kernel = run::kernel_for(&loaded, case)
+            .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+        let abi = CaseAbi {
+            case: case.name,
+            wave_size: case.wave_size,
+            scalar_args: case.scalar_args,
+        };
+        launch::check_case_abi(&kernel.meta, &abi)
+            .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
         Ok(loaded)
     }
 }
@@ -394,8 +586,11 @@ fn assemble(path: &Path, target: &Target) -> Result<CodeObject> {
     let shown = path.display();
     let bytes = match toolchain::assemble_file(path, target.name) {
         Ok(bytes) => bytes,
-        Err(e @ toolchain::ToolchainError::Failed { .. }) => {
-            return Err(Error::Usage(format!("--kernel {shown} does not assemble for {}: {e}", target.name)))
+        Err(e @ crate::toolchain::ToolchainError::Failed { .. }) => {
+            return Err(Error::Usage(format!(
+                "--kernel {shown} does not assemble for {}: {e}",
+                target.name
+            )))
         }
         Err(e) => return Err(e.into()),
     };
@@ -406,14 +601,21 @@ fn assemble(path: &Path, target: &Target) -> Result<CodeObject> {
 /// directive names, if it has one (the assembler refuses a directive that
 /// differs from `-mcpu`, so it decides what to assemble for).
 fn directive_target(source: &str) -> std::result::Result<Option<&'static Target>, String> {
-    let Some(line) = source.lines().map(str::trim).find(|l| l.starts_with(".amdgcn_target")) else {
+    let Some(line) = source
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(".amdgcn_target"))
+    else {
         return Ok(None);
     };
     let id = line.split('"').nth(1).unwrap_or_default();
     let processor = target::processor_of(id);
-    target::find(processor)
-        .map(Some)
-        .ok_or_else(|| format!(".amdgcn_target names {processor}, which the harness has no target for; known: {}", target::names().join(", ")))
+    target::find(processor).map(Some).ok_or_else(|| {
+        format!(
+            ".amdgcn_target names {processor}, which the harness has no target for; known: {}",
+            target::names().join(", ")
+        )
+    })
 }
 
 /// Read `path` through a reader that stops after [`MAX_CODE_OBJECT_BYTES`]:
@@ -423,10 +625,16 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let shown = path.display();
     let too_large = |size: String| {
-        Error::Usage(format!("--kernel {shown}: {size}; code objects are limited to {MAX_CODE_OBJECT_BYTES} bytes"))
+        Error::Usage(format!(
+            "--kernel {shown}: {size}; code objects are limited to {MAX_CODE_OBJECT_BYTES} bytes"
+        ))
     };
-    let file = std::fs::File::open(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    let len = file.metadata().map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?.len();
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?
+        .len();
     if len > MAX_CODE_OBJECT_BYTES {
         return Err(too_large(format!("{len} bytes")));
     }
@@ -435,7 +643,9 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
         .read_to_end(&mut bytes)
         .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
     if bytes.len() as u64 > MAX_CODE_OBJECT_BYTES {
-        return Err(too_large(format!("more than {MAX_CODE_OBJECT_BYTES} bytes when read")));
+        return Err(too_large(format!(
+            "more than {MAX_CODE_OBJECT_BYTES} bytes when read"
+        )));
     }
     Ok(bytes)
 }
@@ -455,8 +665,14 @@ pub struct Ending {
 pub fn finish(report: RunReport, json: Option<&Path>, junit: Option<&Path>) -> Ending {
     let written = write_reports(&report, json, junit);
     match (report.into_exit_code(), written) {
-        ((Ok(exit::PASS), _), Err(e)) => Ending { outcome: Err(e), also: Vec::new() },
-        ((outcome, shown), written) => Ending { outcome, also: shown.into_iter().chain(written.err()).collect() },
+        ((Ok(exit::PASS), _), Err(e)) => Ending {
+            outcome: Err(e),
+            also: Vec::new(),
+        },
+        ((outcome, shown), written) => Ending {
+            outcome,
+            also: shown.into_iter().chain(written.err()).collect(),
+        },
     }
 }
 
@@ -476,4 +692,49 @@ pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Pat
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{Executor, Selected};
+
+    fn gfx950_unbuilt(target: &str) -> Option<&'static str> {
+        (target == "gfx950").then_some("no LLVM toolchain that assembles gfx950 was found")
+    }
+
+    fn selected(names: &[&str]) -> Selected {
+        let targets = names.iter().map(|n| target::find(n).unwrap()).collect();
+        Selected {
+            executor: Executor::Emulator(None),
+            targets,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_unbuilt_target_is_named_and_left_out_of_a_run_with_others() {
+        let mut s = selected(&["gfx942", "gfx950", "gfx1030"]);
+        leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
+        let names: Vec<&str> = s.targets.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["gfx942", "gfx1030"]);
+        assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
+        assert!(
+            s.notes[0].contains("without code objects for gfx950")
+                && s.notes[0].contains("LLVM 22"),
+            "{}",
+            s.notes[0]
+        );
+    }
+
+    #[test]
+    fn a_run_of_only_unbuilt_targets_is_a_toolchain_fault_not_an_empty_pass() {
+        let mut s = selected(&["gfx950"]);
+        let e = leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::exit::FAULT);
+        assert!(e.to_string().contains("gfx950"), "{e}");
+        let mut s = selected(&["gfx1100"]);
+        leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
+        assert!(s.notes.is_empty());
+    }
 }

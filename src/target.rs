@@ -79,7 +79,7 @@ pub struct Target {
     /// LLVM's processor name, `-mcpu=<name>`.
     pub name: &'static str,
     pub isa: Isa,
-    /// Marketing architecture: RDNA3, RDNA3.5, RDNA4.
+    /// Marketing architecture: CDNA1-4, GCN5, RDNA1-4.
     pub architecture: &'static str,
     /// The products built on it (for a generic target: what it covers).
     pub cards: &'static str,
@@ -96,6 +96,8 @@ pub struct Target {
 const GFX11_DIRS: &[&str] = &["gfx11"];
 const GFX115X_DIRS: &[&str] = &["gfx11", "gfx115x"];
 const GFX12_DIRS: &[&str] = &["gfx12"];
+const GFX9_DIRS: &[&str] = &["gfx9"];
+const GFX10_DIRS: &[&str] = &["gfx10"];
 
 /// Every target, in the order `--target all` runs them.
 pub static TARGETS: &[Target] = &[
@@ -108,6 +110,12 @@ pub static TARGETS: &[Target] = &[
     processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)", GFX115X_DIRS),
     processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060", GFX12_DIRS),
     processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", GFX12_DIRS),
+    processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", GFX9_DIRS),
+    processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", GFX9_DIRS),
+    processor("gfx942", Isa::GFX9, "CDNA3", "Instinct MI300X/MI300A/MI325X", GFX9_DIRS),
+    processor("gfx950", Isa::GFX9, "CDNA4", "Instinct MI350X/MI355X", GFX9_DIRS),
+    processor("gfx1010", Isa::GFX10, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", GFX10_DIRS),
+    processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620", GFX10_DIRS),
     Target {
         name: "gfx11-generic",
         isa: Isa::GFX11,
@@ -126,6 +134,42 @@ pub static TARGETS: &[Target] = &[
         code_object_version: 6,
         kernel_dirs: GFX12_DIRS,
     },
+    Target {
+        name: "gfx9-generic",
+        isa: Isa::GFX9,
+        architecture: "GCN5",
+        cards: "any gfx900-gfx90c device: Radeon RX Vega 56/64, Radeon VII, Instinct MI25/MI50/MI60, Vega APUs",
+        covers: &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
+        code_object_version: 6,
+        kernel_dirs: GFX9_DIRS,
+    },
+    Target {
+        name: "gfx9-4-generic",
+        isa: Isa::GFX9,
+        architecture: "CDNA3/4",
+        cards: "any gfx940-gfx942 or gfx950 device",
+        covers: &["gfx940", "gfx941", "gfx942", "gfx950"],
+        code_object_version: 6,
+        kernel_dirs: GFX9_DIRS,
+    },
+    Target {
+        name: "gfx10-1-generic",
+        isa: Isa::GFX10,
+        architecture: "RDNA1",
+        cards: "any gfx1010-gfx1013 device",
+        covers: &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
+        code_object_version: 6,
+        kernel_dirs: GFX10_DIRS,
+    },
+    Target {
+        name: "gfx10-3-generic",
+        isa: Isa::GFX10,
+        architecture: "RDNA2",
+        cards: "any gfx1030-gfx1036 device",
+        covers: &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
+        code_object_version: 6,
+        kernel_dirs: GFX10_DIRS,
+    },
 ];
 
 const fn processor(
@@ -135,7 +179,15 @@ const fn processor(
     cards: &'static str,
     kernel_dirs: &'static [&'static str],
 ) -> Target {
-    Target { name, isa, architecture, cards, covers: &[], code_object_version: 5, kernel_dirs }
+    Target {
+        name,
+        isa,
+        architecture,
+        cards,
+        covers: &[],
+        code_object_version: 5,
+        kernel_dirs,
+    }
 }
 
 /// The target the emulator runs when none is asked for.
@@ -204,7 +256,11 @@ pub fn names() -> Vec<&'static str> {
 /// The target a device of `processor` runs: its own row, else the first
 /// generic target covering it.
 pub fn for_processor(processor: &str) -> Option<&'static Target> {
-    find(processor).filter(|t| !t.is_generic()).or_else(|| TARGETS.iter().find(|t| t.is_generic() && t.runs_on(processor)))
+    find(processor).filter(|t| !t.is_generic()).or_else(|| {
+        TARGETS
+            .iter()
+            .find(|t| t.is_generic() && t.runs_on(processor))
+    })
 }
 
 /// What `--target` asks for.
@@ -225,10 +281,15 @@ pub fn parse_choice(text: &str) -> Result<Choice, String> {
         "all" => Ok(Choice::All),
         name => find(name).map(Choice::One).ok_or_else(|| {
             let hint = match name.split_once(':') {
-                Some((processor, _)) if find(processor).is_some() => format!(" (name the processor without features: {processor})"),
+                Some((processor, _)) if find(processor).is_some() => {
+                    format!(" (name the processor without features: {processor})")
+                }
                 _ => String::new(),
             };
-            format!("unknown target {name:?}{hint}; known: {}, or all", names().join(", "))
+            format!(
+                "unknown target {name:?}{hint}; known: {}, or all",
+                names().join(", ")
+            )
         }),
     }
 }
@@ -248,7 +309,12 @@ mod tests {
     fn names_are_unique_and_found() {
         for t in TARGETS {
             assert_eq!(find(t.name), Some(t));
-            assert_eq!(TARGETS.iter().filter(|u| u.name == t.name).count(), 1, "{}", t.name);
+            assert_eq!(
+                TARGETS.iter().filter(|u| u.name == t.name).count(),
+                1,
+                "{}",
+                t.name
+            );
         }
         assert_eq!(find("gfx1100:xnack-"), None, "exact names only");
     }
@@ -256,36 +322,67 @@ mod tests {
     #[test]
     fn devices_run_their_own_target_or_a_covering_generic() {
         assert_eq!(for_processor("gfx1101").map(|t| t.name), Some("gfx1101"));
-        assert_eq!(for_processor("gfx1153").map(|t| t.name), Some("gfx11-generic"));
+        assert_eq!(
+            for_processor("gfx1153").map(|t| t.name),
+            Some("gfx11-generic")
+        );
         assert_eq!(for_processor("gfx1030"), None);
-        assert_eq!(for_processor("gfx11-generic"), None, "no device is a generic target");
+        assert_eq!(
+            for_processor("gfx11-generic"),
+            None,
+            "no device is a generic target"
+        );
     }
 
     #[test]
     fn code_runs_on_its_own_processor_or_under_a_covering_generic_target() {
         assert!(code_runs_on("gfx1101", "gfx1101"));
         assert!(code_runs_on("gfx11-generic", "gfx1153"));
-        assert!(code_runs_on("gfx11-generic", "gfx11-generic"), "an emulated generic device");
+        assert!(
+            code_runs_on("gfx11-generic", "gfx11-generic"),
+            "an emulated generic device"
+        );
         assert!(!code_runs_on("gfx1101", "gfx1100"));
         assert!(!code_runs_on("gfx11-generic", "gfx1201"));
-        assert!(!code_runs_on("gfx1100", "gfx11-generic"), "a processor's code is not generic code");
+        assert!(
+            !code_runs_on("gfx1100", "gfx11-generic"),
+            "a processor's code is not generic code"
+        );
     }
 
     #[test]
     fn target_choices_parse_and_refusals_name_the_known_targets() {
         assert_eq!(parse_choice("all"), Ok(Choice::All));
-        assert_eq!(parse_choice("gfx1201"), Ok(Choice::One(find("gfx1201").unwrap())));
+        assert_eq!(
+            parse_choice("gfx1201"),
+            Ok(Choice::One(find("gfx1201").unwrap()))
+        );
         let e = parse_choice("gfx1030").unwrap_err();
-        assert!(e.contains("unknown target \"gfx1030\"") && e.contains("gfx1151") && e.contains("or all"), "{e}");
-        assert!(parse_choice("gfx1100:xnack-").unwrap_err().contains("without features: gfx1100"));
+        assert!(
+            e.contains("unknown target \"gfx1030\"")
+                && e.contains("gfx1151")
+                && e.contains("or all"),
+            "{e}"
+        );
+        assert!(parse_choice("gfx1100:xnack-")
+            .unwrap_err()
+            .contains("without features: gfx1100"));
         assert_eq!(processor_of("gfx1100:sramecc-:xnack-"), "gfx1100");
-        assert_eq!(processor_of("amdgcn-amd-amdhsa--gfx12-generic"), "gfx12-generic");
+        assert_eq!(
+            processor_of("amdgcn-amd-amdhsa--gfx12-generic"),
+            "gfx12-generic"
+        );
     }
 
     #[test]
     fn the_table_and_the_toolchain_agree_on_code_object_versions() {
         for t in TARGETS {
-            assert_eq!(crate::toolchain::code_object_version(t.name), t.code_object_version, "{}", t.name);
+            assert_eq!(
+                crate::toolchain::code_object_version(t.name),
+                t.code_object_version,
+                "{}",
+                t.name
+            );
         }
     }
 
@@ -294,9 +391,20 @@ mod tests {
         for t in TARGETS.iter().filter(|t| t.is_generic()) {
             assert_eq!(t.code_object_version, 6, "{}", t.name);
             for p in t.covers.iter().filter_map(|p| find(p)) {
-                assert_eq!(p.generation(), t.generation(), "{} covers {}", t.name, p.name);
+                assert_eq!(
+                    p.generation(),
+                    t.generation(),
+                    "{} covers {}",
+                    t.name,
+                    p.name
+                );
                 // A generic target has only what every processor it covers has.
-                assert!(!t.isa.dpp_src1_scalar || p.isa.dpp_src1_scalar, "{} covers {}", t.name, p.name);
+                assert!(
+                    !t.isa.dpp_src1_scalar || p.isa.dpp_src1_scalar,
+                    "{} covers {}",
+                    t.name,
+                    p.name
+                );
             }
         }
     }

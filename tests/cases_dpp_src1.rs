@@ -26,32 +26,52 @@ use xad_harness::target::{Feature, Target, TARGETS};
 use xad_harness::toolchain::{assemble_file, ToolchainError};
 
 fn dpp_src1_specs() -> Vec<&'static Spec> {
-    let found: Vec<_> = specs().filter(|s| s.case.requires.contains(&Feature::DppSrc1Scalar)).collect();
+    let found: Vec<_> = specs()
+        .filter(|s| s.case.requires.contains(&Feature::DppSrc1Scalar))
+        .collect();
     assert_eq!(found.len(), 8, "four forms, two wave sizes");
     found
 }
 
 /// (disassembly line, words) of every v_xad_u32 in `bytes`, disassembled for `mcpu`.
 fn xad_instructions(bytes: &[u8], mcpu: &str, name: &str) -> Vec<(String, Vec<u32>)> {
-    assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
+    let objdump = kernels::objdump_for(mcpu).unwrap_or(kernels::BUILD_OBJDUMP);
+    assert!(
+        !objdump.is_empty(),
+        "build.rs found no llvm-objdump; cannot check encodings"
+    );
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
+    let out = Command::new(objdump)
         .arg("-d")
         .arg(format!("--mcpu={mcpu}"))
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
-    assert!(out.status.success(), "llvm-objdump failed on {name} for {mcpu}: {}", String::from_utf8_lossy(&out.stderr));
+        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
+    assert!(
+        out.status.success(),
+        "llvm-objdump failed on {name} for {mcpu}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let mut found = Vec::new();
     for line in text.lines() {
         // "<asm>  // 000000001780: D6450010 04110102 FF00B102"
-        let Some((_, comment)) = line.rsplit_once("//") else { continue };
-        let Some((_, hex)) = comment.split_once(": ") else { continue };
-        let words: Vec<u32> = hex.split_whitespace().map_while(|w| u32::from_str_radix(w, 16).ok()).collect();
-        if words.first().is_some_and(|w| w & 0xFFFF_0000 == 0xD645_0000) {
+        let Some((_, comment)) = line.rsplit_once("//") else {
+            continue;
+        };
+        let Some((_, hex)) = comment.split_once(": ") else {
+            continue;
+        };
+        let words: Vec<u32> = hex
+            .split_whitespace()
+            .map_while(|w| u32::from_str_radix(w, 16).ok())
+            .collect();
+        if words
+            .first()
+            .is_some_and(|w| w & 0xFFFF_0000 == 0xD645_0000)
+        {
             found.push((line.trim().to_string(), words));
         }
     }
@@ -68,13 +88,29 @@ fn kernels_exist_exactly_where_the_isa_has_the_form() {
     for t in TARGETS {
         for spec in dpp_src1_specs() {
             let embedded = kernels::find(t.name, spec.case.kernel).is_some();
-            assert_eq!(embedded, spec.case.runs_on(t), "{} on {}: embedded {embedded}", spec.case.name, t.name);
+            assert_eq!(
+                embedded,
+                spec.case.runs_on(t),
+                "{} on {}: embedded {embedded}",
+                spec.case.name,
+                t.name
+            );
         }
         if runs_there(t) {
             with.push(t.name);
         }
     }
-    assert_eq!(with, ["gfx1150", "gfx1151", "gfx1152", "gfx1200", "gfx1201", "gfx12-generic"]);
+    assert_eq!(
+        with,
+        [
+            "gfx1150",
+            "gfx1151",
+            "gfx1152",
+            "gfx1200",
+            "gfx1201",
+            "gfx12-generic"
+        ]
+    );
 }
 
 #[test]
@@ -87,10 +123,23 @@ fn every_target_kernel_encodes_its_declared_forms() {
             let (case, ops) = (&spec.case, spec.program.ops);
             let embedded = kernels::find(t.name, case.kernel).expect("embedded (checked above)");
             let found = xad_instructions(embedded.bytes, mcpu, case.kernel);
-            assert_eq!(found.len(), ops.len(), "{} on {}: {} v_xad_u32 in the kernel, {} in the table", case.name, t.name, found.len(), ops.len());
+            assert_eq!(
+                found.len(),
+                ops.len(),
+                "{} on {}: {} v_xad_u32 in the kernel, {} in the table",
+                case.name,
+                t.name,
+                found.len(),
+                ops.len()
+            );
             for (j, (op, (line, words))) in ops.iter().zip(&found).enumerate() {
-                let want = encode_for(op, t.isa).unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
-                assert_eq!(words, &want, "{} op {j} on {}: kernel has `{line}`, table declares {op:?} = {want:08X?}", case.name, t.name);
+                let want = encode_for(op, t.isa)
+                    .unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
+                assert_eq!(
+                    words, &want,
+                    "{} op {j} on {}: kernel has `{line}`, table declares {op:?} = {want:08X?}",
+                    case.name, t.name
+                );
                 checked += 1;
             }
         }
@@ -105,14 +154,25 @@ fn every_target_kernel_encodes_its_declared_forms() {
 #[test]
 fn coverage_of_scalar_src1_forms() {
     use xad_harness::cases::program::{Dpp, Src, INLINE_CODES, M0, VCC_HI, VCC_LO};
-    let ops: Vec<_> = dpp_src1_specs().into_iter().flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o))).collect();
+    let ops: Vec<_> = dpp_src1_specs()
+        .into_iter()
+        .flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o)))
+        .collect();
     for wave in [32, 64] {
         for dpp8 in [false, true] {
             let has = |pred: &dyn Fn(&Src) -> bool| {
-                ops.iter().any(|(w, o)| *w == wave && matches!(o.dpp, Dpp::Lane8 { .. }) == dpp8 && o.dpp != Dpp::None && pred(&o.src[1]))
+                ops.iter().any(|(w, o)| {
+                    *w == wave
+                        && matches!(o.dpp, Dpp::Lane8 { .. }) == dpp8
+                        && o.dpp != Dpp::None
+                        && pred(&o.src[1])
+                })
             };
             for code in INLINE_CODES {
-                assert!(has(&|s| *s == Src::Inline(code)), "inline {code}, wave{wave}, dpp8 {dpp8}");
+                assert!(
+                    has(&|s| *s == Src::Inline(code)),
+                    "inline {code}, wave{wave}, dpp8 {dpp8}"
+                );
             }
             type Pred = fn(&Src) -> bool;
             let kinds: [(&str, Pred); 6] = [
@@ -127,7 +187,10 @@ fn coverage_of_scalar_src1_forms() {
                 assert!(has(&pred), "{what} as src1, wave{wave}, dpp8 {dpp8}");
             }
             if wave == 64 {
-                assert!(has(&|s| matches!(s, Src::Sreg(VCC_HI, _))), "vcc_hi, dpp8 {dpp8}");
+                assert!(
+                    has(&|s| matches!(s, Src::Sreg(VCC_HI, _))),
+                    "vcc_hi, dpp8 {dpp8}"
+                );
                 assert!(has(&|s| *s == Src::ExecHi), "exec_hi, dpp8 {dpp8}");
             }
         }
@@ -135,7 +198,10 @@ fn coverage_of_scalar_src1_forms() {
 }
 
 fn source(dir: &str, kernel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels").join(dir).join(format!("{kernel}.s"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("kernels")
+        .join(dir)
+        .join(format!("{kernel}.s"))
 }
 
 /// Why the cases do not exist on gfx110x: the assembler refuses an SGPR or
@@ -145,16 +211,24 @@ fn source(dir: &str, kernel: &str) -> PathBuf {
 fn the_gfx1100_toolchain_refuses_the_kernels() {
     for spec in dpp_src1_specs() {
         let src = source("gfx115x", spec.case.kernel);
-        assemble_file(&src, "gfx1151").unwrap_or_else(|e| panic!("{} for gfx1151: {e}", src.display()));
+        assemble_file(&src, "gfx1151")
+            .unwrap_or_else(|e| panic!("{} for gfx1151: {e}", src.display()));
         for mcpu in ["gfx1100", "gfx11-generic"] {
             match assemble_file(&src, mcpu) {
                 Err(ToolchainError::Failed { stderr, .. }) => assert!(
-                    stderr.contains("invalid operand for instruction") || stderr.contains("src1 immediate operand invalid"),
+                    stderr.contains("invalid operand for instruction")
+                        || stderr.contains("src1 immediate operand invalid"),
                     "{} for {mcpu}: refused, but not for the operand: {stderr}",
                     src.display()
                 ),
-                Err(other) => panic!("{} for {mcpu}: expected the assembler's refusal, got {other}", src.display()),
-                Ok(_) => panic!("{} assembled for {mcpu}: gfx110x would have the form after all", src.display()),
+                Err(other) => panic!(
+                    "{} for {mcpu}: expected the assembler's refusal, got {other}",
+                    src.display()
+                ),
+                Ok(_) => panic!(
+                    "{} assembled for {mcpu}: gfx110x would have the form after all",
+                    src.display()
+                ),
             }
         }
     }
@@ -165,9 +239,18 @@ fn the_gfx1100_toolchain_refuses_the_kernels() {
 #[test]
 fn a_wrong_table_entry_is_caught() {
     use xad_harness::cases::program::{Src, M0};
-    let spec = dpp_src1_specs().into_iter().find(|s| s.case.name == "dpp_src1_sgpr_dpp16_w32").expect("case");
+    let spec = dpp_src1_specs()
+        .into_iter()
+        .find(|s| s.case.name == "dpp_src1_sgpr_dpp16_w32")
+        .expect("case");
     let t = xad_harness::target::find("gfx1151").expect("gfx1151");
-    let found = xad_instructions(kernels::find(t.name, spec.case.kernel).expect("embedded").bytes, t.name, spec.case.kernel);
+    let found = xad_instructions(
+        kernels::find(t.name, spec.case.kernel)
+            .expect("embedded")
+            .bytes,
+        t.name,
+        spec.case.kernel,
+    );
     let mut op = spec.program.ops[9]; // src1 = vcc_lo
     assert_eq!(found[9].1, encode_for(&op, t.isa).unwrap());
     op.src[1] = Src::Sreg(M0, 5);
@@ -179,11 +262,31 @@ fn run_on(device: &str, case: &Case, bytes: &[u8], lanes: u64, seed: u64) -> Cas
     let t = xad_harness::target::find(device).unwrap_or_else(|| panic!("no target {device}"));
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
-    let code = CodeObject::parse(&bytes.to_vec()).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
-    let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel)).clone();
-    let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 8, chunk_lanes: 1 << 19, ..Options::default() };
-    let source = KernelSource::Embedded { source: format!("{} for {device}", case.kernel) };
-    run_case(&mut EmuDevice::for_target(t), case, &code, &kernel, source, &opts)
+    let code =
+        CodeObject::parse(&bytes.to_vec()).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
+    let kernel = code
+        .kernel(case.kernel)
+        .unwrap_or_else(|e| panic!("{}: {e}", case.kernel))
+        .clone();
+    let opts = Options {
+        lanes,
+        seed,
+        timeout: Duration::from_secs(120),
+        keep: 8,
+        chunk_lanes: 1 << 19,
+        ..Options::default()
+    };
+    let source = KernelSource::Embedded {
+        source: format!("{} for {device}", case.kernel),
+    };
+    run_case(
+        &mut EmuDevice::for_target(t),
+        case,
+        &code,
+        &kernel,
+        source,
+        &opts,
+    )
 }
 
 fn describe(r: &CaseResult) -> String {
@@ -209,20 +312,34 @@ fn every_case_passes_on_the_emulator() {
     // gfx12-generic code objects are left out: run::run_case refuses a
     // generic code object on a processor device today (its target check
     // compares processors only).
-    let runs = [("gfx1151", "gfx1151"), ("gfx1201", "gfx1201"), ("gfx1200", "gfx1200")];
+    let runs = [
+        ("gfx1151", "gfx1151"),
+        ("gfx1201", "gfx1201"),
+        ("gfx1200", "gfx1200"),
+    ];
     let mut failures = Vec::new();
     for (device, built_for) in runs {
         for spec in dpp_src1_specs() {
-            let bytes = kernels::find(built_for, spec.case.kernel).expect("embedded").bytes;
+            let bytes = kernels::find(built_for, spec.case.kernel)
+                .expect("embedded")
+                .bytes;
             for seed in [1u64, 0x5eed_0000_0000_0002] {
                 let r = run_on(device, &spec.case, bytes, LANES, seed);
                 if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
-                    failures.push(format!("{device} ({built_for} code), seed {seed:#x}: {}", describe(&r)));
+                    failures.push(format!(
+                        "{device} ({built_for} code), seed {seed:#x}: {}",
+                        describe(&r)
+                    ));
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} failing runs:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Lane counts below one wave and at wave and workgroup boundaries.
@@ -230,11 +347,21 @@ fn every_case_passes_on_the_emulator() {
 fn boundary_lane_counts() {
     for device in ["gfx1151", "gfx1201"] {
         for name in ["dpp_src1_sgpr_dpp16_w64", "dpp_src1_sgpr_dpp8_w32"] {
-            let spec = dpp_src1_specs().into_iter().find(|s| s.case.name == name).expect("case");
-            let bytes = kernels::find(device, spec.case.kernel).expect("embedded").bytes;
+            let spec = dpp_src1_specs()
+                .into_iter()
+                .find(|s| s.case.name == name)
+                .expect("case");
+            let bytes = kernels::find(device, spec.case.kernel)
+                .expect("embedded")
+                .bytes;
             for lanes in [1u64, 31, 33, 63, 65, 255, 257] {
                 let r = run_on(device, &spec.case, bytes, lanes, 7);
-                assert_eq!(r.status(), Status::Pass, "{device}, lanes {lanes}, seed 7: {}", describe(&r));
+                assert_eq!(
+                    r.status(),
+                    Status::Pass,
+                    "{device}, lanes {lanes}, seed 7: {}",
+                    describe(&r)
+                );
             }
         }
     }
@@ -248,13 +375,19 @@ fn assemble_edited(dir: &str, kernel: &str, mcpu: &str, from: &str, to: &str) ->
     let scratch = tempfile::tempdir().expect("temp dir");
     let include = scratch.path().join("include");
     let wrappers = scratch.path().join(dir);
-    std::fs::create_dir_all(&include).and_then(|()| std::fs::create_dir_all(&wrappers)).expect("scratch dirs");
+    std::fs::create_dir_all(&include)
+        .and_then(|()| std::fs::create_dir_all(&wrappers))
+        .expect("scratch dirs");
     for entry in std::fs::read_dir(root.join("include")).expect("kernels/include") {
         let path = entry.expect("entry").path();
         std::fs::copy(&path, include.join(path.file_name().expect("name"))).expect("copy include");
     }
     let body = std::fs::read_to_string(root.join("include/xad_dpp_src1.inc")).expect("body");
-    assert_eq!(body.matches(from).count(), 1, "{from:?} must occur once in xad_dpp_src1.inc");
+    assert_eq!(
+        body.matches(from).count(),
+        1,
+        "{from:?} must occur once in xad_dpp_src1.inc"
+    );
     std::fs::write(include.join("xad_dpp_src1.inc"), body.replace(from, to)).expect("write body");
     let wrapper = wrappers.join(format!("{kernel}.s"));
     std::fs::copy(source(dir, kernel), &wrapper).expect("copy wrapper");
@@ -269,20 +402,52 @@ fn assemble_edited(dir: &str, kernel: &str, mcpu: &str, from: &str, to: &str) ->
 #[test]
 fn a_kernel_with_one_operand_changed_fails() {
     let edits = [
-        ("dpp_src1_sgpr_dpp16_w32", "v25, v2, vcc_lo, v4 row_xmask:9", "v25, v2, m0, v4 row_xmask:9", 9),
-        ("dpp_src1_sgpr_dpp8_w64", "v27, v2, m0, -7 dpp8", "v27, v2, m0, 7 dpp8", 11),
+        (
+            "dpp_src1_sgpr_dpp16_w32",
+            "v25, v2, vcc_lo, v4 row_xmask:9",
+            "v25, v2, m0, v4 row_xmask:9",
+            9,
+        ),
+        (
+            "dpp_src1_sgpr_dpp8_w64",
+            "v27, v2, m0, -7 dpp8",
+            "v27, v2, m0, 7 dpp8",
+            11,
+        ),
     ];
     for (device, dir) in [("gfx1151", "gfx115x"), ("gfx1201", "gfx12")] {
         for (name, from, to, word) in edits {
-            let spec = dpp_src1_specs().into_iter().find(|s| s.case.name == name).expect("case");
+            let spec = dpp_src1_specs()
+                .into_iter()
+                .find(|s| s.case.name == name)
+                .expect("case");
             let same = assemble_edited(dir, spec.case.kernel, device, from, from);
             let r = run_on(device, &spec.case, &same, 200, 11);
-            assert_eq!(r.status(), Status::Pass, "{device} unedited {name}, seed 11: {}", describe(&r));
+            assert_eq!(
+                r.status(),
+                Status::Pass,
+                "{device} unedited {name}, seed 11: {}",
+                describe(&r)
+            );
             let wrong = assemble_edited(dir, spec.case.kernel, device, from, to);
             let r = run_on(device, &spec.case, &wrong, 200, 11);
-            assert_eq!(r.status(), Status::Fail, "{device} edited {name}, seed 11: {}", describe(&r));
-            assert_eq!(r.tally.lanes_failed, 200, "{device} {name}: every lane reads the changed operand: {}", describe(&r));
-            assert!(r.tally.first.iter().all(|m| m.word == word), "{device} {name}: only word {word} differs: {}", describe(&r));
+            assert_eq!(
+                r.status(),
+                Status::Fail,
+                "{device} edited {name}, seed 11: {}",
+                describe(&r)
+            );
+            assert_eq!(
+                r.tally.lanes_failed,
+                200,
+                "{device} {name}: every lane reads the changed operand: {}",
+                describe(&r)
+            );
+            assert!(
+                r.tally.first.iter().all(|m| m.word == word),
+                "{device} {name}: only word {word} differs: {}",
+                describe(&r)
+            );
         }
     }
 }

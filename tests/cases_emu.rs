@@ -14,20 +14,40 @@ use xad_harness::kernels;
 use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
 
 fn run(case: &Case, lanes: u64, seed: u64) -> CaseResult {
-    let embedded = kernels::find("gfx1100", case.kernel).unwrap_or_else(|| panic!("{}: kernel {} not embedded", case.name, case.kernel));
+    let embedded = kernels::find("gfx1100", case.kernel)
+        .unwrap_or_else(|| panic!("{}: kernel {} not embedded", case.name, case.kernel));
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
-    let code = CodeObject::parse(&embedded.bytes.to_vec()).unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
-    let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{}: {e}", case.kernel)).clone();
-    let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, chunk_lanes: 1 << 19, ..Options::default() };
-    let source = KernelSource::Embedded { source: embedded.source.to_string() };
+    let code = CodeObject::parse(&embedded.bytes.to_vec())
+        .unwrap_or_else(|e| panic!("{}: {e}", case.kernel));
+    let kernel = code
+        .kernel(case.kernel)
+        .unwrap_or_else(|e| panic!("{}: {e}", case.kernel))
+        .clone();
+    let opts = Options {
+        lanes,
+        seed,
+        timeout: Duration::from_secs(120),
+        keep: 4,
+        chunk_lanes: 1 << 19,
+        ..Options::default()
+    };
+    let source = KernelSource::Embedded {
+        source: embedded.source.to_string(),
+    };
     run_case(&mut EmuDevice::new(), case, &code, &kernel, source, &opts)
 }
 
 fn describe(r: &CaseResult) -> String {
     format!(
         "{}: status {:?}, {} of {} lanes failed, error {:?}, guards {:?}, first {:#x?}",
-        r.case, r.status(), r.tally.lanes_failed, r.tally.lanes_checked, r.error, r.guard_violations, r.tally.first
+        r.case,
+        r.status(),
+        r.tally.lanes_failed,
+        r.tally.lanes_checked,
+        r.error,
+        r.guard_violations,
+        r.tally.first
     )
 }
 
@@ -47,23 +67,43 @@ fn every_case_passes_on_the_emulator() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failing runs:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Counts at wave and workgroup boundaries and below one wave.
 #[test]
 fn boundary_lane_counts() {
-    let names = ["sreg_w64", "exec_w32", "dpp16_shift_w32", "dpp16_inactive_w64", "dpp8_w64", "chain_w64"];
+    let names = [
+        "sreg_w64",
+        "exec_w32",
+        "dpp16_shift_w32",
+        "dpp16_inactive_w64",
+        "dpp8_w64",
+        "chain_w64",
+    ];
     for case in catalogue().into_iter().filter(|c| names.contains(&c.name)) {
         for lanes in [1u64, 31, 33, 63, 64, 65, 255, 257] {
             let r = run(&case, lanes, 7);
-            assert_eq!(r.status(), Status::Pass, "lanes {lanes}, seed 7: {}", describe(&r));
+            assert_eq!(
+                r.status(),
+                Status::Pass,
+                "lanes {lanes}, seed 7: {}",
+                describe(&r)
+            );
         }
     }
 }
 
 fn case(name: &str) -> Case {
-    catalogue().into_iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no case {name}"))
+    catalogue()
+        .into_iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no case {name}"))
 }
 
 /// `program` with each op passed through `edit`, leaked for a `'static` model.
@@ -71,7 +111,10 @@ fn mutated(name: &str, edit: impl Fn(&mut Op)) -> &'static Program {
     let p = cases::program(name).expect("table-built case");
     let mut ops = p.ops.to_vec();
     ops.iter_mut().for_each(edit);
-    Box::leak(Box::new(Program { ops: Box::leak(ops.into_boxed_slice()), ..*p }))
+    Box::leak(Box::new(Program {
+        ops: Box::leak(ops.into_boxed_slice()),
+        ..*p
+    }))
 }
 
 static SHL_AS_SHR: OnceLock<&'static Program> = OnceLock::new();
@@ -93,12 +136,23 @@ fn float_as_int(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
 fn negative_control_dpp_direction() {
     SHL_AS_SHR.get_or_init(|| {
         mutated("dpp16_shift_w32", |op| {
-            if let Dpp::Row { ctrl: ctrl @ 0x101..=0x11f, .. } = &mut op.dpp {
+            if let Dpp::Row {
+                ctrl: ctrl @ 0x101..=0x11f,
+                ..
+            } = &mut op.dpp
+            {
                 *ctrl ^= 0x010; // row_shl:k <-> row_shr:k
             }
         })
     });
-    let r = run(&Case { model: shl_as_shr, ..case("dpp16_shift_w32") }, LANES, 3);
+    let r = run(
+        &Case {
+            model: shl_as_shr,
+            ..case("dpp16_shift_w32")
+        },
+        LANES,
+        3,
+    );
     assert_eq!(r.status(), Status::Fail, "{}", describe(&r));
     assert!(r.tally.lanes_failed > LANES / 2, "{}", describe(&r));
 }
@@ -114,11 +168,25 @@ fn negative_control_dpp_bound_ctrl() {
             }
         })
     });
-    let r = run(&Case { model: bc_ignored, ..case("dpp16_shift_w32") }, LANES, 4);
+    let r = run(
+        &Case {
+            model: bc_ignored,
+            ..case("dpp16_shift_w32")
+        },
+        LANES,
+        4,
+    );
     assert_eq!(r.status(), Status::Fail, "{}", describe(&r));
     // Every lane has some row_shl/row_shr:k with k past its row edge.
     assert_eq!(r.tally.lanes_failed, LANES, "{}", describe(&r));
-    assert!(r.tally.first.iter().all(|m| m.word < 15 || (30..45).contains(&m.word)), "{}", describe(&r));
+    assert!(
+        r.tally
+            .first
+            .iter()
+            .all(|m| m.word < 15 || (30..45).contains(&m.word)),
+        "{}",
+        describe(&r)
+    );
 }
 
 /// A model that reads the inline float constants as their integer values
@@ -135,8 +203,19 @@ fn negative_control_inline_float_as_integer() {
             }
         })
     });
-    let r = run(&Case { model: float_as_int, ..case("inline_src1_w32") }, LANES, 5);
+    let r = run(
+        &Case {
+            model: float_as_int,
+            ..case("inline_src1_w32")
+        },
+        LANES,
+        5,
+    );
     assert_eq!(r.status(), Status::Fail, "{}", describe(&r));
     assert_eq!(r.tally.lanes_failed, LANES, "{}", describe(&r));
-    assert!(r.tally.first.iter().all(|m| m.word >= 81), "only the float words differ: {}", describe(&r));
+    assert!(
+        r.tally.first.iter().all(|m| m.word >= 81),
+        "only the float words differ: {}",
+        describe(&r)
+    );
 }

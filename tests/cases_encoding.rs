@@ -36,11 +36,24 @@ fn xad_lines(listing: &str) -> Vec<Found> {
     let mut found = Vec::new();
     for line in listing.lines() {
         // "<asm>  // 000000001780: D6450010 04110102"
-        let Some((asm, comment)) = line.rsplit_once("//") else { continue };
-        let Some((_, hex)) = comment.split_once(": ") else { continue };
-        let words: Vec<u32> = hex.split_whitespace().map_while(|w| u32::from_str_radix(w, 16).ok()).collect();
-        if words.first().is_some_and(|w| w & 0xFFFF_0000 == 0xD645_0000) {
-            found.push(Found { text: asm.trim().to_string(), words });
+        let Some((asm, comment)) = line.rsplit_once("//") else {
+            continue;
+        };
+        let Some((_, hex)) = comment.split_once(": ") else {
+            continue;
+        };
+        let words: Vec<u32> = hex
+            .split_whitespace()
+            .map_while(|w| u32::from_str_radix(w, 16).ok())
+            .collect();
+        if words
+            .first()
+            .is_some_and(|w| w & 0xFFFF_0000 == 0xD645_0000)
+        {
+            found.push(Found {
+                text: asm.trim().to_string(),
+                words,
+            });
         }
     }
     found
@@ -48,17 +61,25 @@ fn xad_lines(listing: &str) -> Vec<Found> {
 
 /// Disassemble `name` as built for `target` with `--mcpu=<target>`.
 fn disassemble(target: &str, name: &str) -> Vec<Found> {
-    let embedded = kernels::find(target, name).unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
-    assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump; cannot check encodings");
+    let embedded = kernels::find(target, name)
+        .unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
+    // The llvm-objdump of the LLVM that built this target (gfx950: LLVM 22).
+    let objdump = kernels::objdump_for(target).unwrap_or_else(|| {
+        panic!("build.rs found no llvm-objdump for {target}; cannot check encodings")
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, embedded.bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
+    let out = Command::new(objdump)
         .args(["-d", &format!("--mcpu={target}")])
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
-    assert!(out.status.success(), "llvm-objdump --mcpu={target} failed on {name}: {}", String::from_utf8_lossy(&out.stderr));
+        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
+    assert!(
+        out.status.success(),
+        "llvm-objdump --mcpu={target} failed on {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     xad_lines(&String::from_utf8_lossy(&out.stdout))
 }
 
@@ -67,15 +88,27 @@ fn disassemble(target: &str, name: &str) -> Vec<Found> {
 fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Vec<Found>> {
     static ALL: OnceLock<HashMap<(&'static str, &'static str), Vec<Found>>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let jobs: Vec<(&'static str, &'static str)> =
-            TARGETS.iter().flat_map(|t| kernels::for_target(t.name).map(move |k| (t.name, k.name))).collect();
+        let jobs: Vec<(&'static str, &'static str)> = TARGETS
+            .iter()
+            .flat_map(|t| kernels::for_target(t.name).map(move |k| (t.name, k.name)))
+            .collect();
         // Two threads: objdump runs are independent and the machine has 2 cores.
         let halves: Vec<Vec<_>> = std::thread::scope(|s| {
             let handles: Vec<_> = jobs
                 .chunks(jobs.len().div_ceil(2).max(1))
-                .map(|chunk| s.spawn(move || chunk.iter().map(|&(t, k)| ((t, k), disassemble(t, k))).collect()))
+                .map(|chunk| {
+                    s.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|&(t, k)| ((t, k), disassemble(t, k)))
+                            .collect()
+                    })
+                })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("disassembly thread")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("disassembly thread"))
+                .collect()
         });
         halves.into_iter().flatten().collect()
     })
@@ -86,7 +119,12 @@ fn cases_of(target: &'static Target) -> impl Iterator<Item = (&'static Spec, &'s
     specs().filter(|s| s.case.runs_on(target)).map(move |spec| {
         let found = all_disassembled()
             .get(&(target.name, spec.case.kernel))
-            .unwrap_or_else(|| panic!("{}: kernel {} is not embedded for {}", spec.case.name, spec.case.kernel, target.name));
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: kernel {} is not embedded for {}",
+                    spec.case.name, spec.case.kernel, target.name
+                )
+            });
         (spec, found.as_slice())
     })
 }
@@ -155,7 +193,9 @@ fn literal_text(v: u32) -> String {
 fn dpp16_ctrl_text(ctrl: u16) -> String {
     match ctrl {
         0x000..=0x0FF => {
-            let s: Vec<String> = (0..4).map(|i| ((ctrl >> (2 * i)) & 3).to_string()).collect();
+            let s: Vec<String> = (0..4)
+                .map(|i| ((ctrl >> (2 * i)) & 3).to_string())
+                .collect();
             format!("quad_perm:[{}]", s.join(","))
         }
         0x101..=0x10F => format!("row_shl:{}", ctrl - 0x100),
@@ -175,7 +215,13 @@ fn asm_text(op: &Op) -> String {
     let operands = format!("v{}, {}", op.vdst, srcs.join(", "));
     match op.dpp {
         Dpp::None => format!("v_xad_u32 {operands}"),
-        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => format!(
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => format!(
             "v_xad_u32_e64_dpp {operands} {} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}{}{}",
             dpp16_ctrl_text(ctrl),
             if bound_ctrl { " bound_ctrl:1" } else { "" },
@@ -183,7 +229,11 @@ fn asm_text(op: &Op) -> String {
         ),
         Dpp::Lane8 { sel, fi } => {
             let sel: Vec<String> = sel.iter().map(u8::to_string).collect();
-            format!("v_xad_u32_e64_dpp {operands} dpp8:[{}]{}", sel.join(","), if fi { " fi:1" } else { "" })
+            format!(
+                "v_xad_u32_e64_dpp {operands} dpp8:[{}]{}",
+                sel.join(","),
+                if fi { " fi:1" } else { "" }
+            )
         }
     }
 }
@@ -192,7 +242,13 @@ fn asm_text(op: &Op) -> String {
 fn every_target_embeds_every_case_kernel() {
     for t in TARGETS {
         for spec in specs().filter(|s| s.case.runs_on(t)) {
-            assert!(kernels::find(t.name, spec.case.kernel).is_some(), "{}: no {} for {}", spec.case.name, spec.case.kernel, t.name);
+            assert!(
+                kernels::find(t.name, spec.case.kernel).is_some(),
+                "{}: no {} for {}",
+                spec.case.name,
+                spec.case.kernel,
+                t.name
+            );
         }
     }
 }
@@ -213,7 +269,8 @@ fn every_kernel_encodes_its_declared_forms_on_every_target() {
                 ops.len()
             );
             for (j, (op, f)) in ops.iter().zip(found).enumerate() {
-                let want = encode_for(op, t.isa).unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
+                let want = encode_for(op, t.isa)
+                    .unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
                 assert_eq!(
                     f.words, want,
                     "{} op {j} on {}: kernel has `{}`, table declares {op:?} = {want:08X?}",
@@ -222,7 +279,11 @@ fn every_kernel_encodes_its_declared_forms_on_every_target() {
                 checked += 1;
             }
         }
-        assert!(checked > 900, "{}: only {checked} instructions checked", t.name);
+        assert!(
+            checked > 900,
+            "{}: only {checked} instructions checked",
+            t.name
+        );
     }
 }
 
@@ -231,7 +292,13 @@ fn every_kernel_disassembles_to_its_declared_forms_on_every_target() {
     for t in TARGETS {
         let mut checked = 0;
         for (spec, found) in cases_of(t) {
-            assert_eq!(found.len(), spec.program.ops.len(), "{} on {}", spec.case.name, t.name);
+            assert_eq!(
+                found.len(),
+                spec.program.ops.len(),
+                "{} on {}",
+                spec.case.name,
+                t.name
+            );
             for (j, (op, f)) in spec.program.ops.iter().zip(found).enumerate() {
                 assert_eq!(
                     f.text,
@@ -244,7 +311,11 @@ fn every_kernel_disassembles_to_its_declared_forms_on_every_target() {
                 checked += 1;
             }
         }
-        assert!(checked > 900, "{}: only {checked} instructions checked", t.name);
+        assert!(
+            checked > 900,
+            "{}: only {checked} instructions checked",
+            t.name
+        );
     }
 }
 
@@ -253,18 +324,33 @@ fn every_kernel_disassembles_to_its_declared_forms_on_every_target() {
 #[test]
 fn gfx11_and_gfx12_kernels_hold_the_same_forms() {
     let all = all_disassembled();
-    let on_both = |c: &xad_harness::cases::Case| ["gfx1100", "gfx1201"].iter().all(|t| c.runs_on(xad_harness::target::find(t).expect("target")));
+    let on_both = |c: &xad_harness::cases::Case| {
+        ["gfx1100", "gfx1201"]
+            .iter()
+            .all(|t| c.runs_on(xad_harness::target::find(t).expect("target")))
+    };
     for spec in specs().filter(|s| on_both(&s.case)) {
         let k = spec.case.kernel;
-        let words = |t: &'static str| all[&(t, k)].iter().map(|f| f.words.clone()).collect::<Vec<_>>();
-        assert_eq!(words("gfx1100"), words("gfx1201"), "{k}: gfx1100 and gfx1201 builds differ");
+        let words = |t: &'static str| {
+            all[&(t, k)]
+                .iter()
+                .map(|f| f.words.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            words("gfx1100"),
+            words("gfx1201"),
+            "{k}: gfx1100 and gfx1201 builds differ"
+        );
     }
 }
 
 /// A table that disagrees with its kernel is caught by both checks above.
 #[test]
 fn a_wrong_table_entry_is_caught() {
-    let spec = specs().find(|s| s.case.name == "inline_src0_w32").expect("case");
+    let spec = specs()
+        .find(|s| s.case.name == "inline_src0_w32")
+        .expect("case");
     for target in ["gfx1100", "gfx1201"] {
         let found = &all_disassembled()[&(target, spec.case.kernel)];
         let mut op = spec.program.ops[83]; // 1.0 (code 242) in src0
@@ -275,16 +361,51 @@ fn a_wrong_table_entry_is_caught() {
         assert_ne!(found[83].text, asm_text(&op), "{target}");
     }
     // The text check alone sees a wrong DPP control, source or modifier.
-    let dpp = specs().find(|s| s.case.name == "dpp16_masks_w32").expect("case");
+    let dpp = specs()
+        .find(|s| s.case.name == "dpp16_masks_w32")
+        .expect("case");
     let found = &all_disassembled()[&("gfx1201", dpp.case.kernel)];
     let op = dpp.program.ops[12]; // row_shl:1 row_mask:0x1 bank_mask:0x3 bound_ctrl:1
     assert_eq!(found[12].text, asm_text(&op));
-    let Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } = op.dpp else { panic!("op 12 is DPP16") };
+    let Dpp::Row {
+        ctrl,
+        row_mask,
+        bank_mask,
+        bound_ctrl,
+        fi,
+    } = op.dpp
+    else {
+        panic!("op 12 is DPP16")
+    };
     for wrong in [
-        Dpp::Row { ctrl: ctrl + 1, row_mask, bank_mask, bound_ctrl, fi },
-        Dpp::Row { ctrl, row_mask: row_mask ^ 2, bank_mask, bound_ctrl, fi },
-        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl: !bound_ctrl, fi },
-        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi: !fi },
+        Dpp::Row {
+            ctrl: ctrl + 1,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        },
+        Dpp::Row {
+            ctrl,
+            row_mask: row_mask ^ 2,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        },
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl: !bound_ctrl,
+            fi,
+        },
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi: !fi,
+        },
     ] {
         assert_ne!(found[12].text, asm_text(&op.dpp(wrong)), "{wrong:?}");
     }
@@ -294,9 +415,25 @@ fn a_wrong_table_entry_is_caught() {
 #[test]
 fn asm_text_spells_like_llvm() {
     use program::Lane::*;
-    let op = Op::new(0, 62, [Src::Lit(0xFFFF_FFFF), Src::V(3, B), Src::Sreg(program::VCC_HI, 0)]);
+    let op = Op::new(
+        0,
+        62,
+        [
+            Src::Lit(0xFFFF_FFFF),
+            Src::V(3, B),
+            Src::Sreg(program::VCC_HI, 0),
+        ],
+    );
     assert_eq!(asm_text(&op), "v_xad_u32 v62, -1, v3, vcc_hi");
-    let op = Op::new(0, 5, [Src::Lit(65), Src::Inline(248), Src::Scc(program::SccFrom::One)]);
+    let op = Op::new(
+        0,
+        5,
+        [
+            Src::Lit(65),
+            Src::Inline(248),
+            Src::Scc(program::SccFrom::One),
+        ],
+    );
     assert_eq!(asm_text(&op), "v_xad_u32 v5, 0x41, 0.15915494, src_scc");
     let op = Op::new(0, 27, [Src::V(2, A), Src::V(3, B), Src::Null]).dpp(Dpp::Row {
         ctrl: program::quad_perm([3, 1, 0, 0]),
@@ -306,8 +443,14 @@ fn asm_text_spells_like_llvm() {
         fi: true,
     });
     assert_eq!(asm_text(&op), "v_xad_u32_e64_dpp v27, v2, v3, null quad_perm:[3,1,0,0] row_mask:0xf bank_mask:0xf bound_ctrl:1 fi:1");
-    let op = Op::new(0, 21, [Src::V(2, A), Src::V(3, B), program::int(-3)]).dpp(Dpp::Lane8 { sel: [5, 5, 2, 2, 7, 0, 1, 3], fi: true });
-    assert_eq!(asm_text(&op), "v_xad_u32_e64_dpp v21, v2, v3, -3 dpp8:[5,5,2,2,7,0,1,3] fi:1");
+    let op = Op::new(0, 21, [Src::V(2, A), Src::V(3, B), program::int(-3)]).dpp(Dpp::Lane8 {
+        sel: [5, 5, 2, 2, 7, 0, 1, 3],
+        fi: true,
+    });
+    assert_eq!(
+        asm_text(&op),
+        "v_xad_u32_e64_dpp v21, v2, v3, -3 dpp8:[5,5,2,2,7,0,1,3] fi:1"
+    );
 }
 
 #[test]
@@ -317,14 +460,30 @@ fn kernels_match_case_shape_on_every_target() {
             let case = &spec.case;
             let what = format!("{} for {}", case.kernel, t.name);
             // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
-            let bytes = kernels::find(t.name, case.kernel).expect("embedded").bytes.to_vec();
+            let bytes = kernels::find(t.name, case.kernel)
+                .expect("embedded")
+                .bytes
+                .to_vec();
             let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(code.target.arch, t.name, "{what}: code object target ID");
-            let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(kernel.descriptor.wave_size(), case.wave_size, "{what}: descriptor wave size");
-            assert_eq!(kernel.meta.wavefront_size, case.wave_size, "{what}: metadata wave size");
+            let kernel = code
+                .kernel(case.kernel)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(
+                kernel.descriptor.wave_size(),
+                case.wave_size,
+                "{what}: descriptor wave size"
+            );
+            assert_eq!(
+                kernel.meta.wavefront_size, case.wave_size,
+                "{what}: metadata wave size"
+            );
             let explicit = kernel.meta.args.iter().filter(|a| !a.is_hidden()).count();
-            assert_eq!(explicit, 5 + case.scalar_args, "{what}: a, b, c, out, count + scalars");
+            assert_eq!(
+                explicit,
+                5 + case.scalar_args,
+                "{what}: a, b, c, out, count + scalars"
+            );
             assert_eq!(kernel.launch_workgroup_size(), [256, 1, 1], "{what}");
         }
     }
@@ -333,9 +492,12 @@ fn kernels_match_case_shape_on_every_target() {
 /// The forms the issue asks for are present somewhere in the catalogue.
 #[test]
 fn coverage_of_required_forms() {
-    let all: Vec<_> = specs().flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o))).collect();
+    let all: Vec<_> = specs()
+        .flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o)))
+        .collect();
     let in_slot = |wave: u32, pred: &dyn Fn(&Src) -> bool, slot: usize| {
-        all.iter().any(|(w, o)| *w == wave && o.dpp == Dpp::None && pred(&o.src[slot]))
+        all.iter()
+            .any(|(w, o)| *w == wave && o.dpp == Dpp::None && pred(&o.src[slot]))
     };
     type Pred = fn(&Src) -> bool;
     let kinds: [(&str, Pred); 8] = [
@@ -351,7 +513,10 @@ fn coverage_of_required_forms() {
     for wave in [32, 64] {
         for slot in 0..3 {
             for code in program::INLINE_CODES {
-                assert!(in_slot(wave, &|s| *s == Src::Inline(code), slot), "inline {code} in src{slot} wave{wave}");
+                assert!(
+                    in_slot(wave, &|s| *s == Src::Inline(code), slot),
+                    "inline {code} in src{slot} wave{wave}"
+                );
             }
             for (what, pred) in kinds {
                 assert!(in_slot(wave, &pred, slot), "{what} in src{slot} wave{wave}");
@@ -359,11 +524,24 @@ fn coverage_of_required_forms() {
         }
     }
     for slot in 0..3 {
-        assert!(in_slot(64, &|s| *s == Src::ExecHi, slot), "exec_hi in src{slot} wave64");
-        assert!(in_slot(64, &|s| matches!(s, Src::Sreg(program::VCC_HI, _)), slot), "vcc_hi in src{slot} wave64");
-        assert!(in_slot(32, &|s| matches!(s, Src::Sreg(program::EXEC_HI, _)), slot), "exec_hi (written) in src{slot} wave32");
+        assert!(
+            in_slot(64, &|s| *s == Src::ExecHi, slot),
+            "exec_hi in src{slot} wave64"
+        );
+        assert!(
+            in_slot(64, &|s| matches!(s, Src::Sreg(program::VCC_HI, _)), slot),
+            "vcc_hi in src{slot} wave64"
+        );
+        assert!(
+            in_slot(32, &|s| matches!(s, Src::Sreg(program::EXEC_HI, _)), slot),
+            "exec_hi (written) in src{slot} wave32"
+        );
     }
-    let mut ctrls: Vec<u16> = (0x101..=0x10f).chain(0x111..=0x11f).chain(0x121..=0x12f).chain(0x150..=0x16f).collect();
+    let mut ctrls: Vec<u16> = (0x101..=0x10f)
+        .chain(0x111..=0x11f)
+        .chain(0x121..=0x12f)
+        .chain(0x150..=0x16f)
+        .collect();
     ctrls.extend([program::ROW_MIRROR, program::ROW_HALF_MIRROR]);
     for c in ctrls {
         for bc in [false, true] {
@@ -378,6 +556,10 @@ fn coverage_of_required_forms() {
         }
     }
     for fi in [false, true] {
-        assert!(all.iter().any(|(_, o)| matches!(o.dpp, Dpp::Lane8 { fi: f, .. } if f == fi)), "dpp8 fi={fi}");
+        assert!(
+            all.iter()
+                .any(|(_, o)| matches!(o.dpp, Dpp::Lane8 { fi: f, .. } if f == fi)),
+            "dpp8 fi={fi}"
+        );
     }
 }

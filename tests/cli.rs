@@ -4,18 +4,36 @@
 
 mod common;
 use common::*;
+use xad_harness::isa::Generation;
 
 fn assert_one_line_error(r: &Ran, code: i32, needle: &str) {
     assert_eq!(r.code, code, "exit code; output:\n{}", r.all());
     let lines: Vec<&str> = r.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line, got:\n{}", r.stderr);
-    assert!(lines[0].contains(needle), "{:?} does not mention {needle:?}", lines[0]);
+    assert_eq!(
+        lines.len(),
+        1,
+        "expected one stderr line, got:\n{}",
+        r.stderr
+    );
+    assert!(
+        lines[0].contains(needle),
+        "{:?} does not mention {needle:?}",
+        lines[0]
+    );
     assert!(!r.all().contains("panicked"), "panic:\n{}", r.all());
 }
 
 #[test]
 fn bad_lanes_values() {
-    for bad in ["0", "-5", "abc", "1.5", "4294967297", "5G", "99999999999999999999999"] {
+    for bad in [
+        "0",
+        "-5",
+        "abc",
+        "1.5",
+        "4294967297",
+        "5G",
+        "99999999999999999999999",
+    ] {
         let r = run(harness().args(["run", "--backend", "emu", "--lanes", bad]));
         assert_one_line_error(&r, 2, "--lanes");
     }
@@ -24,22 +42,56 @@ fn bad_lanes_values() {
 #[test]
 fn bad_seed_timeout_and_device_values() {
     assert_one_line_error(&run(harness().args(["run", "--seed", "-1"])), 2, "--seed");
-    assert_one_line_error(&run(harness().args(["run", "--timeout", "0"])), 2, "--timeout");
-    assert_one_line_error(&run(harness().args(["run", "--device", "x"])), 2, "--device");
-    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--device", "3"])), 2, "out of range");
-    assert_one_line_error(&run(harness().args(["run", "--backend", "auto", "--device", "3"])), 2, "out of range");
-    assert_one_line_error(&run(harness().args(["run", "--backend", "warp"])), 2, "--backend");
+    assert_one_line_error(
+        &run(harness().args(["run", "--timeout", "0"])),
+        2,
+        "--timeout",
+    );
+    assert_one_line_error(
+        &run(harness().args(["run", "--device", "x"])),
+        2,
+        "--device",
+    );
+    assert_one_line_error(
+        &run(harness().args(["run", "--backend", "emu", "--device", "3"])),
+        2,
+        "out of range",
+    );
+    assert_one_line_error(
+        &run(harness().args(["run", "--backend", "auto", "--device", "3"])),
+        2,
+        "out of range",
+    );
+    assert_one_line_error(
+        &run(harness().args(["run", "--backend", "warp"])),
+        2,
+        "--backend",
+    );
     assert_one_line_error(&run(harness().args(["frobnicate"])), 2, "frobnicate");
 }
 
 #[test]
 fn unknown_case_is_a_usage_error() {
-    assert_one_line_error(&run(harness().args(["run", "--case", "no_such_case"])), 2, "matches no case");
+    assert_one_line_error(
+        &run(harness().args(["run", "--case", "no_such_case"])),
+        2,
+        "matches no case",
+    );
 }
 
 #[test]
 fn missing_kernel_file() {
-    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--kernel", "/nonexistent/k.hsaco"])), 2, "no such file");
+    assert_one_line_error(
+        &run(harness().args([
+            "run",
+            "--backend",
+            "emu",
+            "--kernel",
+            "/nonexistent/k.hsaco",
+        ])),
+        2,
+        "no such file",
+    );
 }
 
 #[test]
@@ -47,9 +99,21 @@ fn malformed_code_object() {
     let dir = scratch("cli-malformed");
     let junk = dir.join("junk.hsaco");
     std::fs::write(&junk, b"\x7fELF this is not a code object").unwrap();
-    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&junk)), 2, "--kernel");
+    assert_one_line_error(
+        &run(harness()
+            .args(["run", "--backend", "emu", "--kernel"])
+            .arg(&junk)),
+        2,
+        "--kernel",
+    );
     let x86 = std::env::current_exe().unwrap(); // a real ELF, for the wrong machine
-    assert_one_line_error(&run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&x86)), 2, "not AMDGPU");
+    assert_one_line_error(
+        &run(harness()
+            .args(["run", "--backend", "emu", "--kernel"])
+            .arg(&x86)),
+        2,
+        "not AMDGPU",
+    );
 }
 
 #[test]
@@ -58,16 +122,28 @@ fn kernel_for_another_target_is_refused() {
     // gfx1101 shares the ISA, so only the target check can catch it.
     let src = basic_source().replace("gfx1100", "gfx1101");
     let hsaco = assemble(&src, "gfx1101", &dir, "xad_basic");
-    let r = run(harness().args(["run", "--backend", "emu", "--target", "gfx1100", "--kernel"]).arg(&hsaco));
-    assert_one_line_error(&r, 2, "built for gfx1101, which does not run on --target gfx1100");
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--target", "gfx1100", "--kernel"])
+        .arg(&hsaco));
+    assert_one_line_error(
+        &r,
+        2,
+        "built for gfx1101, which does not run on --target gfx1100",
+    );
 }
 
 #[test]
 fn source_kernel_that_does_not_assemble_is_bad_input() {
     let dir = scratch("cli-badasm");
     let src = dir.join("k.s");
-    std::fs::write(&src, basic_source().replace("v_xad_u32 v5, v2, v3, v4", "v_xad_u32 v5, v2, v3")).unwrap();
-    let r = run(harness().args(["run", "--backend", "emu", "--kernel"]).arg(&src));
+    std::fs::write(
+        &src,
+        basic_source().replace("v_xad_u32 v5, v2, v3, v4", "v_xad_u32 v5, v2, v3"),
+    )
+    .unwrap();
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--kernel"])
+        .arg(&src));
     assert_one_line_error(&r, 2, "does not assemble");
 }
 
@@ -76,9 +152,16 @@ fn toolchain_missing_at_run_time_for_a_source_kernel() {
     let dir = scratch("cli-notool");
     let src = dir.join("k.s");
     std::fs::write(&src, basic_source()).unwrap();
-    let r = run(harness().env("XAD_LLVM_DIR", dir.join("no-llvm-here")).args(["run", "--backend", "emu", "--kernel"]).arg(&src));
+    let r = run(harness()
+        .env("XAD_LLVM_DIR", dir.join("no-llvm-here"))
+        .args(["run", "--backend", "emu", "--kernel"])
+        .arg(&src));
     assert_one_line_error(&r, 3, "no LLVM toolchain");
-    assert!(r.stderr.contains("XAD_LLVM_DIR"), "names what was tried: {}", r.stderr);
+    assert!(
+        r.stderr.contains("XAD_LLVM_DIR"),
+        "names what was tried: {}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -93,39 +176,79 @@ fn devices_reports_no_devices_cleanly_on_the_real_runtime() {
 fn hip_backend_without_a_device_is_skipped_not_passed() {
     let dir = scratch("cli-nodevice");
     let json = dir.join("r.json");
-    let r = run(harness().args(["run", "--backend", "hip", "--json"]).arg(&json));
+    let r = run(harness()
+        .args(["run", "--backend", "hip", "--json"])
+        .arg(&json));
     assert_eq!(r.code, 77, "{}", r.all());
     assert!(r.stderr.contains("no HIP device"), "{}", r.stderr);
-    assert!(!r.stdout.contains("PASS"), "nothing may pass without execution:\n{}", r.stdout);
+    assert!(
+        !r.stdout.contains("PASS"),
+        "nothing may pass without execution:\n{}",
+        r.stdout
+    );
     // The report is written even though nothing ran.
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["cases"].as_array().unwrap().len(), 0);
     assert!(report["error"].as_str().unwrap().contains("no HIP device"));
 }
 
 #[test]
-fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_opcode_581() {
+fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_its_generations_opcode() {
     let dir = scratch("cli-kernels");
     let r = run(harness().args(["kernels", "--out"]).arg(&dir));
     assert_eq!(r.code, 0, "{}", r.all());
-    let objdump = xad_harness::kernels::BUILD_OBJDUMP;
-    assert!(!objdump.is_empty(), "build.rs found no llvm-objdump beside clang");
     let mut seen = 0;
-    for target in xad_harness::target::TARGETS {
+    let built = xad_harness::target::TARGETS
+        .iter()
+        .filter(|t| xad_harness::kernels::unbuilt(t.name).is_none());
+    for target in built {
+        // v_xad_u32's VOP3 opcode in the target's generation.
+        let opcode = match target.generation() {
+            Generation::Gfx9 => "D1F3",
+            Generation::Gfx10 => "D745",
+            Generation::Gfx11 | Generation::Gfx12 => "D645",
+        };
+        let objdump = xad_harness::kernels::objdump_for(target.name)
+            .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {}", target.name));
         let sub = dir.join(target.name);
-        let files: Vec<_> = std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display())).collect();
-        assert_eq!(files.len(), xad_harness::kernels::for_target(target.name).count(), "{}", sub.display());
+        let files: Vec<_> = std::fs::read_dir(&sub)
+            .unwrap_or_else(|e| panic!("{}: {e}", sub.display()))
+            .collect();
+        assert_eq!(
+            files.len(),
+            xad_harness::kernels::for_target(target.name).count(),
+            "{}",
+            sub.display()
+        );
         for entry in files {
             let path = entry.unwrap().path();
-            let out = std::process::Command::new(objdump).arg("-d").arg(format!("--mcpu={}", target.name)).arg(&path).output().unwrap();
+            let out = std::process::Command::new(objdump)
+                .arg("-d")
+                .arg(format!("--mcpu={}", target.name))
+                .arg(&path)
+                .output()
+                .unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
-            let xad: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("v_xad_u32")).collect();
+            let xad: Vec<&str> = text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("v_xad_u32"))
+                .collect();
             assert!(!xad.is_empty(), "{} has no v_xad_u32", path.display());
             for line in xad {
                 // llvm-objdump prints the encoding after `//  <addr>: `; the first dword is the opcode word.
-                let words = line.split("//").nth(1).and_then(|c| c.split(':').nth(1)).unwrap_or("");
+                let words = line
+                    .split("//")
+                    .nth(1)
+                    .and_then(|c| c.split(':').nth(1))
+                    .unwrap_or("");
                 let first = words.split_whitespace().next().unwrap_or("");
-                assert!(first.starts_with("D645"), "{}: {line} is not gfx11/12 opcode 581 (D645xxxx)", path.display());
+                assert!(
+                    first.starts_with(opcode),
+                    "{}: {line} is not {}'s v_xad_u32 ({opcode}xxxx)",
+                    path.display(),
+                    target.generation()
+                );
             }
             seen += 1;
         }
@@ -137,20 +260,57 @@ fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_opcode
 fn bench_prints_both_rates_the_ratio_and_where_the_target_applies() {
     let r = run(harness().args(["bench", "--lanes", "1M", "--repeat", "2", "--seed", "7"]));
     assert_eq!(r.code, 0, "{}", r.all());
-    for want in ["emulated gfx1100 pipeline", "native loop, 1 thread", "ratio emulated pipeline / native loop", "2 runs each", "stated for --lanes 67108864"] {
-        assert!(r.stdout.contains(want), "missing {want:?} in:\n{}", r.stdout);
+    for want in [
+        "emulated gfx1100 pipeline",
+        "native loop, 1 thread",
+        "ratio emulated pipeline / native loop",
+        "2 runs each",
+        "stated for --lanes 67108864",
+    ] {
+        assert!(
+            r.stdout.contains(want),
+            "missing {want:?} in:\n{}",
+            r.stdout
+        );
     }
-    assert_one_line_error(&run(harness().args(["bench", "--repeat", "0"])), 2, "--repeat");
-    assert_one_line_error(&run(harness().args(["bench", "--repeat", "101"])), 2, "--repeat");
-    assert_one_line_error(&run(harness().args(["bench", "--repeat", "x"])), 2, "--repeat");
-    assert_one_line_error(&run(harness().args(["bench", "--lanes", "0"])), 2, "--lanes");
-    assert_one_line_error(&run(harness().args(["bench", "--lanes", "-5"])), 2, "--lanes");
+    assert_one_line_error(
+        &run(harness().args(["bench", "--repeat", "0"])),
+        2,
+        "--repeat",
+    );
+    assert_one_line_error(
+        &run(harness().args(["bench", "--repeat", "101"])),
+        2,
+        "--repeat",
+    );
+    assert_one_line_error(
+        &run(harness().args(["bench", "--repeat", "x"])),
+        2,
+        "--repeat",
+    );
+    assert_one_line_error(
+        &run(harness().args(["bench", "--lanes", "0"])),
+        2,
+        "--lanes",
+    );
+    assert_one_line_error(
+        &run(harness().args(["bench", "--lanes", "-5"])),
+        2,
+        "--lanes",
+    );
     assert_one_line_error(&run(harness().args(["bench", "--seed", "-1"])), 2, "--seed");
 }
 
 /// The `"key":` names of a pretty-printed JSON document, in order.
 fn json_keys(text: &str) -> Vec<&str> {
-    text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split_once("\":").map(|(k, _)| k)).collect()
+    text.lines()
+        .filter_map(|l| {
+            l.trim_start()
+                .strip_prefix('"')?
+                .split_once("\":")
+                .map(|(k, _)| k)
+        })
+        .collect()
 }
 
 #[test]
@@ -158,10 +318,26 @@ fn list_json_keeps_its_fields_and_order() {
     let r = run(harness().args(["list", "--json"]));
     assert_eq!(r.code, 0, "{}", r.all());
     let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(rows.as_array().unwrap().len(), xad_harness::cases::catalogue().len());
-    let fields = ["description", "kernel", "name", "outputs_per_lane", "requires", "scalar_args", "targets", "unsettled", "wave_size"];
+    assert_eq!(
+        rows.as_array().unwrap().len(),
+        xad_harness::cases::catalogue().len()
+    );
+    let fields = [
+        "description",
+        "kernel",
+        "name",
+        "outputs_per_lane",
+        "requires",
+        "scalar_args",
+        "targets",
+        "unsettled",
+        "wave_size",
+    ];
     let keys = json_keys(&r.stdout);
-    assert_eq!(keys.len(), fields.len() * xad_harness::cases::catalogue().len());
+    assert_eq!(
+        keys.len(),
+        fields.len() * xad_harness::cases::catalogue().len()
+    );
     for row in keys.chunks(fields.len()) {
         assert_eq!(row, fields);
     }
@@ -173,20 +349,51 @@ fn list_json_keeps_its_fields_and_order() {
 fn devices_json_keeps_its_fields_and_order_without_a_device() {
     let r = run(harness().args(["devices", "--json"]));
     assert_eq!(r.code, 0, "{}", r.all());
-    assert_eq!(json_keys(&r.stdout), ["devices", "emulator", "no_devices_reason", "runtime"], "{}", r.stdout);
+    assert_eq!(
+        json_keys(&r.stdout),
+        ["devices", "emulator", "no_devices_reason", "runtime"],
+        "{}",
+        r.stdout
+    );
     let doc: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(doc["emulator"], "emulated gfx1100");
-    assert!(doc["no_devices_reason"].as_str().unwrap().starts_with("no devices: "), "{doc}");
+    assert!(
+        doc["no_devices_reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("no devices: "),
+        "{doc}"
+    );
 }
 
 #[test]
 fn a_report_that_fails_only_when_written_fails_a_passing_run_but_not_a_skipped_one() {
     // /dev/full opens (so the check before the run accepts it) but every write fails:
     // a passing run becomes a fault (3), one line naming the file.
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "/dev/full"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "basic",
+        "--lanes",
+        "64",
+        "--json",
+        "/dev/full",
+    ]));
     assert_one_line_error(&r, 3, "writing /dev/full");
     // A run that already failed keeps its own code (77: no HIP device here), and says both.
-    let r = run(harness().args(["run", "--backend", "hip", "--case", "basic", "--lanes", "64", "--json", "/dev/full"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "hip",
+        "--case",
+        "basic",
+        "--lanes",
+        "64",
+        "--json",
+        "/dev/full",
+    ]));
     assert_eq!(r.code, 77, "{}", r.all());
     assert!(r.stderr.contains("writing /dev/full"), "{}", r.stderr);
     assert!(!r.all().contains("panicked"), "{}", r.all());
@@ -194,11 +401,36 @@ fn a_report_that_fails_only_when_written_fails_a_passing_run_but_not_a_skipped_o
 
 #[test]
 fn an_unwritable_report_path_is_refused_before_anything_runs() {
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "/nonexistent/dir/r.json"]));
-    assert_one_line_error(&r, 2, "--json /nonexistent/dir/r.json: directory /nonexistent/dir does not exist");
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "basic",
+        "--lanes",
+        "64",
+        "--json",
+        "/nonexistent/dir/r.json",
+    ]));
+    assert_one_line_error(
+        &r,
+        2,
+        "--json /nonexistent/dir/r.json: directory /nonexistent/dir does not exist",
+    );
     assert!(r.stdout.is_empty(), "nothing ran:\n{}", r.stdout);
     let dir = scratch("cli-report-dir");
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--junit"]).arg(&dir));
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "--junit",
+        ])
+        .arg(&dir));
     assert_one_line_error(&r, 2, "is a directory");
 }
 
@@ -207,13 +439,30 @@ fn an_unwritable_report_path_is_refused_before_anything_runs() {
 #[test]
 fn an_unwritable_report_path_is_reported_beside_other_usage_errors() {
     let bad = "/nonexistent/dir/r.xml";
-    for first in [&["--lanes", "0"][..], &["--case", "no_such_case"], &["--max-mismatches", "-1"]] {
-        let r = run(harness().arg("run").args(first).args(["--backend", "emu", "--junit", bad]));
+    for first in [
+        &["--lanes", "0"][..],
+        &["--case", "no_such_case"],
+        &["--max-mismatches", "-1"],
+    ] {
+        let r = run(harness()
+            .arg("run")
+            .args(first)
+            .args(["--backend", "emu", "--junit", bad]));
         assert_eq!(r.code, 2, "{first:?}: {}", r.all());
         let lines: Vec<&str> = r.stderr.lines().collect();
         assert_eq!(lines.len(), 2, "{first:?}: {}", r.stderr);
-        assert!(lines.iter().any(|l| l.contains(first[0])), "{first:?}: {}", r.stderr);
-        assert!(lines.iter().any(|l| l.contains(&format!("--junit {bad}: directory"))), "{first:?}: {}", r.stderr);
+        assert!(
+            lines.iter().any(|l| l.contains(first[0])),
+            "{first:?}: {}",
+            r.stderr
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("--junit {bad}: directory"))),
+            "{first:?}: {}",
+            r.stderr
+        );
         assert!(r.stdout.is_empty(), "nothing ran: {}", r.stdout);
     }
     // The `=` spelling is found too.
@@ -230,13 +479,37 @@ fn json_and_junit_naming_one_file_are_refused_whatever_the_spelling() {
     std::fs::create_dir(dir.join("sub")).unwrap();
     std::os::unix::fs::symlink(dir.join("r.out"), dir.join("link.out")).unwrap();
     for other in ["r.out", "./r.out", "sub/../r.out", "link.out"] {
-        let r = run(harness().current_dir(&dir).args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "r.out", "--junit", other]));
+        let r = run(harness().current_dir(&dir).args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "--json",
+            "r.out",
+            "--junit",
+            other,
+        ]));
         assert_one_line_error(&r, 2, "name the same file");
         assert!(r.stdout.is_empty(), "{other}: nothing ran: {}", r.stdout);
         assert!(!dir.join("r.out").exists(), "{other}: no report written");
     }
     // Negative control: two files in one directory are fine, and both are written.
-    let r = run(harness().current_dir(&dir).args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--json", "r.json", "--junit", "r.xml"]));
+    let r = run(harness().current_dir(&dir).args([
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "basic",
+        "--lanes",
+        "64",
+        "--json",
+        "r.json",
+        "--junit",
+        "r.xml",
+    ]));
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(dir.join("r.json").is_file() && dir.join("r.xml").is_file());
 }
@@ -246,7 +519,10 @@ fn every_numeric_option_refuses_negative_and_out_of_range_values_by_name() {
     let refused: &[(&[&str], &str)] = &[
         (&["run", "--max-mismatches", "-1"], "--max-mismatches"),
         (&["run", "--max-mismatches", "1000001"], "--max-mismatches"),
-        (&["run", "--max-mismatches", "99999999999999999999999"], "--max-mismatches"),
+        (
+            &["run", "--max-mismatches", "99999999999999999999999"],
+            "--max-mismatches",
+        ),
         (&["bench", "--repeat", "-1"], "--repeat"),
         (&["run", "--timeout", "1e-10"], "--timeout"),
         (&["run", "--timeout", "-1"], "--timeout"),
@@ -266,42 +542,142 @@ fn every_numeric_option_refuses_negative_and_out_of_range_values_by_name() {
         assert_one_line_error(&r, 2, option);
     }
     // Negative control: the edges of each range are accepted.
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--max-mismatches", "0", "--timeout", "86400"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "basic",
+        "--lanes",
+        "64",
+        "--max-mismatches",
+        "0",
+        "--timeout",
+        "86400",
+    ]));
     assert_eq!(r.code, 0, "{}", r.all());
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--max-mismatches", "1000000", "--seed", "18446744073709551615"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "basic",
+        "--lanes",
+        "64",
+        "--max-mismatches",
+        "1000000",
+        "--seed",
+        "18446744073709551615",
+    ]));
     assert_eq!(r.code, 0, "{}", r.all());
 }
 
 #[test]
 fn a_case_pattern_that_matches_nothing_is_refused_beside_ones_that_match() {
-    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "64", "--case", "basic,no_such_case"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--lanes",
+        "64",
+        "--case",
+        "basic,no_such_case",
+    ]));
     assert_one_line_error(&r, 2, "\"no_such_case\" matches no case");
-    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "64", "--case", "dpp16_*,nope_*"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--lanes",
+        "64",
+        "--case",
+        "dpp16_*,nope_*",
+    ]));
     assert_one_line_error(&r, 2, "nope_*");
     // Negative control: every pattern matching (one twice) is fine.
-    let r = run(harness().args(["run", "--backend", "emu", "--lanes", "64", "--case", "basic, basic,vgpr_w32"]));
+    let r = run(harness().args([
+        "run",
+        "--backend",
+        "emu",
+        "--lanes",
+        "64",
+        "--case",
+        "basic, basic,vgpr_w32",
+    ]));
     assert_eq!(r.code, 0, "{}", r.all());
 }
 
 /// Run the harness through `sh` with its stderr closed (`2>&-`).
 fn with_closed_stderr(args: &[&str]) -> Ran {
-    run(std::process::Command::new("sh").arg("-c").arg("exec \"$0\" \"$@\" 2>&-").arg(env!("CARGO_BIN_EXE_xad-harness")).args(args))
+    run(std::process::Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" 2>&-")
+        .arg(env!("CARGO_BIN_EXE_xad-harness"))
+        .args(args))
 }
 
 fn dev_full() -> std::fs::File {
-    std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap()
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap()
 }
 
 #[test]
 fn a_closed_or_full_stderr_or_stdout_never_panics() {
     // Closed stderr: the exit code still tells what happened.
     assert_eq!(with_closed_stderr(&["run", "--lanes", "0"]).code, 2);
-    assert_eq!(with_closed_stderr(&["run", "--backend", "emu", "--kernel", "/nonexistent/k.hsaco"]).code, 2);
-    assert_eq!(with_closed_stderr(&["run", "--backend", "hip", "--case", "basic", "--lanes", "64"]).code, 77);
-    assert_eq!(with_closed_stderr(&["run", "--backend", "emu", "--case", "basic", "--lanes", "64"]).code, 0);
+    assert_eq!(
+        with_closed_stderr(&[
+            "run",
+            "--backend",
+            "emu",
+            "--kernel",
+            "/nonexistent/k.hsaco"
+        ])
+        .code,
+        2
+    );
+    assert_eq!(
+        with_closed_stderr(&[
+            "run",
+            "--backend",
+            "hip",
+            "--case",
+            "basic",
+            "--lanes",
+            "64"
+        ])
+        .code,
+        77
+    );
+    assert_eq!(
+        with_closed_stderr(&[
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64"
+        ])
+        .code,
+        0
+    );
     // Full stdout and stderr: every write fails with ENOSPC.
     for (args, code) in [
-        (&["run", "--backend", "emu", "--case", "basic", "--lanes", "64"][..], 0),
+        (
+            &[
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "basic",
+                "--lanes",
+                "64",
+            ][..],
+            0,
+        ),
         (&["run", "--case", "no_such_case"], 2),
         (&["run", "--backend", "hip", "--lanes", "64"], 77),
         (&["list"], 0),

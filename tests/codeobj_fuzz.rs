@@ -29,17 +29,23 @@ use xad_harness::kernels::EMBEDDED;
 
 fn env_u64(name: &str) -> Option<u64> {
     let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
-    Some(text.parse().unwrap_or_else(|_| panic!("{name}={text:?} is not an unsigned integer")))
+    Some(
+        text.parse()
+            .unwrap_or_else(|_| panic!("{name}={text:?} is not an unsigned integer")),
+    )
 }
 
 fn u16_at(b: &[u8], at: usize) -> u64 {
-    b.get(at..at + 2).map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
+    b.get(at..at + 2)
+        .map_or(0, |s| u64::from(u16::from_le_bytes([s[0], s[1]])))
 }
 fn u32_at(b: &[u8], at: usize) -> u64 {
-    b.get(at..at + 4).map_or(0, |s| u64::from(u32::from_le_bytes(s.try_into().unwrap())))
+    b.get(at..at + 4)
+        .map_or(0, |s| u64::from(u32::from_le_bytes(s.try_into().unwrap())))
 }
 fn u64_at(b: &[u8], at: usize) -> u64 {
-    b.get(at..at + 8).map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap()))
+    b.get(at..at + 8)
+        .map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap()))
 }
 
 /// Where a field lives and how wide it is.
@@ -71,14 +77,31 @@ fn fields(bytes: &[u8]) -> Vec<Field> {
     let (phoff, phnum) = (u64_at(bytes, 32) as usize, u16_at(bytes, 56) as usize);
     for i in 0..phnum {
         let ph = phoff + i * 56;
-        out.extend([f(ph, 4), f(ph + 8, 8), f(ph + 16, 8), f(ph + 32, 8), f(ph + 40, 8)]);
+        out.extend([
+            f(ph, 4),
+            f(ph + 8, 8),
+            f(ph + 16, 8),
+            f(ph + 32, 8),
+            f(ph + 40, 8),
+        ]);
     }
     let (shoff, shnum) = (u64_at(bytes, 40) as usize, u16_at(bytes, 60) as usize);
     for i in 0..shnum {
         let sh = shoff + i * 64;
-        out.extend([f(sh, 4), f(sh + 4, 4), f(sh + 16, 8), f(sh + 24, 8), f(sh + 32, 8), f(sh + 40, 4), f(sh + 56, 8)]);
+        out.extend([
+            f(sh, 4),
+            f(sh + 4, 4),
+            f(sh + 16, 8),
+            f(sh + 24, 8),
+            f(sh + 32, 8),
+            f(sh + 40, 4),
+            f(sh + 56, 8),
+        ]);
         if matches!(u32_at(bytes, sh + 4), 2 | 11) {
-            let (off, size) = (u64_at(bytes, sh + 24) as usize, u64_at(bytes, sh + 32) as usize);
+            let (off, size) = (
+                u64_at(bytes, sh + 24) as usize,
+                u64_at(bytes, sh + 32) as usize,
+            );
             for sym in (off..off + size).step_by(24) {
                 out.extend([f(sym, 4), f(sym + 6, 2), f(sym + 8, 8)]);
             }
@@ -146,9 +169,10 @@ fn mutate(rng: &mut Xoshiro256PlusPlus, bytes: &mut Vec<u8>, fields: &[Field]) {
 /// `elf::content_end`): every table, segment and non-NOBITS section.
 fn extent(bytes: &[u8]) -> Option<u64> {
     let mut end = 64u64;
-    for (off, entsz, num, is_ph) in
-        [(u64_at(bytes, 32), 56u64, u16_at(bytes, 56), true), (u64_at(bytes, 40), 64, u16_at(bytes, 60), false)]
-    {
+    for (off, entsz, num, is_ph) in [
+        (u64_at(bytes, 32), 56u64, u16_at(bytes, 56), true),
+        (u64_at(bytes, 40), 64, u16_at(bytes, 60), false),
+    ] {
         end = end.max(off.checked_add(entsz * num)?);
         for i in 0..num {
             let e = usize::try_from(off + i * entsz).ok()?;
@@ -170,10 +194,18 @@ fn check_accepted(code: &CodeObject, bytes: &[u8]) -> Result<(), String> {
     elf::validate(bytes).map_err(|e| format!("accepted, but validate refuses it: {e}"))?;
     match extent(bytes) {
         Some(end) if end <= bytes.len() as u64 => {}
-        other => return Err(format!("accepted, but its headers reach {other:?}, past the {}-byte file", bytes.len())),
+        other => {
+            return Err(format!(
+                "accepted, but its headers reach {other:?}, past the {}-byte file",
+                bytes.len()
+            ))
+        }
     }
     for k in &code.kernels {
-        let in_code = code.code.iter().any(|(a, d)| k.entry_address >= *a && k.entry_address - a < d.len() as u64);
+        let in_code = code
+            .code
+            .iter()
+            .any(|(a, d)| k.entry_address >= *a && k.entry_address - a < d.len() as u64);
         if !in_code || k.entry_address % 256 != 0 || k.descriptor_address % 64 != 0 {
             return Err(format!(
                 "accepted kernel {} with entry 0x{:x}, descriptor 0x{:x}",
@@ -181,7 +213,10 @@ fn check_accepted(code: &CodeObject, bytes: &[u8]) -> Result<(), String> {
             ));
         }
         if xad_harness::codeobj::metadata::check_kernel(&k.meta).is_err() {
-            return Err(format!("accepted kernel {} whose metadata fails its own check", k.meta.name));
+            return Err(format!(
+                "accepted kernel {} whose metadata fails its own check",
+                k.meta.name
+            ));
         }
     }
     Ok(())
@@ -190,9 +225,20 @@ fn check_accepted(code: &CodeObject, bytes: &[u8]) -> Result<(), String> {
 /// Load and launch every kernel of an accepted object on the emulator with
 /// the standard lane ABI (or zeroed arguments when its layout differs).
 fn run_on_emulator(bytes: &[u8]) -> usize {
-    let mut dev = EmuDevice::with_options(EmuOptions { threads: 1, step_budget: 4_000, memory_limit: 1 << 24 });
-    let Ok(module) = dev.load(bytes) else { return 0 };
-    let kernels: Vec<_> = dev.kernels(module).unwrap_or(&[]).iter().filter_map(|k| k.meta.clone()).collect();
+    let mut dev = EmuDevice::with_options(EmuOptions {
+        threads: 1,
+        step_budget: 4_000,
+        memory_limit: 1 << 24,
+    });
+    let Ok(module) = dev.load(bytes) else {
+        return 0;
+    };
+    let kernels: Vec<_> = dev
+        .kernels(module)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|k| k.meta.clone())
+        .collect();
     let mut launched = 0;
     for meta in kernels.iter().take(2) {
         let bufs: Vec<u64> = (0..4).filter_map(|_| dev.alloc(64 << 10).ok()).collect();
@@ -202,9 +248,19 @@ fn run_on_emulator(bytes: &[u8]) -> usize {
         let explicit = meta.args.iter().filter(|a| !a.is_hidden()).count();
         let image = kernarg::build(meta, &args[..explicit.min(args.len())])
             .unwrap_or_else(|_| vec![0; meta.kernarg_segment_size as usize]);
-        let block = meta.reqd_workgroup_size.unwrap_or([64.min(meta.max_flat_workgroup_size), 1, 1]);
-        let _ =
-            dev.launch(module, &meta.name, &image, Dispatch { grid_blocks: [1, 1, 1], block }, Duration::from_secs(5));
+        let block =
+            meta.reqd_workgroup_size
+                .unwrap_or([64.min(meta.max_flat_workgroup_size), 1, 1]);
+        let _ = dev.launch(
+            module,
+            &meta.name,
+            &image,
+            Dispatch {
+                grid_blocks: [1, 1, 1],
+                block,
+            },
+            Duration::from_secs(5),
+        );
         launched += 1;
     }
     launched
@@ -215,7 +271,10 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
     let iterations = env_u64("XAD_FUZZ_ITERS").unwrap_or(3000);
     let limit = env_u64("XAD_FUZZ_SECONDS").map(Duration::from_secs);
     let seed = env_u64("XAD_FUZZ_SEED").unwrap_or(0x10ad_c0de);
-    let corpus: Vec<(&str, &[u8], Vec<Field>)> = EMBEDDED.iter().map(|k| (k.name, k.bytes, fields(k.bytes))).collect();
+    let corpus: Vec<(&str, &[u8], Vec<Field>)> = EMBEDDED
+        .iter()
+        .map(|k| (k.name, k.bytes, fields(k.bytes)))
+        .collect();
     let device = TargetId::parse("gfx1100").expect("a target ID");
     let started = Instant::now();
     let (mut done, mut accepted, mut launched) = (0u64, 0u64, 0usize);
@@ -223,7 +282,8 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
         if limit.is_some_and(|l| started.elapsed() >= l) {
             break;
         }
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut rng =
+            Xoshiro256PlusPlus::seed_from_u64(seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let (name, original, fields) = &corpus[rng.random_range(0..corpus.len())];
         let mut bytes = original.to_vec();
         for _ in 0..rng.random_range(1..=4) {
@@ -235,13 +295,17 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
             "seed {seed} iteration {iteration} ({name}, XAD_FUZZ_SEED={seed} XAD_FUZZ_ITERS={})",
             iteration + 1
         );
-        let parsed =
-            catch_unwind(|| CodeObject::parse(&bytes)).unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
+        let parsed = catch_unwind(|| CodeObject::parse(&bytes))
+            .unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
         let hip = catch_unwind(|| xad_harness::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
             .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
         // The HIP path accepts exactly what parses and targets the device.
         let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(&device));
-        assert_eq!(hip.is_ok(), runs_here, "parse and the HIP path's check disagree: {at}");
+        assert_eq!(
+            hip.is_ok(),
+            runs_here,
+            "parse and the HIP path's check disagree: {at}"
+        );
         if let Ok(code) = &parsed {
             accepted += 1;
             if let Err(e) = check_accepted(code, &bytes) {
@@ -257,7 +321,10 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
         "codeobj fuzz: seed {seed}: {done} mutated code objects in {seconds:.1} s ({:.0}/s), {accepted} accepted, {launched} launches",
         done as f64 / seconds.max(1e-9)
     );
-    assert!(done > 0 || limit == Some(Duration::ZERO), "no iteration ran");
+    assert!(
+        done > 0 || limit == Some(Duration::ZERO),
+        "no iteration ran"
+    );
 }
 
 /// A negative control for the invariant above: the extent reader does see a
@@ -265,7 +332,11 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
 #[test]
 fn the_extent_reader_sees_a_segment_past_the_end() {
     let mut bytes = EMBEDDED[0].bytes.to_vec();
-    assert_eq!(extent(&bytes), Some(bytes.len() as u64), "the unmutated file ends where its headers say");
+    assert_eq!(
+        extent(&bytes),
+        Some(bytes.len() as u64),
+        "the unmutated file ends where its headers say"
+    );
     let phoff = u64_at(&bytes, 32) as usize;
     let filesz = phoff + 56 + 32; // program header 1's p_filesz
     let past = (bytes.len() as u64 + 4096).to_le_bytes();

@@ -11,7 +11,10 @@ use xad_harness::device::DeviceError;
 use xad_harness::hip::safe::check_load;
 
 fn basic() -> Vec<u8> {
-    xad_harness::kernels::find("gfx1100", "xad_basic").expect("embedded").bytes.to_vec()
+    xad_harness::kernels::find("gfx1100", "xad_basic")
+        .expect("embedded")
+        .bytes
+        .to_vec()
 }
 
 fn u16_at(b: &[u8], at: usize) -> usize {
@@ -64,7 +67,10 @@ fn refused(bytes: &[u8], needles: &[&str]) -> String {
     };
     assert!(!message.contains('\n'), "{message}");
     for needle in needles {
-        assert!(message.contains(needle), "{message:?} does not mention {needle:?}");
+        assert!(
+            message.contains(needle),
+            "{message:?} does not mention {needle:?}"
+        );
     }
     match check_load(bytes, "test device", "gfx1100") {
         Err(DeviceError::Refused(hip)) => assert!(hip.contains(&message), "{hip}"),
@@ -126,7 +132,10 @@ fn symbols_must_name_strings_and_sections_that_exist() {
     for &sym in &entries {
         let mut bytes = original.clone();
         bytes[sym..sym + 4].copy_from_slice(&0x7fff_0000u32.to_le_bytes());
-        refused(&bytes, &["name offset 2147418112 is outside its string table"]);
+        refused(
+            &bytes,
+            &["name offset 2147418112 is outside its string table"],
+        );
         let mut bytes = original.clone();
         bytes[sym + 6..sym + 8].copy_from_slice(&200u16.to_le_bytes());
         refused(&bytes, &["section index 200 does not exist"]);
@@ -142,7 +151,13 @@ fn the_descriptor_must_lie_in_its_own_section_and_the_entry_be_aligned() {
     for &sym in &entries {
         bytes[sym + 6..sym + 8].copy_from_slice(&7u16.to_le_bytes());
     }
-    refused(&bytes, &["descriptor xad_basic.kd", "does not lie inside the section its symbol names"]);
+    refused(
+        &bytes,
+        &[
+            "descriptor xad_basic.kd",
+            "does not lie inside the section its symbol names",
+        ],
+    );
     // Move the entry 4 bytes on: still in .text, but not where a kernel may start.
     let kd = u64_at(&original, entries[0] + 8) as usize; // .rodata's address equals its file offset here
     let mut bytes = original.clone();
@@ -160,7 +175,10 @@ fn versions_and_target_features_are_checked() {
     let original = basic();
     let mut bytes = original.clone();
     bytes[8] = 1; // EI_ABIVERSION: code object v3
-    assert!(matches!(CodeObject::parse(&bytes), Err(CodeObjectError::Unsupported(_))));
+    assert!(matches!(
+        CodeObject::parse(&bytes),
+        Err(CodeObjectError::Unsupported(_))
+    ));
     refused(&bytes, &["code object v3", "v4, v5 and v6"]);
 
     let key = b"amdhsa.version";
@@ -183,9 +201,16 @@ fn versions_and_target_features_are_checked() {
     // would go by the flags, the harness's target check by the metadata.
     let mut bytes = original;
     bytes[48] = 0x36;
-    refused(&bytes, &["target ID says gfx1100", "processor 0x36 (gfx1030)"]);
+    refused(
+        &bytes,
+        &["target ID says gfx1100", "processor 0x36 (gfx1030)"],
+    );
 
-    for good in ["gfx1100", "gfx90a:sramecc+:xnack-", "amdgcn-amd-amdhsa--gfx11-generic:xnack+"] {
+    for good in [
+        "gfx1100",
+        "gfx90a:sramecc+:xnack-",
+        "amdgcn-amd-amdhsa--gfx11-generic:xnack+",
+    ] {
         assert!(TargetId::parse_checked(good).is_ok(), "{good}");
     }
     for (bad, why) in [
@@ -209,7 +234,10 @@ fn an_oversized_image_is_refused_before_it_is_copied() {
     big.resize(MAX_CODE_OBJECT_BYTES as usize + 1, 0);
     assert_eq!(
         CodeObject::parse(&big).unwrap_err(),
-        CodeObjectError::TooLarge { bytes: MAX_CODE_OBJECT_BYTES + 1, limit: MAX_CODE_OBJECT_BYTES }
+        CodeObjectError::TooLarge {
+            bytes: MAX_CODE_OBJECT_BYTES + 1,
+            limit: MAX_CODE_OBJECT_BYTES
+        }
     );
     big.truncate(MAX_CODE_OBJECT_BYTES as usize);
     // At the cap the size is fine (trailing bytes past the last section are allowed).
@@ -223,7 +251,9 @@ fn kernel_metadata_limits() {
     assert_eq!(check_kernel(&meta), Ok(()));
     let mut m = meta.clone();
     m.kernarg_segment_size = 4097;
-    assert!(check_kernel(&m).unwrap_err().contains("exceeds the limit of 4096 bytes"));
+    assert!(check_kernel(&m)
+        .unwrap_err()
+        .contains("exceeds the limit of 4096 bytes"));
     let mut m = meta.clone();
     m.args[4].offset = u32::MAX; // offset + size would overflow a u32
     assert!(check_kernel(&m).unwrap_err().contains("argument 4 (count)"));
@@ -232,7 +262,9 @@ fn kernel_metadata_limits() {
     assert!(check_kernel(&m).unwrap_err().contains("1..=1024"));
     let mut m = meta.clone();
     m.reqd_workgroup_size = Some([512, 1, 1]);
-    assert!(check_kernel(&m).unwrap_err().contains("exceeds .max_flat_workgroup_size 256"));
+    assert!(check_kernel(&m)
+        .unwrap_err()
+        .contains("exceeds .max_flat_workgroup_size 256"));
     let mut m = meta.clone();
     m.reqd_workgroup_size = Some([256, 0, 1]);
     assert!(check_kernel(&m).unwrap_err().contains("empty"));
@@ -245,7 +277,10 @@ fn kernel_metadata_limits() {
 /// flags and is v6; without either it is refused (the loader would misread it).
 #[test]
 fn a_generic_code_object_needs_v6_and_a_generic_version() {
-    let generic = xad_harness::kernels::find("gfx11-generic", "xad_basic").expect("embedded").bytes.to_vec();
+    let generic = xad_harness::kernels::find("gfx11-generic", "xad_basic")
+        .expect("embedded")
+        .bytes
+        .to_vec();
     let co = CodeObject::parse(&generic).expect("the embedded generic object is valid");
     assert_eq!(co.target.arch, "gfx11-generic");
     assert_eq!((generic[8], generic[51]), (4, 1), "v6, generic_v1");

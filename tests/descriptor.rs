@@ -48,13 +48,22 @@ struct Kernel {
 
 impl Kernel {
     fn new(name: &str, directives: &[&str], body: &str) -> Kernel {
-        Kernel { name: name.into(), directives: directives.iter().map(|d| d.to_string()).collect(), body: body.into() }
+        Kernel {
+            name: name.into(),
+            directives: directives.iter().map(|d| d.to_string()).collect(),
+            body: body.into(),
+        }
     }
     fn has(&self, directive: &str) -> bool {
-        self.directives.iter().any(|d| d.split_whitespace().next() == Some(directive))
+        self.directives
+            .iter()
+            .any(|d| d.split_whitespace().next() == Some(directive))
     }
     fn value(&self, directive: &str) -> Option<u32> {
-        let d = self.directives.iter().find(|d| d.split_whitespace().next() == Some(directive))?;
+        let d = self
+            .directives
+            .iter()
+            .find(|d| d.split_whitespace().next() == Some(directive))?;
         d.split_whitespace().nth(1)?.parse().ok()
     }
     fn wave64(&self) -> bool {
@@ -133,16 +142,40 @@ fn build(tc: &Toolchain, dir: &Path, stem: &str, source: &str) -> PathBuf {
 const TABLE: &[(&str, &str, u64)] = &[
     ("user_sgpr_dispatch_ptr 1", "user_sgpr_dispatch_ptr", 1),
     ("user_sgpr_queue_ptr 1", "user_sgpr_queue_ptr", 1),
-    ("user_sgpr_kernarg_segment_ptr 0", "user_sgpr_kernarg_segment_ptr", 0),
+    (
+        "user_sgpr_kernarg_segment_ptr 0",
+        "user_sgpr_kernarg_segment_ptr",
+        0,
+    ),
     ("user_sgpr_dispatch_id 1", "user_sgpr_dispatch_id", 1),
-    ("user_sgpr_private_segment_size 1", "user_sgpr_private_segment_size", 1),
+    (
+        "user_sgpr_private_segment_size 1",
+        "user_sgpr_private_segment_size",
+        1,
+    ),
     ("user_sgpr_count 12", "user_sgpr_count", 12),
     ("wavefront_size32 0", "wavefront_size32", 0),
     ("enable_private_segment 1", "enable_private_segment", 1),
-    ("system_sgpr_workgroup_id_x 0", "system_sgpr_workgroup_id_x", 0),
-    ("system_sgpr_workgroup_id_y 1", "system_sgpr_workgroup_id_y", 1),
-    ("system_sgpr_workgroup_id_z 1", "system_sgpr_workgroup_id_z", 1),
-    ("system_sgpr_workgroup_info 1", "system_sgpr_workgroup_info", 1),
+    (
+        "system_sgpr_workgroup_id_x 0",
+        "system_sgpr_workgroup_id_x",
+        0,
+    ),
+    (
+        "system_sgpr_workgroup_id_y 1",
+        "system_sgpr_workgroup_id_y",
+        1,
+    ),
+    (
+        "system_sgpr_workgroup_id_z 1",
+        "system_sgpr_workgroup_id_z",
+        1,
+    ),
+    (
+        "system_sgpr_workgroup_info 1",
+        "system_sgpr_workgroup_info",
+        1,
+    ),
     ("system_vgpr_workitem_id 1", "system_vgpr_workitem_id", 1),
     ("system_vgpr_workitem_id 2", "system_vgpr_workitem_id", 2),
     ("next_free_vgpr 1", "next_free_vgpr", 8),
@@ -161,22 +194,52 @@ const TABLE: &[(&str, &str, u64)] = &[
     ("workgroup_processor_mode 0", "workgroup_processor_mode", 0),
     ("memory_ordered 0", "memory_ordered", 0),
     ("forward_progress 1", "forward_progress", 1),
-    ("exception_fp_ieee_invalid_op 1", "exception_fp_ieee_invalid_op", 1),
+    (
+        "exception_fp_ieee_invalid_op 1",
+        "exception_fp_ieee_invalid_op",
+        1,
+    ),
     ("exception_fp_denorm_src 1", "exception_fp_denorm_src", 1),
-    ("exception_fp_ieee_div_zero 1", "exception_fp_ieee_div_zero", 1),
-    ("exception_fp_ieee_overflow 1", "exception_fp_ieee_overflow", 1),
-    ("exception_fp_ieee_underflow 1", "exception_fp_ieee_underflow", 1),
-    ("exception_fp_ieee_inexact 1", "exception_fp_ieee_inexact", 1),
+    (
+        "exception_fp_ieee_div_zero 1",
+        "exception_fp_ieee_div_zero",
+        1,
+    ),
+    (
+        "exception_fp_ieee_overflow 1",
+        "exception_fp_ieee_overflow",
+        1,
+    ),
+    (
+        "exception_fp_ieee_underflow 1",
+        "exception_fp_ieee_underflow",
+        1,
+    ),
+    (
+        "exception_fp_ieee_inexact 1",
+        "exception_fp_ieee_inexact",
+        1,
+    ),
     ("exception_int_div_zero 1", "exception_int_div_zero", 1),
     ("uses_dynamic_stack 1", "uses_dynamic_stack", 1),
-    ("group_segment_fixed_size 65536", "group_segment_fixed_size", 65536),
-    ("private_segment_fixed_size 1234", "private_segment_fixed_size", 1234),
+    (
+        "group_segment_fixed_size 65536",
+        "group_segment_fixed_size",
+        65536,
+    ),
+    (
+        "private_segment_fixed_size 1234",
+        "private_segment_fixed_size",
+        1234,
+    ),
     ("kernarg_size 4096", "kernarg_size", 4096),
 ];
 
 /// Rows that need wave64 beside their directive.
-const WAVE64_TABLE: &[(&str, &str, u64)] =
-    &[("shared_vgpr_count 2", "shared_vgpr_count", 2), ("next_free_vgpr 5", "next_free_vgpr", 8)];
+const WAVE64_TABLE: &[(&str, &str, u64)] = &[
+    ("shared_vgpr_count 2", "shared_vgpr_count", 2),
+    ("next_free_vgpr 5", "next_free_vgpr", 8),
+];
 
 /// Our decoding of what `llvm-objdump` prints as `.amdhsa_<directive>` (or as a
 /// `; NAME` comment for the gfx11 rsrc3 fields); `None` for a name we do not know.
@@ -238,7 +301,11 @@ fn ours(kd: &KernelDescriptor, directive: &str) -> Option<u64> {
 
 /// `llvm-objdump -D --disassemble-symbols=<k>.kd,...`: per kernel, every
 /// `.amdhsa_<name> <value>` line and every `; NAME <value>` comment.
-fn objdump_fields(objdump: &Path, hsaco: &Path, names: &[&str]) -> BTreeMap<String, Vec<(String, u64)>> {
+fn objdump_fields(
+    objdump: &Path,
+    hsaco: &Path,
+    names: &[&str],
+) -> BTreeMap<String, Vec<(String, u64)>> {
     let symbols: Vec<String> = names.iter().map(|n| format!("{n}.kd")).collect();
     let out = Command::new(objdump)
         .arg("-D")
@@ -246,22 +313,34 @@ fn objdump_fields(objdump: &Path, hsaco: &Path, names: &[&str]) -> BTreeMap<Stri
         .arg(hsaco)
         .output()
         .unwrap_or_else(|e| panic!("run {}: {e}", objdump.display()));
-    assert!(out.status.success(), "llvm-objdump failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "llvm-objdump failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let mut fields: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
     let mut current = None;
     for line in text.lines().map(str::trim) {
-        if let Some(sym) = line.split_once('<').and_then(|(_, r)| r.strip_suffix(".kd>:")) {
+        if let Some(sym) = line
+            .split_once('<')
+            .and_then(|(_, r)| r.strip_suffix(".kd>:"))
+        {
             current = Some(sym.to_string());
             continue;
         }
         let Some(k) = &current else { continue };
-        let body = line.strip_prefix(".amdhsa_").or_else(|| line.strip_prefix("; "));
+        let body = line
+            .strip_prefix(".amdhsa_")
+            .or_else(|| line.strip_prefix("; "));
         let mut words = body.unwrap_or("").split_whitespace();
         if let (Some(name), Some(value), None) = (words.next(), words.next(), words.next()) {
             if name != "kernel" {
                 if let Ok(v) = value.parse::<u64>() {
-                    fields.entry(k.clone()).or_default().push((name.to_string(), v));
+                    fields
+                        .entry(k.clone())
+                        .or_default()
+                        .push((name.to_string(), v));
                 }
             }
         }
@@ -276,20 +355,29 @@ fn mismatches(kd: &KernelDescriptor, printed: &[(String, u64)]) -> Vec<String> {
         .filter_map(|(name, llvm)| match ours(kd, name) {
             Some(v) if v == *llvm => None,
             Some(v) => Some(format!("{name}: llvm-objdump {llvm}, ours {v}")),
-            None => Some(format!("{name}: llvm-objdump prints {llvm}, which our table does not decode")),
+            None => Some(format!(
+                "{name}: llvm-objdump prints {llvm}, which our table does not decode"
+            )),
         })
         .collect()
 }
 
 fn table_kernels() -> Vec<(Kernel, &'static str, u64)> {
-    let rows = TABLE.iter().map(|r| (r, false)).chain(WAVE64_TABLE.iter().map(|r| (r, true)));
+    let rows = TABLE
+        .iter()
+        .map(|r| (r, false))
+        .chain(WAVE64_TABLE.iter().map(|r| (r, true)));
     rows.enumerate()
         .map(|(i, (&(set, check, want), wave64))| {
             let mut directives = vec![set];
             if wave64 {
                 directives.push("wavefront_size32 0");
             }
-            (Kernel::new(&format!("k{i}"), &directives, "  s_endpgm"), check, want)
+            (
+                Kernel::new(&format!("k{i}"), &directives, "  s_endpgm"),
+                check,
+                want,
+            )
         })
         .collect()
 }
@@ -302,26 +390,47 @@ fn every_directive_decodes_as_llvm_objdump_prints_it() {
         eprintln!("skipped: {} has no llvm-objdump beside it", tc.origin);
         return;
     };
-    let (kernels, checks): (Vec<Kernel>, Vec<(&str, u64)>) =
-        table_kernels().into_iter().map(|(k, c, w)| (k, (c, w))).unzip();
+    let (kernels, checks): (Vec<Kernel>, Vec<(&str, u64)>) = table_kernels()
+        .into_iter()
+        .map(|(k, c, w)| (k, (c, w)))
+        .unzip();
     let hsaco = build(&tc, &dir, "table", &code_object_source(&kernels));
-    let co = CodeObject::parse(&std::fs::read(&hsaco).unwrap()).expect("every kernel LLVM writes validates");
+    let co = CodeObject::parse(&std::fs::read(&hsaco).unwrap())
+        .expect("every kernel LLVM writes validates");
     let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
     let printed = objdump_fields(&objdump, &hsaco, &names);
     for (k, (check, want)) in kernels.iter().zip(&checks) {
         let kd = co.kernel(&k.name).unwrap().descriptor;
-        let fields = printed.get(&k.name).unwrap_or_else(|| panic!("llvm-objdump printed nothing for {}.kd", k.name));
-        assert!(fields.len() >= 40, "{}: only {} fields printed", k.name, fields.len());
+        let fields = printed
+            .get(&k.name)
+            .unwrap_or_else(|| panic!("llvm-objdump printed nothing for {}.kd", k.name));
+        assert!(
+            fields.len() >= 40,
+            "{}: only {} fields printed",
+            k.name,
+            fields.len()
+        );
         let bad = mismatches(&kd, fields);
         assert!(bad.is_empty(), "{} ({:?}): {bad:#?}", k.name, k.directives);
-        assert_eq!(ours(&kd, check), Some(*want), "{} ({:?}): decoded {check}", k.name, k.directives);
+        assert_eq!(
+            ours(&kd, check),
+            Some(*want),
+            "{} ({:?}): decoded {check}",
+            k.name,
+            k.directives
+        );
     }
     // Negative control: the bit positions main used to read (dispatch ptr at
     // bit 0) disagree with LLVM on the dispatch-ptr kernel.
     let kd = co.kernel("k0").unwrap().descriptor;
-    let shifted =
-        KernelDescriptor { code_properties: (kd.code_properties & !0b111) | (kd.code_properties >> 1 & 0b11), ..kd };
-    assert!(!mismatches(&shifted, &printed["k0"]).is_empty(), "a shifted decoding must be caught");
+    let shifted = KernelDescriptor {
+        code_properties: (kd.code_properties & !0b111) | (kd.code_properties >> 1 & 0b11),
+        ..kd
+    };
+    assert!(
+        !mismatches(&shifted, &printed["k0"]).is_empty(),
+        "a shifted decoding must be caught"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -339,9 +448,15 @@ fn store_regs(regs: &[String], base: &str, offset: u32) -> String {
         let (op, vr) = if n == 1 {
             ("b32", "v20".to_string())
         } else {
-            (["", "", "b64", "b96", "b128"][n], format!("v[20:{}]", 19 + n))
+            (
+                ["", "", "b64", "b96", "b128"][n],
+                format!("v[20:{}]", 19 + n),
+            )
         };
-        s += &format!("  global_store_{op} v4, {vr}, {base} offset:{}\n", offset + 16 * i as u32);
+        s += &format!(
+            "  global_store_{op} v4, {vr}, {base} offset:{}\n",
+            offset + 16 * i as u32
+        );
     }
     s
 }
@@ -377,7 +492,10 @@ fn dump_kernel() -> Kernel {
          \x20 s_lshl_b32 s17, s11, 2\n  s_add_u32 s16, s16, s17\n  s_lshl_b32 s16, s16, 6\n  v_add_nc_u32 v4, s16, v4\n\
          \x20 v_lshlrev_b32 v4, 6, v4\n  s_waitcnt lgkmcnt(0)\n",
     );
-    let regs: Vec<String> = (0..13).map(|i| format!("s{i}")).chain(["v0".to_string()]).collect();
+    let regs: Vec<String> = (0..13)
+        .map(|i| format!("s{i}"))
+        .chain(["v0".to_string()])
+        .collect();
     body += &store_regs(&regs, "s[14:15]", 0);
     body += "  s_endpgm";
     let mut directives = ALL_ENABLES.to_vec();
@@ -395,7 +513,11 @@ fn structs_kernel() -> Kernel {
          \x20 s_load_b64 s[48:49], s[2:3], 0x80\n  s_waitcnt lgkmcnt(0)\n  s_load_b512 s[64:79], s[24:25], 0x0\n\
          \x20 s_waitcnt lgkmcnt(0)\n  v_mov_b32 v4, 0\n",
     );
-    let words = |from: u32, n: u32| (from..from + n).map(|i| format!("s{i}")).collect::<Vec<_>>();
+    let words = |from: u32, n: u32| {
+        (from..from + n)
+            .map(|i| format!("s{i}"))
+            .collect::<Vec<_>>()
+    };
     body += &store_regs(&words(16, 16), "s[14:15]", 0);
     body += &store_regs(&words(32, 16), "s[14:15]", 64);
     body += &store_regs(&words(48, 2), "s[14:15]", 128);
@@ -416,11 +538,20 @@ fn launch(
 ) -> Vec<u32> {
     let out = dev.alloc(words * 4).unwrap();
     dev.write(out, &vec![0xa5; words * 4]).unwrap();
-    dev.launch(module, name, &out.to_le_bytes(), dispatch, Duration::from_secs(60))
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    dev.launch(
+        module,
+        name,
+        &out.to_le_bytes(),
+        dispatch,
+        Duration::from_secs(60),
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut bytes = vec![0u8; words * 4];
     dev.read(out, &mut bytes).unwrap();
-    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 fn u64_at(w: &[u32], i: usize) -> u64 {
@@ -431,7 +562,12 @@ fn u64_at(w: &[u32], i: usize) -> u64 {
 fn sgpr_kernels(stem: &str) -> Option<(EmuDevice, xad_harness::device::ModuleId, CodeObject)> {
     let dir = scratch(stem);
     let tc = llvm(&dir)?;
-    let hsaco = build(&tc, &dir, stem, &code_object_source(&[dump_kernel(), structs_kernel()]));
+    let hsaco = build(
+        &tc,
+        &dir,
+        stem,
+        &code_object_source(&[dump_kernel(), structs_kernel()]),
+    );
     let bytes = std::fs::read(&hsaco).unwrap();
     let mut dev = EmuDevice::new();
     let module = dev.load(&bytes).expect("load");
@@ -440,8 +576,13 @@ fn sgpr_kernels(stem: &str) -> Option<(EmuDevice, xad_harness::device::ModuleId,
 
 #[test]
 fn every_user_and_system_sgpr_is_set_up_in_llvm_order() {
-    let Some((mut dev, module, _)) = sgpr_kernels("descriptor-dump") else { return };
-    let dispatch = Dispatch { grid_blocks: GRID, block: BLOCK };
+    let Some((mut dev, module, _)) = sgpr_kernels("descriptor-dump") else {
+        return;
+    };
+    let dispatch = Dispatch {
+        grid_blocks: GRID,
+        block: BLOCK,
+    };
     let lanes = 512;
     let first = launch(&mut dev, module, "dump", dispatch, lanes * RECORD_WORDS);
     let second = launch(&mut dev, module, "dump", dispatch, lanes * RECORD_WORDS);
@@ -450,17 +591,32 @@ fn every_user_and_system_sgpr_is_set_up_in_llvm_order() {
         packet != 0 && queue != 0 && kernarg != 0,
         "pointers: packet 0x{packet:x} queue 0x{queue:x} kernarg 0x{kernarg:x}"
     );
-    assert_eq!(u64_at(&second, 6), u64_at(&first, 6) + 1, "dispatch ids count launches");
+    assert_eq!(
+        u64_at(&second, 6),
+        u64_at(&first, 6) + 1,
+        "dispatch ids count launches"
+    );
     for g in 0..lanes {
         let r = &first[g * RECORD_WORDS..(g + 1) * RECORD_WORDS];
         let (local, wg) = (g % 64, g / 64);
         let (x, y, z) = (local % 16, local / 16 % 2, local / 32);
         let wave = local / 32;
         let want_info = u32::from(wave == 0) << 31 | (wave as u32) << 20 | 2;
-        assert_eq!((u64_at(r, 0), u64_at(r, 2), u64_at(r, 4)), (packet, queue, kernarg), "lane {g}: pointers");
+        assert_eq!(
+            (u64_at(r, 0), u64_at(r, 2), u64_at(r, 4)),
+            (packet, queue, kernarg),
+            "lane {g}: pointers"
+        );
         assert_eq!(u64_at(r, 6), u64_at(&first, 6), "lane {g}: dispatch id");
-        assert_eq!(r[8], 20, "lane {g}: private segment size (18 rounded up to dwords)");
-        assert_eq!([r[9], r[10], r[11]], [wg % 2, wg / 2 % 2, wg / 4].map(|v| v as u32), "lane {g}: workgroup id");
+        assert_eq!(
+            r[8], 20,
+            "lane {g}: private segment size (18 rounded up to dwords)"
+        );
+        assert_eq!(
+            [r[9], r[10], r[11]],
+            [wg % 2, wg / 2 % 2, wg / 4].map(|v| v as u32),
+            "lane {g}: workgroup id"
+        );
         assert_eq!(r[12], want_info, "lane {g}: workgroup info");
         assert_eq!(r[13], (x | y << 10 | z << 20) as u32, "lane {g}: v0");
     }
@@ -468,24 +624,79 @@ fn every_user_and_system_sgpr_is_set_up_in_llvm_order() {
 
 #[test]
 fn packet_queue_and_descriptor_behind_the_pointers() {
-    let Some((mut dev, module, co)) = sgpr_kernels("descriptor-structs") else { return };
-    let w = launch(&mut dev, module, "structs", Dispatch { grid_blocks: [3, 1, 1], block: [32, 1, 1] }, 64);
+    let Some((mut dev, module, co)) = sgpr_kernels("descriptor-structs") else {
+        return;
+    };
+    let w = launch(
+        &mut dev,
+        module,
+        "structs",
+        Dispatch {
+            grid_blocks: [3, 1, 1],
+            block: [32, 1, 1],
+        },
+        64,
+    );
     let (packet, queue) = (&w[0..16], &w[16..32]);
-    assert_eq!(packet[0] & 0xffff, 2 | 2 << 9 | 2 << 11, "header: kernel dispatch, system-scope fences");
-    assert_eq!(packet[0] >> 16, 3, "setup: 3 dimensions, as HIP module launches");
-    assert_eq!([packet[1] & 0xffff, packet[1] >> 16, packet[2] & 0xffff], [32, 1, 1], "workgroup size");
-    assert_eq!([packet[3], packet[4], packet[5]], [96, 1, 1], "grid size in work-items");
-    assert_eq!([packet[6], packet[7]], [18, 0], "private and group segment sizes");
-    assert_eq!([packet[12], packet[13], packet[14], packet[15]], [0; 4], "reserved2 and completion_signal");
-    assert_eq!([queue[0], queue[1]], [0, 1], "queue type MULTI, features KERNEL_DISPATCH");
-    assert_eq!([queue[6], queue[7], queue[8], queue[9]], [1, 0, 0, 0], "ring of one packet, queue id 0");
+    assert_eq!(
+        packet[0] & 0xffff,
+        2 | 2 << 9 | 2 << 11,
+        "header: kernel dispatch, system-scope fences"
+    );
+    assert_eq!(
+        packet[0] >> 16,
+        3,
+        "setup: 3 dimensions, as HIP module launches"
+    );
+    assert_eq!(
+        [packet[1] & 0xffff, packet[1] >> 16, packet[2] & 0xffff],
+        [32, 1, 1],
+        "workgroup size"
+    );
+    assert_eq!(
+        [packet[3], packet[4], packet[5]],
+        [96, 1, 1],
+        "grid size in work-items"
+    );
+    assert_eq!(
+        [packet[6], packet[7]],
+        [18, 0],
+        "private and group segment sizes"
+    );
+    assert_eq!(
+        [packet[12], packet[13], packet[14], packet[15]],
+        [0; 4],
+        "reserved2 and completion_signal"
+    );
+    assert_eq!(
+        [queue[0], queue[1]],
+        [0, 1],
+        "queue type MULTI, features KERNEL_DISPATCH"
+    );
+    assert_eq!(
+        [queue[6], queue[7], queue[8], queue[9]],
+        [1, 0, 0, 0],
+        "ring of one packet, queue id 0"
+    );
     let (write_id, read_id) = (u64_at(queue, 14), u64_at(&w, 32));
-    assert_eq!(write_id, read_id + 1, "the packet is written and being read");
+    assert_eq!(
+        write_id,
+        read_id + 1,
+        "the packet is written and being read"
+    );
     let kd: Vec<u8> = w[48..64].iter().flat_map(|x| x.to_le_bytes()).collect();
-    assert_eq!(kd, co.kernel("structs").unwrap().descriptor.to_bytes(), "kernel_object holds the descriptor");
+    assert_eq!(
+        kd,
+        co.kernel("structs").unwrap().descriptor.to_bytes(),
+        "kernel_object holds the descriptor"
+    );
     // Negative control: the same words from a kernel that did not enable the
     // queue pointer could not be these (its s[2:3] is the kernarg pointer).
-    assert_ne!(u64_at(queue, 2), u64_at(packet, 10), "queue base_address (the ring) is not the kernarg segment");
+    assert_ne!(
+        u64_at(queue, 2),
+        u64_at(packet, 10),
+        "queue base_address (the ring) is not the kernarg segment"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -505,18 +716,27 @@ fn basic_with(enables: &[&str], kernarg: &str, wg_x: &str) -> String {
         ("s12", "s28"),
         ("s13", "s29"),
         ("s14", "s30"),
-        ("s_lshl_b32 s29, s2, 8", &format!("s_lshl_b32 s29, {wg_x}, 8")),
+        (
+            "s_lshl_b32 s29, s2, 8",
+            &format!("s_lshl_b32 s29, {wg_x}, 8"),
+        ),
         ("s[0:1]", kernarg),
         (".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 32"),
         (
             ".amdhsa_kernarg_size 40",
             &format!(
                 ".amdhsa_kernarg_size 40\n{}",
-                enables.iter().map(|e| format!("  .amdhsa_{e}\n")).collect::<String>()
+                enables
+                    .iter()
+                    .map(|e| format!("  .amdhsa_{e}\n"))
+                    .collect::<String>()
             ),
         ),
     ] {
-        assert!(src.contains(from), "xad_basic.s no longer contains {from:?}");
+        assert!(
+            src.contains(from),
+            "xad_basic.s no longer contains {from:?}"
+        );
         src = src.replace(from, to);
     }
     src
@@ -541,15 +761,39 @@ fn basic_kernel_with_each_enable_passes_on_the_emulator() {
         .collect();
     let variants: &[(&str, &[&str], &str, &str)] = &[
         ("plain", &[], "s[0:1]", "s2"),
-        ("dispatch_ptr", &["user_sgpr_dispatch_ptr 1"], "s[2:3]", "s4"),
+        (
+            "dispatch_ptr",
+            &["user_sgpr_dispatch_ptr 1"],
+            "s[2:3]",
+            "s4",
+        ),
         ("queue_ptr", &["user_sgpr_queue_ptr 1"], "s[2:3]", "s4"),
-        ("both_ptrs", &["user_sgpr_dispatch_ptr 1", "user_sgpr_queue_ptr 1"], "s[4:5]", "s6"),
+        (
+            "both_ptrs",
+            &["user_sgpr_dispatch_ptr 1", "user_sgpr_queue_ptr 1"],
+            "s[4:5]",
+            "s6",
+        ),
         ("dispatch_id", &["user_sgpr_dispatch_id 1"], "s[0:1]", "s4"),
-        ("private_segment_size", &["user_sgpr_private_segment_size 1"], "s[0:1]", "s3"),
-        ("user_sgpr_count_gap", &["user_sgpr_count 7"], "s[0:1]", "s7"),
+        (
+            "private_segment_size",
+            &["user_sgpr_private_segment_size 1"],
+            "s[0:1]",
+            "s3",
+        ),
+        (
+            "user_sgpr_count_gap",
+            &["user_sgpr_count 7"],
+            "s[0:1]",
+            "s7",
+        ),
         (
             "workgroup_y_z_info",
-            &["system_sgpr_workgroup_id_y 1", "system_sgpr_workgroup_id_z 1", "system_sgpr_workgroup_info 1"],
+            &[
+                "system_sgpr_workgroup_id_y 1",
+                "system_sgpr_workgroup_id_z 1",
+                "system_sgpr_workgroup_info 1",
+            ],
             "s[0:1]",
             "s2",
         ),
@@ -560,15 +804,31 @@ fn basic_kernel_with_each_enable_passes_on_the_emulator() {
         std::fs::write(&file, basic_with(enables, kernarg, wg_x)).unwrap();
         let json = dir.join(format!("{name}.json"));
         let r = run(harness()
-            .args(["run", "--backend", "emu", "--case", "basic", "--lanes", "3000", "--seed", "77", "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "basic",
+                "--lanes",
+                "3000",
+                "--seed",
+                "77",
+                "--kernel",
+            ])
             .arg(&file)
             .arg("--json")
             .arg(&json));
         assert_eq!(r.code, 0, "{name} (seed 77): {}", r.all());
-        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let tally = &report["cases"][0]["tally"];
         assert_eq!(tally["lanes_failed"].as_u64(), Some(0), "{name}: {tally}");
-        assert_eq!(tally["lanes_unwritten"].as_u64(), Some(0), "{name}: {tally}");
+        assert_eq!(
+            tally["lanes_unwritten"].as_u64(),
+            Some(0),
+            "{name}: {tally}"
+        );
     }
 }
 
@@ -582,9 +842,16 @@ type Edit = fn(&mut KernelDescriptor);
 fn patched_basic(tc: &Toolchain, dir: &Path, edit: impl Fn(&mut KernelDescriptor)) -> PathBuf {
     let hsaco = build(tc, dir, "basic", &basic_source());
     let mut bytes = std::fs::read(&hsaco).unwrap();
-    let kd = CodeObject::parse(&bytes).unwrap().kernel("xad_basic").unwrap().descriptor;
+    let kd = CodeObject::parse(&bytes)
+        .unwrap()
+        .kernel("xad_basic")
+        .unwrap()
+        .descriptor;
     let raw = kd.to_bytes();
-    let at = bytes.windows(64).position(|w| w == raw).expect("descriptor bytes in the file");
+    let at = bytes
+        .windows(64)
+        .position(|w| w == raw)
+        .expect("descriptor bytes in the file");
     let mut edited = kd;
     edit(&mut edited);
     bytes[at..at + 64].copy_from_slice(&edited.to_bytes());
@@ -598,10 +865,14 @@ fn reserved_bits_and_impossible_fields_are_refused_as_bad_input() {
     let dir = scratch("descriptor-refused");
     let Some(tc) = llvm(&dir) else { return };
     let edits: [(&str, Edit); 5] = [
-        ("KERNEL_CODE_PROPERTIES RESERVED0", |k| k.code_properties |= 1 << 7),
+        ("KERNEL_CODE_PROPERTIES RESERVED0", |k| {
+            k.code_properties |= 1 << 7
+        }),
         ("COMPUTE_PGM_RSRC2 RESERVED0", |k| k.rsrc2 |= 1 << 31),
         ("reserved1 byte at offset 24", |k| k.reserved1[0] = 0x80),
-        ("ENABLE_SGPR_FLAT_SCRATCH_INIT", |k| k.code_properties |= 1 << 5),
+        ("ENABLE_SGPR_FLAT_SCRATCH_INIT", |k| {
+            k.code_properties |= 1 << 5
+        }),
         ("kernarg_preload", |k| k.kernarg_preload = 1 << 7 | 2),
     ];
     for (field, edit) in edits {
@@ -609,9 +880,22 @@ fn reserved_bits_and_impossible_fields_are_refused_as_bad_input() {
         let bytes = std::fs::read(&file).unwrap();
         let err = CodeObject::parse(&bytes).expect_err(field).to_string();
         assert!(err.contains(field), "{err:?} should name {field}");
-        assert!(EmuDevice::new().load(&bytes).is_err(), "{field}: the emulator must refuse the load");
-        let r =
-            run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "64", "--kernel"]).arg(&file));
+        assert!(
+            EmuDevice::new().load(&bytes).is_err(),
+            "{field}: the emulator must refuse the load"
+        );
+        let r = run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "basic",
+                "--lanes",
+                "64",
+                "--kernel",
+            ])
+            .arg(&file));
         assert_eq!(r.code, 2, "{field}: {}", r.all());
         assert!(r.stderr.contains(field), "{field}: {}", r.stderr);
     }
@@ -626,6 +910,8 @@ fn user_sgpr_count_llvm_accepts_but_gfx11_cannot_load_is_refused() {
     let Some(tc) = llvm(&dir) else { return };
     let k = Kernel::new("many", &["user_sgpr_count 17"], "  s_endpgm");
     let hsaco = build(&tc, &dir, "many", &code_object_source(&[k]));
-    let err = CodeObject::parse(&std::fs::read(hsaco).unwrap()).expect_err("17 user SGPRs").to_string();
+    let err = CodeObject::parse(&std::fs::read(hsaco).unwrap())
+        .expect_err("17 user SGPRs")
+        .to_string();
     assert!(err.contains("USER_SGPR_COUNT is 17"), "{err}");
 }

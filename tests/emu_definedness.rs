@@ -101,9 +101,25 @@ fn run(stem: &str, source: &str, lanes: u64, seed: u64) -> CaseResult {
     let bytes = std::fs::read(&path).expect("code object");
     let code = CodeObject::parse(&bytes).expect("parse");
     let kernel = code.kernels[0].clone();
-    let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 8, chunk_lanes: 1 << 17, ..Options::default() };
-    let source = KernelSource::User { path: path.display().to_string() };
-    run_case(&mut EmuDevice::new(), &basic(), &code, &kernel, source, &opts)
+    let opts = Options {
+        lanes,
+        seed,
+        timeout: Duration::from_secs(120),
+        keep: 8,
+        chunk_lanes: 1 << 17,
+        ..Options::default()
+    };
+    let source = KernelSource::User {
+        path: path.display().to_string(),
+    };
+    run_case(
+        &mut EmuDevice::new(),
+        &basic(),
+        &code,
+        &kernel,
+        source,
+        &opts,
+    )
 }
 
 fn describe(r: &CaseResult) -> String {
@@ -130,18 +146,42 @@ fn one_unsettled_dpp16_read_in_a_partial_last_wave_leaves_every_other_lane_check
     // The example: 100003 lanes; the last wave has lanes 0-2 on, and
     // they read lane 3 (off). The other 100000 lanes are checked and pass.
     let seed = 0x1005;
-    let r = run("unsettled", &kernel("unsettled", "", UNSETTLED_ZERO), 100_003, seed);
+    let r = run(
+        "unsettled",
+        &kernel("unsettled", "", UNSETTLED_ZERO),
+        100_003,
+        seed,
+    );
     let t = &r.tally;
     assert_eq!(r.status(), Status::Pass, "seed {seed:#x}: {}", describe(&r));
     assert!(r.error.is_none(), "seed {seed:#x}: {}", describe(&r));
-    assert_eq!((t.lanes_checked, t.lanes_failed, t.lanes_unsettled, t.words_unsettled), (100_003, 0, 3, 3), "seed {seed:#x}: {}", describe(&r));
+    assert_eq!(
+        (
+            t.lanes_checked,
+            t.lanes_failed,
+            t.lanes_unsettled,
+            t.words_unsettled
+        ),
+        (100_003, 0, 3, 3),
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
     let lanes: Vec<u64> = t.first_unsettled.iter().map(|m| m.lane).collect();
     assert_eq!(lanes, vec![100_000, 100_001, 100_002], "seed {seed:#x}");
     let origin = t.first_unsettled[0].origin.as_deref().unwrap_or("");
-    assert!(origin.contains("DPP16 read of inactive lane 3") && origin.contains("7.7.1 vs table 93"), "{origin}");
-    assert!(t.first_unsettled.iter().all(|m| m.kind == FailureKind::Unsettled));
+    assert!(
+        origin.contains("DPP16 read of inactive lane 3") && origin.contains("7.7.1 vs table 93"),
+        "{origin}"
+    );
+    assert!(t
+        .first_unsettled
+        .iter()
+        .all(|m| m.kind == FailureKind::Unsettled));
     let text = xad_harness::report::case_lines(&r).join("\n");
-    assert!(text.starts_with("PASS") && text.contains("3 unsettled") && text.contains("lane 100000"), "{text}");
+    assert!(
+        text.starts_with("PASS") && text.contains("3 unsettled") && text.contains("lane 100000"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -149,19 +189,40 @@ fn a_wrong_kernel_reading_an_unsettled_lane_fails_on_its_other_lanes() {
     // 1013 lanes: the last wave has lanes 0-20 on; lane 20 reads lane 23 (off).
     let seed = 0x1013;
     let wrong = format!("{UNSETTLED_ZERO}\n  v_add_nc_u32 v5, 1, v5");
-    let r = run("unsettled_wrong", &kernel("unsettled_wrong", "", &wrong), 1013, seed);
+    let r = run(
+        "unsettled_wrong",
+        &kernel("unsettled_wrong", "", &wrong),
+        1013,
+        seed,
+    );
     let t = &r.tally;
     assert_eq!(r.status(), Status::Fail, "seed {seed:#x}: {}", describe(&r));
-    assert_eq!((t.lanes_failed, t.lanes_unsettled, t.words_unsettled), (1012, 1, 1), "seed {seed:#x}: {}", describe(&r));
+    assert_eq!(
+        (t.lanes_failed, t.lanes_unsettled, t.words_unsettled),
+        (1012, 1, 1),
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
     assert_eq!(t.first_unsettled[0].lane, 1012, "seed {seed:#x}");
-    assert!(t.first.iter().all(|m| m.kind == FailureKind::Wrong && m.lane != 1012), "seed {seed:#x}: {}", describe(&r));
+    assert!(
+        t.first
+            .iter()
+            .all(|m| m.kind == FailureKind::Wrong && m.lane != 1012),
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
 }
 
 /// Every lane of `r` is undefined, and the first record's origin says `what`.
 fn all_undefined(r: &CaseResult, lanes: u64, what: &[&str]) {
     let t = &r.tally;
     assert_eq!(r.status(), Status::Fail, "{}", describe(r));
-    assert_eq!((t.lanes_failed, t.lanes_undefined), (lanes, lanes), "{}", describe(r));
+    assert_eq!(
+        (t.lanes_failed, t.lanes_undefined),
+        (lanes, lanes),
+        "{}",
+        describe(r)
+    );
     let m = &t.first[0];
     assert_eq!(m.kind, FailureKind::Undefined, "{}", describe(r));
     let origin = m.origin.as_deref().unwrap_or("");
@@ -172,8 +233,17 @@ fn all_undefined(r: &CaseResult, lanes: u64, what: &[&str]) {
 
 #[test]
 fn storing_an_uninitialised_vgpr_is_undefined_and_names_the_register() {
-    let r = run("uninit_vgpr", &kernel("uninit_vgpr", "", "  v_mov_b32 v5, v20"), 300, 3);
-    all_undefined(&r, 300, &["v20 read before any write", "v_mov_b32_e32 v5, v20"]);
+    let r = run(
+        "uninit_vgpr",
+        &kernel("uninit_vgpr", "", "  v_mov_b32 v5, v20"),
+        300,
+        3,
+    );
+    all_undefined(
+        &r,
+        300,
+        &["v20 read before any write", "v_mov_b32_e32 v5, v20"],
+    );
     // Undefined words fail whatever they hold: v20 reads 0 here, and the text says why.
     let text = xad_harness::report::case_lines(&r).join("\n");
     assert!(text.contains("undefined") && text.contains("v20"), "{text}");
@@ -181,7 +251,12 @@ fn storing_an_uninitialised_vgpr_is_undefined_and_names_the_register() {
 
 #[test]
 fn reading_an_uninitialised_sgpr_is_undefined_and_names_the_register() {
-    let r = run("uninit_sgpr", &kernel("uninit_sgpr", "", "  v_xad_u32 v5, v2, v3, s30"), 100, 4);
+    let r = run(
+        "uninit_sgpr",
+        &kernel("uninit_sgpr", "", "  v_xad_u32 v5, v2, v3, s30"),
+        100,
+        4,
+    );
     all_undefined(&r, 100, &["s30 read before any write"]);
 }
 
@@ -194,12 +269,27 @@ fn a_vgpr_read_after_dealloc_vgprs_is_undefined() {
 
 #[test]
 fn exec_hi_as_data_in_wave32_is_undefined_and_after_a_write_unsettled() {
-    let r = run("exec_hi", &kernel("exec_hi", "", "  v_xad_u32 v5, v2, v3, exec_hi"), 64, 6);
+    let r = run(
+        "exec_hi",
+        &kernel("exec_hi", "", "  v_xad_u32 v5, v2, v3, exec_hi"),
+        64,
+        6,
+    );
     all_undefined(&r, 64, &["exec_hi read as data in wave32"]);
     // Written first: the guide does not say the write is kept, so unsettled.
     let written = "  s_mov_b32 exec_hi, 0\n  v_add_nc_u32 v5, exec_hi, v5";
-    let r = run("exec_hi_written", &kernel("exec_hi_written", "", written), 64, 6);
-    assert_eq!((r.status(), r.tally.lanes_unsettled, r.tally.lanes_failed), (Status::Pass, 64, 0), "{}", describe(&r));
+    let r = run(
+        "exec_hi_written",
+        &kernel("exec_hi_written", "", written),
+        64,
+        6,
+    );
+    assert_eq!(
+        (r.status(), r.tally.lanes_unsettled, r.tally.lanes_failed),
+        (Status::Pass, 64, 0),
+        "{}",
+        describe(&r)
+    );
 }
 
 #[test]
@@ -209,10 +299,19 @@ fn an_undefined_address_stops_only_its_waves() {
     let r = run("undef_address", &kernel("undef_address", pre, ""), 1024, 7);
     let t = &r.tally;
     assert!(r.error.is_none(), "{}", describe(&r));
-    assert_eq!((t.lanes_checked, t.lanes_failed, t.lanes_undefined), (1024, 256, 256), "{}", describe(&r));
+    assert_eq!(
+        (t.lanes_checked, t.lanes_failed, t.lanes_undefined),
+        (1024, 256, 256),
+        "{}",
+        describe(&r)
+    );
     assert_eq!(t.first[0].lane, 256);
     let origin = t.first[0].origin.as_deref().unwrap_or("");
-    assert!(origin.contains("wave stopped: the memory address depends on an undefined value") && origin.contains("s30"), "{origin}");
+    assert!(
+        origin.contains("wave stopped: the memory address depends on an undefined value")
+            && origin.contains("s30"),
+        "{origin}"
+    );
 }
 
 #[test]
@@ -220,14 +319,39 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
     // s_cbranch_scc1 +0 (SCC was never set); s_endpgm. Raw code, no user SGPRs.
     let mut dev = EmuDevice::new();
     // Wave32 (bit 10 of the code properties), 16 VGPRs, nothing else enabled.
-    let kd = xad_harness::codeobj::KernelDescriptor { rsrc1: 1, code_properties: 1 << 10, ..Default::default() };
-    let code: Vec<u8> = [0xbfa2_0000u32, 0xbfb0_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let kd = xad_harness::codeobj::KernelDescriptor {
+        rsrc1: 1,
+        code_properties: 1 << 10,
+        ..Default::default()
+    };
+    let code: Vec<u8> = [0xbfa2_0000u32, 0xbfb0_0000]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
     let m = dev.load_code("raw", &code, kd);
-    dev.launch(m, "raw", &[], Dispatch { grid_blocks: [2, 1, 1], block: [64, 1, 1] }, Duration::from_secs(5)).expect("waves stop, the launch does not fail");
+    dev.launch(
+        m,
+        "raw",
+        &[],
+        Dispatch {
+            grid_blocks: [2, 1, 1],
+            block: [64, 1, 1],
+        },
+        Duration::from_secs(5),
+    )
+    .expect("waves stop, the launch does not fail");
     let d = dev.definedness(0, 0).unwrap();
     let firsts: Vec<u64> = d.waves.iter().map(|w| w.first_lane).collect();
     assert_eq!(firsts, vec![0, 32, 64, 96], "{d:#?}");
-    assert!(d.waves.iter().all(|w| w.taint == Taint::Undefined && w.lanes == 32));
+    assert!(d
+        .waves
+        .iter()
+        .all(|w| w.taint == Taint::Undefined && w.lanes == 32));
     let o = &d.origins[d.waves[0].origin];
-    assert!(o.what.contains("branch condition") && o.what.contains("scc read before any write") && o.offset == 0, "{o}");
+    assert!(
+        o.what.contains("branch condition")
+            && o.what.contains("scc read before any write")
+            && o.offset == 0,
+        "{o}"
+    );
 }

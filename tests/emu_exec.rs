@@ -22,7 +22,8 @@ fn fixture_dir() -> PathBuf {
 fn build(name: &str, wave64: bool) -> Vec<u8> {
     let scratch = std::env::temp_dir().join(format!("xad-emu-test-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let tc = xad_harness::toolchain::discover("gfx1100", &scratch).expect("an LLVM that assembles gfx1100 (see INSTALL_HINT)");
+    let tc = xad_harness::toolchain::discover("gfx1100", &scratch)
+        .expect("an LLVM that assembles gfx1100 (see INSTALL_HINT)");
     let obj = scratch.join(format!("{name}.o"));
     let out = scratch.join(format!("{name}.hsaco"));
     let mut cmd = Command::new(&tc.clang);
@@ -30,8 +31,18 @@ fn build(name: &str, wave64: bool) -> Vec<u8> {
     if wave64 {
         cmd.arg("-mwavefrontsize64");
     }
-    let st = cmd.arg("-c").arg(fixture_dir().join(format!("{name}.s"))).arg("-o").arg(&obj).output().unwrap();
-    assert!(st.status.success(), "assembling {name}: {}", String::from_utf8_lossy(&st.stderr));
+    let st = cmd
+        .arg("-c")
+        .arg(fixture_dir().join(format!("{name}.s")))
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "assembling {name}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
     tc.link(&obj, &out).expect("link");
     let bytes = std::fs::read(&out).unwrap();
     let _ = std::fs::remove_dir_all(&scratch);
@@ -92,20 +103,44 @@ fn model(name: &str, i: usize, a: &[u32], b: &[u32], c: &[u32], w: usize) -> u32
         "perm" => perm(x, y, z),
         "add_co" => x.wrapping_add(y),
         "add_co_carry" => (u64::from(x) + u64::from(y) > 0xffff_ffff) as u32,
-        "add_co_ci" => x.wrapping_add(y).wrapping_add((u64::from(y) + u64::from(z) > 0xffff_ffff) as u32),
+        "add_co_ci" => x
+            .wrapping_add(y)
+            .wrapping_add((u64::from(y) + u64::from(z) > 0xffff_ffff) as u32),
         "sub_borrow" => (y > x) as u32,
-        "cmp_gt_sel" => if x > y { x } else { z },
-        "cmp_lt_i32_sel" => if (x as i32) < (y as i32) { z } else { y },
+        "cmp_gt_sel" => {
+            if x > y {
+                x
+            } else {
+                z
+            }
+        }
+        "cmp_lt_i32_sel" => {
+            if (x as i32) < (y as i32) {
+                z
+            } else {
+                y
+            }
+        }
         "readfirstlane" => a[base],
         "xad_inline" => (x ^ 0xffff_ffff).wrapping_add(0x3f00_0000),
         "xad_literal" => (x ^ 0x1234_5678).wrapping_add(z),
         "xad_sgpr" => (c[base] ^ y).wrapping_add(0x3f80_0000),
         "xad_dpp8" => xad(from((l & !7) | [1, 0, 3, 2, 5, 4, 7, 6][l & 7])),
         "xad_shl1_bc1" => xad(if l16 < 15 { from(l + 1) } else { 0 }),
-        "xad_shl1_bc0" => if l16 < 15 { xad(from(l + 1)) } else { 0xaaaa_aaaa },
+        "xad_shl1_bc0" => {
+            if l16 < 15 {
+                xad(from(l + 1))
+            } else {
+                0xaaaa_aaaa
+            }
+        }
         "xad_quadperm_masked" => {
             let bank = l16 / 4;
-            if l / 16 == 0 && (bank == 0 || bank == 2) { xad(from((l & !3) + 3 - (l & 3))) } else { 0xaaaa_aaaa }
+            if l / 16 == 0 && (bank == 0 || bank == 2) {
+                xad(from((l & !3) + 3 - (l & 3)))
+            } else {
+                0xaaaa_aaaa
+            }
         }
         "xad_mirror" => xad(from(b16 + 15 - l16)),
         "xad_ror3" => xad(from(b16 + (l16 + 16 - 3) % 16)),
@@ -113,31 +148,93 @@ fn model(name: &str, i: usize, a: &[u32], b: &[u32], c: &[u32], w: usize) -> u32
         "xad_share7" => xad(from(b16 + 7)),
         "xad_half_mirror" => xad(from((l & !7) + 7 - (l & 7))),
         "add_e32_shr2_bc1" => (if l16 >= 2 { from(l - 2) } else { 0 }).wrapping_add(y),
-        "partial_mov" => if even { 0x5555_5555 } else { x },
-        "partial_dpp8_fi0" => if even { xad(0) } else { x },
-        "partial_dpp8_fi1" | "partial_dpp16_fi1" => if even { xad(from(l ^ 1)) } else { x },
-        "partial_dpp16_bc1" => if even { xad(0) } else { x },
+        "partial_mov" => {
+            if even {
+                0x5555_5555
+            } else {
+                x
+            }
+        }
+        "partial_dpp8_fi0" => {
+            if even {
+                xad(0)
+            } else {
+                x
+            }
+        }
+        "partial_dpp8_fi1" | "partial_dpp16_fi1" => {
+            if even {
+                xad(from(l ^ 1))
+            } else {
+                x
+            }
+        }
+        "partial_dpp16_bc1" => {
+            if even {
+                xad(0)
+            } else {
+                x
+            }
+        }
         "loop5" => x.wrapping_mul(5),
         "branch_execz" => (x > y) as u32,
         other => panic!("no model for op {other}"),
     }
 }
 
-const EDGES: [u32; 16] = [0, 1, 2, 31, 32, 33, 63, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, 0xff_ffff, 0x100_0000, 0xffff_fffe, 0xffff_ffff, 0x0c0d_0e0f, 0x0102_0304];
+const EDGES: [u32; 16] = [
+    0,
+    1,
+    2,
+    31,
+    32,
+    33,
+    63,
+    0x7fff_ffff,
+    0x8000_0000,
+    0x8000_0001,
+    0xff_ffff,
+    0x100_0000,
+    0xffff_fffe,
+    0xffff_ffff,
+    0x0c0d_0e0f,
+    0x0102_0304,
+];
 
 fn run_ops(name: &str, wave64: bool, seed: u64) {
     let image = build(name, wave64);
-    let names: Vec<String> = std::fs::read_to_string(fixture_dir().join("op_names.txt")).unwrap().lines().map(String::from).collect();
+    let names: Vec<String> = std::fs::read_to_string(fixture_dir().join("op_names.txt"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
     let mut dev = EmuDevice::new();
     let module = dev.load(&image).expect("load fixture");
     let n = 512usize;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     // The first 256 lanes cover every (a, b) edge pair; the rest are random.
-    let a: Vec<u32> = (0..n).map(|i| if i < 256 { EDGES[i % 16] } else { rng.random() }).collect();
-    let b: Vec<u32> = (0..n).map(|i| if i < 256 { EDGES[i / 16] } else { rng.random() }).collect();
-    let c: Vec<u32> = (0..n).map(|i| if i < 256 { EDGES[(i * 7) % 16] } else { rng.random() }).collect();
+    let a: Vec<u32> = (0..n)
+        .map(|i| if i < 256 { EDGES[i % 16] } else { rng.random() })
+        .collect();
+    let b: Vec<u32> = (0..n)
+        .map(|i| if i < 256 { EDGES[i / 16] } else { rng.random() })
+        .collect();
+    let c: Vec<u32> = (0..n)
+        .map(|i| {
+            if i < 256 {
+                EDGES[(i * 7) % 16]
+            } else {
+                rng.random()
+            }
+        })
+        .collect();
     let input = dev.alloc(3 * n * 4).unwrap();
-    let bytes: Vec<u8> = a.iter().chain(&b).chain(&c).flat_map(|w| w.to_le_bytes()).collect();
+    let bytes: Vec<u8> = a
+        .iter()
+        .chain(&b)
+        .chain(&c)
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
     dev.write(input, &bytes).unwrap();
     let out = dev.alloc(names.len() * n * 4).unwrap();
     dev.write(out, &vec![0xee; names.len() * n * 4]).unwrap();
@@ -146,8 +243,17 @@ fn run_ops(name: &str, wave64: bool, seed: u64) {
     kernarg.extend_from_slice(&out.to_le_bytes());
     kernarg.extend_from_slice(&(n as u32).to_le_bytes());
     kernarg.extend_from_slice(&[0; 4]);
-    dev.launch(module, name, &kernarg, Dispatch { grid_blocks: [(n / 64) as u32, 1, 1], block: [64, 1, 1] }, Duration::from_secs(30))
-        .expect("launch");
+    dev.launch(
+        module,
+        name,
+        &kernarg,
+        Dispatch {
+            grid_blocks: [(n / 64) as u32, 1, 1],
+            block: [64, 1, 1],
+        },
+        Duration::from_secs(30),
+    )
+    .expect("launch");
     let mut got = vec![0u8; names.len() * n * 4];
     dev.read(out, &mut got).unwrap();
     let w = if wave64 { 64 } else { 32 };
@@ -162,7 +268,11 @@ fn run_ops(name: &str, wave64: bool, seed: u64) {
             }
         }
     }
-    assert!(failures.is_empty(), "{name} seed {seed}:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{name} seed {seed}:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -194,37 +304,88 @@ fn words(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn run_raw(dev: &mut EmuDevice, code: &[u32], wave64: bool, timeout: Duration) -> Result<(), DeviceError> {
+fn run_raw(
+    dev: &mut EmuDevice,
+    code: &[u32],
+    wave64: bool,
+    timeout: Duration,
+) -> Result<(), DeviceError> {
     let m = dev.load_code("raw", &words(code), raw_descriptor(wave64));
-    dev.launch(m, "raw", &[], Dispatch { grid_blocks: [2, 1, 1], block: [64, 1, 1] }, timeout)
+    dev.launch(
+        m,
+        "raw",
+        &[],
+        Dispatch {
+            grid_blocks: [2, 1, 1],
+            block: [64, 1, 1],
+        },
+        timeout,
+    )
 }
 
 #[test]
 fn endless_loop_hits_the_step_budget() {
-    let mut dev = EmuDevice::with_options(EmuOptions { step_budget: 10_000, ..EmuOptions::default() });
+    let mut dev = EmuDevice::with_options(EmuOptions {
+        step_budget: 10_000,
+        ..EmuOptions::default()
+    });
     // s_branch -1 (to itself)
     let err = run_raw(&mut dev, &[0xbfa0_ffff], false, Duration::from_secs(30)).unwrap_err();
     let msg = err.to_string();
-    assert!(matches!(err, DeviceError::Emulation(_)) && msg.contains("step budget of 10000") && msg.contains("s_branch"), "{msg}");
+    assert!(
+        matches!(err, DeviceError::Emulation(_))
+            && msg.contains("step budget of 10000")
+            && msg.contains("s_branch"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn step_budget_fault_names_kind_instruction_and_wave() {
     // One thread: workgroup 0's chunk runs (and fails) first, the other is aborted.
-    let mut dev = EmuDevice::with_options(EmuOptions { threads: 1, step_budget: 10_000, ..EmuOptions::default() });
+    let mut dev = EmuDevice::with_options(EmuOptions {
+        threads: 1,
+        step_budget: 10_000,
+        ..EmuOptions::default()
+    });
     // s_nop 0; s_branch -1 (to itself, offset 4)
-    let err = run_raw(&mut dev, &[0xbf80_0000, 0xbfa0_ffff], false, Duration::from_secs(30)).unwrap_err();
-    let DeviceError::Emulation(fault) = &err else { panic!("expected an emulator fault, got {err:?}") };
+    let err = run_raw(
+        &mut dev,
+        &[0xbf80_0000, 0xbfa0_ffff],
+        false,
+        Duration::from_secs(30),
+    )
+    .unwrap_err();
+    let DeviceError::Emulation(fault) = &err else {
+        panic!("expected an emulator fault, got {err:?}")
+    };
     assert_eq!(fault.kind, FaultKind::StepBudget, "{err}");
-    assert_eq!(fault.inst, Some(InstAt { offset: 4, text: "s_branch -1 (to 0x4)".into() }), "{err}");
-    assert_eq!(fault.wave, Some(WaveAt { workgroup: [0, 0, 0], index: 0 }), "{err}");
+    assert_eq!(
+        fault.inst,
+        Some(InstAt {
+            offset: 4,
+            text: "s_branch -1 (to 0x4)".into()
+        }),
+        "{err}"
+    );
+    assert_eq!(
+        fault.wave,
+        Some(WaveAt {
+            workgroup: [0, 0, 0],
+            index: 0
+        }),
+        "{err}"
+    );
     assert_eq!((fault.lane, fault.address), (None, None), "{err}");
     assert_eq!(err.to_string(), "emulator: step budget of 10000 instructions per wave exhausted at offset 0x4 (s_branch -1 (to 0x4)): endless loop?");
 }
 
 #[test]
 fn endless_loop_hits_the_watchdog() {
-    let mut dev = EmuDevice::with_options(EmuOptions { step_budget: u64::MAX, ..EmuOptions::default() });
+    let mut dev = EmuDevice::with_options(EmuOptions {
+        step_budget: u64::MAX,
+        ..EmuOptions::default()
+    });
     let err = run_raw(&mut dev, &[0xbfa0_ffff], true, Duration::from_millis(50)).unwrap_err();
     assert_eq!(err, DeviceError::Timeout(Duration::from_millis(50)));
 }
@@ -233,11 +394,26 @@ fn endless_loop_hits_the_watchdog() {
 fn unknown_opcode_is_an_error_with_offset_and_hex() {
     let mut dev = EmuDevice::new();
     // s_nop 0; VOP3 opcode 0x3ff (no such op); s_endpgm
-    let err = run_raw(&mut dev, &[0xbf80_0000, 0xd7ff_0000, 0x0000_0000, 0xbfb0_0000], false, Duration::from_secs(5)).unwrap_err();
+    let err = run_raw(
+        &mut dev,
+        &[0xbf80_0000, 0xd7ff_0000, 0x0000_0000, 0xbfb0_0000],
+        false,
+        Duration::from_secs(5),
+    )
+    .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("offset 0x4") && msg.contains("D7FF0000 00000000") && msg.contains("VOP3"), "{msg}");
+    assert!(
+        msg.contains("offset 0x4") && msg.contains("D7FF0000 00000000") && msg.contains("VOP3"),
+        "{msg}"
+    );
     // Unsupported bytes after s_endpgm are never reached: no error.
-    run_raw(&mut dev, &[0xbfb0_0000, 0xd7ff_0000, 0xffff_ffff], false, Duration::from_secs(5)).expect("dead bytes are not executed");
+    run_raw(
+        &mut dev,
+        &[0xbfb0_0000, 0xd7ff_0000, 0xffff_ffff],
+        false,
+        Duration::from_secs(5),
+    )
+    .expect("dead bytes are not executed");
 }
 
 #[test]
@@ -250,7 +426,8 @@ fn dpp16_inactive_source_without_bound_ctrl_or_fi_is_unsettled_not_an_error() {
         0xbfb0_0000, // s_endpgm
     ];
     // The launch runs (the read is marked unsettled, see tests/emu_definedness.rs).
-    run_raw(&mut dev, &code, false, Duration::from_secs(5)).expect("an unsettled read is not a launch error");
+    run_raw(&mut dev, &code, false, Duration::from_secs(5))
+        .expect("an unsettled read is not a launch error");
     assert!(dev.definedness(0, 0).unwrap().waves.is_empty());
     // The same with bound_ctrl:1 (bit 19) is settled: reads 0.
     let mut settled = code;
@@ -261,25 +438,39 @@ fn dpp16_inactive_source_without_bound_ctrl_or_fi_is_unsettled_not_an_error() {
 #[test]
 fn branch_out_of_the_code_and_running_off_the_end_are_errors() {
     let mut dev = EmuDevice::new();
-    let msg = run_raw(&mut dev, &[0xbfa0_1000], false, Duration::from_secs(5)).unwrap_err().to_string();
+    let msg = run_raw(&mut dev, &[0xbfa0_1000], false, Duration::from_secs(5))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("not an instruction boundary"), "{msg}");
-    let msg = run_raw(&mut dev, &[0xbf80_0000], false, Duration::from_secs(5)).unwrap_err().to_string();
+    let msg = run_raw(&mut dev, &[0xbf80_0000], false, Duration::from_secs(5))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("ran past the end"), "{msg}");
     // A VGPR past the descriptor's allocation: v_mov_b32 v200, v0.
-    let msg = run_raw(&mut dev, &[0x7f90_0300, 0xbfb0_0000], false, Duration::from_secs(5)).unwrap_err().to_string();
+    let msg = run_raw(
+        &mut dev,
+        &[0x7f90_0300, 0xbfb0_0000],
+        false,
+        Duration::from_secs(5),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(msg.contains("allocates 16"), "{msg}");
 }
 
 #[test]
 fn non_gfx11_code_objects_are_refused() {
     let mut dev = EmuDevice::new();
-    let image = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
+    let image = xad_harness::kernels::find("gfx1100", "xad_basic")
+        .unwrap()
+        .bytes
+        .to_vec();
     // Patch the target string in the metadata note to gfx90a (same length prefix "gfx").
     let at = image.windows(7).position(|w| w == b"gfx1100").unwrap();
     let mut patched = image.clone();
     patched[at..at + 7].copy_from_slice(b"gfx90a\0");
     match dev.load(&patched) {
-        Err(DeviceError::Refused(msg)) => assert!(msg.contains("gfx") , "{msg}"),
+        Err(DeviceError::Refused(msg)) => assert!(msg.contains("gfx"), "{msg}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
 }

@@ -36,18 +36,36 @@ fn harness(args: &[&str], emulated: bool, knobs: &[(&str, &str)]) -> (Output, St
     command.args(args);
     let dir = emulated.then(library);
     let output = support::run(command, dir.as_deref(), knobs).unwrap_or_else(|e| panic!("{e}"));
-    let transcript = format!("xad-harness {} with {knobs:?}\n{}", args.join(" "), support::transcript(&output));
+    let transcript = format!(
+        "xad-harness {} with {knobs:?}\n{}",
+        args.join(" "),
+        support::transcript(&output)
+    );
     (output, transcript)
 }
 
 fn run_hip(extra: &[&str], knobs: &[(&str, &str)]) -> (Output, String) {
-    let mut args = vec!["run", "--backend", "hip", "--case", CASE, "--lanes", "4096", "--seed", "7"];
+    let mut args = vec![
+        "run",
+        "--backend",
+        "hip",
+        "--case",
+        CASE,
+        "--lanes",
+        "4096",
+        "--seed",
+        "7",
+    ];
     args.extend_from_slice(extra);
     harness(&args, true, knobs)
 }
 
 fn combined(output: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
 }
 
 fn assert_exit(output: &Output, code: i32, transcript: &str) {
@@ -56,7 +74,11 @@ fn assert_exit(output: &Output, code: i32, transcript: &str) {
     } else {
         ""
     };
-    assert_eq!(output.status.code(), Some(code), "expected exit {code}\n{transcript}{hint}");
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "expected exit {code}\n{transcript}{hint}"
+    );
 }
 
 // ---- pass path ----------------------------------------------------------------
@@ -66,7 +88,10 @@ fn devices_lists_the_emulated_device_with_its_label() {
     let (output, transcript) = harness(&["devices"], true, &[]);
     assert_exit(&output, 0, &transcript);
     let text = combined(&output);
-    assert!(text.contains("xad-harness emulated gfx1100"), "{transcript}");
+    assert!(
+        text.contains("xad-harness emulated gfx1100"),
+        "{transcript}"
+    );
     assert!(text.contains("gfx1100"), "{transcript}");
 }
 
@@ -81,10 +106,17 @@ fn run_on_emulated_hip_passes_and_names_what_executed_it() {
 /// through the HIP path: kernarg packing and dispatch shapes beyond xad_basic.
 #[test]
 fn whole_catalogue_passes_on_emulated_hip() {
-    let (output, transcript) = harness(&["run", "--backend", "hip", "--lanes", "1024", "--seed", "11"], true, &[]);
+    let (output, transcript) = harness(
+        &["run", "--backend", "hip", "--lanes", "1024", "--seed", "11"],
+        true,
+        &[],
+    );
     assert_exit(&output, 0, &transcript);
     let text = combined(&output);
-    assert!(text.contains(LABEL) && text.contains(" 0 failed"), "{transcript}");
+    assert!(
+        text.contains(LABEL) && text.contains(" 0 failed"),
+        "{transcript}"
+    );
 }
 
 #[test]
@@ -94,17 +126,38 @@ fn json_report_carries_the_emulated_device_name() {
     let json_arg = json.to_string_lossy().into_owned();
     let (output, transcript) = run_hip(&["--json", &json_arg], &[]);
     assert_exit(&output, 0, &transcript);
-    let report = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{}: {e}\n{transcript}", json.display()));
-    assert!(report.contains("xad-harness emulated gfx1100"), "JSON report:\n{report}\n{transcript}");
+    let report = std::fs::read_to_string(&json)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{transcript}", json.display()));
+    assert!(
+        report.contains("xad-harness emulated gfx1100"),
+        "JSON report:\n{report}\n{transcript}"
+    );
 }
 
 /// Control: the embedded emulator's label is not a hardware label.
 #[test]
 fn embedded_emulator_is_labelled_differently() {
-    let (output, transcript) = harness(&["run", "--backend", "emu", "--case", CASE, "--lanes", "256", "--seed", "7"], false, &[]);
+    let (output, transcript) = harness(
+        &[
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            CASE,
+            "--lanes",
+            "256",
+            "--seed",
+            "7",
+        ],
+        false,
+        &[],
+    );
     assert_exit(&output, 0, &transcript);
     let text = combined(&output);
-    assert!(text.contains("emulated gfx1100") && !text.contains("hardware:"), "{transcript}");
+    assert!(
+        text.contains("emulated gfx1100") && !text.contains("hardware:"),
+        "{transcript}"
+    );
 }
 
 // ---- faults that the lane check must catch (exit 1) ----------------------------
@@ -114,26 +167,38 @@ fn flipped_bit_is_reported_with_its_lane_and_bit() {
     let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_FLIP_BIT", "5:31")]);
     assert_exit(&output, 1, &transcript);
     let text = combined(&output);
-    assert!(text.lines().any(|l| l.contains("lane 5")), "no 'lane 5' line\n{transcript}");
+    assert!(
+        text.lines().any(|l| l.contains("lane 5")),
+        "no 'lane 5' line\n{transcript}"
+    );
     assert!(
         text.contains("0x80000000") || text.contains("bit 31") || text.contains("bits 31"),
         "the differing bit (31) is not shown\n{transcript}"
     );
-    assert!(!text.lines().any(|l| l.contains("lane 6")), "only lane 5 was corrupted\n{transcript}");
+    assert!(
+        !text.lines().any(|l| l.contains("lane 6")),
+        "only lane 5 was corrupted\n{transcript}"
+    );
 }
 
 #[test]
 fn skipped_lane_is_reported() {
     let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_SKIP_LANE", "7")]);
     assert_exit(&output, 1, &transcript);
-    assert!(combined(&output).lines().any(|l| l.contains("lane 7")), "no 'lane 7' line\n{transcript}");
+    assert!(
+        combined(&output).lines().any(|l| l.contains("lane 7")),
+        "no 'lane 7' line\n{transcript}"
+    );
 }
 
 #[test]
 fn write_past_end_is_caught_by_the_rear_guard() {
     let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_WRITE_PAST_END", "2")]);
     assert_exit(&output, 1, &transcript);
-    assert!(combined(&output).to_lowercase().contains("guard"), "no guard diagnosis\n{transcript}");
+    assert!(
+        combined(&output).to_lowercase().contains("guard"),
+        "no guard diagnosis\n{transcript}"
+    );
 }
 
 // ---- runtime and device faults (exit 3) -----------------------------------------
@@ -143,21 +208,30 @@ fn hung_kernel_is_stopped_by_the_watchdog() {
     let (output, transcript) = run_hip(&["--timeout", "2"], &[("XAD_EMUHIP_HANG", "1")]);
     assert_exit(&output, 3, &transcript);
     let text = combined(&output).to_lowercase();
-    assert!(text.contains("watchdog") || text.contains("did not complete"), "no timeout diagnosis\n{transcript}");
+    assert!(
+        text.contains("watchdog") || text.contains("did not complete"),
+        "no timeout diagnosis\n{transcript}"
+    );
 }
 
 #[test]
 fn failed_allocation_reports_out_of_memory() {
     let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_FAIL_ALLOC", "1")]);
     assert_exit(&output, 3, &transcript);
-    assert!(combined(&output).contains("hipErrorOutOfMemory"), "{transcript}");
+    assert!(
+        combined(&output).contains("hipErrorOutOfMemory"),
+        "{transcript}"
+    );
 }
 
 #[test]
 fn failed_copy_reports_the_runtime_status() {
     let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_FAIL_COPY", "1:700")]);
     assert_exit(&output, 3, &transcript);
-    assert!(combined(&output).contains("hipErrorIllegalAddress"), "{transcript}");
+    assert!(
+        combined(&output).contains("hipErrorIllegalAddress"),
+        "{transcript}"
+    );
 }
 
 #[test]
@@ -165,17 +239,24 @@ fn status_unknown_to_the_bindings_is_reported_not_undefined() {
     for code in ["912", "999"] {
         let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_STATUS", code)]);
         assert_exit(&output, 3, &transcript);
-        assert!(combined(&output).contains(code), "status {code} not shown\n{transcript}");
+        assert!(
+            combined(&output).contains(code),
+            "status {code} not shown\n{transcript}"
+        );
     }
 }
 
-/// A device that cannot run gfx1100 code is "no runnable device": skipped (77),
-/// with the device it did see named, and nothing executed.
+/// A device no target runs (gfx803, Fiji: no v_xad_u32) is "no runnable
+/// device": skipped (77), with the device it did see named, and nothing
+/// executed.
 #[test]
 fn wrong_architecture_is_refused() {
-    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1030")]);
+    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx803")]);
     assert_exit(&output, 77, &transcript);
-    assert!(combined(&output).contains("gfx1030"), "the device's architecture is not named\n{transcript}");
+    assert!(
+        combined(&output).contains("gfx803"),
+        "the device's architecture is not named\n{transcript}"
+    );
 }
 
 /// A device runs the code objects of its own target: an emulated gfx1151
@@ -183,23 +264,51 @@ fn wrong_architecture_is_refused() {
 /// device and the code object's target.
 #[test]
 fn each_device_runs_the_code_objects_of_its_own_target() {
-    for (arch, architecture) in [("gfx1151", "RDNA3.5"), ("gfx1201", "RDNA4")] {
-        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", arch)]);
+    for (device, arch, architecture) in [
+        ("gfx1151", "gfx1151", "RDNA3.5"),
+        ("gfx1201", "gfx1201", "RDNA4"),
+        ("gfx90a:sramecc+:xnack-", "gfx90a", "CDNA2"),
+        ("gfx942:sramecc+:xnack-", "gfx942", "CDNA3"),
+        ("gfx1030", "gfx1030", "RDNA2"),
+    ] {
+        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", device)]);
         assert_exit(&output, 0, &transcript);
         let text = combined(&output);
-        assert!(text.contains(&format!("target {arch} ({architecture}")), "{transcript}");
-        assert!(text.contains(&format!("[hardware: xad-harness emulated {arch} ({arch}), HIP runtime")), "{transcript}");
-        assert!(text.contains(&format!("; code object {arch}]")), "{transcript}");
+        assert!(
+            text.contains(&format!("target {arch} ({architecture}")),
+            "{transcript}"
+        );
+        assert!(
+            text.contains(&format!(
+                "[hardware: xad-harness emulated {arch} ({device}), HIP runtime"
+            )),
+            "{transcript}"
+        );
+        assert!(
+            text.contains(&format!("; code object {arch}]")),
+            "{transcript}"
+        );
     }
 }
 
-/// A processor with no row of its own (gfx1153, RDNA3.5) runs the generic
-/// target covering it, and says so.
+/// A processor with no row of its own runs the generic target covering it,
+/// and says so: gfx1153 (RDNA3.5), gfx906 (Radeon VII/MI50), gfx1031 (RX 6700
+/// XT), gfx1012 (RX 5500).
 #[test]
 fn a_device_without_its_own_target_runs_the_generic_one() {
-    let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", "gfx1153")]);
-    assert_exit(&output, 0, &transcript);
-    assert!(combined(&output).contains("; code object gfx11-generic]"), "{transcript}");
+    for (arch, generic) in [
+        ("gfx1153", "gfx11-generic"),
+        ("gfx906", "gfx9-generic"),
+        ("gfx1031", "gfx10-3-generic"),
+        ("gfx1012", "gfx10-1-generic"),
+    ] {
+        let (output, transcript) = run_hip(&[], &[("XAD_EMUHIP_ARCH", arch)]);
+        assert_exit(&output, 0, &transcript);
+        assert!(
+            combined(&output).contains(&format!("; code object {generic}]")),
+            "{arch}: {transcript}"
+        );
+    }
 }
 
 /// `--target all` on a device runs every target whose code objects it runs
@@ -207,15 +316,27 @@ fn a_device_without_its_own_target_runs_the_generic_one() {
 /// device runs is "no runnable device" (77), never an emulator pass.
 #[test]
 fn target_all_on_a_device_runs_what_it_can_and_names_the_rest() {
-    let (output, transcript) = run_hip(&["--target", "all"], &[("XAD_EMUHIP_ARCH", "gfx1101:xnack-")]);
+    let (output, transcript) = run_hip(
+        &["--target", "all"],
+        &[("XAD_EMUHIP_ARCH", "gfx1101:xnack-")],
+    );
     assert_exit(&output, 0, &transcript);
     let text = combined(&output);
-    assert!(text.contains("target gfx1101 (") && text.contains("target gfx11-generic ("), "{transcript}");
-    assert!(text.contains("does not run gfx1100, gfx1102"), "{transcript}");
+    assert!(
+        text.contains("target gfx1101 (") && text.contains("target gfx11-generic ("),
+        "{transcript}"
+    );
+    assert!(
+        text.contains("does not run gfx1100, gfx1102"),
+        "{transcript}"
+    );
     assert!(!text.contains("target gfx1100 ("), "{transcript}");
     let (output, transcript) = run_hip(&["--target", "gfx1201"], &[]);
     assert_exit(&output, 77, &transcript);
-    assert!(combined(&output).contains("no HIP device that runs gfx1201 code objects"), "{transcript}");
+    assert!(
+        combined(&output).contains("no HIP device that runs gfx1201 code objects"),
+        "{transcript}"
+    );
 }
 
 // ---- Debian's real runtime: no device here ---------------------------------------
@@ -233,9 +354,16 @@ fn real_runtime_devices_lists_no_device() {
 /// A hardware run with no device is skipped (77), never an emulator pass.
 #[test]
 fn real_runtime_hip_run_skips() {
-    let (output, transcript) = harness(&["run", "--backend", "hip", "--case", CASE, "--lanes", "256"], false, &[]);
+    let (output, transcript) = harness(
+        &["run", "--backend", "hip", "--case", CASE, "--lanes", "256"],
+        false,
+        &[],
+    );
     assert_exit(&output, 77, &transcript);
-    assert!(!combined(&output).contains("xad-harness emulated"), "{transcript}");
+    assert!(
+        !combined(&output).contains("xad-harness emulated"),
+        "{transcript}"
+    );
 }
 
 // ---- resources the runtime fails to release (exit 3) ----------------------------
@@ -247,16 +375,40 @@ fn failed_unload_at_the_end_of_the_run_reaches_the_report() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("report.json");
     let json_arg = json.to_string_lossy().into_owned();
-    let (output, transcript) = run_hip(&["--json", &json_arg], &[("XAD_EMUHIP_STATUS", "999:hipModuleUnload")]);
+    let (output, transcript) = run_hip(
+        &["--json", &json_arg],
+        &[("XAD_EMUHIP_STATUS", "999:hipModuleUnload")],
+    );
     assert_exit(&output, 3, &transcript);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("PASS basic"), "the lanes passed\n{transcript}");
-    assert!(stdout.lines().any(|l| l.starts_with("error: releasing a module: hipModuleUnload failed") && l.contains("999")), "{transcript}");
-    assert!(stdout.contains("1 passed, 0 failed, 1 release errors ["), "{transcript}");
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let listed = report["release_errors"].as_array().unwrap_or_else(|| panic!("no release_errors in {report}"));
+    assert!(
+        stdout.contains("PASS basic"),
+        "the lanes passed\n{transcript}"
+    );
+    assert!(
+        stdout.lines().any(
+            |l| l.starts_with("error: releasing a module: hipModuleUnload failed")
+                && l.contains("999")
+        ),
+        "{transcript}"
+    );
+    assert!(
+        stdout.contains("1 passed, 0 failed, 1 release errors ["),
+        "{transcript}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let listed = report["release_errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no release_errors in {report}"));
     assert_eq!(listed.len(), 1, "{report}");
-    assert!(listed[0].as_str().unwrap().starts_with("releasing a module: hipModuleUnload failed"), "{report}");
+    assert!(
+        listed[0]
+            .as_str()
+            .unwrap()
+            .starts_with("releasing a module: hipModuleUnload failed"),
+        "{report}"
+    );
 }
 
 /// A case's buffers are freed when it ends: a failed `hipFree` is that case's.
@@ -265,11 +417,24 @@ fn failed_free_is_reported_with_its_case() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("report.json");
     let json_arg = json.to_string_lossy().into_owned();
-    let (output, transcript) = run_hip(&["--json", &json_arg], &[("XAD_EMUHIP_STATUS", "999:hipFree")]);
+    let (output, transcript) = run_hip(
+        &["--json", &json_arg],
+        &[("XAD_EMUHIP_STATUS", "999:hipFree")],
+    );
     assert_exit(&output, 3, &transcript);
-    assert!(combined(&output).contains("  error: releasing a device buffer: hipFree failed"), "{transcript}");
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["cases"][0]["release_errors"].as_array().map(Vec::len), Some(4), "a, b, c and out\n{report}");
+    assert!(
+        combined(&output).contains("  error: releasing a device buffer: hipFree failed"),
+        "{transcript}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        report["cases"][0]["release_errors"]
+            .as_array()
+            .map(Vec::len),
+        Some(4),
+        "a, b, c and out\n{report}"
+    );
     assert!(report["cases"][0]["error"].is_null(), "{report}");
 }
 
@@ -279,9 +444,22 @@ fn devices_json_fields_with_a_device() {
     let (output, transcript) = harness(&["devices", "--json"], true, &[]);
     assert_exit(&output, 0, &transcript);
     let text = String::from_utf8_lossy(&output.stdout);
-    let keys: Vec<&str> = text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split('"').next()).collect();
+    let keys: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix('"')?.split('"').next())
+        .collect();
     let expected = [
-        "devices", "arch", "compute_units", "index", "memory_bytes", "name", "runnable", "target", "emulator", "no_devices_reason", "runtime",
+        "devices",
+        "arch",
+        "compute_units",
+        "index",
+        "memory_bytes",
+        "name",
+        "runnable",
+        "target",
+        "emulator",
+        "no_devices_reason",
+        "runtime",
     ];
     assert_eq!(keys, expected, "{transcript}");
 }

@@ -15,12 +15,21 @@ fn good_kernarg(code: &CodeObject) -> Vec<u8> {
     let meta = &code.kernel("xad_basic").expect("kernel").meta;
     kernarg::build(
         meta,
-        &[ArgValue::Pointer(0x1000), ArgValue::Pointer(0x2000), ArgValue::Pointer(0x3000), ArgValue::Pointer(0x4000), ArgValue::U32(256)],
+        &[
+            ArgValue::Pointer(0x1000),
+            ArgValue::Pointer(0x2000),
+            ArgValue::Pointer(0x3000),
+            ArgValue::Pointer(0x4000),
+            ArgValue::U32(256),
+        ],
     )
     .expect("kernarg builds")
 }
 
-const ONE_GROUP: Dispatch = Dispatch { grid_blocks: [1, 1, 1], block: [256, 1, 1] };
+const ONE_GROUP: Dispatch = Dispatch {
+    grid_blocks: [1, 1, 1],
+    block: [256, 1, 1],
+};
 
 fn refused(result: Result<impl std::fmt::Debug, DeviceError>) -> String {
     match result {
@@ -36,10 +45,17 @@ fn refused(result: Result<impl std::fmt::Debug, DeviceError>) -> String {
 fn a_kernarg_of_the_metadata_size_passes() {
     let code = xad_basic();
     let image = good_kernarg(&code);
-    assert_eq!(image.len(), code.kernel("xad_basic").unwrap().meta.kernarg_segment_size as usize);
+    assert_eq!(
+        image.len(),
+        code.kernel("xad_basic").unwrap().meta.kernarg_segment_size as usize
+    );
     let kernel = check_launch(&code, "xad_basic", &image, ONE_GROUP).expect("accepted");
     assert_eq!(kernel.meta.name, "xad_basic");
-    assert_eq!(kernarg::explicit_size(&kernel.meta), 36, "a,b,c,out pointers and a u32 count");
+    assert_eq!(
+        kernarg::explicit_size(&kernel.meta),
+        36,
+        "a,b,c,out pointers and a u32 count"
+    );
 }
 
 #[test]
@@ -51,7 +67,11 @@ fn a_kernarg_of_any_other_length_is_refused() {
         let mut wrong = image.clone();
         wrong.resize(len, 0);
         let message = refused(check_launch(&code, "xad_basic", &wrong, ONE_GROUP));
-        assert!(message.contains(&format!("is {len} bytes")) && message.contains(&format!(".kernarg_segment_size {size}")), "len {len}: {message}");
+        assert!(
+            message.contains(&format!("is {len} bytes"))
+                && message.contains(&format!(".kernarg_segment_size {size}")),
+            "len {len}: {message}"
+        );
     }
 }
 
@@ -60,23 +80,59 @@ fn unknown_kernels_and_bad_shapes_are_refused() {
     let code = xad_basic();
     let image = good_kernarg(&code);
     let message = refused(check_launch(&code, "xad_other", &image, ONE_GROUP));
-    assert!(message.contains("xad_other") && message.contains("xad_basic"), "{message}");
+    assert!(
+        message.contains("xad_other") && message.contains("xad_basic"),
+        "{message}"
+    );
     let message = refused(check_launch(&code, "xad_basic\0", &image, ONE_GROUP));
     assert!(message.contains("no kernel named"), "{message}");
 
     let shapes = [
-        (Dispatch { grid_blocks: [0, 1, 1], block: [256, 1, 1] }, "empty dimension"),
-        (Dispatch { grid_blocks: [1, 1, 1], block: [256, 0, 1] }, "empty dimension"),
+        (
+            Dispatch {
+                grid_blocks: [0, 1, 1],
+                block: [256, 1, 1],
+            },
+            "empty dimension",
+        ),
+        (
+            Dispatch {
+                grid_blocks: [1, 1, 1],
+                block: [256, 0, 1],
+            },
+            "empty dimension",
+        ),
         // xad_basic declares .reqd_workgroup_size [256, 1, 1]; the runtime would override 128.
-        (Dispatch { grid_blocks: [2, 1, 1], block: [128, 1, 1] }, "reqd_workgroup_size"),
-        (Dispatch { grid_blocks: [1, 1, 1], block: [256, 2, 1] }, "max_flat_workgroup_size"),
-        (Dispatch { grid_blocks: [u32::MAX, 1, 1], block: [256, 1, 1] }, "2^32 work-items"),
+        (
+            Dispatch {
+                grid_blocks: [2, 1, 1],
+                block: [128, 1, 1],
+            },
+            "reqd_workgroup_size",
+        ),
+        (
+            Dispatch {
+                grid_blocks: [1, 1, 1],
+                block: [256, 2, 1],
+            },
+            "max_flat_workgroup_size",
+        ),
+        (
+            Dispatch {
+                grid_blocks: [u32::MAX, 1, 1],
+                block: [256, 1, 1],
+            },
+            "2^32 work-items",
+        ),
     ];
     for (dispatch, expected) in shapes {
         let message = refused(check_launch(&code, "xad_basic", &image, dispatch));
         assert!(message.contains(expected), "{dispatch:?}: {message}");
     }
-    let many = Dispatch { grid_blocks: [u32::MAX / 256, 1, 1], block: [256, 1, 1] };
+    let many = Dispatch {
+        grid_blocks: [u32::MAX / 256, 1, 1],
+        block: [256, 1, 1],
+    };
     check_launch(&code, "xad_basic", &image, many).expect("the largest grid that fits in 32 bits");
 }
 
@@ -86,9 +142,17 @@ fn loading_checks_the_target_against_the_device_arch() {
     for arch in ["gfx1100", "gfx1100:sramecc-:xnack-", "gfx1100:xnack+"] {
         check_load(bytes, "test device", arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
     }
-    for arch in ["gfx1101", "gfx1030", "gfx90a:sramecc+:xnack-", "gfx11-generic"] {
+    for arch in [
+        "gfx1101",
+        "gfx1030",
+        "gfx90a:sramecc+:xnack-",
+        "gfx11-generic",
+    ] {
         let message = refused(check_load(bytes, "test device", arch));
-        assert!(message.contains("code object is for gfx1100") && message.contains(arch), "{arch}: {message}");
+        assert!(
+            message.contains("code object is for gfx1100") && message.contains(arch),
+            "{arch}: {message}"
+        );
     }
     let message = refused(check_load(bytes, "test device", ""));
     assert!(message.contains("not a target ID"), "{message}");
@@ -124,16 +188,39 @@ fn emulator_and_hip_refuse_the_same_workgroups_identically() {
     for (grid_blocks, block, expected) in shapes {
         let dispatch = Dispatch { grid_blocks, block };
         let hip = refused(check_launch(&code, "xad_basic", &image, dispatch));
-        let emulated = refused(emu.launch(module, "xad_basic", &image, dispatch, Duration::from_secs(5)));
+        let emulated = refused(emu.launch(
+            module,
+            "xad_basic",
+            &image,
+            dispatch,
+            Duration::from_secs(5),
+        ));
         assert_eq!(emulated, hip, "{dispatch:?}");
         assert!(hip.contains(expected), "{dispatch:?}: {hip}");
     }
     // The kernarg image is held to the metadata on both paths, too.
     let short = &image[..image.len() - 4];
     let hip = refused(check_launch(&code, "xad_basic", short, ONE_GROUP));
-    assert_eq!(refused(emu.launch(module, "xad_basic", short, ONE_GROUP, Duration::from_secs(5))), hip);
+    assert_eq!(
+        refused(emu.launch(
+            module,
+            "xad_basic",
+            short,
+            ONE_GROUP,
+            Duration::from_secs(5)
+        )),
+        hip
+    );
     // Control: the shape both accept runs on the emulator.
     // (Its buffer addresses 0x1000.. are not allocated, so it faults in memory.)
-    let ran = emu.launch(module, "xad_basic", &image, ONE_GROUP, Duration::from_secs(5)).unwrap_err();
+    let ran = emu
+        .launch(
+            module,
+            "xad_basic",
+            &image,
+            ONE_GROUP,
+            Duration::from_secs(5),
+        )
+        .unwrap_err();
     assert!(ran.is_memory_fault(), "{ran}");
 }

@@ -70,7 +70,9 @@ fn header_layout() -> Layout {
         include.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    let output = Command::new(&exe).output().unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
+    let output = Command::new(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     parse_layout(&text).unwrap_or_else(|| panic!("unexpected layout line {text:?}"))
 }
@@ -80,7 +82,13 @@ fn parse_layout(line: &str) -> Option<Layout> {
     let symbol = words.next()?.to_string();
     let mut number = || words.next()?.parse::<usize>().ok();
     let (size, arch_offset, arch_bytes, major) = (number()?, number()?, number()?, number()?);
-    Some(Layout { symbol, size, arch_offset, arch_bytes, major: u32::try_from(major).ok()? })
+    Some(Layout {
+        symbol,
+        size,
+        arch_offset,
+        arch_bytes,
+        major: u32::try_from(major).ok()?,
+    })
 }
 
 /// The layout each symbol fills, as the runtimes define it (gcc against the
@@ -96,20 +104,41 @@ fn expected_for(symbol: &str) -> Option<(usize, usize, usize)> {
 #[test]
 fn header_pairs_the_symbol_with_its_layout() {
     let layout = header_layout();
-    let want = expected_for(&layout.symbol)
-        .unwrap_or_else(|| panic!("{HIP_ROOT}: hipGetDeviceProperties expands to an unknown symbol: {layout:?}"));
-    assert_eq!((layout.size, layout.arch_offset, layout.arch_bytes), want, "{HIP_ROOT}: {layout:?}");
-    let symbol_for_major = if layout.major >= 6 { "hipGetDevicePropertiesR0600" } else { "hipGetDeviceProperties" };
-    assert_eq!(layout.symbol, symbol_for_major, "{HIP_ROOT}: HIP {} header: {layout:?}", layout.major);
+    let want = expected_for(&layout.symbol).unwrap_or_else(|| {
+        panic!("{HIP_ROOT}: hipGetDeviceProperties expands to an unknown symbol: {layout:?}")
+    });
+    assert_eq!(
+        (layout.size, layout.arch_offset, layout.arch_bytes),
+        want,
+        "{HIP_ROOT}: {layout:?}"
+    );
+    let symbol_for_major = if layout.major >= 6 {
+        "hipGetDevicePropertiesR0600"
+    } else {
+        "hipGetDeviceProperties"
+    };
+    assert_eq!(
+        layout.symbol, symbol_for_major,
+        "{HIP_ROOT}: HIP {} header: {layout:?}",
+        layout.major
+    );
 }
 
 /// Negative control for the table above: a struct paired with the other
 /// symbol's layout is rejected.
 #[test]
 fn a_mismatched_pair_is_rejected() {
-    let swapped =
-        Layout { symbol: "hipGetDevicePropertiesR0600".into(), size: 792, arch_offset: 396, arch_bytes: 256, major: 6 };
-    assert_ne!(expected_for(&swapped.symbol), Some((swapped.size, swapped.arch_offset, swapped.arch_bytes)));
+    let swapped = Layout {
+        symbol: "hipGetDevicePropertiesR0600".into(),
+        size: 792,
+        arch_offset: 396,
+        arch_bytes: 256,
+        major: 6,
+    };
+    assert_ne!(
+        expected_for(&swapped.symbol),
+        Some((swapped.size, swapped.arch_offset, swapped.arch_bytes))
+    );
     assert_eq!(expected_for("hipGetDevicePropertiesR9999"), None);
     assert_eq!(parse_layout("hipGetDeviceProperties 792 396"), None);
 }
@@ -117,8 +146,10 @@ fn a_mismatched_pair_is_rejected() {
 /// Undefined dynamic symbols of `binary` whose name starts with `prefix`.
 fn imports(binary: &Path, prefix: &str) -> Vec<String> {
     use object::{Object, ObjectSymbol};
-    let data = std::fs::read(binary).unwrap_or_else(|e| panic!("reading {}: {e}", binary.display()));
-    let file = object::File::parse(&*data).unwrap_or_else(|e| panic!("parsing {}: {e}", binary.display()));
+    let data =
+        std::fs::read(binary).unwrap_or_else(|e| panic!("reading {}: {e}", binary.display()));
+    let file =
+        object::File::parse(&*data).unwrap_or_else(|e| panic!("parsing {}: {e}", binary.display()));
     let mut names: Vec<String> = file
         .dynamic_symbols()
         .filter(|s| s.is_undefined())

@@ -39,7 +39,8 @@ fn harness_on_real_runtime() -> Command {
 fn devices() -> (Ran, serde_json::Value) {
     let r = run(harness_on_real_runtime().args(["devices", "--json"]));
     assert_eq!(r.code, 0, "{}", r.all());
-    let doc = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("devices --json: {e}\n{}", r.all()));
+    let doc = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("devices --json: {e}\n{}", r.all()));
     (r, doc)
 }
 
@@ -49,15 +50,24 @@ fn devices_names_the_runtime_it_loaded() {
     let runtime = doc["runtime"].as_str().unwrap_or_default();
     assert!(runtime.starts_with("HIP runtime "), "{}", r.all());
     if let Ok(expect) = std::env::var("XAD_HIP_EXPECT") {
-        assert!(runtime.starts_with(&format!("HIP runtime {expect}.")), "wanted HIP {expect}, loaded {runtime}");
+        assert!(
+            runtime.starts_with(&format!("HIP runtime {expect}.")),
+            "wanted HIP {expect}, loaded {runtime}"
+        );
     }
     println!("{runtime}");
     let devices = doc["devices"].as_array().unwrap();
     if devices.is_empty() {
         // Without a GPU: one reason, naming the runtime's own statuses.
         let why = doc["no_devices_reason"].as_str().unwrap_or_default();
-        assert!(why.starts_with("no devices: hipInit returned hipError"), "{why}");
-        assert!(why.contains("hipGetDeviceCount returned hipErrorNoDevice (100)"), "{why}");
+        assert!(
+            why.starts_with("no devices: hipInit returned hipError"),
+            "{why}"
+        );
+        assert!(
+            why.contains("hipGetDeviceCount returned hipErrorNoDevice (100)"),
+            "{why}"
+        );
         assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
     }
     assert_eq!(doc["emulator"], "emulated gfx1100");
@@ -79,11 +89,31 @@ fn hip_backend_without_a_device_is_exit_77_with_both_reports() {
         .arg(&junit));
     assert_eq!(r.code, 77, "{}", r.all());
     assert_eq!(r.stderr.lines().count(), 1, "one line: {}", r.stderr);
-    assert!(r.stderr.starts_with("xad-harness: no HIP device"), "{}", r.stderr);
-    assert!(!r.stdout.contains("PASS"), "nothing may pass without execution:\n{}", r.stdout);
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        r.stderr.starts_with("xad-harness: no HIP device"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stdout.contains("PASS"),
+        "nothing may pass without execution:\n{}",
+        r.stdout
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["cases"].as_array().unwrap().len(), 0);
     assert_eq!(report["executor"], "", "nothing executed");
-    assert!(report["error"].as_str().unwrap().contains(doc["runtime"].as_str().unwrap()), "{report}");
-    assert!(std::fs::read_to_string(&junit).unwrap().contains("<testsuites"), "JUnit written");
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .contains(doc["runtime"].as_str().unwrap()),
+        "{report}"
+    );
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("<testsuites"),
+        "JUnit written"
+    );
 }

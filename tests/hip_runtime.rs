@@ -10,7 +10,14 @@ use xad_harness::hip::{self, checked, HipDevice};
 
 #[test]
 fn known_statuses_are_named_by_the_runtime() {
-    for (code, name) in [(0, "hipSuccess"), (1, "hipErrorInvalidValue"), (100, "hipErrorNoDevice"), (101, "hipErrorInvalidDevice"), (600, "hipErrorNotReady"), (700, "hipErrorIllegalAddress")] {
+    for (code, name) in [
+        (0, "hipSuccess"),
+        (1, "hipErrorInvalidValue"),
+        (100, "hipErrorNoDevice"),
+        (101, "hipErrorInvalidDevice"),
+        (600, "hipErrorNotReady"),
+        (700, "hipErrorIllegalAddress"),
+    ] {
         let text = checked::status_text(code);
         assert!(text.known, "status {code}: {text:?}");
         assert_eq!(text.name, name, "status {code}");
@@ -31,7 +38,12 @@ fn unknown_statuses_say_so_with_the_number() {
         let text = checked::status_text(code);
         if text.known {
             // A newer runtime may know 911/912; then its name must be its own.
-            assert!(matches!(code, 911 | 912) && text.name.starts_with("hipError") && text.name != "hipErrorUnknown", "status {code}: {text:?}");
+            assert!(
+                matches!(code, 911 | 912)
+                    && text.name.starts_with("hipError")
+                    && text.name != "hipErrorUnknown",
+                "status {code}: {text:?}"
+            );
             continue;
         }
         assert_eq!(text.name, format!("unknown status {code}"));
@@ -47,7 +59,12 @@ fn unknown_statuses_say_so_with_the_number() {
             description: "status 12345 is not one this HIP runtime knows".into(),
         }
     );
-    assert!(error.to_string().starts_with("hipModuleLaunchKernel failed: unknown status 12345"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("hipModuleLaunchKernel failed: unknown status 12345"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -63,18 +80,38 @@ fn header_status_values_are_the_ones_the_backend_relies_on() {
 fn probe_reports_the_runtime_and_devices_without_failing() {
     let probe = hip::probe();
     let listing = probe.to_string();
-    let version = probe.runtime_version.clone().unwrap_or_else(|e| panic!("hipRuntimeGetVersion: {e}"));
+    let version = probe
+        .runtime_version
+        .clone()
+        .unwrap_or_else(|e| panic!("hipRuntimeGetVersion: {e}"));
     assert!(version.major() >= 5, "{listing}");
-    assert!(listing.starts_with(&format!("HIP runtime {version}")), "{listing}");
+    assert!(
+        listing.starts_with(&format!("HIP runtime {version}")),
+        "{listing}"
+    );
     if probe.devices.is_empty() {
-        let reason = probe.no_devices_reason().expect("no devices means a reason");
+        let reason = probe
+            .no_devices_reason()
+            .expect("no devices means a reason");
         // Every failing status is reported with the runtime's name and its number.
         let mut statuses = 0;
         for result in [probe.init.clone(), probe.device_count.clone().map(|_| ())] {
-            if let Err(DeviceError::Runtime { call, code, name, .. }) = result {
-                assert!(!name.starts_with("unknown"), "{call} gave {code}, which the runtime should know");
-                assert!(reason.contains(&format!("{call} returned {name} ({code})")), "{reason}");
-                assert!([100, 101].contains(&code), "{call} returned {code}: {reason}");
+            if let Err(DeviceError::Runtime {
+                call, code, name, ..
+            }) = result
+            {
+                assert!(
+                    !name.starts_with("unknown"),
+                    "{call} gave {code}, which the runtime should know"
+                );
+                assert!(
+                    reason.contains(&format!("{call} returned {name} ({code})")),
+                    "{reason}"
+                );
+                assert!(
+                    [100, 101].contains(&code),
+                    "{call} returned {code}: {reason}"
+                );
                 statuses += 1;
             }
         }
@@ -82,7 +119,11 @@ fn probe_reports_the_runtime_and_devices_without_failing() {
         assert!(listing.contains("no devices: "), "{listing}");
         assert!(probe.runnable_devices().is_empty());
     } else {
-        assert_eq!(probe.device_count.clone().ok(), Some(probe.devices.len() as u32), "{listing}");
+        assert_eq!(
+            probe.device_count.clone().ok(),
+            Some(probe.devices.len() as u32),
+            "{listing}"
+        );
         for device in &probe.devices {
             if let Ok(info) = &device.info {
                 assert_eq!(device.target, hip::target_of(&info.arch), "{listing}");
@@ -95,20 +136,31 @@ fn probe_reports_the_runtime_and_devices_without_failing() {
 #[test]
 fn opening_a_missing_device_fails_with_one_clear_line() {
     let probe = hip::probe();
-    let error = HipDevice::open(probe.devices.len() as u32).expect_err("one past the last device cannot open");
+    let error = HipDevice::open(probe.devices.len() as u32)
+        .expect_err("one past the last device cannot open");
     let message = error.to_string();
     assert!(!message.contains('\n'), "{message}");
-    assert!(message.starts_with(&format!("no HIP device {}: HIP runtime ", probe.devices.len())), "{message}");
+    assert!(
+        message.starts_with(&format!(
+            "no HIP device {}: HIP runtime ",
+            probe.devices.len()
+        )),
+        "{message}"
+    );
     if probe.devices.is_empty() {
         assert!(matches!(error, DeviceError::Refused(_)), "{error:?}");
         assert!(message.contains("reports no devices ("), "{message}");
         // The status is named and numbered, as the runtime gave it.
         assert!(
-            message.contains("hipErrorInvalidDevice (101)") || message.contains("hipErrorNoDevice (100)"),
+            message.contains("hipErrorInvalidDevice (101)")
+                || message.contains("hipErrorNoDevice (100)"),
             "{message}"
         );
         let runtime = hip::runtime_label(&probe.runtime_version);
-        assert!(message.contains(&runtime), "{message} should name {runtime}");
+        assert!(
+            message.contains(&runtime),
+            "{message} should name {runtime}"
+        );
     }
 }
 
@@ -117,13 +169,25 @@ fn opening_device_zero_here_matches_the_probe() {
     let probe = hip::probe();
     match HipDevice::open(0) {
         Ok(device) => {
-            assert!(!probe.devices.is_empty(), "opened device 0 though the probe found none: {probe}");
-            let info = probe.devices[0].info.clone().unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                !probe.devices.is_empty(),
+                "opened device 0 though the probe found none: {probe}"
+            );
+            let info = probe.devices[0]
+                .info
+                .clone()
+                .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(device.info(), &info);
         }
         Err(error) => {
-            assert!(probe.devices.is_empty(), "probe found devices but open(0) failed: {error}\n{probe}");
-            assert!(error.to_string().starts_with("no HIP device 0: "), "{error}");
+            assert!(
+                probe.devices.is_empty(),
+                "probe found devices but open(0) failed: {error}\n{probe}"
+            );
+            assert!(
+                error.to_string().starts_with("no HIP device 0: "),
+                "{error}"
+            );
         }
     }
 }

@@ -38,7 +38,14 @@ impl Device for Copying {
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
         self.0.load(image)
     }
-    fn launch(&mut self, m: ModuleId, k: &str, arg: &[u8], d: Dispatch, t: Duration) -> Result<(), DeviceError> {
+    fn launch(
+        &mut self,
+        m: ModuleId,
+        k: &str,
+        arg: &[u8],
+        d: Dispatch,
+        t: Duration,
+    ) -> Result<(), DeviceError> {
         self.0.launch(m, k, arg, d, t)
     }
 }
@@ -47,16 +54,36 @@ const SEED: u64 = 0x600d;
 
 /// Several chunks and a short last one.
 fn opts() -> Options {
-    Options { lanes: 3 * 65536 + 1000, seed: SEED, chunk_lanes: 1 << 16, keep: 40, ..Options::default() }
+    Options {
+        lanes: 3 * 65536 + 1000,
+        seed: SEED,
+        chunk_lanes: 1 << 16,
+        keep: 40,
+        ..Options::default()
+    }
 }
 
 fn run_both(case: &Case) -> (CaseResult, CaseResult) {
     let loaded = run::embedded(case, xad_harness::target::find("gfx1100").unwrap()).unwrap();
     let k = run::kernel_for(&loaded, case).unwrap();
     let mut direct = EmuDevice::new();
-    let a = run::run_case(&mut direct, case, &loaded.code, k, loaded.source.clone(), &opts());
+    let a = run::run_case(
+        &mut direct,
+        case,
+        &loaded.code,
+        k,
+        loaded.source.clone(),
+        &opts(),
+    );
     let mut copying = Copying(EmuDevice::new());
-    let b = run::run_case(&mut copying, case, &loaded.code, k, loaded.source.clone(), &opts());
+    let b = run::run_case(
+        &mut copying,
+        case,
+        &loaded.code,
+        k,
+        loaded.source.clone(),
+        &opts(),
+    );
     (a, b)
 }
 
@@ -70,16 +97,43 @@ fn add3_model(data: &LaneData<'_>, lanes: std::ops::Range<usize>, out: &mut [u32
 
 #[test]
 fn in_place_and_copied_runs_agree_on_failures() {
-    let case = Case { model: add3_model, ..cases::select("basic").unwrap().remove(0) };
+    let case = Case {
+        model: add3_model,
+        ..cases::select("basic").unwrap().remove(0)
+    };
     let (direct, copied) = run_both(&case);
-    assert_eq!(direct.status(), Status::Fail, "seed {SEED}: {:?}", direct.error);
-    assert!(direct.tally.lanes_failed > opts().lanes / 2, "seed {SEED}: {:?}", direct.tally);
+    assert_eq!(
+        direct.status(),
+        Status::Fail,
+        "seed {SEED}: {:?}",
+        direct.error
+    );
+    assert!(
+        direct.tally.lanes_failed > opts().lanes / 2,
+        "seed {SEED}: {:?}",
+        direct.tally
+    );
     assert_eq!(direct.tally, copied.tally, "seed {SEED}");
     assert_eq!(direct.tally.first.len(), 40);
     for m in &direct.tally.first {
-        assert_eq!((m.a, m.b, m.c), inputs::lane_sources(SEED, m.lane), "seed {SEED} lane {}", m.lane);
-        assert_eq!(m.got, cases::xad(m.a, m.b, m.c), "seed {SEED} lane {}", m.lane);
-        assert_eq!(m.expected, m.a.wrapping_add(m.b).wrapping_add(m.c), "seed {SEED} lane {}", m.lane);
+        assert_eq!(
+            (m.a, m.b, m.c),
+            inputs::lane_sources(SEED, m.lane),
+            "seed {SEED} lane {}",
+            m.lane
+        );
+        assert_eq!(
+            m.got,
+            cases::xad(m.a, m.b, m.c),
+            "seed {SEED} lane {}",
+            m.lane
+        );
+        assert_eq!(
+            m.expected,
+            m.a.wrapping_add(m.b).wrapping_add(m.c),
+            "seed {SEED} lane {}",
+            m.lane
+        );
     }
 }
 
@@ -89,7 +143,13 @@ fn in_place_and_copied_runs_agree_on_passing_cases() {
     for name in ["basic", "exec_w32", "dpp16_shift_w32"] {
         let case = cases::select(name).unwrap().remove(0);
         let (direct, copied) = run_both(&case);
-        assert_eq!(direct.status(), Status::Pass, "{name} seed {SEED}: {:?} {:?}", direct.error, direct.tally.first.first());
+        assert_eq!(
+            direct.status(),
+            Status::Pass,
+            "{name} seed {SEED}: {:?} {:?}",
+            direct.error,
+            direct.tally.first.first()
+        );
         assert_eq!(direct.tally, copied.tally, "{name} seed {SEED}");
         assert_eq!(direct.tally.lanes_checked, opts().lanes, "{name}");
     }

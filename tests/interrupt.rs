@@ -17,7 +17,17 @@ const HANG_GUARD: Duration = Duration::from_secs(300);
 /// cases) and return once it has printed its header, i.e. is running.
 fn start_long_run(dir: &std::path::Path) -> (Child, BufReader<std::process::ChildStdout>, String) {
     let mut child = harness()
-        .args(["run", "--backend", "emu", "--case", "basic,vgpr_w32,vgpr_w64", "--lanes", "4G", "--seed", "5"])
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic,vgpr_w32,vgpr_w64",
+            "--lanes",
+            "4G",
+            "--seed",
+            "5",
+        ])
         .arg("--json")
         .arg(dir.join("r.json"))
         .arg("--junit")
@@ -40,8 +50,17 @@ fn start_long_run(dir: &std::path::Path) -> (Child, BufReader<std::process::Chil
 }
 
 /// Send `signal` (a `kill` name) and collect the exit code and all output.
-fn interrupt(mut child: Child, mut out: BufReader<std::process::ChildStdout>, mut printed: String, signal: &str) -> (i32, String, String) {
-    let sent = std::process::Command::new("sh").arg("-c").arg(format!("kill -{signal} {}", child.id())).status().unwrap();
+fn interrupt(
+    mut child: Child,
+    mut out: BufReader<std::process::ChildStdout>,
+    mut printed: String,
+    signal: &str,
+) -> (i32, String, String) {
+    let sent = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -{signal} {}", child.id()))
+        .status()
+        .unwrap();
     assert!(sent.success(), "kill -{signal}");
     let reader = std::thread::spawn(move || {
         let _ = out.read_to_string(&mut printed);
@@ -59,12 +78,20 @@ fn interrupt(mut child: Child, mut out: BufReader<std::process::ChildStdout>, mu
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     (status.code().unwrap_or(-1), reader.join().unwrap(), stderr)
 }
 
 fn check_reports(dir: &std::path::Path, signal: &str, code: i32) {
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).expect("JSON report written")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("r.json")).expect("JSON report written"),
+    )
+    .unwrap();
     let marker = &json["interrupted"];
     assert_eq!(marker["signal"], signal, "{json}");
     assert_eq!(marker["exit_code"], code);
@@ -76,19 +103,40 @@ fn check_reports(dir: &std::path::Path, signal: &str, code: i32) {
     let cut = &marker["cut_short"];
     if cut.is_null() {
         assert!(cases.is_empty(), "{json}");
-        assert_eq!(marker["not_run"], serde_json::json!(["basic", "vgpr_w32", "vgpr_w64"]));
+        assert_eq!(
+            marker["not_run"],
+            serde_json::json!(["basic", "vgpr_w32", "vgpr_w64"])
+        );
     } else {
         assert_eq!(cut["case"], "basic", "{marker}");
         let checked = cut["lanes_checked"].as_u64().unwrap();
-        assert!(checked < 1 << 32 && checked % (1 << 17) == 0, "stopped at a dispatch boundary: {checked}");
+        assert!(
+            checked < 1 << 32 && checked % (1 << 17) == 0,
+            "stopped at a dispatch boundary: {checked}"
+        );
         assert_eq!(cases.len(), 1);
-        assert_eq!(cases[0]["tally"]["lanes_checked"], checked, "the case's result holds the checked lanes");
+        assert_eq!(
+            cases[0]["tally"]["lanes_checked"], checked,
+            "the case's result holds the checked lanes"
+        );
         assert_eq!(cases[0]["tally"]["lanes_failed"], 0);
-        assert_eq!(marker["not_run"], serde_json::json!(["vgpr_w32", "vgpr_w64"]));
+        assert_eq!(
+            marker["not_run"],
+            serde_json::json!(["vgpr_w32", "vgpr_w64"])
+        );
     }
     let junit = std::fs::read_to_string(dir.join("r.xml")).expect("JUnit report written");
-    assert!(junit.contains(&format!("<property name=\"interrupted\" value=\"{signal}\"/>")), "{junit}");
-    assert_eq!(junit.matches("<skipped").count(), 3, "every case that did not finish is skipped: {junit}");
+    assert!(
+        junit.contains(&format!(
+            "<property name=\"interrupted\" value=\"{signal}\"/>"
+        )),
+        "{junit}"
+    );
+    assert_eq!(
+        junit.matches("<skipped").count(),
+        3,
+        "every case that did not finish is skipped: {junit}"
+    );
     assert!(junit.contains("not run: interrupted by"), "{junit}");
 }
 
@@ -98,8 +146,18 @@ fn sigint_stops_at_a_dispatch_boundary_and_writes_both_reports() {
     let (child, out, printed) = start_long_run(&dir);
     let (code, stdout, stderr) = interrupt(child, out, printed, "INT");
     assert_eq!(code, 130, "stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(stdout.contains("interrupted by SIGINT: 0 case(s) completed"), "{stdout}");
-    assert!(stdout.lines().last().unwrap().contains("interrupted by SIGINT"), "summary says so: {stdout}");
+    assert!(
+        stdout.contains("interrupted by SIGINT: 0 case(s) completed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .contains("interrupted by SIGINT"),
+        "summary says so: {stdout}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
     check_reports(&dir, "SIGINT", 130);
 }
@@ -120,9 +178,21 @@ fn sigterm_stops_the_same_way_with_exit_143() {
 fn an_uninterrupted_run_carries_no_marker() {
     let dir = scratch("interrupt-none");
     let json = dir.join("r.json");
-    let r = run(harness().args(["run", "--backend", "emu", "--case", "basic", "--lanes", "4096", "--json"]).arg(&json));
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "4096",
+            "--json",
+        ])
+        .arg(&json));
     assert_eq!(r.code, 0, "{}", r.all());
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(doc.get("interrupted").is_none(), "{doc}");
     assert!(!r.stdout.contains("interrupted"), "{}", r.stdout);
 }

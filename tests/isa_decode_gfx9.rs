@@ -9,18 +9,35 @@
 mod isa_decode_table_gfx9;
 
 use std::path::Path;
-use xad_harness::isa::{decode, decode_one_for, gfx9, table, DecodeError, Dpp, Format, Generation, Isa, Op, Src, M0, VCC};
+use xad_harness::isa::{
+    decode, decode_one_for, gfx9, table, DecodeError, Dpp, Format, Generation, Isa, Op, Src, M0,
+    VCC,
+};
 
 const ISA: Isa = Isa::GFX9;
 
 fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// LLVM prints some operands symbolically (waitcnt fields, branch offsets,
 /// cache bits); for those only the mnemonic is compared.
 fn symbolic(text: &str) -> bool {
-    ["s_waitcnt ", "s_branch", "s_cbranch", " glc", " slc", " sc0", " sc1", " nt"].iter().any(|p| text.contains(p))
+    [
+        "s_waitcnt ",
+        "s_branch",
+        "s_cbranch",
+        " glc",
+        " slc",
+        " sc0",
+        " sc1",
+        " nt",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
 }
 
 #[test]
@@ -31,15 +48,27 @@ fn every_gfx9_table_row_decodes_as_llvm_encoded_it() {
         match decode_one_for(ISA, bytes) {
             Ok((inst, len)) => {
                 let shown = inst.to_string();
-                let same = if symbolic(text) { text.split_whitespace().next() == shown.split_whitespace().next() } else { shown == *text };
+                let same = if symbolic(text) {
+                    text.split_whitespace().next() == shown.split_whitespace().next()
+                } else {
+                    shown == *text
+                };
                 if len != bytes.len() || !same {
-                    failures.push(format!("[{}] llvm: {text}\n      emu: {shown} (len {len})", hex(bytes)));
+                    failures.push(format!(
+                        "[{}] llvm: {text}\n      emu: {shown} (len {len})",
+                        hex(bytes)
+                    ));
                 }
             }
             Err(e) => unsupported.push(format!("[{}] {text}: {e}", hex(bytes))),
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     // What the decoder refuses on purpose, each for a reason it names.
     let expected = [
         ("v_cmpx_", "not supported on gfx9"),
@@ -56,9 +85,17 @@ fn every_gfx9_table_row_decodes_as_llvm_encoded_it() {
         ("v_xor3_b32", "not supported"),
     ];
     for u in &unsupported {
-        assert!(expected.iter().any(|(what, why)| u.contains(what) && u.contains(why)), "unexpectedly unsupported on gfx9: {u}");
+        assert!(
+            expected
+                .iter()
+                .any(|(what, why)| u.contains(what) && u.contains(why)),
+            "unexpectedly unsupported on gfx9: {u}"
+        );
     }
-    assert!(unsupported.iter().all(|u| !u.contains("v_xad_u32")), "v_xad_u32 forms rejected: {unsupported:?}");
+    assert!(
+        unsupported.iter().all(|u| !u.contains("v_xad_u32")),
+        "v_xad_u32 forms rejected: {unsupported:?}"
+    );
 }
 
 #[test]
@@ -66,78 +103,161 @@ fn every_gfx9_opcode_entry_was_measured() {
     // Each entry of gfx9's list appears in the assembler's table (by its
     // gfx9 mnemonic) and looking its number up finds the same op.
     for (format, opcode, op, mnemonic) in gfx9::OPCODES {
-        assert_eq!(gfx9::lookup(*format, *opcode).map(|r| r.op), Some(*op), "{mnemonic}");
+        assert_eq!(
+            gfx9::lookup(*format, *opcode).map(|r| r.op),
+            Some(*op),
+            "{mnemonic}"
+        );
         assert_eq!(table::mnemonic(*op, Generation::Gfx9), *mnemonic);
         let measured = isa_decode_table_gfx9::TABLE.iter().any(|(text, bytes)| {
             let name = text.split_whitespace().next().unwrap_or("");
             let base = name.trim_end_matches("_e32").trim_end_matches("_e64");
             base == *mnemonic && decode_one_for(ISA, bytes).is_ok_and(|(i, _)| i.op == *op)
         });
-        assert!(measured, "{mnemonic} ({} 0x{opcode:x}) has no decoded row in the gfx9 table", format.name());
+        assert!(
+            measured,
+            "{mnemonic} ({} 0x{opcode:x}) has no decoded row in the gfx9 table",
+            format.name()
+        );
     }
     // No (format, opcode) twice, no op twice.
     for (i, a) in gfx9::OPCODES.iter().enumerate() {
         for b in &gfx9::OPCODES[i + 1..] {
-            assert!((a.0, a.1) != (b.0, b.1) && a.2 != b.2, "{} and {}", a.3, b.3);
+            assert!(
+                (a.0, a.1) != (b.0, b.1) && a.2 != b.2,
+                "{} and {}",
+                a.3,
+                b.3
+            );
         }
     }
     // v_xad_u32's gfx9 number agrees with the table's column and the design notes.
     assert_eq!(gfx9::opcode(Op::VXadU32), Some((Format::Vop3, 0x1f3)));
-    assert_eq!(table::info(Op::VXadU32).opcode(Generation::Gfx9), Some(0x1f3));
+    assert_eq!(
+        table::info(Op::VXadU32).opcode(Generation::Gfx9),
+        Some(0x1f3)
+    );
 }
 
 #[test]
 fn xad_and_special_operands_decode_faithfully() {
     // v_xad_u32 v5, v1, v2, v3 (D1F30005 040E0501).
-    let (inst, len) = decode_one_for(ISA, &[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04]).unwrap();
-    assert_eq!((len, inst.op, inst.dst, inst.src), (8, Op::VXadU32, 5, [Src::Vgpr(1), Src::Vgpr(2), Src::Vgpr(3)]));
+    let (inst, len) =
+        decode_one_for(ISA, &[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04]).unwrap();
+    assert_eq!(
+        (len, inst.op, inst.dst, inst.src),
+        (
+            8,
+            Op::VXadU32,
+            5,
+            [Src::Vgpr(1), Src::Vgpr(2), Src::Vgpr(3)]
+        )
+    );
     assert_eq!(inst.generation, Generation::Gfx9);
     // v_xad_u32 v5, -1, 0.5, m0: gfx9's m0 (code 124) becomes the emulator's M0.
     let (inst, _) = decode_one_for(ISA, &[0x05, 0x00, 0xf3, 0xd1, 0xc1, 0xe0, 0xf1, 0x01]).unwrap();
-    assert_eq!(inst.src, [Src::Const(0xffff_ffff), Src::Const(0x3f00_0000), Src::Sgpr(M0)]);
+    assert_eq!(
+        inst.src,
+        [
+            Src::Const(0xffff_ffff),
+            Src::Const(0x3f00_0000),
+            Src::Sgpr(M0)
+        ]
+    );
     assert_eq!(inst.to_string(), "v_xad_u32 v5, -1, 0.5, m0");
     // The same bytes are a different instruction (or none) on gfx11: never confused.
-    assert!(decode_one_for(Isa::GFX11, &[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04]).is_err());
+    assert!(decode_one_for(
+        Isa::GFX11,
+        &[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04]
+    )
+    .is_err());
     // v_mov_b32_dpp v0, v1 row_bcast:31 ... bound_ctrl:1: gfx9's broadcast control.
     let (inst, _) = decode_one_for(ISA, &[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x43, 0x09, 0xff]).unwrap();
-    assert_eq!(inst.dpp, Some(Dpp::Dpp16 { ctrl: 0x143, row_mask: 0xf, bank_mask: 0xf, bound_ctrl: true, fi: false }));
+    assert_eq!(
+        inst.dpp,
+        Some(Dpp::Dpp16 {
+            ctrl: 0x143,
+            row_mask: 0xf,
+            bank_mask: 0xf,
+            bound_ctrl: true,
+            fi: false
+        })
+    );
     // v_add_co_u32_e32 v0, vcc, v1, v2: gfx9's VOP2 carry op writes VCC.
     let (inst, _) = decode_one_for(ISA, &[0x01, 0x05, 0x00, 0x32]).unwrap();
     assert_eq!((inst.op, inst.sdst), (Op::VAddCoU32, VCC));
     // s_load_dword s5, s[0:1], s4 offset:0x10 (soe + imm).
     let (inst, _) = decode_one_for(ISA, &[0x40, 0x41, 0x02, 0xc0, 0x10, 0x00, 0x00, 0x08]).unwrap();
-    assert_eq!((inst.op, inst.dst, inst.addr, inst.saddr, inst.imm), (Op::SLoadB32, 5, 0, Some(4), 0x10));
+    assert_eq!(
+        (inst.op, inst.dst, inst.addr, inst.saddr, inst.imm),
+        (Op::SLoadB32, 5, 0, Some(4), 0x10)
+    );
     // global_load_dword v2, v[4:5], off offset:-16: saddr 0x7f is `off`, 13-bit signed offset.
     let (inst, _) = decode_one_for(ISA, &[0xf0, 0x9f, 0x50, 0xdc, 0x04, 0x00, 0x7f, 0x02]).unwrap();
-    assert_eq!((inst.op, inst.dst, inst.addr, inst.saddr, inst.imm), (Op::GlobalLoadB32, 2, 4, None, -16));
+    assert_eq!(
+        (inst.op, inst.dst, inst.addr, inst.saddr, inst.imm),
+        (Op::GlobalLoadB32, 2, 4, None, -16)
+    );
 }
 
 #[test]
 fn gfx9_reserved_and_unknown_encodings_are_errors() {
     let xad = [0x05u8, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04];
     // clamp, abs, op_sel, omod, neg on an integer op.
-    for (byte, bit, name) in [(1, 0x80, "clamp"), (1, 0x01, "abs"), (1, 0x08, "op_sel"), (7, 0x08, "omod"), (7, 0x20, "neg")] {
+    for (byte, bit, name) in [
+        (1, 0x80, "clamp"),
+        (1, 0x01, "abs"),
+        (1, 0x08, "op_sel"),
+        (7, 0x08, "omod"),
+        (7, 0x20, "neg"),
+    ] {
         let mut b = xad;
         b[byte] |= bit;
         let err = decode_one_for(ISA, &b).unwrap_err();
-        assert!(matches!(err, DecodeError::Unsupported { .. }) && err.to_string().contains(name), "{name}: {err}");
+        assert!(
+            matches!(err, DecodeError::Unsupported { .. }) && err.to_string().contains(name),
+            "{name}: {err}"
+        );
     }
     let refused = |bytes: &[u8], why: &str| {
         let err = decode_one_for(ISA, bytes).expect_err(why);
         assert!(err.to_string().contains(why), "expected '{why}': {err}");
     };
     // A literal in VOP3 (src2 = 255) does not exist on gfx9.
-    refused(&[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0xfe, 0x03, 0x34, 0x12, 0, 0], "no literal");
+    refused(
+        &[
+            0x05, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0xfe, 0x03, 0x34, 0x12, 0, 0,
+        ],
+        "no literal",
+    );
     // Two different SGPRs in one VALU instruction (constant bus).
-    refused(&[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x04, 0x0c, 0x04], "constant bus");
+    refused(
+        &[0x05, 0x00, 0xf3, 0xd1, 0x01, 0x04, 0x0c, 0x04],
+        "constant bus",
+    );
     // Code 125 is reserved on gfx9 (m0 lives at 124), and gfx10's DPP8 code 0xE9 is no operand.
-    refused(&[0x05, 0x00, 0xf3, 0xd1, 0x7d, 0x04, 0x0e, 0x04], "reserved on gfx9");
-    refused(&[0xe9, 0x02, 0x00, 0x7e, 0x01, 0x00, 0x00, 0x00], "reserved on gfx9");
+    refused(
+        &[0x05, 0x00, 0xf3, 0xd1, 0x7d, 0x04, 0x0e, 0x04],
+        "reserved on gfx9",
+    );
+    refused(
+        &[0xe9, 0x02, 0x00, 0x7e, 0x01, 0x00, 0x00, 0x00],
+        "reserved on gfx9",
+    );
     // gfx10+ DPP controls (row_share 0x150) and gfx9's reserved DPP bits.
-    refused(&[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x50, 0x01, 0xff], "not valid on gfx9");
-    refused(&[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x43, 0x05, 0xff], "reserved DPP");
+    refused(
+        &[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x50, 0x01, 0xff],
+        "not valid on gfx9",
+    );
+    refused(
+        &[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x43, 0x05, 0xff],
+        "reserved DPP",
+    );
     // VOP3 opcode 0x3ff, SOPP opcode 127, scratch, the gfx90a acc bit.
-    refused(&[0x00, 0x00, 0xff, 0xd3, 0x01, 0x05, 0x0e, 0x04], "not supported on gfx9");
+    refused(
+        &[0x00, 0x00, 0xff, 0xd3, 0x01, 0x05, 0x0e, 0x04],
+        "not supported on gfx9",
+    );
     refused(&[0x00, 0x00, 0xff, 0xbf], "not supported on gfx9");
     refused(&[0x00, 0x40, 0x50, 0xdc, 0x04, 0x00, 0x7f, 0x02], "scratch");
     refused(&[0x00, 0x80, 0x50, 0xdc, 0x01, 0x00, 0x84, 0x02], "AGPR");
@@ -145,16 +265,33 @@ fn gfx9_reserved_and_unknown_encodings_are_errors() {
     refused(&[0x01, 0x00, 0xec, 0xbe], "ttmp");
     refused(&[0x02, 0x01, 0x81, 0xbe], "pair");
     // Truncation: SMEM's second dword, a literal, a DPP word.
-    for bytes in [&[0x40, 0x01, 0x02, 0xc0][..], &[0xff, 0x02, 0x00, 0x7e], &[0xfa, 0x02, 0x00, 0x7e]] {
+    for bytes in [
+        &[0x40, 0x01, 0x02, 0xc0][..],
+        &[0xff, 0x02, 0x00, 0x7e],
+        &[0xfa, 0x02, 0x00, 0x7e],
+    ] {
         let err = decode(ISA, bytes, 0, 0x40).unwrap_err();
-        assert!(matches!(err, DecodeError::Truncated { offset: 0x40, needed: 8, available: 4, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                DecodeError::Truncated {
+                    offset: 0x40,
+                    needed: 8,
+                    available: 4,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }
 
 #[test]
 fn random_gfx9_bytes_are_values_never_panics() {
     // A fixed-seed xorshift sweep over every encoding family's top byte.
-    let tops = [0xbe, 0xbf, 0xb0, 0x80, 0xc0, 0xd1, 0xd0, 0xd2, 0xdc, 0x7e, 0x7d, 0x68, 0x32, 0xd8, 0xff];
+    let tops = [
+        0xbe, 0xbf, 0xb0, 0x80, 0xc0, 0xd1, 0xd0, 0xd2, 0xdc, 0x7e, 0x7d, 0x68, 0x32, 0xd8, 0xff,
+    ];
     let mut decoded = 0u32;
     for seed in 0u32..20_000 {
         let mut x = seed.wrapping_mul(0x9e37_79b9) ^ 0x5eed_0009;
@@ -168,13 +305,19 @@ fn random_gfx9_bytes_are_values_never_panics() {
         b[3] = tops[seed as usize % tops.len()];
         for n in [0, 3, 4, 8, 12] {
             if let Ok((inst, len)) = decode_one_for(ISA, &b[..n]) {
-                assert!(len <= n && len % 4 == 0, "seed {seed}: length {len} of {n} bytes");
+                assert!(
+                    len <= n && len % 4 == 0,
+                    "seed {seed}: length {len} of {n} bytes"
+                );
                 let _ = inst.to_string();
                 decoded += 1;
             }
         }
     }
-    assert!(decoded > 1000, "the sweep decoded only {decoded} instructions");
+    assert!(
+        decoded > 1000,
+        "the sweep decoded only {decoded} instructions"
+    );
 }
 
 /// The `.part` lists and llvm-mc-19 produce the checked-in table for gfx90a
@@ -182,29 +325,61 @@ fn random_gfx9_bytes_are_values_never_panics() {
 #[test]
 fn gfx9_table_matches_llvm_mc_when_present() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu/gfx9");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "part")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "part"))
+        .collect();
     files.sort();
-    let source: String = files.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
-    let want: Vec<(String, Vec<u8>)> = isa_decode_table_gfx9::TABLE.iter().map(|(t, b)| (t.to_string(), b.to_vec())).collect();
+    let source: String = files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let want: Vec<(String, Vec<u8>)> = isa_decode_table_gfx9::TABLE
+        .iter()
+        .map(|(t, b)| (t.to_string(), b.to_vec()))
+        .collect();
     let Some(rows) = llvm_mc_rows("gfx90a", &source) else {
         eprintln!("SKIPPED: llvm-mc-19 not found; the gfx9 decode table is not re-checked");
         return;
     };
-    assert_eq!(rows, want, "gfx90a: regenerate with sh tests/kernels/emu/gen_decode_table.sh");
+    assert_eq!(
+        rows, want,
+        "gfx90a: regenerate with sh tests/kernels/emu/gen_decode_table.sh"
+    );
     // gfx942 encodes every row alike, except that it spells the cache bits
     // sc0/sc1/nt (gfx942.part) and refuses glc/slc; those rows decode too.
     let gfx942 = llvm_mc_rows("gfx942", &source).unwrap_or_default();
-    assert!(gfx942.len() + 5 > want.len(), "gfx942 accepted only {} rows", gfx942.len());
+    assert!(
+        gfx942.len() + 5 > want.len(),
+        "gfx942 accepted only {} rows",
+        gfx942.len()
+    );
     for (text, bytes) in &gfx942 {
         if want.iter().any(|(t, b)| t == text && b == bytes) {
             continue;
         }
-        assert!([" sc0", " sc1", " nt"].iter().any(|c| text.contains(c)), "gfx942 encodes {text} differently: {}", hex(bytes));
+        assert!(
+            [" sc0", " sc1", " nt"].iter().any(|c| text.contains(c)),
+            "gfx942 encodes {text} differently: {}",
+            hex(bytes)
+        );
         let (inst, len) = decode_one_for(ISA, bytes).unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!((len, inst.mnemonic()), (bytes.len(), text.split_whitespace().next().unwrap_or("")), "{text}");
+        assert_eq!(
+            (len, inst.mnemonic()),
+            (bytes.len(), text.split_whitespace().next().unwrap_or("")),
+            "{text}"
+        );
     }
-    for (text, _) in want.iter().filter(|(t, _)| !t.contains(" glc") && !t.contains(" slc")) {
-        assert!(gfx942.iter().any(|(t, _)| t == text), "gfx942 refuses {text}");
+    for (text, _) in want
+        .iter()
+        .filter(|(t, _)| !t.contains(" glc") && !t.contains(" slc"))
+    {
+        assert!(
+            gfx942.iter().any(|(t, _)| t == text),
+            "gfx942 refuses {text}"
+        );
     }
 }
 
@@ -228,7 +403,11 @@ fn llvm_mc_rows(mcpu: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
         .lines()
         .filter_map(|l| l.split_once("; encoding: ["))
         .map(|(text, enc)| {
-            let bytes = enc.trim_end_matches(']').split(',').map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap_or(0)).collect();
+            let bytes = enc
+                .trim_end_matches(']')
+                .split(',')
+                .map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap_or(0))
+                .collect();
             (text.trim().to_string(), bytes)
         })
         .collect();
@@ -242,12 +421,30 @@ fn llvm_mc_rows(mcpu: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
 fn gfx9_rows_are_not_gfx11_rows() {
     let same = isa_decode_table_gfx9::TABLE
         .iter()
-        .filter(|(text, bytes)| decode_one_for(Isa::GFX11, bytes).is_ok_and(|(i, len)| len == bytes.len() && i.to_string() == *text))
+        .filter(|(text, bytes)| {
+            decode_one_for(Isa::GFX11, bytes)
+                .is_ok_and(|(i, len)| len == bytes.len() && i.to_string() == *text)
+        })
         .count();
-    assert!(same * 4 < isa_decode_table_gfx9::TABLE.len(), "{same} of {} gfx9 rows read alike as gfx11", isa_decode_table_gfx9::TABLE.len());
+    assert!(
+        same * 4 < isa_decode_table_gfx9::TABLE.len(),
+        "{same} of {} gfx9 rows read alike as gfx11",
+        isa_decode_table_gfx9::TABLE.len()
+    );
     let endpgm = [0x00, 0x00, 0x81, 0xbf];
-    assert_eq!(decode_one_for(ISA, &endpgm).map(|(i, _)| i.op).ok(), Some(Op::SEndpgm));
-    assert_ne!(decode_one_for(Isa::GFX11, &endpgm).map(|(i, _)| i.op).ok(), Some(Op::SEndpgm));
+    assert_eq!(
+        decode_one_for(ISA, &endpgm).map(|(i, _)| i.op).ok(),
+        Some(Op::SEndpgm)
+    );
+    assert_ne!(
+        decode_one_for(Isa::GFX11, &endpgm).map(|(i, _)| i.op).ok(),
+        Some(Op::SEndpgm)
+    );
     // gfx11's s_endpgm (BFB00000) is no gfx9 s_endpgm.
-    assert_ne!(decode_one_for(ISA, &[0x00, 0x00, 0xb0, 0xbf]).map(|(i, _)| i.op).ok(), Some(Op::SEndpgm));
+    assert_ne!(
+        decode_one_for(ISA, &[0x00, 0x00, 0xb0, 0xbf])
+            .map(|(i, _)| i.op)
+            .ok(),
+        Some(Op::SEndpgm)
+    );
 }

@@ -17,9 +17,18 @@ use std::process::Command;
 fn assert_one_line_error(r: &Ran, code: i32, needles: &[&str]) {
     assert_eq!(r.code, code, "exit code; output:\n{}", r.all());
     let lines: Vec<&str> = r.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line, got:\n{}", r.stderr);
+    assert_eq!(
+        lines.len(),
+        1,
+        "expected one stderr line, got:\n{}",
+        r.stderr
+    );
     for needle in needles {
-        assert!(lines[0].contains(needle), "{:?} does not mention {needle:?}", lines[0]);
+        assert!(
+            lines[0].contains(needle),
+            "{:?} does not mention {needle:?}",
+            lines[0]
+        );
     }
     assert!(!r.all().contains("panicked"), "panic:\n{}", r.all());
 }
@@ -27,13 +36,30 @@ fn assert_one_line_error(r: &Ran, code: i32, needles: &[&str]) {
 /// An embedded code object written out as a user's file.
 fn embedded_file(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(format!("{name}.hsaco"));
-    std::fs::write(&path, xad_harness::kernels::find("gfx1100", name).expect("embedded").bytes).unwrap();
+    std::fs::write(
+        &path,
+        xad_harness::kernels::find("gfx1100", name)
+            .expect("embedded")
+            .bytes,
+    )
+    .unwrap();
     path
 }
 
 fn run_kernel(kernel: &Path, case: &str) -> Ran {
     run(harness()
-        .args(["run", "--backend", "emu", "--lanes", "512", "--seed", "1", "--case", case, "--kernel"])
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--lanes",
+            "512",
+            "--seed",
+            "1",
+            "--case",
+            case,
+            "--kernel",
+        ])
         .arg(kernel))
 }
 
@@ -46,13 +72,33 @@ fn a_kernel_file_over_the_size_cap_is_refused_without_reading_it() {
     file.set_len(64 << 30).expect("a sparse 64 GiB file");
     drop(file);
     let r = run_kernel(&path, "basic");
-    assert_one_line_error(&r, 2, &["--kernel", "68719476736 bytes", "limited to 67108864 bytes"]);
+    assert_one_line_error(
+        &r,
+        2,
+        &["--kernel", "68719476736 bytes", "limited to 67108864 bytes"],
+    );
     // One byte over the cap, and a source file over it, too.
-    std::fs::File::options().write(true).open(&path).unwrap().set_len((64 << 20) + 1).unwrap();
-    assert_one_line_error(&run_kernel(&path, "basic"), 2, &["limited to 67108864 bytes"]);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len((64 << 20) + 1)
+        .unwrap();
+    assert_one_line_error(
+        &run_kernel(&path, "basic"),
+        2,
+        &["limited to 67108864 bytes"],
+    );
     let source = dir.join("big.s");
-    std::fs::File::create(&source).unwrap().set_len((64 << 20) + 1).unwrap();
-    assert_one_line_error(&run_kernel(&source, "basic"), 2, &["limited to 67108864 bytes"]);
+    std::fs::File::create(&source)
+        .unwrap()
+        .set_len((64 << 20) + 1)
+        .unwrap();
+    assert_one_line_error(
+        &run_kernel(&source, "basic"),
+        2,
+        &["limited to 67108864 bytes"],
+    );
 }
 
 #[test]
@@ -60,7 +106,14 @@ fn a_kernel_of_the_wrong_wave_size_is_bad_input() {
     let dir = scratch("kernel-input-wave");
     // The wave64 build of the same operand forms, standing in for the wave32 case.
     let r = run_kernel(&embedded_file(&dir, "xad_vgpr_w64"), "vgpr_w32");
-    assert_one_line_error(&r, 2, &["--kernel", "xad_vgpr_w64 is wave64 but case vgpr_w32 is wave32"]);
+    assert_one_line_error(
+        &r,
+        2,
+        &[
+            "--kernel",
+            "xad_vgpr_w64 is wave64 but case vgpr_w32 is wave32",
+        ],
+    );
     let r = run_kernel(&embedded_file(&dir, "xad_basic"), "vgpr_w64");
     assert_one_line_error(&r, 2, &["xad_basic is wave32 but case vgpr_w64 is wave64"]);
     // Control: the right wave size passes.
@@ -73,28 +126,60 @@ fn a_kernel_with_another_argument_layout_is_bad_input() {
     let dir = scratch("kernel-input-layout");
     // Eight scalar arguments more than the basic case passes.
     let r = run_kernel(&embedded_file(&dir, "xad_sreg_w32"), "basic");
-    assert_one_line_error(&r, 2, &["--kernel", "takes 13 explicit arguments", "case basic passes 5"]);
+    assert_one_line_error(
+        &r,
+        2,
+        &[
+            "--kernel",
+            "takes 13 explicit arguments",
+            "case basic passes 5",
+        ],
+    );
     // And the reverse: the scalars missing.
     let r = run_kernel(&embedded_file(&dir, "xad_basic"), "sreg_w32");
-    assert_one_line_error(&r, 2, &["takes 5 explicit arguments", "case sreg_w32 passes 13"]);
+    assert_one_line_error(
+        &r,
+        2,
+        &["takes 5 explicit arguments", "case sreg_w32 passes 13"],
+    );
     // The basic kernel with an 8-byte count: same number of arguments, other layout.
     let source = basic_source().replace(
         "{ .name: count, .offset: 32, .size: 4, .value_kind: by_value }",
         "{ .name: count, .offset: 32, .size: 8, .value_kind: by_value }",
     );
-    assert!(source.contains(".size: 8, .value_kind: by_value"), "the metadata line moved");
+    assert!(
+        source.contains(".size: 8, .value_kind: by_value"),
+        "the metadata line moved"
+    );
     let wide = assemble(&source, "gfx1100", &dir, "xad_basic_wide_count");
     let r = run_kernel(&wide, "basic");
-    assert_one_line_error(&r, 2, &["argument 4 is count: by_value of 8 bytes", "count: by_value of 4 bytes"]);
+    assert_one_line_error(
+        &r,
+        2,
+        &[
+            "argument 4 is count: by_value of 8 bytes",
+            "count: by_value of 4 bytes",
+        ],
+    );
     // Two arguments at one offset.
-    let source = basic_source().replace("{ .name: b, .offset: 8, .size: 8,", "{ .name: b, .offset: 0, .size: 8,");
+    let source = basic_source().replace(
+        "{ .name: b, .offset: 8, .size: 8,",
+        "{ .name: b, .offset: 0, .size: 8,",
+    );
     let clash = assemble(&source, "gfx1100", &dir, "xad_basic_clash");
-    assert_one_line_error(&run_kernel(&clash, "basic"), 2, &["argument 1 (b) at offset 0 overlaps argument 0"]);
+    assert_one_line_error(
+        &run_kernel(&clash, "basic"),
+        2,
+        &["argument 1 (b) at offset 0 overlaps argument 0"],
+    );
 }
 
 /// `xad_basic` with program header 1's file size running one byte past the end.
 fn segment_past_the_end(dir: &Path) -> PathBuf {
-    let mut bytes = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
+    let mut bytes = xad_harness::kernels::find("gfx1100", "xad_basic")
+        .unwrap()
+        .bytes
+        .to_vec();
     let phoff = u64::from_le_bytes(bytes[32..40].try_into().unwrap()) as usize;
     let ph = phoff + 56;
     let offset = u64::from_le_bytes(bytes[ph + 8..ph + 16].try_into().unwrap());
@@ -112,23 +197,48 @@ fn segment_past_the_end(dir: &Path) -> PathBuf {
 #[test]
 fn program_headers_past_the_end_are_refused_before_any_runtime_call() {
     let dir = scratch("kernel-input-hip");
-    let library =
-        support::library_dir(&support::repo_root(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let library = support::library_dir(&support::repo_root(env!("CARGO_MANIFEST_DIR")))
+        .unwrap_or_else(|e| panic!("{e}"));
     let knobs = [("XAD_EMUHIP_STATUS", "999:hipModuleLoadData")];
     let run_hip = |kernel: &Path| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
         command
-            .args(["run", "--backend", "hip", "--case", "basic", "--lanes", "512", "--seed", "1", "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "hip",
+                "--case",
+                "basic",
+                "--lanes",
+                "512",
+                "--seed",
+                "1",
+                "--kernel",
+            ])
             .arg(kernel);
-        let output = support::run(command, Some(&library), &knobs).unwrap_or_else(|e| panic!("{e}"));
+        let output =
+            support::run(command, Some(&library), &knobs).unwrap_or_else(|e| panic!("{e}"));
         (output.status.code(), support::transcript(&output))
     };
     let (code, transcript) = run_hip(&segment_past_the_end(&dir));
     assert_eq!(code, Some(2), "{transcript}");
-    assert!(transcript.contains("program header 1") && transcript.contains("past the end"), "{transcript}");
-    assert!(!transcript.contains("hipModuleLoadData"), "the runtime's load was called:\n{transcript}");
+    assert!(
+        transcript.contains("program header 1") && transcript.contains("past the end"),
+        "{transcript}"
+    );
+    assert!(
+        !transcript.contains("hipModuleLoadData"),
+        "the runtime's load was called:\n{transcript}"
+    );
 
     let (code, transcript) = run_hip(&embedded_file(&dir, "xad_basic"));
-    assert_eq!(code, Some(3), "control: the intact file reaches hipModuleLoadData\n{transcript}");
-    assert!(transcript.contains("hipModuleLoadData") && transcript.contains("999"), "{transcript}");
+    assert_eq!(
+        code,
+        Some(3),
+        "control: the intact file reaches hipModuleLoadData\n{transcript}"
+    );
+    assert!(
+        transcript.contains("hipModuleLoadData") && transcript.contains("999"),
+        "{transcript}"
+    );
 }

@@ -61,7 +61,9 @@ fn regs_of(operand: &str) -> Vec<Reg> {
                 _ => Vec::new(),
             }
         } else {
-            body.parse::<u16>().map(|r| vec![base + r]).unwrap_or_default()
+            body.parse::<u16>()
+                .map(|r| vec![base + r])
+                .unwrap_or_default()
         }
     };
     match operand {
@@ -84,7 +86,18 @@ fn regs_of(operand: &str) -> Vec<Reg> {
 
 /// Does the instruction's first operand name what it writes?
 fn writes_first_operand(mnemonic: &str) -> bool {
-    let no_def = ["s_cmp", "s_bitcmp", "s_wait", "s_cbranch", "s_branch", "s_endpgm", "s_nop", "s_sendmsg", "s_delay_alu", "global_store"];
+    let no_def = [
+        "s_cmp",
+        "s_bitcmp",
+        "s_wait",
+        "s_cbranch",
+        "s_branch",
+        "s_endpgm",
+        "s_nop",
+        "s_sendmsg",
+        "s_delay_alu",
+        "global_store",
+    ];
     !no_def.iter().any(|p| mnemonic.starts_with(p))
 }
 
@@ -98,7 +111,10 @@ fn parse_line(line: &str, wave64: bool) -> Option<Inst> {
     let text = asm.trim().to_string();
     let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((&text, ""));
     // Operands are comma-separated; DPP and memory modifiers follow the last one after a space.
-    let operands: Vec<&str> = rest.split(',').map(|o| o.split_whitespace().next().unwrap_or("")).collect();
+    let operands: Vec<&str> = rest
+        .split(',')
+        .map(|o| o.split_whitespace().next().unwrap_or(""))
+        .collect();
     let mut defs = Vec::new();
     let mut uses = Vec::new();
     for (i, op) in operands.iter().enumerate() {
@@ -112,11 +128,19 @@ fn parse_line(line: &str, wave64: bool) -> Option<Inst> {
     if wave64 && mnemonic.starts_with("v_cmp") && mnemonic.ends_with("_e32") {
         defs.push(Reg::S(107));
     }
-    Some(Inst { mnemonic: mnemonic.to_string(), defs, uses, text })
+    Some(Inst {
+        mnemonic: mnemonic.to_string(),
+        defs,
+        uses,
+        text,
+    })
 }
 
 fn parse_wave(listing: &str, wave64: bool) -> Vec<Inst> {
-    listing.lines().filter_map(|l| parse_line(l, wave64)).collect()
+    listing
+        .lines()
+        .filter_map(|l| parse_line(l, wave64))
+        .collect()
 }
 
 /// A wave32 listing.
@@ -126,9 +150,16 @@ fn parse(listing: &str) -> Vec<Inst> {
 
 /// The embedded code object's instructions, in its kernel's wave size.
 fn instructions(target: &str, name: &str) -> Vec<Inst> {
-    let bytes = kernels::find(target, name).expect("embedded").bytes.to_vec();
+    let bytes = kernels::find(target, name)
+        .expect("embedded")
+        .bytes
+        .to_vec();
     let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{name} for {target}: {e}"));
-    let wave = code.kernel(name).unwrap_or_else(|e| panic!("{name} for {target}: {e}")).descriptor.wave_size();
+    let wave = code
+        .kernel(name)
+        .unwrap_or_else(|e| panic!("{name} for {target}: {e}"))
+        .descriptor
+        .wave_size();
     parse_wave(&listing(target, name), wave == 64)
 }
 
@@ -140,7 +171,10 @@ struct WaitRules {
     vector: &'static [&'static str],
 }
 
-const GFX12_WAITS: WaitRules = WaitRules { scalar: &["s_wait_kmcnt 0x0"], vector: &["s_wait_loadcnt 0x0"] };
+const GFX12_WAITS: WaitRules = WaitRules {
+    scalar: &["s_wait_kmcnt 0x0"],
+    vector: &["s_wait_loadcnt 0x0"],
+};
 const GFX11_WAITS: WaitRules = WaitRules {
     scalar: &["s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(0) lgkmcnt(0)"],
     vector: &["s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0) lgkmcnt(0)"],
@@ -157,8 +191,16 @@ fn unwaited_loads(insts: &[Inst], rules: &WaitRules) -> Vec<String> {
         if rules.vector.contains(&inst.text.as_str()) {
             vector.clear();
         }
-        if let Some(r) = inst.defs.iter().chain(&inst.uses).find(|r| scalar.contains(*r) || vector.contains(*r)) {
-            problems.push(format!("`{}` touches {r:?} before its load was waited for", inst.text));
+        if let Some(r) = inst
+            .defs
+            .iter()
+            .chain(&inst.uses)
+            .find(|r| scalar.contains(*r) || vector.contains(*r))
+        {
+            problems.push(format!(
+                "`{}` touches {r:?} before its load was waited for",
+                inst.text
+            ));
         }
         if inst.mnemonic.starts_with("s_load") {
             scalar.extend(inst.defs.iter().copied());
@@ -175,7 +217,11 @@ fn uninitialised_sgpr_reads(insts: &[Inst], initial: &[u16]) -> Vec<String> {
     let mut written: HashSet<Reg> = initial.iter().map(|&s| Reg::S(s)).collect();
     let mut problems = Vec::new();
     for inst in insts {
-        if let Some(r) = inst.uses.iter().find(|r| matches!(r, Reg::S(_)) && !written.contains(*r)) {
+        if let Some(r) = inst
+            .uses
+            .iter()
+            .find(|r| matches!(r, Reg::S(_)) && !written.contains(*r))
+        {
             problems.push(format!("`{}` reads {r:?}, which nothing set", inst.text));
         }
         written.extend(inst.defs.iter().copied());
@@ -196,7 +242,8 @@ fn sgpr_read_hazards(insts: &[Inst]) -> Vec<String> {
         Reg::S(s) => Some(s / 2),
         Reg::V(_) => None,
     };
-    let (mut read_by_valu, mut salu_pending, mut valu_pending) = (HashSet::new(), HashSet::new(), HashSet::new());
+    let (mut read_by_valu, mut salu_pending, mut valu_pending) =
+        (HashSet::new(), HashSet::new(), HashSet::new());
     let mut problems = Vec::new();
     for inst in insts {
         let t = inst.text.as_str();
@@ -207,12 +254,21 @@ fn sgpr_read_hazards(insts: &[Inst]) -> Vec<String> {
             valu_pending.clear();
         }
         let (valu, salu) = (inst.mnemonic.starts_with("v_"), is_salu(&inst.mnemonic));
-        let hit = |pending: &HashSet<u16>| inst.uses.iter().find(|r| pair(r).is_some_and(|p| pending.contains(&p))).copied();
+        let hit = |pending: &HashSet<u16>| {
+            inst.uses
+                .iter()
+                .find(|r| pair(r).is_some_and(|p| pending.contains(&p)))
+                .copied()
+        };
         if let Some(r) = hit(&salu_pending).filter(|_| valu || salu) {
-            problems.push(format!("`{t}` reads {r:?} after an SALU wrote its pair, with no s_wait_alu"));
+            problems.push(format!(
+                "`{t}` reads {r:?} after an SALU wrote its pair, with no s_wait_alu"
+            ));
         }
         if let Some(r) = hit(&valu_pending).filter(|_| valu) {
-            problems.push(format!("`{t}` reads {r:?} after a VALU wrote its pair, with no s_wait_alu"));
+            problems.push(format!(
+                "`{t}` reads {r:?} after a VALU wrote its pair, with no s_wait_alu"
+            ));
         }
         if salu && hit(&valu_pending).is_some() {
             valu_pending.clear();
@@ -220,7 +276,11 @@ fn sgpr_read_hazards(insts: &[Inst]) -> Vec<String> {
         if valu {
             read_by_valu.extend(inst.uses.iter().filter_map(pair));
         }
-        let written = inst.defs.iter().filter_map(pair).filter(|p| read_by_valu.contains(p));
+        let written = inst
+            .defs
+            .iter()
+            .filter_map(pair)
+            .filter(|p| read_by_valu.contains(p));
         if valu {
             valu_pending.extend(written);
         } else if salu {
@@ -232,22 +292,30 @@ fn sgpr_read_hazards(insts: &[Inst]) -> Vec<String> {
 
 /// `llvm-objdump -d --mcpu=<target>` of the embedded code object.
 fn listing(target: &str, name: &str) -> String {
-    let k = kernels::find(target, name).unwrap_or_else(|| panic!("{name} is not embedded for {target}"));
-    assert!(!kernels::BUILD_OBJDUMP.is_empty(), "build.rs found no llvm-objdump");
+    let k = kernels::find(target, name)
+        .unwrap_or_else(|| panic!("{name} is not embedded for {target}"));
+    let objdump = kernels::objdump_for(target)
+        .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {target}"));
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, k.bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
+    let out = Command::new(objdump)
         .args(["-d", &format!("--mcpu={target}")])
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
-    assert!(out.status.success(), "llvm-objdump failed on {name} for {target}: {}", String::from_utf8_lossy(&out.stderr));
+        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
+    assert!(
+        out.status.success(),
+        "llvm-objdump failed on {name} for {target}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn gfx12_targets() -> impl Iterator<Item = &'static xad_harness::target::Target> {
-    TARGETS.iter().filter(|t| t.generation() == Generation::Gfx12)
+    TARGETS
+        .iter()
+        .filter(|t| t.generation() == Generation::Gfx12)
 }
 
 #[test]
@@ -256,8 +324,14 @@ fn gfx12_targets_embed_a_gfx12_build_of_every_gfx11_kernel() {
     assert!(gfx11.len() >= 30, "{gfx11:?}");
     for t in gfx12_targets() {
         for name in &gfx11 {
-            let k = kernels::find(t.name, name).unwrap_or_else(|| panic!("{name} is not embedded for {}", t.name));
-            assert!(k.source.starts_with("kernels/gfx12/"), "{name} for {} comes from {}", t.name, k.source);
+            let k = kernels::find(t.name, name)
+                .unwrap_or_else(|| panic!("{name} is not embedded for {}", t.name));
+            assert!(
+                k.source.starts_with("kernels/gfx12/"),
+                "{name} for {} comes from {}",
+                t.name,
+                k.source
+            );
         }
     }
 }
@@ -268,12 +342,39 @@ fn gfx12_kernels_wait_for_their_loads_with_gfx12_waits() {
     for t in gfx12_targets() {
         for k in kernels::for_target(t.name) {
             let insts = instructions(t.name, k.name);
-            assert!(insts.iter().any(|i| i.mnemonic == "s_wait_kmcnt"), "{} for {}: no s_wait_kmcnt", k.name, t.name);
-            assert!(insts.iter().any(|i| i.mnemonic == "s_wait_loadcnt"), "{} for {}: no s_wait_loadcnt", k.name, t.name);
-            assert!(!insts.iter().any(|i| i.mnemonic == "s_waitcnt"), "{} for {}: gfx11's s_waitcnt", k.name, t.name);
-            assert_eq!(insts.last().map(|i| i.mnemonic.as_str()), Some("s_endpgm"), "{} for {}", k.name, t.name);
+            assert!(
+                insts.iter().any(|i| i.mnemonic == "s_wait_kmcnt"),
+                "{} for {}: no s_wait_kmcnt",
+                k.name,
+                t.name
+            );
+            assert!(
+                insts.iter().any(|i| i.mnemonic == "s_wait_loadcnt"),
+                "{} for {}: no s_wait_loadcnt",
+                k.name,
+                t.name
+            );
+            assert!(
+                !insts.iter().any(|i| i.mnemonic == "s_waitcnt"),
+                "{} for {}: gfx11's s_waitcnt",
+                k.name,
+                t.name
+            );
+            assert_eq!(
+                insts.last().map(|i| i.mnemonic.as_str()),
+                Some("s_endpgm"),
+                "{} for {}",
+                k.name,
+                t.name
+            );
             let problems = unwaited_loads(&insts, &GFX12_WAITS);
-            assert!(problems.is_empty(), "{} for {}:\n{}", k.name, t.name, problems.join("\n"));
+            assert!(
+                problems.is_empty(),
+                "{} for {}:\n{}",
+                k.name,
+                t.name,
+                problems.join("\n")
+            );
             checked += 1;
         }
     }
@@ -295,8 +396,19 @@ fn gfx12_kernels_read_only_sgprs_they_or_the_dispatcher_set() {
             let insts = instructions(t.name, k.name);
             // s[0:1] the kernarg pointer, ttmp9 the workgroup id x (architected).
             let problems = uninitialised_sgpr_reads(&insts, &[0, 1, 108 + 9]);
-            assert!(problems.is_empty(), "{} for {}:\n{}", k.name, t.name, problems.join("\n"));
-            assert!(insts.iter().any(|i| i.uses.contains(&Reg::S(117))), "{} for {}: never reads ttmp9", k.name, t.name);
+            assert!(
+                problems.is_empty(),
+                "{} for {}:\n{}",
+                k.name,
+                t.name,
+                problems.join("\n")
+            );
+            assert!(
+                insts.iter().any(|i| i.uses.contains(&Reg::S(117))),
+                "{} for {}: never reads ttmp9",
+                k.name,
+                t.name
+            );
         }
     }
 }
@@ -306,14 +418,24 @@ fn gfx12_kernels_have_no_sgpr_read_hazard() {
     for t in gfx12_targets() {
         for k in kernels::for_target(t.name) {
             let problems = sgpr_read_hazards(&instructions(t.name, k.name));
-            assert!(problems.is_empty(), "{} for {}:\n{}", k.name, t.name, problems.join("\n"));
+            assert!(
+                problems.is_empty(),
+                "{} for {}:\n{}",
+                k.name,
+                t.name,
+                problems.join("\n")
+            );
         }
     }
 }
 
 /// Fake `llvm-objdump` lines for the negative controls.
 fn fake(lines: &[&str]) -> String {
-    lines.iter().enumerate().map(|(i, l)| format!("\t{l}    // {:012X}: 00000000\n", 4 * i)).collect()
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("\t{l}    // {:012X}: 00000000\n", 4 * i))
+        .collect()
 }
 
 #[test]
@@ -327,12 +449,21 @@ fn the_load_checker_catches_a_missing_or_wrong_wait() {
     ];
     assert!(unwaited_loads(&parse(&fake(&ok)), &GFX12_WAITS).is_empty());
     let no_loadcnt = [ok[0], ok[1], ok[2], ok[4]];
-    assert_eq!(unwaited_loads(&parse(&fake(&no_loadcnt)), &GFX12_WAITS).len(), 1);
+    assert_eq!(
+        unwaited_loads(&parse(&fake(&no_loadcnt)), &GFX12_WAITS).len(),
+        1
+    );
     let no_kmcnt = [ok[0], ok[1], ok[3], ok[4]];
-    assert_eq!(unwaited_loads(&parse(&fake(&no_kmcnt)), &GFX12_WAITS).len(), 1);
+    assert_eq!(
+        unwaited_loads(&parse(&fake(&no_kmcnt)), &GFX12_WAITS).len(),
+        1
+    );
     // gfx11's waits do not count on gfx12, nor gfx12's on gfx11.
     let gfx11_waits = [ok[0], ok[1], "s_waitcnt vmcnt(0) lgkmcnt(0)", ok[4]];
-    assert_eq!(unwaited_loads(&parse(&fake(&gfx11_waits)), &GFX12_WAITS).len(), 1);
+    assert_eq!(
+        unwaited_loads(&parse(&fake(&gfx11_waits)), &GFX12_WAITS).len(),
+        1
+    );
     assert!(unwaited_loads(&parse(&fake(&gfx11_waits)), &GFX11_WAITS).is_empty());
     assert_eq!(unwaited_loads(&parse(&fake(&ok)), &GFX11_WAITS).len(), 1);
 }
@@ -344,47 +475,112 @@ fn the_initial_state_checker_catches_gfx11s_workgroup_id_on_gfx12() {
     let problems = uninitialised_sgpr_reads(&insts, &[0, 1, 108 + 9]);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("S(2)"), "{problems:?}");
-    assert!(uninitialised_sgpr_reads(&insts, &[0, 1, 2]).is_empty(), "gfx11 writes s2");
+    assert!(
+        uninitialised_sgpr_reads(&insts, &[0, 1, 2]).is_empty(),
+        "gfx11 writes s2"
+    );
 }
 
 #[test]
 fn the_hazard_checker_catches_an_salu_write_after_a_valu_read() {
     // xad_sreg.inc before it set vcc_hi up front: vcc_lo read by a VALU, then
     // vcc_hi written by an SALU and read at once.
-    let bad = ["s_mov_b32 vcc_lo, s23", "v_xad_u32 v26, vcc_lo, v3, v4", "s_mov_b32 vcc_hi, s24", "v_xad_u32 v52, vcc_hi, v3, v4"];
+    let bad = [
+        "s_mov_b32 vcc_lo, s23",
+        "v_xad_u32 v26, vcc_lo, v3, v4",
+        "s_mov_b32 vcc_hi, s24",
+        "v_xad_u32 v52, vcc_hi, v3, v4",
+    ];
     let problems = sgpr_read_hazards(&parse(&fake(&bad)));
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("vcc_hi"), "{problems:?}");
-    let waited = [bad[0], bad[1], bad[2], "s_wait_alu depctr_sa_sdst(0)", bad[3]];
+    let waited = [
+        bad[0],
+        bad[1],
+        bad[2],
+        "s_wait_alu depctr_sa_sdst(0)",
+        bad[3],
+    ];
     assert!(sgpr_read_hazards(&parse(&fake(&waited))).is_empty());
     let up_front = [bad[0], bad[2], bad[1], bad[3]];
     assert!(sgpr_read_hazards(&parse(&fake(&up_front))).is_empty());
     // An SALU reader is caught too; EXEC writes are exempt.
-    let salu_reader = ["v_xad_u32 v16, s20, v3, v4", "s_mov_b32 s21, s22", "s_mov_b32 exec_lo, s21"];
+    let salu_reader = [
+        "v_xad_u32 v16, s20, v3, v4",
+        "s_mov_b32 s21, s22",
+        "s_mov_b32 exec_lo, s21",
+    ];
     assert_eq!(sgpr_read_hazards(&parse(&fake(&salu_reader))).len(), 1);
-    let exec = ["v_xad_u32 v16, v2, v3, v4", "s_mov_b32 exec_lo, s20", "v_xad_u32 v17, v2, v3, v4"];
+    let exec = [
+        "v_xad_u32 v16, v2, v3, v4",
+        "s_mov_b32 exec_lo, s20",
+        "v_xad_u32 v17, v2, v3, v4",
+    ];
     assert!(sgpr_read_hazards(&parse(&fake(&exec))).is_empty());
     // A VALU write of a pair a VALU read, then a VALU read: va_vcc; an SALU read in between waits.
-    let valu_vcc = ["v_xad_u32 v16, vcc_lo, v3, v4", "v_cmp_gt_u32_e32 vcc_lo, s12, v6", "v_xad_u32 v17, vcc_lo, v3, v4"];
+    let valu_vcc = [
+        "v_xad_u32 v16, vcc_lo, v3, v4",
+        "v_cmp_gt_u32_e32 vcc_lo, s12, v6",
+        "v_xad_u32 v17, vcc_lo, v3, v4",
+    ];
     assert_eq!(sgpr_read_hazards(&parse(&fake(&valu_vcc))).len(), 1);
-    let salu_between = [valu_vcc[0], valu_vcc[1], "s_and_saveexec_b32 s14, vcc_lo", valu_vcc[2]];
+    let salu_between = [
+        valu_vcc[0],
+        valu_vcc[1],
+        "s_and_saveexec_b32 s14, vcc_lo",
+        valu_vcc[2],
+    ];
     assert!(sgpr_read_hazards(&parse(&fake(&salu_between))).is_empty());
-    let waited = [valu_vcc[0], valu_vcc[1], "s_wait_alu depctr_va_vcc(0)", valu_vcc[2]];
+    let waited = [
+        valu_vcc[0],
+        valu_vcc[1],
+        "s_wait_alu depctr_va_vcc(0)",
+        valu_vcc[2],
+    ];
     assert!(sgpr_read_hazards(&parse(&fake(&waited))).is_empty());
 }
 
 /// Run `case` with the code object built for `built_for` on an emulated `device`.
-fn run_on_emulator(case: &Case, built_for: &str, device: &str, lanes: u64, seed: u64) -> CaseResult {
-    let embedded =
-        kernels::find(built_for, case.kernel).unwrap_or_else(|| panic!("{}: {} not embedded for {built_for}", case.name, case.kernel));
+fn run_on_emulator(
+    case: &Case,
+    built_for: &str,
+    device: &str,
+    lanes: u64,
+    seed: u64,
+) -> CaseResult {
+    let embedded = kernels::find(built_for, case.kernel).unwrap_or_else(|| {
+        panic!(
+            "{}: {} not embedded for {built_for}",
+            case.name, case.kernel
+        )
+    });
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     let bytes = embedded.bytes.to_vec();
-    let code = CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
-    let kernel = code.kernel(case.kernel).unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel)).clone();
-    let opts = Options { lanes, seed, timeout: Duration::from_secs(120), keep: 4, ..Options::default() };
-    let source = KernelSource::Embedded { source: embedded.source.to_string() };
+    let code = CodeObject::parse(&bytes)
+        .unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
+    let kernel = code
+        .kernel(case.kernel)
+        .unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel))
+        .clone();
+    let opts = Options {
+        lanes,
+        seed,
+        timeout: Duration::from_secs(120),
+        keep: 4,
+        ..Options::default()
+    };
+    let source = KernelSource::Embedded {
+        source: embedded.source.to_string(),
+    };
     let device = target::find(device).unwrap_or_else(|| panic!("no target {device}"));
-    run_case(&mut EmuDevice::for_target(device), case, &code, &kernel, source, &opts)
+    run_case(
+        &mut EmuDevice::for_target(device),
+        case,
+        &code,
+        &kernel,
+        source,
+        &opts,
+    )
 }
 
 /// Every case `built_for` has passes with that target's code objects on each
@@ -397,7 +593,10 @@ fn every_case_passes(built_for: &str, devices: &[&str]) {
         for case in cases::catalogue_for(t) {
             let seed = 0x5eed_1200 ^ runs;
             let r = run_on_emulator(&case, built_for, device, 1013, seed);
-            if r.status() != Status::Pass || r.tally.lanes_checked != 1013 || r.executor != format!("emulated {device}") {
+            if r.status() != Status::Pass
+                || r.tally.lanes_checked != 1013
+                || r.executor != format!("emulated {device}")
+            {
                 failures.push(format!(
                     "{} built for {built_for} on emulated {device}, seed {seed:#x}: {:?}, {} lanes failed, error {:?}, executor {:?}",
                     case.name,
@@ -411,7 +610,12 @@ fn every_case_passes(built_for: &str, devices: &[&str]) {
         }
     }
     assert!(runs >= 30 * devices.len() as u64, "only {runs} runs");
-    assert!(failures.is_empty(), "{} failing runs:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failing runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -34,7 +34,15 @@ const LLVM22: &str = "/usr/lib/llvm-22/bin";
 
 /// A gfx9/gfx10 target as its row will look (not in `TARGETS` yet).
 fn target(name: &'static str, isa: Isa) -> Target {
-    Target { name, isa, architecture: "test", cards: "test", covers: &[], code_object_version: 5, kernel_dirs: &[] }
+    Target {
+        name,
+        isa,
+        architecture: "test",
+        cards: "test",
+        covers: &[],
+        code_object_version: 5,
+        kernel_dirs: &[],
+    }
 }
 
 struct Family {
@@ -48,8 +56,20 @@ struct Family {
     llvm22: &'static [&'static str],
 }
 
-const GFX9: Family = Family { dir: "gfx9", isa: Isa::GFX9, opcode: 0xD1F3, llvm19: &["gfx908", "gfx90a", "gfx942"], llvm22: &["gfx950"] };
-const GFX10: Family = Family { dir: "gfx10", isa: Isa::GFX10, opcode: 0xD745, llvm19: &["gfx1010", "gfx1030"], llvm22: &[] };
+const GFX9: Family = Family {
+    dir: "gfx9",
+    isa: Isa::GFX9,
+    opcode: 0xD1F3,
+    llvm19: &["gfx908", "gfx90a", "gfx942"],
+    llvm22: &["gfx950"],
+};
+const GFX10: Family = Family {
+    dir: "gfx10",
+    isa: Isa::GFX10,
+    opcode: 0xD745,
+    llvm19: &["gfx1010", "gfx1030"],
+    llvm22: &[],
+};
 
 /// The words `op` must assemble to on `family`: the case tables' encoder for
 /// the family's ISA (opcode, m0/null codes and refusals per generation).
@@ -71,7 +91,11 @@ fn lines_of(listing: &str, mnemonic: &str) -> Vec<(String, Vec<u32>)> {
         .filter_map(|l| {
             let (asm, comment) = l.rsplit_once("//")?;
             let (_, hex) = comment.split_once(": ")?;
-            let words = hex.split_whitespace().map(|w| u32::from_str_radix(w, 16)).collect::<Result<Vec<_>, _>>().ok()?;
+            let words = hex
+                .split_whitespace()
+                .map(|w| u32::from_str_radix(w, 16))
+                .collect::<Result<Vec<_>, _>>()
+                .ok()?;
             Some((asm.trim().to_string(), words))
         })
         .collect()
@@ -89,18 +113,34 @@ struct Tools {
 }
 
 fn llvm19(scratch: &Path) -> Tools {
-    let toolchain = toolchain::discover("gfx1100", scratch).expect("an LLVM that assembles gfx1100 (the canary)");
-    let objdump = toolchain.objdump.clone().expect("llvm-objdump beside the proved clang");
+    let toolchain = toolchain::discover("gfx1100", scratch)
+        .expect("an LLVM that assembles gfx1100 (the canary)");
+    let objdump = toolchain
+        .objdump
+        .clone()
+        .expect("llvm-objdump beside the proved clang");
     Tools { toolchain, objdump }
 }
 
 fn llvm22() -> Option<Tools> {
     let bin = Path::new(LLVM22);
-    let (clang, lld, objdump) = (bin.join("clang"), bin.join("ld.lld"), bin.join("llvm-objdump"));
+    let (clang, lld, objdump) = (
+        bin.join("clang"),
+        bin.join("ld.lld"),
+        bin.join("llvm-objdump"),
+    );
     if !(clang.is_file() && lld.is_file() && objdump.is_file()) {
         return None;
     }
-    Some(Tools { toolchain: Toolchain { clang, lld, objdump: Some(objdump.clone()), origin: LLVM22.into() }, objdump })
+    Some(Tools {
+        toolchain: Toolchain {
+            clang,
+            lld,
+            objdump: Some(objdump.clone()),
+            origin: LLVM22.into(),
+        },
+        objdump,
+    })
 }
 
 /// The kernel sources of `dir` (stems, e.g. `xad_vgpr_w64`).
@@ -115,19 +155,38 @@ fn sources(dir: &str) -> BTreeSet<String> {
 }
 
 /// Assemble `kernel` for `mcpu` into `dir`; its bytes and disassembly.
-fn build(tools: &Tools, family: &Family, mcpu: &str, kernel: &str, dir: &Path) -> (Vec<u8>, String) {
+fn build(
+    tools: &Tools,
+    family: &Family,
+    mcpu: &str,
+    kernel: &str,
+    dir: &Path,
+) -> (Vec<u8>, String) {
     toolchain::write_target_include(dir, mcpu).expect("xad_target.inc");
-    let src = Path::new(ROOT).join("kernels").join(family.dir).join(format!("{kernel}.s"));
+    let src = Path::new(ROOT)
+        .join("kernels")
+        .join(family.dir)
+        .join(format!("{kernel}.s"));
     let out = dir.join(format!("{kernel}.hsaco"));
     let include = Path::new(ROOT).join("kernels/include");
-    tools.toolchain.build_code_object(mcpu, &src, &out, &[dir, &include]).unwrap_or_else(|e| panic!("{mcpu} {kernel}: {e}"));
+    tools
+        .toolchain
+        .build_code_object(mcpu, &src, &out, &[dir, &include])
+        .unwrap_or_else(|e| panic!("{mcpu} {kernel}: {e}"));
     let listing = Command::new(&tools.objdump)
         .args(["-d", &format!("--mcpu={mcpu}")])
         .arg(&out)
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", tools.objdump.display()));
-    assert!(listing.status.success(), "{mcpu} {kernel}: llvm-objdump: {}", String::from_utf8_lossy(&listing.stderr));
-    (std::fs::read(&out).expect("code object"), String::from_utf8_lossy(&listing.stdout).into_owned())
+    assert!(
+        listing.status.success(),
+        "{mcpu} {kernel}: llvm-objdump: {}",
+        String::from_utf8_lossy(&listing.stderr)
+    );
+    (
+        std::fs::read(&out).expect("code object"),
+        String::from_utf8_lossy(&listing.stdout).into_owned(),
+    )
 }
 
 /// Every `v_xad_u32` of `listing`, in order, against `case`'s op table, and
@@ -136,12 +195,22 @@ fn build(tools: &Tools, family: &Family, mcpu: &str, kernel: &str, dir: &Path) -
 fn compare(case: &Case, ops: &[Op], family: &Family, listing: &str) -> Option<String> {
     let found = xad_lines(listing);
     if found.len() != ops.len() {
-        return Some(format!("{}: {} v_xad_u32 in the kernel, {} ops in the table", case.name, found.len(), ops.len()));
+        return Some(format!(
+            "{}: {} v_xad_u32 in the kernel, {} ops in the table",
+            case.name,
+            found.len(),
+            ops.len()
+        ));
     }
     for (j, (op, (text, words))) in ops.iter().zip(&found).enumerate() {
         match expected_words(op, family) {
             Ok(want) if &want == words => {}
-            Ok(want) => return Some(format!("{} op {j}: kernel has `{text}` = {words:08X?}, table says {want:08X?}", case.name)),
+            Ok(want) => {
+                return Some(format!(
+                    "{} op {j}: kernel has `{text}` = {words:08X?}, table says {want:08X?}",
+                    case.name
+                ))
+            }
             Err(e) => return Some(format!("{} op {j}: {e}", case.name)),
         }
     }
@@ -168,14 +237,34 @@ fn compare(case: &Case, ops: &[Op], family: &Family, listing: &str) -> Option<St
 /// argument count (metadata and descriptor agree).
 fn check_object(case: &Case, mcpu: &str, bytes: &[u8]) {
     let co = CodeObject::parse(bytes).unwrap_or_else(|e| panic!("{mcpu} {}: {e}", case.kernel));
-    let k = co.kernel(case.kernel).unwrap_or_else(|e| panic!("{mcpu} {}: {e}", case.kernel));
+    let k = co
+        .kernel(case.kernel)
+        .unwrap_or_else(|e| panic!("{mcpu} {}: {e}", case.kernel));
     let at = format!("{mcpu} {}", case.kernel);
-    assert_eq!(k.meta.wavefront_size, case.wave_size, "{at}: metadata wave size");
-    assert_eq!(k.descriptor.wave_size(), case.wave_size, "{at}: descriptor wave size");
-    assert_eq!(k.meta.kernarg_segment_size, 40 + 4 * case.scalar_args as u32, "{at}: kernarg size");
-    assert_eq!(k.descriptor.kernarg_size, k.meta.kernarg_segment_size, "{at}: descriptor kernarg size");
+    assert_eq!(
+        k.meta.wavefront_size, case.wave_size,
+        "{at}: metadata wave size"
+    );
+    assert_eq!(
+        k.descriptor.wave_size(),
+        case.wave_size,
+        "{at}: descriptor wave size"
+    );
+    assert_eq!(
+        k.meta.kernarg_segment_size,
+        40 + 4 * case.scalar_args as u32,
+        "{at}: kernarg size"
+    );
+    assert_eq!(
+        k.descriptor.kernarg_size, k.meta.kernarg_segment_size,
+        "{at}: descriptor kernarg size"
+    );
     assert_eq!(k.meta.args.len(), 5 + case.scalar_args, "{at}: arguments");
-    assert!(co.metadata.target.ends_with(mcpu), "{at}: target {}", co.metadata.target);
+    assert!(
+        co.metadata.target.ends_with(mcpu),
+        "{at}: target {}",
+        co.metadata.target
+    );
 }
 
 /// Build and check every kernel of `family` for `mcpu`; returns how many
@@ -184,7 +273,12 @@ fn check_target(tools: &Tools, family: &Family, mcpu: &'static str, scratch: &Pa
     let t = target(mcpu, family.isa);
     let cases = cases::catalogue_for(&t);
     let want: BTreeSet<String> = cases.iter().map(|c| c.kernel.to_string()).collect();
-    assert_eq!(sources(family.dir), want, "kernels/{} must hold exactly the kernels of the cases {mcpu} has", family.dir);
+    assert_eq!(
+        sources(family.dir),
+        want,
+        "kernels/{} must hold exactly the kernels of the cases {mcpu} has",
+        family.dir
+    );
     let dir = scratch.join(mcpu);
     let mut checked = 0;
     for case in &cases {
@@ -216,7 +310,10 @@ fn check_family(family: &Family) {
                 println!("{mcpu}: {n} v_xad_u32 checked (LLVM 22)");
             }
         }
-        None => println!("note: {LLVM22} not found: {} not assembled (LLVM 19 does not know them)", family.llvm22.join(", ")),
+        None => println!(
+            "note: {LLVM22} not found: {} not assembled (LLVM 19 does not know them)",
+            family.llvm22.join(", ")
+        ),
     }
 }
 
@@ -236,21 +333,49 @@ fn gfx10_kernels_match_their_tables_on_every_gfx10_target() {
 fn a_changed_table_entry_is_caught() {
     let scratch = tempfile::tempdir().expect("scratch dir");
     let tools = llvm19(scratch.path());
-    for (family, mcpu, name, j) in [(&GFX9, "gfx942", "inline_src1_w64", 83), (&GFX10, "gfx1030", "sreg_w32", 13)] {
-        let case = cases::catalogue().into_iter().find(|c| c.name == name).expect("case");
+    for (family, mcpu, name, j) in [
+        (&GFX9, "gfx942", "inline_src1_w64", 83),
+        (&GFX10, "gfx1030", "sreg_w32", 13),
+    ] {
+        let case = cases::catalogue()
+            .into_iter()
+            .find(|c| c.name == name)
+            .expect("case");
         let ops = cases::program(name).expect("program").ops;
-        let (_, listing) = build(&tools, family, mcpu, case.kernel, &scratch.path().join(mcpu));
-        assert_eq!(compare(&case, ops, family, &listing), None, "{mcpu} {name}: the true table passes");
+        let (_, listing) = build(
+            &tools,
+            family,
+            mcpu,
+            case.kernel,
+            &scratch.path().join(mcpu),
+        );
+        assert_eq!(
+            compare(&case, ops, family, &listing),
+            None,
+            "{mcpu} {name}: the true table passes"
+        );
         let mut changed = ops.to_vec();
         changed[j].src.swap(0, 1);
         let wrong = compare(&case, &changed, family, &listing).expect("a swapped slot is caught");
         assert!(wrong.contains(&format!("op {j}:")), "{wrong}");
         let mut changed = ops.to_vec();
         changed[j].src[2] = Src::Inline(129);
-        assert!(compare(&case, &changed, family, &listing).is_some(), "{mcpu} {name}: a changed source is caught");
-        assert!(compare(&case, &ops[1..], family, &listing).is_some(), "{mcpu} {name}: a missing op is caught");
-        let gfx11 = Family { opcode: 0xD645, ..*family };
-        assert!(compare(&case, ops, &gfx11, &listing).is_some(), "{mcpu} {name}: the gfx11 opcode is caught");
+        assert!(
+            compare(&case, &changed, family, &listing).is_some(),
+            "{mcpu} {name}: a changed source is caught"
+        );
+        assert!(
+            compare(&case, &ops[1..], family, &listing).is_some(),
+            "{mcpu} {name}: a missing op is caught"
+        );
+        let gfx11 = Family {
+            opcode: 0xD645,
+            ..*family
+        };
+        assert!(
+            compare(&case, ops, &gfx11, &listing).is_some(),
+            "{mcpu} {name}: the gfx11 opcode is caught"
+        );
     }
 }
 
@@ -295,10 +420,23 @@ fn a_changed_move_is_caught() {
 #[test]
 fn m0_and_null_codes_per_generation() {
     use xad_harness::cases::program::{Lane, M0};
-    let m0 = Op::new(0, 5, [Src::Sreg(M0, 0), Src::V(2, Lane::B), Src::V(3, Lane::C)]);
+    let m0 = Op::new(
+        0,
+        5,
+        [Src::Sreg(M0, 0), Src::V(2, Lane::B), Src::V(3, Lane::C)],
+    );
     let null = Op::new(0, 5, [Src::Null, Src::V(2, Lane::B), Src::V(3, Lane::C)]);
-    assert_eq!(expected_words(&m0, &GFX9).unwrap(), [0xD1F3_0005, 0x040E_047C]);
-    assert_eq!(expected_words(&m0, &GFX10).unwrap(), [0xD745_0005, 0x040E_047C]);
-    assert_eq!(expected_words(&null, &GFX10).unwrap(), [0xD745_0005, 0x040E_047D]);
+    assert_eq!(
+        expected_words(&m0, &GFX9).unwrap(),
+        [0xD1F3_0005, 0x040E_047C]
+    );
+    assert_eq!(
+        expected_words(&m0, &GFX10).unwrap(),
+        [0xD745_0005, 0x040E_047C]
+    );
+    assert_eq!(
+        expected_words(&null, &GFX10).unwrap(),
+        [0xD745_0005, 0x040E_047D]
+    );
     assert!(expected_words(&null, &GFX9).is_err(), "gfx9 has no null");
 }

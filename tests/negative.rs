@@ -23,7 +23,10 @@ const OFFSET_LINE: &str = "  v_lshlrev_b32 v1, 2, v1                   // byte o
 /// The reference kernel with `from` replaced by `to` (which must occur).
 fn variant(from: &str, to: &str) -> String {
     let src = basic_source();
-    assert!(src.contains(from), "xad_basic.s no longer contains {from:?}");
+    assert!(
+        src.contains(from),
+        "xad_basic.s no longer contains {from:?}"
+    );
     // Room for the extra registers some variants use.
     src.replace(from, to)
         .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 8")
@@ -38,12 +41,23 @@ fn run_user_kernel(name: &str, source: &str) -> (Ran, serde_json::Value) {
     std::fs::write(&file, source).unwrap();
     let json = dir.join("report.json");
     let r = run(harness()
-        .args(["run", "--backend", "emu", "--case", "basic", "--lanes", &LANES.to_string(), "--seed", &SEED.to_string()])
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            &LANES.to_string(),
+            "--seed",
+            &SEED.to_string(),
+        ])
         .arg("--kernel")
         .arg(&file)
         .arg("--json")
         .arg(&json));
-    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default()).unwrap_or(serde_json::Value::Null);
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default())
+        .unwrap_or(serde_json::Value::Null);
     (r, report)
 }
 
@@ -56,12 +70,21 @@ fn sources() -> (Vec<u32>, Vec<u32>, Vec<u32>) {
 
 fn failed(report: &serde_json::Value) -> (u64, u64) {
     let t = &report["cases"][0]["tally"];
-    (t["lanes_failed"].as_u64().unwrap(), t["lanes_unwritten"].as_u64().unwrap())
+    (
+        t["lanes_failed"].as_u64().unwrap(),
+        t["lanes_unwritten"].as_u64().unwrap(),
+    )
 }
 
 #[test]
 fn correct_user_kernel_with_other_instructions_passes() {
-    let (r, report) = run_user_kernel("xor_add", &variant(XAD_LINE, "  v_xor_b32 v5, v2, v3\n  v_add_nc_u32 v5, v5, v4"));
+    let (r, report) = run_user_kernel(
+        "xor_add",
+        &variant(
+            XAD_LINE,
+            "  v_xor_b32 v5, v2, v3\n  v_add_nc_u32 v5, v5, v4",
+        ),
+    );
     assert_eq!(r.code, 0, "seed {SEED}:\n{}", r.all());
     assert_eq!(failed(&report), (0, 0));
     assert!(r.stdout.contains("emulated gfx1100"), "{}", r.stdout);
@@ -70,8 +93,13 @@ fn correct_user_kernel_with_other_instructions_passes() {
 #[test]
 fn add3_instead_of_xad_is_caught_lane_for_lane() {
     let (a, b, c) = sources();
-    let want = (0..LANES).filter(|&i| a[i].wrapping_add(b[i]).wrapping_add(c[i]) != (a[i] ^ b[i]).wrapping_add(c[i])).count();
-    assert!(want > LANES / 2, "inputs should make add3 differ on most lanes (seed {SEED})");
+    let want = (0..LANES)
+        .filter(|&i| a[i].wrapping_add(b[i]).wrapping_add(c[i]) != (a[i] ^ b[i]).wrapping_add(c[i]))
+        .count();
+    assert!(
+        want > LANES / 2,
+        "inputs should make add3 differ on most lanes (seed {SEED})"
+    );
     let (r, report) = run_user_kernel("add3", &variant(XAD_LINE, "  v_add3_u32 v5, v2, v3, v4"));
     assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
     assert_eq!(failed(&report), (want as u64, 0), "seed {SEED}");
@@ -81,7 +109,9 @@ fn add3_instead_of_xad_is_caught_lane_for_lane() {
 #[test]
 fn swapped_sources_are_caught_lane_for_lane() {
     let (a, b, c) = sources();
-    let want = (0..LANES).filter(|&i| (a[i] ^ c[i]).wrapping_add(b[i]) != (a[i] ^ b[i]).wrapping_add(c[i])).count();
+    let want = (0..LANES)
+        .filter(|&i| (a[i] ^ c[i]).wrapping_add(b[i]) != (a[i] ^ b[i]).wrapping_add(c[i]))
+        .count();
     let (r, report) = run_user_kernel("swapped", &variant(XAD_LINE, "  v_xad_u32 v5, v2, v4, v3"));
     assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
     assert_eq!(failed(&report), (want as u64, 0), "seed {SEED}");
@@ -98,7 +128,11 @@ fn skipped_lanes_are_reported_unwritten() {
         ),
     );
     assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
-    assert_eq!(failed(&report), (want, want), "every failing lane must be unwritten, not wrong");
+    assert_eq!(
+        failed(&report),
+        (want, want),
+        "every failing lane must be unwritten, not wrong"
+    );
     assert!(r.stdout.contains("lane 37: unwritten"), "{}", r.stdout);
 }
 
@@ -117,8 +151,16 @@ fn write_past_the_end_hits_the_guard() {
     assert_eq!(v["buffer"], "out");
     assert_eq!(v["side"], "after");
     assert_eq!(v["nearest_offset"], 0);
-    assert_eq!((v["word"].as_u64(), v["words_changed"].as_u64()), (Some(LANES as u64), Some(1)), "{v}");
-    assert!(r.stdout.contains("kernel wrote outside buffer `out`"), "{}", r.stdout);
+    assert_eq!(
+        (v["word"].as_u64(), v["words_changed"].as_u64()),
+        (Some(LANES as u64), Some(1)),
+        "{v}"
+    );
+    assert!(
+        r.stdout.contains("kernel wrote outside buffer `out`"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// The hole seeded guard words close: without its `i < count` check, the last
@@ -128,16 +170,37 @@ fn write_past_the_end_hits_the_guard() {
 #[test]
 fn a_kernel_without_its_bounds_check_fails() {
     assert_ne!(LANES % 256, 0, "the last workgroup must be partial");
-    let no_check = variant("  s_and_saveexec_b32 s14, vcc_lo\n  s_cbranch_execz .Lxad_basic_done\n", "");
+    let no_check = variant(
+        "  s_and_saveexec_b32 s14, vcc_lo\n  s_cbranch_execz .Lxad_basic_done\n",
+        "",
+    );
     let (r, report) = run_user_kernel("no_bounds_check", &no_check);
     assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
-    assert_eq!(failed(&report), (0, 0), "every lane below count is right; only the guard sees the stray stores");
+    assert_eq!(
+        failed(&report),
+        (0, 0),
+        "every lane below count is right; only the guard sees the stray stores"
+    );
     let v = &report["cases"][0]["guard_violations"][0];
-    assert_eq!((v["buffer"].as_str(), v["side"].as_str()), (Some("out"), Some("after")), "{report}");
+    assert_eq!(
+        (v["buffer"].as_str(), v["side"].as_str()),
+        (Some("out"), Some("after")),
+        "{report}"
+    );
     assert_eq!(v["word"], LANES as u64, "the first word past the end");
-    assert_eq!(v["lane"], LANES as u64, "written by the first lane past count");
-    assert_eq!(v["words_changed"], 256 - LANES as u64 % 256, "one word per lane of the partial workgroup");
-    assert!(report["guard_seed"].is_u64(), "the guard seed is recorded: {report}");
+    assert_eq!(
+        v["lane"], LANES as u64,
+        "written by the first lane past count"
+    );
+    assert_eq!(
+        v["words_changed"],
+        256 - LANES as u64 % 256,
+        "one word per lane of the partial workgroup"
+    );
+    assert!(
+        report["guard_seed"].is_u64(),
+        "the guard seed is recorded: {report}"
+    );
     assert_eq!(report["guard_seed"], report["cases"][0]["guard_seed"]);
     assert!(r.stdout.contains("most likely lane 100000"), "{}", r.stdout);
 }
@@ -147,10 +210,21 @@ fn store_outside_every_allocation_is_a_memory_fault() {
     let (r, report) = run_user_kernel(
         "fault",
         // A store 1 GiB past `out`: outside every allocation.
-        &variant(STORE_LINE, &format!("{STORE_LINE}\n  v_mov_b32 v6, 0x40000000\n  global_store_b32 v6, v5, s[10:11]")),
+        &variant(
+            STORE_LINE,
+            &format!(
+                "{STORE_LINE}\n  v_mov_b32 v6, 0x40000000\n  global_store_b32 v6, v5, s[10:11]"
+            ),
+        ),
     );
     assert_eq!(r.code, 3, "{}", r.all());
-    assert!(report["cases"][0]["error"].as_str().unwrap_or("").contains("memory fault"), "{report}");
+    assert!(
+        report["cases"][0]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("memory fault"),
+        "{report}"
+    );
     assert!(!r.all().contains("panicked"));
 }
 
@@ -172,7 +246,18 @@ fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
     let kernel = dir.join("gfx11/xad_dpp16_shift_w32.s");
     let run_it = || {
         run(harness()
-            .args(["run", "--backend", "emu", "--case", "dpp16_shift_w32", "--lanes", "3000", "--seed", &SEED.to_string(), "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "dpp16_shift_w32",
+                "--lanes",
+                "3000",
+                "--seed",
+                &SEED.to_string(),
+                "--kernel",
+            ])
             .arg(&kernel))
     };
     let r = run_it();
@@ -180,10 +265,18 @@ fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
     let inc = dir.join("include/xad_dpp.inc");
     let text = std::fs::read_to_string(&inc).unwrap();
     let edited = text.replacen("v4 row_shl:\\k\n", "v4 row_shr:\\k\n", 1);
-    assert_ne!(text, edited, "xad_dpp.inc no longer has the row_shl line this test edits");
+    assert_ne!(
+        text, edited,
+        "xad_dpp.inc no longer has the row_shl line this test edits"
+    );
     std::fs::write(&inc, edited).unwrap();
     let r = run_it();
-    assert_eq!(r.code, 1, "row_shr in place of row_shl must fail (seed {SEED}):\n{}", r.all());
+    assert_eq!(
+        r.code,
+        1,
+        "row_shr in place of row_shl must fail (seed {SEED}):\n{}",
+        r.all()
+    );
 }
 
 /// A correct kernel written differently from ours: 64-bit flat and global
@@ -217,18 +310,30 @@ fn differently_written_correct_kernel_passes_and_its_off_by_one_fails() {
   global_store_b32 v6, v5, s[10:11]
 ";
     let src = basic_source();
-    let (start, end) = (src.find("xad_basic:\n").unwrap() + "xad_basic:\n".len(), src.find(".Lxad_basic_done:").unwrap());
+    let (start, end) = (
+        src.find("xad_basic:\n").unwrap() + "xad_basic:\n".len(),
+        src.find(".Lxad_basic_done:").unwrap(),
+    );
     let kernel = |extra: &str| {
-        format!("{}{}{}", &src[..start], BODY.replace("EXTRA", extra), &src[end..])
-            .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 16")
-            .replace(".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 16")
+        format!(
+            "{}{}{}",
+            &src[..start],
+            BODY.replace("EXTRA", extra),
+            &src[end..]
+        )
+        .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 16")
+        .replace(".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 16")
     };
     let (r, report) = run_user_kernel("mixed", &kernel("0"));
     assert_eq!(r.code, 0, "seed {SEED}:\n{}", r.all());
     assert_eq!(failed(&report), (0, 0));
     let (r, report) = run_user_kernel("mixed_plus_one", &kernel("1"));
     assert_eq!(r.code, 1, "seed {SEED}:\n{}", r.all());
-    assert_eq!(failed(&report), (LANES as u64, 0), "every lane is off by one");
+    assert_eq!(
+        failed(&report),
+        (LANES as u64, 0),
+        "every lane is off by one"
+    );
 }
 
 /// The emulator's fast paths (whole-wave and whole-workgroup contiguous
@@ -239,15 +344,25 @@ fn differently_written_correct_kernel_passes_and_its_off_by_one_fails() {
 #[test]
 fn permuted_waves_and_lanes_take_the_general_memory_path() {
     const AND_LINE: &str = "  v_and_b32 v0, 0x3ff, v0                   // local id x";
-    for (name, permute) in [("swap_waves", "  v_xor_b32 v0, 32, v0"), ("reverse_lanes", "  v_xor_b32 v0, 31, v0")] {
+    for (name, permute) in [
+        ("swap_waves", "  v_xor_b32 v0, 32, v0"),
+        ("reverse_lanes", "  v_xor_b32 v0, 31, v0"),
+    ] {
         let kernel = variant(AND_LINE, &format!("{AND_LINE}\n{permute}"));
         let (r, report) = run_user_kernel(name, &kernel);
         assert_eq!(r.code, 0, "{name}, seed {SEED}:\n{}", r.all());
         assert_eq!(failed(&report), (0, 0), "{name}");
-        let off_by_one = kernel.replace(XAD_LINE, "  v_xad_u32 v5, v2, v3, v4\n  v_add_nc_u32 v5, 1, v5");
+        let off_by_one = kernel.replace(
+            XAD_LINE,
+            "  v_xad_u32 v5, v2, v3, v4\n  v_add_nc_u32 v5, 1, v5",
+        );
         let (r, report) = run_user_kernel(&format!("{name}_plus_one"), &off_by_one);
         assert_eq!(r.code, 1, "{name}+1, seed {SEED}:\n{}", r.all());
-        assert_eq!(failed(&report), (LANES as u64, 0), "{name}+1: every lane wrong, none unwritten");
+        assert_eq!(
+            failed(&report),
+            (LANES as u64, 0),
+            "{name}+1: every lane wrong, none unwritten"
+        );
     }
 }
 
@@ -262,24 +377,40 @@ fn gfx12_variant(from: &str, to: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx12/xad_basic.s");
     let src = std::fs::read_to_string(path).unwrap();
     assert!(src.contains(".include \"xad_target.inc\"\n"));
-    assert!(src.contains(from), "kernels/gfx12/xad_basic.s no longer contains {from:?}");
-    src.replace(".include \"xad_target.inc\"\n", &xad_harness::toolchain::target_include(GFX12))
-        .replace(from, to)
-        .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 8")
+    assert!(
+        src.contains(from),
+        "kernels/gfx12/xad_basic.s no longer contains {from:?}"
+    );
+    src.replace(
+        ".include \"xad_target.inc\"\n",
+        &xad_harness::toolchain::target_include(GFX12),
+    )
+    .replace(from, to)
+    .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 8")
 }
 
 /// (name, edit of the xad line, expected result per lane) of the gfx12 wrong kernels.
 type Wrong = (&'static str, &'static str, fn(u32, u32, u32) -> u32);
 const GFX12_WRONG: [Wrong; 3] = [
-    ("add_then_xor", "  v_add_nc_u32 v5, v2, v3\n  v_xor_b32 v5, v5, v4", |a, b, c| a.wrapping_add(b) ^ c),
-    ("swapped", "  v_xad_u32 v5, v2, v4, v3", |a, b, c| (a ^ c).wrapping_add(b)),
-    ("add3", "  v_add3_u32 v5, v2, v3, v4", |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+    (
+        "add_then_xor",
+        "  v_add_nc_u32 v5, v2, v3\n  v_xor_b32 v5, v5, v4",
+        |a, b, c| a.wrapping_add(b) ^ c,
+    ),
+    ("swapped", "  v_xad_u32 v5, v2, v4, v3", |a, b, c| {
+        (a ^ c).wrapping_add(b)
+    }),
+    ("add3", "  v_add3_u32 v5, v2, v3, v4", |a, b, c| {
+        a.wrapping_add(b).wrapping_add(c)
+    }),
 ];
 
 /// Lanes where `wrong` differs from v_xad_u32 for the harness's inputs.
 fn lanes_differing(wrong: fn(u32, u32, u32) -> u32) -> u64 {
     let (a, b, c) = sources();
-    (0..LANES).filter(|&i| wrong(a[i], b[i], c[i]) != (a[i] ^ b[i]).wrapping_add(c[i])).count() as u64
+    (0..LANES)
+        .filter(|&i| wrong(a[i], b[i], c[i]) != (a[i] ^ b[i]).wrapping_add(c[i]))
+        .count() as u64
 }
 
 /// Library API: assemble `source` for gfx1201 and run it as the basic case on
@@ -289,27 +420,67 @@ fn run_gfx12_on_library(name: &str, source: &str) -> xad_harness::run::CaseResul
     let dir = scratch(&format!("neg12-lib-{name}"));
     let path = assemble(source, GFX12, &dir, name);
     let bytes = std::fs::read(&path).unwrap();
-    let code = xad_harness::codeobj::CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let kernel = code.kernel("xad_basic").unwrap_or_else(|e| panic!("{name}: {e}")).clone();
-    let case = xad_harness::cases::catalogue().into_iter().find(|c| c.name == "basic").expect("basic case");
+    let code =
+        xad_harness::codeobj::CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let kernel = code
+        .kernel("xad_basic")
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .clone();
+    let case = xad_harness::cases::catalogue()
+        .into_iter()
+        .find(|c| c.name == "basic")
+        .expect("basic case");
     let device = xad_harness::target::find(GFX12).expect("gfx1201 target");
-    let opts = Options { lanes: LANES as u64, seed: SEED, ..Options::default() };
-    let source = KernelSource::User { path: path.display().to_string() };
-    run_case(&mut xad_harness::emu::EmuDevice::for_target(device), &case, &code, &kernel, source, &opts)
+    let opts = Options {
+        lanes: LANES as u64,
+        seed: SEED,
+        ..Options::default()
+    };
+    let source = KernelSource::User {
+        path: path.display().to_string(),
+    };
+    run_case(
+        &mut xad_harness::emu::EmuDevice::for_target(device),
+        &case,
+        &code,
+        &kernel,
+        source,
+        &opts,
+    )
 }
 
 #[test]
 fn gfx12_wrong_kernels_fail_lane_for_lane_through_the_library() {
     use xad_harness::run::Status;
     let r = run_gfx12_on_library("unedited", &gfx12_variant(XAD_LINE, XAD_LINE));
-    assert_eq!(r.status(), Status::Pass, "the unedited gfx12 kernel must pass (seed {SEED}): {:?}", r.error);
-    assert_eq!((r.executor.as_str(), r.tally.lanes_checked), ("emulated gfx1201", LANES as u64));
+    assert_eq!(
+        r.status(),
+        Status::Pass,
+        "the unedited gfx12 kernel must pass (seed {SEED}): {:?}",
+        r.error
+    );
+    assert_eq!(
+        (r.executor.as_str(), r.tally.lanes_checked),
+        ("emulated gfx1201", LANES as u64)
+    );
     for (name, edit, wrong) in GFX12_WRONG {
         let want = lanes_differing(wrong);
-        assert!(want > LANES as u64 / 2, "{name}: the inputs should expose it on most lanes (seed {SEED})");
+        assert!(
+            want > LANES as u64 / 2,
+            "{name}: the inputs should expose it on most lanes (seed {SEED})"
+        );
         let r = run_gfx12_on_library(name, &gfx12_variant(XAD_LINE, edit));
-        assert_eq!(r.status(), Status::Fail, "{name} on gfx1201 must fail (seed {SEED}): {:?}", r.error);
-        assert_eq!((r.tally.lanes_failed, r.tally.lanes_unwritten), (want, 0), "{name}, seed {SEED}");
+        assert_eq!(
+            r.status(),
+            Status::Fail,
+            "{name} on gfx1201 must fail (seed {SEED}): {:?}",
+            r.error
+        );
+        assert_eq!(
+            (r.tally.lanes_failed, r.tally.lanes_unwritten),
+            (want, 0),
+            "{name}, seed {SEED}"
+        );
     }
 }
 
@@ -322,12 +493,23 @@ fn gfx12_wrong_kernels_fail_through_the_cli() {
         std::fs::write(&file, source).unwrap();
         let json = dir.join("report.json");
         let r = run(harness()
-            .args(["run", "--backend", "emu", "--target", GFX12, "--case", "basic", "--lanes", &LANES.to_string()])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--target",
+                GFX12,
+                "--case",
+                "basic",
+                "--lanes",
+                &LANES.to_string(),
+            ])
             .args(["--seed", &SEED.to_string(), "--kernel"])
             .arg(&file)
             .arg("--json")
             .arg(&json));
-        let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default()).unwrap_or(serde_json::Value::Null);
+        let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_default())
+            .unwrap_or(serde_json::Value::Null);
         (r, report)
     };
     let (r, report) = run_it("unedited", &gfx12_variant(XAD_LINE, XAD_LINE));
@@ -337,6 +519,10 @@ fn gfx12_wrong_kernels_fail_through_the_cli() {
     for (name, edit, wrong) in GFX12_WRONG {
         let (r, report) = run_it(name, &gfx12_variant(XAD_LINE, edit));
         assert_eq!(r.code, 1, "{name}, seed {SEED}:\n{}", r.all());
-        assert_eq!(failed(&report), (lanes_differing(wrong), 0), "{name}, seed {SEED}");
+        assert_eq!(
+            failed(&report),
+            (lanes_differing(wrong), 0),
+            "{name}, seed {SEED}"
+        );
     }
 }

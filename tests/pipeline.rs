@@ -26,13 +26,20 @@ struct Fixture {
 
 impl Fixture {
     fn new(kernel: Kernel) -> Fixture {
-        Fixture { mem: HostMemory::default(), kernel, launches: 0, fail_launch: None }
+        Fixture {
+            mem: HostMemory::default(),
+            kernel,
+            launches: 0,
+            fail_launch: None,
+        }
     }
 }
 
 impl Device for Fixture {
     fn executor(&self) -> Executor {
-        Executor::Emulated { arch: "gfx1100 (pipeline test fixture)".into() }
+        Executor::Emulated {
+            arch: "gfx1100 (pipeline test fixture)".into(),
+        }
     }
     fn arch_name(&self) -> String {
         "gfx1100".into()
@@ -58,14 +65,30 @@ impl Device for Fixture {
     fn load(&mut self, _image: &[u8]) -> Result<ModuleId, DeviceError> {
         Ok(ModuleId(0))
     }
-    fn launch(&mut self, _m: ModuleId, _k: &str, kernarg: &[u8], _d: Dispatch, _t: Duration) -> Result<(), DeviceError> {
+    fn launch(
+        &mut self,
+        _m: ModuleId,
+        _k: &str,
+        kernarg: &[u8],
+        _d: Dispatch,
+        _t: Duration,
+    ) -> Result<(), DeviceError> {
         self.launches += 1;
         if self.fail_launch == Some(self.launches) {
-            return Err(DeviceError::Runtime { call: "launch".into(), code: 719, name: "hipErrorLaunchFailure".into(), description: "injected".into() });
+            return Err(DeviceError::Runtime {
+                call: "launch".into(),
+                code: 719,
+                name: "hipErrorLaunchFailure".into(),
+                description: "injected".into(),
+            });
         }
         let ptr = |i: usize| u64::from_le_bytes(kernarg[i * 8..i * 8 + 8].try_into().unwrap());
         let n = u32::from_le_bytes(kernarg[32..36].try_into().unwrap()) as usize;
-        let (a, b, c) = (self.mem.words(ptr(0), n), self.mem.words(ptr(1), n), self.mem.words(ptr(2), n));
+        let (a, b, c) = (
+            self.mem.words(ptr(0), n),
+            self.mem.words(ptr(1), n),
+            self.mem.words(ptr(2), n),
+        );
         let (out, rear) = self.mem.bytes_at(ptr(3)).split_at_mut(n * 4);
         let mut words: Vec<u32> = bytemuck::cast_slice(out).to_vec();
         (self.kernel)(&a, &b, &c, &mut words, rear);
@@ -78,14 +101,32 @@ fn basic() -> Case {
     cases::select("basic").unwrap().remove(0)
 }
 
-fn run_with(kernel: Kernel, lanes: u64, chunk: usize, fail_launch: Option<usize>) -> run::CaseResult {
+fn run_with(
+    kernel: Kernel,
+    lanes: u64,
+    chunk: usize,
+    fail_launch: Option<usize>,
+) -> run::CaseResult {
     let case = basic();
     let loaded = run::embedded(&case, xad_harness::target::find("gfx1100").unwrap()).unwrap();
     let k = run::kernel_for(&loaded, &case).unwrap();
     let mut dev = Fixture::new(kernel);
     dev.fail_launch = fail_launch;
-    let opts = Options { lanes, seed: 11, chunk_lanes: chunk, keep: 5, ..Options::default() };
-    run::run_case(&mut dev, &case, &loaded.code, k, loaded.source.clone(), &opts)
+    let opts = Options {
+        lanes,
+        seed: 11,
+        chunk_lanes: chunk,
+        keep: 5,
+        ..Options::default()
+    };
+    run::run_case(
+        &mut dev,
+        &case,
+        &loaded.code,
+        k,
+        loaded.source.clone(),
+        &opts,
+    )
 }
 
 fn correct(a: &[u32], b: &[u32], c: &[u32], out: &mut [u32], _: &mut [u8]) {
@@ -122,7 +163,10 @@ fn failures_carry_global_lane_indices_across_chunks() {
 fn untouched_output_is_unwritten_everywhere() {
     fn nothing(_: &[u32], _: &[u32], _: &[u32], _: &mut [u32], _: &mut [u8]) {}
     let r = run_with(nothing, 1000, 1 << 16, None);
-    assert_eq!((r.tally.lanes_failed, r.tally.lanes_unwritten), (1000, 1000));
+    assert_eq!(
+        (r.tally.lanes_failed, r.tally.lanes_unwritten),
+        (1000, 1000)
+    );
 }
 
 #[test]
@@ -140,8 +184,17 @@ fn a_kernel_writing_zeros_is_wrong_not_unwritten() {
     let expected: Vec<u32> = (0..n).map(|i| cases::xad(a[i], b[i], c[i])).collect();
     let r = run_with(zeros, n as u64, 1 << 16, None);
     assert_eq!(r.status(), Status::Fail);
-    assert_eq!(r.tally.lanes_failed, expected.iter().filter(|&&e| e != 0).count() as u64);
-    assert_eq!(r.tally.lanes_unwritten, expected.iter().filter(|&&e| e == xad_harness::check::POISON_XOR).count() as u64);
+    assert_eq!(
+        r.tally.lanes_failed,
+        expected.iter().filter(|&&e| e != 0).count() as u64
+    );
+    assert_eq!(
+        r.tally.lanes_unwritten,
+        expected
+            .iter()
+            .filter(|&&e| e == xad_harness::check::POISON_XOR)
+            .count() as u64
+    );
 }
 
 #[test]
@@ -156,8 +209,15 @@ fn rear_guard_catches_a_write_past_the_end_of_the_last_short_chunk() {
     assert_eq!(r.status(), Status::Fail);
     assert_eq!(r.guard_violations.len(), 1);
     let v = &r.guard_violations[0];
-    assert_eq!((v.buffer.as_str(), v.side, v.nearest_offset), ("out", Side::After, 8));
-    assert_eq!((v.word, v.lane), (100 + 2, 65_536 + 100 + 2), "word 2 past the short chunk's 100 lanes");
+    assert_eq!(
+        (v.buffer.as_str(), v.side, v.nearest_offset),
+        ("out", Side::After, 8)
+    );
+    assert_eq!(
+        (v.word, v.lane),
+        (100 + 2, 65_536 + 100 + 2),
+        "word 2 past the short chunk's 100 lanes"
+    );
 }
 
 #[test]
@@ -165,13 +225,24 @@ fn a_device_error_mid_run_keeps_the_lanes_already_checked() {
     let r = run_with(correct, 3 * 65_536, 1 << 16, Some(2));
     assert_eq!(r.status(), Status::Error);
     assert_eq!(r.tally.lanes_checked, 65_536);
-    assert!(r.error.as_ref().unwrap().to_string().contains("hipErrorLaunchFailure (719)"), "{:?}", r.error);
+    assert!(
+        r.error
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .contains("hipErrorLaunchFailure (719)"),
+        "{:?}",
+        r.error
+    );
 }
 
 #[test]
 fn wrong_target_is_refused_before_launch() {
     let loaded = run::embedded(&basic(), xad_harness::target::find("gfx1100").unwrap()).unwrap();
     let e = run::check_target(&loaded.code, "gfx1030").unwrap_err();
-    assert!(e.to_string().contains("gfx1100") && e.to_string().contains("gfx1030"), "{e}");
+    assert!(
+        e.to_string().contains("gfx1100") && e.to_string().contains("gfx1030"),
+        "{e}"
+    );
     assert!(run::check_target(&loaded.code, "gfx1100:sramecc-:xnack-").is_ok());
 }

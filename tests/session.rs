@@ -34,13 +34,22 @@ struct Fake {
 
 impl Fake {
     fn new() -> Fake {
-        Fake { mem: HostMemory::default(), launches: 0, fail_launch: None, fail_free: false, store_nothing: false, signal_at: None }
+        Fake {
+            mem: HostMemory::default(),
+            launches: 0,
+            fail_launch: None,
+            fail_free: false,
+            store_nothing: false,
+            signal_at: None,
+        }
     }
 }
 
 impl Device for Fake {
     fn executor(&self) -> Executor {
-        Executor::Emulated { arch: "gfx1100 (session test fake)".into() }
+        Executor::Emulated {
+            arch: "gfx1100 (session test fake)".into(),
+        }
     }
     fn arch_name(&self) -> String {
         "gfx1100".into()
@@ -54,7 +63,12 @@ impl Device for Fake {
     fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
         self.mem.free(ptr);
         if self.fail_free {
-            return Err(DeviceError::Runtime { call: "hipFree".into(), code: 999, name: "hipErrorUnknown".into(), description: "injected".into() });
+            return Err(DeviceError::Runtime {
+                call: "hipFree".into(),
+                code: 999,
+                name: "hipErrorUnknown".into(),
+                description: "injected".into(),
+            });
         }
         Ok(())
     }
@@ -69,7 +83,14 @@ impl Device for Fake {
     fn load(&mut self, _image: &[u8]) -> Result<ModuleId, DeviceError> {
         Ok(ModuleId(0))
     }
-    fn launch(&mut self, _m: ModuleId, _k: &str, kernarg: &[u8], _d: Dispatch, _t: Duration) -> Result<(), DeviceError> {
+    fn launch(
+        &mut self,
+        _m: ModuleId,
+        _k: &str,
+        kernarg: &[u8],
+        _d: Dispatch,
+        _t: Duration,
+    ) -> Result<(), DeviceError> {
         self.launches += 1;
         if let Some((n, flag, signal)) = &self.signal_at {
             if *n == self.launches {
@@ -88,7 +109,8 @@ impl Device for Fake {
         let count = u32::from_le_bytes(kernarg[32..36].try_into().unwrap()) as u64;
         for lane in 0..count {
             let [a, b, c] = [0, 1, 2].map(|i| self.mem.words(ptr(i) + 4 * lane, 1)[0]);
-            self.mem.write(ptr(3) + 4 * lane, &cases::xad(a, b, c).to_le_bytes());
+            self.mem
+                .write(ptr(3) + 4 * lane, &cases::xad(a, b, c).to_le_bytes());
         }
         Ok(())
     }
@@ -102,15 +124,31 @@ fn basic_times(n: usize) -> Vec<Case> {
 /// Run `cases` on `dev` as `xad-harness run` does; returns the report and the
 /// lines printed for each progress step.
 fn run_on(dev: &mut Fake, cases: &[Case]) -> (RunReport, Vec<String>) {
-    run_with(dev, cases, Options { lanes: 512, seed: 3, ..Options::default() })
+    run_with(
+        dev,
+        cases,
+        Options {
+            lanes: 512,
+            seed: 3,
+            ..Options::default()
+        },
+    )
 }
 
 /// Run `cases` on `dev` with `opts`, as `run_on` does.
 fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<String>) {
     let mut report = RunReport::new(opts.seed, opts.lanes);
     let mut printed = Vec::new();
-    session::run_cases(dev, xad_harness::target::find("gfx1100").unwrap(), cases, None, &opts, &mut report, &mut |step: Progress<'_>| printed.extend(step.lines()))
-        .expect("the loop itself does not fail");
+    session::run_cases(
+        dev,
+        xad_harness::target::find("gfx1100").unwrap(),
+        cases,
+        None,
+        &opts,
+        &mut report,
+        &mut |step: Progress<'_>| printed.extend(step.lines()),
+    )
+    .expect("the loop itself does not fail");
     (report, printed)
 }
 
@@ -119,7 +157,10 @@ fn a_typed_timeout_stops_the_run_and_is_a_fault() {
     let mut dev = Fake::new();
     dev.fail_launch = Some((2, DeviceError::Timeout(Duration::from_millis(1500))));
     let (report, printed) = run_on(&mut dev, &basic_times(4));
-    assert_eq!(dev.launches, 2, "no case after the timed-out one was launched");
+    assert_eq!(
+        dev.launches, 2,
+        "no case after the timed-out one was launched"
+    );
     assert_eq!(report.cases.len(), 2, "later cases are not run");
     assert_eq!(report.cases[0].status(), Status::Pass);
     assert_eq!(report.cases[1].status(), Status::Error);
@@ -128,16 +169,33 @@ fn a_typed_timeout_stops_the_run_and_is_a_fault() {
         "{:?}",
         report.cases[1].error
     );
-    assert!(matches!(report.error, Some(RunError::StoppedAfterTimeout)), "{:?}", report.error);
+    assert!(
+        matches!(report.error, Some(RunError::StoppedAfterTimeout)),
+        "{:?}",
+        report.error
+    );
     assert_eq!(report.exit_code(), exit::FAULT);
     // Lines appear per case as each completes: two status lines, the second with its error.
-    assert_eq!(printed.iter().filter(|l| l.starts_with("PASS ") || l.starts_with("ERROR ")).count(), 2, "{printed:#?}");
+    assert_eq!(
+        printed
+            .iter()
+            .filter(|l| l.starts_with("PASS ") || l.starts_with("ERROR "))
+            .count(),
+        2,
+        "{printed:#?}"
+    );
     // The reports carry the errors' text, as before.
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["error"], "stopped after a watchdog timeout");
-    assert_eq!(json["cases"][1]["error"], DeviceError::Timeout(Duration::from_millis(1500)).to_string());
+    assert_eq!(
+        json["cases"][1]["error"],
+        DeviceError::Timeout(Duration::from_millis(1500)).to_string()
+    );
     assert!(json["cases"][0]["error"].is_null());
-    assert!(json.get("release_errors").is_none(), "no release errors, no field: {json}");
+    assert!(
+        json.get("release_errors").is_none(),
+        "no release errors, no field: {json}"
+    );
 }
 
 /// Negative control: an error that merely mentions the watchdog is not a
@@ -154,10 +212,24 @@ fn an_error_mentioning_the_watchdog_is_not_a_timeout() {
     dev.fail_launch = Some((2, lookalike.clone()));
     let (report, _) = run_on(&mut dev, &basic_times(3));
     assert_eq!(report.cases.len(), 3, "every case ran");
-    assert!(matches!(&report.cases[1].error, Some(DeviceError::Runtime { code: 719, .. })), "{:?}", report.cases[1].error);
-    assert_eq!(report.cases[1].error.as_ref().map(ToString::to_string), Some(lookalike.to_string()));
+    assert!(
+        matches!(
+            &report.cases[1].error,
+            Some(DeviceError::Runtime { code: 719, .. })
+        ),
+        "{:?}",
+        report.cases[1].error
+    );
+    assert_eq!(
+        report.cases[1].error.as_ref().map(ToString::to_string),
+        Some(lookalike.to_string())
+    );
     assert!(report.error.is_none(), "{:?}", report.error);
-    assert_eq!(report.exit_code(), exit::FAULT, "a case error is still a fault");
+    assert_eq!(
+        report.exit_code(),
+        exit::FAULT,
+        "a case error is still a fault"
+    );
 }
 
 #[test]
@@ -170,18 +242,38 @@ fn release_failures_reach_the_report_and_make_a_passing_run_a_fault() {
         // a, b, c and out, each freed once at the end of the case.
         assert_eq!(case.release_errors.len(), 4, "{:?}", case.release_errors);
         assert_eq!(case.release_errors[0].what, "a device buffer");
-        assert_eq!(case.release_errors[0].source.to_string(), "hipFree failed: hipErrorUnknown (999): injected");
+        assert_eq!(
+            case.release_errors[0].source.to_string(),
+            "hipFree failed: hipErrorUnknown (999): injected"
+        );
     }
     assert_eq!(report.exit_code(), exit::FAULT);
     let text = printed.join("\n");
-    assert!(text.contains("  error: releasing a device buffer: hipFree failed: hipErrorUnknown (999): injected"), "{text}");
-    assert!(report::summary_line(&report).starts_with("2 passed, 0 failed, 8 release errors ["), "{}", report::summary_line(&report));
+    assert!(
+        text.contains(
+            "  error: releasing a device buffer: hipFree failed: hipErrorUnknown (999): injected"
+        ),
+        "{text}"
+    );
+    assert!(
+        report::summary_line(&report).starts_with("2 passed, 0 failed, 8 release errors ["),
+        "{}",
+        report::summary_line(&report)
+    );
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
-    let listed = json["cases"][0]["release_errors"].as_array().expect("release_errors in the JSON");
+    let listed = json["cases"][0]["release_errors"]
+        .as_array()
+        .expect("release_errors in the JSON");
     assert_eq!(listed.len(), 4);
-    assert_eq!(listed[0], "releasing a device buffer: hipFree failed: hipErrorUnknown (999): injected");
+    assert_eq!(
+        listed[0],
+        "releasing a device buffer: hipFree failed: hipErrorUnknown (999): injected"
+    );
     let junit = report::to_junit(&report);
-    assert!(junit.contains("releasing a device buffer: hipFree failed"), "{junit}");
+    assert!(
+        junit.contains("releasing a device buffer: hipFree failed"),
+        "{junit}"
+    );
 }
 
 #[test]
@@ -204,7 +296,17 @@ fn a_clean_run_passes() {
 
 /// Four dispatches of 16384 lanes per case, with `flag` as the stop request.
 fn run_chunked(dev: &mut Fake, cases: &[Case], flag: &Interrupt) -> (RunReport, Vec<String>) {
-    run_with(dev, cases, Options { lanes: 4 << 14, seed: 3, chunk_lanes: 1 << 14, interrupt: flag.clone(), ..Options::default() })
+    run_with(
+        dev,
+        cases,
+        Options {
+            lanes: 4 << 14,
+            seed: 3,
+            chunk_lanes: 1 << 14,
+            interrupt: flag.clone(),
+            ..Options::default()
+        },
+    )
 }
 
 #[test]
@@ -215,18 +317,31 @@ fn a_signal_during_a_dispatch_stops_the_case_at_the_next_boundary() {
     let (report, printed) = run_chunked(&mut dev, &basic_times(3), &flag);
     assert_eq!(dev.launches, 6, "no dispatch after the one in flight");
     assert_eq!(report.cases.len(), 2);
-    assert_eq!(report.cases[1].tally.lanes_checked, 2 << 14, "the in-flight dispatch is checked, the rest never launched");
+    assert_eq!(
+        report.cases[1].tally.lanes_checked,
+        2 << 14,
+        "the in-flight dispatch is checked, the rest never launched"
+    );
     let marker = report.interrupted.as_ref().expect("marked interrupted");
-    assert_eq!((marker.signal, marker.cases_completed, marker.not_run.len()), (Signal::Int, 1, 1));
+    assert_eq!(
+        (marker.signal, marker.cases_completed, marker.not_run.len()),
+        (Signal::Int, 1, 1)
+    );
     let cut = marker.cut_short.as_ref().expect("case 2 was cut short");
-    assert_eq!((cut.case.as_str(), cut.lanes_checked, cut.lanes), ("basic", 2 << 14, 4 << 14));
+    assert_eq!(
+        (cut.case.as_str(), cut.lanes_checked, cut.lanes),
+        ("basic", 2 << 14, 4 << 14)
+    );
     assert_eq!(report.exit_code(), 130);
     assert!(printed.iter().any(|l| l.starts_with("interrupted by SIGINT: 1 case(s) completed, basic stopped after 32768 of 65536 lanes, 1 not run")), "{printed:#?}");
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["interrupted"]["signal"], "SIGINT");
     assert_eq!(json["interrupted"]["cut_short"]["lanes_checked"], 2 << 14);
     let summary = report::summary_line(&report);
-    assert!(summary.starts_with("1 passed, 0 failed, 1 cut short, interrupted by SIGINT ["), "{summary}");
+    assert!(
+        summary.starts_with("1 passed, 0 failed, 1 cut short, interrupted by SIGINT ["),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -242,7 +357,11 @@ fn a_signal_in_a_case_last_dispatch_stops_between_cases() {
     assert_eq!(report.cases[0].status(), Status::Pass);
     assert_eq!(report.exit_code(), 143);
     let junit = report::to_junit(&report);
-    assert_eq!(junit.matches("not run: interrupted by SIGTERM").count(), 2, "{junit}");
+    assert_eq!(
+        junit.matches("not run: interrupted by SIGTERM").count(),
+        2,
+        "{junit}"
+    );
 }
 
 /// A signal outranks a mismatch found before it: the run is incomplete.
@@ -255,7 +374,11 @@ fn a_signal_outranks_a_mismatch_but_the_mismatch_stays_reported() {
     let (report, _) = run_chunked(&mut dev, &basic_times(2), &flag);
     assert_eq!(report.cases[0].status(), Status::Fail);
     assert_eq!(report.exit_code(), 130);
-    assert!(report::summary_line(&report).starts_with("0 passed, 1 failed, interrupted by SIGINT"), "{}", report::summary_line(&report));
+    assert!(
+        report::summary_line(&report).starts_with("0 passed, 1 failed, interrupted by SIGINT"),
+        "{}",
+        report::summary_line(&report)
+    );
 }
 
 /// Negative control: a flag nobody sets changes nothing.

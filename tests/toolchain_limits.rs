@@ -11,8 +11,17 @@ use std::path::{Path, PathBuf};
 fn assert_one_line(r: &Ran, code: i32, needle: &str) {
     assert_eq!(r.code, code, "exit code; output:\n{}", r.all());
     let lines: Vec<&str> = r.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line, got:\n{}", r.stderr);
-    assert!(lines[0].contains(needle), "{:?} does not mention {needle:?}", lines[0]);
+    assert_eq!(
+        lines.len(),
+        1,
+        "expected one stderr line, got:\n{}",
+        r.stderr
+    );
+    assert!(
+        lines[0].contains(needle),
+        "{:?} does not mention {needle:?}",
+        lines[0]
+    );
     assert!(!r.all().contains("panicked"), "{}", r.all());
 }
 
@@ -25,7 +34,8 @@ fn kernel_source(dir: &Path) -> PathBuf {
 
 fn run_kernel(src: &Path) -> std::process::Command {
     let mut cmd = harness();
-    cmd.args(["run", "--backend", "emu", "--lanes", "256", "--kernel"]).arg(src);
+    cmd.args(["run", "--backend", "emu", "--lanes", "256", "--kernel"])
+        .arg(src);
     cmd
 }
 
@@ -35,7 +45,14 @@ fn an_unusable_tmpdir_is_named_not_blamed_on_the_toolchain() {
     let src = kernel_source(&dir);
     let missing = dir.join("no-such-tmp");
     let r = run(run_kernel(&src).env("TMPDIR", &missing));
-    assert_one_line(&r, 3, &format!("temporary directory TMPDIR={} is unusable: it does not exist", missing.display()));
+    assert_one_line(
+        &r,
+        3,
+        &format!(
+            "temporary directory TMPDIR={} is unusable: it does not exist",
+            missing.display()
+        ),
+    );
     assert!(!r.stderr.contains("no LLVM toolchain"), "{}", r.stderr);
     let file = dir.join("a-file");
     std::fs::write(&file, "").unwrap();
@@ -69,9 +86,20 @@ fn the_scratch_directory_is_private_and_removed_and_symlinks_in_tmpdir_are_not_f
     let r = run(run_kernel(&src).env("TMPDIR", &tmp));
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(r.stdout.contains("PASS basic"), "{}", r.stdout);
-    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing was written through a symlink");
-    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).filter(|p| !p.is_symlink()).collect();
-    assert!(left.is_empty(), "the scratch directory is removed after use: {left:?}");
+    assert_eq!(
+        std::fs::read_dir(&victim).unwrap().count(),
+        0,
+        "nothing was written through a symlink"
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.is_symlink())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the scratch directory is removed after use: {left:?}"
+    );
 }
 
 /// A directory holding a fake `clang` (the given shell script) and `ld.lld`.
@@ -93,7 +121,9 @@ fn an_assembler_that_hangs_is_killed_after_the_limit() {
     // Not `exec`: the shell's child keeps the pipes open for 5 s after the
     // shell is killed at 0.5 s; the harness waits for them only briefly.
     let bin = fake_llvm(&dir, "sleep 5");
-    let r = run(run_kernel(&src).env("XAD_LLVM_DIR", &bin).env("XAD_TOOL_TIMEOUT", "0.5"));
+    let r = run(run_kernel(&src)
+        .env("XAD_LLVM_DIR", &bin)
+        .env("XAD_TOOL_TIMEOUT", "0.5"));
     assert_one_line(&r, 3, "did not finish within 0.5 s and was killed");
 }
 
@@ -106,9 +136,16 @@ fn an_assembler_flooding_its_output_is_cut_to_the_cap() {
     let r = run(run_kernel(&src).env("XAD_LLVM_DIR", &bin));
     assert_eq!(r.code, 3, "{}", &r.stderr[..r.stderr.len().min(2000)]);
     assert_eq!(r.stderr.lines().count(), 1);
-    assert!(r.stderr.len() < xad_harness::toolchain::OUTPUT_CAP + 4096, "{} bytes", r.stderr.len());
     assert!(
-        r.stderr.contains(&format!("({} more bytes not kept)", 4194304 - xad_harness::toolchain::OUTPUT_CAP)),
+        r.stderr.len() < xad_harness::toolchain::OUTPUT_CAP + 4096,
+        "{} bytes",
+        r.stderr.len()
+    );
+    assert!(
+        r.stderr.contains(&format!(
+            "({} more bytes not kept)",
+            4194304 - xad_harness::toolchain::OUTPUT_CAP
+        )),
         "{}",
         &r.stderr[r.stderr.len() - 300..]
     );

@@ -25,7 +25,11 @@ fn wrapped_llvm(dir: &Path, extra: &str) -> Option<PathBuf> {
     let bin = dir.join("wrapped-llvm");
     std::fs::create_dir_all(&bin).unwrap();
     let script = bin.join("clang");
-    std::fs::write(&script, format!("#!/bin/sh\nexec '{}' \"$@\" {extra}\n", clang.display())).unwrap();
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nexec '{}' \"$@\" {extra}\n", clang.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let _ = std::fs::remove_file(bin.join("ld.lld"));
     std::os::unix::fs::symlink(lld, bin.join("ld.lld")).unwrap();
@@ -45,12 +49,26 @@ fn run_kernel(dir: &Path, llvm: &Path, json: &Path) -> Ran {
 
 #[test]
 fn the_version_is_v5_and_the_abi_byte_says_so() {
-    assert_eq!((CODE_OBJECT_VERSION, ELF_ABI_VERSION), (5, 3), "amdhsa.version [1, 2] in the kernels is v5");
+    assert_eq!(
+        (CODE_OBJECT_VERSION, ELF_ABI_VERSION),
+        (5, 3),
+        "amdhsa.version [1, 2] in the kernels is v5"
+    );
     for k in xad_harness::kernels::EMBEDDED {
-        let want = xad_harness::toolchain::elf_abi_version(xad_harness::toolchain::code_object_version(k.target));
-        assert_eq!(k.bytes[8], want, "{} for {}: EI_ABIVERSION", k.name, k.target);
+        let want = xad_harness::toolchain::elf_abi_version(
+            xad_harness::toolchain::code_object_version(k.target),
+        );
+        assert_eq!(
+            k.bytes[8], want,
+            "{} for {}: EI_ABIVERSION",
+            k.name, k.target
+        );
     }
-    assert_eq!(xad_harness::toolchain::code_object_version("gfx11-generic"), 6, "generic targets need v6");
+    assert_eq!(
+        xad_harness::toolchain::code_object_version("gfx11-generic"),
+        6,
+        "generic targets need v6"
+    );
 }
 
 #[test]
@@ -62,7 +80,11 @@ fn a_clang_emitting_another_code_object_version_fails_the_canary() {
     };
     let r = run_kernel(&dir, &llvm, &dir.join("r.json"));
     assert_eq!(r.code, 3, "{}", r.all());
-    assert!(r.stderr.contains("ELF ABI version 2 (want 3)"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("ELF ABI version 2 (want 3)"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
 }
 
@@ -86,18 +108,36 @@ fn the_same_wrapper_asking_for_v5_is_used() {
 #[test]
 fn each_generation_is_proved_by_its_own_canary() {
     let dir = scratch("tc-generations");
-    for mcpu in ["gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201"] {
-        let tc = xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+    for mcpu in [
+        "gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201",
+    ] {
+        let tc =
+            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
         assert!(!tc.origin.is_empty(), "{mcpu}");
     }
-    if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file() && std::env::var_os("XAD_LLVM_DIR").is_none() {
+    if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file()
+        && std::env::var_os("XAD_LLVM_DIR").is_none()
+    {
         let tc = xad_harness::toolchain::discover("gfx950", &dir).expect("LLVM 22 knows gfx950");
-        assert!(tc.origin.contains("22"), "gfx950 needs LLVM 22, found {}", tc.origin);
+        assert!(
+            tc.origin.contains("22"),
+            "gfx950 needs LLVM 22, found {}",
+            tc.origin
+        );
     } else {
-        eprintln!("note: LLVM 22 not installed (or XAD_LLVM_DIR set): gfx950's toolchain not checked");
+        eprintln!(
+            "note: LLVM 22 not installed (or XAD_LLVM_DIR set): gfx950's toolchain not checked"
+        );
     }
-    let e = xad_harness::toolchain::discover("gfx803", &dir).unwrap_err().to_string();
-    assert!(e.contains("gfx803") && e.contains("not a gfx9, gfx10, gfx11 or gfx12 processor"), "{e}");
-    let e = xad_harness::toolchain::discover("gfx9999", &dir).unwrap_err().to_string();
+    let e = xad_harness::toolchain::discover("gfx803", &dir)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("gfx803") && e.contains("not a gfx9, gfx10, gfx11 or gfx12 processor"),
+        "{e}"
+    );
+    let e = xad_harness::toolchain::discover("gfx9999", &dir)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("gfx9999"), "{e}");
 }

@@ -80,15 +80,32 @@ pub(crate) mod testing {
 
     /// Run `spec`'s model over `a`, `b`, `c` (count = their length), with
     /// `scalars` and `prefill` (empty when the case writes every word).
-    pub fn model_out(spec: &Spec, a: &[u32], b: &[u32], c: &[u32], scalars: &[u32], prefill: &[u32]) -> Vec<u32> {
+    pub fn model_out(
+        spec: &Spec,
+        a: &[u32],
+        b: &[u32],
+        c: &[u32],
+        scalars: &[u32],
+        prefill: &[u32],
+    ) -> Vec<u32> {
         let count = a.len();
         let mut out = vec![0u32; count * spec.case.outputs_per_lane];
-        let data = LaneData { a, b, c, scalars, prefill, count };
+        let data = LaneData {
+            a,
+            b,
+            c,
+            scalars,
+            prefill,
+            count,
+        };
         (spec.case.model)(&data, 0..count, &mut out);
         out
     }
 
     pub fn spec(specs: &'static [Spec], name: &str) -> &'static Spec {
-        specs.iter().find(|s| s.case.name == name).unwrap_or_else(|| panic!("no case {name}"))
+        specs
+            .iter()
+            .find(|s| s.case.name == name)
+            .unwrap_or_else(|| panic!("no case {name}"))
     }
 }

@@ -109,7 +109,11 @@ pub const DPP8_FI: u16 = 234;
 
 /// Inline integer constant code for `v` in -16..=64.
 pub const fn int(v: i32) -> Src {
-    Src::Inline(if v >= 0 { 128 + v as u16 } else { 192 + (-v) as u16 })
+    Src::Inline(if v >= 0 {
+        128 + v as u16
+    } else {
+        192 + (-v) as u16
+    })
 }
 
 /// Every inline constant code in code order: integers 0..64, -1..-16, then the
@@ -147,9 +151,18 @@ pub enum Dpp {
     None,
     /// DPP16 (src0 code 250, DPP word: ctrl 16:8, fi 18, bound_ctrl 19,
     /// bank_mask 27:24, row_mask 31:28).
-    Row { ctrl: u16, row_mask: u8, bank_mask: u8, bound_ctrl: bool, fi: bool },
+    Row {
+        ctrl: u16,
+        row_mask: u8,
+        bank_mask: u8,
+        bound_ctrl: bool,
+        fi: bool,
+    },
     /// DPP8 (src0 code 233, or 234 with fi; selectors 3 bits each from bit 8).
-    Lane8 { sel: [u8; 8], fi: bool },
+    Lane8 {
+        sel: [u8; 8],
+        fi: bool,
+    },
 }
 
 // DPP16 control codes (`dpp_ctrl`, RDNA3 ISA guide section 15.3.8 / LLVM
@@ -185,7 +198,13 @@ pub const fn row_xmask(k: u16) -> u16 {
 
 /// A DPP16 control with every row and bank enabled.
 pub const fn row(ctrl: u16, bound_ctrl: bool, fi: bool) -> Dpp {
-    Dpp::Row { ctrl, row_mask: 0xf, bank_mask: 0xf, bound_ctrl, fi }
+    Dpp::Row {
+        ctrl,
+        row_mask: 0xf,
+        bank_mask: 0xf,
+        bound_ctrl,
+        fi,
+    }
 }
 
 /// One `v_xad_u32` of a case kernel.
@@ -203,7 +222,13 @@ pub struct Op {
 impl Op {
     /// An op under the lanes-< count EXEC, stored to `word`.
     pub const fn new(word: u16, vdst: u8, src: [Src; 3]) -> Op {
-        Op { vdst, src, exec: Exec::Count, dpp: Dpp::None, word: Some(word) }
+        Op {
+            vdst,
+            src,
+            exec: Exec::Count,
+            dpp: Dpp::None,
+            word: Some(word),
+        }
     }
     pub const fn exec(self, exec: Exec) -> Op {
         Op { exec, ..self }
@@ -276,12 +301,25 @@ mod tests {
         ];
         let p = Program::new(64, &OPS);
         assert_eq!((p.wave, p.words, p.keeps_lanes()), (64, 2, false));
-        static MASKED: [Op; 1] = [Op::new(0, 16, [Src::Null, Src::Null, Src::Null]).exec(Exec::Pattern(1))];
+        static MASKED: [Op; 1] =
+            [Op::new(0, 16, [Src::Null, Src::Null, Src::Null]).exec(Exec::Pattern(1))];
         assert!(Program::new(32, &MASKED).keeps_lanes());
-        static DPP8_WAVE: [Op; 1] =
-            [Op::new(0, 16, [Src::V(2, A), Src::V(3, B), Src::V(4, C)]).exec(Exec::Wave).dpp(Dpp::Lane8 { sel: [0; 8], fi: false })];
-        assert!(!Program::new(32, &DPP8_WAVE).keeps_lanes(), "DPP8 always writes its lane");
-        static DPP16_WAVE: [Op; 1] = [Op::new(0, 16, [Src::V(2, A), Src::V(3, B), Src::V(4, C)]).exec(Exec::Wave).dpp(row(ROW_MIRROR, true, false))];
-        assert!(Program::new(32, &DPP16_WAVE).keeps_lanes(), "a DPP16 row or bank mask may leave a lane");
+        static DPP8_WAVE: [Op; 1] = [Op::new(0, 16, [Src::V(2, A), Src::V(3, B), Src::V(4, C)])
+            .exec(Exec::Wave)
+            .dpp(Dpp::Lane8 {
+                sel: [0; 8],
+                fi: false,
+            })];
+        assert!(
+            !Program::new(32, &DPP8_WAVE).keeps_lanes(),
+            "DPP8 always writes its lane"
+        );
+        static DPP16_WAVE: [Op; 1] = [Op::new(0, 16, [Src::V(2, A), Src::V(3, B), Src::V(4, C)])
+            .exec(Exec::Wave)
+            .dpp(row(ROW_MIRROR, true, false))];
+        assert!(
+            Program::new(32, &DPP16_WAVE).keeps_lanes(),
+            "a DPP16 row or bank mask may leave a lane"
+        );
     }
 }

@@ -85,7 +85,13 @@ pub struct BitField {
 }
 
 const fn field(word: Word, name: &'static str, shift: u32, width: u32, rule: Rule) -> BitField {
-    BitField { word, name, shift, width, rule }
+    BitField {
+        word,
+        name,
+        shift,
+        width,
+        rule,
+    }
 }
 
 impl BitField {
@@ -103,9 +109,11 @@ use Rule::{Any, Zero};
 use Word::{CodeProperties as Cp, KernargPreload as Kp, Rsrc1 as R1, Rsrc2 as R2, Rsrc3 as R3};
 
 // COMPUTE_PGM_RSRC1, gfx10/gfx11 layout.
-pub const GRANULATED_WORKITEM_VGPR_COUNT: BitField = field(R1, "GRANULATED_WORKITEM_VGPR_COUNT", 0, 6, Any);
+pub const GRANULATED_WORKITEM_VGPR_COUNT: BitField =
+    field(R1, "GRANULATED_WORKITEM_VGPR_COUNT", 0, 6, Any);
 /// gfx10+ allocate SGPRs statically: the field must be 0.
-pub const GRANULATED_WAVEFRONT_SGPR_COUNT: BitField = field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Zero);
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT: BitField =
+    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Zero);
 pub const PRIORITY: BitField = field(R1, "PRIORITY", 10, 2, Zero);
 pub const FLOAT_ROUND_MODE_32: BitField = field(R1, "FLOAT_ROUND_MODE_32", 12, 2, Any);
 pub const FLOAT_ROUND_MODE_16_64: BitField = field(R1, "FLOAT_ROUND_MODE_16_64", 14, 2, Any);
@@ -154,21 +162,40 @@ pub const ENABLE_TRAP_HANDLER: BitField = field(R2, "ENABLE_TRAP_HANDLER", 6, 1,
 pub const ENABLE_SGPR_WORKGROUP_ID_X: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_ID_X", 7, 1, Any);
 pub const ENABLE_SGPR_WORKGROUP_ID_Y: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_ID_Y", 8, 1, Any);
 pub const ENABLE_SGPR_WORKGROUP_ID_Z: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_ID_Z", 9, 1, Any);
-pub const ENABLE_SGPR_WORKGROUP_INFO: BitField = field(R2, "ENABLE_SGPR_WORKGROUP_INFO", 10, 1, Any);
+pub const ENABLE_SGPR_WORKGROUP_INFO: BitField =
+    field(R2, "ENABLE_SGPR_WORKGROUP_INFO", 10, 1, Any);
 pub const ENABLE_VGPR_WORKITEM_ID: BitField = field(R2, "ENABLE_VGPR_WORKITEM_ID", 11, 2, Any);
 /// Set by the command processor (debugger), not by the code object.
-pub const ENABLE_EXCEPTION_ADDRESS_WATCH: BitField = field(R2, "ENABLE_EXCEPTION_ADDRESS_WATCH", 13, 1, Zero);
+pub const ENABLE_EXCEPTION_ADDRESS_WATCH: BitField =
+    field(R2, "ENABLE_EXCEPTION_ADDRESS_WATCH", 13, 1, Zero);
 /// Set by the command processor (debugger), not by the code object.
 pub const ENABLE_EXCEPTION_MEMORY: BitField = field(R2, "ENABLE_EXCEPTION_MEMORY", 14, 1, Zero);
 /// The command processor derives LDS size from group_segment_fixed_size.
 pub const GRANULATED_LDS_SIZE: BitField = field(R2, "GRANULATED_LDS_SIZE", 15, 9, Zero);
-pub const EXCEPTION_FP_INVALID_OP: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION", 24, 1, Any);
-pub const EXCEPTION_FP_DENORMAL_SOURCE: BitField = field(R2, "ENABLE_EXCEPTION_FP_DENORMAL_SOURCE", 25, 1, Any);
-pub const EXCEPTION_FP_DIV_ZERO: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO", 26, 1, Any);
-pub const EXCEPTION_FP_OVERFLOW: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW", 27, 1, Any);
-pub const EXCEPTION_FP_UNDERFLOW: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW", 28, 1, Any);
-pub const EXCEPTION_FP_INEXACT: BitField = field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INEXACT", 29, 1, Any);
-pub const EXCEPTION_INT_DIV_ZERO: BitField = field(R2, "ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO", 30, 1, Any);
+pub const EXCEPTION_FP_INVALID_OP: BitField = field(
+    R2,
+    "ENABLE_EXCEPTION_IEEE_754_FP_INVALID_OPERATION",
+    24,
+    1,
+    Any,
+);
+pub const EXCEPTION_FP_DENORMAL_SOURCE: BitField =
+    field(R2, "ENABLE_EXCEPTION_FP_DENORMAL_SOURCE", 25, 1, Any);
+pub const EXCEPTION_FP_DIV_ZERO: BitField = field(
+    R2,
+    "ENABLE_EXCEPTION_IEEE_754_FP_DIVISION_BY_ZERO",
+    26,
+    1,
+    Any,
+);
+pub const EXCEPTION_FP_OVERFLOW: BitField =
+    field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_OVERFLOW", 27, 1, Any);
+pub const EXCEPTION_FP_UNDERFLOW: BitField =
+    field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_UNDERFLOW", 28, 1, Any);
+pub const EXCEPTION_FP_INEXACT: BitField =
+    field(R2, "ENABLE_EXCEPTION_IEEE_754_FP_INEXACT", 29, 1, Any);
+pub const EXCEPTION_INT_DIV_ZERO: BitField =
+    field(R2, "ENABLE_EXCEPTION_INT_DIVIDE_BY_ZERO", 30, 1, Any);
 pub const RSRC2_RESERVED0: BitField = field(R2, "COMPUTE_PGM_RSRC2 RESERVED0", 31, 1, Zero);
 
 /// Every COMPUTE_PGM_RSRC2 field, bit 0 up (they cover all 32 bits).
@@ -221,7 +248,8 @@ pub const RSRC3: &[BitField] = &[
 /// gfx12: workgroup round-robin scheduling (`.amdhsa_round_robin_scheduling`).
 pub const ENABLE_WG_RR_EN: BitField = field(R1, "ENABLE_WG_RR_EN", 21, 1, Any);
 /// gfx12: reserved in LLVM 19 (later LLVM names it DISABLE_PERF, written as 0).
-pub const RSRC1_GFX12_RESERVED1: BitField = field(R1, "COMPUTE_PGM_RSRC1 RESERVED1 (gfx12)", 23, 1, Zero);
+pub const RSRC1_GFX12_RESERVED1: BitField =
+    field(R1, "COMPUTE_PGM_RSRC1 RESERVED1 (gfx12)", 23, 1, Zero);
 
 /// Every COMPUTE_PGM_RSRC1 field of gfx12, bit 0 up.
 pub const RSRC1_GFX12: &[BitField] = &[
@@ -247,29 +275,42 @@ pub const RSRC1_GFX12: &[BitField] = &[
 
 // COMPUTE_PGM_RSRC3, gfx12 layout (AMDHSAKernelDescriptor.h `_GFX12_PLUS`):
 // no shared VGPRs and no trap-on-start/end; a wider instruction prefetch size.
-pub const RSRC3_GFX12_RESERVED0: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED0 (gfx12)", 0, 4, Zero);
+pub const RSRC3_GFX12_RESERVED0: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED0 (gfx12)", 0, 4, Zero);
 pub const INST_PREF_SIZE_GFX12: BitField = field(R3, "INST_PREF_SIZE", 4, 8, Any);
 pub const GLG_EN: BitField = field(R3, "GLG_EN", 13, 1, Any);
 
 /// Every COMPUTE_PGM_RSRC3 field of gfx12, bit 0 up (they cover all 32 bits).
-pub const RSRC3_GFX12: &[BitField] =
-    &[RSRC3_GFX12_RESERVED0, INST_PREF_SIZE_GFX12, RSRC3_RESERVED2, GLG_EN, RSRC3_RESERVED4, IMAGE_OP];
+pub const RSRC3_GFX12: &[BitField] = &[
+    RSRC3_GFX12_RESERVED0,
+    INST_PREF_SIZE_GFX12,
+    RSRC3_RESERVED2,
+    GLG_EN,
+    RSRC3_RESERVED4,
+    IMAGE_OP,
+];
 
 // KERNEL_CODE_PROPERTIES. The six user SGPR enables are, in this bit order,
 // also the order their SGPRs are packed from s0.
 /// Not on gfx11 (architected flat scratch): LLVM refuses the directive there.
-pub const ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER: BitField = field(Cp, "ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", 0, 1, Any);
+pub const ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER: BitField =
+    field(Cp, "ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", 0, 1, Any);
 pub const ENABLE_SGPR_DISPATCH_PTR: BitField = field(Cp, "ENABLE_SGPR_DISPATCH_PTR", 1, 1, Any);
 pub const ENABLE_SGPR_QUEUE_PTR: BitField = field(Cp, "ENABLE_SGPR_QUEUE_PTR", 2, 1, Any);
-pub const ENABLE_SGPR_KERNARG_SEGMENT_PTR: BitField = field(Cp, "ENABLE_SGPR_KERNARG_SEGMENT_PTR", 3, 1, Any);
+pub const ENABLE_SGPR_KERNARG_SEGMENT_PTR: BitField =
+    field(Cp, "ENABLE_SGPR_KERNARG_SEGMENT_PTR", 3, 1, Any);
 pub const ENABLE_SGPR_DISPATCH_ID: BitField = field(Cp, "ENABLE_SGPR_DISPATCH_ID", 4, 1, Any);
 /// Not on gfx11 (architected flat scratch): LLVM refuses the directive there.
-pub const ENABLE_SGPR_FLAT_SCRATCH_INIT: BitField = field(Cp, "ENABLE_SGPR_FLAT_SCRATCH_INIT", 5, 1, Any);
-pub const ENABLE_SGPR_PRIVATE_SEGMENT_SIZE: BitField = field(Cp, "ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", 6, 1, Any);
-pub const CODE_PROPERTIES_RESERVED0: BitField = field(Cp, "KERNEL_CODE_PROPERTIES RESERVED0", 7, 3, Zero);
+pub const ENABLE_SGPR_FLAT_SCRATCH_INIT: BitField =
+    field(Cp, "ENABLE_SGPR_FLAT_SCRATCH_INIT", 5, 1, Any);
+pub const ENABLE_SGPR_PRIVATE_SEGMENT_SIZE: BitField =
+    field(Cp, "ENABLE_SGPR_PRIVATE_SEGMENT_SIZE", 6, 1, Any);
+pub const CODE_PROPERTIES_RESERVED0: BitField =
+    field(Cp, "KERNEL_CODE_PROPERTIES RESERVED0", 7, 3, Zero);
 pub const ENABLE_WAVEFRONT_SIZE32: BitField = field(Cp, "ENABLE_WAVEFRONT_SIZE32", 10, 1, Any);
 pub const USES_DYNAMIC_STACK: BitField = field(Cp, "USES_DYNAMIC_STACK", 11, 1, Any);
-pub const CODE_PROPERTIES_RESERVED1: BitField = field(Cp, "KERNEL_CODE_PROPERTIES RESERVED1", 12, 4, Zero);
+pub const CODE_PROPERTIES_RESERVED1: BitField =
+    field(Cp, "KERNEL_CODE_PROPERTIES RESERVED1", 12, 4, Zero);
 
 /// Every KERNEL_CODE_PROPERTIES field, bit 0 up (they cover all 16 bits).
 pub const CODE_PROPERTIES: &[BitField] = &[
@@ -382,11 +423,20 @@ impl KernelDescriptor {
     }
     /// The user SGPRs the code-properties enables need, in SGPRs.
     pub fn enabled_user_sgprs(&self) -> u32 {
-        USER_SGPR_ENABLES.iter().filter(|(f, _)| self.flag(*f)).map(|(_, n)| n).sum()
+        USER_SGPR_ENABLES
+            .iter()
+            .filter(|(f, _)| self.flag(*f))
+            .map(|(_, n)| n)
+            .sum()
     }
     /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_ID_{X,Y,Z}.
     pub fn workgroup_id_enabled(&self) -> [bool; 3] {
-        [ENABLE_SGPR_WORKGROUP_ID_X, ENABLE_SGPR_WORKGROUP_ID_Y, ENABLE_SGPR_WORKGROUP_ID_Z].map(|f| self.flag(f))
+        [
+            ENABLE_SGPR_WORKGROUP_ID_X,
+            ENABLE_SGPR_WORKGROUP_ID_Y,
+            ENABLE_SGPR_WORKGROUP_ID_Z,
+        ]
+        .map(|f| self.flag(f))
     }
     /// COMPUTE_PGM_RSRC2.ENABLE_SGPR_WORKGROUP_INFO.
     pub fn workgroup_info_enabled(&self) -> bool {
@@ -495,11 +545,24 @@ impl KernelDescriptor {
     /// gfx11 and gfx12 (`generation`), whose rsrc1/rsrc3 layouts are given:
     /// both have architected flat scratch, no kernarg preload and the same
     /// user SGPR and VGPR limits.
-    fn validate_rdna3_4(&self, generation: &str, rsrc1: &[BitField], rsrc3: &[BitField]) -> Result<(), DescriptorError> {
-        for f in rsrc1.iter().chain(RSRC2).chain(rsrc3).filter(|f| f.rule == Rule::Zero) {
+    fn validate_rdna3_4(
+        &self,
+        generation: &str,
+        rsrc1: &[BitField],
+        rsrc3: &[BitField],
+    ) -> Result<(), DescriptorError> {
+        for f in rsrc1
+            .iter()
+            .chain(RSRC2)
+            .chain(rsrc3)
+            .filter(|f| f.rule == Rule::Zero)
+        {
             check_zero(self, *f)?;
         }
-        for f in [ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER, ENABLE_SGPR_FLAT_SCRATCH_INIT] {
+        for f in [
+            ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+            ENABLE_SGPR_FLAT_SCRATCH_INIT,
+        ] {
             if self.flag(f) {
                 return Err(DescriptorError(format!(
                     "{} is set, but {generation} has architected flat scratch and no such user SGPRs",
@@ -573,9 +636,22 @@ mod tests {
     /// against gfx11's: the same word can be valid on one and refused on the other.
     #[test]
     fn gfx12_fields_follow_the_gfx12_layout() {
-        let base = KernelDescriptor { code_properties: 1 << 3, rsrc2: 2 << 1, ..Default::default() };
-        let with = |rsrc1: u32, rsrc3: u32| KernelDescriptor { rsrc1, rsrc3, ..base };
-        let verdict = |kd: KernelDescriptor| (kd.validate("gfx1100").is_ok(), kd.validate("gfx1201").is_ok());
+        let base = KernelDescriptor {
+            code_properties: 1 << 3,
+            rsrc2: 2 << 1,
+            ..Default::default()
+        };
+        let with = |rsrc1: u32, rsrc3: u32| KernelDescriptor {
+            rsrc1,
+            rsrc3,
+            ..base
+        };
+        let verdict = |kd: KernelDescriptor| {
+            (
+                kd.validate("gfx1100").is_ok(),
+                kd.validate("gfx1201").is_ok(),
+            )
+        };
         assert_eq!(verdict(base), (true, true));
         // rsrc3 bits 3:0: shared VGPRs on gfx11 (wave64), reserved on gfx12.
         let err = with(0, 1).validate("gfx1201").unwrap_err().to_string();
@@ -589,16 +665,30 @@ mod tests {
         assert_eq!(verdict(with(1 << 23, 0)), (true, false));
         assert_eq!(verdict(with(1 << 21, 0)), (true, true));
         // The rules both share: flat scratch init does not exist on either.
-        let scratch = KernelDescriptor { code_properties: 1 << 3 | 1 << 5, rsrc2: 4 << 1, ..Default::default() };
-        assert!(scratch.validate("gfx1201").unwrap_err().to_string().contains("gfx12 has architected flat scratch"));
+        let scratch = KernelDescriptor {
+            code_properties: 1 << 3 | 1 << 5,
+            rsrc2: 4 << 1,
+            ..Default::default()
+        };
+        assert!(scratch
+            .validate("gfx1201")
+            .unwrap_err()
+            .to_string()
+            .contains("gfx12 has architected flat scratch"));
     }
 
     /// The tables cover each word exactly once, with no overlap or gap.
     #[test]
     fn tables_cover_every_bit_once() {
-        for (fields, bits) in
-            [(RSRC1, 32), (RSRC1_GFX12, 32), (RSRC2, 32), (RSRC3, 32), (RSRC3_GFX12, 32), (CODE_PROPERTIES, 16), (KERNARG_PRELOAD, 16)]
-        {
+        for (fields, bits) in [
+            (RSRC1, 32),
+            (RSRC1_GFX12, 32),
+            (RSRC2, 32),
+            (RSRC3, 32),
+            (RSRC3_GFX12, 32),
+            (CODE_PROPERTIES, 16),
+            (KERNARG_PRELOAD, 16),
+        ] {
             let mut seen = 0u64;
             for f in fields {
                 let m = u64::from(f.mask());
@@ -622,7 +712,11 @@ mod tests {
 
     fn good() -> KernelDescriptor {
         // kernarg ptr, wg id x, wave32, USER_SGPR_COUNT 2: the xad_basic shape.
-        KernelDescriptor { rsrc2: (2 << 1) | (1 << 7), code_properties: (1 << 3) | (1 << 10), ..Default::default() }
+        KernelDescriptor {
+            rsrc2: (2 << 1) | (1 << 7),
+            code_properties: (1 << 3) | (1 << 10),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -630,15 +724,24 @@ mod tests {
         assert_eq!(good().validate("gfx1100"), Ok(()));
         let cases: [(&str, Edit); 11] = [
             ("reserved1 byte at offset 30", |k| k.reserved1[6] = 1),
-            ("KERNEL_CODE_PROPERTIES RESERVED0", |k| k.code_properties |= 1 << 8),
+            ("KERNEL_CODE_PROPERTIES RESERVED0", |k| {
+                k.code_properties |= 1 << 8
+            }),
             ("PRIORITY", |k| k.rsrc1 |= 1 << 10),
             ("COMPUTE_PGM_RSRC2 RESERVED0", |k| k.rsrc2 |= 1 << 31),
             ("COMPUTE_PGM_RSRC3 RESERVED4", |k| k.rsrc3 |= 1 << 20),
-            ("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", |k| k.code_properties |= 1),
+            ("ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", |k| {
+                k.code_properties |= 1
+            }),
             ("kernarg_preload", |k| k.kernarg_preload = 1),
-            ("USER_SGPR_COUNT is 2, but the enabled user SGPRs need 4", |k| k.code_properties |= 1 << 1),
+            (
+                "USER_SGPR_COUNT is 2, but the enabled user SGPRs need 4",
+                |k| k.code_properties |= 1 << 1,
+            ),
             ("ENABLE_VGPR_WORKITEM_ID is 3", |k| k.rsrc2 |= 3 << 11),
-            ("USER_SGPR_COUNT is 17", |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1),
+            ("USER_SGPR_COUNT is 17", |k| {
+                k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1
+            }),
             ("SHARED_VGPR_COUNT is 1", |k| k.rsrc3 |= 1),
         ];
         for (want, mutate) in cases {

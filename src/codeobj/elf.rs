@@ -104,18 +104,26 @@ struct Bytes<'a>(&'a [u8]);
 
 impl<'a> Bytes<'a> {
     fn u16(self, at: usize) -> u16 {
-        self.0.get(at..at + 2).map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
+        self.0
+            .get(at..at + 2)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
     }
     fn u32(self, at: usize) -> u32 {
-        self.0.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.0
+            .get(at..at + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
     fn u64(self, at: usize) -> u64 {
-        self.0.get(at..at + 8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_le_bytes)
+        self.0
+            .get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
     }
     /// `len` bytes at file offset `offset`, or `None` if any of them is past the end.
     fn range(self, offset: u64, len: u64) -> Option<&'a [u8]> {
         let end = offset.checked_add(len)?;
-        self.0.get(usize::try_from(offset).ok()?..usize::try_from(end).ok()?)
+        self.0
+            .get(usize::try_from(offset).ok()?..usize::try_from(end).ok()?)
     }
 }
 
@@ -124,21 +132,40 @@ impl<'a> Bytes<'a> {
 /// symbol lies inside `bytes`.
 pub fn validate(bytes: &[u8]) -> Result<ElfFacts, CodeObjectError> {
     if bytes.len() as u64 > MAX_CODE_OBJECT_BYTES {
-        return Err(CodeObjectError::TooLarge { bytes: bytes.len() as u64, limit: MAX_CODE_OBJECT_BYTES });
+        return Err(CodeObjectError::TooLarge {
+            bytes: bytes.len() as u64,
+            limit: MAX_CODE_OBJECT_BYTES,
+        });
     }
     let file = Bytes(bytes);
     let facts = header(file)?;
     let phnum = usize::from(file.u16(56));
     let shnum = usize::from(file.u16(60));
-    let phdrs = table(file, file.u64(32), phnum, file.u16(54), PHDR_SIZE, "program header")?;
-    let shdrs = table(file, file.u64(40), shnum, file.u16(58), SHDR_SIZE, "section header")?;
+    let phdrs = table(
+        file,
+        file.u64(32),
+        phnum,
+        file.u16(54),
+        PHDR_SIZE,
+        "program header",
+    )?;
+    let shdrs = table(
+        file,
+        file.u64(40),
+        shnum,
+        file.u16(58),
+        SHDR_SIZE,
+        "section header",
+    )?;
     for (i, ph) in phdrs.chunks_exact(PHDR_SIZE).enumerate() {
         segment(file, i, Bytes(ph))?;
     }
     let sections: Vec<Bytes<'_>> = shdrs.chunks_exact(SHDR_SIZE).map(Bytes).collect();
     let shstrndx = usize::from(file.u16(62));
     if shnum == 0 && shstrndx != 0 || shnum > 0 && shstrndx >= shnum {
-        return Err(malformed(format!("section name table index {shstrndx} is not one of the {shnum} sections")));
+        return Err(malformed(format!(
+            "section name table index {shstrndx} is not one of the {shnum} sections"
+        )));
     }
     if let Some(names) = sections.get(shstrndx) {
         // Checked before any name is looked up in it, so the error names it.
@@ -159,7 +186,10 @@ pub fn validate(bytes: &[u8]) -> Result<ElfFacts, CodeObjectError> {
 fn header(file: Bytes<'_>) -> Result<ElfFacts, CodeObjectError> {
     let ident = file.0.get(..16).filter(|_| file.0.len() >= EHDR_SIZE);
     let Some(ident) = ident.filter(|i| i[..4] == *b"\x7fELF") else {
-        return Err(CodeObjectError::NotAmdgpu(format!("not an ELF file ({} bytes, no ELF header)", file.0.len())));
+        return Err(CodeObjectError::NotAmdgpu(format!(
+            "not an ELF file ({} bytes, no ELF header)",
+            file.0.len()
+        )));
     };
     if ident[4] != 2 || ident[5] != 1 || ident[6] != 1 {
         return Err(CodeObjectError::NotAmdgpu(format!(
@@ -168,7 +198,10 @@ fn header(file: Bytes<'_>) -> Result<ElfFacts, CodeObjectError> {
         )));
     }
     if file.u16(18) != EM_AMDGPU {
-        return Err(CodeObjectError::NotAmdgpu(format!("ELF machine is {}, not AMDGPU ({EM_AMDGPU})", file.u16(18))));
+        return Err(CodeObjectError::NotAmdgpu(format!(
+            "ELF machine is {}, not AMDGPU ({EM_AMDGPU})",
+            file.u16(18)
+        )));
     }
     if ident[7] != ELFOSABI_AMDGPU_HSA {
         return Err(CodeObjectError::NotAmdgpu(format!(
@@ -193,12 +226,22 @@ fn header(file: Bytes<'_>) -> Result<ElfFacts, CodeObjectError> {
         )));
     }
     if usize::from(file.u16(52)) != EHDR_SIZE {
-        return Err(malformed(format!("ELF header size is {}, not {EHDR_SIZE}", file.u16(52))));
+        return Err(malformed(format!(
+            "ELF header size is {}, not {EHDR_SIZE}",
+            file.u16(52)
+        )));
     }
     let flags = file.u32(48);
-    let reserved = if code_object_version >= 6 { 0x00ff_f000 } else { 0xffff_f000 };
+    let reserved = if code_object_version >= 6 {
+        0x00ff_f000
+    } else {
+        0xffff_f000
+    };
     if flags & reserved != 0 {
-        return Err(malformed(format!("ELF flags 0x{flags:08x} set reserved bits 0x{:08x}", flags & reserved)));
+        return Err(malformed(format!(
+            "ELF flags 0x{flags:08x} set reserved bits 0x{:08x}",
+            flags & reserved
+        )));
     }
     Ok(ElfFacts {
         code_object_version,
@@ -224,15 +267,25 @@ fn table<'a>(
         return if offset == 0 {
             Ok(&[])
         } else {
-            Err(malformed(format!("{what} table at {offset} has zero entries")))
+            Err(malformed(format!(
+                "{what} table at {offset} has zero entries"
+            )))
         };
     }
-    let limit = if what == "program header" { MAX_PROGRAM_HEADERS } else { MAX_SECTIONS };
+    let limit = if what == "program header" {
+        MAX_PROGRAM_HEADERS
+    } else {
+        MAX_SECTIONS
+    };
     if count > limit {
-        return Err(malformed(format!("{count} {what}s; at most {limit} are accepted")));
+        return Err(malformed(format!(
+            "{count} {what}s; at most {limit} are accepted"
+        )));
     }
     if usize::from(entry_size) != expected {
-        return Err(malformed(format!("{what} entry size is {entry_size}, not {expected}")));
+        return Err(malformed(format!(
+            "{what} entry size is {entry_size}, not {expected}"
+        )));
     }
     file.range(offset, (count * expected) as u64).ok_or_else(|| {
         malformed(format!(
@@ -245,7 +298,8 @@ fn table<'a>(
 /// One program header: its file bytes inside the file, its memory image no
 /// smaller than them, its addresses free of overflow, its notes well formed.
 fn segment(file: Bytes<'_>, index: usize, ph: Bytes<'_>) -> Result<(), CodeObjectError> {
-    let (kind, offset, vaddr, filesz, memsz) = (ph.u32(0), ph.u64(8), ph.u64(16), ph.u64(32), ph.u64(40));
+    let (kind, offset, vaddr, filesz, memsz) =
+        (ph.u32(0), ph.u64(8), ph.u64(16), ph.u64(32), ph.u64(40));
     let data = file.range(offset, filesz).ok_or_else(|| {
         malformed(format!(
             "program header {index} (type {kind}) covers file bytes {offset}+{filesz}, past the end of the {}-byte file",
@@ -253,10 +307,14 @@ fn segment(file: Bytes<'_>, index: usize, ph: Bytes<'_>) -> Result<(), CodeObjec
         ))
     })?;
     if kind == PT_LOAD && filesz > memsz {
-        return Err(malformed(format!("program header {index}: file size {filesz} exceeds memory size {memsz}")));
+        return Err(malformed(format!(
+            "program header {index}: file size {filesz} exceeds memory size {memsz}"
+        )));
     }
     if vaddr.checked_add(memsz).is_none() {
-        return Err(malformed(format!("program header {index}: address 0x{vaddr:x} + size {memsz} overflows")));
+        return Err(malformed(format!(
+            "program header {index}: address 0x{vaddr:x} + size {memsz} overflows"
+        )));
     }
     if kind == PT_NOTE {
         notes(data).map_err(|e| malformed(format!("program header {index}: {e}")))?;
@@ -274,29 +332,55 @@ fn section(
     sh: Bytes<'_>,
     shstrndx: usize,
 ) -> Result<(), CodeObjectError> {
-    let (name, kind, addr, offset, size, link) = (sh.u32(0), sh.u32(4), sh.u64(16), sh.u64(24), sh.u64(32), sh.u32(40));
+    let (name, kind, addr, offset, size, link) = (
+        sh.u32(0),
+        sh.u32(4),
+        sh.u64(16),
+        sh.u64(24),
+        sh.u64(32),
+        sh.u32(40),
+    );
     if index == 0 {
         // SHN_UNDEF's header: all zero in an ordinary file.
-        return if sh.0.iter().all(|&b| b == 0) { Ok(()) } else { Err(malformed("section header 0 is not empty")) };
+        return if sh.0.iter().all(|&b| b == 0) {
+            Ok(())
+        } else {
+            Err(malformed("section header 0 is not empty"))
+        };
     }
-    let names = sections.get(shstrndx).copied().ok_or_else(|| malformed("no section name table"))?;
-    let label = string_at(file, names, name)
-        .ok_or_else(|| malformed(format!("section {index}: name offset {name} is outside the section name table")))?;
+    let names = sections
+        .get(shstrndx)
+        .copied()
+        .ok_or_else(|| malformed("no section name table"))?;
+    let label = string_at(file, names, name).ok_or_else(|| {
+        malformed(format!(
+            "section {index}: name offset {name} is outside the section name table"
+        ))
+    })?;
     let label = format!("section {index} ({label})");
     if addr.checked_add(size).is_none() {
-        return Err(malformed(format!("{label}: address 0x{addr:x} + size {size} overflows")));
+        return Err(malformed(format!(
+            "{label}: address 0x{addr:x} + size {size} overflows"
+        )));
     }
     if kind == SHT_NOBITS {
         return Ok(());
     }
     let data = file.range(offset, size).ok_or_else(|| {
-        malformed(format!("{label} covers file bytes {offset}+{size}, past the end of the {}-byte file", file.0.len()))
+        malformed(format!(
+            "{label} covers file bytes {offset}+{size}, past the end of the {}-byte file",
+            file.0.len()
+        ))
     })?;
     if link as usize >= sections.len() {
-        return Err(malformed(format!("{label} links to section {link}, which does not exist")));
+        return Err(malformed(format!(
+            "{label} links to section {link}, which does not exist"
+        )));
     }
     match kind {
-        SHT_SYMTAB | SHT_DYNSYM => symbols(file, sections, sh, data).map_err(|e| malformed(format!("{label}: {e}"))),
+        SHT_SYMTAB | SHT_DYNSYM => {
+            symbols(file, sections, sh, data).map_err(|e| malformed(format!("{label}: {e}")))
+        }
         SHT_NOTE => notes(data).map_err(|e| malformed(format!("{label}: {e}"))),
         SHT_HASH => hash(data).map_err(|e| malformed(format!("{label}: {e}"))),
         _ => Ok(()),
@@ -316,19 +400,37 @@ fn string_at<'a>(file: Bytes<'a>, table: Bytes<'_>, offset: u32) -> Option<&'a s
 
 /// Every symbol's name inside the linked string table and its section index
 /// a real section (or a special index).
-fn symbols(file: Bytes<'_>, sections: &[Bytes<'_>], sh: Bytes<'_>, data: &[u8]) -> Result<(), String> {
+fn symbols(
+    file: Bytes<'_>,
+    sections: &[Bytes<'_>],
+    sh: Bytes<'_>,
+    data: &[u8],
+) -> Result<(), String> {
     if sh.u64(56) != SYM_SIZE || data.len() as u64 % SYM_SIZE != 0 {
-        return Err(format!("entry size {} and size {} are not whole {SYM_SIZE}-byte symbols", sh.u64(56), data.len()));
+        return Err(format!(
+            "entry size {} and size {} are not whole {SYM_SIZE}-byte symbols",
+            sh.u64(56),
+            data.len()
+        ));
     }
     let link = sh.u32(40);
-    let strings = sections.get(link as usize).copied().filter(|s| s.u32(4) == SHT_STRTAB);
-    let strings = strings.ok_or_else(|| format!("links to section {link}, which is not a string table"))?;
+    let strings = sections
+        .get(link as usize)
+        .copied()
+        .filter(|s| s.u32(4) == SHT_STRTAB);
+    let strings =
+        strings.ok_or_else(|| format!("links to section {link}, which is not a string table"))?;
     if file.range(strings.u64(24), strings.u64(32)).is_none() {
-        return Err(format!("links to section {link}, a string table that runs past the end of the file"));
+        return Err(format!(
+            "links to section {link}, a string table that runs past the end of the file"
+        ));
     }
     for (i, sym) in data.chunks_exact(SYM_SIZE as usize).map(Bytes).enumerate() {
         if string_at(file, strings, sym.u32(0)).is_none() {
-            return Err(format!("symbol {i}: name offset {} is outside its string table", sym.u32(0)));
+            return Err(format!(
+                "symbol {i}: name offset {} is outside its string table",
+                sym.u32(0)
+            ));
         }
         let shndx = sym.u16(6);
         if shndx < SHN_LORESERVE && usize::from(shndx) >= sections.len() {
@@ -345,7 +447,10 @@ fn notes(data: &[u8]) -> Result<(), String> {
     while at < data.len() {
         let head = Bytes(&data[at..]);
         if data.len() - at < 12 {
-            return Err(format!("note at {at} is cut short ({} bytes left, a header is 12)", data.len() - at));
+            return Err(format!(
+                "note at {at} is cut short ({} bytes left, a header is 12)",
+                data.len() - at
+            ));
         }
         let (namesz, descsz) = (u64::from(head.u32(0)), u64::from(head.u32(4)));
         let len = 12 + namesz.next_multiple_of(4) + descsz.next_multiple_of(4);
@@ -362,7 +467,10 @@ fn hash(data: &[u8]) -> Result<(), String> {
     let words = Bytes(data);
     let (buckets, chains) = (u64::from(words.u32(0)), u64::from(words.u32(4)));
     if data.len() < 8 || 8 + 4 * (buckets + chains) > data.len() as u64 {
-        return Err(format!("{buckets} buckets and {chains} chains do not fit in {} bytes", data.len()));
+        return Err(format!(
+            "{buckets} buckets and {chains} chains do not fit in {} bytes",
+            data.len()
+        ));
     }
     Ok(())
 }
@@ -372,7 +480,10 @@ mod tests {
     use super::*;
 
     fn basic() -> Vec<u8> {
-        crate::kernels::find("gfx1100", "xad_basic").expect("embedded").bytes.to_vec()
+        crate::kernels::find("gfx1100", "xad_basic")
+            .expect("embedded")
+            .bytes
+            .to_vec()
     }
 
     #[test]
@@ -380,8 +491,15 @@ mod tests {
         for k in crate::kernels::EMBEDDED {
             let facts = validate(k.bytes).unwrap_or_else(|e| panic!("{}: {e}", k.name));
             let cov = crate::toolchain::code_object_version(k.target);
-            let mach = super::super::known_mach(k.target).expect("every target's processor number is known");
-            assert_eq!((facts.code_object_version, facts.mach), (cov, mach), "{} for {}", k.name, k.target);
+            let mach = super::super::known_mach(k.target)
+                .expect("every target's processor number is known");
+            assert_eq!(
+                (facts.code_object_version, facts.mach),
+                (cov, mach),
+                "{} for {}",
+                k.name,
+                k.target
+            );
             assert_eq!(
                 (facts.xnack, facts.sramecc),
                 (FeatureBits::Unsupported, FeatureBits::Unsupported),
@@ -397,10 +515,15 @@ mod tests {
         let mut note = vec![7, 0, 0, 0, 4, 0, 0, 0, 32, 0, 0, 0];
         note.extend_from_slice(b"AMDGPU\0\0abcd");
         assert_eq!(notes(&note), Ok(()));
-        assert!(notes(&note[..note.len() - 1]).unwrap_err().contains("runs past"));
+        assert!(notes(&note[..note.len() - 1])
+            .unwrap_err()
+            .contains("runs past"));
         assert!(notes(&note[..5]).unwrap_err().contains("cut short"));
         note[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(notes(&note).unwrap_err().contains("runs past"), "no overflow on a huge descriptor size");
+        assert!(
+            notes(&note).unwrap_err().contains("runs past"),
+            "no overflow on a huge descriptor size"
+        );
     }
 
     #[test]
@@ -412,16 +535,25 @@ mod tests {
         let len = bytes.len() as u64 + 1;
         bytes[at..at + 8].copy_from_slice(&len.to_le_bytes());
         let e = validate(&bytes).unwrap_err().to_string();
-        assert!(e.contains("program header 1") && e.contains("past the end"), "{e}");
+        assert!(
+            e.contains("program header 1") && e.contains("past the end"),
+            "{e}"
+        );
     }
 
     #[test]
     fn reserved_flags_and_old_versions_are_refused() {
         let mut bytes = basic();
         bytes[49] |= 0x10; // e_flags bit 12
-        assert!(validate(&bytes).unwrap_err().to_string().contains("reserved bits"));
+        assert!(validate(&bytes)
+            .unwrap_err()
+            .to_string()
+            .contains("reserved bits"));
         let mut bytes = basic();
         bytes[8] = 1; // code object v3
-        assert!(matches!(validate(&bytes), Err(CodeObjectError::Unsupported(_))));
+        assert!(matches!(
+            validate(&bytes),
+            Err(CodeObjectError::Unsupported(_))
+        ));
     }
 }

@@ -16,12 +16,33 @@ pub enum ArgValue {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum KernargError {
-    #[error("kernel {kernel} takes {expected} explicit arguments ({names}); the harness has {given}")]
-    Count { kernel: String, expected: usize, given: usize, names: String },
+    #[error(
+        "kernel {kernel} takes {expected} explicit arguments ({names}); the harness has {given}"
+    )]
+    Count {
+        kernel: String,
+        expected: usize,
+        given: usize,
+        names: String,
+    },
     #[error("kernel {kernel} argument {index} ({name}) is {kind} of {size} bytes; the harness passes {given}")]
-    Mismatch { kernel: String, index: usize, name: String, kind: String, size: u32, given: &'static str },
+    Mismatch {
+        kernel: String,
+        index: usize,
+        name: String,
+        kind: String,
+        size: u32,
+        given: &'static str,
+    },
     #[error("kernel {kernel} argument {index} ({name}) at offset {offset}+{size} lies outside kernarg size {segment}")]
-    OutOfSegment { kernel: String, index: usize, name: String, offset: u32, size: u32, segment: u32 },
+    OutOfSegment {
+        kernel: String,
+        index: usize,
+        name: String,
+        offset: u32,
+        size: u32,
+        segment: u32,
+    },
 }
 
 /// Build the kernarg segment image for `meta` from `values`. The result is
@@ -44,8 +65,16 @@ pub fn build(meta: &KernelMeta, values: &[ArgValue]) -> Result<Vec<u8>, KernargE
     for (index, (arg, value)) in explicit.iter().zip(values).enumerate() {
         let name = arg.name.clone().unwrap_or_else(|| "?".into());
         let (bytes, given, kind_ok): (Vec<u8>, &'static str, bool) = match value {
-            ArgValue::Pointer(p) => (p.to_le_bytes().to_vec(), "a pointer", arg.value_kind == "global_buffer"),
-            ArgValue::U32(v) => (v.to_le_bytes().to_vec(), "a 32-bit value", arg.value_kind == "by_value"),
+            ArgValue::Pointer(p) => (
+                p.to_le_bytes().to_vec(),
+                "a pointer",
+                arg.value_kind == "global_buffer",
+            ),
+            ArgValue::U32(v) => (
+                v.to_le_bytes().to_vec(),
+                "a 32-bit value",
+                arg.value_kind == "by_value",
+            ),
         };
         if !kind_ok || arg.size as usize != bytes.len() {
             return Err(KernargError::Mismatch {

@@ -29,20 +29,43 @@ pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 /// Why a launch was refused before it ran. One line each.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
-    #[error("kernarg for {kernel} is {given} bytes; its metadata says .kernarg_segment_size {expected}")]
-    KernargSize { kernel: String, given: usize, expected: u32 },
+    #[error(
+        "kernarg for {kernel} is {given} bytes; its metadata says .kernarg_segment_size {expected}"
+    )]
+    KernargSize {
+        kernel: String,
+        given: usize,
+        expected: u32,
+    },
     #[error("kernarg for {kernel} is {given} bytes; the limit is {MAX_KERNARG_BYTES} bytes")]
     KernargTooLarge { kernel: String, given: usize },
     #[error("kernel {kernel}: its explicit arguments end at byte {end}, past .kernarg_segment_size {segment}")]
-    ExplicitPastSegment { kernel: String, end: u64, segment: u32 },
+    ExplicitPastSegment {
+        kernel: String,
+        end: u64,
+        segment: u32,
+    },
     #[error("dispatch of {kernel} has an empty dimension (grid {:?} blocks of {:?})", .dispatch.grid_blocks, .dispatch.block)]
     EmptyDimension { kernel: String, dispatch: Dispatch },
     #[error("workgroup {block:?} ({items} work-items) exceeds {kernel}'s .max_flat_workgroup_size {max}")]
-    OverMaxFlat { kernel: String, block: [u32; 3], items: u64, max: u32 },
+    OverMaxFlat {
+        kernel: String,
+        block: [u32; 3],
+        items: u64,
+        max: u32,
+    },
     #[error("workgroup {block:?} of {kernel} ({items} work-items) exceeds the hardware limit of {MAX_WORKGROUP_SIZE}")]
-    OverHardware { kernel: String, block: [u32; 3], items: u64 },
+    OverHardware {
+        kernel: String,
+        block: [u32; 3],
+        items: u64,
+    },
     #[error("workgroup {block:?} differs from {kernel}'s .reqd_workgroup_size {required:?}")]
-    ReqdMismatch { kernel: String, block: [u32; 3], required: [u32; 3] },
+    ReqdMismatch {
+        kernel: String,
+        block: [u32; 3],
+        required: [u32; 3],
+    },
     #[error("grid {:?} blocks of {:?} exceeds 2^32 work-items along axis {axis}", .dispatch.grid_blocks, .dispatch.block)]
     GridOverflow { dispatch: Dispatch, axis: usize },
 }
@@ -68,7 +91,13 @@ pub fn check(meta: &KernelMeta, kernarg: &[u8], dispatch: Dispatch) -> Result<()
             expected: meta.kernarg_segment_size,
         });
     }
-    let end = meta.args.iter().filter(|a| !a.is_hidden()).map(arg_end).max().unwrap_or(0);
+    let end = meta
+        .args
+        .iter()
+        .filter(|a| !a.is_hidden())
+        .map(arg_end)
+        .max()
+        .unwrap_or(0);
     if end > kernarg.len() as u64 {
         return Err(LaunchError::ExplicitPastSegment {
             kernel: kernel.clone(),
@@ -88,9 +117,11 @@ pub fn check(meta: &KernelMeta, kernarg: &[u8], dispatch: Dispatch) -> Result<()
     }
     match meta.reqd_workgroup_size {
         // The runtime would silently launch with the required size instead.
-        Some(required) if required != dispatch.block => {
-            Err(LaunchError::ReqdMismatch { kernel: kernel.clone(), block: dispatch.block, required })
-        }
+        Some(required) if required != dispatch.block => Err(LaunchError::ReqdMismatch {
+            kernel: kernel.clone(),
+            block: dispatch.block,
+            required,
+        }),
         _ => Ok(()),
     }
 }
@@ -99,21 +130,39 @@ pub fn check(meta: &KernelMeta, kernarg: &[u8], dispatch: Dispatch) -> Result<()
 /// code object (the emulator's `load_code`): a kernarg image within
 /// [`MAX_KERNARG_BYTES`], no zero dimension, a workgroup within the
 /// hardware's limit, a grid within 2^32 work-items per axis.
-pub fn check_shape(kernel: &str, kernarg_len: usize, dispatch: Dispatch) -> Result<(), LaunchError> {
+pub fn check_shape(
+    kernel: &str,
+    kernarg_len: usize,
+    dispatch: Dispatch,
+) -> Result<(), LaunchError> {
     if kernarg_len > MAX_KERNARG_BYTES as usize {
-        return Err(LaunchError::KernargTooLarge { kernel: kernel.to_string(), given: kernarg_len });
+        return Err(LaunchError::KernargTooLarge {
+            kernel: kernel.to_string(),
+            given: kernarg_len,
+        });
     }
     if dispatch.grid_blocks.contains(&0) || dispatch.block.contains(&0) {
-        return Err(LaunchError::EmptyDimension { kernel: kernel.to_string(), dispatch });
+        return Err(LaunchError::EmptyDimension {
+            kernel: kernel.to_string(),
+            dispatch,
+        });
     }
     // Per axis first: the product below cannot overflow u64 anyway, but an
     // overflowing axis is the clearer message.
-    if let Some(axis) = (0..3).find(|&a| dispatch.grid_blocks[a].checked_mul(dispatch.block[a]).is_none()) {
+    if let Some(axis) = (0..3).find(|&a| {
+        dispatch.grid_blocks[a]
+            .checked_mul(dispatch.block[a])
+            .is_none()
+    }) {
         return Err(LaunchError::GridOverflow { dispatch, axis });
     }
     let items = workgroup_items(dispatch.block);
     if items > u64::from(MAX_WORKGROUP_SIZE) {
-        return Err(LaunchError::OverHardware { kernel: kernel.to_string(), block: dispatch.block, items });
+        return Err(LaunchError::OverHardware {
+            kernel: kernel.to_string(),
+            block: dispatch.block,
+            items,
+        });
     }
     Ok(())
 }
@@ -139,19 +188,47 @@ pub struct CaseAbi<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AbiError {
     #[error("kernel {kernel} is wave{kernel_wave} but case {case} is wave{case_wave}")]
-    WaveSize { kernel: String, case: String, kernel_wave: u32, case_wave: u32 },
-    #[error("kernel {kernel} takes {given} explicit arguments; case {case} passes {expected} ({abi})")]
-    Count { kernel: String, case: String, given: usize, expected: usize, abi: String },
+    WaveSize {
+        kernel: String,
+        case: String,
+        kernel_wave: u32,
+        case_wave: u32,
+    },
+    #[error(
+        "kernel {kernel} takes {given} explicit arguments; case {case} passes {expected} ({abi})"
+    )]
+    Count {
+        kernel: String,
+        case: String,
+        given: usize,
+        expected: usize,
+        abi: String,
+    },
     #[error("kernel {kernel} argument {index} is {found}; case {case} passes {wanted} there")]
-    Argument { kernel: String, case: String, index: usize, found: String, wanted: String },
+    Argument {
+        kernel: String,
+        case: String,
+        index: usize,
+        found: String,
+        wanted: String,
+    },
     #[error("kernel {kernel} argument {index} ({name}) at offset {offset} overlaps argument {other} or is not {size}-byte aligned")]
-    Placement { kernel: String, index: usize, name: String, offset: u32, size: u32, other: usize },
+    Placement {
+        kernel: String,
+        index: usize,
+        name: String,
+        offset: u32,
+        size: u32,
+        other: usize,
+    },
 }
 
 /// The case's explicit arguments as (name, value kind, size).
 fn abi_args(abi: &CaseAbi<'_>) -> Vec<(String, &'static str, u32)> {
-    let mut args: Vec<(String, &'static str, u32)> =
-        ["a", "b", "c", "out"].iter().map(|n| (n.to_string(), "global_buffer", 8)).collect();
+    let mut args: Vec<(String, &'static str, u32)> = ["a", "b", "c", "out"]
+        .iter()
+        .map(|n| (n.to_string(), "global_buffer", 8))
+        .collect();
     args.push(("count".into(), "by_value", 4));
     args.extend((0..abi.scalar_args).map(|k| (format!("s{k}"), "by_value", 4)));
     args
@@ -166,18 +243,43 @@ fn describe(name: &str, kind: &str, size: u32) -> String {
 pub fn check_case_abi(meta: &KernelMeta, abi: &CaseAbi<'_>) -> Result<(), AbiError> {
     let (kernel, case) = (meta.name.clone(), abi.case.to_string());
     if meta.wavefront_size != abi.wave_size {
-        return Err(AbiError::WaveSize { kernel, case, kernel_wave: meta.wavefront_size, case_wave: abi.wave_size });
+        return Err(AbiError::WaveSize {
+            kernel,
+            case,
+            kernel_wave: meta.wavefront_size,
+            case_wave: abi.wave_size,
+        });
     }
     let wanted = abi_args(abi);
     let explicit: Vec<&ArgMeta> = meta.args.iter().filter(|a| !a.is_hidden()).collect();
     if explicit.len() != wanted.len() {
-        let shown = wanted.iter().map(|(n, k, s)| describe(n, k, *s)).collect::<Vec<_>>().join(", ");
-        return Err(AbiError::Count { kernel, case, given: explicit.len(), expected: wanted.len(), abi: shown });
+        let shown = wanted
+            .iter()
+            .map(|(n, k, s)| describe(n, k, *s))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(AbiError::Count {
+            kernel,
+            case,
+            given: explicit.len(),
+            expected: wanted.len(),
+            abi: shown,
+        });
     }
     for (index, (arg, (name, kind, size))) in explicit.iter().zip(&wanted).enumerate() {
         if arg.value_kind != *kind || arg.size != *size {
-            let found = describe(arg.name.as_deref().unwrap_or("?"), &arg.value_kind, arg.size);
-            return Err(AbiError::Argument { kernel, case, index, found, wanted: describe(name, kind, *size) });
+            let found = describe(
+                arg.name.as_deref().unwrap_or("?"),
+                &arg.value_kind,
+                arg.size,
+            );
+            return Err(AbiError::Argument {
+                kernel,
+                case,
+                index,
+                found,
+                wanted: describe(name, kind, *size),
+            });
         }
         let clash = explicit[..index]
             .iter()
@@ -213,7 +315,12 @@ mod tests {
             reqd_workgroup_size: None,
             args: args
                 .iter()
-                .map(|&(n, offset, size, kind)| ArgMeta { name: Some(n.into()), offset, size, value_kind: kind.into() })
+                .map(|&(n, offset, size, kind)| ArgMeta {
+                    name: Some(n.into()),
+                    offset,
+                    size,
+                    value_kind: kind.into(),
+                })
                 .collect(),
         }
     }
@@ -225,49 +332,141 @@ mod tests {
         ("out", 24, 8, "global_buffer"),
         ("count", 32, 4, "by_value"),
     ];
-    const ABI: CaseAbi<'static> = CaseAbi { case: "basic", wave_size: 32, scalar_args: 0 };
+    const ABI: CaseAbi<'static> = CaseAbi {
+        case: "basic",
+        wave_size: 32,
+        scalar_args: 0,
+    };
 
     #[test]
     fn the_standard_layout_fits_and_others_do_not() {
         assert_eq!(check_case_abi(&meta(&BASIC), &ABI), Ok(()));
         let mut hidden = BASIC.to_vec();
         hidden.push(("", 36, 4, "hidden_block_count_x"));
-        assert_eq!(check_case_abi(&meta(&hidden), &ABI), Ok(()), "hidden arguments are the runtime's");
-        let wave64 = KernelMeta { wavefront_size: 64, ..meta(&BASIC) };
+        assert_eq!(
+            check_case_abi(&meta(&hidden), &ABI),
+            Ok(()),
+            "hidden arguments are the runtime's"
+        );
+        let wave64 = KernelMeta {
+            wavefront_size: 64,
+            ..meta(&BASIC)
+        };
         assert!(matches!(
             check_case_abi(&wave64, &ABI),
-            Err(AbiError::WaveSize { kernel_wave: 64, case_wave: 32, .. })
+            Err(AbiError::WaveSize {
+                kernel_wave: 64,
+                case_wave: 32,
+                ..
+            })
         ));
-        assert!(matches!(check_case_abi(&meta(&BASIC[..4]), &ABI), Err(AbiError::Count { given: 4, expected: 5, .. })));
-        let scalars = CaseAbi { scalar_args: 8, ..ABI };
-        assert!(matches!(check_case_abi(&meta(&BASIC), &scalars), Err(AbiError::Count { given: 5, expected: 13, .. })));
+        assert!(matches!(
+            check_case_abi(&meta(&BASIC[..4]), &ABI),
+            Err(AbiError::Count {
+                given: 4,
+                expected: 5,
+                ..
+            })
+        ));
+        let scalars = CaseAbi {
+            scalar_args: 8,
+            ..ABI
+        };
+        assert!(matches!(
+            check_case_abi(&meta(&BASIC), &scalars),
+            Err(AbiError::Count {
+                given: 5,
+                expected: 13,
+                ..
+            })
+        ));
         let mut wide_count = BASIC;
         wide_count[4] = ("count", 32, 8, "by_value");
-        let e = check_case_abi(&meta(&wide_count), &ABI).unwrap_err().to_string();
-        assert!(e.contains("argument 4 is count: by_value of 8 bytes"), "{e}");
+        let e = check_case_abi(&meta(&wide_count), &ABI)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("argument 4 is count: by_value of 8 bytes"),
+            "{e}"
+        );
         let mut overlapping = BASIC;
         overlapping[1] = ("b", 4, 8, "global_buffer");
-        assert!(matches!(check_case_abi(&meta(&overlapping), &ABI), Err(AbiError::Placement { index: 1, .. })));
+        assert!(matches!(
+            check_case_abi(&meta(&overlapping), &ABI),
+            Err(AbiError::Placement { index: 1, .. })
+        ));
         let mut clash = BASIC;
         clash[3] = ("out", 0, 8, "global_buffer");
-        assert!(matches!(check_case_abi(&meta(&clash), &ABI), Err(AbiError::Placement { index: 3, other: 0, .. })));
+        assert!(matches!(
+            check_case_abi(&meta(&clash), &ABI),
+            Err(AbiError::Placement {
+                index: 3,
+                other: 0,
+                ..
+            })
+        ));
     }
 
     #[test]
     fn shapes_are_checked_with_and_without_metadata() {
         let k = meta(&BASIC);
-        let one = Dispatch { grid_blocks: [1, 1, 1], block: [256, 1, 1] };
+        let one = Dispatch {
+            grid_blocks: [1, 1, 1],
+            block: [256, 1, 1],
+        };
         assert_eq!(check(&k, &[0; 40], one), Ok(()));
-        assert!(matches!(check(&k, &[0; 41], one), Err(LaunchError::KernargSize { given: 41, expected: 40, .. })));
-        let big = Dispatch { block: [512, 1, 1], ..one };
-        assert!(matches!(check(&k, &[0; 40], big), Err(LaunchError::OverMaxFlat { items: 512, max: 256, .. })));
-        assert_eq!(check_shape("raw", 0, big), Ok(()), "without metadata only the hardware limit applies");
-        let huge = Dispatch { block: [1024, 2, 1], ..one };
-        assert!(matches!(check_shape("raw", 0, huge), Err(LaunchError::OverHardware { items: 2048, .. })));
-        assert!(matches!(check_shape("raw", 4097, one), Err(LaunchError::KernargTooLarge { .. })));
-        let reqd = KernelMeta { reqd_workgroup_size: Some([128, 1, 1]), ..k };
-        assert!(matches!(check(&reqd, &[0; 40], one), Err(LaunchError::ReqdMismatch { .. })));
-        let wide = Dispatch { grid_blocks: [1, u32::MAX, 1], block: [1, 2, 1] };
-        assert!(matches!(check_shape("raw", 0, wide), Err(LaunchError::GridOverflow { axis: 1, .. })));
+        assert!(matches!(
+            check(&k, &[0; 41], one),
+            Err(LaunchError::KernargSize {
+                given: 41,
+                expected: 40,
+                ..
+            })
+        ));
+        let big = Dispatch {
+            block: [512, 1, 1],
+            ..one
+        };
+        assert!(matches!(
+            check(&k, &[0; 40], big),
+            Err(LaunchError::OverMaxFlat {
+                items: 512,
+                max: 256,
+                ..
+            })
+        ));
+        assert_eq!(
+            check_shape("raw", 0, big),
+            Ok(()),
+            "without metadata only the hardware limit applies"
+        );
+        let huge = Dispatch {
+            block: [1024, 2, 1],
+            ..one
+        };
+        assert!(matches!(
+            check_shape("raw", 0, huge),
+            Err(LaunchError::OverHardware { items: 2048, .. })
+        ));
+        assert!(matches!(
+            check_shape("raw", 4097, one),
+            Err(LaunchError::KernargTooLarge { .. })
+        ));
+        let reqd = KernelMeta {
+            reqd_workgroup_size: Some([128, 1, 1]),
+            ..k
+        };
+        assert!(matches!(
+            check(&reqd, &[0; 40], one),
+            Err(LaunchError::ReqdMismatch { .. })
+        ));
+        let wide = Dispatch {
+            grid_blocks: [1, u32::MAX, 1],
+            block: [1, 2, 1],
+        };
+        assert!(matches!(
+            check_shape("raw", 0, wide),
+            Err(LaunchError::GridOverflow { axis: 1, .. })
+        ));
     }
 }

@@ -44,7 +44,10 @@ pub struct Metadata {
 }
 
 fn get<'a>(map: &'a Value, key: &str) -> Option<&'a Value> {
-    map.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    map.as_map()?
+        .iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
 }
 
 fn as_u32(value: &Value) -> Option<u32> {
@@ -66,8 +69,12 @@ fn get_str(map: &Value, key: &str) -> Result<String, String> {
 }
 
 pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
-    let root = rmpv::decode::read_value(&mut &desc[..]).map_err(|e| format!("metadata is not MessagePack: {e}"))?;
-    let version = match get(&root, "amdhsa.version").and_then(Value::as_array).map(Vec::as_slice) {
+    let root = rmpv::decode::read_value(&mut &desc[..])
+        .map_err(|e| format!("metadata is not MessagePack: {e}"))?;
+    let version = match get(&root, "amdhsa.version")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
         Some([major, minor]) => match (as_u32(major), as_u32(minor)) {
             (Some(major), Some(minor)) => (major, minor),
             _ => return Err("metadata amdhsa.version is not two unsigned integers".into()),
@@ -93,12 +100,23 @@ pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
                 });
             }
         }
-        let reqd_workgroup_size = match get(k, ".reqd_workgroup_size").and_then(Value::as_array).map(Vec::as_slice) {
+        let reqd_workgroup_size = match get(k, ".reqd_workgroup_size")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
             Some([x, y, z]) => match (as_u32(x), as_u32(y), as_u32(z)) {
                 (Some(x), Some(y), Some(z)) => Some([x, y, z]),
-                _ => return Err(format!("kernel {name}: .reqd_workgroup_size is not three unsigned integers")),
+                _ => {
+                    return Err(format!(
+                        "kernel {name}: .reqd_workgroup_size is not three unsigned integers"
+                    ))
+                }
             },
-            Some(_) => return Err(format!("kernel {name}: .reqd_workgroup_size is not three unsigned integers")),
+            Some(_) => {
+                return Err(format!(
+                    "kernel {name}: .reqd_workgroup_size is not three unsigned integers"
+                ))
+            }
             None => None,
         };
         kernels.push(KernelMeta {
@@ -114,7 +132,11 @@ pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
             name,
         });
     }
-    Ok(Metadata { version, target, kernels })
+    Ok(Metadata {
+        version,
+        target,
+        kernels,
+    })
 }
 
 /// What the launch path relies on in one kernel's metadata, checked once at
@@ -124,10 +146,16 @@ pub fn parse(desc: &[u8]) -> Result<Metadata, String> {
 /// inside that segment.
 pub fn check_kernel(meta: &KernelMeta) -> Result<(), String> {
     if meta.wavefront_size != 32 && meta.wavefront_size != 64 {
-        return Err(format!(".wavefront_size {} is neither 32 nor 64", meta.wavefront_size));
+        return Err(format!(
+            ".wavefront_size {} is neither 32 nor 64",
+            meta.wavefront_size
+        ));
     }
     if !(1..=MAX_WORKGROUP_SIZE).contains(&meta.max_flat_workgroup_size) {
-        return Err(format!(".max_flat_workgroup_size {} is not in 1..={MAX_WORKGROUP_SIZE}", meta.max_flat_workgroup_size));
+        return Err(format!(
+            ".max_flat_workgroup_size {} is not in 1..={MAX_WORKGROUP_SIZE}",
+            meta.max_flat_workgroup_size
+        ));
     }
     if let Some(reqd) = meta.reqd_workgroup_size {
         let items = reqd.iter().map(|&d| u64::from(d)).product::<u64>();
@@ -139,10 +167,16 @@ pub fn check_kernel(meta: &KernelMeta) -> Result<(), String> {
         }
     }
     if meta.kernarg_segment_size > MAX_KERNARG_BYTES {
-        return Err(format!(".kernarg_segment_size {} exceeds the limit of {MAX_KERNARG_BYTES} bytes", meta.kernarg_segment_size));
+        return Err(format!(
+            ".kernarg_segment_size {} exceeds the limit of {MAX_KERNARG_BYTES} bytes",
+            meta.kernarg_segment_size
+        ));
     }
     if !meta.kernarg_segment_align.is_power_of_two() {
-        return Err(format!(".kernarg_segment_align {} is not a power of two", meta.kernarg_segment_align));
+        return Err(format!(
+            ".kernarg_segment_align {} is not a power of two",
+            meta.kernarg_segment_align
+        ));
     }
     for (i, arg) in meta.args.iter().enumerate() {
         let end = u64::from(arg.offset) + u64::from(arg.size);

@@ -69,7 +69,11 @@ impl TargetId {
         let processor = text.rsplit("--").next().unwrap_or(text).trim();
         let mut parts = processor.split(':');
         let arch = parts.next().unwrap_or_default().to_string();
-        let valid_arch = arch.len() >= 4 && arch.starts_with("gfx") && arch[3..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        let valid_arch = arch.len() >= 4
+            && arch.starts_with("gfx")
+            && arch[3..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
         if !valid_arch {
             return Err(format!("{arch:?} is not a gfx processor name"));
         }
@@ -77,7 +81,11 @@ impl TargetId {
         for part in parts {
             let (name, on) = match part.strip_suffix('+') {
                 Some(name) => (name, true),
-                None => (part.strip_suffix('-').ok_or_else(|| format!("feature {part:?} has no + or -"))?, false),
+                None => (
+                    part.strip_suffix('-')
+                        .ok_or_else(|| format!("feature {part:?} has no + or -"))?,
+                    false,
+                ),
             };
             if name != "xnack" && name != "sramecc" {
                 return Err(format!("feature {name:?} is not xnack or sramecc"));
@@ -99,7 +107,10 @@ impl TargetId {
     pub fn runs_on(&self, device: &TargetId) -> bool {
         crate::target::code_runs_on(&self.arch, &device.arch)
             && self.features.iter().all(|(name, on)| {
-                device.features.iter().all(|(dn, don)| dn != name || don == on)
+                device
+                    .features
+                    .iter()
+                    .all(|(dn, don)| dn != name || don == on)
             })
     }
 }
@@ -131,9 +142,11 @@ impl Kernel {
     /// different blockDim with it anyway), else 256 capped by
     /// `.max_flat_workgroup_size`.
     pub fn launch_workgroup_size(&self) -> [u32; 3] {
-        self.meta
-            .reqd_workgroup_size
-            .unwrap_or([256.min(self.meta.max_flat_workgroup_size.max(1)), 1, 1])
+        self.meta.reqd_workgroup_size.unwrap_or([
+            256.min(self.meta.max_flat_workgroup_size.max(1)),
+            1,
+            1,
+        ])
     }
 }
 
@@ -166,22 +179,43 @@ impl CodeObject {
         Self::parse_aligned(bytes, aligned_bytes, facts)
     }
 
-    fn parse_aligned(bytes: &[u8], aligned: &[u8], facts: elf::ElfFacts) -> Result<CodeObject, CodeObjectError> {
+    fn parse_aligned(
+        bytes: &[u8],
+        aligned: &[u8],
+        facts: elf::ElfFacts,
+    ) -> Result<CodeObject, CodeObjectError> {
         let file = ElfFile64::<object::Endianness>::parse(aligned)
             .map_err(|e| CodeObjectError::NotAmdgpu(format!("not a 64-bit ELF file ({e})")))?;
         let metadata = read_metadata(&file)?;
         let target = check_metadata(&metadata, &facts)?;
         let code = executable_sections(&file)?;
-        let kernels = metadata.kernels.iter().map(|meta| kernel(&file, meta, &code)).collect::<Result<Vec<_>, _>>()?;
-        kernels.iter().try_for_each(|k| k.descriptor.validate(&target.arch).map_err(|e| CodeObjectError::Malformed(format!("kernel {}: {e}", k.meta.name))))?;
-        Ok(CodeObject { bytes: bytes.to_vec(), target, metadata, kernels, code })
+        let kernels = metadata
+            .kernels
+            .iter()
+            .map(|meta| kernel(&file, meta, &code))
+            .collect::<Result<Vec<_>, _>>()?;
+        kernels.iter().try_for_each(|k| {
+            k.descriptor
+                .validate(&target.arch)
+                .map_err(|e| CodeObjectError::Malformed(format!("kernel {}: {e}", k.meta.name)))
+        })?;
+        Ok(CodeObject {
+            bytes: bytes.to_vec(),
+            target,
+            metadata,
+            kernels,
+            code,
+        })
     }
 
     pub fn kernel(&self, name: &str) -> Result<&Kernel, CodeObjectError> {
-        self.kernels.iter().find(|k| k.meta.name == name).ok_or_else(|| CodeObjectError::NoSuchKernel {
-            name: name.to_string(),
-            available: self.kernel_names().join(", "),
-        })
+        self.kernels
+            .iter()
+            .find(|k| k.meta.name == name)
+            .ok_or_else(|| CodeObjectError::NoSuchKernel {
+                name: name.to_string(),
+                available: self.kernel_names().join(", "),
+            })
     }
 
     pub fn kernel_names(&self) -> Vec<String> {
@@ -199,6 +233,7 @@ const KNOWN_MACHS: &[(&str, u8)] = &[
     ("gfx908", 0x30),
     ("gfx90a", 0x3f),
     ("gfx942", 0x4c),
+    ("gfx950", 0x4f),
     ("gfx1010", 0x33),
     ("gfx1030", 0x36),
     ("gfx1100", 0x41),
@@ -212,11 +247,18 @@ const KNOWN_MACHS: &[(&str, u8)] = &[
     ("gfx1201", 0x4e),
     ("gfx11-generic", 0x54),
     ("gfx12-generic", 0x59),
+    ("gfx9-generic", 0x51),
+    ("gfx9-4-generic", 0x5f),
+    ("gfx10-1-generic", 0x52),
+    ("gfx10-3-generic", 0x53),
 ];
 
 /// The `EF_AMDGPU_MACH` LLVM writes for processor `arch`, if listed.
 pub fn known_mach(arch: &str) -> Option<u8> {
-    KNOWN_MACHS.iter().find(|(a, _)| *a == arch).map(|&(_, m)| m)
+    KNOWN_MACHS
+        .iter()
+        .find(|(a, _)| *a == arch)
+        .map(|&(_, m)| m)
 }
 
 /// A generic target (`gfx11-generic`) exists only in code object v6+ and
@@ -225,9 +267,15 @@ pub fn known_mach(arch: &str) -> Option<u8> {
 fn check_generic(arch: &str, facts: &elf::ElfFacts) -> Result<(), CodeObjectError> {
     let generic = arch.ends_with("-generic");
     match (generic, facts.code_object_version, facts.generic_version) {
-        (true, v, _) if v < 6 => Err(CodeObjectError::Malformed(format!("generic target {arch} in a code object v{v}; generic targets need v6"))),
-        (true, _, 0) => Err(CodeObjectError::Malformed(format!("generic target {arch} with generic version 0 in the ELF flags"))),
-        (false, _, v) if v != 0 => Err(CodeObjectError::Malformed(format!("processor {arch} with generic version {v} in the ELF flags"))),
+        (true, v, _) if v < 6 => Err(CodeObjectError::Malformed(format!(
+            "generic target {arch} in a code object v{v}; generic targets need v6"
+        ))),
+        (true, _, 0) => Err(CodeObjectError::Malformed(format!(
+            "generic target {arch} with generic version 0 in the ELF flags"
+        ))),
+        (false, _, v) if v != 0 => Err(CodeObjectError::Malformed(format!(
+            "processor {arch} with generic version {v} in the ELF flags"
+        ))),
         _ => Ok(()),
     }
 }
@@ -245,11 +293,15 @@ fn check_metadata(metadata: &Metadata, facts: &elf::ElfFacts) -> Result<TargetId
             "amdhsa.version [{major}, {minor}]; [1, 1] to [1, 3] (code object v4 to v6) are supported"
         )));
     }
-    let target = TargetId::parse_checked(&metadata.target)
-        .map_err(|e| CodeObjectError::Malformed(format!("metadata target {:?}: {e}", metadata.target)))?;
+    let target = TargetId::parse_checked(&metadata.target).map_err(|e| {
+        CodeObjectError::Malformed(format!("metadata target {:?}: {e}", metadata.target))
+    })?;
     if let Some(&(_, mach)) = KNOWN_MACHS.iter().find(|(arch, _)| *arch == target.arch) {
         if facts.mach != mach {
-            let named = KNOWN_MACHS.iter().find(|(_, m)| *m == facts.mach).map_or("an unknown processor", |(arch, _)| arch);
+            let named = KNOWN_MACHS
+                .iter()
+                .find(|(_, m)| *m == facts.mach)
+                .map_or("an unknown processor", |(arch, _)| arch);
             return Err(CodeObjectError::Malformed(format!(
                 "target ID says {} but the ELF flags say processor 0x{:02x} ({named}); the loader goes by the flags",
                 target.arch, facts.mach
@@ -258,9 +310,17 @@ fn check_metadata(metadata: &Metadata, facts: &elf::ElfFacts) -> Result<TargetId
     }
     check_generic(&target.arch, facts)?;
     for (feature, bits) in [("xnack", facts.xnack), ("sramecc", facts.sramecc)] {
-        let named = target.features.iter().find(|(name, _)| name == feature).map(|&(_, on)| on);
+        let named = target
+            .features
+            .iter()
+            .find(|(name, _)| name == feature)
+            .map(|&(_, on)| on);
         if named != bits.pinned() {
-            let said = |on: Option<bool>| on.map_or("nothing".to_string(), |on| format!("{feature}{}", if on { '+' } else { '-' }));
+            let said = |on: Option<bool>| {
+                on.map_or("nothing".to_string(), |on| {
+                    format!("{feature}{}", if on { '+' } else { '-' })
+                })
+            };
             return Err(CodeObjectError::Malformed(format!(
                 "target ID {target} says {} about {feature} but the ELF flags say {bits:?} (expected {})",
                 said(named),
@@ -269,16 +329,22 @@ fn check_metadata(metadata: &Metadata, facts: &elf::ElfFacts) -> Result<TargetId
         }
     }
     for (i, meta) in metadata.kernels.iter().enumerate() {
-        metadata::check_kernel(meta).map_err(|e| CodeObjectError::Malformed(format!("kernel {}: {e}", meta.name)))?;
+        metadata::check_kernel(meta)
+            .map_err(|e| CodeObjectError::Malformed(format!("kernel {}: {e}", meta.name)))?;
         if metadata.kernels[..i].iter().any(|k| k.name == meta.name) {
-            return Err(CodeObjectError::Malformed(format!("kernel {} is listed twice in the metadata", meta.name)));
+            return Err(CodeObjectError::Malformed(format!(
+                "kernel {} is listed twice in the metadata",
+                meta.name
+            )));
         }
     }
     Ok(target)
 }
 
 /// (virtual address, bytes) of every executable section.
-fn executable_sections(file: &ElfFile64<'_, object::Endianness>) -> Result<Vec<(u64, Vec<u8>)>, CodeObjectError> {
+fn executable_sections(
+    file: &ElfFile64<'_, object::Endianness>,
+) -> Result<Vec<(u64, Vec<u8>)>, CodeObjectError> {
     let mut code = Vec::new();
     for section in file.sections() {
         let flags = match section.flags() {
@@ -286,9 +352,12 @@ fn executable_sections(file: &ElfFile64<'_, object::Endianness>) -> Result<Vec<(
             _ => 0,
         };
         if flags & u64::from(elf_consts::SHF_EXECINSTR) != 0 {
-            let data = section
-                .data()
-                .map_err(|e| CodeObjectError::Malformed(format!("section {}: {e}", section.name().unwrap_or("?"))))?;
+            let data = section.data().map_err(|e| {
+                CodeObjectError::Malformed(format!(
+                    "section {}: {e}",
+                    section.name().unwrap_or("?")
+                ))
+            })?;
             code.push((section.address(), data.to_vec()));
         }
     }
@@ -302,7 +371,11 @@ const ENTRY_ALIGN: u64 = 256;
 
 /// One kernel: its `.kd` symbol inside the section it names, the descriptor
 /// agreeing with the metadata, the entry inside an executable section.
-fn kernel(file: &ElfFile64<'_, object::Endianness>, meta: &KernelMeta, code: &[(u64, Vec<u8>)]) -> Result<Kernel, CodeObjectError> {
+fn kernel(
+    file: &ElfFile64<'_, object::Endianness>,
+    meta: &KernelMeta,
+    code: &[(u64, Vec<u8>)],
+) -> Result<Kernel, CodeObjectError> {
     let bad = |what: String| CodeObjectError::Malformed(format!("kernel {}: {what}", meta.name));
     let kd_sym = file
         .symbols()
@@ -311,18 +384,34 @@ fn kernel(file: &ElfFile64<'_, object::Endianness>, meta: &KernelMeta, code: &[(
         .ok_or_else(|| bad(format!("descriptor symbol {} not found", meta.symbol)))?;
     let address = kd_sym.address();
     if address % KD_ALIGN != 0 {
-        return Err(bad(format!("descriptor {} at 0x{address:x} is not {KD_ALIGN}-byte aligned", meta.symbol)));
+        return Err(bad(format!(
+            "descriptor {} at 0x{address:x} is not {KD_ALIGN}-byte aligned",
+            meta.symbol
+        )));
     }
     let kd_bytes = descriptor_bytes(file, &kd_sym).ok_or_else(|| {
-        bad(format!("descriptor {} at 0x{address:x} does not lie inside the section its symbol names", meta.symbol))
+        bad(format!(
+            "descriptor {} at 0x{address:x} does not lie inside the section its symbol names",
+            meta.symbol
+        ))
     })?;
-    let descriptor = KernelDescriptor::parse(kd_bytes).ok_or_else(|| bad("descriptor is cut short".into()))?;
-    let entry_address = address.checked_add_signed(descriptor.entry_offset).unwrap_or(u64::MAX);
+    let descriptor =
+        KernelDescriptor::parse(kd_bytes).ok_or_else(|| bad("descriptor is cut short".into()))?;
+    let entry_address = address
+        .checked_add_signed(descriptor.entry_offset)
+        .unwrap_or(u64::MAX);
     if entry_address % ENTRY_ALIGN != 0 {
-        return Err(bad(format!("entry 0x{entry_address:x} is not {ENTRY_ALIGN}-byte aligned")));
+        return Err(bad(format!(
+            "entry 0x{entry_address:x} is not {ENTRY_ALIGN}-byte aligned"
+        )));
     }
-    if !code.iter().any(|(addr, data)| entry_address >= *addr && entry_address - addr < data.len() as u64) {
-        return Err(bad(format!("entry 0x{entry_address:x} is not in an executable section")));
+    if !code
+        .iter()
+        .any(|(addr, data)| entry_address >= *addr && entry_address - addr < data.len() as u64)
+    {
+        return Err(bad(format!(
+            "entry 0x{entry_address:x} is not in an executable section"
+        )));
     }
     if descriptor.kernarg_size != meta.kernarg_segment_size {
         return Err(bad(format!(
@@ -337,12 +426,20 @@ fn kernel(file: &ElfFile64<'_, object::Endianness>, meta: &KernelMeta, code: &[(
             meta.wavefront_size
         )));
     }
-    Ok(Kernel { meta: meta.clone(), descriptor, descriptor_address: address, entry_address })
+    Ok(Kernel {
+        meta: meta.clone(),
+        descriptor,
+        descriptor_address: address,
+        entry_address,
+    })
 }
 
 /// The 64 descriptor bytes at `sym`'s address, from the section the symbol
 /// itself names (not merely any section that happens to cover the address).
-fn descriptor_bytes<'d>(file: &ElfFile64<'d, object::Endianness>, sym: &impl ObjectSymbol<'d>) -> Option<&'d [u8]> {
+fn descriptor_bytes<'d>(
+    file: &ElfFile64<'d, object::Endianness>,
+    sym: &impl ObjectSymbol<'d>,
+) -> Option<&'d [u8]> {
     let section = file.section_by_index(sym.section_index()?).ok()?;
     let offset = sym.address().checked_sub(section.address())?;
     let end = offset.checked_add(descriptor::KD_SIZE as u64)?;
@@ -358,26 +455,44 @@ fn read_metadata(file: &ElfFile64<'_, object::Endianness>) -> Result<Metadata, C
     let data = file.data();
     let mut seen_note = false;
     // Notes may sit in a PT_NOTE segment, a SHT_NOTE section, or both.
-    let mut try_notes = |notes: Option<NoteIterator<'_, elf_consts::FileHeader64<object::Endianness>>>| -> Result<Option<Metadata>, CodeObjectError> {
-        let Some(mut notes) = notes else { return Ok(None) };
-        while let Some(note) = notes.next().map_err(|e| CodeObjectError::Malformed(format!("note: {e}")))? {
+    let mut try_notes = |notes: Option<
+        NoteIterator<'_, elf_consts::FileHeader64<object::Endianness>>,
+    >|
+     -> Result<Option<Metadata>, CodeObjectError> {
+        let Some(mut notes) = notes else {
+            return Ok(None);
+        };
+        while let Some(note) = notes
+            .next()
+            .map_err(|e| CodeObjectError::Malformed(format!("note: {e}")))?
+        {
             seen_note = true;
             if note.name() == b"AMDGPU" && note.n_type(endian) == NT_AMDGPU_METADATA {
-                return metadata::parse(note.desc()).map(Some).map_err(CodeObjectError::Malformed);
+                return metadata::parse(note.desc())
+                    .map(Some)
+                    .map_err(CodeObjectError::Malformed);
             }
         }
         Ok(None)
     };
     for seg in file.elf_program_headers() {
-        if let Some(md) = try_notes(seg.notes(endian, data).map_err(|e| CodeObjectError::Malformed(e.to_string()))?)? {
+        if let Some(md) = try_notes(
+            seg.notes(endian, data)
+                .map_err(|e| CodeObjectError::Malformed(e.to_string()))?,
+        )? {
             return Ok(md);
         }
     }
     for sec in file.elf_section_table().iter() {
-        if let Some(md) = try_notes(sec.notes(endian, data).map_err(|e| CodeObjectError::Malformed(e.to_string()))?)? {
+        if let Some(md) = try_notes(
+            sec.notes(endian, data)
+                .map_err(|e| CodeObjectError::Malformed(e.to_string()))?,
+        )? {
             return Ok(md);
         }
     }
     let _ = seen_note;
-    Err(CodeObjectError::Malformed("no NT_AMDGPU_METADATA note (code object v3 or newer is required)".into()))
+    Err(CodeObjectError::Malformed(
+        "no NT_AMDGPU_METADATA note (code object v3 or newer is required)".into(),
+    ))
 }

@@ -71,11 +71,21 @@ pub struct Fault {
 
 impl Fault {
     pub fn new(kind: FaultKind, message: impl Into<String>) -> Fault {
-        Fault { kind, inst: None, wave: None, lane: None, address: None, message: message.into() }
+        Fault {
+            kind,
+            inst: None,
+            wave: None,
+            lane: None,
+            address: None,
+            message: message.into(),
+        }
     }
 
     pub fn with_inst(mut self, offset: u64, text: impl Into<String>) -> Fault {
-        self.inst = Some(InstAt { offset, text: text.into() });
+        self.inst = Some(InstAt {
+            offset,
+            text: text.into(),
+        });
         self
     }
 
@@ -103,7 +113,11 @@ impl Fault {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let prefix = if self.is_memory_fault() { "memory fault" } else { "emulator" };
+        let prefix = if self.is_memory_fault() {
+            "memory fault"
+        } else {
+            "emulator"
+        };
         write!(f, "{prefix}: {}", self.message)
     }
 }
@@ -142,14 +156,34 @@ mod tests {
 
     #[test]
     fn prints_the_message_behind_a_prefix_chosen_by_kind() {
-        let memory = Fault::new(FaultKind::MemoryFault, "address 0x10, lane 3, store of 4 bytes").with_lane(35).with_address(0x10);
-        assert_eq!(memory.to_string(), "memory fault: address 0x10, lane 3, store of 4 bytes");
-        assert_eq!(DeviceError::from(memory.clone()).to_string(), memory.to_string());
+        let memory = Fault::new(
+            FaultKind::MemoryFault,
+            "address 0x10, lane 3, store of 4 bytes",
+        )
+        .with_lane(35)
+        .with_address(0x10);
+        assert_eq!(
+            memory.to_string(),
+            "memory fault: address 0x10, lane 3, store of 4 bytes"
+        );
+        assert_eq!(
+            DeviceError::from(memory.clone()).to_string(),
+            memory.to_string()
+        );
         assert!(DeviceError::from(memory).is_memory_fault());
-        let host = Fault::new(FaultKind::HostAccess, "host read of 4 bytes at 0x0 is outside every allocation");
+        let host = Fault::new(
+            FaultKind::HostAccess,
+            "host read of 4 bytes at 0x0 is outside every allocation",
+        );
         assert!(host.to_string().starts_with("memory fault: host read") && host.is_memory_fault());
-        let budget = Fault::new(FaultKind::StepBudget, "step budget of 10 instructions per wave exhausted");
-        assert_eq!(budget.to_string(), "emulator: step budget of 10 instructions per wave exhausted");
+        let budget = Fault::new(
+            FaultKind::StepBudget,
+            "step budget of 10 instructions per wave exhausted",
+        );
+        assert_eq!(
+            budget.to_string(),
+            "emulator: step budget of 10 instructions per wave exhausted"
+        );
         assert!(!DeviceError::from(budget).is_memory_fault());
     }
 
@@ -157,11 +191,29 @@ mod tests {
     fn a_bare_message_is_an_other_fault_without_context() {
         let e = DeviceError::Emulation("unsupported instruction".into());
         assert_eq!(e.to_string(), "emulator: unsupported instruction");
-        let DeviceError::Emulation(fault) = e else { panic!("{e:?}") };
-        assert_eq!(*fault, Fault { kind: FaultKind::Other, inst: None, wave: None, lane: None, address: None, message: "unsupported instruction".into() });
+        let DeviceError::Emulation(fault) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            *fault,
+            Fault {
+                kind: FaultKind::Other,
+                inst: None,
+                wave: None,
+                lane: None,
+                address: None,
+                message: "unsupported instruction".into()
+            }
+        );
         assert_eq!(Fault::from(String::from("x")).kind, FaultKind::Other);
         // The first wave named stays: a fault built in a wave keeps its own.
-        let at = |index| WaveAt { workgroup: [1, 2, 3], index };
-        assert_eq!(Fault::from("x").with_wave(at(1)).with_wave(at(2)).wave, Some(at(1)));
+        let at = |index| WaveAt {
+            workgroup: [1, 2, 3],
+            index,
+        };
+        assert_eq!(
+            Fault::from("x").with_wave(at(1)).with_wave(at(2)).wave,
+            Some(at(1))
+        );
     }
 }

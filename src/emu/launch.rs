@@ -109,7 +109,11 @@ pub(super) struct LaunchSetup {
 /// The private segment buffer and flat scratch init are refused earlier
 /// (`validate`); they are refused here too rather than skipped, so no
 /// path can run a kernel with its user SGPRs shifted.
-fn user_sgprs(kd: &KernelDescriptor, kd_size: u32, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
+fn user_sgprs(
+    kd: &KernelDescriptor,
+    kd_size: u32,
+    addrs: &DispatchAddrs,
+) -> Result<Vec<u32>, String> {
     if kd.private_segment_buffer() || kd.flat_scratch_init() {
         return Err("the private segment buffer and flat scratch init SGPRs do not exist on gfx11 and gfx12".into());
     }
@@ -150,7 +154,12 @@ pub(super) const TTMP9: usize = 108 + 9;
 impl LaunchSetup {
     /// The setup of a launch, or why the emulator cannot set it up faithfully
     /// (one line naming the descriptor field).
-    pub(super) fn new(kd: KernelDescriptor, dispatch: Dispatch, addrs: DispatchAddrs, target: &Target) -> Result<LaunchSetup, String> {
+    pub(super) fn new(
+        kd: KernelDescriptor,
+        dispatch: Dispatch,
+        addrs: DispatchAddrs,
+        target: &Target,
+    ) -> Result<LaunchSetup, String> {
         check(&kd, target)?;
         let user = user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?;
         let wave_size = kd.wave_size() as usize;
@@ -164,20 +173,35 @@ impl LaunchSetup {
             let (w, lane) = (linear / wave_size, linear % wave_size);
             let l = linear as u32;
             let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
-            v0[w][lane] = x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
+            v0[w][lane] =
+                x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
             exec[w] |= 1 << lane;
         }
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
         let ttmp_ids = target.generation() == Generation::Gfx12;
-        Ok(LaunchSetup { kd, ttmp_ids, dispatch, waves_per_group, group_lanes: group_lanes as u64, sgprs, v0, exec })
+        Ok(LaunchSetup {
+            kd,
+            ttmp_ids,
+            dispatch,
+            waves_per_group,
+            group_lanes: group_lanes as u64,
+            sgprs,
+            v0,
+            exec,
+        })
     }
 
     /// Which registers [`LaunchSetup::init_wave`] initialises (the same for every wave).
     pub(super) fn initialised(&self) -> InitialRegisters {
         let user = self.kd.enabled_user_sgprs() as usize;
         let first_system = self.kd.user_sgpr_count() as usize;
-        let ids = self.kd.workgroup_id_enabled().iter().filter(|&&e| e).count();
+        let ids = self
+            .kd
+            .workgroup_id_enabled()
+            .iter()
+            .filter(|&&e| e)
+            .count();
         let system = ids + usize::from(self.kd.workgroup_info_enabled());
         InitialRegisters {
             user_sgprs: 0..user,
@@ -189,9 +213,21 @@ impl LaunchSetup {
 
     /// Initial SGPRs (user then system), v0 and EXEC for wave `w` of
     /// workgroup `wg` (linear id `linear`).
-    pub(super) fn init_wave<const W: usize>(&self, wave: &mut Wave<W>, wg: [u32; 3], linear: u64, w: usize) {
+    pub(super) fn init_wave<const W: usize>(
+        &self,
+        wave: &mut Wave<W>,
+        wg: [u32; 3],
+        linear: u64,
+        w: usize,
+    ) {
         wave.reset(&self.sgprs, &self.v0[w], self.kd.vgpr_count() as usize);
-        wave.place(WaveAt { workgroup: wg, index: w as u32 }, linear * self.group_lanes + (w * W) as u64);
+        wave.place(
+            WaveAt {
+                workgroup: wg,
+                index: w as u32,
+            },
+            linear * self.group_lanes + (w * W) as u64,
+        );
         // USER_SGPR_COUNT <= 16 (validated), so at most 16 + 4 SGPRs are written here.
         let mut sys = self.kd.user_sgpr_count() as usize;
         for (d, enabled) in self.kd.workgroup_id_enabled().into_iter().enumerate() {
@@ -226,11 +262,20 @@ fn workgroup_info(w: usize, waves_per_group: usize) -> u32 {
 /// The per-launch dispatch block at device address `base`: the emulated
 /// `amd_queue_t` at 0, its one-packet ring (the dispatch packet) at 256 and a
 /// copy of the kernel descriptor at 320 (the packet's kernel_object).
-pub(super) fn dispatch_block(kd: &KernelDescriptor, dispatch: &Dispatch, addrs: &DispatchAddrs) -> Vec<u8> {
+pub(super) fn dispatch_block(
+    kd: &KernelDescriptor,
+    dispatch: &Dispatch,
+    addrs: &DispatchAddrs,
+) -> Vec<u8> {
     let mut block = vec![0u8; DISPATCH_BLOCK_BYTES];
     let kernel_object = addrs.block + KD_AT as u64;
     block[..QUEUE_BYTES].copy_from_slice(&amd_queue(addrs.packet(), addrs.dispatch_id));
-    block[PACKET_AT..KD_AT].copy_from_slice(&dispatch_packet(kd, dispatch, addrs.kernarg, kernel_object));
+    block[PACKET_AT..KD_AT].copy_from_slice(&dispatch_packet(
+        kd,
+        dispatch,
+        addrs.kernarg,
+        kernel_object,
+    ));
     block[KD_AT..].copy_from_slice(&kd.to_bytes());
     block
 }
@@ -284,7 +329,13 @@ pub(super) fn dispatch_packet(
     for d in 0..3 {
         // Both fit: the launch check (codeobj::launch) refuses blocks over 1024 and grids over 2^32 work-items.
         put(&mut p, 4 + 2 * d, &(dispatch.block[d] as u16).to_le_bytes());
-        put(&mut p, 12 + 4 * d, &dispatch.grid_blocks[d].wrapping_mul(dispatch.block[d]).to_le_bytes());
+        put(
+            &mut p,
+            12 + 4 * d,
+            &dispatch.grid_blocks[d]
+                .wrapping_mul(dispatch.block[d])
+                .to_le_bytes(),
+        );
     }
     put(&mut p, 24, &kd.private_segment_fixed_size.to_le_bytes());
     put(&mut p, 28, &kd.group_segment_fixed_size.to_le_bytes());
@@ -298,7 +349,11 @@ mod tests {
     use super::*;
 
     fn kd(code_properties: u16, rsrc2: u32) -> KernelDescriptor {
-        KernelDescriptor { code_properties: code_properties | 1 << 10, rsrc2, ..Default::default() }
+        KernelDescriptor {
+            code_properties: code_properties | 1 << 10,
+            rsrc2,
+            ..Default::default()
+        }
     }
 
     fn gfx1100() -> &'static Target {
@@ -308,12 +363,19 @@ mod tests {
     #[test]
     fn gfx12_waves_get_workgroup_ids_in_ttmp9_and_ttmp7() {
         let d = kd(0b1000, 2 << 1 | 1 << 7);
-        let dispatch = Dispatch { grid_blocks: [4, 3, 2], block: [32, 1, 1] };
-        let setup = LaunchSetup::new(d, dispatch, ADDRS, crate::target::find("gfx1201").unwrap()).unwrap();
+        let dispatch = Dispatch {
+            grid_blocks: [4, 3, 2],
+            block: [32, 1, 1],
+        };
+        let setup =
+            LaunchSetup::new(d, dispatch, ADDRS, crate::target::find("gfx1201").unwrap()).unwrap();
         assert!(setup.initialised().ttmp_ids);
         let mut wave = Wave::<32>::default();
         setup.init_wave(&mut wave, [3, 2, 1], 0, 0);
-        assert_eq!((wave.s[TTMP9], wave.s[TTMP7], wave.s[2]), (3, 2 | 1 << 16, 3));
+        assert_eq!(
+            (wave.s[TTMP9], wave.s[TTMP7], wave.s[2]),
+            (3, 2 | 1 << 16, 3)
+        );
         // gfx11 leaves the trap temporaries alone.
         let setup = LaunchSetup::new(d, dispatch, ADDRS, gfx1100()).unwrap();
         let mut wave = Wave::<32>::default();
@@ -321,7 +383,11 @@ mod tests {
         assert_eq!((wave.s[TTMP9], wave.s[TTMP7]), (0, 0));
     }
 
-    const ADDRS: DispatchAddrs = DispatchAddrs { kernarg: 0x1111_0000_2222, block: 0x3333_0000_4440, dispatch_id: 7 };
+    const ADDRS: DispatchAddrs = DispatchAddrs {
+        kernarg: 0x1111_0000_2222,
+        block: 0x3333_0000_4440,
+        dispatch_id: 7,
+    };
 
     #[test]
     fn user_sgprs_follow_llvm_order() {
@@ -329,10 +395,23 @@ mod tests {
         let all = kd(0b101_1110, 9 << 1);
         let user = user_sgprs(&all, 6, &ADDRS).unwrap();
         let packet = ADDRS.block + PACKET_AT as u64;
-        let want = [packet as u32, (packet >> 32) as u32, 0x4440, 0x3333, 0x2222, 0x1111, 7, 0, 8];
+        let want = [
+            packet as u32,
+            (packet >> 32) as u32,
+            0x4440,
+            0x3333,
+            0x2222,
+            0x1111,
+            7,
+            0,
+            8,
+        ];
         assert_eq!(user, want);
         // Only the queue pointer: it lands in s[0:1].
-        assert_eq!(user_sgprs(&kd(0b100, 2 << 1), 0, &ADDRS).unwrap(), [0x4440, 0x3333]);
+        assert_eq!(
+            user_sgprs(&kd(0b100, 2 << 1), 0, &ADDRS).unwrap(),
+            [0x4440, 0x3333]
+        );
         assert!(user_sgprs(&kd(1, 4 << 1), 0, &ADDRS).is_err());
     }
 
@@ -340,12 +419,25 @@ mod tests {
     fn system_sgprs_start_at_user_sgpr_count_and_gap_is_not_initialised() {
         // kernarg ptr with USER_SGPR_COUNT 4; wg id x, z and info.
         let d = kd(0b1000, 4 << 1 | 1 << 7 | 1 << 9 | 1 << 10);
-        let dispatch = Dispatch { grid_blocks: [1, 1, 1], block: [64, 1, 1] };
+        let dispatch = Dispatch {
+            grid_blocks: [1, 1, 1],
+            block: [64, 1, 1],
+        };
         let setup = LaunchSetup::new(d, dispatch, ADDRS, gfx1100()).unwrap();
-        assert_eq!(setup.initialised(), InitialRegisters { user_sgprs: 0..2, system_sgprs: 4..7, vgprs: 0..1, ttmp_ids: false });
+        assert_eq!(
+            setup.initialised(),
+            InitialRegisters {
+                user_sgprs: 0..2,
+                system_sgprs: 4..7,
+                vgprs: 0..1,
+                ttmp_ids: false
+            }
+        );
         // Too small a count is refused, naming the field.
         let short = kd(0b1000, 1 << 1);
-        let err = LaunchSetup::new(short, dispatch, ADDRS, gfx1100()).err().unwrap();
+        let err = LaunchSetup::new(short, dispatch, ADDRS, gfx1100())
+            .err()
+            .unwrap();
         assert!(err.contains("USER_SGPR_COUNT"), "{err}");
     }
 
@@ -358,14 +450,28 @@ mod tests {
     #[test]
     fn dispatch_block_points_at_itself() {
         let d = kd(0b110, 2 << 1);
-        let dispatch = Dispatch { grid_blocks: [3, 2, 1], block: [32, 2, 1] };
+        let dispatch = Dispatch {
+            grid_blocks: [3, 2, 1],
+            block: [32, 2, 1],
+        };
         let b = dispatch_block(&d, &dispatch, &ADDRS);
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
-        assert_eq!(u64_at(8), ADDRS.block + PACKET_AT as u64, "queue base_address is the ring");
+        assert_eq!(
+            u64_at(8),
+            ADDRS.block + PACKET_AT as u64,
+            "queue base_address is the ring"
+        );
         assert_eq!((u64_at(56), u64_at(128)), (8, 7), "write/read dispatch ids");
-        assert_eq!(u64_at(PACKET_AT + 32), ADDRS.block + KD_AT as u64, "kernel_object");
+        assert_eq!(
+            u64_at(PACKET_AT + 32),
+            ADDRS.block + KD_AT as u64,
+            "kernel_object"
+        );
         assert_eq!(u64_at(PACKET_AT + 40), ADDRS.kernarg, "kernarg_address");
-        assert_eq!(&b[PACKET_AT + 12..PACKET_AT + 24], [96u32, 4, 1].map(u32::to_le_bytes).concat().as_slice());
+        assert_eq!(
+            &b[PACKET_AT + 12..PACKET_AT + 24],
+            [96u32, 4, 1].map(u32::to_le_bytes).concat().as_slice()
+        );
         assert_eq!(&b[KD_AT..], d.to_bytes().as_slice());
     }
 }

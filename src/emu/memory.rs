@@ -107,7 +107,9 @@ impl MemTaint {
     /// The marks of words `words` (word addresses), in order; clean where unmarked.
     pub fn get(&self, words: impl Iterator<Item = u64>) -> Vec<Mark> {
         let inner = self.lock();
-        words.map(|w| inner.words.get(&w).copied().unwrap_or_default()).collect()
+        words
+            .map(|w| inner.words.get(&w).copied().unwrap_or_default())
+            .collect()
     }
 
     /// Set (tainted mark) or clear (clean mark) each `(word, mark)`.
@@ -156,10 +158,20 @@ impl MemTaint {
         let mut out = Vec::new();
         for (&w, mark) in inner.words.range(first..first + words as u64) {
             let id = *renumber.entry(mark.origin).or_insert_with(|| {
-                origins.push(inner.origins.get(mark.origin as usize).cloned().unwrap_or_else(unknown_origin));
+                origins.push(
+                    inner
+                        .origins
+                        .get(mark.origin as usize)
+                        .cloned()
+                        .unwrap_or_else(unknown_origin),
+                );
                 origins.len() - 1
             });
-            let taint = if mark.undefined { Taint::Undefined } else { Taint::Unsettled };
+            let taint = if mark.undefined {
+                Taint::Undefined
+            } else {
+                Taint::Unsettled
+            };
             out.push(((w - first) as usize, taint, id));
         }
         (origins, out)
@@ -173,7 +185,11 @@ impl MemTaint {
 
 /// A mark whose origin was lost (cannot happen: origins live as long as marks).
 fn unknown_origin() -> Origin {
-    Origin { what: "undefined value of unknown origin".into(), offset: 0, instruction: String::new() }
+    Origin {
+        what: "undefined value of unknown origin".into(),
+        offset: 0,
+        instruction: String::new(),
+    }
 }
 
 /// Why an access failed (the caller adds instruction context).
@@ -190,14 +206,22 @@ impl Memory {
         }
         let words = bytes.div_ceil(4).max(1) as usize;
         let mut v: Vec<AtomicU32> = Vec::new();
-        v.try_reserve_exact(words).map_err(|e| format!("host allocation of {bytes} bytes failed: {e}"))?;
+        v.try_reserve_exact(words)
+            .map_err(|e| format!("host allocation of {bytes} bytes failed: {e}"))?;
         v.resize_with(words, || AtomicU32::new(0));
-        let buffer = Buffer { words: v.into_boxed_slice(), bytes };
+        let buffer = Buffer {
+            words: v.into_boxed_slice(),
+            bytes,
+        };
         let slot = if self.slots.len() < MAX_SLOTS {
             self.slots.push(Some(buffer));
             self.slots.len() - 1
         } else {
-            let free = self.slots.iter().position(Option::is_none).ok_or("all emulated address slots are in use")?;
+            let free = self
+                .slots
+                .iter()
+                .position(Option::is_none)
+                .ok_or("all emulated address slots are in use")?;
             self.slots[free] = Some(buffer);
             free
         };
@@ -233,14 +257,20 @@ impl Memory {
 
     /// Read `dst.len()` bytes at `addr`.
     pub fn read_bytes(&self, addr: u64, dst: &mut [u8]) -> Result<(), Fault> {
-        let (buf, off) = self.resolve(addr, dst.len() as u64).ok_or(Fault { address: addr, bytes: dst.len() as u64 })?;
+        let (buf, off) = self.resolve(addr, dst.len() as u64).ok_or(Fault {
+            address: addr,
+            bytes: dst.len() as u64,
+        })?;
         buf.read(off, dst);
         Ok(())
     }
 
     /// Write `src` at `addr`.
     pub fn write_bytes(&self, addr: u64, src: &[u8]) -> Result<(), Fault> {
-        let (buf, off) = self.resolve(addr, src.len() as u64).ok_or(Fault { address: addr, bytes: src.len() as u64 })?;
+        let (buf, off) = self.resolve(addr, src.len() as u64).ok_or(Fault {
+            address: addr,
+            bytes: src.len() as u64,
+        })?;
         buf.write(off, src);
         Ok(())
     }
@@ -259,7 +289,10 @@ impl Memory {
     /// [`Memory::read_bytes`] for a caller with exclusive access (no kernel
     /// running): plain loads that vectorise, split across threads when large.
     pub fn read_bytes_mut(&mut self, addr: u64, dst: &mut [u8]) -> Result<(), Fault> {
-        let (buf, off) = self.resolve_mut(addr, dst.len() as u64).ok_or(Fault { address: addr, bytes: dst.len() as u64 })?;
+        let (buf, off) = self.resolve_mut(addr, dst.len() as u64).ok_or(Fault {
+            address: addr,
+            bytes: dst.len() as u64,
+        })?;
         buf.read_mut(off, dst);
         Ok(())
     }
@@ -267,7 +300,10 @@ impl Memory {
     /// [`Memory::write_bytes`] for a caller with exclusive access.
     pub fn write_bytes_mut(&mut self, addr: u64, src: &[u8]) -> Result<(), Fault> {
         self.taint.clear(addr, src.len() as u64);
-        let (buf, off) = self.resolve_mut(addr, src.len() as u64).ok_or(Fault { address: addr, bytes: src.len() as u64 })?;
+        let (buf, off) = self.resolve_mut(addr, src.len() as u64).ok_or(Fault {
+            address: addr,
+            bytes: src.len() as u64,
+        })?;
         buf.write_mut(off, src);
         Ok(())
     }
@@ -279,13 +315,18 @@ impl Memory {
     pub fn words_mut(&mut self, ranges: &[(u64, usize)]) -> Option<Result<Vec<&mut [u32]>, Fault>> {
         use zerocopy::{FromBytes, IntoBytes};
         let slots: Vec<usize> = ranges.iter().map(|&(addr, _)| split(addr).0).collect();
-        if ranges.iter().any(|&(addr, _)| addr % 4 != 0) || (1..slots.len()).any(|i| slots[..i].contains(&slots[i])) {
+        if ranges.iter().any(|&(addr, _)| addr % 4 != 0)
+            || (1..slots.len()).any(|i| slots[..i].contains(&slots[i]))
+        {
             return None;
         }
         for &(addr, words) in ranges {
             let bytes = words as u64 * 4;
             if self.resolve(addr, bytes).is_none() {
-                return Some(Err(Fault { address: addr, bytes }));
+                return Some(Err(Fault {
+                    address: addr,
+                    bytes,
+                }));
             }
         }
         // The host may write through the views: their words are its values now.
@@ -295,9 +336,20 @@ impl Memory {
         let mut views: Vec<Option<&mut [u32]>> = ranges.iter().map(|_| None).collect();
         // Only the slots between the lowest and highest asked for (slots are
         // not reused soon, so there are as many as allocations so far).
-        let (lowest, highest) = (slots.iter().min().copied().unwrap_or(0), slots.iter().max().copied().unwrap_or(0));
-        for (slot, buf) in self.slots.iter_mut().enumerate().skip(lowest).take(highest + 1 - lowest) {
-            let (Some(j), Some(buf)) = (slots.iter().position(|&s| s == slot), buf.as_mut()) else { continue };
+        let (lowest, highest) = (
+            slots.iter().min().copied().unwrap_or(0),
+            slots.iter().max().copied().unwrap_or(0),
+        );
+        for (slot, buf) in self
+            .slots
+            .iter_mut()
+            .enumerate()
+            .skip(lowest)
+            .take(highest + 1 - lowest)
+        {
+            let (Some(j), Some(buf)) = (slots.iter().position(|&s| s == slot), buf.as_mut()) else {
+                continue;
+            };
             let (addr, words) = ranges[j];
             let w0 = (split(addr).1 / 4) as usize;
             // `AtomicU32` has `u32`'s layout; with `&mut` access the words
@@ -309,7 +361,10 @@ impl Memory {
 
     /// Find the first faulting byte address for a message (the start if none).
     pub fn first_bad_byte(&self, addr: u64, len: u64) -> u64 {
-        (0..len).map(|i| addr.wrapping_add(i)).find(|&a| self.resolve(a, 1).is_none()).unwrap_or(addr)
+        (0..len)
+            .map(|i| addr.wrapping_add(i))
+            .find(|&a| self.resolve(a, 1).is_none())
+            .unwrap_or(addr)
     }
 }
 
@@ -352,7 +407,9 @@ impl Buffer {
         let words = &mut self.words[w0..w0 + whole];
         if body.len() >= PAR_COPY {
             use rayon::prelude::*;
-            body.par_chunks_mut(PIECE).zip(words.par_chunks_mut(PIECE / 4)).for_each(|(d, w)| words_to_bytes(w, d));
+            body.par_chunks_mut(PIECE)
+                .zip(words.par_chunks_mut(PIECE / 4))
+                .for_each(|(d, w)| words_to_bytes(w, d));
         } else {
             words_to_bytes(words, body);
         }
@@ -371,7 +428,9 @@ impl Buffer {
         let words = &mut self.words[w0..w0 + whole];
         if body.len() >= PAR_COPY {
             use rayon::prelude::*;
-            body.par_chunks(PIECE).zip(words.par_chunks_mut(PIECE / 4)).for_each(|(s, w)| bytes_to_words(s, w));
+            body.par_chunks(PIECE)
+                .zip(words.par_chunks_mut(PIECE / 4))
+                .for_each(|(s, w)| bytes_to_words(s, w));
         } else {
             bytes_to_words(body, words);
         }
@@ -412,7 +471,10 @@ impl Buffer {
         let (body, tail) = rest.split_at(whole * 4);
         let words = &self.words[off / 4..off / 4 + whole];
         for (chunk, w) in body.chunks_exact(4).zip(words) {
-            w.store(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]), Relaxed);
+            w.store(
+                u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]),
+                Relaxed,
+            );
         }
         off += whole * 4;
         for (i, b) in tail.iter().enumerate() {
@@ -430,7 +492,9 @@ impl Buffer {
     fn set_byte(&self, off: usize, value: u8) {
         let shift = 8 * (off % 4);
         let mask = 0xffu32 << shift;
-        let _ = self.words[off / 4].fetch_update(Relaxed, Relaxed, |w| Some((w & !mask) | (u32::from(value) << shift)));
+        let _ = self.words[off / 4].fetch_update(Relaxed, Relaxed, |w| {
+            Some((w & !mask) | (u32::from(value) << shift))
+        });
     }
 
     /// A 32-bit value at byte offset `off` (any alignment; bounds checked by the caller).
@@ -477,7 +541,13 @@ mod tests {
         assert!(m.words_mut(&[(p, 2), (p + 32, 2)]).is_none());
         assert!(m.words_mut(&[(p + 2, 2)]).is_none());
         // Past the end, or outside every allocation: a fault.
-        assert_eq!(m.words_mut(&[(p, 17)]).unwrap().err(), Some(Fault { address: p, bytes: 68 }));
+        assert_eq!(
+            m.words_mut(&[(p, 17)]).unwrap().err(),
+            Some(Fault {
+                address: p,
+                bytes: 68
+            })
+        );
         assert!(m.words_mut(&[(q + (1 << 31), 1)]).unwrap().is_err());
     }
 }

@@ -102,9 +102,12 @@ mod workgroup;
 pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
 use crate::codeobj::{launch as launch_check, CodeObject, KernelDescriptor, KernelMeta};
-use crate::device::{Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId, Origin, StoppedWave, TaintedWord};
-use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
+use crate::device::{
+    Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId, Origin, StoppedWave,
+    TaintedWord,
+};
 use crate::target::{self, Target};
+use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
 use program::Program;
 use std::sync::Arc;
@@ -125,7 +128,11 @@ pub struct EmuOptions {
 
 impl Default for EmuOptions {
     fn default() -> Self {
-        EmuOptions { threads: 0, step_budget: 1_000_000, memory_limit: 8 << 30 }
+        EmuOptions {
+            threads: 0,
+            step_budget: 1_000_000,
+            memory_limit: 8 << 30,
+        }
     }
 }
 
@@ -191,9 +198,22 @@ impl EmuDevice {
     pub fn for_target_with_options(target: &'static Target, options: EmuOptions) -> EmuDevice {
         // A private pool when a thread count is given; otherwise rayon's global one.
         let pool = (options.threads > 0)
-            .then(|| rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().ok())
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(options.threads)
+                    .build()
+                    .ok()
+            })
             .flatten();
-        EmuDevice { target, options, memory: Memory::default(), modules: Vec::new(), pool, launches: 0, stops: Vec::new() }
+        EmuDevice {
+            target,
+            options,
+            memory: Memory::default(),
+            modules: Vec::new(),
+            pool,
+            launches: 0,
+            stops: Vec::new(),
+        }
     }
 
     pub fn options(&self) -> EmuOptions {
@@ -217,7 +237,12 @@ impl EmuDevice {
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
         let program = Program::decode(self.target.isa, code, 0, 0, descriptor.vgpr_count());
-        self.modules.push(vec![EmuKernel { name: name.to_string(), meta: None, descriptor, program: Arc::new(program) }]);
+        self.modules.push(vec![EmuKernel {
+            name: name.to_string(),
+            meta: None,
+            descriptor,
+            program: Arc::new(program),
+        }]);
         ModuleId(self.modules.len() - 1)
     }
 
@@ -227,30 +252,63 @@ impl EmuDevice {
     }
 
     fn kernel(&self, module: ModuleId, name: &str) -> Result<EmuKernel, DeviceError> {
-        let kernels = self.modules.get(module.0).ok_or_else(|| DeviceError::Refused(format!("no module {}", module.0)))?;
-        kernels.iter().find(|k| k.name == name).cloned().ok_or_else(|| {
-            DeviceError::Refused(format!(
-                "module {} has no kernel named {name} (it has: {})",
-                module.0,
-                kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")
-            ))
-        })
+        let kernels = self
+            .modules
+            .get(module.0)
+            .ok_or_else(|| DeviceError::Refused(format!("no module {}", module.0)))?;
+        kernels
+            .iter()
+            .find(|k| k.name == name)
+            .cloned()
+            .ok_or_else(|| {
+                DeviceError::Refused(format!(
+                    "module {} has no kernel named {name} (it has: {})",
+                    module.0,
+                    kernels
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
     }
 
     fn keep_stops(&mut self, stops: Vec<WaveStop>) {
         let origins = self.memory.taint.origins();
-        let lost = || Origin { what: "wave stopped on an undefined value".into(), offset: 0, instruction: String::new() };
-        self.stops = stops.into_iter().map(|s| (s, origins.get(s.origin as usize).cloned().unwrap_or_else(lost))).collect();
+        let lost = || Origin {
+            what: "wave stopped on an undefined value".into(),
+            offset: 0,
+            instruction: String::new(),
+        };
+        self.stops = stops
+            .into_iter()
+            .map(|s| {
+                (
+                    s,
+                    origins.get(s.origin as usize).cloned().unwrap_or_else(lost),
+                )
+            })
+            .collect();
     }
 
     /// Allocate `size` bytes (rounded up to 64) for the launch's own use and
     /// fill them with `fill(address)` (the contents may point into themselves).
-    fn alloc_internal(&mut self, size: usize, fill: impl FnOnce(u64) -> Vec<u8>) -> Result<u64, DeviceError> {
+    fn alloc_internal(
+        &mut self,
+        size: usize,
+        fill: impl FnOnce(u64) -> Vec<u8>,
+    ) -> Result<u64, DeviceError> {
         let size = size.next_multiple_of(64);
-        let ptr = self.memory.alloc(size as u64).map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))?;
+        let ptr = self
+            .memory
+            .alloc(size as u64)
+            .map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))?;
         let bytes = fill(ptr);
         self.memory.write_bytes(ptr, &bytes).map_err(|f| {
-            let message = format!("internal: cannot write {} bytes at 0x{:x}", f.bytes, f.address);
+            let message = format!(
+                "internal: cannot write {} bytes at 0x{:x}",
+                f.bytes, f.address
+            );
             DeviceError::from(Fault::new(FaultKind::Internal, message).with_address(f.address))
         })?;
         Ok(ptr)
@@ -259,7 +317,9 @@ impl EmuDevice {
 
 impl Device for EmuDevice {
     fn executor(&self) -> Executor {
-        Executor::Emulated { arch: self.target.name.into() }
+        Executor::Emulated {
+            arch: self.target.name.into(),
+        }
     }
     fn arch_name(&self) -> String {
         self.target.name.into()
@@ -275,11 +335,15 @@ impl Device for EmuDevice {
                 self.memory.allocated_bytes, self.options.memory_limit
             )));
         }
-        self.memory.alloc(bytes as u64).map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))
+        self.memory
+            .alloc(bytes as u64)
+            .map_err(|e| DeviceError::Refused(format!("emulated device memory: {e}")))
     }
 
     fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
-        self.memory.free(ptr).map_err(|e| DeviceError::Refused(format!("free: {e}")))
+        self.memory
+            .free(ptr)
+            .map_err(|e| DeviceError::Refused(format!("free: {e}")))
     }
 
     fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
@@ -300,7 +364,10 @@ impl Device for EmuDevice {
         r.map_err(|f| host_fault("read", f))
     }
 
-    fn host_words(&mut self, ranges: &[(DevicePtr, usize)]) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
+    fn host_words(
+        &mut self,
+        ranges: &[(DevicePtr, usize)],
+    ) -> Option<Result<Vec<&mut [u32]>, DeviceError>> {
         let views = self.memory.words_mut(ranges)?;
         Some(views.map_err(|f| host_fault("access", f)))
     }
@@ -321,9 +388,22 @@ impl Device for EmuDevice {
             let (base, code) = co
                 .code
                 .iter()
-                .find(|(addr, data)| k.entry_address >= *addr && k.entry_address - addr < data.len() as u64)
-                .ok_or_else(|| DeviceError::Refused(format!("kernel {}: entry is not in an executable section", k.meta.name)))?;
-            let program = Program::decode(self.target.isa, code, *base, k.entry_address, k.descriptor.vgpr_count());
+                .find(|(addr, data)| {
+                    k.entry_address >= *addr && k.entry_address - addr < data.len() as u64
+                })
+                .ok_or_else(|| {
+                    DeviceError::Refused(format!(
+                        "kernel {}: entry is not in an executable section",
+                        k.meta.name
+                    ))
+                })?;
+            let program = Program::decode(
+                self.target.isa,
+                code,
+                *base,
+                k.entry_address,
+                k.descriptor.vgpr_count(),
+            );
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),
                 meta: Some(k.meta.clone()),
@@ -337,13 +417,29 @@ impl Device for EmuDevice {
 
     fn definedness(&mut self, out: DevicePtr, words: usize) -> Result<Definedness, DeviceError> {
         let (mut origins, tainted) = self.memory.taint.report(out, words);
-        let words = tainted.into_iter().map(|(word, taint, origin)| TaintedWord { word, taint, origin }).collect();
+        let words = tainted
+            .into_iter()
+            .map(|(word, taint, origin)| TaintedWord {
+                word,
+                taint,
+                origin,
+            })
+            .collect();
         let mut waves = Vec::with_capacity(self.stops.len());
         for (stop, origin) in &self.stops {
             origins.push(origin.clone());
-            waves.push(StoppedWave { first_lane: stop.first_lane, lanes: stop.lanes, taint: stop.taint, origin: origins.len() - 1 });
+            waves.push(StoppedWave {
+                first_lane: stop.first_lane,
+                lanes: stop.lanes,
+                taint: stop.taint,
+                origin: origins.len() - 1,
+            });
         }
-        Ok(Definedness { origins, words, waves })
+        Ok(Definedness {
+            origins,
+            words,
+            waves,
+        })
     }
 
     fn launch(
@@ -363,19 +459,30 @@ impl Device for EmuDevice {
             None => launch_check::check_shape(kernel, kernarg.len(), dispatch)?,
         }
         // Refused before anything is allocated; LaunchSetup::new checks again.
-        launch::check(&kd, self.target).map_err(|why| DeviceError::Refused(format!("kernel {kernel}: {why}")))?;
+        launch::check(&kd, self.target)
+            .map_err(|why| DeviceError::Refused(format!("kernel {kernel}: {why}")))?;
         let mut kernarg_image = kernarg.to_vec();
         if kernarg_image.len() < kd.kernarg_size as usize {
             kernarg_image.resize(kd.kernarg_size as usize, 0);
         }
         // Dispatch ids count this device's launches from 0, as a fresh HSA queue's packet indices do.
-        let mut addrs = DispatchAddrs { dispatch_id: self.launches, ..DispatchAddrs::default() };
+        let mut addrs = DispatchAddrs {
+            dispatch_id: self.launches,
+            ..DispatchAddrs::default()
+        };
         addrs.kernarg = self.alloc_internal(kernarg_image.len().max(256), |_| kernarg_image)?;
         // The queue and the packet it holds exist only for kernels that can see them.
         if kd.dispatch_ptr() || kd.queue_ptr() {
             let kernarg_ptr = addrs.kernarg;
             match self.alloc_internal(DISPATCH_BLOCK_BYTES, |base| {
-                dispatch_block(&kd, &dispatch, &DispatchAddrs { block: base, ..addrs })
+                dispatch_block(
+                    &kd,
+                    &dispatch,
+                    &DispatchAddrs {
+                        block: base,
+                        ..addrs
+                    },
+                )
             }) {
                 Ok(ptr) => addrs.block = ptr,
                 Err(e) => {
@@ -416,7 +523,9 @@ fn default_target() -> &'static Target {
 
 /// A host access (`write`, `read`, host views) outside every allocation.
 fn host_fault(access: &str, f: memory::Fault) -> DeviceError {
-    let message = format!("host {access} of {} bytes at 0x{:x} is outside every allocation", f.bytes, f.address);
+    let message = format!(
+        "host {access} of {} bytes at 0x{:x} is outside every allocation",
+        f.bytes, f.address
+    );
     DeviceError::from(Fault::new(FaultKind::HostAccess, message).with_address(f.address))
 }
-

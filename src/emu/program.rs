@@ -41,7 +41,8 @@ impl Program {
                     insts.push(check_vgprs(inst, vgpr_count));
                 }
                 Err(e) => {
-                    insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string()).with_inst(e.offset(), e.dwords_hex())));
+                    insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string())
+                        .with_inst(e.offset(), e.dwords_hex())));
                     // Resynchronise on the next dword, as a linear-sweep disassembler does.
                     pos += 4;
                 }
@@ -50,12 +51,20 @@ impl Program {
         let targets: Vec<Option<usize>> = insts
             .iter()
             .map(|i| match i {
-                Ok(inst) if inst.shape() == Shape::Branch => offsets.binary_search(&inst.branch_target()).ok(),
+                Ok(inst) if inst.shape() == Shape::Branch => {
+                    offsets.binary_search(&inst.branch_target()).ok()
+                }
                 _ => None,
             })
             .collect();
         let deps_for = |wave64: bool| -> Vec<Deps> {
-            insts.iter().map(|i| i.as_ref().map_or(Deps::default(), |inst| taint::deps(inst, wave64))).collect()
+            insts
+                .iter()
+                .map(|i| {
+                    i.as_ref()
+                        .map_or(Deps::default(), |inst| taint::deps(inst, wave64))
+                })
+                .collect()
         };
         let deps = [deps_for(false), deps_for(true)];
         let n = insts.len();
@@ -71,8 +80,17 @@ impl Program {
                 },
             }
         };
-        let may = [taint::may_read_unwritten(&deps[0], successors), taint::may_read_unwritten(&deps[1], successors)];
-        Program { insts, targets, end_offset: base + code.len() as u64, deps, may }
+        let may = [
+            taint::may_read_unwritten(&deps[0], successors),
+            taint::may_read_unwritten(&deps[1], successors),
+        ];
+        Program {
+            insts,
+            targets,
+            end_offset: base + code.len() as u64,
+            deps,
+            may,
+        }
     }
 
     /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
@@ -83,7 +101,16 @@ impl Program {
     /// The [`Deps`] of instruction `pc` in a wave of `W` lanes (none past the end).
     #[inline(always)]
     pub(crate) fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
-        static NONE: Deps = Deps { s: 0, v: [0; 4], rs: 0, rv: [0; 4], ws: 0, wv: [0; 4], xv: [0; 4], flags: 0 };
+        static NONE: Deps = Deps {
+            s: 0,
+            v: [0; 4],
+            rs: 0,
+            rv: [0; 4],
+            ws: 0,
+            wv: [0; 4],
+            xv: [0; 4],
+            flags: 0,
+        };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
     }
 }

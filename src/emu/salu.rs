@@ -97,13 +97,19 @@ impl<const W: usize> Wave<W> {
     }
 
     pub(super) fn s_addc(&mut self, inst: &Inst) {
-        let t = u64::from(self.s32(inst.src[0])) + u64::from(self.s32(inst.src[1])) + u64::from(self.scc);
+        let t = u64::from(self.s32(inst.src[0]))
+            + u64::from(self.s32(inst.src[1]))
+            + u64::from(self.scc);
         self.ws(inst.dst, t as u32);
         self.scc = t >> 32 != 0;
     }
 
     pub(super) fn s_subb(&mut self, inst: &Inst) {
-        let (a, b, c) = (self.s32(inst.src[0]), self.s32(inst.src[1]), u32::from(self.scc));
+        let (a, b, c) = (
+            self.s32(inst.src[0]),
+            self.s32(inst.src[1]),
+            u32::from(self.scc),
+        );
         self.ws(inst.dst, a.wrapping_sub(b).wrapping_sub(c));
         self.scc = u64::from(b) + u64::from(c) > u64::from(a);
     }
@@ -123,12 +129,20 @@ impl<const W: usize> Wave<W> {
     }
 
     pub(super) fn s_cselect(&mut self, inst: &Inst) {
-        let d = if self.scc { self.s32(inst.src[0]) } else { self.s32(inst.src[1]) };
+        let d = if self.scc {
+            self.s32(inst.src[0])
+        } else {
+            self.s32(inst.src[1])
+        };
         self.ws(inst.dst, d);
     }
 
     pub(super) fn s_cselect64(&mut self, inst: &Inst) {
-        let d = if self.scc { self.s64(inst.src[0]) } else { self.s64(inst.src[1]) };
+        let d = if self.scc {
+            self.s64(inst.src[0])
+        } else {
+            self.s64(inst.src[1])
+        };
         self.ws64(inst.dst, d);
     }
 
@@ -186,7 +200,13 @@ impl<const W: usize> Wave<W> {
 
     /// A SOPP branch at index `pc`: when `taken`, continue at its target.
     #[inline(always)]
-    pub(super) fn branch(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize, taken: bool) -> Result<(), DeviceError> {
+    pub(super) fn branch(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        pc: usize,
+        taken: bool,
+    ) -> Result<(), DeviceError> {
         if taken {
             match ctx.prog.targets.get(pc).copied().flatten() {
                 Some(target) => self.pc = target,
@@ -208,7 +228,10 @@ impl<const W: usize> Wave<W> {
 
     #[cold]
     pub(super) fn code_end(&self, inst: &Inst) -> DeviceError {
-        let message = format!("executed s_code_end padding at offset 0x{:x} (missing s_endpgm?)", inst.offset);
+        let message = format!(
+            "executed s_code_end padding at offset 0x{:x} (missing s_endpgm?)",
+            inst.offset
+        );
         self.fault(FaultKind::CodeEnd, inst, message)
     }
 }

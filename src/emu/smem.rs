@@ -13,15 +13,21 @@ impl<const W: usize> Wave<W> {
     /// The byte address of an SMEM access: sbase pair + offset + soffset.
     #[inline(always)]
     pub(super) fn smem_addr(&self, inst: &Inst) -> u64 {
-        let base = u64::from(self.s[inst.addr as usize]) | u64::from(self.s[inst.addr as usize + 1]) << 32;
+        let base =
+            u64::from(self.s[inst.addr as usize]) | u64::from(self.s[inst.addr as usize + 1]) << 32;
         let soff = inst.saddr.map_or(0, |r| u64::from(self.s[r as usize]));
-        base.wrapping_add_signed(i64::from(inst.imm)).wrapping_add(soff)
+        base.wrapping_add_signed(i64::from(inst.imm))
+            .wrapping_add(soff)
     }
 
     #[inline(never)]
     pub(super) fn s_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
         let Shape::Load(n) = inst.shape() else {
-            let message = format!("internal: {} has shape {:?}, not a scalar load", inst.mnemonic(), inst.shape());
+            let message = format!(
+                "internal: {} has shape {:?}, not a scalar load",
+                inst.mnemonic(),
+                inst.shape()
+            );
             return Err(self.fault(FaultKind::Internal, inst, message));
         };
         let addr = self.smem_addr(inst);
@@ -33,7 +39,9 @@ impl<const W: usize> Wave<W> {
                 inst.offset
             )));
         }
-        let Some((buf, off)) = mem.resolve(addr, bytes) else { return Err(self.scalar_fault(mem, inst, addr, bytes)) };
+        let Some((buf, off)) = mem.resolve(addr, bytes) else {
+            return Err(self.scalar_fault(mem, inst, addr, bytes));
+        };
         let (dst, n) = (inst.dst as usize, n as usize);
         if dst + n <= NULL as usize {
             // The common case: the registers are below `null`, no wrap, and
@@ -56,7 +64,10 @@ impl<const W: usize> Wave<W> {
         let address = mem.first_bad_byte(addr, bytes);
         let message =
             format!("address 0x{address:x}, instruction at offset 0x{:x} ({inst}), scalar, load of {bytes} bytes", inst.offset);
-        DeviceError::from(self.fault_at(FaultKind::MemoryFault, inst, message).with_address(address))
+        DeviceError::from(
+            self.fault_at(FaultKind::MemoryFault, inst, message)
+                .with_address(address),
+        )
     }
 }
 
@@ -66,15 +77,29 @@ impl<const W: usize> Wave<W> {
 /// common case of [`Wave::s_load`] does not apply; the waves then execute it
 /// one at a time (and report any fault there).
 #[inline(never)]
-pub(super) fn sload_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem: &Memory) -> bool {
-    let Shape::Load(n) = inst.shape() else { return false };
-    let Some(first) = waves.first() else { return false };
+pub(super) fn sload_group<const W: usize>(
+    waves: &mut [Wave<W>],
+    inst: &Inst,
+    mem: &Memory,
+) -> bool {
+    let Shape::Load(n) = inst.shape() else {
+        return false;
+    };
+    let Some(first) = waves.first() else {
+        return false;
+    };
     let addr = first.smem_addr(inst);
     let (dst, n) = (inst.dst as usize, n as usize);
-    if addr % 4 != 0 || dst + n > NULL as usize || n > 16 || waves.iter().any(|w| w.smem_addr(inst) != addr) {
+    if addr % 4 != 0
+        || dst + n > NULL as usize
+        || n > 16
+        || waves.iter().any(|w| w.smem_addr(inst) != addr)
+    {
         return false;
     }
-    let Some((buf, off)) = mem.resolve(addr, 4 * n as u64) else { return false };
+    let Some((buf, off)) = mem.resolve(addr, 4 * n as u64) else {
+        return false;
+    };
     let w0 = (off / 4) as usize;
     let mut data = [0u32; 16];
     for (d, w) in data.iter_mut().zip(&buf.words[w0..w0 + n]) {

@@ -25,9 +25,9 @@
 // Lane loops index several lane masks by the same lane number.
 #![allow(clippy::needless_range_loop)]
 
+use super::launch::InitialRegisters;
 use super::memory::Mark;
 use super::wave::{Ctx, Wave};
-use super::launch::InitialRegisters;
 use crate::device::{DeviceError, Origin, Taint};
 use crate::isa::{reg_name, Dpp, Format, Inst, Op, Shape, Src, EXEC, NULL, VCC};
 
@@ -74,7 +74,10 @@ pub struct Deps {
 }
 
 fn sbits(r: u8, n: u8) -> u128 {
-    (0..n).map(|i| r.wrapping_add(i)).filter(|&r| r < 128 && r != NULL).fold(0, |m, r| m | 1 << r)
+    (0..n)
+        .map(|i| r.wrapping_add(i))
+        .filter(|&r| r < 128 && r != NULL)
+        .fold(0, |m, r| m | 1 << r)
 }
 
 fn vbits(r: u8, n: u8) -> [u64; 4] {
@@ -131,7 +134,18 @@ impl Deps {
 /// Whether a scalar op reads SCC besides its operands.
 pub(super) fn reads_scc(op: Op) -> bool {
     use Op::*;
-    matches!(op, SAddcU32 | SSubbU32 | SCselectB32 | SCselectB64 | SCmovB32 | SCmovB64 | SCmovkI32 | SCbranchScc0 | SCbranchScc1)
+    matches!(
+        op,
+        SAddcU32
+            | SSubbU32
+            | SCselectB32
+            | SCselectB64
+            | SCmovB32
+            | SCmovB64
+            | SCmovkI32
+            | SCbranchScc0
+            | SCbranchScc1
+    )
 }
 
 /// Whether a scalar op writes SCC.
@@ -157,7 +171,10 @@ pub(super) fn writes_scc(op: Op) -> bool {
             | SMulkI32
     );
     let info = crate::isa::table::info(op);
-    let scalar = matches!(info.format, Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk);
+    let scalar = matches!(
+        info.format,
+        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk
+    );
     scalar && !no && info.shape != Shape::KWait
 }
 
@@ -212,7 +229,17 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             // A conditional move may keep the old value: a read, too.
             let cmov = matches!(inst.op, Op::SCmovB32 | Op::SCmovB64);
             if !matches!(shape, Sc | Scw) {
-                d.dst_s(sbits(inst.dst, if matches!(shape, S1w | S2w | S2sh) { 2 } else { 1 }), !cmov);
+                d.dst_s(
+                    sbits(
+                        inst.dst,
+                        if matches!(shape, S1w | S2w | S2sh) {
+                            2
+                        } else {
+                            1
+                        },
+                    ),
+                    !cmov,
+                );
             }
             if is_saveexec(inst.op) {
                 let exec = sbits(EXEC, if shape == S1w { 2 } else { 1 });
@@ -249,7 +276,8 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             }
         }
         _ if inst.op == Op::VNop => {}
-        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | Cmp | Cmpw | Cmpx | Cmpxw | ToScalar1 | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
+        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | Cmp | Cmpw | Cmpx | Cmpxw | ToScalar1
+        | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
     }
     if reads_scc(inst.op) {
         d.read_s(1 << SCC_BIT);
@@ -284,7 +312,10 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
     for i in 0..vsrc_count(shape) {
         d.src(inst.src[i], vsrc_width(shape, i, mask), mask);
     }
-    if let (Src::Vgpr(r), true) = (inst.src[0], inst.dpp.is_some() || matches!(shape, ToScalar1 | ToScalar2)) {
+    if let (Src::Vgpr(r), true) = (
+        inst.src[0],
+        inst.dpp.is_some() || matches!(shape, ToScalar1 | ToScalar2),
+    ) {
         or4(&mut d.xv, vbits(r, 1));
     }
     // DPP may leave lanes unwritten, v_writelane writes one lane: reads, too.
@@ -298,7 +329,12 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
     if matches!(shape, Co | Ci | Mad64) {
         d.dst_s(sbits(inst.sdst, mask), true);
     }
-    if let Some(Dpp::Dpp16 { bound_ctrl: false, fi: false, .. }) = inst.dpp {
+    if let Some(Dpp::Dpp16 {
+        bound_ctrl: false,
+        fi: false,
+        ..
+    }) = inst.dpp
+    {
         d.flags |= F_DPP;
     }
 }
@@ -310,7 +346,10 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
 /// VGPRs count as written for reads under the EXEC they were written with
 /// (no EXEC write in between on any path) or, before the first EXEC write,
 /// in every lane. A forward dataflow to a fixpoint: sets only shrink.
-pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<usize>; 2]) -> (u128, [u64; 4]) {
+pub fn may_read_unwritten(
+    deps: &[Deps],
+    successors: impl Fn(usize) -> [Option<usize>; 2],
+) -> (u128, [u64; 4]) {
     #[derive(Clone, Copy, PartialEq, Eq)]
     struct State {
         s: u128,
@@ -325,10 +364,17 @@ pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<u
         return (may_s, may_v);
     }
     let v0 = vbits(0, 1);
-    states[0] = Some(State { s: 3u128 << EXEC, full_v: v0, region_v: v0, exec_changed: false });
+    states[0] = Some(State {
+        s: 3u128 << EXEC,
+        full_v: v0,
+        region_v: v0,
+        exec_changed: false,
+    });
     let mut work = vec![0usize];
     while let Some(i) = work.pop() {
-        let (Some(mut st), d) = (states[i], &deps[i]) else { continue };
+        let (Some(mut st), d) = (states[i], &deps[i]) else {
+            continue;
+        };
         may_s |= d.rs & !st.s;
         let defined = std::array::from_fn::<u64, 4, _>(|k| st.full_v[k] | st.region_v[k]);
         for k in 0..4 {
@@ -373,12 +419,27 @@ pub fn may_read_unwritten(deps: &[Deps], successors: impl Fn(usize) -> [Option<u
 /// the system SGPRs are still filled; a result computed from them is neither
 /// a pass nor a fail.
 pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> (u128, u128) {
-    let mask = |r: &std::ops::Range<usize>| r.clone().filter(|&i| i < 106).fold(0u128, |m, i| m | 1u128 << i);
+    let mask = |r: &std::ops::Range<usize>| {
+        r.clone()
+            .filter(|&i| i < 106)
+            .fold(0u128, |m, i| m | 1u128 << i)
+    };
     let exec = if wave64 { 3u128 << EXEC } else { 1u128 << EXEC };
-    let ttmps = if init.ttmp_ids { 1u128 << super::launch::TTMP7 | 1u128 << super::launch::TTMP9 } else { 0 };
+    let ttmps = if init.ttmp_ids {
+        1u128 << super::launch::TTMP7 | 1u128 << super::launch::TTMP9
+    } else {
+        0
+    };
     let system = mask(&init.system_sgprs);
-    let (defined_system, unsettled) = if init.ttmp_ids { (0, system) } else { (system, 0) };
-    (mask(&init.user_sgprs) | defined_system | exec | ttmps, unsettled)
+    let (defined_system, unsettled) = if init.ttmp_ids {
+        (0, system)
+    } else {
+        (system, 0)
+    };
+    (
+        mask(&init.user_sgprs) | defined_system | exec | ttmps,
+        unsettled,
+    )
 }
 
 /// One wave's shadow registers.
@@ -441,8 +502,16 @@ impl S {
         self.undef || self.unset
     }
     fn or(self, o: S) -> S {
-        let origin = if self.undef || (self.unset && !o.undef) { self.origin } else { o.origin };
-        S { undef: self.undef || o.undef, unset: self.unset || o.unset, origin }
+        let origin = if self.undef || (self.unset && !o.undef) {
+            self.origin
+        } else {
+            o.origin
+        };
+        S {
+            undef: self.undef || o.undef,
+            unset: self.unset || o.unset,
+            origin,
+        }
     }
 }
 
@@ -457,19 +526,39 @@ pub(super) struct L {
 impl L {
     fn splat<const W: usize>(s: S) -> L {
         let full = Wave::<W>::FULL;
-        L { u: if s.undef { full } else { 0 }, n: if s.unset { full } else { 0 }, origin: s.origin }
+        L {
+            u: if s.undef { full } else { 0 },
+            n: if s.unset { full } else { 0 },
+            origin: s.origin,
+        }
     }
     fn or(self, o: L) -> L {
-        let origin = if self.u != 0 || (self.n != 0 && o.u == 0) { self.origin } else { o.origin };
-        L { u: self.u | o.u, n: self.n | o.n, origin }
+        let origin = if self.u != 0 || (self.n != 0 && o.u == 0) {
+            self.origin
+        } else {
+            o.origin
+        };
+        L {
+            u: self.u | o.u,
+            n: self.n | o.n,
+            origin,
+        }
     }
     /// Only the `mask` lanes (so the origin kept is one that matters there).
     fn masked(self, mask: u64) -> L {
-        L { u: self.u & mask, n: self.n & mask, origin: self.origin }
+        L {
+            u: self.u & mask,
+            n: self.n & mask,
+            origin: self.origin,
+        }
     }
     /// The scalar taint of a value computed from these lanes' `mask` lanes.
     fn reduce(self, mask: u64) -> S {
-        S { undef: self.u & mask != 0, unset: self.n & mask != 0, origin: self.origin }
+        S {
+            undef: self.u & mask != 0,
+            unset: self.n & mask != 0,
+            origin: self.origin,
+        }
     }
     fn lane(self, i: usize) -> S {
         self.reduce(1 << i)
@@ -488,17 +577,36 @@ impl<const W: usize> Wave<W> {
     /// initialised (`sgprs`, and v0 in the lanes of EXEC).
     /// `may` ([`may_read_unwritten`]) applies to a wave whose lanes are all
     /// launched; a partial wave starts with every uninitialised lane tainted.
-    pub(super) fn reset_shadow(&mut self, (sgprs, unsettled): (u128, u128), vgprs: usize, may: &(u128, [u64; 4])) {
+    pub(super) fn reset_shadow(
+        &mut self,
+        (sgprs, unsettled): (u128, u128),
+        vgprs: usize,
+        may: &(u128, [u64; 4]),
+    ) {
         let exec = self.exec();
-        let (may_s, may_v) = if exec == Self::FULL { *may } else { (u128::MAX, [u64::MAX; 4]) };
+        let (may_s, may_v) = if exec == Self::FULL {
+            *may
+        } else {
+            (u128::MAX, [u64::MAX; 4])
+        };
         let hi = if W == 32 { HI } else { 0 };
-        let exec_bits = if W == 64 { 3u128 << EXEC } else { 1u128 << EXEC };
+        let exec_bits = if W == 64 {
+            3u128 << EXEC
+        } else {
+            1u128 << EXEC
+        };
         // Computed in locals and stored once: reading back half-written
         // u128s stalls store forwarding, and this runs for every wave.
         let s_undef = ((!(sgprs | unsettled) | (1 << SCC_BIT)) & !exec_bits & may_s) | hi;
         let s_unset = unsettled & may_s;
         let n = vgprs.clamp(1, 256);
-        let ones = |bits: usize| if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let ones = |bits: usize| {
+            if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            }
+        };
         let v0 = Self::FULL & !exec;
         let t = &mut self.shadow;
         // A row whose `v_any` bit is clear is all zero, so only rows tainted
@@ -552,7 +660,10 @@ impl<const W: usize> Wave<W> {
         }
         let t = &self.shadow;
         let s = d.s & (t.s_undef | t.s_unset);
-        let v = (d.v[0] & t.v_any[0]) | (d.v[1] & t.v_any[1]) | (d.v[2] & t.v_any[2]) | (d.v[3] & t.v_any[3]);
+        let v = (d.v[0] & t.v_any[0])
+            | (d.v[1] & t.v_any[1])
+            | (d.v[2] & t.v_any[2])
+            | (d.v[3] & t.v_any[3]);
         ((s != 0) | (v != 0) | (d.flags & F_RUNTIME != 0)) && self.touches_taint(d, ctx)
     }
 
@@ -564,8 +675,13 @@ impl<const W: usize> Wave<W> {
         let exec = self.exec();
         let t = &mut self.shadow;
         let st = t.s_undef | t.s_unset;
-        let rv = (d.rv[0] & t.v_any[0]) | (d.rv[1] & t.v_any[1]) | (d.rv[2] & t.v_any[2]) | (d.rv[3] & t.v_any[3]);
-        let flagged = d.flags & (F_SLOW | F_HI) != 0 || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active()) || (d.flags & F_DPP != 0 && exec != Self::FULL);
+        let rv = (d.rv[0] & t.v_any[0])
+            | (d.rv[1] & t.v_any[1])
+            | (d.rv[2] & t.v_any[2])
+            | (d.rv[3] & t.v_any[3]);
+        let flagged = d.flags & (F_SLOW | F_HI) != 0
+            || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
+            || (d.flags & F_DPP != 0 && exec != Self::FULL);
         if (d.rs & st) != 0 || rv != 0 || flagged {
             return true;
         }
@@ -639,7 +755,11 @@ impl<const W: usize> Wave<W> {
             _ => format!("{name} read before any write (the dispatch does not initialise it)"),
         };
         let reason = (u32::MAX - placeholder) as u8;
-        ctx.mem.taint.origin((reason, reg, inst.offset), || Origin { what, offset: inst.offset, instruction: inst.to_string() })
+        ctx.mem.taint.origin((reason, reg, inst.offset), || Origin {
+            what,
+            offset: inst.offset,
+            instruction: inst.to_string(),
+        })
     }
 
     /// The taint of SGPR code `r` (SCC at [`SCC_BIT`]), placeholders resolved.
@@ -649,12 +769,24 @@ impl<const W: usize> Wave<W> {
         }
         let t = &self.shadow;
         let bit = 1u128 << r;
-        let origin = if t.s_oset & bit != 0 { t.s_origin[r as usize] } else { UNINIT };
-        let s = S { undef: t.s_undef & bit != 0, unset: t.s_unset & bit != 0, origin };
+        let origin = if t.s_oset & bit != 0 {
+            t.s_origin[r as usize]
+        } else {
+            UNINIT
+        };
+        let s = S {
+            undef: t.s_undef & bit != 0,
+            unset: t.s_unset & bit != 0,
+            origin,
+        };
         if !s.tainted() || s.origin < HI_WRITTEN {
             return s;
         }
-        let name = if r == SCC_BIT { "scc".to_string() } else { reg_name(r) };
+        let name = if r == SCC_BIT {
+            "scc".to_string()
+        } else {
+            reg_name(r)
+        };
         let origin = self.origin_of(ctx, s.origin, u16::from(r), &name, inst);
         self.shadow.s_origin[r as usize] = origin;
         self.shadow.s_oset |= 1 << r;
@@ -664,10 +796,16 @@ impl<const W: usize> Wave<W> {
     /// The taint of a scalar source `n` registers wide.
     pub(super) fn s_src(&mut self, src: Src, n: u8, inst: &Inst, ctx: &Ctx<'_>) -> S {
         match src {
-            Src::Sgpr(r) => (0..n).fold(S::default(), |acc, i| acc.or(self.s_reg(r.wrapping_add(i), inst, ctx))),
+            Src::Sgpr(r) => (0..n).fold(S::default(), |acc, i| {
+                acc.or(self.s_reg(r.wrapping_add(i), inst, ctx))
+            }),
             Src::Scc => self.s_reg(SCC_BIT, inst, ctx),
             Src::Vccz => {
-                let hi = if W == 64 { self.s_reg(VCC_HI, inst, ctx) } else { S::default() };
+                let hi = if W == 64 {
+                    self.s_reg(VCC_HI, inst, ctx)
+                } else {
+                    S::default()
+                };
                 self.s_reg(VCC, inst, ctx).or(hi)
             }
             Src::Vgpr(r) => self.v_reg(r, inst, ctx).lane(0),
@@ -678,7 +816,11 @@ impl<const W: usize> Wave<W> {
     /// The lane taint of VGPR `r`, placeholders resolved.
     fn v_reg(&mut self, r: u8, inst: &Inst, ctx: &Ctx<'_>) -> L {
         let t = &self.shadow;
-        let l = L { u: t.v_undef[r as usize], n: t.v_unset[r as usize], origin: t.v_origin[r as usize] };
+        let l = L {
+            u: t.v_undef[r as usize],
+            n: t.v_unset[r as usize],
+            origin: t.v_origin[r as usize],
+        };
         if (l.u | l.n) == 0 || l.origin < HI_WRITTEN {
             return l;
         }
@@ -690,7 +832,9 @@ impl<const W: usize> Wave<W> {
     /// A vector source `n` registers wide: VGPR lanes, or a scalar splat.
     fn v_src(&mut self, src: Src, n: u8, inst: &Inst, ctx: &Ctx<'_>) -> L {
         match src {
-            Src::Vgpr(r) => (0..n).fold(L::default(), |acc, i| acc.or(self.v_reg(r.saturating_add(i), inst, ctx))),
+            Src::Vgpr(r) => (0..n).fold(L::default(), |acc, i| {
+                acc.or(self.v_reg(r.saturating_add(i), inst, ctx))
+            }),
             other => L::splat::<W>(self.s_src(other, n, inst, ctx)),
         }
     }
@@ -723,11 +867,27 @@ impl<const W: usize> Wave<W> {
             return false;
         }
         // In wave32 the guide does not say a write to exec_hi/vcc_hi is kept.
-        let s = if W == 32 && (r == EXEC_HI || r == VCC_HI) { S { unset: !s.undef, origin: if s.tainted() { s.origin } else { HI_WRITTEN }, ..s } } else { s };
+        let s = if W == 32 && (r == EXEC_HI || r == VCC_HI) {
+            S {
+                unset: !s.undef,
+                origin: if s.tainted() { s.origin } else { HI_WRITTEN },
+                ..s
+            }
+        } else {
+            s
+        };
         let t = &mut self.shadow;
         let bit = 1u128 << r;
-        t.s_undef = if s.undef { t.s_undef | bit } else { t.s_undef & !bit };
-        t.s_unset = if s.unset { t.s_unset | bit } else { t.s_unset & !bit };
+        t.s_undef = if s.undef {
+            t.s_undef | bit
+        } else {
+            t.s_undef & !bit
+        };
+        t.s_unset = if s.unset {
+            t.s_unset | bit
+        } else {
+            t.s_unset & !bit
+        };
         t.s_origin[r as usize] = s.origin;
         t.s_oset |= bit;
         true
@@ -744,13 +904,31 @@ impl<const W: usize> Wave<W> {
     /// Record a stop at `inst`: `thing` depended on taint `s`.
     #[cold]
     pub(super) fn stop(&mut self, inst: &Inst, ctx: &Ctx<'_>, thing: &str, s: S) -> Flow {
-        let inner = ctx.mem.taint.origin_text(s.origin).map(|o| o.to_string()).unwrap_or_default();
+        let inner = ctx
+            .mem
+            .taint
+            .origin_text(s.origin)
+            .map(|o| o.to_string())
+            .unwrap_or_default();
         let kind = if s.undef { "undefined" } else { "unsettled" };
         let what = format!("wave stopped: {thing} depends on an {kind} value ({inner})");
         let key = (200, 0, inst.offset ^ (u64::from(s.origin) << 40));
-        let origin = ctx.mem.taint.origin(key, || Origin { what, offset: inst.offset, instruction: inst.to_string() });
-        let taint = if s.undef { Taint::Undefined } else { Taint::Unsettled };
-        self.shadow.stop = Some(WaveStop { first_lane: self.global_lane(0), lanes: W as u64, taint, origin });
+        let origin = ctx.mem.taint.origin(key, || Origin {
+            what,
+            offset: inst.offset,
+            instruction: inst.to_string(),
+        });
+        let taint = if s.undef {
+            Taint::Undefined
+        } else {
+            Taint::Unsettled
+        };
+        self.shadow.stop = Some(WaveStop {
+            first_lane: self.global_lane(0),
+            lanes: W as u64,
+            taint,
+            origin,
+        });
         Flow::Stop
     }
 
@@ -758,17 +936,41 @@ impl<const W: usize> Wave<W> {
         use Op::*;
         use Shape::*;
         let shape = inst.shape();
-        let wide0 = if matches!(shape, S1w | S2w | S2sh | Scw) { 2 } else { 1 };
+        let wide0 = if matches!(shape, S1w | S2w | S2sh | Scw) {
+            2
+        } else {
+            1
+        };
         let wide1 = if matches!(shape, S2w | Scw) { 2 } else { 1 };
-        let dst_n = if matches!(shape, S1w | S2w | S2sh) { 2 } else { 1 };
-        let scc = if reads_scc(inst.op) { self.s_reg(SCC_BIT, inst, ctx) } else { S::default() };
-        let s0 = if shape == K { self.s_reg(inst.dst, inst, ctx) } else { self.s_src(inst.src[0], wide0, inst, ctx) };
-        let s1 = if matches!(shape, S2 | S2w | S2sh | Sc | Scw) { self.s_src(inst.src[1], wide1, inst, ctx) } else { S::default() };
+        let dst_n = if matches!(shape, S1w | S2w | S2sh) {
+            2
+        } else {
+            1
+        };
+        let scc = if reads_scc(inst.op) {
+            self.s_reg(SCC_BIT, inst, ctx)
+        } else {
+            S::default()
+        };
+        let s0 = if shape == K {
+            self.s_reg(inst.dst, inst, ctx)
+        } else {
+            self.s_src(inst.src[0], wide0, inst, ctx)
+        };
+        let s1 = if matches!(shape, S2 | S2w | S2sh | Sc | Scw) {
+            self.s_src(inst.src[1], wide1, inst, ctx)
+        } else {
+            S::default()
+        };
         if is_saveexec(inst.op) {
             if s0.tainted() {
                 return self.stop(inst, ctx, "the EXEC write", s0);
             }
-            let hi = if dst_n == 2 && W == 32 { self.s_reg(EXEC_HI, inst, ctx) } else { S::default() };
+            let hi = if dst_n == 2 && W == 32 {
+                self.s_reg(EXEC_HI, inst, ctx)
+            } else {
+                S::default()
+            };
             self.set_s(inst.dst, S::default());
             if dst_n == 2 {
                 self.set_s(inst.dst.wrapping_add(1), hi);
@@ -779,7 +981,11 @@ impl<const W: usize> Wave<W> {
         let result = match inst.op {
             SMovkI32 => Some(S::default()),
             SCmovkI32 | SCmovB32 | SCmovB64 => {
-                let src = if inst.op == SCmovkI32 { S::default() } else { s0 };
+                let src = if inst.op == SCmovkI32 {
+                    S::default()
+                } else {
+                    s0
+                };
                 match (scc.tainted(), self.scc) {
                     (true, _) => Some(scc.or(src).or(self.s_reg(inst.dst, inst, ctx))),
                     (false, true) => Some(src),
@@ -788,7 +994,11 @@ impl<const W: usize> Wave<W> {
             }
             SCselectB32 | SCselectB64 if scc.tainted() => Some(scc.or(s0).or(s1)),
             SCselectB32 | SCselectB64 => Some(if self.scc { s0 } else { s1 }),
-            _ if matches!(shape, Sc | Scw) || (shape == K && inst.op != SAddkI32 && inst.op != SMulkI32) => None,
+            _ if matches!(shape, Sc | Scw)
+                || (shape == K && inst.op != SAddkI32 && inst.op != SMulkI32) =>
+            {
+                None
+            }
             _ => Some(s0.or(s1).or(scc)),
         };
         if let Some(r) = result {
@@ -825,12 +1035,18 @@ impl<const W: usize> Wave<W> {
         }
         let base = self.smem_addr(inst);
         let marks = if ctx.mem.taint.is_active() {
-            ctx.mem.taint.get((0..u64::from(n)).map(|k| (base / 4).wrapping_add(k)))
+            ctx.mem
+                .taint
+                .get((0..u64::from(n)).map(|k| (base / 4).wrapping_add(k)))
         } else {
             vec![Mark::default(); n as usize]
         };
         for (k, m) in marks.iter().enumerate() {
-            let s = S { undef: m.undefined, unset: m.unsettled, origin: m.origin };
+            let s = S {
+                undef: m.undefined,
+                unset: m.unsettled,
+                origin: m.origin,
+            };
             if !self.set_s(inst.dst.wrapping_add(k as u8), s) {
                 return self.stop(inst, ctx, "the EXEC write", s);
             }
@@ -840,7 +1056,12 @@ impl<const W: usize> Wave<W> {
 
     fn taint_vmem(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
         let exec = self.exec();
-        let mut addr = self.v_src(Src::Vgpr(inst.addr), if inst.saddr.is_some() { 1 } else { 2 }, inst, ctx);
+        let mut addr = self.v_src(
+            Src::Vgpr(inst.addr),
+            if inst.saddr.is_some() { 1 } else { 2 },
+            inst,
+            ctx,
+        );
         if let Some(r) = inst.saddr {
             addr = addr.or(L::splat::<W>(self.s_src(Src::Sgpr(r), 2, inst, ctx)));
         }
@@ -854,7 +1075,10 @@ impl<const W: usize> Wave<W> {
         };
         let dwords = size.div_ceil(4) as u8;
         // The words each (active lane, dword) touches: first and last byte's.
-        let lanes: Vec<(usize, u64)> = (0..W).filter(|i| exec >> i & 1 == 1).map(|i| (i, self.lane_addr(inst, i))).collect();
+        let lanes: Vec<(usize, u64)> = (0..W)
+            .filter(|i| exec >> i & 1 == 1)
+            .map(|i| (i, self.lane_addr(inst, i)))
+            .collect();
         let span = |a: u64, k: u8| {
             let start = a.wrapping_add(4 * u64::from(k));
             (start / 4, start.wrapping_add(size.min(4) - 1) / 4)
@@ -871,7 +1095,11 @@ impl<const W: usize> Wave<W> {
                     let marks = ctx.mem.taint.get(words);
                     for (j, &(i, _)) in lanes.iter().enumerate() {
                         for m in &marks[2 * j..2 * j + 2] {
-                            l = l.or(L { u: u64::from(m.undefined) << i, n: u64::from(m.unsettled) << i, origin: m.origin });
+                            l = l.or(L {
+                                u: u64::from(m.undefined) << i,
+                                n: u64::from(m.unsettled) << i,
+                                origin: m.origin,
+                            });
                         }
                     }
                 }
@@ -883,11 +1111,19 @@ impl<const W: usize> Wave<W> {
         for k in 0..dwords {
             let data = self.v_reg(inst.data.wrapping_add(k), inst, ctx);
             for &(i, a) in &lanes {
-                if ctx.mem.resolve(a.wrapping_add(4 * u64::from(k)), size.min(4)).is_none() {
+                if ctx
+                    .mem
+                    .resolve(a.wrapping_add(4 * u64::from(k)), size.min(4))
+                    .is_none()
+                {
                     continue; // the store faults; nothing to mark
                 }
                 let s = data.lane(i);
-                let mark = Mark { undefined: s.undef, unsettled: s.unset, origin: s.origin };
+                let mark = Mark {
+                    undefined: s.undef,
+                    unsettled: s.unset,
+                    origin: s.origin,
+                };
                 let (w0, w1) = span(a, k);
                 // A partial-word store of clean data leaves the word's other bytes as they were.
                 if mark.is_tainted() || size >= 4 {
@@ -909,12 +1145,20 @@ impl<const W: usize> Wave<W> {
         let shape = inst.shape();
         let Some(dpp) = inst.dpp else {
             let mask = if W == 64 { 2 } else { 1 };
-            return (self.v_src(inst.src[0], vsrc_width(shape, 0, mask), inst, ctx), exec);
+            return (
+                self.v_src(inst.src[0], vsrc_width(shape, 0, mask), inst, ctx),
+                exec,
+            );
         };
-        let Src::Vgpr(r) = inst.src[0] else { return (L::default(), exec) };
+        let Src::Vgpr(r) = inst.src[0] else {
+            return (L::default(), exec);
+        };
         let src = self.v_reg(r, inst, ctx);
         let old = self.v_reg(inst.dst, inst, ctx);
-        let mut out = L { origin: src.origin, ..L::default() };
+        let mut out = L {
+            origin: src.origin,
+            ..L::default()
+        };
         let mut writable = 0u64;
         let mut unsettled = None;
         for n in 0..W {
@@ -940,7 +1184,11 @@ impl<const W: usize> Wave<W> {
         }
         if let Some((s, n)) = unsettled {
             let what = format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93");
-            let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin { what, offset: inst.offset, instruction: inst.to_string() });
+            let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin {
+                what,
+                offset: inst.offset,
+                instruction: inst.to_string(),
+            });
             if out.u == 0 {
                 out.origin = id;
             }
@@ -954,11 +1202,17 @@ impl<const W: usize> Wave<W> {
         let exec = self.exec();
         let mask = if W == 64 { 2 } else { 1 };
         // Lane-wise ops only see their active lanes; the lane moves may read any.
-        let seen = if matches!(shape, ToScalar1 | ToScalar2 | WriteLane) { Self::FULL } else { exec };
+        let seen = if matches!(shape, ToScalar1 | ToScalar2 | WriteLane) {
+            Self::FULL
+        } else {
+            exec
+        };
         let (acc, writable) = self.src0_taint(inst, ctx, exec);
         let mut acc = acc.masked(seen);
         for i in 1..vsrc_count(shape) {
-            acc = acc.or(self.v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx).masked(seen));
+            acc = acc.or(self
+                .v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx)
+                .masked(seen));
         }
         match shape {
             V1 | V2 | V3 | Cnd => self.set_v(inst.dst, acc, writable),
@@ -988,7 +1242,11 @@ impl<const W: usize> Wave<W> {
             }
             WriteLane => {
                 let sel = self.s_src(inst.src[1], 1, inst, ctx);
-                let lanes = if sel.tainted() { Self::FULL } else { 1u64 << (self.s32(inst.src[1]) as usize % W) };
+                let lanes = if sel.tainted() {
+                    Self::FULL
+                } else {
+                    1u64 << (self.s32(inst.src[1]) as usize % W)
+                };
                 self.set_v(inst.dst, acc, lanes);
             }
             _ => {}
@@ -1006,10 +1264,18 @@ mod tests {
     /// written apart, so a new op missing from one shows up here).
     #[test]
     fn scc_reads_and_writes_match_the_semantics_column() {
-        for row in TABLE.iter().filter(|r| matches!(r.format, Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Sopp)) {
+        for row in TABLE.iter().filter(|r| {
+            matches!(
+                r.format,
+                Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Sopp
+            )
+        }) {
             let sem = row.semantics;
             let writes = sem.contains("SCC = ");
-            let reads = sem.split("SCC = ").next().is_some_and(|before| before.contains("SCC"));
+            let reads = sem
+                .split("SCC = ")
+                .next()
+                .is_some_and(|before| before.contains("SCC"));
             assert_eq!(writes_scc(row.op), writes, "{}: {sem}", row.mnemonic);
             assert_eq!(reads_scc(row.op), reads, "{}: {sem}", row.mnemonic);
         }
@@ -1042,7 +1308,10 @@ mod tests {
         // (reads vcc unwritten); 2: v_mov v2, v1 (v1 written before the EXEC
         // change, in every lane); 3: v_mov v3, v4 (v4 never written).
         let code = [0x4a02_000d, 0xbe8e_206a, 0x7e04_0301, 0x7e06_0304];
-        let deps: Vec<Deps> = code.iter().map(|&w| super::deps(&inst(&[w]), false)).collect();
+        let deps: Vec<Deps> = code
+            .iter()
+            .map(|&w| super::deps(&inst(&[w]), false))
+            .collect();
         let (s, v) = may_read_unwritten(&deps, |i| [(i + 1 < deps.len()).then_some(i + 1), None]);
         assert_eq!(s, 1 << 13 | 1 << VCC);
         assert_eq!(v[0], 1 << 4);

@@ -98,7 +98,13 @@ impl<const W: usize> Wave<W> {
         Ok((a, m))
     }
 
-    fn dpp_src0(&self, inst: &Inst, dpp: &Dpp, out: &mut [u32; W], exec: u64) -> Result<u64, DeviceError> {
+    fn dpp_src0(
+        &self,
+        inst: &Inst,
+        dpp: &Dpp,
+        out: &mut [u32; W],
+        exec: u64,
+    ) -> Result<u64, DeviceError> {
         let Src::Vgpr(r) = inst.src[0] else {
             return Err(self.fault(FaultKind::Internal, inst, "DPP source is not a VGPR".into()));
         };
@@ -124,7 +130,13 @@ impl<const W: usize> Wave<W> {
     /// Not inlined: each op gets its own small instance, keeping the
     /// interpreter loop's stack frame small.
     #[inline(never)]
-    pub(super) fn map3(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+    pub(super) fn map3(
+        &mut self,
+        rest: &mut [Wave<W>],
+        grouped: &mut bool,
+        inst: &Inst,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) -> Result<(), DeviceError> {
         self.map3_one(inst, &f)?;
         for w in rest.iter_mut() {
             w.map3_one(inst, &f)?;
@@ -134,7 +146,11 @@ impl<const W: usize> Wave<W> {
     }
 
     #[inline(always)]
-    fn map3_one(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), DeviceError> {
+    fn map3_one(
+        &mut self,
+        inst: &Inst,
+        f: impl Fn(u32, u32, u32) -> u32,
+    ) -> Result<(), DeviceError> {
         let s = &inst.src;
         // Operands and the result live in rows of memory (VGPRs or the
         // wave's scratch rows), never in by-value arrays, which LLVM splits
@@ -162,7 +178,9 @@ impl<const W: usize> Wave<W> {
         };
         let r = &mut self.tr;
         match (s[1], s[2]) {
-            (Src::Vgpr(rb), Src::Vgpr(rc)) => lanes3(r, a, &self.v[rb as usize], &self.v[rc as usize], f),
+            (Src::Vgpr(rb), Src::Vgpr(rc)) => {
+                lanes3(r, a, &self.v[rb as usize], &self.v[rc as usize], f)
+            }
             (Src::Vgpr(rb), _) => lanes2(r, a, &self.v[rb as usize], |x, y| f(x, y, kc)),
             (_, Src::Vgpr(rc)) => lanes2(r, a, &self.v[rc as usize], |x, z| f(x, kb, z)),
             _ => lanes2(r, a, a, |x, _| f(x, kb, kc)),
@@ -189,7 +207,11 @@ impl<const W: usize> Wave<W> {
         let mut r = [0u32; W];
         for i in 0..W {
             let below = (1u64 << i) - 1;
-            let part = if hi { (below >> 32) as u32 } else { below as u32 };
+            let part = if hi {
+                (below >> 32) as u32
+            } else {
+                below as u32
+            };
             r[i] = (a[i] & part).count_ones().wrapping_add(b[i]);
         }
         self.write_v(inst.dst, &r, mask);
@@ -213,13 +235,21 @@ impl<const W: usize> Wave<W> {
 
     /// Carry-producing ops: `f(a, b, carry_in)` returns (result, carry out).
     #[inline(always)]
-    pub(super) fn carry(&mut self, inst: &Inst, f: impl Fn(u32, u32, u32) -> (u32, bool)) -> Result<(), DeviceError> {
+    pub(super) fn carry(
+        &mut self,
+        inst: &Inst,
+        f: impl Fn(u32, u32, u32) -> (u32, bool),
+    ) -> Result<(), DeviceError> {
         let s = &inst.src;
         let mut a = [0u32; W];
         let mut b = [0u32; W];
         self.vsrc(s[0], &mut a);
         self.vsrc(s[1], &mut b);
-        let cin = if inst.shape() == Shape::Ci { self.mask_src(s[2], inst)? } else { 0 };
+        let cin = if inst.shape() == Shape::Ci {
+            self.mask_src(s[2], inst)?
+        } else {
+            0
+        };
         let mut r = [0u32; W];
         let mut m = 0u64;
         for i in 0..W {
@@ -290,7 +320,11 @@ impl<const W: usize> Wave<W> {
 
     pub(super) fn readfirstlane(&mut self, inst: &Inst) {
         let exec = self.exec();
-        let lane = if exec == 0 { 0 } else { exec.trailing_zeros() as usize };
+        let lane = if exec == 0 {
+            0
+        } else {
+            exec.trailing_zeros() as usize
+        };
         let v = self.lane_value(inst.src[0], lane);
         self.ws(inst.dst, v);
     }
@@ -315,7 +349,13 @@ impl<const W: usize> Wave<W> {
 
     /// A VOPC compare for this wave and `rest` (see `step`).
     #[inline(never)]
-    pub(super) fn compare(&mut self, rest: &mut [Wave<W>], grouped: &mut bool, inst: &Inst, f: impl Fn(u32, u32) -> bool) {
+    pub(super) fn compare(
+        &mut self,
+        rest: &mut [Wave<W>],
+        grouped: &mut bool,
+        inst: &Inst,
+        f: impl Fn(u32, u32) -> bool,
+    ) {
         self.compare_one(inst, &f);
         for w in rest.iter_mut() {
             w.compare_one(inst, &f);
@@ -346,7 +386,9 @@ impl<const W: usize> Wave<W> {
         lanes_cmp(bits, a, b, f);
         let mut m = 0u64;
         for (j, chunk) in bits.chunks_exact(8).enumerate() {
-            let word = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            let word = u64::from_le_bytes([
+                chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+            ]);
             // Each byte is 0 or 1; the multiply gathers bit 0 of every byte into the top byte.
             let packed = (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) & 0xff;
             m |= packed << (8 * j);
@@ -400,7 +442,13 @@ pub(super) fn dpp_read(dpp: &Dpp, exec: u64, n: usize) -> DppRead {
                 DppRead::Zero
             }
         }
-        Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+        Dpp::Dpp16 {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => {
             if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
                 return DppRead::Keep;
             }
@@ -439,21 +487,37 @@ fn dpp16_source(ctrl: u16, n: usize) -> Option<usize> {
 // cannot prove that itself), and the loops vectorise without runtime overlap
 // checks or a scalar fallback.
 #[inline(always)]
-fn lanes3<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], c: &[u32; W], f: impl Fn(u32, u32, u32) -> u32) {
+fn lanes3<const W: usize>(
+    r: &mut [u32; W],
+    a: &[u32; W],
+    b: &[u32; W],
+    c: &[u32; W],
+    f: impl Fn(u32, u32, u32) -> u32,
+) {
     for i in 0..W {
         r[i] = f(a[i], b[i], c[i]);
     }
 }
 
 #[inline(always)]
-fn lanes2<const W: usize>(r: &mut [u32; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> u32) {
+fn lanes2<const W: usize>(
+    r: &mut [u32; W],
+    a: &[u32; W],
+    b: &[u32; W],
+    f: impl Fn(u32, u32) -> u32,
+) {
     for i in 0..W {
         r[i] = f(a[i], b[i]);
     }
 }
 
 #[inline(always)]
-fn lanes_cmp<const W: usize>(bits: &mut [u8; W], a: &[u32; W], b: &[u32; W], f: impl Fn(u32, u32) -> bool) {
+fn lanes_cmp<const W: usize>(
+    bits: &mut [u8; W],
+    a: &[u32; W],
+    b: &[u32; W],
+    f: impl Fn(u32, u32) -> bool,
+) {
     for i in 0..W {
         bits[i] = u8::from(f(a[i], b[i]));
     }
@@ -469,7 +533,10 @@ pub(super) fn add_with_carry(a: u32, b: u32, c: u32) -> (u32, bool) {
 /// a - b - borrow_in, and whether it borrowed.
 #[inline(always)]
 pub(super) fn sub_with_borrow(a: u32, b: u32, c: u32) -> (u32, bool) {
-    (a.wrapping_sub(b).wrapping_sub(c), u64::from(b) + u64::from(c) > u64::from(a))
+    (
+        a.wrapping_sub(b).wrapping_sub(c),
+        u64::from(b) + u64::from(c) > u64::from(a),
+    )
 }
 
 #[inline(always)]

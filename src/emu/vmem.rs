@@ -23,7 +23,9 @@ impl<const W: usize> Wave<W> {
             Some(sa) => (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32)
                 .wrapping_add_signed(off)
                 .wrapping_add(lo),
-            None => (lo | u64::from(self.v[inst.addr as usize + 1][i]) << 32).wrapping_add_signed(off),
+            None => {
+                (lo | u64::from(self.v[inst.addr as usize + 1][i]) << 32).wrapping_add_signed(off)
+            }
         }
     }
 
@@ -59,7 +61,8 @@ impl<const W: usize> Wave<W> {
         let off = i64::from(inst.imm);
         match inst.saddr {
             Some(sa) => {
-                let base = u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32;
+                let base =
+                    u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32;
                 Some(base.wrapping_add_signed(off).wrapping_add(u64::from(l0)))
             }
             None => {
@@ -75,35 +78,64 @@ impl<const W: usize> Wave<W> {
     }
 
     #[cold]
-    fn memory_fault(&self, mem: &Memory, inst: &Inst, lane: usize, addr: u64, bytes: u64, what: &str) -> DeviceError {
+    fn memory_fault(
+        &self,
+        mem: &Memory,
+        inst: &Inst,
+        lane: usize,
+        addr: u64,
+        bytes: u64,
+        what: &str,
+    ) -> DeviceError {
         let address = mem.first_bad_byte(addr, bytes);
         let message = format!(
             "address 0x{address:x}, instruction at offset 0x{:x} ({inst}), lane {lane}, {what} of {bytes} bytes",
             inst.offset
         );
         let fault = self.fault_at(FaultKind::MemoryFault, inst, message);
-        DeviceError::from(fault.with_lane(self.global_lane(lane)).with_address(address))
+        DeviceError::from(
+            fault
+                .with_lane(self.global_lane(lane))
+                .with_address(address),
+        )
     }
 
     /// The buffer and word-aligned offset of a whole-wave access when every
     /// lane is active and lane i touches `start + i * size` (dword sizes only):
     /// the fast path of global loads and stores.
-    fn contiguous_range<'m>(&self, inst: &Inst, size: u64, mem: &'m Memory) -> Option<(&'m Buffer, u64)> {
+    fn contiguous_range<'m>(
+        &self,
+        inst: &Inst,
+        size: u64,
+        mem: &'m Memory,
+    ) -> Option<(&'m Buffer, u64)> {
         if size % 4 != 0 {
             return None;
         }
-        self.contiguous_start(inst, size).and_then(|a0| mem.resolve(a0, size * W as u64)).filter(|(_, off)| off % 4 == 0)
+        self.contiguous_start(inst, size)
+            .and_then(|a0| mem.resolve(a0, size * W as u64))
+            .filter(|(_, off)| off % 4 == 0)
     }
 
     /// An internal fault: the table gave a memory op a shape that is not one.
     #[cold]
     fn not_a_memory_op(&self, inst: &Inst) -> DeviceError {
-        self.fault(FaultKind::Internal, inst, format!("internal: {} has shape {:?}, not a memory access", inst.mnemonic(), inst.shape()))
+        self.fault(
+            FaultKind::Internal,
+            inst,
+            format!(
+                "internal: {} has shape {:?}, not a memory access",
+                inst.mnemonic(),
+                inst.shape()
+            ),
+        )
     }
 
     #[inline(never)]
     pub(super) fn mem_load(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
-        let Shape::MemLoad(size) = inst.shape() else { return Err(self.not_a_memory_op(inst)) };
+        let Shape::MemLoad(size) = inst.shape() else {
+            return Err(self.not_a_memory_op(inst));
+        };
         let size = u64::from(size);
         let dwords = (size as usize).div_ceil(4);
         let fast = self.contiguous_range(inst, size, mem);
@@ -133,7 +165,13 @@ impl<const W: usize> Wave<W> {
     /// The general load: any EXEC, any addresses, faults named by lane.
     #[cold]
     #[inline(never)]
-    fn mem_load_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+    fn mem_load_lanes(
+        &mut self,
+        inst: &Inst,
+        mem: &Memory,
+        size: u64,
+        dwords: usize,
+    ) -> Result<(), DeviceError> {
         let exec = self.exec();
         self.check_lanes(inst, mem, size, "load")?;
         let sign = table::load_sign_extends(inst.op);
@@ -145,7 +183,9 @@ impl<const W: usize> Wave<W> {
                 continue;
             }
             let a = self.lane_addr(inst, i);
-            let Some((buf, off)) = mem.resolve(a, size) else { continue };
+            let Some((buf, off)) = mem.resolve(a, size) else {
+                continue;
+            };
             match size {
                 1 | 2 => {
                     let mut b = [0u8; 2];
@@ -173,7 +213,9 @@ impl<const W: usize> Wave<W> {
 
     #[inline(never)]
     pub(super) fn mem_store(&mut self, inst: &Inst, mem: &Memory) -> Result<(), DeviceError> {
-        let Shape::MemStore(size) = inst.shape() else { return Err(self.not_a_memory_op(inst)) };
+        let Shape::MemStore(size) = inst.shape() else {
+            return Err(self.not_a_memory_op(inst));
+        };
         let size = u64::from(size);
         let dwords = (size as usize).div_ceil(4);
         let fast = self.contiguous_range(inst, size, mem);
@@ -198,7 +240,13 @@ impl<const W: usize> Wave<W> {
 
     /// Check every active lane's address before any is accessed, so a
     /// faulting load or store changes nothing; the fault names the first bad lane.
-    fn check_lanes(&self, inst: &Inst, mem: &Memory, size: u64, access: &str) -> Result<(), DeviceError> {
+    fn check_lanes(
+        &self,
+        inst: &Inst,
+        mem: &Memory,
+        size: u64,
+        access: &str,
+    ) -> Result<(), DeviceError> {
         let exec = self.exec();
         for i in 0..W {
             if (exec >> i) & 1 == 1 {
@@ -213,14 +261,22 @@ impl<const W: usize> Wave<W> {
 
     #[cold]
     #[inline(never)]
-    fn mem_store_lanes(&mut self, inst: &Inst, mem: &Memory, size: u64, dwords: usize) -> Result<(), DeviceError> {
+    fn mem_store_lanes(
+        &mut self,
+        inst: &Inst,
+        mem: &Memory,
+        size: u64,
+        dwords: usize,
+    ) -> Result<(), DeviceError> {
         let exec = self.exec();
         self.check_lanes(inst, mem, size, "store")?;
         for i in 0..W {
             if (exec >> i) & 1 == 0 {
                 continue;
             }
-            let Some((buf, off)) = mem.resolve(self.lane_addr(inst, i), size) else { continue };
+            let Some((buf, off)) = mem.resolve(self.lane_addr(inst, i), size) else {
+                continue;
+            };
             match size {
                 1 | 2 => {
                     let b = self.v[inst.data as usize][i].to_le_bytes();
@@ -257,8 +313,12 @@ pub(super) fn mem_group<const W: usize>(waves: &mut [Wave<W>], inst: &Inst, mem:
     }
     let span = 4 * W as u64;
     let lanes = (W * waves.len()) as u64;
-    let Some(a0) = group_start(waves, inst, lanes) else { return false };
-    let Some((buf, off)) = mem.resolve(a0, span * waves.len() as u64) else { return false };
+    let Some(a0) = group_start(waves, inst, lanes) else {
+        return false;
+    };
+    let Some((buf, off)) = mem.resolve(a0, span * waves.len() as u64) else {
+        return false;
+    };
     if off % 4 != 0 {
         return false;
     }
@@ -299,7 +359,9 @@ fn group_start<const W: usize>(waves: &[Wave<W>], inst: &Inst, lanes: u64) -> Op
     let mut base = l0;
     for wave in waves {
         // `base` cannot wrap: the whole workgroup's range was checked above.
-        if wave.exec() != Wave::<W>::FULL || !offsets_match(&wave.v[addr], base, &wave.dword_offsets) {
+        if wave.exec() != Wave::<W>::FULL
+            || !offsets_match(&wave.v[addr], base, &wave.dword_offsets)
+        {
             return None;
         }
         base = base.wrapping_add(4 * W as u32);
@@ -308,7 +370,8 @@ fn group_start<const W: usize>(waves: &[Wave<W>], inst: &Inst, lanes: u64) -> Op
     match inst.saddr {
         Some(sa) => {
             // Uniform SGPRs can still differ between waves (each wave's own).
-            let sbase = |w: &Wave<W>| u64::from(w.s[sa as usize]) | u64::from(w.s[sa as usize + 1]) << 32;
+            let sbase =
+                |w: &Wave<W>| u64::from(w.s[sa as usize]) | u64::from(w.s[sa as usize + 1]) << 32;
             let b = sbase(first);
             if waves.iter().any(|w| sbase(w) != b) {
                 return None;

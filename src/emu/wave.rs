@@ -81,7 +81,10 @@ impl<const W: usize> Default for Wave<W> {
             v: vec![[0; W]; VGPR_FILE],
             pc: 0,
             steps: 0,
-            at: WaveAt { workgroup: [0; 3], index: 0 },
+            at: WaveAt {
+                workgroup: [0; 3],
+                index: 0,
+            },
             first_lane: 0,
             ta: [0; W],
             tb: [0; W],
@@ -135,7 +138,9 @@ impl<const W: usize> Wave<W> {
     /// The [`Fault`] of [`Wave::fault`], for callers that add lane or address.
     #[cold]
     pub(super) fn fault_at(&self, kind: FaultKind, inst: &Inst, message: String) -> Fault {
-        Fault::new(kind, message).with_inst(inst.offset, inst.to_string()).with_wave(self.at)
+        Fault::new(kind, message)
+            .with_inst(inst.offset, inst.to_string())
+            .with_wave(self.at)
     }
 
     /// The global lane number of this wave's lane `lane`.
@@ -231,7 +236,9 @@ impl<const W: usize> Wave<W> {
         self.steps += 1;
         check_steps(ctx, self.steps, inst, self.at)?;
         self.pc = pc + 1;
-        if self.needs_taint(ctx.prog.deps_at::<W>(pc), ctx) && self.taint_step(inst, ctx)? == Flow::Stop {
+        if self.needs_taint(ctx.prog.deps_at::<W>(pc), ctx)
+            && self.taint_step(inst, ctx)? == Flow::Stop
+        {
             return Ok(Some(Status::Ended));
         }
         self.step(inst, ctx, pc, &mut [], &mut false)
@@ -248,7 +255,14 @@ impl<const W: usize> Wave<W> {
     /// them too and set `grouped`, paying the dispatch once per workgroup;
     /// every other op touches `self` only and the caller steps the others.
     #[inline(always)]
-    pub(super) fn step(&mut self, inst: &Inst, ctx: &Ctx<'_>, pc: usize, rest: &mut [Wave<W>], grouped: &mut bool) -> Result<Option<Status>, DeviceError> {
+    pub(super) fn step(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        pc: usize,
+        rest: &mut [Wave<W>],
+        grouped: &mut bool,
+    ) -> Result<Option<Status>, DeviceError> {
         use super::salu::{nz, nz64, with_scc};
         use super::valu::{add_with_carry, bfe_i32, bfe_u32, med3, perm, sext24, sub_with_borrow};
         use Op::*;
@@ -292,9 +306,13 @@ impl<const W: usize> Wave<W> {
             VXorB32 => v2!(|a, b| a ^ b),
             VXnorB32 => v2!(|a, b| !(a ^ b)),
             VMulI32I24 => v2!(|a, b| (sext24(a).wrapping_mul(sext24(b))) as u32),
-            VMulHiI32I24 => v2!(|a, b| ((i64::from(sext24(a)) * i64::from(sext24(b))) >> 32) as u32),
+            VMulHiI32I24 => {
+                v2!(|a, b| ((i64::from(sext24(a)) * i64::from(sext24(b))) >> 32) as u32)
+            }
             VMulU32U24 => v2!(|a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
-            VMulHiU32U24 => v2!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32),
+            VMulHiU32U24 => {
+                v2!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)
+            }
             VMinI32 => v2!(|a, b| (a as i32).min(b as i32) as u32),
             VMaxI32 => v2!(|a, b| (a as i32).max(b as i32) as u32),
             VMinU32 => v2!(|a, b| a.min(b)),
@@ -306,12 +324,16 @@ impl<const W: usize> Wave<W> {
             VMbcntLoU32B32 => self.mbcnt(inst, false)?,
             VMbcntHiU32B32 => self.mbcnt(inst, true)?,
             VMadI32I24 => v3!(|a, b, c| (sext24(a).wrapping_mul(sext24(b)) as u32).wrapping_add(c)),
-            VMadU32U24 => v3!(|a, b, c| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)),
+            VMadU32U24 => {
+                v3!(|a, b, c| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c))
+            }
             VBfeU32 => v3!(|a, b, c| bfe_u32(a, b, c)),
             VBfeI32 => v3!(|a, b, c| bfe_i32(a, b, c)),
             VBfiB32 => v3!(|a, b, c| (a & b) | (!a & c)),
             VAlignbitB32 => v3!(|a, b, c| ((u64::from(a) << 32 | u64::from(b)) >> (c & 31)) as u32),
-            VAlignbyteB32 => v3!(|a, b, c| ((u64::from(a) << 32 | u64::from(b)) >> (8 * (c & 3))) as u32),
+            VAlignbyteB32 => {
+                v3!(|a, b, c| ((u64::from(a) << 32 | u64::from(b)) >> (8 * (c & 3))) as u32)
+            }
             VMin3I32 => v3!(|a, b, c| (a as i32).min(b as i32).min(c as i32) as u32),
             VMin3U32 => v3!(|a, b, c| a.min(b).min(c)),
             VMax3I32 => v3!(|a, b, c| (a as i32).max(b as i32).max(c as i32) as u32),
@@ -366,12 +388,16 @@ impl<const W: usize> Wave<W> {
             VCmpGeU64 => self.compare64(inst, |a, b| a >= b),
 
             // ---- vector memory (vmem.rs) and scalar memory (smem.rs) ----
-            GlobalLoadU8 | GlobalLoadI8 | GlobalLoadU16 | GlobalLoadI16 | GlobalLoadB32 | GlobalLoadB64 | GlobalLoadB96
-            | GlobalLoadB128 | FlatLoadU8 | FlatLoadI8 | FlatLoadU16 | FlatLoadI16 | FlatLoadB32 | FlatLoadB64
-            | FlatLoadB96 | FlatLoadB128 => self.mem_load(inst, ctx.mem)?,
-            GlobalStoreB8 | GlobalStoreB16 | GlobalStoreB32 | GlobalStoreB64 | GlobalStoreB96 | GlobalStoreB128
-            | FlatStoreB8 | FlatStoreB16 | FlatStoreB32 | FlatStoreB64 | FlatStoreB96 | FlatStoreB128 => self.mem_store(inst, ctx.mem)?,
-            SLoadB32 | SLoadB64 | SLoadB96 | SLoadB128 | SLoadB256 | SLoadB512 => self.s_load(inst, ctx.mem)?,
+            GlobalLoadU8 | GlobalLoadI8 | GlobalLoadU16 | GlobalLoadI16 | GlobalLoadB32
+            | GlobalLoadB64 | GlobalLoadB96 | GlobalLoadB128 | FlatLoadU8 | FlatLoadI8
+            | FlatLoadU16 | FlatLoadI16 | FlatLoadB32 | FlatLoadB64 | FlatLoadB96
+            | FlatLoadB128 => self.mem_load(inst, ctx.mem)?,
+            GlobalStoreB8 | GlobalStoreB16 | GlobalStoreB32 | GlobalStoreB64 | GlobalStoreB96
+            | GlobalStoreB128 | FlatStoreB8 | FlatStoreB16 | FlatStoreB32 | FlatStoreB64
+            | FlatStoreB96 | FlatStoreB128 => self.mem_store(inst, ctx.mem)?,
+            SLoadB32 | SLoadB64 | SLoadB96 | SLoadB128 | SLoadB256 | SLoadB512 => {
+                self.s_load(inst, ctx.mem)?
+            }
 
             // ---- SOP2 (salu.rs) ----
             SAddU32 => self.sop2(inst, |a, b| with_scc(a.overflowing_add(b))),
@@ -390,9 +416,19 @@ impl<const W: usize> Wave<W> {
             SLshl2AddU32 => self.s_lshl_add(inst, 2),
             SLshl3AddU32 => self.s_lshl_add(inst, 3),
             SLshl4AddU32 => self.s_lshl_add(inst, 4),
-            SMinI32 => self.sop2(inst, |a, b| ((a as i32).min(b as i32) as u32, Some((a as i32) < (b as i32)))),
+            SMinI32 => self.sop2(inst, |a, b| {
+                (
+                    (a as i32).min(b as i32) as u32,
+                    Some((a as i32) < (b as i32)),
+                )
+            }),
             SMinU32 => self.sop2(inst, |a, b| (a.min(b), Some(a < b))),
-            SMaxI32 => self.sop2(inst, |a, b| ((a as i32).max(b as i32) as u32, Some((a as i32) > (b as i32)))),
+            SMaxI32 => self.sop2(inst, |a, b| {
+                (
+                    (a as i32).max(b as i32) as u32,
+                    Some((a as i32) > (b as i32)),
+                )
+            }),
             SMaxU32 => self.sop2(inst, |a, b| (a.max(b), Some(a > b))),
             SAndB32 => self.sop2(inst, |a, b| nz(a & b)),
             SOrB32 => self.sop2(inst, |a, b| nz(a | b)),
@@ -412,7 +448,9 @@ impl<const W: usize> Wave<W> {
             SOrNot1B64 => self.sop2_64(inst, |a, b| a | !b),
             SBfeU32 => self.sop2(inst, |a, b| nz(super::salu::s_bfe_u32(a, b))),
             SMulI32 => self.sop2(inst, |a, b| (a.wrapping_mul(b), None)),
-            SMulHiU32 => self.sop2(inst, |a, b| (((u64::from(a) * u64::from(b)) >> 32) as u32, None)),
+            SMulHiU32 => self.sop2(inst, |a, b| {
+                (((u64::from(a) * u64::from(b)) >> 32) as u32, None)
+            }),
             SCselectB32 => self.s_cselect(inst),
             SCselectB64 => self.s_cselect64(inst),
             SPackLlB32B16 => self.sop2(inst, |a, b| ((b & 0xffff) << 16 | (a & 0xffff), None)),
@@ -422,7 +460,9 @@ impl<const W: usize> Wave<W> {
             SCmovB32 => self.s_cmov(inst),
             SCmovB64 => self.s_cmov64(inst),
             SBrevB32 => self.sop1(inst, |a| (a.reverse_bits(), None)),
-            SCtzI32B32 => self.sop1(inst, |a| (if a == 0 { u32::MAX } else { a.trailing_zeros() }, None)),
+            SCtzI32B32 => self.sop1(inst, |a| {
+                (if a == 0 { u32::MAX } else { a.trailing_zeros() }, None)
+            }),
             SSextI32I8 => self.sop1(inst, |a| (a as u8 as i8 as i32 as u32, None)),
             SSextI32I16 => self.sop1(inst, |a| (a as u16 as i16 as i32 as u32, None)),
             SAbsI32 => self.sop1(inst, |a| nz((a as i32).wrapping_abs() as u32)),
@@ -474,10 +514,17 @@ impl<const W: usize> Wave<W> {
             // Memory completes in program order here: waits have nothing to wait for.
             SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => {}
             // ---- SOPP ----
-            SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr | SWaitcnt | SSendmsg => {}
+            SNop
+            | SSleep
+            | SSetInstPrefetchDistance
+            | SClause
+            | SDelayAlu
+            | SWaitcntDepctr
+            | SWaitcnt
+            | SSendmsg => {}
             // gfx12's per-counter waits: nothing is outstanding, as above.
-            SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt | SWaitExpcnt | SWaitDscnt | SWaitKmcnt
-            | SWaitLoadcntDscnt | SWaitStorecntDscnt => {}
+            SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
+            | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt | SWaitStorecntDscnt => {}
             SEndpgm => return Ok(Some(Status::Ended)),
             SBarrier => return Ok(Some(Status::Barrier)),
             SCodeEnd => return Err(self.code_end(inst)),
@@ -510,13 +557,21 @@ fn undecoded(fault: &Fault, wave: WaveAt) -> DeviceError {
 
 #[cold]
 fn past_end(ctx: &Ctx<'_>, wave: WaveAt) -> DeviceError {
-    let message = format!("execution ran past the end of the code (offset 0x{:x}) without s_endpgm", ctx.prog.end_offset);
+    let message = format!(
+        "execution ran past the end of the code (offset 0x{:x}) without s_endpgm",
+        ctx.prog.end_offset
+    );
     DeviceError::from(Fault::new(FaultKind::RanPastEnd, message).with_wave(wave))
 }
 
 /// Step budget, and every 16K steps the abort flag and the watchdog.
 #[inline(always)]
-pub(super) fn check_steps(ctx: &Ctx<'_>, steps: u64, inst: &Inst, wave: WaveAt) -> Result<(), DeviceError> {
+pub(super) fn check_steps(
+    ctx: &Ctx<'_>,
+    steps: u64,
+    inst: &Inst,
+    wave: WaveAt,
+) -> Result<(), DeviceError> {
     if steps > ctx.step_budget {
         return Err(budget_exhausted(ctx, inst, wave));
     }
@@ -537,12 +592,19 @@ fn budget_exhausted(ctx: &Ctx<'_>, inst: &Inst, wave: WaveAt) -> DeviceError {
         "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
         ctx.step_budget, inst.offset
     );
-    DeviceError::from(Fault::new(FaultKind::StepBudget, message).with_inst(inst.offset, inst.to_string()).with_wave(wave))
+    DeviceError::from(
+        Fault::new(FaultKind::StepBudget, message)
+            .with_inst(inst.offset, inst.to_string())
+            .with_wave(wave),
+    )
 }
 
 /// The error a wave returns when another wave's failure stopped the launch.
 pub fn aborted() -> DeviceError {
-    DeviceError::from(Fault::new(FaultKind::Aborted, "aborted: another wave failed"))
+    DeviceError::from(Fault::new(
+        FaultKind::Aborted,
+        "aborted: another wave failed",
+    ))
 }
 
 /// Whether `e` is [`aborted`]: a wave stopped by another's failure, not a failure itself.

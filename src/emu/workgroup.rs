@@ -28,8 +28,16 @@ pub(super) struct Launch<'a> {
 
 /// Run every workgroup of `setup`'s dispatch; the first failure (by chunk
 /// order) is the launch's. Returns the waves taint stopped, by first lane.
-pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<Vec<WaveStop>, DeviceError> {
-    let groups: u64 = setup.dispatch.grid_blocks.iter().map(|&d| u64::from(d)).product();
+pub(super) fn run_launch(
+    launch: &Launch<'_>,
+    setup: &LaunchSetup,
+) -> Result<Vec<WaveStop>, DeviceError> {
+    let groups: u64 = setup
+        .dispatch
+        .grid_blocks
+        .iter()
+        .map(|&d| u64::from(d))
+        .product();
     let abort = AtomicBool::new(false);
     let stops = std::sync::Mutex::new(Vec::new());
     let ctx = Ctx {
@@ -41,7 +49,10 @@ pub(super) fn run_launch(launch: &Launch<'_>, setup: &LaunchSetup) -> Result<Vec
         abort: &abort,
         stops: &stops,
     };
-    let threads = launch.pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads()).max(1);
+    let threads = launch
+        .pool
+        .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+        .max(1);
     // A few chunks per thread balance uneven workgroups without paying
     // per-workgroup scheduling.
     let chunks = (threads as u64 * 4).min(groups).max(1);
@@ -94,7 +105,9 @@ thread_local! {
 
 /// At least `n` waves: this thread's cached set when it has the same wave size.
 fn take_waves<const W: usize>(n: usize) -> Vec<Wave<W>> {
-    let cached = WAVES.with(|c| c.borrow_mut().take()).and_then(|b| b.downcast::<Vec<Wave<W>>>().ok());
+    let cached = WAVES
+        .with(|c| c.borrow_mut().take())
+        .and_then(|b| b.downcast::<Vec<Wave<W>>>().ok());
     let mut waves = cached.map(|b| *b).unwrap_or_default();
     while waves.len() < n {
         waves.push(Wave::default());
@@ -107,21 +120,37 @@ fn give_waves<const W: usize>(waves: Vec<Wave<W>>) {
 }
 
 /// Run workgroups `range` (linear ids) on this thread.
-fn run_groups<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>) -> Result<(), DeviceError> {
+fn run_groups<const W: usize>(
+    setup: &LaunchSetup,
+    ctx: &Ctx<'_>,
+    range: std::ops::Range<u64>,
+) -> Result<(), DeviceError> {
     let mut all = take_waves::<W>(setup.waves_per_group);
     let r = run_groups_with(setup, ctx, range, &mut all[..setup.waves_per_group]);
     give_waves(all);
     r
 }
 
-fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: std::ops::Range<u64>, waves: &mut [Wave<W>]) -> Result<(), DeviceError> {
+fn run_groups_with<const W: usize>(
+    setup: &LaunchSetup,
+    ctx: &Ctx<'_>,
+    range: std::ops::Range<u64>,
+    waves: &mut [Wave<W>],
+) -> Result<(), DeviceError> {
     let [gx, gy, _] = setup.dispatch.grid_blocks;
-    let (sgprs, vgprs) = (initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64), setup.kd.vgpr_count() as usize);
+    let (sgprs, vgprs) = (
+        initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64),
+        setup.kd.vgpr_count() as usize,
+    );
     for linear in range {
         if ctx.abort.load(Ordering::Relaxed) {
             return Err(aborted());
         }
-        let wg = [(linear % u64::from(gx)) as u32, ((linear / u64::from(gx)) % u64::from(gy)) as u32, (linear / (u64::from(gx) * u64::from(gy))) as u32];
+        let wg = [
+            (linear % u64::from(gx)) as u32,
+            ((linear / u64::from(gx)) % u64::from(gy)) as u32,
+            (linear / (u64::from(gx) * u64::from(gy))) as u32,
+        ];
         if linear % 64 == 63 && ctx.started.elapsed() > ctx.timeout {
             return Err(DeviceError::Timeout(ctx.timeout));
         }
@@ -143,7 +172,10 @@ fn run_groups_with<const W: usize>(setup: &LaunchSetup, ctx: &Ctx<'_>, range: st
 fn collect_stops<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) {
     for wave in waves.iter_mut() {
         if let Some(stop) = wave.shadow.stop.take() {
-            ctx.stops.lock().unwrap_or_else(|p| p.into_inner()).push(stop);
+            ctx.stops
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(stop);
         }
     }
 }
@@ -153,7 +185,12 @@ fn collect_stops<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) {
 /// [`Wave::taint_step`]. `None` when one stopped (lockstep must end).
 #[cold]
 #[inline(never)]
-fn step_tainted<const W: usize>(waves: &mut [Wave<W>], inst: &crate::isa::Inst, ctx: &Ctx<'_>, pc: usize) -> Result<Option<Option<Status>>, DeviceError> {
+fn step_tainted<const W: usize>(
+    waves: &mut [Wave<W>],
+    inst: &crate::isa::Inst,
+    ctx: &Ctx<'_>,
+    pc: usize,
+) -> Result<Option<Option<Status>>, DeviceError> {
     let deps = ctx.prog.deps_at::<W>(pc);
     let (mut stopped, mut status) = (false, None);
     for w in waves.iter_mut() {
@@ -171,19 +208,29 @@ fn step_tainted<const W: usize>(waves: &mut [Wave<W>], inst: &crate::isa::Inst, 
 /// only flagged instructions are tested; otherwise every wave is (the test
 /// also cleans registers that are only written), and `clean` is refreshed.
 #[inline(always)]
-fn group_needs_taint<const W: usize>(waves: &mut [Wave<W>], deps: &Deps, ctx: &Ctx<'_>, clean: &mut bool) -> bool {
+fn group_needs_taint<const W: usize>(
+    waves: &mut [Wave<W>],
+    deps: &Deps,
+    ctx: &Ctx<'_>,
+    clean: &mut bool,
+) -> bool {
     let f = deps.flags & F_RUNTIME;
     if *clean && (f == 0 || (f == F_MEM && !ctx.mem.taint.is_active())) {
         return false;
     }
-    let any = waves.iter_mut().fold(false, |any, w| w.needs_taint(deps, ctx) | any);
+    let any = waves
+        .iter_mut()
+        .fold(false, |any, w| w.needs_taint(deps, ctx) | any);
     *clean = waves.iter().all(|w| w.shadow.clean);
     any
 }
 
 /// Round-robin between barriers: each live wave runs until it ends or
 /// reaches s_barrier; the barrier releases once every live wave is there.
-fn run_round_robin<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<(), DeviceError> {
+fn run_round_robin<const W: usize>(
+    waves: &mut [Wave<W>],
+    ctx: &Ctx<'_>,
+) -> Result<(), DeviceError> {
     let mut live = vec![true; waves.len()];
     while live.iter().any(|&l| l) {
         for (w, wave) in waves.iter_mut().enumerate() {
@@ -207,8 +254,13 @@ fn run_round_robin<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Resu
 /// wave counts its own steps, and s_barrier, reached by all at once here,
 /// releases at once. Of several waves failing, the one failing first in this
 /// order is reported.
-pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Result<bool, DeviceError> {
-    let Some(first) = waves.first() else { return Ok(true) };
+pub fn run_lockstep<const W: usize>(
+    waves: &mut [Wave<W>],
+    ctx: &Ctx<'_>,
+) -> Result<bool, DeviceError> {
+    let Some(first) = waves.first() else {
+        return Ok(true);
+    };
     let (mut pc, mut steps, at) = (first.pc, first.steps, first.at);
     if waves.iter().any(|w| w.pc != pc || w.steps != steps) {
         return Ok(false);
@@ -230,7 +282,9 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         if group_needs_taint(waves, ctx.prog.deps_at::<W>(pc), ctx, &mut clean) {
             // Each wave sets its own pc (branches) from here.
             leave(waves, pc + 1, steps);
-            let Some(status) = step_tainted(waves, inst, ctx, pc)? else { return Ok(false) };
+            let Some(status) = step_tainted(waves, inst, ctx, pc)? else {
+                return Ok(false);
+            };
             clean = waves.iter().all(|w| w.shadow.clean);
             if status == Some(Status::Ended) {
                 return Ok(true);
@@ -258,7 +312,9 @@ pub fn run_lockstep<const W: usize>(waves: &mut [Wave<W>], ctx: &Ctx<'_>) -> Res
         if branch {
             leave(waves, pc + 1, steps);
         }
-        let Some((first, rest)) = waves.split_first_mut() else { return Ok(true) };
+        let Some((first, rest)) = waves.split_first_mut() else {
+            return Ok(true);
+        };
         let mut grouped = false;
         let mut status = first.step(inst, ctx, pc, rest, &mut grouped)?;
         if !grouped {

@@ -42,41 +42,67 @@ fn root_candidates() -> Vec<(PathBuf, String)> {
         }
     }
     // ROCm's own answer, when its tools are on PATH.
-    if let Ok(out) = std::process::Command::new("hipconfig").arg("--path").output() {
+    if let Ok(out) = std::process::Command::new("hipconfig")
+        .arg("--path")
+        .output()
+    {
         let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if out.status.success() && !path.is_empty() {
             roots.push((PathBuf::from(path), "hipconfig --path".into()));
         }
     }
     roots.push((PathBuf::from("/opt/rocm"), "/opt/rocm".into()));
-    roots.push((PathBuf::from("/usr"), "/usr (Debian/Ubuntu packages)".into()));
+    roots.push((
+        PathBuf::from("/usr"),
+        "/usr (Debian/Ubuntu packages)".into(),
+    ));
     roots
 }
 
 /// The library directory of a root: the first that holds `libamdhip64.so`.
 fn lib_dir(root: &Path) -> Option<PathBuf> {
-    ["lib", "lib64", "lib/x86_64-linux-gnu"].iter().map(|d| root.join(d)).find(|d| d.join("libamdhip64.so").exists())
+    ["lib", "lib64", "lib/x86_64-linux-gnu"]
+        .iter()
+        .map(|d| root.join(d))
+        .find(|d| d.join("libamdhip64.so").exists())
 }
 
 /// The first root holding `hip/hip_runtime_api.h`.
 pub fn find_root() -> Result<HipRoot, String> {
     let candidates = root_candidates();
-    if let Some((root, origin)) = candidates.iter().find(|(root, _)| root.join("include").join(HEADER).is_file()) {
-        return Ok(HipRoot { root: root.clone(), origin: origin.clone(), include: root.join("include"), lib: lib_dir(root) });
+    if let Some((root, origin)) = candidates
+        .iter()
+        .find(|(root, _)| root.join("include").join(HEADER).is_file())
+    {
+        return Ok(HipRoot {
+            root: root.clone(),
+            origin: origin.clone(),
+            include: root.join("include"),
+            lib: lib_dir(root),
+        });
     }
     let looked = candidates
         .iter()
         .map(|(root, origin)| format!("{}/include ({origin})", root.display()))
         .collect::<Vec<_>>()
         .join(", ");
-    Err(format!("HIP headers not found: no {HEADER} in {looked}; {INSTALL_HINT}"))
+    Err(format!(
+        "HIP headers not found: no {HEADER} in {looked}; {INSTALL_HINT}"
+    ))
 }
 
 /// Directories the dynamic loader searches anyway: no rpath is written for them.
 fn is_system_dir(dir: &Path) -> bool {
-    ["/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/lib", "/lib64", "/lib/x86_64-linux-gnu"]
-        .iter()
-        .any(|d| dir == Path::new(d))
+    [
+        "/usr/lib",
+        "/usr/lib64",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib",
+        "/lib64",
+        "/lib/x86_64-linux-gnu",
+    ]
+    .iter()
+    .any(|d| dir == Path::new(d))
 }
 
 /// Link `libamdhip64` from the root's own library directory, ahead of any
@@ -107,17 +133,30 @@ pub fn generate(out_dir: &Path) -> Result<(), String> {
     println!("cargo:rerun-if-changed=src/hip/shim.c");
     println!("cargo:rerun-if-changed=src/hip/shim.h");
 
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?);
+    let manifest = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?,
+    );
     let shim_dir = manifest.join("src/hip");
     let root = find_root()?;
     let include = root.include.clone();
     println!("cargo:rerun-if-changed={}", include.join(HEADER).display());
-    let lib = root.lib.as_ref().map_or_else(|| "none found".to_string(), |l| l.display().to_string());
+    let lib = root
+        .lib
+        .as_ref()
+        .map_or_else(|| "none found".to_string(), |l| l.display().to_string());
     // Printed on every build-script run: which HIP this binary is built against.
-    println!("cargo:warning=HIP root {} (from {}): headers {}, library {lib}", root.root.display(), root.origin, include.display());
+    println!(
+        "cargo:warning=HIP root {} (from {}): headers {}, library {lib}",
+        root.root.display(),
+        root.origin,
+        include.display()
+    );
     println!("cargo:rustc-env=XAD_HIP_ROOT={}", root.root.display());
     link(&root);
-    println!("cargo:rerun-if-changed={}", include.join("hip/hip_version.h").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        include.join("hip/hip_version.h").display()
+    );
 
     bindings(&include, &shim_dir, &out_dir.join("hip_sys.rs"))?;
     shim(&include, &shim_dir)
@@ -148,7 +187,8 @@ fn bindings(include: &Path, shim_dir: &Path, out: &Path) -> Result<(), String> {
     // saying what to install, with its own message kept.
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || builder.generate()));
+    let generated =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || builder.generate()));
     std::panic::set_hook(previous_hook);
     let bindings = match generated {
         Ok(Ok(bindings)) => bindings,
@@ -201,5 +241,10 @@ fn shim(include: &Path, shim_dir: &Path) -> Result<(), String> {
         .include(shim_dir)
         .define("__HIP_PLATFORM_AMD__", None)
         .try_compile("xad_hip_shim")
-        .map_err(|e| format!("compiling src/hip/shim.c against {}: {e}", include.display()))
+        .map_err(|e| {
+            format!(
+                "compiling src/hip/shim.c against {}: {e}",
+                include.display()
+            )
+        })
 }

@@ -52,7 +52,8 @@ fn runtime_text(ptr: *const c_char) -> Option<String> {
     // NUL-terminated static strings.
     let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
     let text = std::str::from_utf8(bytes).ok()?;
-    (!text.is_empty() && text.len() <= 512 && !text.chars().any(char::is_control)).then(|| text.to_string())
+    (!text.is_empty() && text.len() <= 512 && !text.chars().any(char::is_control))
+        .then(|| text.to_string())
 }
 
 /// The runtime's name and description for `code`. An unknown number is
@@ -88,7 +89,12 @@ pub fn status_text(code: Status) -> StatusText {
 /// The error for `call` having returned `code`.
 pub fn error(call: &str, code: Status) -> DeviceError {
     let text = status_text(code);
-    DeviceError::Runtime { call: call.to_string(), code, name: text.name, description: text.description }
+    DeviceError::Runtime {
+        call: call.to_string(),
+        code,
+        name: text.name,
+        description: text.description,
+    }
 }
 
 fn check(call: &str, code: Status) -> Result<(), DeviceError> {
@@ -119,7 +125,9 @@ pub fn runtime_version() -> Result<i32, DeviceError> {
     init_attempted();
     let mut version: c_int = 0;
     // SAFETY: writes one int through a valid pointer.
-    check("hipRuntimeGetVersion", unsafe { sys::hipRuntimeGetVersion(&mut version) })?;
+    check("hipRuntimeGetVersion", unsafe {
+        sys::hipRuntimeGetVersion(&mut version)
+    })?;
     Ok(version)
 }
 
@@ -128,7 +136,9 @@ pub fn driver_version() -> Result<i32, DeviceError> {
     init_attempted();
     let mut version: c_int = 0;
     // SAFETY: writes one int through a valid pointer.
-    check("hipDriverGetVersion", unsafe { sys::hipDriverGetVersion(&mut version) })?;
+    check("hipDriverGetVersion", unsafe {
+        sys::hipDriverGetVersion(&mut version)
+    })?;
     Ok(version)
 }
 
@@ -138,12 +148,19 @@ pub fn device_count() -> Result<u32, DeviceError> {
     init_attempted();
     let mut count: c_int = 0;
     // SAFETY: writes one int through a valid pointer.
-    check("hipGetDeviceCount", unsafe { sys::hipGetDeviceCount(&mut count) })?;
-    u32::try_from(count).map_err(|_| DeviceError::Refused(format!("hipGetDeviceCount returned a negative count {count}")))
+    check("hipGetDeviceCount", unsafe {
+        sys::hipGetDeviceCount(&mut count)
+    })?;
+    u32::try_from(count).map_err(|_| {
+        DeviceError::Refused(format!(
+            "hipGetDeviceCount returned a negative count {count}"
+        ))
+    })
 }
 
 fn device_index(index: u32) -> Result<c_int, DeviceError> {
-    c_int::try_from(index).map_err(|_| DeviceError::Refused(format!("device index {index} is out of range")))
+    c_int::try_from(index)
+        .map_err(|_| DeviceError::Refused(format!("device index {index} is out of range")))
 }
 
 /// What the harness reads from `hipGetDeviceProperties`.
@@ -159,7 +176,11 @@ pub struct DeviceInfo {
 }
 
 fn fixed_text(chars: &[c_char]) -> String {
-    let bytes: Vec<u8> = chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -172,7 +193,9 @@ pub fn device_info(index: u32) -> Result<DeviceInfo, DeviceError> {
     // zeroes is a valid value.
     let mut raw: sys::xad_device_info = unsafe { std::mem::zeroed() };
     // SAFETY: the shim writes only inside `raw` and NUL-terminates both strings.
-    check("hipGetDeviceProperties", unsafe { sys::xad_hip_device_info(device, &mut raw) })?;
+    check("hipGetDeviceProperties", unsafe {
+        sys::xad_hip_device_info(device, &mut raw)
+    })?;
     Ok(DeviceInfo {
         name: fixed_text(&raw.name),
         arch: fixed_text(&raw.gcn_arch_name),
@@ -216,7 +239,9 @@ pub unsafe fn free(ptr: *mut c_void) -> Result<(), DeviceError> {
 /// `dst .. dst + src.len()` lies inside one live device allocation.
 pub unsafe fn memcpy_htod(dst: *mut c_void, src: &[u8]) -> Result<(), DeviceError> {
     // SAFETY: the runtime only reads `src` (older headers spell it `void *`).
-    check("hipMemcpyHtoD", unsafe { sys::hipMemcpyHtoD(dst, src.as_ptr().cast_mut().cast(), src.len()) })
+    check("hipMemcpyHtoD", unsafe {
+        sys::hipMemcpyHtoD(dst, src.as_ptr().cast_mut().cast(), src.len())
+    })
 }
 
 /// `hipMemcpyDtoH` filling all of `dst`.
@@ -225,7 +250,9 @@ pub unsafe fn memcpy_htod(dst: *mut c_void, src: &[u8]) -> Result<(), DeviceErro
 /// `src .. src + dst.len()` lies inside one live device allocation.
 pub unsafe fn memcpy_dtoh(dst: &mut [u8], src: *mut c_void) -> Result<(), DeviceError> {
     // SAFETY: `dst` is writable for its length; the caller vouches for `src`.
-    check("hipMemcpyDtoH", unsafe { sys::hipMemcpyDtoH(dst.as_mut_ptr().cast(), src, dst.len()) })
+    check("hipMemcpyDtoH", unsafe {
+        sys::hipMemcpyDtoH(dst.as_mut_ptr().cast(), src, dst.len())
+    })
 }
 
 /// `hipModuleLoadData` on the current device.
@@ -237,7 +264,9 @@ pub unsafe fn module_load_data(image: &[u8]) -> Result<sys::hipModule_t, DeviceE
     init()?;
     let mut module: sys::hipModule_t = std::ptr::null_mut();
     // SAFETY: writes one handle; the caller keeps `image` alive.
-    check("hipModuleLoadData", unsafe { sys::hipModuleLoadData(&mut module, image.as_ptr().cast()) })?;
+    check("hipModuleLoadData", unsafe {
+        sys::hipModuleLoadData(&mut module, image.as_ptr().cast())
+    })?;
     Ok(module)
 }
 
@@ -255,10 +284,15 @@ pub unsafe fn module_unload(module: sys::hipModule_t) -> Result<(), DeviceError>
 ///
 /// # Safety
 /// `module` is a live module handle.
-pub unsafe fn module_get_function(module: sys::hipModule_t, name: &CStr) -> Result<sys::hipFunction_t, DeviceError> {
+pub unsafe fn module_get_function(
+    module: sys::hipModule_t,
+    name: &CStr,
+) -> Result<sys::hipFunction_t, DeviceError> {
     let mut function: sys::hipFunction_t = std::ptr::null_mut();
     // SAFETY: `name` is NUL-terminated; the caller vouches for `module`.
-    check("hipModuleGetFunction", unsafe { sys::hipModuleGetFunction(&mut function, module, name.as_ptr()) })?;
+    check("hipModuleGetFunction", unsafe {
+        sys::hipModuleGetFunction(&mut function, module, name.as_ptr())
+    })?;
     Ok(function)
 }
 
@@ -311,7 +345,9 @@ pub fn stream_create() -> Result<sys::hipStream_t, DeviceError> {
     init()?;
     let mut stream: sys::hipStream_t = std::ptr::null_mut();
     // SAFETY: writes one handle through a valid pointer.
-    check("hipStreamCreate", unsafe { sys::hipStreamCreate(&mut stream) })?;
+    check("hipStreamCreate", unsafe {
+        sys::hipStreamCreate(&mut stream)
+    })?;
     Ok(stream)
 }
 
@@ -345,12 +381,16 @@ pub unsafe fn stream_query(stream: sys::hipStream_t) -> Result<bool, DeviceError
 /// `stream` is live.
 pub unsafe fn stream_synchronize(stream: sys::hipStream_t) -> Result<(), DeviceError> {
     // SAFETY: the caller vouches for `stream`.
-    check("hipStreamSynchronize", unsafe { sys::hipStreamSynchronize(stream) })
+    check("hipStreamSynchronize", unsafe {
+        sys::hipStreamSynchronize(stream)
+    })
 }
 
 /// `hipDeviceSynchronize` on the current device. Blocks, forever if a kernel hangs.
 pub fn device_synchronize() -> Result<(), DeviceError> {
     init()?;
     // SAFETY: no arguments.
-    check("hipDeviceSynchronize", unsafe { sys::hipDeviceSynchronize() })
+    check("hipDeviceSynchronize", unsafe {
+        sys::hipDeviceSynchronize()
+    })
 }

@@ -31,9 +31,17 @@ fn is_no_device(error: &DeviceError) -> bool {
 /// Name the runtime in a failed call, e.g. `hipInit (HIP runtime 6.4.43483)`.
 fn with_runtime(error: DeviceError, runtime: &str) -> DeviceError {
     match error {
-        DeviceError::Runtime { call, code, name, description } => {
-            DeviceError::Runtime { call: format!("{call} ({runtime})"), code, name, description }
-        }
+        DeviceError::Runtime {
+            call,
+            code,
+            name,
+            description,
+        } => DeviceError::Runtime {
+            call: format!("{call} ({runtime})"),
+            code,
+            name,
+            description,
+        },
         other => other,
     }
 }
@@ -44,31 +52,51 @@ impl HipDevice {
     /// naming the runtime version and the status.
     pub fn open(index: u32) -> Result<HipDevice, DeviceError> {
         let runtime = runtime_label(&checked::runtime_version().map(|raw| RuntimeVersion { raw }));
-        let no_device = |why: String| DeviceError::Refused(format!("no HIP device {index}: {runtime} reports {why}"));
+        let no_device = |why: String| {
+            DeviceError::Refused(format!("no HIP device {index}: {runtime} reports {why}"))
+        };
         let status = |e: &DeviceError| match e {
-            DeviceError::Runtime { call, code, name, .. } => format!("{call}: {name} ({code})"),
+            DeviceError::Runtime {
+                call, code, name, ..
+            } => format!("{call}: {name} ({code})"),
             other => other.to_string(),
         };
         let init = checked::init();
         match (init, checked::device_count()) {
             (Err(init), Err(count)) if is_no_device(&count) => {
-                return Err(no_device(format!("no devices ({}; {})", status(&init), status(&count))))
+                return Err(no_device(format!(
+                    "no devices ({}; {})",
+                    status(&init),
+                    status(&count)
+                )))
             }
-            (Err(init), _) if is_no_device(&init) => return Err(no_device(format!("no devices ({})", status(&init)))),
+            (Err(init), _) if is_no_device(&init) => {
+                return Err(no_device(format!("no devices ({})", status(&init))))
+            }
             (Err(init), _) => return Err(with_runtime(init, &runtime)),
             (Ok(()), Err(count)) if is_no_device(&count) => {
                 return Err(no_device(format!("no devices ({})", status(&count))))
             }
             (Ok(()), Err(count)) => return Err(with_runtime(count, &runtime)),
             (Ok(()), Ok(count)) if index >= count => {
-                return Err(no_device(format!("{count} device(s); valid indices are 0..{count}")))
+                return Err(no_device(format!(
+                    "{count} device(s); valid indices are 0..{count}"
+                )))
             }
             (Ok(()), Ok(_)) => {}
         }
         checked::set_device(index)?;
         let info = checked::device_info(index)?;
         let stream = Stream::create()?;
-        Ok(HipDevice { index, info, runtime, stream, buffers: BTreeMap::new(), modules: Vec::new(), hung: None })
+        Ok(HipDevice {
+            index,
+            info,
+            runtime,
+            stream,
+            buffers: BTreeMap::new(),
+            modules: Vec::new(),
+            hung: None,
+        })
     }
 
     pub fn index(&self) -> u32 {
@@ -93,7 +121,12 @@ impl HipDevice {
 
     /// The allocation holding `[address, address + len)`, with the offset of
     /// `address` in it.
-    fn locate(&mut self, address: DevicePtr, len: usize, what: &str) -> Result<(&mut DeviceBuffer, usize), DeviceError> {
+    fn locate(
+        &mut self,
+        address: DevicePtr,
+        len: usize,
+        what: &str,
+    ) -> Result<(&mut DeviceBuffer, usize), DeviceError> {
         let found = containing(&self.buffers, DeviceBuffer::len, address, len);
         let (base, offset) = found.ok_or_else(|| {
             DeviceError::Refused(format!(
@@ -101,7 +134,10 @@ impl HipDevice {
                 self.index
             ))
         })?;
-        let buffer = self.buffers.get_mut(&base).ok_or_else(|| DeviceError::Refused(format!("allocation 0x{base:x} vanished")))?;
+        let buffer = self
+            .buffers
+            .get_mut(&base)
+            .ok_or_else(|| DeviceError::Refused(format!("allocation 0x{base:x} vanished")))?;
         Ok((buffer, offset))
     }
 }
@@ -110,7 +146,12 @@ impl HipDevice {
 /// address) that holds all of `[address, address + len)`, and the offset of
 /// `address` in it. Addresses inside an allocation count, not only its start:
 /// the harness reads and writes guard regions around its buffers.
-fn containing<V>(allocations: &BTreeMap<u64, V>, len_of: impl Fn(&V) -> usize, address: u64, len: usize) -> Option<(u64, usize)> {
+fn containing<V>(
+    allocations: &BTreeMap<u64, V>,
+    len_of: impl Fn(&V) -> usize,
+    address: u64,
+    len: usize,
+) -> Option<(u64, usize)> {
     let (&base, allocation) = allocations.range(..=address).next_back()?;
     let offset = usize::try_from(address - base).ok()?;
     let end = offset.checked_add(len)?;
@@ -119,7 +160,11 @@ fn containing<V>(allocations: &BTreeMap<u64, V>, len_of: impl Fn(&V) -> usize, a
 
 impl Device for HipDevice {
     fn executor(&self) -> Executor {
-        Executor::Hardware { name: self.info.name.clone(), arch: self.info.arch.clone(), runtime: self.runtime.clone() }
+        Executor::Hardware {
+            name: self.info.name.clone(),
+            arch: self.info.arch.clone(),
+            runtime: self.runtime.clone(),
+        }
     }
 
     fn arch_name(&self) -> String {
@@ -137,16 +182,19 @@ impl Device for HipDevice {
         if let Some(stale) = self.buffers.insert(address, buffer) {
             // The runtime handed out an address we still hold: keep ours, don't double-free.
             stale.leak();
-            return Err(DeviceError::Refused(format!("hipMalloc returned 0x{address:x}, which is already allocated")));
+            return Err(DeviceError::Refused(format!(
+                "hipMalloc returned 0x{address:x}, which is already allocated"
+            )));
         }
         Ok(address)
     }
 
     fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
-        let buffer = self
-            .buffers
-            .remove(&ptr)
-            .ok_or_else(|| DeviceError::Refused(format!("free of 0x{ptr:x}, which is not the start of an allocation")))?;
+        let buffer = self.buffers.remove(&ptr).ok_or_else(|| {
+            DeviceError::Refused(format!(
+                "free of 0x{ptr:x}, which is not the start of an allocation"
+            ))
+        })?;
         if self.hung.is_some() {
             // hipFree waits for the device, and a hung kernel may be using it.
             buffer.leak();
@@ -168,7 +216,11 @@ impl Device for HipDevice {
     }
 
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
-        let code = check_load(image, &format!("HIP device {} ({})", self.index, self.info.name), &self.info.arch)?;
+        let code = check_load(
+            image,
+            &format!("HIP device {} ({})", self.index, self.info.name),
+            &self.info.arch,
+        )?;
         self.ready()?;
         self.modules.push(Module::load(code)?);
         Ok(ModuleId(self.modules.len() - 1))
@@ -182,11 +234,21 @@ impl Device for HipDevice {
         dispatch: Dispatch,
         timeout: Duration,
     ) -> Result<(), DeviceError> {
-        let missing = || DeviceError::Refused(format!("no module {} on HIP device {}", module.0, self.index));
+        let missing = || {
+            DeviceError::Refused(format!(
+                "no module {} on HIP device {}",
+                module.0, self.index
+            ))
+        };
         // The launch check shared with the emulator, before any runtime call
         // (hipSetDevice included); Module::launch repeats it, so it stays
         // safe on its own.
-        check_launch(self.modules.get(module.0).ok_or_else(missing)?.code(), kernel, kernarg, dispatch)?;
+        check_launch(
+            self.modules.get(module.0).ok_or_else(missing)?.code(),
+            kernel,
+            kernarg,
+            dispatch,
+        )?;
         self.ready()?;
         let loaded = self.modules.get_mut(module.0).ok_or_else(missing)?;
         loaded.launch(&self.stream, kernel, kernarg, dispatch)?;
@@ -228,12 +290,17 @@ mod tests {
     #[test]
     fn addresses_inside_allocations_are_found_with_their_offset() {
         // Two allocations with a gap: [0x1000, 0x1100) and [0x2000, 0x2010).
-        let allocations: BTreeMap<u64, usize> = [(0x1000, 0x100), (0x2000, 0x10)].into_iter().collect();
+        let allocations: BTreeMap<u64, usize> =
+            [(0x1000, 0x100), (0x2000, 0x10)].into_iter().collect();
         let find = |address, len| containing(&allocations, |&n| n, address, len);
         assert_eq!(find(0x1000, 0x100), Some((0x1000, 0)));
         assert_eq!(find(0x10f0, 0x10), Some((0x1000, 0xf0)));
         assert_eq!(find(0x1100, 1), None, "one past the end is outside");
-        assert_eq!(find(0x1100, 0), Some((0x1000, 0x100)), "an empty access at the end, like slice[len..]");
+        assert_eq!(
+            find(0x1100, 0),
+            Some((0x1000, 0x100)),
+            "an empty access at the end, like slice[len..]"
+        );
         assert_eq!(find(0x10ff, 0), Some((0x1000, 0xff)));
         assert_eq!(find(0x10f0, 0x11), None, "runs one byte past the end");
         assert_eq!(find(0x1800, 4), None, "in the gap");

@@ -13,13 +13,15 @@
 //! via `shim.c`), so a stand-in library exporting that set runs everything here.
 
 pub mod checked;
-mod functions;
 mod device;
+mod functions;
 mod probe;
 pub mod safe;
 pub mod sys;
 
 pub use checked::DeviceInfo;
-pub use functions::FUNCTIONS;
 pub use device::HipDevice;
-pub use probe::{probe, runtime_label, target_of, target_runs_on, Probe, ProbedDevice, RuntimeVersion};
+pub use functions::FUNCTIONS;
+pub use probe::{
+    probe, runtime_label, target_of, target_runs_on, Probe, ProbedDevice, RuntimeVersion,
+};

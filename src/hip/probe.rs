@@ -62,7 +62,9 @@ pub fn target_of(arch: &str) -> Option<&'static Target> {
 impl ProbedDevice {
     /// Whether this device runs `target`'s code objects.
     pub fn runs(&self, target: &Target) -> bool {
-        self.info.as_ref().is_ok_and(|i| target.runs_on(crate::target::processor_of(&i.arch)))
+        self.info
+            .as_ref()
+            .is_ok_and(|i| target.runs_on(crate::target::processor_of(&i.arch)))
     }
 }
 
@@ -99,17 +101,30 @@ pub fn probe() -> Probe {
             .map(|index| {
                 let info = checked::device_info(index);
                 let target = info.as_ref().ok().and_then(|i| target_of(&i.arch));
-                ProbedDevice { index, info, runnable: target.is_some(), target }
+                ProbedDevice {
+                    index,
+                    info,
+                    runnable: target.is_some(),
+                    target,
+                }
             })
             .collect(),
         _ => Vec::new(),
     };
-    Probe { runtime_version, driver_version, init, device_count, devices }
+    Probe {
+        runtime_version,
+        driver_version,
+        init,
+        device_count,
+        devices,
+    }
 }
 
 fn status_of(error: &DeviceError) -> String {
     match error {
-        DeviceError::Runtime { call, code, name, .. } => format!("{call} returned {name} ({code})"),
+        DeviceError::Runtime {
+            call, code, name, ..
+        } => format!("{call} returned {name} ({code})"),
         other => other.to_string(),
     }
 }
@@ -117,7 +132,11 @@ fn status_of(error: &DeviceError) -> String {
 impl Probe {
     /// Indices of devices that run one of our targets.
     pub fn runnable_devices(&self) -> Vec<u32> {
-        self.devices.iter().filter(|d| d.runnable).map(|d| d.index).collect()
+        self.devices
+            .iter()
+            .filter(|d| d.runnable)
+            .map(|d| d.index)
+            .collect()
     }
 
     /// Why there are no devices (`None` when there are some): the statuses of
@@ -203,7 +222,11 @@ mod tests {
         assert_eq!(name("gfx1100:sramecc-:xnack-"), Some("gfx1100"));
         assert_eq!(name("gfx1151"), Some("gfx1151"));
         assert_eq!(name("gfx1201:xnack-"), Some("gfx1201"));
-        assert_eq!(name("gfx1153"), Some("gfx11-generic"), "no gfx1153 row: the generic target covers it");
+        assert_eq!(
+            name("gfx1153"),
+            Some("gfx11-generic"),
+            "no gfx1153 row: the generic target covers it"
+        );
         assert_eq!(name("gfx1030"), None);
         assert_eq!(name(""), None);
         assert_eq!(name("garbage"), None);
@@ -219,8 +242,19 @@ mod tests {
             devices: Vec::new(),
         };
         let reason = probe.no_devices_reason().expect("no devices");
-        assert!(reason.contains("hipInit returned hipErrorInvalidDevice (101)"), "{reason}");
-        assert!(reason.contains("hipGetDeviceCount returned hipErrorNoDevice (100)"), "{reason}");
-        assert!(probe.to_string().starts_with("HIP runtime 5.2.21153 (driver 5.2.21153)\nno devices"), "{probe}");
+        assert!(
+            reason.contains("hipInit returned hipErrorInvalidDevice (101)"),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("hipGetDeviceCount returned hipErrorNoDevice (100)"),
+            "{reason}"
+        );
+        assert!(
+            probe
+                .to_string()
+                .starts_with("HIP runtime 5.2.21153 (driver 5.2.21153)\nno devices"),
+            "{probe}"
+        );
     }
 }

@@ -20,16 +20,26 @@ use crate::error::ReleaseError;
 static DROP_ERRORS: Mutex<Vec<ReleaseError>> = Mutex::new(Vec::new());
 
 fn record_drop_error(what: &'static str, error: DeviceError) {
-    let error = ReleaseError { what, source: error };
+    let error = ReleaseError {
+        what,
+        source: error,
+    };
     // Not eprintln!: a full stderr must not turn a drop into a panic.
     let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("warning: {error}\n"));
-    DROP_ERRORS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(error);
+    DROP_ERRORS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(error);
 }
 
 /// Errors from `Drop` implementations since the last call, oldest first. A
 /// run drains them after each case and at its end, into the report.
 pub fn take_drop_errors() -> Vec<ReleaseError> {
-    std::mem::take(&mut *DROP_ERRORS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    std::mem::take(
+        &mut *DROP_ERRORS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    )
 }
 
 /// One `hipMalloc` allocation.
@@ -49,7 +59,9 @@ impl DeviceBuffer {
     pub fn alloc(len: usize) -> Result<DeviceBuffer, DeviceError> {
         let ptr = checked::malloc(len.max(1))?;
         if ptr.is_null() {
-            return Err(DeviceError::Refused(format!("hipMalloc of {len} bytes returned success and a null address")));
+            return Err(DeviceError::Refused(format!(
+                "hipMalloc of {len} bytes returned success and a null address"
+            )));
         }
         Ok(DeviceBuffer { ptr, len })
     }
@@ -67,7 +79,12 @@ impl DeviceBuffer {
         self.len == 0
     }
 
-    fn range_check(&self, offset: usize, bytes: usize, what: &str) -> Result<*mut c_void, DeviceError> {
+    fn range_check(
+        &self,
+        offset: usize,
+        bytes: usize,
+        what: &str,
+    ) -> Result<*mut c_void, DeviceError> {
         match offset.checked_add(bytes) {
             Some(end) if end <= self.len => Ok(self.ptr.wrapping_byte_add(offset)),
             _ => Err(DeviceError::Refused(format!(
@@ -139,7 +156,10 @@ unsafe impl Send for Stream {}
 impl Stream {
     /// A new stream on the current device.
     pub fn create() -> Result<Stream, DeviceError> {
-        Ok(Stream { handle: checked::stream_create()?, hung: Cell::new(false) })
+        Ok(Stream {
+            handle: checked::stream_create()?,
+            hung: Cell::new(false),
+        })
     }
 
     /// Whether the stream's work is done. Never blocks.
@@ -168,7 +188,9 @@ impl Stream {
     /// `hipStreamSynchronize`, refused on a hung stream (it would never return).
     pub fn synchronize(&self) -> Result<(), DeviceError> {
         if self.is_hung() {
-            return Err(DeviceError::Refused("not synchronising a stream whose kernel missed its watchdog".into()));
+            return Err(DeviceError::Refused(
+                "not synchronising a stream whose kernel missed its watchdog".into(),
+            ));
         }
         // SAFETY: self owns a live stream handle.
         unsafe { checked::stream_synchronize(self.handle) }
@@ -206,15 +228,25 @@ impl Drop for Stream {
 /// Poll `is_idle` with short, growing sleeps (20 us up to 5 ms) until it says
 /// done or `timeout` has passed. `hipErrorIllegalAddress` becomes a
 /// [`DeviceError::MemoryFault`].
-fn watchdog(mut is_idle: impl FnMut() -> Result<bool, DeviceError>, timeout: Duration) -> Result<(), DeviceError> {
+fn watchdog(
+    mut is_idle: impl FnMut() -> Result<bool, DeviceError>,
+    timeout: Duration,
+) -> Result<(), DeviceError> {
     let start = Instant::now();
     let mut pause = Duration::from_micros(20);
     loop {
         match is_idle() {
             Ok(true) => return Ok(()),
             Ok(false) => {}
-            Err(DeviceError::Runtime { code, name, description, call }) if code == checked::ILLEGAL_ADDRESS => {
-                return Err(DeviceError::MemoryFault(format!("{call}: {name} ({code}): {description}")))
+            Err(DeviceError::Runtime {
+                code,
+                name,
+                description,
+                call,
+            }) if code == checked::ILLEGAL_ADDRESS => {
+                return Err(DeviceError::MemoryFault(format!(
+                    "{call}: {name} ({code}): {description}"
+                )))
             }
             Err(e) => return Err(e),
         }
@@ -237,7 +269,9 @@ pub fn check_launch<'c>(
     kernarg_image: &[u8],
     dispatch: Dispatch,
 ) -> Result<&'c Kernel, DeviceError> {
-    let found = code.kernel(kernel).map_err(|e| DeviceError::Refused(e.to_string()))?;
+    let found = code
+        .kernel(kernel)
+        .map_err(|e| DeviceError::Refused(e.to_string()))?;
     launch::check(&found.meta, kernarg_image, dispatch)?;
     Ok(found)
 }
@@ -247,10 +281,17 @@ pub fn check_launch<'c>(
 /// runs on a device whose gcnArchName is `device_arch` (`device` names the
 /// device in the refusal). Nothing here calls the runtime. Feature
 /// suffixes (`:sramecc-:xnack-`) follow [`crate::codeobj::TargetId::runs_on`].
-pub fn check_load(image: &[u8], device: &str, device_arch: &str) -> Result<CodeObject, DeviceError> {
-    let code = CodeObject::parse(image).map_err(|e| DeviceError::Refused(format!("not loading code object: {e}")))?;
+pub fn check_load(
+    image: &[u8],
+    device: &str,
+    device_arch: &str,
+) -> Result<CodeObject, DeviceError> {
+    let code = CodeObject::parse(image)
+        .map_err(|e| DeviceError::Refused(format!("not loading code object: {e}")))?;
     let device_target = TargetId::parse(device_arch).ok_or_else(|| {
-        DeviceError::Refused(format!("{device} reports gcnArchName {device_arch:?}, which is not a target ID"))
+        DeviceError::Refused(format!(
+            "{device} reports gcnArchName {device_arch:?}, which is not a target ID"
+        ))
     })?;
     if !code.target.runs_on(&device_target) {
         return Err(DeviceError::Refused(format!(
@@ -281,7 +322,11 @@ impl Module {
         // freed before the module is unloaded (a Vec's heap buffer does not
         // move when the Vec does).
         let handle = unsafe { checked::module_load_data(&code.bytes) }?;
-        Ok(Module { handle, code, functions: HashMap::new() })
+        Ok(Module {
+            handle,
+            code,
+            functions: HashMap::new(),
+        })
     }
 
     pub fn code(&self) -> &CodeObject {
@@ -292,8 +337,9 @@ impl Module {
         if let Some(&f) = self.functions.get(kernel) {
             return Ok(f);
         }
-        let name = CString::new(kernel)
-            .map_err(|_| DeviceError::Refused(format!("kernel name {kernel:?} contains a NUL byte")))?;
+        let name = CString::new(kernel).map_err(|_| {
+            DeviceError::Refused(format!("kernel name {kernel:?} contains a NUL byte"))
+        })?;
         // SAFETY: self owns a live module handle.
         let f = unsafe { checked::module_get_function(self.handle, &name) }?;
         self.functions.insert(kernel.to_string(), f);
@@ -303,16 +349,35 @@ impl Module {
     /// Enqueue `kernel` on `stream` (does not wait; see [`Stream::wait`]). The
     /// launch is checked with [`check_launch`] first; the kernel may then
     /// only misbehave on the device, never in this process.
-    pub fn launch(&mut self, stream: &Stream, kernel: &str, kernarg_image: &[u8], dispatch: Dispatch) -> Result<(), DeviceError> {
-        let explicit = kernarg::explicit_size(&check_launch(&self.code, kernel, kernarg_image, dispatch)?.meta);
+    pub fn launch(
+        &mut self,
+        stream: &Stream,
+        kernel: &str,
+        kernarg_image: &[u8],
+        dispatch: Dispatch,
+    ) -> Result<(), DeviceError> {
+        let explicit = kernarg::explicit_size(
+            &check_launch(&self.code, kernel, kernarg_image, dispatch)?.meta,
+        );
         if stream.is_hung() {
-            return Err(DeviceError::Refused("not launching on a stream whose kernel missed its watchdog".into()));
+            return Err(DeviceError::Refused(
+                "not launching on a stream whose kernel missed its watchdog".into(),
+            ));
         }
         let f = self.function(kernel)?;
         // SAFETY: f belongs to this live module, the stream is live, and
         // check_launch proved the kernarg image has the size and covers the
         // explicit arguments the metadata lists.
-        unsafe { checked::module_launch_kernel(f, dispatch.grid_blocks, dispatch.block, stream.raw(), kernarg_image, explicit) }
+        unsafe {
+            checked::module_launch_kernel(
+                f,
+                dispatch.grid_blocks,
+                dispatch.block,
+                stream.raw(),
+                kernarg_image,
+                explicit,
+            )
+        }
     }
 
     /// Unload now and report the result.
@@ -375,14 +440,23 @@ mod tests {
 
     #[test]
     fn watchdog_reports_faults_and_other_errors() {
-        let fault = watchdog(|| Err(checked::error("hipStreamQuery", checked::ILLEGAL_ADDRESS)), Duration::from_secs(3600));
+        let fault = watchdog(
+            || Err(checked::error("hipStreamQuery", checked::ILLEGAL_ADDRESS)),
+            Duration::from_secs(3600),
+        );
         match fault {
             Err(DeviceError::MemoryFault(message)) => {
-                assert!(message.starts_with("hipStreamQuery: hipErrorIllegalAddress (700)"), "{message}")
+                assert!(
+                    message.starts_with("hipStreamQuery: hipErrorIllegalAddress (700)"),
+                    "{message}"
+                )
             }
             other => panic!("expected a memory fault, got {other:?}"),
         }
-        let other = watchdog(|| Err(checked::error("hipStreamQuery", 912)), Duration::from_secs(3600));
+        let other = watchdog(
+            || Err(checked::error("hipStreamQuery", 912)),
+            Duration::from_secs(3600),
+        );
         assert_eq!(other, Err(checked::error("hipStreamQuery", 912)));
     }
 }

@@ -1,7 +1,12 @@
 //! Raw FFI: declarations bindgen generated at build time from the installed HIP
 //! headers (see `build_support.rs`), with `hipError_t` a plain `c_int`, plus the
 //! device-info shim (`shim.c`). Only the functions the backend calls are declared.
-#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    dead_code
+)]
 #![allow(clippy::all)]
 
 // hip-sys's build script is what links libamdhip64 (`-lamdhip64` plus its search

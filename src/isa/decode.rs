@@ -19,7 +19,9 @@
 //! [`DecodeError::Unsupported`] with the offset, the raw dwords and the format:
 //! never a silently different instruction, never a panic.
 
-use super::operand::{inline_constant, reg_name, Dpp, Src, DPP16, DPP8, DPP8_FI, EXEC, LITERAL, VCC};
+use super::operand::{
+    inline_constant, reg_name, Dpp, Src, DPP16, DPP8, DPP8_FI, EXEC, LITERAL, VCC,
+};
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::{Generation, Isa};
 
@@ -75,9 +77,23 @@ pub enum DecodeError {
     #[error("decoding {generation} is not implemented (instruction at offset 0x{offset:x})")]
     NotImplemented { generation: Generation, offset: u64 },
     #[error("truncated {format} instruction at offset 0x{offset:x}: needs {needed} bytes, {available} left (dwords {})", hex(dwords))]
-    Truncated { offset: u64, format: &'static str, needed: usize, available: usize, dwords: Vec<u32> },
-    #[error("unsupported instruction at offset 0x{offset:x}: dwords [{}] decoded as {format}: {reason}", hex(dwords))]
-    Unsupported { offset: u64, dwords: Vec<u32>, format: String, reason: String },
+    Truncated {
+        offset: u64,
+        format: &'static str,
+        needed: usize,
+        available: usize,
+        dwords: Vec<u32>,
+    },
+    #[error(
+        "unsupported instruction at offset 0x{offset:x}: dwords [{}] decoded as {format}: {reason}",
+        hex(dwords)
+    )]
+    Unsupported {
+        offset: u64,
+        dwords: Vec<u32>,
+        format: String,
+        reason: String,
+    },
 }
 
 impl DecodeError {
@@ -94,13 +110,19 @@ impl DecodeError {
     pub fn dwords_hex(&self) -> String {
         match self {
             DecodeError::NotImplemented { .. } => String::new(),
-            DecodeError::Truncated { dwords, .. } | DecodeError::Unsupported { dwords, .. } => hex(dwords),
+            DecodeError::Truncated { dwords, .. } | DecodeError::Unsupported { dwords, .. } => {
+                hex(dwords)
+            }
         }
     }
 }
 
 fn hex(dwords: &[u32]) -> String {
-    dwords.iter().map(|d| format!("{d:08X}")).collect::<Vec<_>>().join(" ")
+    dwords
+        .iter()
+        .map(|d| format!("{d:08X}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Decode the instruction of `isa` at `bytes[pos..]`; `base` is the
@@ -109,7 +131,16 @@ fn hex(dwords: &[u32]) -> String {
 pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
     let offset = base.wrapping_add(pos as u64);
     match isa.generation {
-        Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => Decoder { isa, bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" }.decode(),
+        Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => Decoder {
+            isa,
+            bytes,
+            pos,
+            offset,
+            words: [0; 3],
+            nwords: 0,
+            format: "?",
+        }
+        .decode(),
         Generation::Gfx9 => super::gfx9::decode(isa, bytes, pos, offset),
     }
 }
@@ -209,7 +240,10 @@ impl<'a> Decoder<'a> {
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
         table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
-            self.unsupported(format!("opcode {opcode} (0x{opcode:x}) is not supported on {}", self.isa.generation))
+            self.unsupported(format!(
+                "opcode {opcode} (0x{opcode:x}) is not supported on {}",
+                self.isa.generation
+            ))
         })
     }
 
@@ -279,7 +313,10 @@ impl<'a> Decoder<'a> {
         Ok(match code {
             0..=123 | 125..=127 => {
                 if wide && code % 2 == 1 {
-                    return Err(self.unsupported(format!("64-bit scalar operand starts at odd register {}", reg_name(code as u8))));
+                    return Err(self.unsupported(format!(
+                        "64-bit scalar operand starts at odd register {}",
+                        reg_name(code as u8)
+                    )));
                 }
                 Src::Sgpr(code as u8)
             }
@@ -298,7 +335,9 @@ impl<'a> Decoder<'a> {
                 Src::Lit(lit)
             }
             256..=511 => Src::Vgpr((code - 256) as u8),
-            other => return Err(self.unsupported(format!("source operand code {other} is not emulated"))),
+            other => {
+                return Err(self.unsupported(format!("source operand code {other} is not emulated")))
+            }
         })
     }
 
@@ -320,10 +359,15 @@ impl<'a> Decoder<'a> {
     fn sdst(&mut self, code: u32, wide: bool) -> Result<u8, DecodeError> {
         let code = self.scalar(code);
         if code > 127 || (wide && code % 2 == 1) {
-            return Err(self.unsupported(format!("scalar destination code {code} is not a writable register{}", if wide { " pair" } else { "" })));
+            return Err(self.unsupported(format!(
+                "scalar destination code {code} is not a writable register{}",
+                if wide { " pair" } else { "" }
+            )));
         }
         if (108..=123).contains(&code) {
-            return Err(self.unsupported("trap temporaries (ttmp) are read-only outside the trap handler"));
+            return Err(
+                self.unsupported("trap temporaries (ttmp) are read-only outside the trap handler")
+            );
         }
         Ok(code as u8)
     }
@@ -354,7 +398,11 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         inst.imm = i32::from(w0 as u16 as i16);
         let code = bits(w0, 22, 16);
-        inst.dst = if row.shape == Shape::KWait { self.scalar(code) as u8 } else { self.sdst(code, false)? };
+        inst.dst = if row.shape == Shape::KWait {
+            self.scalar(code) as u8
+        } else {
+            self.sdst(code, false)?
+        };
         Ok(inst)
     }
 
@@ -401,13 +449,24 @@ impl<'a> Decoder<'a> {
     }
 
     /// The SMEM fields both generations place alike: sbase, sdata, soffset.
-    fn smem_fields(&mut self, row: &OpInfo, w0: u32, imm: i32, soffset: u32) -> Result<Inst, DecodeError> {
-        let Shape::Load(n) = row.shape else { return Err(self.unsupported("not a load")) };
+    fn smem_fields(
+        &mut self,
+        row: &OpInfo,
+        w0: u32,
+        imm: i32,
+        soffset: u32,
+    ) -> Result<Inst, DecodeError> {
+        let Shape::Load(n) = row.shape else {
+            return Err(self.unsupported("not a load"));
+        };
         let mut inst = self.inst(row.op, Enc::Native);
         inst.addr = (bits(w0, 5, 0) * 2) as u8;
         let sdata = bits(w0, 12, 6);
         if sdata + u32::from(n) > 106 {
-            return Err(self.unsupported(format!("destination s[{sdata}:{}] runs past s105", sdata + u32::from(n) - 1)));
+            return Err(self.unsupported(format!(
+                "destination s[{sdata}:{}] runs past s105",
+                sdata + u32::from(n) - 1
+            )));
         }
         inst.dst = sdata as u8;
         inst.imm = imm;
@@ -456,7 +515,10 @@ impl<'a> Decoder<'a> {
     fn vmem_saddr(&self, format: Format, saddr: u32) -> Result<Option<u8>, DecodeError> {
         match (format, self.scalar(saddr)) {
             (_, 124) => Ok(None),
-            (Format::Flat, _) => Err(self.unsupported(format!("flat instructions take no saddr on {}", self.isa.generation))),
+            (Format::Flat, _) => Err(self.unsupported(format!(
+                "flat instructions take no saddr on {}",
+                self.isa.generation
+            ))),
             (_, s) if s % 2 == 0 && (s <= 104 || s == 106 || s == 126) => Ok(Some(s as u8)),
             (_, s) => Err(self.unsupported(format!("saddr code {s} is not an aligned SGPR pair"))),
         }
@@ -481,7 +543,9 @@ impl<'a> Decoder<'a> {
         let raw_offset = bits(w0, 12, 0);
         inst.imm = match format {
             Format::Flat if raw_offset >> 12 == 1 => {
-                return Err(self.unsupported("flat offset bit 12 set: flat offsets are 12-bit unsigned on gfx11"))
+                return Err(self.unsupported(
+                    "flat offset bit 12 set: flat offsets are 12-bit unsigned on gfx11",
+                ))
             }
             Format::Flat => raw_offset as i32,
             _ => ((raw_offset << 19) as i32) >> 19,
@@ -535,7 +599,11 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u8);
-        inst.sdst = if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) { EXEC } else { VCC };
+        inst.sdst = if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
+            EXEC
+        } else {
+            VCC
+        };
         Ok(inst)
     }
 
@@ -572,7 +640,10 @@ impl<'a> Decoder<'a> {
             let ctrl = bits(w, 16, 8) as u16;
             let valid = matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f);
             if !valid {
-                return Err(self.unsupported(format!("DPP16 control 0x{ctrl:03x} is not valid on {}", self.isa.generation)));
+                return Err(self.unsupported(format!(
+                    "DPP16 control 0x{ctrl:03x} is not valid on {}",
+                    self.isa.generation
+                )));
             }
             if bits(w, 17, 17) != 0 {
                 return Err(self.unsupported("reserved DPP16 bit 17 is set"));
@@ -595,7 +666,13 @@ impl<'a> Decoder<'a> {
             for (i, s) in sel.iter_mut().enumerate() {
                 *s = bits(w, 10 + 3 * i as u32, 8 + 3 * i as u32) as u8;
             }
-            Ok((src0, Dpp::Dpp8 { sel, fi: code == DPP8_FI }))
+            Ok((
+                src0,
+                Dpp::Dpp8 {
+                    sel,
+                    fi: code == DPP8_FI,
+                },
+            ))
         }
     }
 
@@ -631,7 +708,13 @@ impl<'a> Decoder<'a> {
     }
 
     /// Modifiers that would change an integer op's result are refused, never ignored.
-    fn check_vop3_modifiers(&self, row: &OpInfo, sd: bool, w0: u32, w1: u32) -> Result<(), DecodeError> {
+    fn check_vop3_modifiers(
+        &self,
+        row: &OpInfo,
+        sd: bool,
+        w0: u32,
+        w1: u32,
+    ) -> Result<(), DecodeError> {
         let mut mods = Vec::new();
         if !sd && bits(w0, 10, 8) != 0 {
             mods.push("abs");
@@ -663,7 +746,12 @@ impl<'a> Decoder<'a> {
         let codes = [bits(w1, 8, 0), bits(w1, 17, 9), bits(w1, 26, 18)];
         let (nsrc, wide) = match row.shape {
             Shape::V1 => (1, [false; 3]),
-            Shape::V2 | Shape::Co | Shape::Cmp | Shape::Cmpx | Shape::ToScalar2 | Shape::WriteLane => (2, [false; 3]),
+            Shape::V2
+            | Shape::Co
+            | Shape::Cmp
+            | Shape::Cmpx
+            | Shape::ToScalar2
+            | Shape::WriteLane => (2, [false; 3]),
             Shape::Cmpw | Shape::Cmpxw => (2, [true, true, false]),
             Shape::Sh64 => (2, [false, true, false]),
             Shape::V3 | Shape::Ci | Shape::Cnd => (3, [false; 3]),
@@ -673,10 +761,17 @@ impl<'a> Decoder<'a> {
         };
         let is_dpp = matches!(codes[0], DPP16 | DPP8 | DPP8_FI);
         if is_dpp && self.gfx10() {
-            return Err(self.unsupported(format!("src0 code 0x{:x}: VOP3 has no DPP form on gfx10", codes[0])));
+            return Err(self.unsupported(format!(
+                "src0 code 0x{:x}: VOP3 has no DPP form on gfx10",
+                codes[0]
+            )));
         }
         if is_dpp {
-            self.format = if codes[0] == DPP16 { "VOP3_DPP16" } else { "VOP3_DPP8" };
+            self.format = if codes[0] == DPP16 {
+                "VOP3_DPP16"
+            } else {
+                "VOP3_DPP8"
+            };
             self.check_dpp_shape(row)?;
             let (src0, dpp) = self.dpp_word(codes[0], 2)?;
             inst.src[0] = src0;
@@ -690,17 +785,27 @@ impl<'a> Decoder<'a> {
             let mask_src = i == 2 && matches!(row.shape, Shape::Ci | Shape::Cnd);
             inst.src[i] = self.src(codes[i], wide[i], 2)?;
             if mask_src && matches!(inst.src[i], Src::Vgpr(_)) {
-                return Err(self.unsupported(format!("{}: lane mask operand must be scalar", row.mnemonic)));
+                return Err(self.unsupported(format!(
+                    "{}: lane mask operand must be scalar",
+                    row.mnemonic
+                )));
             }
             if is_dpp && matches!(inst.src[i], Src::Lit(_)) {
                 return Err(self.unsupported("a literal cannot accompany a DPP word"));
             }
         }
-        if is_dpp && nsrc >= 2 && !self.isa.dpp_src1_scalar && !matches!(inst.src[1], Src::Vgpr(_)) {
-            return Err(self.unsupported("DPP src1 must be a VGPR on gfx1100-1103 and gfx11-generic"));
+        if is_dpp && nsrc >= 2 && !self.isa.dpp_src1_scalar && !matches!(inst.src[1], Src::Vgpr(_))
+        {
+            return Err(
+                self.unsupported("DPP src1 must be a VGPR on gfx1100-1103 and gfx11-generic")
+            );
         }
-        if matches!(row.shape, Shape::ToScalar2 | Shape::WriteLane) && matches!(inst.src[1], Src::Vgpr(_)) {
-            return Err(self.unsupported(format!("{}: the lane select must be scalar", row.mnemonic)));
+        if matches!(row.shape, Shape::ToScalar2 | Shape::WriteLane)
+            && matches!(inst.src[1], Src::Vgpr(_))
+        {
+            return Err(
+                self.unsupported(format!("{}: the lane select must be scalar", row.mnemonic))
+            );
         }
         if row.shape == Shape::WriteLane && matches!(inst.src[0], Src::Vgpr(_)) {
             return Err(self.unsupported("v_writelane_b32: the value must be scalar"));
@@ -712,7 +817,9 @@ impl<'a> Decoder<'a> {
 impl Inst {
     /// The byte offset a SOPP branch goes to when taken.
     pub fn branch_target(&self) -> u64 {
-        self.offset.wrapping_add(4).wrapping_add_signed(i64::from(self.imm) * 4)
+        self.offset
+            .wrapping_add(4)
+            .wrapping_add_signed(i64::from(self.imm) * 4)
     }
 
     /// The mnemonic as the instruction's generation spells it.
@@ -743,7 +850,13 @@ impl Inst {
             }
         }
         match shape {
-            Shape::V1 | Shape::V2 | Shape::V3 | Shape::Cnd | Shape::Co | Shape::Ci | Shape::WriteLane => see(self.dst, 1),
+            Shape::V1
+            | Shape::V2
+            | Shape::V3
+            | Shape::Cnd
+            | Shape::Co
+            | Shape::Ci
+            | Shape::WriteLane => see(self.dst, 1),
             Shape::Mad64 | Shape::Sh64 => see(self.dst, 2),
             Shape::MemLoad(n) => {
                 see(self.dst, u32::from(n).div_ceil(4));

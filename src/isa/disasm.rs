@@ -32,10 +32,18 @@ impl Src {
             Src::Sgpr(r) if width_dwords == 2 => pair_name(r),
             Src::Sgpr(r) => reg_name(r),
             Src::Vgpr(r) => range('v', r, width_dwords),
-            Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => float_name(c as u32).unwrap_or("?").into(),
-            Src::Const(c) if width_dwords == 2 && float64_name(c).is_some() => float64_name(c).unwrap_or("?").into(),
+            Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => {
+                float_name(c as u32).unwrap_or("?").into()
+            }
+            Src::Const(c) if width_dwords == 2 && float64_name(c).is_some() => {
+                float64_name(c).unwrap_or("?").into()
+            }
             Src::Const(c) => {
-                let as_i = if width_dwords == 2 { c as i64 } else { i64::from(c as u32 as i32) };
+                let as_i = if width_dwords == 2 {
+                    c as i64
+                } else {
+                    i64::from(c as u32 as i32)
+                };
                 if (-16..=64).contains(&as_i) {
                     format!("{as_i}")
                 } else {
@@ -54,7 +62,11 @@ impl Src {
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = table::info(self.op);
-        let suffix = if self.generation == Generation::Gfx9 { super::gfx9::suffix(self) } else { self.suffix(row) };
+        let suffix = if self.generation == Generation::Gfx9 {
+            super::gfx9::suffix(self)
+        } else {
+            self.suffix(row)
+        };
         write!(f, "{}{suffix}", self.mnemonic())?;
         // Modifiers LLVM prints after the operand list, space-separated.
         let mut trailing = String::new();
@@ -62,7 +74,9 @@ impl fmt::Display for Inst {
             Shape::Load(n) => self.smem_operands(n, &mut trailing),
             Shape::MemLoad(n) | Shape::MemStore(n) => self.vmem_operands(row, n, &mut trailing),
             // gfx9 (wave64 only) prints lane masks as pairs and names s102-s105.
-            _ if self.generation == Generation::Gfx9 => super::gfx9::operands(self).unwrap_or_default(),
+            _ if self.generation == Generation::Gfx9 => {
+                super::gfx9::operands(self).unwrap_or_default()
+            }
             _ => self.operands(row),
         };
         if !ops.is_empty() {
@@ -82,7 +96,10 @@ impl Inst {
         if self.op == Op::VNop {
             return ""; // LLVM prints v_nop bare in every encoding.
         }
-        let vop = matches!(row.format, Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3);
+        let vop = matches!(
+            row.format,
+            Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3
+        );
         match (self.dpp, self.enc) {
             (None, _) if !vop || row.format == Format::Vop3 => "",
             (None, Enc::Native) if row.shape == Shape::ToScalar1 => "",
@@ -110,7 +127,9 @@ impl Inst {
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
-                Op::SWaitcnt if self.generation == Generation::Gfx10 => vec![super::decode::gfx10::waitcnt_text(self.imm as u16)],
+                Op::SWaitcnt if self.generation == Generation::Gfx10 => {
+                    vec![super::decode::gfx10::waitcnt_text(self.imm as u16)]
+                }
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
             Shape::Branch => vec![format!("{} (to 0x{:x})", self.imm, self.branch_target())],
@@ -119,8 +138,20 @@ impl Inst {
             Shape::V2 | Shape::WriteLane => vec![v(self.dst), s[0].show(1), s[1].show(1)],
             Shape::V3 | Shape::Cnd => vec![v(self.dst), s[0].show(1), s[1].show(1), s[2].show(1)],
             Shape::Co => vec![v(self.dst), reg_name(self.sdst), s[0].show(1), s[1].show(1)],
-            Shape::Ci => vec![v(self.dst), reg_name(self.sdst), s[0].show(1), s[1].show(1), s[2].show(1)],
-            Shape::Mad64 => vec![range('v', self.dst, 2), reg_name(self.sdst), s[0].show(1), s[1].show(1), s[2].show(2)],
+            Shape::Ci => vec![
+                v(self.dst),
+                reg_name(self.sdst),
+                s[0].show(1),
+                s[1].show(1),
+                s[2].show(1),
+            ],
+            Shape::Mad64 => vec![
+                range('v', self.dst, 2),
+                reg_name(self.sdst),
+                s[0].show(1),
+                s[1].show(1),
+                s[2].show(2),
+            ],
             Shape::Sh64 => vec![range('v', self.dst, 2), s[0].show(1), s[1].show(2)],
             Shape::Cmp => vec![reg_name(self.sdst), s[0].show(1), s[1].show(1)],
             Shape::Cmpw => vec![reg_name(self.sdst), s[0].show(2), s[1].show(2)],
@@ -129,7 +160,9 @@ impl Inst {
             Shape::ToScalar1 => vec![reg_name(self.dst), s[0].show(1)],
             Shape::ToScalar2 => vec![reg_name(self.dst), s[0].show(1), s[1].show(1)],
             Shape::Load(n) => self.smem_operands(n, &mut String::new()),
-            Shape::MemLoad(n) | Shape::MemStore(n) => self.vmem_operands(row, n, &mut String::new()),
+            Shape::MemLoad(n) | Shape::MemStore(n) => {
+                self.vmem_operands(row, n, &mut String::new())
+            }
         }
     }
 
@@ -152,7 +185,11 @@ impl Inst {
     /// FLAT/GLOBAL loads and stores of `n` bytes.
     fn vmem_operands(&self, row: &OpInfo, n: u8, trailing: &mut String) -> Vec<String> {
         let dwords = u32::from(n).div_ceil(4);
-        let addr = if self.saddr.is_some() { format!("v{}", self.addr) } else { range('v', self.addr, 2) };
+        let addr = if self.saddr.is_some() {
+            format!("v{}", self.addr)
+        } else {
+            range('v', self.addr, 2)
+        };
         let mut v = if matches!(row.shape, Shape::MemLoad(_)) {
             vec![range('v', self.dst, dwords), addr]
         } else {
@@ -175,14 +212,31 @@ impl fmt::Display for DppText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             Dpp::Dpp8 { sel, fi } => {
-                write!(f, " dpp8:[{}]", sel.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","))?;
+                write!(
+                    f,
+                    " dpp8:[{}]",
+                    sel.iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )?;
                 if fi {
                     write!(f, " fi:1")?;
                 }
                 Ok(())
             }
-            Dpp::Dpp16 { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
-                write!(f, " {} row_mask:0x{row_mask:x} bank_mask:0x{bank_mask:x}", dpp16_ctrl(ctrl))?;
+            Dpp::Dpp16 {
+                ctrl,
+                row_mask,
+                bank_mask,
+                bound_ctrl,
+                fi,
+            } => {
+                write!(
+                    f,
+                    " {} row_mask:0x{row_mask:x} bank_mask:0x{bank_mask:x}",
+                    dpp16_ctrl(ctrl)
+                )?;
                 if bound_ctrl {
                     write!(f, " bound_ctrl:1")?;
                 }
@@ -197,7 +251,13 @@ impl fmt::Display for DppText {
 
 fn dpp16_ctrl(ctrl: u16) -> String {
     match ctrl {
-        0x000..=0x0ff => format!("quad_perm:[{},{},{},{}]", ctrl & 3, (ctrl >> 2) & 3, (ctrl >> 4) & 3, (ctrl >> 6) & 3),
+        0x000..=0x0ff => format!(
+            "quad_perm:[{},{},{},{}]",
+            ctrl & 3,
+            (ctrl >> 2) & 3,
+            (ctrl >> 4) & 3,
+            (ctrl >> 6) & 3
+        ),
         0x101..=0x10f => format!("row_shl:{}", ctrl & 15),
         0x111..=0x11f => format!("row_shr:{}", ctrl & 15),
         0x121..=0x12f => format!("row_ror:{}", ctrl & 15),

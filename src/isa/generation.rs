@@ -16,7 +16,12 @@ pub enum Generation {
 }
 
 impl Generation {
-    pub const ALL: [Generation; 4] = [Generation::Gfx9, Generation::Gfx10, Generation::Gfx11, Generation::Gfx12];
+    pub const ALL: [Generation; 4] = [
+        Generation::Gfx9,
+        Generation::Gfx10,
+        Generation::Gfx11,
+        Generation::Gfx12,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -47,13 +52,28 @@ pub struct Isa {
 
 impl Isa {
     /// gfx1100-gfx1103 and gfx11-generic.
-    pub const GFX11: Isa = Isa { generation: Generation::Gfx11, dpp_src1_scalar: false };
+    pub const GFX11: Isa = Isa {
+        generation: Generation::Gfx11,
+        dpp_src1_scalar: false,
+    };
     /// gfx1150-gfx1152 (RDNA3.5).
-    pub const GFX115X: Isa = Isa { generation: Generation::Gfx11, dpp_src1_scalar: true };
+    pub const GFX115X: Isa = Isa {
+        generation: Generation::Gfx11,
+        dpp_src1_scalar: true,
+    };
     /// gfx9 (GCN5/CDNA: gfx908, gfx90a, gfx942, gfx950): wave64 only.
-    pub const GFX9: Isa = Isa { generation: Generation::Gfx9, dpp_src1_scalar: false };
+    pub const GFX9: Isa = Isa {
+        generation: Generation::Gfx9,
+        dpp_src1_scalar: false,
+    };
     /// gfx10 (RDNA1/2: gfx1010, gfx1030).
-    pub const GFX10: Isa = Isa { generation: Generation::Gfx10, dpp_src1_scalar: false };
+    pub const GFX10: Isa = Isa {
+        generation: Generation::Gfx10,
+        dpp_src1_scalar: false,
+    };
     /// gfx1200, gfx1201 and gfx12-generic.
-    pub const GFX12: Isa = Isa { generation: Generation::Gfx12, dpp_src1_scalar: true };
+    pub const GFX12: Isa = Isa {
+        generation: Generation::Gfx12,
+        dpp_src1_scalar: true,
+    };
 }

@@ -73,7 +73,9 @@ impl Decoder<'_> {
             // LLVM refuses flat offsets past 11 bits on gfx10 (the flat
             // segment offset bug), so bit 11 has no settled meaning there.
             Format::Flat if raw_offset >> 11 == 1 => {
-                return Err(self.unsupported("flat offset bit 11 set: flat offsets are 11-bit unsigned on gfx10"))
+                return Err(self.unsupported(
+                    "flat offset bit 11 set: flat offsets are 11-bit unsigned on gfx10",
+                ))
             }
             Format::Flat => raw_offset as i32,
             _ => ((raw_offset << 20) as i32) >> 20,
@@ -146,10 +148,22 @@ pub(crate) fn name(op: Op) -> Option<&'static str> {
 /// disassembler ignores it too); `s_waitcnt` has no effect in the emulator.
 pub(crate) fn waitcnt_text(simm16: u16) -> String {
     let s = u32::from(simm16);
-    let counters = [("vmcnt", bits(s, 3, 0) | bits(s, 15, 14) << 4, 63), ("expcnt", bits(s, 6, 4), 7), ("lgkmcnt", bits(s, 13, 8), 63)];
-    let waited: Vec<String> = counters.iter().filter(|(_, v, max)| v != max).map(|(n, v, _)| format!("{n}({v})")).collect();
+    let counters = [
+        ("vmcnt", bits(s, 3, 0) | bits(s, 15, 14) << 4, 63),
+        ("expcnt", bits(s, 6, 4), 7),
+        ("lgkmcnt", bits(s, 13, 8), 63),
+    ];
+    let waited: Vec<String> = counters
+        .iter()
+        .filter(|(_, v, max)| v != max)
+        .map(|(n, v, _)| format!("{n}({v})"))
+        .collect();
     if waited.is_empty() {
-        counters.iter().map(|(n, v, _)| format!("{n}({v})")).collect::<Vec<_>>().join(" ")
+        counters
+            .iter()
+            .map(|(n, v, _)| format!("{n}({v})"))
+            .collect::<Vec<_>>()
+            .join(" ")
     } else {
         waited.join(" ")
     }

@@ -273,17 +273,26 @@ pub static OPCODES: &[(Format, u16, Op, &str)] = &[
 
 /// The gfx9 row for `opcode` in gfx9 `format`.
 pub fn lookup(format: Format, opcode: u16) -> Option<&'static OpInfo> {
-    OPCODES.iter().find(|(f, n, _, _)| *f == format && *n == opcode).map(|(_, _, op, _)| table::info(*op))
+    OPCODES
+        .iter()
+        .find(|(f, n, _, _)| *f == format && *n == opcode)
+        .map(|(_, _, op, _)| table::info(*op))
 }
 
 /// gfx9's (format, opcode) of `op`, if gfx9 has it.
 pub fn opcode(op: Op) -> Option<(Format, u16)> {
-    OPCODES.iter().find(|(_, _, o, _)| *o == op).map(|(f, n, _, _)| (*f, *n))
+    OPCODES
+        .iter()
+        .find(|(_, _, o, _)| *o == op)
+        .map(|(f, n, _, _)| (*f, *n))
 }
 
 /// The mnemonic LLVM prints for `op` on gfx9 (its gfx11 name if gfx9 has none).
 pub fn mnemonic(op: Op) -> &'static str {
-    OPCODES.iter().find(|(_, _, o, _)| *o == op).map_or(table::info(op).mnemonic, |(_, _, _, m)| m)
+    OPCODES
+        .iter()
+        .find(|(_, _, o, _)| *o == op)
+        .map_or(table::info(op).mnemonic, |(_, _, _, m)| m)
 }
 
 /// gfx9's m0 code (gfx10+ put `null` here and moved m0 to 125).
@@ -297,7 +306,14 @@ const LITERAL: u32 = 255;
 
 /// Decode the gfx9 instruction at `bytes[pos..]` (`offset` = its address).
 pub(super) fn decode(isa: Isa, bytes: &[u8], pos: usize, offset: u64) -> Result<Inst, DecodeError> {
-    let mut d = Decoder { bytes, pos, offset, words: [0; 3], nwords: 0, format: "?" };
+    let mut d = Decoder {
+        bytes,
+        pos,
+        offset,
+        words: [0; 3],
+        nwords: 0,
+        format: "?",
+    };
     let mut inst = d.decode()?;
     debug_assert_eq!(isa.generation, Generation::Gfx9);
     inst.len = (4 * d.nwords) as u8;
@@ -350,7 +366,11 @@ impl Decoder<'_> {
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
         let known = u16::try_from(opcode).ok().and_then(|n| lookup(format, n));
-        known.ok_or_else(|| self.unsupported(format!("opcode {opcode} (0x{opcode:x}) is not supported on gfx9")))
+        known.ok_or_else(|| {
+            self.unsupported(format!(
+                "opcode {opcode} (0x{opcode:x}) is not supported on gfx9"
+            ))
+        })
     }
 
     fn inst(&self, op: Op, enc: Enc) -> Inst {
@@ -407,14 +427,22 @@ impl Decoder<'_> {
     /// A source operand code (8-bit scalar or 9-bit vector field), mapped to
     /// the register indices the emulator uses (m0 -> [`M0`]). `literal_at`:
     /// the dword a literal would be in, `None` where gfx9 has no literal (VOP3).
-    fn src(&mut self, code: u32, wide: bool, literal_at: Option<usize>) -> Result<Src, DecodeError> {
+    fn src(
+        &mut self,
+        code: u32,
+        wide: bool,
+        literal_at: Option<usize>,
+    ) -> Result<Src, DecodeError> {
         if let Some(value) = inline_constant(code, wide) {
             return Ok(Src::Const(value));
         }
         Ok(match code {
             0..=123 | 126 | 127 => {
                 if wide && code % 2 == 1 {
-                    return Err(self.unsupported(format!("64-bit scalar operand starts at odd register {}", name(code as u8))));
+                    return Err(self.unsupported(format!(
+                        "64-bit scalar operand starts at odd register {}",
+                        name(code as u8)
+                    )));
                 }
                 Src::Sgpr(code as u8)
             }
@@ -435,9 +463,17 @@ impl Decoder<'_> {
                 }
             },
             256..=511 => Src::Vgpr((code - 256) as u8),
-            235..=239 => return Err(self.unsupported(format!("aperture source code {code} (src_shared_base...) is not emulated"))),
+            235..=239 => {
+                return Err(self.unsupported(format!(
+                    "aperture source code {code} (src_shared_base...) is not emulated"
+                )))
+            }
             254 => return Err(self.unsupported("lds_direct is not emulated")),
-            other => return Err(self.unsupported(format!("source operand code {other} is reserved on gfx9"))),
+            other => {
+                return Err(
+                    self.unsupported(format!("source operand code {other} is reserved on gfx9"))
+                )
+            }
         })
     }
 
@@ -446,11 +482,21 @@ impl Decoder<'_> {
         let reg = match code {
             0..=107 | 126 | 127 => code as u8,
             M0_GFX9 => M0,
-            108..=123 => return Err(self.unsupported("trap temporaries (ttmp) are read-only outside the trap handler")),
-            _ => return Err(self.unsupported(format!("scalar destination code {code} is not a writable register"))),
+            108..=123 => {
+                return Err(self
+                    .unsupported("trap temporaries (ttmp) are read-only outside the trap handler"))
+            }
+            _ => {
+                return Err(self.unsupported(format!(
+                    "scalar destination code {code} is not a writable register"
+                )))
+            }
         };
         if wide && (code % 2 == 1 || code == M0_GFX9) {
-            return Err(self.unsupported(format!("scalar destination {} is not a register pair", name(reg))));
+            return Err(self.unsupported(format!(
+                "scalar destination {} is not a register pair",
+                name(reg)
+            )));
         }
         Ok(reg)
     }
@@ -517,7 +563,9 @@ impl Decoder<'_> {
         self.format = "SMEM";
         let w1 = self.word(1)?;
         let row = self.row(Smem, bits(w0, 25, 18))?;
-        let Shape::Load(n) = row.shape else { return Err(self.unsupported("not a load")) };
+        let Shape::Load(n) = row.shape else {
+            return Err(self.unsupported("not a load"));
+        };
         if bits(w0, 15, 15) != 0 || bits(w0, 13, 13) != 0 {
             return Err(self.unsupported("reserved (or nv) SMEM bits are set"));
         }
@@ -526,21 +574,34 @@ impl Decoder<'_> {
         inst.addr = (bits(w0, 5, 0) * 2) as u8;
         let sdata = bits(w0, 12, 6);
         if sdata % n.min(4) as u32 != 0 || sdata + u32::from(n) > 102 {
-            return Err(self.unsupported(format!("destination s[{sdata}:{}] is not an aligned range of s0-s101", sdata + u32::from(n) - 1)));
+            return Err(self.unsupported(format!(
+                "destination s[{sdata}:{}] is not an aligned range of s0-s101",
+                sdata + u32::from(n) - 1
+            )));
         }
         inst.dst = sdata as u8;
         let soffset = match (imm, soe) {
             (true, false) if bits(w1, 31, 21) == 0 => None,
             (true, true) if bits(w1, 24, 21) == 0 => Some(bits(w1, 31, 25)),
             (false, false) if bits(w1, 31, 8) == 0 => Some(bits(w1, 7, 0)),
-            _ => return Err(self.unsupported("SMEM offset fields are inconsistent (imm/soe/reserved bits)")),
+            _ => {
+                return Err(
+                    self.unsupported("SMEM offset fields are inconsistent (imm/soe/reserved bits)")
+                )
+            }
         };
-        inst.imm = if imm { ((bits(w1, 20, 0) << 11) as i32) >> 11 } else { 0 };
+        inst.imm = if imm {
+            ((bits(w1, 20, 0) << 11) as i32) >> 11
+        } else {
+            0
+        };
         inst.saddr = match soffset {
             None => None,
             Some(code @ (0..=101 | 106 | 107)) => Some(code as u8),
             Some(M0_GFX9) => Some(M0),
-            Some(code) => return Err(self.unsupported(format!("soffset code {code} is not emulated"))),
+            Some(code) => {
+                return Err(self.unsupported(format!("soffset code {code} is not emulated")))
+            }
         };
         Ok(inst)
     }
@@ -569,7 +630,11 @@ impl Decoder<'_> {
         let mut inst = self.inst(row.op, Enc::Native);
         let raw = bits(w0, 12, 0);
         inst.imm = match format {
-            Flat if raw >> 12 == 1 => return Err(self.unsupported("flat offset bit 12 set: flat offsets are 12-bit unsigned on gfx9")),
+            Flat if raw >> 12 == 1 => {
+                return Err(self.unsupported(
+                    "flat offset bit 12 set: flat offsets are 12-bit unsigned on gfx9",
+                ))
+            }
             Flat => raw as i32,
             _ => ((raw << 19) as i32) >> 19,
         };
@@ -579,9 +644,13 @@ impl Decoder<'_> {
         inst.saddr = match (format, bits(w1, 22, 16)) {
             // LLVM writes 0 in a flat instruction's (unused) saddr field.
             (Flat, 0 | SADDR_OFF) | (_, SADDR_OFF) => None,
-            (Flat, s) => return Err(self.unsupported(format!("flat instructions take no saddr (code {s})"))),
+            (Flat, s) => {
+                return Err(self.unsupported(format!("flat instructions take no saddr (code {s})")))
+            }
             (_, s) if s % 2 == 0 && (s <= 100 || s == 106) => Some(s as u8),
-            (_, s) => return Err(self.unsupported(format!("saddr code {s} is not an aligned SGPR pair"))),
+            (_, s) => {
+                return Err(self.unsupported(format!("saddr code {s} is not an aligned SGPR pair")))
+            }
         };
         Ok(inst)
     }
@@ -594,7 +663,11 @@ impl Decoder<'_> {
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         let dst = bits(w0, 24, 17);
-        inst.dst = if row.shape == Shape::ToScalar1 { self.sdst(dst, false)? } else { dst as u8 };
+        inst.dst = if row.shape == Shape::ToScalar1 {
+            self.sdst(dst, false)?
+        } else {
+            dst as u8
+        };
         Ok(inst)
     }
 
@@ -638,7 +711,10 @@ impl Decoder<'_> {
             DPP => {
                 self.format = "DPP";
                 if !matches!(row.shape, Shape::V1 | Shape::V2 | Shape::Cnd) || row.op == Op::VNop {
-                    return Err(self.unsupported(format!("DPP on {} is not emulated (only vector results without scalar outputs)", mnemonic(row.op))));
+                    return Err(self.unsupported(format!(
+                        "DPP on {} is not emulated (only vector results without scalar outputs)",
+                        mnemonic(row.op)
+                    )));
                 }
                 let (src0, dpp) = self.dpp_word()?;
                 inst.src[0] = src0;
@@ -671,7 +747,13 @@ impl Decoder<'_> {
         if bits(w, 23, 20) != 0 {
             return Err(self.unsupported("DPP source neg/abs modifiers on an integer op"));
         }
-        let dpp = Dpp::Dpp16 { ctrl, row_mask: bits(w, 31, 28) as u8, bank_mask: bits(w, 27, 24) as u8, bound_ctrl: bits(w, 19, 19) == 1, fi: false };
+        let dpp = Dpp::Dpp16 {
+            ctrl,
+            row_mask: bits(w, 31, 28) as u8,
+            bank_mask: bits(w, 27, 24) as u8,
+            bound_ctrl: bits(w, 19, 19) == 1,
+            fi: false,
+        };
         Ok((Src::Vgpr(bits(w, 7, 0) as u8), dpp))
     }
 
@@ -687,7 +769,8 @@ impl Decoder<'_> {
             }
         }
         if scalars.len() > 1 {
-            return Err(self.unsupported("more than one scalar value read (gfx9's constant bus carries one)"));
+            return Err(self
+                .unsupported("more than one scalar value read (gfx9's constant bus carries one)"));
         }
         Ok(())
     }
@@ -733,18 +816,28 @@ impl Decoder<'_> {
             (bits(w1, 28, 27) != 0, "omod"),
             (bits(w1, 31, 29) != 0, "neg"),
         ];
-        let set: Vec<&str> = checks.iter().filter(|(on, _)| *on).map(|(_, name)| *name).collect();
+        let set: Vec<&str> = checks
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, name)| *name)
+            .collect();
         if set.is_empty() {
             return Ok(());
         }
-        Err(self.unsupported(format!("{} set on integer op {}: it would change the result and is not emulated", set.join("/"), mnemonic(row.op))))
+        Err(self.unsupported(format!(
+            "{} set on integer op {}: it would change the result and is not emulated",
+            set.join("/"),
+            mnemonic(row.op)
+        )))
     }
 
     fn vop3_sources(&mut self, inst: &mut Inst, row: &OpInfo, w1: u32) -> Result<(), DecodeError> {
         let codes = [bits(w1, 8, 0), bits(w1, 17, 9), bits(w1, 26, 18)];
         let (nsrc, wide) = match row.shape {
             Shape::V1 | Shape::ToScalar1 => (1, [false; 3]),
-            Shape::V2 | Shape::Co | Shape::Cmp | Shape::ToScalar2 | Shape::WriteLane => (2, [false; 3]),
+            Shape::V2 | Shape::Co | Shape::Cmp | Shape::ToScalar2 | Shape::WriteLane => {
+                (2, [false; 3])
+            }
             Shape::Cmpw => (2, [true, true, false]),
             Shape::Sh64 => (2, [false, true, false]),
             // Carry-in and select masks are 64-bit lane masks: gfx9 is wave64 only.
@@ -757,10 +850,18 @@ impl Decoder<'_> {
             inst.src[i] = self.src(codes[i], wide[i], None)?;
         }
         if matches!(row.shape, Shape::Ci | Shape::Cnd) && matches!(inst.src[2], Src::Vgpr(_)) {
-            return Err(self.unsupported(format!("{}: lane mask operand must be scalar", mnemonic(row.op))));
+            return Err(self.unsupported(format!(
+                "{}: lane mask operand must be scalar",
+                mnemonic(row.op)
+            )));
         }
-        if matches!(row.shape, Shape::ToScalar2 | Shape::WriteLane) && matches!(inst.src[1], Src::Vgpr(_)) {
-            return Err(self.unsupported(format!("{}: the lane select must be scalar", mnemonic(row.op))));
+        if matches!(row.shape, Shape::ToScalar2 | Shape::WriteLane)
+            && matches!(inst.src[1], Src::Vgpr(_))
+        {
+            return Err(self.unsupported(format!(
+                "{}: the lane select must be scalar",
+                mnemonic(row.op)
+            )));
         }
         if row.shape == Shape::WriteLane && matches!(inst.src[0], Src::Vgpr(_)) {
             return Err(self.unsupported("v_writelane_b32: the value must be scalar"));
@@ -839,8 +940,20 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::V3 => vec![v(inst.dst), show(s[0], 1), show(s[1], 1), show(s[2], 1)],
         Shape::Cnd => vec![v(inst.dst), show(s[0], 1), show(s[1], 1), show(s[2], 2)],
         Shape::Co => vec![v(inst.dst), pair(inst.sdst), show(s[0], 1), show(s[1], 1)],
-        Shape::Ci => vec![v(inst.dst), pair(inst.sdst), show(s[0], 1), show(s[1], 1), show(s[2], 2)],
-        Shape::Mad64 => vec![wide(inst.dst), pair(inst.sdst), show(s[0], 1), show(s[1], 1), show(s[2], 2)],
+        Shape::Ci => vec![
+            v(inst.dst),
+            pair(inst.sdst),
+            show(s[0], 1),
+            show(s[1], 1),
+            show(s[2], 2),
+        ],
+        Shape::Mad64 => vec![
+            wide(inst.dst),
+            pair(inst.sdst),
+            show(s[0], 1),
+            show(s[1], 1),
+            show(s[2], 2),
+        ],
         Shape::Sh64 => vec![wide(inst.dst), show(s[0], 1), show(s[1], 2)],
         Shape::Cmp => vec![pair(inst.sdst), show(s[0], 1), show(s[1], 1)],
         Shape::Cmpw => vec![pair(inst.sdst), show(s[0], 2), show(s[1], 2)],

@@ -29,7 +29,13 @@ pub enum Src {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dpp {
     /// DPP16 word (src0 code 0xFA).
-    Dpp16 { ctrl: u16, row_mask: u8, bank_mask: u8, bound_ctrl: bool, fi: bool },
+    Dpp16 {
+        ctrl: u16,
+        row_mask: u8,
+        bank_mask: u8,
+        bound_ctrl: bool,
+        fi: bool,
+    },
     /// DPP8 word (src0 code 0xE9, or 0xEA when `fi`).
     Dpp8 { sel: [u8; 8], fi: bool },
 }
@@ -66,8 +72,17 @@ pub fn inline_constant(code: u32, wide: bool) -> Option<u64> {
 
 fn inline_float(code: u32, wide: bool) -> u64 {
     // 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi)
-    const F32: [u32; 9] =
-        [0x3f00_0000, 0xbf00_0000, 0x3f80_0000, 0xbf80_0000, 0x4000_0000, 0xc000_0000, 0x4080_0000, 0xc080_0000, 0x3e22_f983];
+    const F32: [u32; 9] = [
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x4000_0000,
+        0xc000_0000,
+        0x4080_0000,
+        0xc080_0000,
+        0x3e22_f983,
+    ];
     const F64: [u64; 9] = [
         0x3fe0_0000_0000_0000,
         0xbfe0_0000_0000_0000,
@@ -106,7 +121,9 @@ pub fn float_name(bits: u32) -> Option<&'static str> {
 /// The assembler's name of a 64-bit operand's inline float constant (the f64
 /// bit patterns codes 240-248 widen to).
 pub fn float64_name(bits: u64) -> Option<&'static str> {
-    (240..=248).find(|&code| inline_float(code, true) == bits).and_then(|code| float_name(inline_float(code, false) as u32))
+    (240..=248)
+        .find(|&code| inline_float(code, true) == bits)
+        .and_then(|code| float_name(inline_float(code, false) as u32))
 }
 
 /// Assembler name of scalar register code `r`.

@@ -541,7 +541,9 @@ pub fn lookup(generation: Generation, format: Format, opcode: u16) -> Option<&'s
         // gfx9 formats differ per op (see `gfx9`): its own list, in gfx9's formats.
         return super::gfx9::lookup(format, opcode);
     }
-    TABLE.iter().find(|row| row.format == format && row.opcode(generation) == Some(opcode))
+    TABLE
+        .iter()
+        .find(|row| row.format == format && row.opcode(generation) == Some(opcode))
 }
 
 /// The row of `op`.
@@ -552,7 +554,10 @@ pub fn info(op: Op) -> &'static OpInfo {
 
 /// Loads with sign extension (the `_i8`/`_i16` rows).
 pub fn load_sign_extends(op: Op) -> bool {
-    matches!(op, Op::GlobalLoadI8 | Op::GlobalLoadI16 | Op::FlatLoadI8 | Op::FlatLoadI16)
+    matches!(
+        op,
+        Op::GlobalLoadI8 | Op::GlobalLoadI16 | Op::FlatLoadI8 | Op::FlatLoadI16
+    )
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@ use crate::error::Error;
 /// Every reason the report paths cannot be used, one error per line; empty
 /// when both can be written. `json` and `junit` are the options' values.
 pub fn check(json: Option<&Path>, junit: Option<&Path>) -> Vec<Error> {
-    let mut errors: Vec<Error> =
-        [("--json", json), ("--junit", junit)].into_iter().filter_map(|(option, path)| writable(option, path?).err()).collect();
+    let mut errors: Vec<Error> = [("--json", json), ("--junit", junit)]
+        .into_iter()
+        .filter_map(|(option, path)| writable(option, path?).err())
+        .collect();
     if let (Some(a), Some(b)) = (json, junit) {
         if same_file(a, b) {
             errors.push(Error::Usage(format!(
@@ -40,22 +42,42 @@ fn writable(option: &str, path: &Path) -> Result<(), Error> {
             // Non-blocking, so a FIFO nobody reads is refused instead of
             // hanging the check (a pipe with a reader, `>(jq .)`, opens).
             use std::os::unix::fs::OpenOptionsExt;
-            let probe = OpenOptions::new().append(true).custom_flags(libc::O_NONBLOCK).open(path);
-            return probe.map(drop).map_err(|e| refuse(format!("cannot be written: {e}")));
+            let probe = OpenOptions::new()
+                .append(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(path);
+            return probe
+                .map(drop)
+                .map_err(|e| refuse(format!("cannot be written: {e}")));
         }
         // A missing file, or a path through a plain file: the directory check below names the culprit.
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound && e.raw_os_error() != Some(libc::ENOTDIR) => {
+        Err(e)
+            if e.kind() != std::io::ErrorKind::NotFound
+                && e.raw_os_error() != Some(libc::ENOTDIR) =>
+        {
             return Err(refuse(format!("cannot be written: {e}")))
         }
         Err(_) => {}
     }
     let parent = parent_of(path);
     match std::fs::metadata(&parent) {
-        Err(_) => return Err(refuse(format!("directory {} does not exist", parent.display()))),
-        Ok(meta) if !meta.is_dir() => return Err(refuse(format!("{} is not a directory", parent.display()))),
+        Err(_) => {
+            return Err(refuse(format!(
+                "directory {} does not exist",
+                parent.display()
+            )))
+        }
+        Ok(meta) if !meta.is_dir() => {
+            return Err(refuse(format!("{} is not a directory", parent.display())))
+        }
         Ok(_) => {}
     }
-    OpenOptions::new().write(true).create(true).truncate(false).open(path).map_err(|e| refuse(format!("cannot be written: {e}")))?;
+    OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| refuse(format!("cannot be written: {e}")))?;
     // Remove what the probe created: through a (dangling) symlink that is
     // the link's target, which now exists and resolves.
     let created = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -100,7 +122,13 @@ fn resolved(path: &Path) -> Option<PathBuf> {
             // A relative target is relative to the link's directory; an
             // absolute one replaces the path.
             Ok(target) => path = parent_of(&path).join(target),
-            Err(_) => return Some(std::fs::canonicalize(parent_of(&path)).ok()?.join(path.file_name()?)),
+            Err(_) => {
+                return Some(
+                    std::fs::canonicalize(parent_of(&path))
+                        .ok()?
+                        .join(path.file_name()?),
+                )
+            }
         }
     }
     None // a symlink loop: nothing can be written there anyway
@@ -134,7 +162,11 @@ mod tests {
         let hard = dir.path().join("hard.xml");
         std::fs::hard_link(&x, &hard).unwrap();
         assert_eq!(lines(Some(&x), Some(&hard)).len(), 1);
-        assert_eq!(std::fs::read_to_string(&x).unwrap(), "old", "an existing report is not truncated by the check");
+        assert_eq!(
+            std::fs::read_to_string(&x).unwrap(),
+            "old",
+            "an existing report is not truncated by the check"
+        );
         // Negative control: two different files in one directory are fine.
         assert!(lines(Some(&x), Some(&dir.path().join("r.json"))).is_empty());
     }
@@ -145,16 +177,32 @@ mod tests {
         let missing = dir.path().join("no/such/dir/r.json");
         let found = lines(Some(&missing), Some(dir.path()));
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found[0].starts_with("--json ") && found[0].contains("does not exist"), "{found:?}");
-        assert!(found[1].starts_with("--junit ") && found[1].ends_with("is a directory"), "{found:?}");
+        assert!(
+            found[0].starts_with("--json ") && found[0].contains("does not exist"),
+            "{found:?}"
+        );
+        assert!(
+            found[1].starts_with("--junit ") && found[1].ends_with("is a directory"),
+            "{found:?}"
+        );
         let file = dir.path().join("f");
         std::fs::write(&file, "").unwrap();
         let found = lines(Some(&file.join("r.json")), None);
         assert!(found[0].contains("is not a directory"), "{found:?}");
-        assert!(lines(Some(Path::new("/dev/full")), None).is_empty(), "opening is allowed; writing fails later");
+        assert!(
+            lines(Some(Path::new("/dev/full")), None).is_empty(),
+            "opening is allowed; writing fails later"
+        );
         let fifo = dir.path().join("fifo");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
         let found = lines(Some(&fifo), None);
-        assert!(found.len() == 1 && found[0].contains("cannot be written"), "a FIFO with no reader does not hang: {found:?}");
+        assert!(
+            found.len() == 1 && found[0].contains("cannot be written"),
+            "a FIFO with no reader does not hang: {found:?}"
+        );
     }
 }

@@ -41,16 +41,32 @@ pub struct CutShort {
 
 impl Interrupted {
     pub fn new(signal: Signal) -> Interrupted {
-        Interrupted { signal, exit_code: signal.exit_code(), cases_completed: 0, cut_short: None, not_run: Vec::new() }
+        Interrupted {
+            signal,
+            exit_code: signal.exit_code(),
+            cases_completed: 0,
+            cut_short: None,
+            not_run: Vec::new(),
+        }
     }
 
     /// One line for people: which signal, what completed, what did not.
     pub fn line(&self) -> String {
-        let mut line = format!("interrupted by {}: {} case(s) completed", self.signal.name(), self.cases_completed);
+        let mut line = format!(
+            "interrupted by {}: {} case(s) completed",
+            self.signal.name(),
+            self.cases_completed
+        );
         if let Some(cut) = &self.cut_short {
-            line += &format!(", {} stopped after {} of {} lanes", cut.case, cut.lanes_checked, cut.lanes);
+            line += &format!(
+                ", {} stopped after {} of {} lanes",
+                cut.case, cut.lanes_checked, cut.lanes
+            );
         }
-        line + &format!(", {} not run; reports hold what completed", self.not_run.len())
+        line + &format!(
+            ", {} not run; reports hold what completed",
+            self.not_run.len()
+        )
     }
 }
 
@@ -76,7 +92,10 @@ pub struct RunReport {
     /// Device resources released at the end of the run (or between cases,
     /// outside any case) that could not be given back. Left out of JSON when
     /// empty.
-    #[serde(serialize_with = "as_text::list", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        serialize_with = "as_text::list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub release_errors: Vec<ReleaseError>,
     /// Set when SIGINT or SIGTERM stopped the run. Left out of JSON otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,7 +121,10 @@ impl RunReport {
 
     /// Every release error of the run: each case's, then the run's own.
     pub fn all_release_errors(&self) -> impl Iterator<Item = &ReleaseError> {
-        self.cases.iter().flat_map(|c| &c.release_errors).chain(&self.release_errors)
+        self.cases
+            .iter()
+            .flat_map(|c| &c.release_errors)
+            .chain(&self.release_errors)
     }
 
     /// The documented exit code of this report, chosen from types only: a
@@ -117,7 +139,10 @@ impl RunReport {
             e.exit_code()
         } else if self.count(Status::Fail) > 0 {
             exit::MISMATCH
-        } else if self.count(Status::Error) > 0 || self.error.is_some() || self.all_release_errors().next().is_some() {
+        } else if self.count(Status::Error) > 0
+            || self.error.is_some()
+            || self.all_release_errors().next().is_some()
+        {
             exit::FAULT
         } else {
             exit::PASS
@@ -141,6 +166,7 @@ impl RunReport {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"report serialisation: {e}\"}}"))
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": \"report serialisation: {e}\"}}"))
     }
 }

@@ -39,7 +39,10 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         }
     }
     if t.lanes_unsettled > 0 || t.words_unsettled > 0 {
-        head += &format!(", {} unsettled ({} words; neither pass nor fail)", t.lanes_unsettled, t.words_unsettled);
+        head += &format!(
+            ", {} unsettled ({} words; neither pass nor fail)",
+            t.lanes_unsettled, t.words_unsettled
+        );
     }
     head += &format!(", {:.2} s [{}]", r.seconds, executed_on(r));
     lines.push(head);
@@ -47,11 +50,16 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         lines.push(record_line(r, m));
     }
     if (t.first.len() as u64) < t.lanes_failed {
-        lines.push(format!("  ... {} more failing lanes not shown (--max-mismatches)", t.lanes_failed - t.first.len() as u64));
+        lines.push(format!(
+            "  ... {} more failing lanes not shown (--max-mismatches)",
+            t.lanes_failed - t.first.len() as u64
+        ));
     }
     if (t.first_unsettled.len() as u64) < t.words_unsettled {
         let more = t.words_unsettled - t.first_unsettled.len() as u64;
-        lines.push(format!("  ... {more} more unsettled words not shown (--max-mismatches)"));
+        lines.push(format!(
+            "  ... {more} more unsettled words not shown (--max-mismatches)"
+        ));
     }
     for g in &r.guard_violations {
         lines.push(format!("  {g}"));
@@ -70,7 +78,10 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
             KernelSource::User { path } => format!(" --kernel {path}"),
             KernelSource::Embedded { .. } => format!(" --target {}", r.target),
         };
-        lines.push(format!("  replay: xad-harness run --case {} --seed {} --lanes {}{kernel}", r.case, r.seed, r.lanes));
+        lines.push(format!(
+            "  replay: xad-harness run --case {} --seed {} --lanes {}{kernel}",
+            r.case, r.seed, r.lanes
+        ));
     }
     lines
 }
@@ -102,7 +113,11 @@ fn record_line(r: &CaseResult, m: &Mismatch) -> String {
         FailureKind::Undefined | FailureKind::Unsettled => format!(
             "  lane {}{word}: {} (holds 0x{:08x}); {inputs} expected 0x{:08x}: {}",
             m.lane,
-            if m.kind == FailureKind::Undefined { "undefined" } else { "unsettled, neither pass nor fail" },
+            if m.kind == FailureKind::Undefined {
+                "undefined"
+            } else {
+                "unsettled, neither pass nor fail"
+            },
             m.got,
             m.expected,
             m.origin.as_deref().unwrap_or("origin not recorded")
@@ -123,7 +138,11 @@ fn record_line(r: &CaseResult, m: &Mismatch) -> String {
 
 /// One line per device resource the run (outside its cases) could not release.
 pub fn release_lines(report: &RunReport) -> Vec<String> {
-    report.release_errors.iter().map(|e| format!("error: {e}")).collect()
+    report
+        .release_errors
+        .iter()
+        .map(|e| format!("error: {e}"))
+        .collect()
 }
 
 /// For a run over several targets, one line per target with its counts and
@@ -137,11 +156,25 @@ pub fn target_lines(report: &RunReport) -> Vec<String> {
         .targets
         .iter()
         .map(|t| {
-            let of = |status| report.cases.iter().filter(|c| &c.target == t && c.status() == status).count();
+            let of = |status| {
+                report
+                    .cases
+                    .iter()
+                    .filter(|c| &c.target == t && c.status() == status)
+                    .count()
+            };
             let (pass, fail, error) = (of(Status::Pass), of(Status::Fail), of(Status::Error));
-            let errors = if error > 0 { format!(", {error} errors") } else { String::new() };
+            let errors = if error > 0 {
+                format!(", {error} errors")
+            } else {
+                String::new()
+            };
             // Every result names what executed it; a target's cases share one executor.
-            let on = report.cases.iter().find(|c| &c.target == t).map_or_else(|| "nothing ran".to_string(), executed_on);
+            let on = report
+                .cases
+                .iter()
+                .find(|c| &c.target == t)
+                .map_or_else(|| "nothing ran".to_string(), executed_on);
             format!("  {t:<width$}  {pass} passed, {fail} failed{errors} [{on}]")
         })
         .collect()
@@ -149,12 +182,28 @@ pub fn target_lines(report: &RunReport) -> Vec<String> {
 
 /// The closing line, in the form CI log readers recognise.
 pub fn summary_line(report: &RunReport) -> String {
-    let (mut pass, fail, error) = (report.count(Status::Pass), report.count(Status::Fail), report.count(Status::Error));
+    let (mut pass, fail, error) = (
+        report.count(Status::Pass),
+        report.count(Status::Fail),
+        report.count(Status::Error),
+    );
     // A case a signal stopped part-way did not pass: it did not finish.
-    let cut = report.interrupted.as_ref().and_then(|i| i.cut_short.as_ref());
-    let cut_passing = cut.is_some_and(|c| report.cases.iter().any(|r| r.case == c.case && r.target == c.target && r.status() == Status::Pass));
+    let cut = report
+        .interrupted
+        .as_ref()
+        .and_then(|i| i.cut_short.as_ref());
+    let cut_passing = cut.is_some_and(|c| {
+        report
+            .cases
+            .iter()
+            .any(|r| r.case == c.case && r.target == c.target && r.status() == Status::Pass)
+    });
     pass -= usize::from(cut_passing);
-    let on = if report.executor.is_empty() { "nothing ran".to_string() } else { report.executor.clone() };
+    let on = if report.executor.is_empty() {
+        "nothing ran".to_string()
+    } else {
+        report.executor.clone()
+    };
     let mut line = format!("{pass} passed, {fail} failed");
     if error > 0 {
         line += &format!(", {error} errors");
@@ -178,16 +227,31 @@ pub(crate) mod tests {
     use crate::check::Tally;
 
     pub(crate) fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
-        let mut tally = Tally { lanes_checked: 64, ..Tally::default() };
+        let mut tally = Tally {
+            lanes_checked: 64,
+            ..Tally::default()
+        };
         if failed {
             tally.lanes_failed = 1;
-            tally.first.push(Mismatch { lane: 5, word: 0, a: 1, b: 2, c: 3, expected: 6, got: 0x8000_0006, kind: FailureKind::Wrong, origin: None });
+            tally.first.push(Mismatch {
+                lane: 5,
+                word: 0,
+                a: 1,
+                b: 2,
+                c: 3,
+                expected: 6,
+                got: 0x8000_0006,
+                kind: FailureKind::Wrong,
+                origin: None,
+            });
         }
         CaseResult {
             case: "basic".into(),
             description: String::new(),
             kernel: "xad_basic".into(),
-            kernel_source: KernelSource::Embedded { source: String::new() },
+            kernel_source: KernelSource::Embedded {
+                source: String::new(),
+            },
             executor: "emulated gfx1100".into(),
             target: "gfx1100".into(),
             seed: 9,
@@ -210,11 +274,26 @@ pub(crate) mod tests {
         assert_eq!(pass.len(), 1, "{pass:?}");
         assert!(pass[0].starts_with("PASS basic") && pass[0].contains("[emulated gfx1100]"));
         let fail = case_lines(&result(true, None)).join("\n");
-        assert!(fail.contains("lane 5: a=0x00000001 b=0x00000002 c=0x00000003 expected 0x00000006 got 0x80000006"), "{fail}");
-        assert!(fail.contains("differing bits 0x80000000 (bit 31)"), "{fail}");
-        assert!(fail.contains("replay: xad-harness run --case basic --seed 9 --lanes 64 --target gfx1100"), "{fail}");
+        assert!(
+            fail.contains(
+                "lane 5: a=0x00000001 b=0x00000002 c=0x00000003 expected 0x00000006 got 0x80000006"
+            ),
+            "{fail}"
+        );
+        assert!(
+            fail.contains("differing bits 0x80000000 (bit 31)"),
+            "{fail}"
+        );
+        assert!(
+            fail.contains(
+                "replay: xad-harness run --case basic --seed 9 --lanes 64 --target gfx1100"
+            ),
+            "{fail}"
+        );
         assert!(!fail.contains("unsettled"));
-        assert!(case_lines(&result(true, Some("exec_hi"))).join("\n").contains("unsettled ISA behaviour"));
+        assert!(case_lines(&result(true, Some("exec_hi")))
+            .join("\n")
+            .contains("unsettled ISA behaviour"));
     }
 
     #[test]
@@ -231,19 +310,52 @@ pub(crate) mod tests {
     #[test]
     fn undefined_and_unsettled_words_are_counted_and_name_their_origin() {
         let mut r = result(false, None);
-        let record = |lane, kind, origin: &str| Mismatch { lane, word: 0, a: 1, b: 2, c: 3, expected: 0, got: 0, kind, origin: Some(origin.into()) };
+        let record = |lane, kind, origin: &str| Mismatch {
+            lane,
+            word: 0,
+            a: 1,
+            b: 2,
+            c: 3,
+            expected: 0,
+            got: 0,
+            kind,
+            origin: Some(origin.into()),
+        };
         r.tally.lanes_unsettled = 3;
         r.tally.words_unsettled = 3;
-        r.tally.first_unsettled.push(record(100_000, FailureKind::Unsettled, "DPP16 read of inactive lane 3"));
+        r.tally.first_unsettled.push(record(
+            100_000,
+            FailureKind::Unsettled,
+            "DPP16 read of inactive lane 3",
+        ));
         let pass = case_lines(&r).join("\n");
-        assert!(pass.starts_with("PASS basic") && pass.contains("3 unsettled (3 words; neither pass nor fail)"), "{pass}");
-        assert!(pass.contains("lane 100000: unsettled, neither pass nor fail") && pass.contains("DPP16 read of inactive lane 3"), "{pass}");
+        assert!(
+            pass.starts_with("PASS basic")
+                && pass.contains("3 unsettled (3 words; neither pass nor fail)"),
+            "{pass}"
+        );
+        assert!(
+            pass.contains("lane 100000: unsettled, neither pass nor fail")
+                && pass.contains("DPP16 read of inactive lane 3"),
+            "{pass}"
+        );
         assert!(pass.contains("2 more unsettled words not shown"), "{pass}");
         r.tally.lanes_failed = 1;
         r.tally.lanes_undefined = 1;
-        r.tally.first.push(record(4, FailureKind::Undefined, "v20 read before any write"));
+        r.tally.first.push(record(
+            4,
+            FailureKind::Undefined,
+            "v20 read before any write",
+        ));
         let fail = case_lines(&r).join("\n");
-        assert!(fail.starts_with("FAIL basic") && fail.contains("1 failed (1 undefined)"), "{fail}");
-        assert!(fail.contains("lane 4: undefined (holds 0x00000000)") && fail.contains("v20 read before any write"), "{fail}");
+        assert!(
+            fail.starts_with("FAIL basic") && fail.contains("1 failed (1 undefined)"),
+            "{fail}"
+        );
+        assert!(
+            fail.contains("lane 4: undefined (holds 0x00000000)")
+                && fail.contains("v20 read before any write"),
+            "{fail}"
+        );
     }
 }

@@ -57,7 +57,8 @@ pub const ELF_ABI_VERSION: u8 = elf_abi_version(CODE_OBJECT_VERSION);
 
 /// What to install when nothing fits; shown in the error.
 pub const INSTALL_HINT: &str = "install LLVM 16-22 with AMDGPU support \
-(Debian 12: apt-get install clang-19 lld-19 llvm-19), use ROCm's /opt/rocm/llvm, \
+(Debian 12: apt-get install clang-19 lld-19 llvm-19, and clang-22 lld-22 llvm-22 for \
+gfx950 and gfx9-4-generic), use ROCm's /opt/rocm/llvm, \
 or set XAD_LLVM_DIR to a directory holding clang and ld.lld";
 
 /// A clang + ld.lld pair proven to emit gfx11 machine code.
@@ -85,8 +86,15 @@ pub enum ToolchainError {
     /// No candidate exists or none passed the canary. `tried` lists each place
     /// with why it was rejected.
     NotFound { target: String, tried: Vec<String> },
+    /// This binary was built without code objects for `target`: build.rs
+    /// found no toolchain that knows it (`why` is what it said).
+    NotBuilt { target: String, why: String },
     /// A tool ran and failed on the user's (or our) source.
-    Failed { command: String, status: String, stderr: String },
+    Failed {
+        command: String,
+        status: String,
+        stderr: String,
+    },
     /// A tool could not be started at all.
     Spawn { command: String, error: String },
     /// A tool ran past its time limit ([`tool_timeout`]) and was killed.
@@ -106,6 +114,11 @@ impl fmt::Display for ToolchainError {
                 }
                 write!(f, "{}; {INSTALL_HINT}", tried.join("; "))
             }
+            ToolchainError::NotBuilt { target, why } => write!(
+                f,
+                "this xad-harness was built without code objects for {target} ({why}); rebuild with an LLVM \
+                 that knows {target} (gfx950 and gfx9-4-generic need LLVM 22)"
+            ),
             ToolchainError::Failed { command, status, stderr } => {
                 let stderr = stderr.trim();
                 write!(f, "`{command}` failed ({status})")?;
@@ -155,20 +168,40 @@ fn search_path(name: &str) -> Option<PathBuf> {
 /// a user who names a toolchain must not silently get another one.
 fn candidates() -> Vec<Candidate> {
     if let Some(dir) = std::env::var_os(LLVM_DIR_VAR).filter(|d| !d.is_empty()) {
-        return vec![candidate_in(Path::new(&dir), "", format!("{LLVM_DIR_VAR}={}", Path::new(&dir).display()))];
+        return vec![candidate_in(
+            Path::new(&dir),
+            "",
+            format!("{LLVM_DIR_VAR}={}", Path::new(&dir).display()),
+        )];
     }
     let mut list = Vec::new();
     if let Some(rocm) = std::env::var_os("ROCM_PATH").filter(|d| !d.is_empty()) {
         let dir = Path::new(&rocm).join("llvm/bin");
-        list.push(candidate_in(&dir, "", format!("ROCM_PATH ({})", dir.display())));
+        list.push(candidate_in(
+            &dir,
+            "",
+            format!("ROCM_PATH ({})", dir.display()),
+        ));
     }
-    list.push(candidate_in(Path::new("/opt/rocm/llvm/bin"), "", "/opt/rocm/llvm/bin".into()));
+    list.push(candidate_in(
+        Path::new("/opt/rocm/llvm/bin"),
+        "",
+        "/opt/rocm/llvm/bin".into(),
+    ));
     for v in VERSIONS {
         let suffix = format!("-{v}");
-        match (search_path(&format!("clang{suffix}")), search_path(&format!("ld.lld{suffix}"))) {
+        match (
+            search_path(&format!("clang{suffix}")),
+            search_path(&format!("ld.lld{suffix}")),
+        ) {
             (Some(clang), Some(lld)) => {
                 let objdump = clang.with_file_name(format!("llvm-objdump{suffix}"));
-                list.push(Candidate { clang, lld, objdump, origin: format!("PATH clang{suffix}") });
+                list.push(Candidate {
+                    clang,
+                    lld,
+                    objdump,
+                    origin: format!("PATH clang{suffix}"),
+                });
             }
             _ => list.push(candidate_in(
                 Path::new(&format!("/usr/lib/llvm-{v}/bin")),
@@ -192,16 +225,31 @@ const CANARY_SOURCE: &str = "\t.text\n\tv_xad_u32 v5, v1, v2, v3\n\ts_endpgm\n";
 /// a processor of no generation with `v_xad_u32` in the VOP3 encodings above.
 fn canary_bytes(mcpu: &str) -> Option<([u8; 12], &'static str)> {
     const SRC: [u8; 4] = [0x01, 0x05, 0x0E, 0x04];
-    let (op, end, text): ([u8; 2], u8, &str) = if mcpu.starts_with("gfx11") || mcpu.starts_with("gfx12") {
-        ([0x45, 0xD6], 0xB0, "v_xad_u32 must be D6450005, s_endpgm BFB00000")
-    } else if mcpu.starts_with("gfx10") {
-        ([0x45, 0xD7], 0x81, "v_xad_u32 must be D7450005, s_endpgm BF810000")
-    } else if mcpu.starts_with("gfx9") {
-        ([0xF3, 0xD1], 0x81, "v_xad_u32 must be D1F30005, s_endpgm BF810000")
-    } else {
-        return None;
-    };
-    let bytes = [0x05, 0x00, op[0], op[1], SRC[0], SRC[1], SRC[2], SRC[3], 0x00, 0x00, end, 0xBF];
+    let (op, end, text): ([u8; 2], u8, &str) =
+        if mcpu.starts_with("gfx11") || mcpu.starts_with("gfx12") {
+            (
+                [0x45, 0xD6],
+                0xB0,
+                "v_xad_u32 must be D6450005, s_endpgm BFB00000",
+            )
+        } else if mcpu.starts_with("gfx10") {
+            (
+                [0x45, 0xD7],
+                0x81,
+                "v_xad_u32 must be D7450005, s_endpgm BF810000",
+            )
+        } else if mcpu.starts_with("gfx9") {
+            (
+                [0xF3, 0xD1],
+                0x81,
+                "v_xad_u32 must be D1F30005, s_endpgm BF810000",
+            )
+        } else {
+            return None;
+        };
+    let bytes = [
+        0x05, 0x00, op[0], op[1], SRC[0], SRC[1], SRC[2], SRC[3], 0x00, 0x00, end, 0xBF,
+    ];
     Some((bytes, text))
 }
 
@@ -226,7 +274,10 @@ pub fn write_target_include(dir: &Path, mcpu: &str) -> Result<(), ToolchainError
     let path = dir.join("xad_target.inc");
     std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&path, target_include(mcpu)))
-        .map_err(|e| ToolchainError::Spawn { command: format!("write {}", path.display()), error: e.to_string() })
+        .map_err(|e| ToolchainError::Spawn {
+            command: format!("write {}", path.display()),
+            error: e.to_string(),
+        })
 }
 
 /// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`). `scratch` is a
@@ -250,7 +301,10 @@ pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError>
             Err(why) => tried.push(format!("{} ({})", cand.origin, why)),
         }
     }
-    Err(ToolchainError::NotFound { target: mcpu.to_string(), tried })
+    Err(ToolchainError::NotFound {
+        target: mcpu.to_string(),
+        tried,
+    })
 }
 
 fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
@@ -258,10 +312,17 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
     let src = scratch.join(format!("canary-{mcpu}.s"));
     let obj = src.with_extension("o");
     let lib = src.with_extension("so");
-    let (want_bytes, reads) = canary_bytes(mcpu).ok_or_else(|| format!("{mcpu} is not a gfx9, gfx10, gfx11 or gfx12 processor"))?;
+    let (want_bytes, reads) = canary_bytes(mcpu)
+        .ok_or_else(|| format!("{mcpu} is not a gfx9, gfx10, gfx11 or gfx12 processor"))?;
     std::fs::write(&src, CANARY_SOURCE).map_err(|e| format!("write canary: {e}"))?;
-    let tc = Toolchain { clang: cand.clang.clone(), lld: cand.lld.clone(), objdump: None, origin: cand.origin.clone() };
-    tc.assemble_object(mcpu, &src, &obj, &[]).map_err(|e| e.to_string())?;
+    let tc = Toolchain {
+        clang: cand.clang.clone(),
+        lld: cand.lld.clone(),
+        objdump: None,
+        origin: cand.origin.clone(),
+    };
+    tc.assemble_object(mcpu, &src, &obj, &[])
+        .map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&obj).map_err(|e| format!("read canary object: {e}"))?;
     if !bytes.windows(want_bytes.len()).any(|w| w == want_bytes) {
         return Err(format!("canary did not encode as {mcpu}: {reads}"));
@@ -345,7 +406,9 @@ impl Capture {
         while !self.reader.is_finished() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
-        let Ok(guard) = self.kept.lock() else { return String::new() };
+        let Ok(guard) = self.kept.lock() else {
+            return String::new();
+        };
         let (buf, dropped) = &*guard;
         let mut text = String::from_utf8_lossy(buf).into_owned();
         if *dropped > 0 {
@@ -357,7 +420,11 @@ impl Capture {
 
 /// Wait for `child` until `limit` has passed since `started`; kill it then.
 /// `None` when it was killed.
-fn wait_bounded(child: &mut std::process::Child, started: Instant, limit: Duration) -> std::io::Result<Option<ExitStatus>> {
+fn wait_bounded(
+    child: &mut std::process::Child,
+    started: Instant,
+    limit: Duration,
+) -> std::io::Result<Option<ExitStatus>> {
     let mut pause = Duration::from_millis(1);
     loop {
         if let Some(status) = child.try_wait()? {
@@ -384,7 +451,10 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| ToolchainError::Spawn { command: shown.clone(), error: e.to_string() })?;
+        .map_err(|e| ToolchainError::Spawn {
+            command: shown.clone(),
+            error: e.to_string(),
+        })?;
     let stdout = child.stdout.take().map(Capture::start);
     let stderr = child.stderr.take().map(Capture::start);
     let waited = wait_bounded(&mut child, started, limit);
@@ -393,12 +463,26 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
     let stderr = stderr.map(|c| c.finish(grace)).unwrap_or_default();
     let status = match waited {
         Ok(Some(status)) => status,
-        Ok(None) => return Err(ToolchainError::TimedOut { command: shown, limit }),
-        Err(e) => return Err(ToolchainError::Spawn { command: shown, error: format!("waiting for it: {e}") }),
+        Ok(None) => {
+            return Err(ToolchainError::TimedOut {
+                command: shown,
+                limit,
+            })
+        }
+        Err(e) => {
+            return Err(ToolchainError::Spawn {
+                command: shown,
+                error: format!("waiting for it: {e}"),
+            })
+        }
     };
     // An unknown -mcpu is only a warning to old clang; treat it as the failure it is.
     if !status.success() || stderr.contains("not a recognized processor") {
-        return Err(ToolchainError::Failed { command: shown, status: status.to_string(), stderr });
+        return Err(ToolchainError::Failed {
+            command: shown,
+            status: status.to_string(),
+            stderr,
+        });
     }
     Ok(())
 }
@@ -406,10 +490,20 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
 impl Toolchain {
     /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -mcode-object-version=<v> [-I dir]... -c src -o obj`,
     /// `v` from [`code_object_version`].
-    pub fn assemble_object(&self, mcpu: &str, src: &Path, obj: &Path, includes: &[&Path]) -> Result<(), ToolchainError> {
+    pub fn assemble_object(
+        &self,
+        mcpu: &str,
+        src: &Path,
+        obj: &Path,
+        includes: &[&Path],
+    ) -> Result<(), ToolchainError> {
         let mut cmd = Command::new(&self.clang);
-        cmd.arg("--target=amdgcn-amd-amdhsa").arg(format!("-mcpu={mcpu}"));
-        cmd.arg(format!("-mcode-object-version={}", code_object_version(mcpu)));
+        cmd.arg("--target=amdgcn-amd-amdhsa")
+            .arg(format!("-mcpu={mcpu}"));
+        cmd.arg(format!(
+            "-mcode-object-version={}",
+            code_object_version(mcpu)
+        ));
         for dir in includes {
             // `.include "xad_frame_gfx11.inc"` in a kernel resolves against these.
             cmd.arg(format!("-I{}", dir.display()));
@@ -419,12 +513,22 @@ impl Toolchain {
 
     /// `ld.lld -shared obj -o out`: the HSA code object the loader accepts.
     pub fn link(&self, obj: &Path, out: &Path) -> Result<(), ToolchainError> {
-        run(Command::new(&self.lld).arg("-shared").arg(obj).arg("-o").arg(out))
+        run(Command::new(&self.lld)
+            .arg("-shared")
+            .arg(obj)
+            .arg("-o")
+            .arg(out))
     }
 
     /// Assemble and link one kernel source into a code object at `out`, with
     /// assembler include directories.
-    pub fn build_code_object(&self, mcpu: &str, src: &Path, out: &Path, includes: &[&Path]) -> Result<(), ToolchainError> {
+    pub fn build_code_object(
+        &self,
+        mcpu: &str,
+        src: &Path,
+        out: &Path,
+        includes: &[&Path],
+    ) -> Result<(), ToolchainError> {
         let obj = out.with_extension("o");
         self.assemble_object(mcpu, src, &obj, includes)?;
         self.link(&obj, out)?;

@@ -7,8 +7,10 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    code_object_version, discover, elf_abi_version, target_include, tool_timeout, write_target_include, GENERIC_CODE_OBJECT_VERSION, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP,
-    TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
+    code_object_version, discover, elf_abi_version, target_include, tool_timeout,
+    write_target_include, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION,
+    GENERIC_CODE_OBJECT_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT,
+    TOOL_TIMEOUT_VAR,
 };
 
 /// Assemble and link `src` for `mcpu` into code object bytes, in a private
@@ -29,7 +31,10 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
     let generated = dir.join("target");
     write_target_include(&generated, mcpu)?;
     tc.build_code_object(mcpu, &src, &out, &[&src_dir, &sibling, &generated])?;
-    std::fs::read(&out).map_err(|e| ToolchainError::Spawn { command: format!("read {}", out.display()), error: e.to_string() })
+    std::fs::read(&out).map_err(|e| ToolchainError::Spawn {
+        command: format!("read {}", out.display()),
+        error: e.to_string(),
+    })
     // `scratch` is removed here, on every path.
 }
 
@@ -43,10 +48,19 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
 pub fn scratch_dir(parent: &Path) -> Result<tempfile::TempDir, ToolchainError> {
     use std::os::unix::fs::PermissionsExt;
     let from_env = std::env::var_os("TMPDIR").is_some_and(|t| Path::new(&t) == parent);
-    let dir = if from_env { format!("TMPDIR={}", parent.display()) } else { parent.display().to_string() };
-    let scratch = |why: String| ToolchainError::Scratch { dir: dir.clone(), why };
+    let dir = if from_env {
+        format!("TMPDIR={}", parent.display())
+    } else {
+        parent.display().to_string()
+    };
+    let scratch = |why: String| ToolchainError::Scratch {
+        dir: dir.clone(),
+        why,
+    };
     match std::fs::metadata(parent) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(scratch("it does not exist".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(scratch("it does not exist".into()))
+        }
         Err(e) => return Err(scratch(e.to_string())),
         Ok(meta) if !meta.is_dir() => return Err(scratch("it is not a directory".into())),
         Ok(_) => {}
@@ -55,7 +69,12 @@ pub fn scratch_dir(parent: &Path) -> Result<tempfile::TempDir, ToolchainError> {
         .prefix("xad-harness-")
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir_in(parent)
-        .map_err(|e| scratch(format!("cannot create a private directory in it: {}", e.kind())))
+        .map_err(|e| {
+            scratch(format!(
+                "cannot create a private directory in it: {}",
+                e.kind()
+            ))
+        })
 }
 
 #[cfg(test)]
@@ -70,16 +89,34 @@ mod tests {
         std::fs::create_dir(&victim).unwrap();
         // The name the harness used before: `xad-harness-<pid>`, predictable,
         // here pre-placed as a symlink to a directory an attacker wants written.
-        std::os::unix::fs::symlink(&victim, parent.path().join(format!("xad-harness-{}", std::process::id()))).unwrap();
+        std::os::unix::fs::symlink(
+            &victim,
+            parent
+                .path()
+                .join(format!("xad-harness-{}", std::process::id())),
+        )
+        .unwrap();
         let made = scratch_dir(parent.path()).unwrap();
         let path = made.path().to_path_buf();
         let meta = std::fs::symlink_metadata(&path).unwrap();
-        assert!(meta.is_dir() && !meta.file_type().is_symlink(), "{} is a real directory", path.display());
-        assert_eq!(meta.permissions().mode() & 0o777, 0o700, "private to its owner");
+        assert!(
+            meta.is_dir() && !meta.file_type().is_symlink(),
+            "{} is a real directory",
+            path.display()
+        );
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            0o700,
+            "private to its owner"
+        );
         assert_eq!(meta.uid(), std::fs::metadata(parent.path()).unwrap().uid());
         assert_eq!(path.parent(), Some(parent.path()));
         std::fs::write(path.join("user.hsaco"), b"x").unwrap();
-        assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0, "nothing went through the symlink");
+        assert_eq!(
+            std::fs::read_dir(&victim).unwrap().count(),
+            0,
+            "nothing went through the symlink"
+        );
         drop(made);
         assert!(!path.exists(), "removed after use");
         let second = scratch_dir(parent.path()).unwrap();

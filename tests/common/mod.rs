@@ -25,7 +25,11 @@ impl Ran {
 }
 
 pub fn run(cmd: &mut Command) -> Ran {
-    let Output { status, stdout, stderr } = cmd.output().expect("start xad-harness");
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().expect("start xad-harness");
     Ran {
         code: status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
@@ -48,7 +52,8 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
     // The canary proves gfx11 encodings; the same LLVM then assembles any AMDGPU target.
     let tc = xad_harness::toolchain::discover("gfx1100", dir).expect("toolchain");
     let out = dir.join(format!("{stem}.hsaco"));
-    tc.build_code_object(mcpu, &src, &out, &[]).expect("assemble test kernel");
+    tc.build_code_object(mcpu, &src, &out, &[])
+        .expect("assemble test kernel");
     out
 }
 
@@ -56,9 +61,15 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
 /// `.include "xad_target.inc"` replaced by that file's text (tests replace
 /// `gfx1100` for other targets, or edit it, and assemble it anywhere).
 pub fn basic_source() -> String {
-    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx11/xad_basic.s")).unwrap();
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx11/xad_basic.s"),
+    )
+    .unwrap();
     assert!(source.contains(".include \"xad_target.inc\"\n"));
-    source.replace(".include \"xad_target.inc\"\n", &xad_harness::toolchain::target_include("gfx1100"))
+    source.replace(
+        ".include \"xad_target.inc\"\n",
+        &xad_harness::toolchain::target_include("gfx1100"),
+    )
 }
 
 /// Host memory standing in for a device's, for the test devices that run a
@@ -71,7 +82,10 @@ pub struct HostMemory {
 
 impl Default for HostMemory {
     fn default() -> Self {
-        HostMemory { allocs: Vec::new(), next: 1 << 32 }
+        HostMemory {
+            allocs: Vec::new(),
+            next: 1 << 32,
+        }
     }
 }
 
@@ -87,7 +101,11 @@ impl HostMemory {
     }
     /// The bytes from `p` to the end of its allocation.
     pub fn bytes_at(&mut self, p: u64) -> &mut [u8] {
-        let (base, bytes) = self.allocs.iter_mut().find(|(b, m)| p >= *b && p < b + m.len() as u64).expect("address in an allocation");
+        let (base, bytes) = self
+            .allocs
+            .iter_mut()
+            .find(|(b, m)| p >= *b && p < b + m.len() as u64)
+            .expect("address in an allocation");
         &mut bytes[(p - *base) as usize..]
     }
     pub fn write(&mut self, dst: u64, src: &[u8]) {

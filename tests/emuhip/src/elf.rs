@@ -53,7 +53,9 @@ pub fn tables(header: &[u8]) -> Option<Tables> {
         entry_size: u32::from(u16_at(header, 58)?),
         count: u32::from(u16_at(header, 60)?),
     };
-    if (program.count > 0 && program.entry_size < 56) || (section.count > 0 && section.entry_size < 64) {
+    if (program.count > 0 && program.entry_size < 56)
+        || (section.count > 0 && section.entry_size < 64)
+    {
         return None;
     }
     Some(Tables { program, section })
@@ -63,7 +65,8 @@ pub fn tables(header: &[u8]) -> Option<Tables> {
 pub fn content_end(table: &Table, bytes: &[u8]) -> Option<u64> {
     let mut end = 0u64;
     for i in 0..table.count as usize {
-        let entry = bytes.get(i * table.entry_size as usize..(i + 1) * table.entry_size as usize)?;
+        let entry =
+            bytes.get(i * table.entry_size as usize..(i + 1) * table.entry_size as usize)?;
         let extent = match table.kind {
             TableKind::Program => u64_at(entry, 8)?.checked_add(u64_at(entry, 32)?)?,
             TableKind::Section if u32_at(entry, 4)? == SHT_NOBITS => 0,
@@ -82,7 +85,8 @@ mod tests {
     /// must see exactly the bytes the assembler produced.
     #[test]
     fn extent_of_embedded_code_object_is_its_file_length() {
-        let kernel = xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
+        let kernel =
+            xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
         let bytes = kernel.bytes;
         let t = tables(&bytes[..64]).expect("ELF64 header");
         let mut end = 64u64;
@@ -98,7 +102,8 @@ mod tests {
     #[test]
     fn rejects_non_elf64_and_bad_entry_sizes() {
         assert_eq!(tables(&[0u8; 64]), None);
-        let kernel = xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
+        let kernel =
+            xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
         let mut header = kernel.bytes[..64].to_vec();
         header[4] = 1; // ELFCLASS32
         assert_eq!(tables(&header), None);

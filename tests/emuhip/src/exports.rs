@@ -38,7 +38,9 @@ static GLOBAL: Mutex<Global> = Mutex::new(Global::Uninitialised);
 
 fn lock() -> MutexGuard<'static, Global> {
     // A panic inside a call is caught and reported; the state is still usable.
-    GLOBAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    GLOBAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn ready(global: &mut Global) -> Result<&mut Runtime, Status> {
@@ -50,8 +52,10 @@ fn ready(global: &mut Global) -> Result<&mut Runtime, Status> {
                 // The device emulates the target its gcnArchName runs
                 // (XAD_EMUHIP_ARCH); an arch of no target of ours keeps gfx1100,
                 // and the loader's target check refuses its code objects.
-                let device = xad_harness::hip::target_of(&knobs.arch)
-                    .map_or_else(xad_harness::emu::EmuDevice::new, xad_harness::emu::EmuDevice::for_target);
+                let device = xad_harness::hip::target_of(&knobs.arch).map_or_else(
+                    xad_harness::emu::EmuDevice::new,
+                    xad_harness::emu::EmuDevice::for_target,
+                );
                 Global::Ready(Box::new(Runtime::new(Box::new(device), knobs)))
             }
             Err(message) => {
@@ -90,7 +94,9 @@ fn call(function: &'static str, body: impl FnOnce(&mut Runtime) -> HipResult<()>
         Ok(Err(Stop::Status(code))) => code,
         Ok(Err(Stop::Hang)) => block_forever(),
         Err(_) => {
-            eprintln!("xad-emuhip: internal error (panic) in {function}; returning hipErrorUnknown");
+            eprintln!(
+                "xad-emuhip: internal error (panic) in {function}; returning hipErrorUnknown"
+            );
             status::UNKNOWN
         }
     }
@@ -175,27 +181,44 @@ extern "C" {
 }
 
 /// One of props.c's fill functions; each writes exactly its own layout.
-type FillProps = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, usize, c_int);
+type FillProps =
+    unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, usize, c_int);
 
 /// The body shared by every hipGetDeviceProperties* export: `fill` decides
 /// the layout, which the caller's symbol choice promises.
 ///
 /// # Safety
 /// `props` is null or points at a writable struct of the layout `fill` writes.
-unsafe fn device_properties(function: &'static str, props: *mut c_void, device: c_int, fill: FillProps) -> Status {
+unsafe fn device_properties(
+    function: &'static str,
+    props: *mut c_void,
+    device: c_int,
+    fill: FillProps,
+) -> Status {
     call(function, |rt| {
         if props.is_null() {
             return invalid();
         }
         let p = rt.properties(device)?;
         // Both come from format!/knobs without NULs (the ARCH knob rejects them).
-        let name = std::ffi::CString::new(p.name).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
-        let arch = std::ffi::CString::new(p.arch).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
+        let name =
+            std::ffi::CString::new(p.name).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
+        let arch =
+            std::ffi::CString::new(p.arch).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
         let total = usize::try_from(p.total_global_mem).unwrap_or(usize::MAX);
         // SAFETY: `props` is non-null and, per the contract, points at the
         // struct `fill` writes (its size is pinned by static assertions in
         // props.c); the strings outlive the call.
-        unsafe { fill(props, name.as_ptr(), arch.as_ptr(), p.gcn_arch, total, p.multiprocessors) };
+        unsafe {
+            fill(
+                props,
+                name.as_ptr(),
+                arch.as_ptr(),
+                p.gcn_arch,
+                total,
+                p.multiprocessors,
+            )
+        };
         Ok(())
     })
 }
@@ -205,7 +228,14 @@ unsafe fn device_properties(function: &'static str, props: *mut c_void, device: 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceProperties(props: *mut c_void, device: c_int) -> Status {
     // SAFETY: forwarded contract.
-    unsafe { device_properties("hipGetDeviceProperties", props, device, xad_emuhip_fill_props_r0000) }
+    unsafe {
+        device_properties(
+            "hipGetDeviceProperties",
+            props,
+            device,
+            xad_emuhip_fill_props_r0000,
+        )
+    }
 }
 
 /// ROCm 6+: the old layout under its explicit name (node hip_4.2).
@@ -213,7 +243,14 @@ pub unsafe extern "C" fn hipGetDeviceProperties(props: *mut c_void, device: c_in
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevicePropertiesR0000(props: *mut c_void, device: c_int) -> Status {
     // SAFETY: forwarded contract.
-    unsafe { device_properties("hipGetDevicePropertiesR0000", props, device, xad_emuhip_fill_props_r0000) }
+    unsafe {
+        device_properties(
+            "hipGetDevicePropertiesR0000",
+            props,
+            device,
+            xad_emuhip_fill_props_r0000,
+        )
+    }
 }
 
 /// ROCm 6+: what `hipGetDeviceProperties` means in a 6.x/7.x header (node hip_6.0).
@@ -221,7 +258,14 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0000(props: *mut c_void, device:
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDevicePropertiesR0600(props: *mut c_void, device: c_int) -> Status {
     // SAFETY: forwarded contract.
-    unsafe { device_properties("hipGetDevicePropertiesR0600", props, device, xad_emuhip_fill_props_r0600) }
+    unsafe {
+        device_properties(
+            "hipGetDevicePropertiesR0600",
+            props,
+            device,
+            xad_emuhip_fill_props_r0600,
+        )
+    }
 }
 
 #[no_mangle]
@@ -257,7 +301,11 @@ pub extern "C" fn hipFree(ptr: *mut c_void) -> Status {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipMemcpyHtoD(dst: *mut c_void, src: *const c_void, size: usize) -> Status {
+pub unsafe extern "C" fn hipMemcpyHtoD(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+) -> Status {
     call("hipMemcpyHtoD", |rt| {
         if size != 0 && (src.is_null() || dst.is_null()) {
             return invalid();
@@ -315,14 +363,19 @@ unsafe fn elf_image<'a>(image: *const u8) -> Result<&'a [u8], Status> {
         if table.count == 0 {
             continue;
         }
-        let table_end = table.offset.checked_add(u64::from(table.count) * u64::from(table.entry_size));
+        let table_end = table
+            .offset
+            .checked_add(u64::from(table.count) * u64::from(table.entry_size));
         let Some(table_end) = table_end.filter(|&e| e <= MAX_IMAGE_BYTES) else {
             return Err(status::INVALID_IMAGE);
         };
         end = end.max(table_end);
         // SAFETY: the table lies inside the file, which the caller guarantees readable.
         let bytes = unsafe {
-            std::slice::from_raw_parts(image.add(table.offset as usize), table_end as usize - table.offset as usize)
+            std::slice::from_raw_parts(
+                image.add(table.offset as usize),
+                table_end as usize - table.offset as usize,
+            )
         };
         end = end.max(crate::elf::content_end(&table, bytes).ok_or(status::INVALID_IMAGE)?);
     }
@@ -358,7 +411,11 @@ pub extern "C" fn hipModuleUnload(module: Handle) -> Status {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn hipModuleGetFunction(function: *mut Handle, module: Handle, name: *const c_char) -> Status {
+pub unsafe extern "C" fn hipModuleGetFunction(
+    function: *mut Handle,
+    module: Handle,
+    name: *const c_char,
+) -> Status {
     call("hipModuleGetFunction", |rt| {
         if function.is_null() || name.is_null() {
             return invalid();
@@ -451,13 +508,20 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
 ) -> Status {
     call("hipModuleLaunchKernel", |rt| {
         let meta = rt.function_meta(function as usize)?;
-        let explicit: Vec<usize> = meta.args.iter().filter(|a| !a.is_hidden()).map(|a| a.size as usize).collect();
+        let explicit: Vec<usize> = meta
+            .args
+            .iter()
+            .filter(|a| !a.is_hidden())
+            .map(|a| a.size as usize)
+            .collect();
         let args = match (kernel_params.is_null(), extra.is_null()) {
             (false, false) => return invalid(),
             (true, true) if explicit.is_empty() => KernargSource::Params(Vec::new()),
             (true, true) => return invalid(),
             // SAFETY: non-null; per the contract an END-terminated array.
-            (true, false) => KernargSource::Buffer(unsafe { read_extra(extra, accepted_buffer_sizes(meta)) }?),
+            (true, false) => {
+                KernargSource::Buffer(unsafe { read_extra(extra, accepted_buffer_sizes(meta)) }?)
+            }
             (false, true) => {
                 let mut values = Vec::with_capacity(explicit.len());
                 for (i, size) in explicit.iter().enumerate() {
@@ -510,7 +574,9 @@ pub extern "C" fn hipStreamQuery(stream: Handle) -> Status {
 
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(stream: Handle) -> Status {
-    call("hipStreamSynchronize", |rt| rt.stream_synchronize(stream as usize))
+    call("hipStreamSynchronize", |rt| {
+        rt.stream_synchronize(stream as usize)
+    })
 }
 
 // ---- errors ----------------------------------------------------------------

@@ -13,14 +13,23 @@ pub fn is_status_function(function: &str) -> bool {
 /// The names `is_status_function` accepts, for messages and tests.
 pub fn status_functions() -> Vec<&'static str> {
     let properties: &[&str] = if cfg!(hip_r0600) {
-        &["hipGetDeviceProperties", "hipGetDevicePropertiesR0000", "hipGetDevicePropertiesR0600"]
+        &[
+            "hipGetDeviceProperties",
+            "hipGetDevicePropertiesR0000",
+            "hipGetDevicePropertiesR0600",
+        ]
     } else {
         &["hipGetDeviceProperties"]
     };
     properties
         .iter()
         .copied()
-        .chain(xad_harness::hip::FUNCTIONS.iter().copied().filter(|f| !f.starts_with("hipGetError")))
+        .chain(
+            xad_harness::hip::FUNCTIONS
+                .iter()
+                .copied()
+                .filter(|f| !f.starts_with("hipGetError")),
+        )
         .collect()
 }
 
@@ -62,8 +71,15 @@ impl Default for Knobs {
 }
 
 /// Parse `part` of the value `var=value` as a number; the error names the whole setting.
-fn number<T: std::str::FromStr>(var: &str, value: &str, part: &str, what: &str) -> Result<T, String> {
-    part.trim().parse::<T>().map_err(|_| format!("{var}={value}: {what} {part:?} is not a number in range"))
+fn number<T: std::str::FromStr>(
+    var: &str,
+    value: &str,
+    part: &str,
+    what: &str,
+) -> Result<T, String> {
+    part.trim()
+        .parse::<T>()
+        .map_err(|_| format!("{var}={value}: {what} {part:?} is not a number in range"))
 }
 
 impl Knobs {
@@ -79,7 +95,9 @@ impl Knobs {
 
         if let Some(v) = get("XAD_EMUHIP_FLIP_BIT") {
             let var = "XAD_EMUHIP_FLIP_BIT";
-            let (lane, bit) = v.split_once(':').ok_or_else(|| format!("{var}={v}: expected LANE:BIT"))?;
+            let (lane, bit) = v
+                .split_once(':')
+                .ok_or_else(|| format!("{var}={v}: expected LANE:BIT"))?;
             let lane = number::<u32>(var, &v, lane, "LANE")?;
             let bit = number::<u32>(var, &v, bit, "BIT")?;
             if bit > 31 {
@@ -93,7 +111,9 @@ impl Knobs {
         if let Some(v) = get("XAD_EMUHIP_WRITE_PAST_END") {
             let words: u32 = number("XAD_EMUHIP_WRITE_PAST_END", &v, &v, "N")?;
             if !(1..=65536).contains(&words) {
-                return Err(format!("XAD_EMUHIP_WRITE_PAST_END={v}: N must be 1..65536 words"));
+                return Err(format!(
+                    "XAD_EMUHIP_WRITE_PAST_END={v}: N must be 1..65536 words"
+                ));
             }
             knobs.write_past_end = Some(words);
         }
@@ -121,7 +141,10 @@ impl Knobs {
         if let Some(v) = get("XAD_EMUHIP_FAIL_COPY") {
             let var = "XAD_EMUHIP_FAIL_COPY";
             let (nth, code) = match v.split_once(':') {
-                Some((nth, code)) => (number::<u64>(var, &v, nth, "N")?, number::<Status>(var, &v, code, "CODE")?),
+                Some((nth, code)) => (
+                    number::<u64>(var, &v, nth, "N")?,
+                    number::<Status>(var, &v, code, "CODE")?,
+                ),
                 None => (number::<u64>(var, &v, &v, "N")?, status::ILLEGAL_ADDRESS),
             };
             if nth == 0 {
@@ -135,8 +158,14 @@ impl Knobs {
         if let Some(v) = get("XAD_EMUHIP_STATUS") {
             let var = "XAD_EMUHIP_STATUS";
             let (code, function) = match v.split_once(':') {
-                Some((code, function)) => (number::<Status>(var, &v, code, "CODE")?, function.trim().to_string()),
-                None => (number::<Status>(var, &v, &v, "CODE")?, "hipModuleLaunchKernel".to_string()),
+                Some((code, function)) => (
+                    number::<Status>(var, &v, code, "CODE")?,
+                    function.trim().to_string(),
+                ),
+                None => (
+                    number::<Status>(var, &v, &v, "CODE")?,
+                    "hipModuleLaunchKernel".to_string(),
+                ),
             };
             if code == status::SUCCESS {
                 return Err(format!("{var}={v}: CODE 0 is hipSuccess, not a fault"));
@@ -156,8 +185,13 @@ impl Knobs {
     pub fn forced_status(&self, function: &str) -> Option<Status> {
         // `hipGetDeviceProperties` names the family: a ROCm 6+ binary calls it
         // under its R0600 name, and the knob should not depend on the header.
-        let family = |f: &str| f == "hipGetDeviceProperties" && function.starts_with("hipGetDeviceProperties");
-        self.forced_status.as_ref().filter(|(_, f)| f == function || family(f)).map(|(code, _)| *code)
+        let family = |f: &str| {
+            f == "hipGetDeviceProperties" && function.starts_with("hipGetDeviceProperties")
+        };
+        self.forced_status
+            .as_ref()
+            .filter(|(_, f)| f == function || family(f))
+            .map(|(code, _)| *code)
     }
 }
 
@@ -166,8 +200,16 @@ mod tests {
     use super::*;
 
     fn parse(pairs: &[(&str, &str)]) -> Result<Knobs, String> {
-        let owned: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        Knobs::parse(|name| owned.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+        let owned: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Knobs::parse(|name| {
+            owned
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
     }
 
     #[test]
@@ -202,7 +244,8 @@ mod tests {
 
     #[test]
     fn defaults_of_optional_parts() {
-        let k = parse(&[("XAD_EMUHIP_FAIL_COPY", "3"), ("XAD_EMUHIP_STATUS", "999")]).expect("valid");
+        let k =
+            parse(&[("XAD_EMUHIP_FAIL_COPY", "3"), ("XAD_EMUHIP_STATUS", "999")]).expect("valid");
         assert_eq!(k.fail_copy, Some((3, 700)));
         assert_eq!(k.forced_status("hipModuleLaunchKernel"), Some(999));
     }

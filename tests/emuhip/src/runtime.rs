@@ -199,7 +199,11 @@ impl Runtime {
         self.check_device(device)?;
         let arch = self.knobs.arch.clone();
         let processor = arch.split(':').next().unwrap_or("");
-        let digits: String = processor.trim_start_matches("gfx").chars().take_while(char::is_ascii_digit).collect();
+        let digits: String = processor
+            .trim_start_matches("gfx")
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
         Ok(Properties {
             name: format!("xad-harness emulated {processor}"),
             gcn_arch: digits.parse().unwrap_or(0),
@@ -214,7 +218,10 @@ impl Runtime {
     pub fn malloc(&mut self, bytes: usize) -> HipResult<Option<DevicePtr>> {
         self.malloc_calls += 1;
         if self.knobs.fail_alloc == Some(self.malloc_calls) {
-            self.note(format_args!("XAD_EMUHIP_FAIL_ALLOC: hipMalloc call {} ({bytes} bytes) fails", self.malloc_calls));
+            self.note(format_args!(
+                "XAD_EMUHIP_FAIL_ALLOC: hipMalloc call {} ({bytes} bytes) fails",
+                self.malloc_calls
+            ));
             return Err(status::OUT_OF_MEMORY.into());
         }
         // HIP returns success and a null pointer for a zero-byte request.
@@ -249,8 +256,10 @@ impl Runtime {
 
     /// Whether [ptr, ptr+len) lies inside one live allocation.
     fn in_allocation(&self, ptr: DevicePtr, len: usize) -> bool {
-        self.allocation_containing(ptr)
-            .is_some_and(|(base, size)| ptr.checked_add(len as u64).is_some_and(|end| end <= base + size as u64))
+        self.allocation_containing(ptr).is_some_and(|(base, size)| {
+            ptr.checked_add(len as u64)
+                .is_some_and(|end| end <= base + size as u64)
+        })
     }
 
     fn allocation_containing(&self, ptr: DevicePtr) -> Option<(DevicePtr, usize)> {
@@ -316,7 +325,10 @@ impl Runtime {
         })?;
         // The loader matches the code object's target ID against the agent's ISA.
         let device_target = TargetId::parse(&self.knobs.arch);
-        if !device_target.as_ref().is_some_and(|d| code.target.runs_on(d)) {
+        if !device_target
+            .as_ref()
+            .is_some_and(|d| code.target.runs_on(d))
+        {
             self.note(format_args!(
                 "hipModuleLoadData: code object is for {}, the device is {}",
                 code.target, self.knobs.arch
@@ -341,7 +353,10 @@ impl Runtime {
     }
 
     pub fn get_function(&mut self, module: usize, name: &str) -> HipResult<usize> {
-        let loaded = self.modules.get(&module).ok_or(Stop::Status(status::INVALID_HANDLE))?;
+        let loaded = self
+            .modules
+            .get(&module)
+            .ok_or(Stop::Status(status::INVALID_HANDLE))?;
         let meta = match loaded.code.kernel(name) {
             Ok(kernel) => kernel.meta.clone(),
             Err(e) => {
@@ -357,7 +372,10 @@ impl Runtime {
     /// The metadata of a function handle, for reading the caller's kernarg
     /// memory before the launch.
     pub fn function_meta(&self, function: usize) -> HipResult<&KernelMeta> {
-        self.functions.get(&function).map(|f| &f.meta).ok_or(Stop::Status(status::INVALID_HANDLE))
+        self.functions
+            .get(&function)
+            .map(|f| &f.meta)
+            .ok_or(Stop::Status(status::INVALID_HANDLE))
     }
 
     // ---- streams ---------------------------------------------------------
@@ -378,7 +396,9 @@ impl Runtime {
     }
 
     fn stream(&self, stream: usize) -> HipResult<&StreamState> {
-        self.streams.get(&stream).ok_or(Stop::Status(status::INVALID_HANDLE))
+        self.streams
+            .get(&stream)
+            .ok_or(Stop::Status(status::INVALID_HANDLE))
     }
 
     pub fn stream_query(&self, stream: usize) -> HipResult<()> {
@@ -422,8 +442,16 @@ impl Runtime {
         stream: usize,
         args: KernargSource,
     ) -> HipResult<()> {
-        let func = self.functions.get(&function).cloned().ok_or(Stop::Status(status::INVALID_HANDLE))?;
-        let module_id = self.modules.get(&func.module).map(|m| m.id).ok_or(Stop::Status(status::INVALID_HANDLE))?;
+        let func = self
+            .functions
+            .get(&function)
+            .cloned()
+            .ok_or(Stop::Status(status::INVALID_HANDLE))?;
+        let module_id = self
+            .modules
+            .get(&func.module)
+            .map(|m| m.id)
+            .ok_or(Stop::Status(status::INVALID_HANDLE))?;
         self.stream(stream)?;
         let meta = &func.meta;
 
@@ -431,31 +459,46 @@ impl Runtime {
             return Err(status::INVALID_VALUE.into());
         }
         let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
-        if threads > MAX_THREADS_PER_BLOCK || threads > u64::from(meta.max_flat_workgroup_size.max(1)) {
+        if threads > MAX_THREADS_PER_BLOCK
+            || threads > u64::from(meta.max_flat_workgroup_size.max(1))
+        {
             self.note(format_args!(
                 "hipModuleLaunchKernel: block of {threads} work-items exceeds {}'s max_flat_workgroup_size {}",
                 meta.name, meta.max_flat_workgroup_size
             ));
             return Err(status::INVALID_VALUE.into());
         }
-        if grid.iter().zip(block).any(|(&g, b)| u64::from(g) * u64::from(b) > u64::from(u32::MAX)) {
+        if grid
+            .iter()
+            .zip(block)
+            .any(|(&g, b)| u64::from(g) * u64::from(b) > u64::from(u32::MAX))
+        {
             return Err(status::INVALID_VALUE.into());
         }
         // ROCm silently launches with .reqd_workgroup_size when the kernel declares one.
         let block = meta.reqd_workgroup_size.unwrap_or(block);
         let kernarg = kernarg_segment(meta, args, grid, block, shared_bytes).map_err(|reason| {
-            self.note(format_args!("hipModuleLaunchKernel({}): {reason}", meta.name));
+            self.note(format_args!(
+                "hipModuleLaunchKernel({}): {reason}",
+                meta.name
+            ));
             Stop::Status(status::INVALID_VALUE)
         })?;
 
         let notes = self.notes;
-        let state = self.streams.get_mut(&stream).ok_or(Stop::Status(status::INVALID_HANDLE))?;
+        let state = self
+            .streams
+            .get_mut(&stream)
+            .ok_or(Stop::Status(status::INVALID_HANDLE))?;
         if state.hung {
             // Queued behind a kernel that never finishes: never runs.
             return Ok(());
         }
         if self.knobs.hang {
-            note(notes, format_args!("XAD_EMUHIP_HANG: kernel {} never completes", meta.name));
+            note(
+                notes,
+                format_args!("XAD_EMUHIP_HANG: kernel {} never completes", meta.name),
+            );
             state.hung = true;
             return Ok(());
         }
@@ -464,23 +507,44 @@ impl Runtime {
         self.launches_run += 1;
         let view = output_view(meta, &kernarg);
         let skipped = match (first_launch, self.knobs.skip_lane, &view) {
-            (true, Some(lane), Some(view)) => self.lane_address(view, lane, "XAD_EMUHIP_SKIP_LANE").and_then(|addr| {
-                let mut old = [0u8; 4];
-                self.device.read(addr, &mut old).ok().map(|_| (lane, addr, old))
-            }),
+            (true, Some(lane), Some(view)) => self
+                .lane_address(view, lane, "XAD_EMUHIP_SKIP_LANE")
+                .and_then(|addr| {
+                    let mut old = [0u8; 4];
+                    self.device
+                        .read(addr, &mut old)
+                        .ok()
+                        .map(|_| (lane, addr, old))
+                }),
             _ => None,
         };
 
-        let dispatch = Dispatch { grid_blocks: grid, block };
-        if let Err(e) = self.device.launch(module_id, &meta.name, &kernarg, dispatch, EMULATOR_LAUNCH_LIMIT) {
+        let dispatch = Dispatch {
+            grid_blocks: grid,
+            block,
+        };
+        if let Err(e) = self.device.launch(
+            module_id,
+            &meta.name,
+            &kernarg,
+            dispatch,
+            EMULATOR_LAUNCH_LIMIT,
+        ) {
             let code = fault_status(&e);
-            self.note(format_args!("kernel {} faulted ({}): {e}", meta.name, status::name(code).to_string_lossy()));
+            self.note(format_args!(
+                "kernel {} faulted ({}): {e}",
+                meta.name,
+                status::name(code).to_string_lossy()
+            ));
             self.set_fault(stream, code);
             return Ok(());
         }
 
         if let Some((lane, addr, old)) = skipped {
-            self.note(format_args!("XAD_EMUHIP_SKIP_LANE: lane {lane} of kernel {} left unwritten", meta.name));
+            self.note(format_args!(
+                "XAD_EMUHIP_SKIP_LANE: lane {lane} of kernel {} left unwritten",
+                meta.name
+            ));
             self.poke(stream, addr, &old);
         }
         if let (true, Some((lane, bit)), Some(view)) = (first_launch, self.knobs.flip_bit, &view) {
@@ -488,7 +552,10 @@ impl Runtime {
                 let mut word = [0u8; 4];
                 if self.device.read(addr, &mut word).is_ok() {
                     let flipped = u32::from_le_bytes(word) ^ (1u32 << bit);
-                    self.note(format_args!("XAD_EMUHIP_FLIP_BIT: bit {bit} of lane {lane} of kernel {} flipped", meta.name));
+                    self.note(format_args!(
+                        "XAD_EMUHIP_FLIP_BIT: bit {bit} of lane {lane} of kernel {} flipped",
+                        meta.name
+                    ));
                     self.poke(stream, addr, &flipped.to_le_bytes());
                 }
             }
@@ -509,7 +576,9 @@ impl Runtime {
     /// it is a GPU page fault.
     fn poke(&mut self, stream: usize, addr: DevicePtr, bytes: &[u8]) {
         if !self.in_allocation(addr, bytes.len()) || self.device.write(addr, bytes).is_err() {
-            self.note(format_args!("store to 0x{addr:x} is outside every allocation: memory fault"));
+            self.note(format_args!(
+                "store to 0x{addr:x} is outside every allocation: memory fault"
+            ));
             self.set_fault(stream, status::ILLEGAL_ADDRESS);
         }
     }
@@ -539,12 +608,16 @@ impl Runtime {
                 None => view.out,
             },
         };
-        self.note(format_args!("XAD_EMUHIP_WRITE_PAST_END: kernel {kernel} stores {words} words at 0x{end:x}"));
+        self.note(format_args!(
+            "XAD_EMUHIP_WRITE_PAST_END: kernel {kernel} stores {words} words at 0x{end:x}"
+        ));
         for i in 0..u64::from(words) {
             let addr = end + 4 * i;
             let mut word = [0u8; 4];
             if !self.in_allocation(addr, 4) || self.device.read(addr, &mut word).is_err() {
-                self.note(format_args!("store to 0x{addr:x} is outside every allocation: memory fault"));
+                self.note(format_args!(
+                    "store to 0x{addr:x} is outside every allocation: memory fault"
+                ));
                 self.set_fault(stream, status::ILLEGAL_ADDRESS);
                 return;
             }
@@ -558,8 +631,15 @@ impl Runtime {
 /// else the last `global_buffer` argument; the lane count is the `by_value`
 /// argument named `count`, when there is one.
 fn output_view(meta: &KernelMeta, kernarg: &[u8]) -> Option<OutputView> {
-    let buffers: Vec<&ArgMeta> = meta.args.iter().filter(|a| a.value_kind == "global_buffer" && a.size == 8).collect();
-    let out_arg = buffers.iter().find(|a| a.name.as_deref() == Some("out")).or(buffers.last())?;
+    let buffers: Vec<&ArgMeta> = meta
+        .args
+        .iter()
+        .filter(|a| a.value_kind == "global_buffer" && a.size == 8)
+        .collect();
+    let out_arg = buffers
+        .iter()
+        .find(|a| a.name.as_deref() == Some("out"))
+        .or(buffers.last())?;
     let out = u64::from_le_bytes(read_at::<8>(kernarg, out_arg.offset)?);
     let count = meta
         .args
@@ -579,7 +659,10 @@ fn read_at<const N: usize>(bytes: &[u8], offset: u32) -> Option<[u8; N]> {
 /// arguments' extent (what newer ROCm checks) or the whole segment (what the
 /// harness's kernarg builder produces).
 pub fn accepted_buffer_sizes(meta: &KernelMeta) -> [usize; 2] {
-    [codeobj::kernarg::explicit_size(meta), meta.kernarg_segment_size as usize]
+    [
+        codeobj::kernarg::explicit_size(meta),
+        meta.kernarg_segment_size as usize,
+    ]
 }
 
 /// Build the kernarg segment the kernel sees, the way ROCm does for a module
@@ -599,7 +682,11 @@ pub fn kernarg_segment(
         let start = arg.offset as usize;
         let end = start + arg.size as usize;
         let dst = segment.get_mut(start..end).ok_or_else(|| {
-            format!("argument {} at {start}..{end} lies outside the kernarg segment ({} bytes)", arg.name.as_deref().unwrap_or("?"), meta.kernarg_segment_size)
+            format!(
+                "argument {} at {start}..{end} lies outside the kernarg segment ({} bytes)",
+                arg.name.as_deref().unwrap_or("?"),
+                meta.kernarg_segment_size
+            )
         })?;
         dst.copy_from_slice(bytes);
         Ok(())
@@ -616,17 +703,28 @@ pub fn kernarg_segment(
             }
             for arg in &explicit {
                 let start = arg.offset as usize;
-                let bytes = buffer.get(start..start + arg.size as usize).ok_or("explicit argument beyond the buffer")?;
+                let bytes = buffer
+                    .get(start..start + arg.size as usize)
+                    .ok_or("explicit argument beyond the buffer")?;
                 place(&mut segment, arg, bytes)?;
             }
         }
         KernargSource::Params(values) => {
             if values.len() != explicit.len() {
-                return Err(format!("kernelParams has {} values, the kernel takes {}", values.len(), explicit.len()));
+                return Err(format!(
+                    "kernelParams has {} values, the kernel takes {}",
+                    values.len(),
+                    explicit.len()
+                ));
             }
             for (arg, value) in explicit.iter().zip(&values) {
                 if value.len() != arg.size as usize {
-                    return Err(format!("kernelParams value for {} is {} bytes, metadata says {}", arg.name.as_deref().unwrap_or("?"), value.len(), arg.size));
+                    return Err(format!(
+                        "kernelParams value for {} is {} bytes, metadata says {}",
+                        arg.name.as_deref().unwrap_or("?"),
+                        value.len(),
+                        arg.size
+                    ));
                 }
                 place(&mut segment, arg, value)?;
             }

@@ -34,7 +34,10 @@ const fn parse_version(digits: &str) -> i32 {
     let mut value: i32 = 0;
     let mut i = 0;
     while i < bytes.len() {
-        assert!(bytes[i].is_ascii_digit(), "XAD_EMUHIP_HIP_VERSION is not a number");
+        assert!(
+            bytes[i].is_ascii_digit(),
+            "XAD_EMUHIP_HIP_VERSION is not a number"
+        );
         value = value * 10 + (bytes[i] - b'0') as i32;
         i += 1;
     }
@@ -122,7 +125,11 @@ const NAMES: &[(Status, &CStr)] = &[
 
 /// The name Debian's HIP 5.2 runtime gives `code`.
 pub fn name(code: Status) -> &'static CStr {
-    NAMES.iter().find(|(c, _)| *c == code).map(|(_, n)| *n).unwrap_or(c"hipErrorUnknown")
+    NAMES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, n)| *n)
+        .unwrap_or(c"hipErrorUnknown")
 }
 
 #[cfg(test)]

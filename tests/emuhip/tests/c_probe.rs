@@ -20,7 +20,8 @@ fn root() -> PathBuf {
 }
 
 fn library() -> PathBuf {
-    support::library_dir(&root()).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
+    support::library_dir(&root())
+        .unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
 }
 
 /// (probe executable, xad_basic code object), built once per test process
@@ -35,7 +36,8 @@ fn probe() -> &'static (PathBuf, PathBuf) {
         let pid = std::process::id();
         let code_object = dir.join("xad_basic.hsaco");
         let temp = dir.join(format!("xad_basic.{pid}.tmp"));
-        let kernel = xad_harness::kernels::find("gfx1100", "xad_basic").ok_or("xad_basic is not embedded")?;
+        let kernel = xad_harness::kernels::find("gfx1100", "xad_basic")
+            .ok_or("xad_basic is not embedded")?;
         std::fs::write(&temp, kernel.bytes).map_err(|e| e.to_string())?;
         std::fs::rename(&temp, &code_object).map_err(|e| e.to_string())?;
 
@@ -59,13 +61,19 @@ fn probe() -> &'static (PathBuf, PathBuf) {
             .output()
             .map_err(|e| format!("running cc: {e}"))?;
         if !output.status.success() {
-            return Err(format!("cc {} failed:\n{}", source.display(), String::from_utf8_lossy(&output.stderr)));
+            return Err(format!(
+                "cc {} failed:\n{}",
+                source.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
         }
         let probe = dir.join("probe");
         std::fs::rename(&temp, &probe).map_err(|e| e.to_string())?;
         Ok((probe, code_object))
     });
-    built.as_ref().unwrap_or_else(|e| panic!("building the C probe: {e}"))
+    built
+        .as_ref()
+        .unwrap_or_else(|e| panic!("building the C probe: {e}"))
 }
 
 struct Probe {
@@ -76,10 +84,16 @@ struct Probe {
 impl Probe {
     /// The value of the first `key=...` line.
     fn value(&self, key: &str) -> &str {
-        self.values(key).first().copied().unwrap_or_else(|| panic!("no {key}= line\n{}", self.transcript))
+        self.values(key)
+            .first()
+            .copied()
+            .unwrap_or_else(|| panic!("no {key}= line\n{}", self.transcript))
     }
     fn values(&self, key: &str) -> Vec<&str> {
-        self.stdout.lines().filter_map(|l| l.strip_prefix(key)?.strip_prefix('=')).collect()
+        self.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .collect()
     }
     fn expect(&self, key: &str, want: &str) {
         assert_eq!(self.value(key), want, "{key}\n{}", self.transcript);
@@ -87,10 +101,20 @@ impl Probe {
     /// gcnArch: a field of the R0000 layout only (the header's struct on 5.x,
     /// the hipGetDevicePropertiesR0000 call on 6.x/7.x).
     fn expect_gcn_arch(&self, want: &str) {
-        self.expect(if major() >= 6 { "r0000_gcnArch" } else { "gcnArch" }, want);
+        self.expect(
+            if major() >= 6 {
+                "r0000_gcnArch"
+            } else {
+                "gcnArch"
+            },
+            want,
+        );
     }
     fn lane_lines(&self) -> Vec<&str> {
-        self.stdout.lines().filter(|l| l.starts_with("lane ")).collect()
+        self.stdout
+            .lines()
+            .filter(|l| l.starts_with("lane "))
+            .collect()
     }
 }
 
@@ -104,19 +128,33 @@ fn run_probe_expecting(args: &[&str], emulated: bool, knobs: &[(&str, &str)], ex
     let (exe, code_object) = probe();
     let mut command = Command::new(exe);
     for arg in args {
-        command.arg(if *arg == "CODE" { code_object.as_os_str() } else { std::ffi::OsStr::new(arg) });
+        command.arg(if *arg == "CODE" {
+            code_object.as_os_str()
+        } else {
+            std::ffi::OsStr::new(arg)
+        });
     }
     let dir = emulated.then(library);
     let output = support::run(command, dir.as_deref(), knobs).unwrap_or_else(|e| panic!("{e}"));
     let transcript = support::transcript(&output);
-    assert_eq!(output.status.code(), Some(exit), "probe {args:?} with {knobs:?}\n{transcript}");
-    Probe { stdout: String::from_utf8_lossy(&output.stdout).into_owned(), transcript }
+    assert_eq!(
+        output.status.code(),
+        Some(exit),
+        "probe {args:?} with {knobs:?}\n{transcript}"
+    );
+    Probe {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        transcript,
+    }
 }
 
 /// The HIP major of the header this package was built against.
 fn major() -> u32 {
     let soname = env!("XAD_EMUHIP_SONAME");
-    soname.strip_prefix("libamdhip64.so.").and_then(|m| m.parse().ok()).unwrap_or_else(|| panic!("SONAME {soname}"))
+    soname
+        .strip_prefix("libamdhip64.so.")
+        .and_then(|m| m.parse().ok())
+        .unwrap_or_else(|| panic!("SONAME {soname}"))
 }
 
 #[test]
@@ -220,7 +258,11 @@ fn arch_knob_changes_the_reported_target() {
 
 #[test]
 fn status_knob_returns_an_unknown_code_from_the_named_function() {
-    let p = run_probe(&["info"], true, &[("XAD_EMUHIP_STATUS", "912:hipGetDeviceCount")]);
+    let p = run_probe(
+        &["info"],
+        true,
+        &[("XAD_EMUHIP_STATUS", "912:hipGetDeviceCount")],
+    );
     p.expect("hipInit", "0");
     p.expect("hipGetDeviceCount", "912");
     p.expect("device_count", "-1");
@@ -231,7 +273,12 @@ fn malformed_knob_fails_every_call_loudly() {
     let p = run_probe(&["info"], true, &[("XAD_EMUHIP_FLIP_BIT", "nonsense")]);
     p.expect("hipInit", "3");
     p.expect("hipGetDeviceCount", "3");
-    assert!(p.transcript.contains("xad-emuhip: bad fault knob: XAD_EMUHIP_FLIP_BIT=nonsense"), "{}", p.transcript);
+    assert!(
+        p.transcript
+            .contains("xad-emuhip: bad fault knob: XAD_EMUHIP_FLIP_BIT=nonsense"),
+        "{}",
+        p.transcript
+    );
 }
 
 // ---- on the emulator --------------------------------------------------------
@@ -253,25 +300,45 @@ fn xad_basic_passes_every_lane_in_chunks() {
 
 #[test]
 fn flip_bit_shows_as_one_failing_lane_with_one_differing_bit() {
-    let p = run_probe(&["run", "CODE", "1000", "256"], true, &[("XAD_EMUHIP_FLIP_BIT", "5:31")]);
+    let p = run_probe(
+        &["run", "CODE", "1000", "256"],
+        true,
+        &[("XAD_EMUHIP_FLIP_BIT", "5:31")],
+    );
     p.expect("lanes_failed", "1");
     p.expect("guard_words_overwritten", "0");
     let lanes = p.lane_lines();
     assert_eq!(lanes.len(), 1, "{}", p.transcript);
-    assert!(lanes[0].starts_with("lane 5 ") && lanes[0].ends_with("diff=0x80000000"), "{}", p.transcript);
+    assert!(
+        lanes[0].starts_with("lane 5 ") && lanes[0].ends_with("diff=0x80000000"),
+        "{}",
+        p.transcript
+    );
 }
 
 #[test]
 fn skip_lane_leaves_the_poisoned_contents() {
-    let p = run_probe(&["run", "CODE", "1000", "256"], true, &[("XAD_EMUHIP_SKIP_LANE", "7")]);
+    let p = run_probe(
+        &["run", "CODE", "1000", "256"],
+        true,
+        &[("XAD_EMUHIP_SKIP_LANE", "7")],
+    );
     p.expect("lanes_failed", "1");
     let lanes = p.lane_lines();
-    assert!(lanes.len() == 1 && lanes[0].starts_with("lane 7 got=0x5ac3a55a "), "{}", p.transcript);
+    assert!(
+        lanes.len() == 1 && lanes[0].starts_with("lane 7 got=0x5ac3a55a "),
+        "{}",
+        p.transcript
+    );
 }
 
 #[test]
 fn write_past_end_hits_only_the_rear_guard() {
-    let p = run_probe(&["run", "CODE", "1000", "256"], true, &[("XAD_EMUHIP_WRITE_PAST_END", "2")]);
+    let p = run_probe(
+        &["run", "CODE", "1000", "256"],
+        true,
+        &[("XAD_EMUHIP_WRITE_PAST_END", "2")],
+    );
     p.expect("lanes_failed", "0");
     p.expect("guard_words_overwritten", "2");
 }
@@ -287,20 +354,35 @@ fn hang_keeps_the_stream_not_ready_and_teardown_does_not_block() {
 
 #[test]
 fn fail_alloc_hits_the_third_allocation() {
-    let p = run_probe_expecting(&["run", "CODE", "64", "64"], true, &[("XAD_EMUHIP_FAIL_ALLOC", "3")], 1);
+    let p = run_probe_expecting(
+        &["run", "CODE", "64", "64"],
+        true,
+        &[("XAD_EMUHIP_FAIL_ALLOC", "3")],
+        1,
+    );
     let mallocs = p.values("hipMalloc");
     assert_eq!(mallocs, ["0", "0", "2"], "{}", p.transcript);
 }
 
 #[test]
 fn fail_copy_hits_the_second_copy() {
-    let p = run_probe_expecting(&["run", "CODE", "64", "64"], true, &[("XAD_EMUHIP_FAIL_COPY", "2:719")], 1);
+    let p = run_probe_expecting(
+        &["run", "CODE", "64", "64"],
+        true,
+        &[("XAD_EMUHIP_FAIL_COPY", "2:719")],
+        1,
+    );
     let copies = p.values("hipMemcpyHtoD");
     assert_eq!(copies, ["0", "719"], "{}", p.transcript);
 }
 
 #[test]
 fn status_knob_defaults_to_the_launch() {
-    let p = run_probe_expecting(&["run", "CODE", "64", "64"], true, &[("XAD_EMUHIP_STATUS", "999")], 1);
+    let p = run_probe_expecting(
+        &["run", "CODE", "64", "64"],
+        true,
+        &[("XAD_EMUHIP_STATUS", "999")],
+        1,
+    );
     p.expect("hipModuleLaunchKernel", "999");
 }

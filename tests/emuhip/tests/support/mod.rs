@@ -38,7 +38,9 @@ fn newest_mtime(paths: &[PathBuf]) -> Option<SystemTime> {
     let mut newest: Option<SystemTime> = None;
     let mut stack: Vec<PathBuf> = paths.to_vec();
     while let Some(path) = stack.pop() {
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
         if meta.is_dir() {
             if let Ok(entries) = std::fs::read_dir(&path) {
                 stack.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
@@ -52,7 +54,9 @@ fn newest_mtime(paths: &[PathBuf]) -> Option<SystemTime> {
 
 /// Whether `library` is at least as new as every source it is built from.
 fn is_fresh(root: &Path, library: &Path) -> bool {
-    let Ok(built) = std::fs::metadata(library).and_then(|m| m.modified()) else { return false };
+    let Ok(built) = std::fs::metadata(library).and_then(|m| m.modified()) else {
+        return false;
+    };
     let sources: Vec<PathBuf> = [
         "src",
         "build.rs",
@@ -85,10 +89,17 @@ pub fn hip_root() -> PathBuf {
 /// The SONAME of the real runtime of `root`: `libamdhip64.so.<HIP_VERSION_MAJOR>`.
 pub fn runtime_soname(root: &Path) -> Result<String, String> {
     let header = root.join("include/hip/hip_version.h");
-    let text = std::fs::read_to_string(&header).map_err(|e| format!("reading {}: {e}", header.display()))?;
+    let text = std::fs::read_to_string(&header)
+        .map_err(|e| format!("reading {}: {e}", header.display()))?;
     let major = text
         .lines()
-        .find_map(|line| line.trim().strip_prefix("#define HIP_VERSION_MAJOR")?.trim().parse::<u32>().ok())
+        .find_map(|line| {
+            line.trim()
+                .strip_prefix("#define HIP_VERSION_MAJOR")?
+                .trim()
+                .parse::<u32>()
+                .ok()
+        })
         .ok_or_else(|| format!("{} defines no HIP_VERSION_MAJOR", header.display()))?;
     Ok(format!("libamdhip64.so.{major}"))
 }
@@ -109,8 +120,11 @@ pub fn elf_soname(bytes: &[u8]) -> Option<String> {
     if bytes.get(..5)? != b"\x7fELF\x02" {
         return None;
     }
-    let (shoff, shentsize, shnum) =
-        (u64_at(bytes, 0x28)?, usize::from(u16_at(bytes, 0x3A)?), usize::from(u16_at(bytes, 0x3C)?));
+    let (shoff, shentsize, shnum) = (
+        u64_at(bytes, 0x28)?,
+        usize::from(u16_at(bytes, 0x3A)?),
+        usize::from(u16_at(bytes, 0x3C)?),
+    );
     let section = |i: usize| -> Option<(u32, usize, usize, usize)> {
         let at = shoff.checked_add(i.checked_mul(shentsize)?)?;
         Some((
@@ -136,7 +150,10 @@ pub fn elf_soname(bytes: &[u8]) -> Option<String> {
 
 /// Whether the library at `path` carries the SONAME `want`.
 fn has_soname(path: &Path, want: &str) -> bool {
-    std::fs::read(path).ok().and_then(|b| elf_soname(&b)).is_some_and(|s| s == want)
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| elf_soname(&b))
+        .is_some_and(|s| s == want)
 }
 
 /// The built `libxad_emuhip.so`: `target/<profile>/` when it is there and up
@@ -154,13 +171,18 @@ fn library_file(root: &Path, soname: &str) -> Result<PathBuf, String> {
     let release = profile.file_name().is_some_and(|n| n == "release");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(&cargo);
-    build.current_dir(root).args(["build", "-p", "xad-emuhip"]).env("CARGO_TARGET_DIR", &separate);
+    build
+        .current_dir(root)
+        .args(["build", "-p", "xad-emuhip"])
+        .env("CARGO_TARGET_DIR", &separate);
     if release {
         build.arg("--release");
     }
     // The stand-in must fit the HIP the binary under test was linked against.
     build.env("HIP_PATH", hip_root());
-    let output = build.output().map_err(|e| format!("running {cargo:?} build -p xad-emuhip: {e}"))?;
+    let output = build
+        .output()
+        .map_err(|e| format!("running {cargo:?} build -p xad-emuhip: {e}"))?;
     if !output.status.success() {
         return Err(format!(
             "cargo build -p xad-emuhip (CARGO_TARGET_DIR={}) failed:\n{}",
@@ -168,12 +190,21 @@ fn library_file(root: &Path, soname: &str) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let built = separate.join(if release { "release" } else { "debug" }).join("libxad_emuhip.so");
+    let built = separate
+        .join(if release { "release" } else { "debug" })
+        .join("libxad_emuhip.so");
     if !built.is_file() {
-        return Err(format!("cargo build -p xad-emuhip succeeded but {} is missing", built.display()));
+        return Err(format!(
+            "cargo build -p xad-emuhip succeeded but {} is missing",
+            built.display()
+        ));
     }
     if !has_soname(&built, soname) {
-        return Err(format!("{} does not carry SONAME {soname} (HIP root {})", built.display(), hip_root().display()));
+        return Err(format!(
+            "{} does not carry SONAME {soname} (HIP root {})",
+            built.display(),
+            hip_root().display()
+        ));
     }
     Ok(built)
 }
@@ -186,15 +217,20 @@ pub fn library_dir(root: &Path) -> Result<PathBuf, String> {
     DIR.get_or_init(|| {
         let soname = runtime_soname(&hip_root())?;
         let library = library_file(root, &soname)?;
-        let target = profile_dir()?.parent().ok_or("target directory has no parent")?.to_path_buf();
+        let target = profile_dir()?
+            .parent()
+            .ok_or("target directory has no parent")?
+            .to_path_buf();
         let dir = target.join("emuhip-lib");
         std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
         // Symlink under a unique name, then rename over the old one: atomic, so
         // concurrently running test binaries never see a half-made link.
         let temp = dir.join(format!(".{soname}.{}", std::process::id()));
         let _ = std::fs::remove_file(&temp);
-        std::os::unix::fs::symlink(&library, &temp).map_err(|e| format!("symlink {}: {e}", temp.display()))?;
-        std::fs::rename(&temp, dir.join(&soname)).map_err(|e| format!("rename into {}: {e}", dir.display()))?;
+        std::os::unix::fs::symlink(&library, &temp)
+            .map_err(|e| format!("symlink {}: {e}", temp.display()))?;
+        std::fs::rename(&temp, dir.join(&soname))
+            .map_err(|e| format!("rename into {}: {e}", dir.display()))?;
         Ok(dir)
     })
     .clone()
@@ -211,8 +247,14 @@ pub fn library_dir(root: &Path) -> Result<PathBuf, String> {
 pub fn process_lib_dirs() -> Vec<PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for path in maps.lines().filter_map(|line| line.split_whitespace().nth(5)).map(Path::new) {
-        let is_base = path.file_name().is_some_and(|n| n == "libc.so.6" || n == "libgcc_s.so.1");
+    for path in maps
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .map(Path::new)
+    {
+        let is_base = path
+            .file_name()
+            .is_some_and(|n| n == "libc.so.6" || n == "libgcc_s.so.1");
         if let (true, Some(dir)) = (is_base, path.parent()) {
             if !dirs.iter().any(|d| d == dir) {
                 dirs.push(dir.to_path_buf());
@@ -232,15 +274,23 @@ pub fn root_loader() -> Option<(PathBuf, PathBuf)> {
     // next to <v>/root), out of the directory the binary's run path names.
     let sys = hip_root().join("../../sysroot/usr/lib/x86_64-linux-gnu");
     let loader = sys.join("ld-linux-x86-64.so.2");
-    (hip_root() != Path::new("/usr") && loader.is_file())
-        .then(|| (loader, PathBuf::from(format!("{}:{}", sys.display(), lib.display()))))
+    (hip_root() != Path::new("/usr") && loader.is_file()).then(|| {
+        (
+            loader,
+            PathBuf::from(format!("{}:{}", sys.display(), lib.display())),
+        )
+    })
 }
 
 /// `command` run by `loader --library-path lib`, keeping its arguments,
 /// environment changes and working directory.
 fn via_loader(command: &Command, loader: &Path, lib: &Path) -> Command {
     let mut wrapped = Command::new(loader);
-    wrapped.arg("--library-path").arg(lib).arg(command.get_program()).args(command.get_args());
+    wrapped
+        .arg("--library-path")
+        .arg(lib)
+        .arg(command.get_program())
+        .args(command.get_args());
     for (key, value) in command.get_envs() {
         match value {
             Some(value) => wrapped.env(key, value),
@@ -258,7 +308,11 @@ fn via_loader(command: &Command, loader: &Path, lib: &Path) -> Command {
 /// With `library` = None it runs on the HIP root's real runtime: as it is for
 /// a root on the system's glibc, under the root's own loader otherwise
 /// ([`root_loader`]).
-pub fn run(mut command: Command, library: Option<&Path>, knobs: &[(&str, &str)]) -> Result<Output, String> {
+pub fn run(
+    mut command: Command,
+    library: Option<&Path>,
+    knobs: &[(&str, &str)],
+) -> Result<Output, String> {
     if let (None, Some((loader, lib))) = (library, root_loader()) {
         command = via_loader(&command, &loader, &lib);
     }
@@ -269,8 +323,9 @@ pub fn run(mut command: Command, library: Option<&Path>, knobs: &[(&str, &str)])
     }
     command.env_remove("LD_LIBRARY_PATH");
     if let Some(dir) = library {
-        let path = std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(process_lib_dirs()))
-            .map_err(|e| format!("LD_LIBRARY_PATH from {}: {e}", dir.display()))?;
+        let path =
+            std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(process_lib_dirs()))
+                .map_err(|e| format!("LD_LIBRARY_PATH from {}: {e}", dir.display()))?;
         command.env("LD_LIBRARY_PATH", path);
     }
     for (key, value) in knobs {
@@ -298,17 +353,26 @@ pub fn run(mut command: Command, library: Option<&Path>, knobs: &[(&str, &str)])
     });
     let started = Instant::now();
     let status = loop {
-        match child.try_wait().map_err(|e| format!("waiting for {description}: {e}"))? {
+        match child
+            .try_wait()
+            .map_err(|e| format!("waiting for {description}: {e}"))?
+        {
             Some(status) => break status,
             None if started.elapsed() > HANG_GUARD => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("{description} did not exit within {HANG_GUARD:?}: hung"));
+                return Err(format!(
+                    "{description} did not exit within {HANG_GUARD:?}: hung"
+                ));
             }
             None => std::thread::sleep(Duration::from_millis(20)),
         }
     };
-    Ok(Output { status, stdout: out_thread.join().unwrap_or_default(), stderr: err_thread.join().unwrap_or_default() })
+    Ok(Output {
+        status,
+        stdout: out_thread.join().unwrap_or_default(),
+        stderr: err_thread.join().unwrap_or_default(),
+    })
 }
 
 /// stdout and stderr together, for assertion messages.
