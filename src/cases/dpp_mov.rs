@@ -214,3 +214,166 @@ pub(super) static SPECS: &[Spec] = &[
     case!("dpp_mov_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE,
         requires: &[DppRowShare, Dpp8, DppFetchInactive]),
 ];
+
+#[cfg(test)]
+mod tests {
+    //! The model against lane tables worked by hand from the guides' rules
+    //! (which source lane each lane reads), not from the model's code. Sources:
+    //! a = 0x100 + lane, b = lane << 12, c = lane << 20, so (x ^ y) + z of
+    //! unmoved values is x | y | z and each word shows which lane each slot read.
+    use super::super::declare::testing::{model_out, spec};
+    use super::SPECS;
+
+    const KEEP: u32 = 0xEEEE_0000;
+
+    fn a(l: u32) -> u32 {
+        0x100 + l
+    }
+    fn b(l: u32) -> u32 {
+        l << 12
+    }
+    fn c(l: u32) -> u32 {
+        l << 20
+    }
+    /// src0 read a of lane `x`, src1 b of `y`, src2 c of `z`.
+    fn abc(x: u32, y: u32, z: u32) -> u32 {
+        a(x) | b(y) | c(z)
+    }
+    /// The move's old value for op j, slot s.
+    fn old(j: u32, s: u32) -> u32 {
+        0x0DEF_0000 + 16 * j + s
+    }
+    fn xad(x: u32, y: u32, z: u32) -> u32 {
+        (x ^ y).wrapping_add(z)
+    }
+
+    /// Words of case `name` over `n` lanes (all exist), prefill KEEP + word.
+    fn words(name: &str, n: u32, scalars: &[u32]) -> impl Fn(u32, usize) -> u32 {
+        let s = spec(SPECS, name);
+        let k = s.case.outputs_per_lane;
+        let (va, vb, vc): (Vec<u32>, Vec<u32>, Vec<u32>) = ((0..n).map(a).collect(), (0..n).map(b).collect(), (0..n).map(c).collect());
+        let prefill: Vec<u32> = (0..n as usize * k).map(|i| KEEP + (i % k) as u32).collect();
+        let out = model_out(s, &va, &vb, &vc, scalars, &prefill);
+        move |lane, j| out[lane as usize * k + j]
+    }
+
+    #[test]
+    fn quad_perm_by_hand() {
+        for (name, n) in [("dpp_mov_quad_perm_w32", 32), ("dpp_mov_quad_perm_w64", 64)] {
+            let w = words(name, n, &[0x40; 8]);
+            // lane 6: quad 4..7, index 2.
+            assert_eq!([w(6, 0), w(6, 1), w(6, 2), w(6, 3), w(6, 4)], [abc(6, 6, 6), abc(4, 6, 6), abc(5, 6, 6), abc(7, 6, 6), abc(7, 6, 6)], "{name}");
+            assert_eq!((w(6, 5), w(6, 6), w(6, 7)), (abc(6, 7, 6), abc(6, 6, 5), abc(7, 5, 6)), "{name}: src1, src2, two slots");
+            assert_eq!(w(6, 8), xad(c(5), a(4), b(7)), "{name}: three slots, c/a/b moved");
+            assert_eq!((w(6, 9), w(6, 10)), (xad(a(4), b(6), 0x40), xad(a(4), b(6), 5)), "{name}: beside s20, 5");
+            // row_mask 5, bank_mask 3: lane 6 (row 0, bank 1) written, lane 8 (bank 2) reads old.
+            assert_eq!((w(6, 11), w(8, 11)), (abc(7, 6, 6), xad(old(11, 0), b(8), c(8))), "{name}: masks");
+            assert_eq!(w(16, 11), xad(old(11, 0), b(16), c(16)), "{name}: row 1 masked");
+            // row_mask 0xa, bank_mask 0xc: lane 6 (row 0) old; lane 24 (row 1, bank 2) reads 25.
+            assert_eq!((w(6, 12), w(24, 12)), (xad(old(12, 0), b(6), c(6)), abc(25, 24, 24)), "{name}: masks, bc");
+            assert_eq!(w(6, 13), xad(a(6), old(13, 1), c(6)), "{name}: row_mask 0, every lane reads old");
+        }
+    }
+
+    #[test]
+    fn shifts_by_hand() {
+        for (name, n) in [("dpp_mov_shift_w32", 32), ("dpp_mov_shift_w64", 64)] {
+            let w = words(name, n, &[]);
+            // lane 17: row 1, index 1.
+            assert_eq!(w(17, 2), abc(20, 17, 17), "{name}: row_shl:3");
+            assert_eq!(w(17, 14), xad(old(14, 0), b(17), c(17)), "{name}: row_shl:15 out of row, bc 0: old");
+            assert_eq!(w(17, 29), xad(0, b(17), c(17)), "{name}: row_shl:15 out of row, bc 1: 0");
+            assert_eq!(w(17, 30), abc(16, 17, 17), "{name}: row_shr:1");
+            assert_eq!(w(17, 31), xad(old(31, 0), b(17), c(17)), "{name}: row_shr:2 out of row, bc 0: old");
+            assert_eq!(w(17, 46), xad(0, b(17), c(17)), "{name}: row_shr:2 out of row, bc 1: 0");
+            assert_eq!(w(17, 62), abc(30, 17, 17), "{name}: row_ror:3 reads index 14");
+        }
+    }
+
+    #[test]
+    fn rows_by_hand() {
+        let w = words("dpp_mov_row_w64", 64, &[]);
+        // lane 18: row 1, index 2.
+        assert_eq!((w(18, 0), w(18, 1)), (abc(29, 18, 18), abc(21, 18, 18)), "mirror, half mirror");
+        assert_eq!((w(18, 2), w(18, 3)), (abc(18, 29, 18), abc(18, 18, 21)), "into src1, src2");
+        // mirror rows 0x9 banks 0x6: lane 5 (row 0, bank 1) reads 10; lane 18 (row 1) old; lane 48 (row 3, bank 0) old.
+        assert_eq!((w(5, 4), w(18, 4), w(48, 4)), (abc(10, 5, 5), xad(old(4, 0), b(18), c(18)), xad(old(4, 0), b(48), c(48))));
+        // shl:1 rows 0-1, bc 1: lane 15 out of row reads 0; lane 33 (row 2) old.
+        assert_eq!((w(15, 6), w(14, 6), w(33, 6)), (xad(0, b(15), c(15)), abc(15, 14, 14), xad(old(6, 0), b(33), c(33))));
+        // shr:3 rows 1-3 banks 0-2: lane 17 out of row, bc 0: old; lane 20 reads 17; lane 30 (bank 3) old.
+        assert_eq!((w(17, 7), w(20, 7), w(30, 7)), (xad(old(7, 0), b(17), c(17)), abc(17, 20, 20), xad(old(7, 0), b(30), c(30))));
+        // ror:4 into src2, rows 2-3: lane 33 reads c of 32 + ((1 - 4) & 15) = 45.
+        assert_eq!((w(33, 8), w(3, 8)), (abc(33, 33, 45), xad(a(3), b(3), old(8, 2))));
+        // b moved by shr:15 bc 1 into src0, a in src1: lane 31 reads b of 16; lane 30 out of row reads 0.
+        assert_eq!((w(31, 9), w(30, 9)), (xad(b(16), a(31), c(31)), xad(0, a(30), c(30))));
+    }
+
+    /// gfx9's wave-wide controls cross rows: each case below reads a lane of
+    /// another row (wave64).
+    #[test]
+    fn wave_controls_cross_rows_by_hand() {
+        let w = words("dpp_mov_wave_w64", 64, &[]);
+        let kept = |lane: u32, j: u32| xad(old(j, 0), b(lane), c(lane));
+        assert_eq!((w(15, 0), w(63, 0)), (abc(16, 15, 15), kept(63, 0)), "wave_shl:1, bc 0");
+        assert_eq!(w(63, 1), xad(0, b(63), c(63)), "wave_shl:1, bc 1: lane 63 reads 0");
+        assert_eq!((w(31, 2), w(63, 2)), (abc(32, 31, 31), abc(0, 63, 63)), "wave_rol:1 wraps");
+        assert_eq!((w(16, 3), w(32, 3), w(0, 3)), (abc(15, 16, 16), abc(31, 32, 32), kept(0, 3)), "wave_shr:1, bc 0");
+        assert_eq!(w(0, 4), xad(0, b(0), c(0)), "wave_shr:1, bc 1: lane 0 reads 0");
+        assert_eq!((w(0, 5), w(48, 5)), (abc(63, 0, 0), abc(47, 48, 48)), "wave_ror:1 wraps");
+        assert_eq!((w(47, 6), w(63, 6)), (abc(47, 48, 47), xad(a(63), old(6, 1), c(63))), "b moved by wave_shl:1");
+        assert_eq!(w(0, 7), abc(0, 0, 63), "c moved by wave_ror:1");
+        // row_bcast:15, rows 1-3: row r reads lane 16r - 1; row 0 (undefined) masked.
+        assert_eq!([w(16, 8), w(31, 8), w(40, 8), w(63, 8), w(5, 8)], [abc(15, 16, 16), abc(15, 31, 31), abc(31, 40, 40), abc(47, 63, 63), kept(5, 8)]);
+        assert_eq!([w(20, 9), w(40, 9), w(50, 9)], [abc(15, 20, 20), kept(40, 9), abc(47, 50, 50)], "rows 1 and 3, bc 1");
+        // row_bcast:31, rows 2-3 read lane 31; rows 0-1 (undefined) masked.
+        assert_eq!([w(40, 10), w(63, 10), w(20, 10)], [abc(31, 40, 40), abc(31, 63, 63), kept(20, 10)]);
+        assert_eq!([w(48, 11), w(52, 11), w(56, 11), w(40, 11)], [abc(31, 48, 48), kept(52, 11), abc(31, 56, 56), kept(40, 11)], "row 3, banks 0 and 2");
+        // wave_rol:1, rows 1-2, banks 0 and 3: lane 31 (bank 3) reads 32, lane 47 reads 48; lane 20 (bank 1) and 0 (row 0) old.
+        assert_eq!([w(31, 12), w(47, 12), w(20, 12), w(0, 12)], [abc(32, 31, 31), abc(48, 47, 47), kept(20, 12), kept(0, 12)]);
+        assert_eq!(w(33, 13), abc(33, 31, 33), "b moved by row_bcast:15 into src1");
+    }
+
+    #[test]
+    fn share_and_xmask_by_hand() {
+        for (name, n) in [("dpp_mov_share_w32", 32), ("dpp_mov_share_w64", 64)] {
+            let w = words(name, n, &[]);
+            // lane 18: row 1, index 2.
+            assert_eq!((w(18, 9), w(18, 16 + 5)), (abc(25, 18, 18), abc(23, 18, 18)), "{name}: share:9, xmask:5");
+            assert_eq!((w(18, 0), w(18, 16)), (abc(16, 18, 18), abc(18, 18, 18)), "{name}: share:0, xmask:0");
+            // share:3, rows 0 and 2, banks 1 and 3: lane 6 reads 3; lane 2 (bank 0) and 18 (row 1) old.
+            assert_eq!([w(6, 32), w(2, 32), w(18, 32)], [abc(3, 6, 6), xad(old(32, 0), b(2), c(2)), xad(old(32, 0), b(18), c(18))], "{name}");
+            assert_eq!(w(18, 33), abc(18, 21, 18), "{name}: b moved by xmask:7");
+        }
+    }
+
+    #[test]
+    fn dpp8_by_hand() {
+        for (name, n) in [("dpp_mov_dpp8_w32", 32), ("dpp_mov_dpp8_w64", 64)] {
+            let w = words(name, n, &[0x40; 8]);
+            // lane 9: group 8..15, index 1.
+            assert_eq!([w(9, 0), w(9, 1), w(9, 2), w(9, 3)], [abc(14, 9, 9), abc(8, 9, 9), abc(8, 9, 9), abc(15, 9, 9)], "{name}");
+            assert_eq!((w(9, 4), w(9, 5)), (abc(9, 10, 9), abc(9, 9, 13)), "{name}: into src1, src2");
+            assert_eq!(w(9, 6), xad(c(11), a(14), b(9)), "{name}: c and a moved");
+            assert_eq!(w(9, 7), xad(a(13), b(9), 0x40), "{name}: beside s20");
+        }
+    }
+
+    #[test]
+    fn inactive_sources_by_hand() {
+        // s20 = 0xF0 (lanes 4-7), s22 = 3 (lanes 0-1), s24 = 0xF00 (lanes 8-11); wave64 takes s[k] | s[k+1] << 32.
+        for (name, n) in [("dpp_mov_inactive_w32", 32), ("dpp_mov_inactive_w64", 64)] {
+            let w = words(name, n, &[0xF0, 0, 3, 0, 0xF00, 0, 0, 0]);
+            let zero = |l: u32| xad(0, b(l), c(l));
+            assert_eq!((w(0, 0), w(1, 0)), (abc(1, 0, 0), KEEP), "{name}: swap fi:1 reads inactive lane 1; lane 1 off");
+            assert_eq!((w(14, 1), w(15, 1)), (abc(15, 14, 14), KEEP + 1), "{name}: row_shl:1 fi:1");
+            assert_eq!((w(15, 2), w(13, 2)), (zero(15), abc(14, 13, 13)), "{name}: row_shl:1 bc 1: out of row reads 0");
+            assert_eq!((w(15, 3), w(0, 3)), (abc(0, 15, 15), KEEP + 3), "{name}: mirror reads inactive lane 0");
+            assert_eq!((w(4, 4), w(3, 4)), (abc(5, 4, 4), KEEP + 4), "{name}: share:5 under s20");
+            assert_eq!((w(0, 5), w(1, 5), w(2, 5)), (abc(1, 0, 0), abc(0, 1, 1), KEEP + 5), "{name}: xmask:1 under s22");
+            assert_eq!((w(0, 6), w(1, 6)), (zero(0), KEEP + 6), "{name}: DPP8 fi:0 reads an inactive lane as 0");
+            assert_eq!(w(0, 7), abc(1, 0, 0), "{name}: DPP8 fi:1 reads it");
+            assert_eq!((w(1, 8), w(8, 8), w(4, 8)), (zero(1), zero(8), KEEP + 8), "{name}: reverse under 0x0f0f0f0f");
+            assert_eq!((w(8, 9), w(12, 9)), (zero(8), KEEP + 9), "{name}: lane 8 reads inactive 12 as 0");
+        }
+    }
+}
