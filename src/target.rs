@@ -232,6 +232,21 @@ impl Target {
             self.name == processor
         }
     }
+
+    /// Whether the dispatch packs the work-item ids into v0 (x bits 9:0, y
+    /// 19:10, z 29:20) rather than giving them in v0, v1, v2: gfx11+ and the
+    /// gfx9 targets with LLVM's `FeaturePackedTID` (gfx90a, gfx940-gfx950,
+    /// gfx9-4-generic; `llc -mcpu=gfx90a` reads y as `v_bfe_u32 v, v0, 10, 10`,
+    /// `-mcpu=gfx908` reads v1). gfx10 does not pack (`clang-19 -mcpu=gfx1030`
+    /// reads y from v1 and z from v2).
+    pub fn packed_workitem_ids(&self) -> bool {
+        let n = self.name;
+        matches!(self.isa.generation, Generation::Gfx11 | Generation::Gfx12)
+            || n == "gfx90a"
+            || n == "gfx9-4-generic"
+            || n.starts_with("gfx94")
+            || n.starts_with("gfx95")
+    }
 }
 
 /// Whether code built for `code` (a target name: a processor or a generic

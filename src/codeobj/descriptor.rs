@@ -244,6 +244,48 @@ pub const RSRC3: &[BitField] = &[
     IMAGE_OP,
 ];
 
+// COMPUTE_PGM_RSRC3, gfx10 layout (AMDHSAKernelDescriptor.h `_GFX10`,
+// `_GFX10_GFX11`, `_GFX10_PLUS`): shared VGPRs only; gfx11's instruction
+// prefetch size, trap-on-start/end and IMAGE_OP bits are reserved here.
+pub const RSRC3_GFX10_RESERVED1: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", 4, 8, Zero);
+pub const RSRC3_GFX10_RESERVED5: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", 31, 1, Zero);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx10, bit 0 up (they cover all 32 bits).
+/// COMPUTE_PGM_RSRC2 of gfx10 is [`RSRC2`].
+pub const RSRC3_GFX10: &[BitField] =
+    &[SHARED_VGPR_COUNT, RSRC3_GFX10_RESERVED1, RSRC3_RESERVED2, RSRC3_RESERVED3, RSRC3_RESERVED4, RSRC3_GFX10_RESERVED5];
+
+/// gfx10 allocates SGPRs statically, so the hardware ignores this count.
+/// AMDGPUUsage calls it reserved, and LLVM 19's assembler writes 0, but LLVM
+/// 19's code generator writes the granules the kernel uses (`clang-19
+/// -mcpu=gfx1030 -O2` on a plain kernel: 1 or 2), so every compiled gfx10
+/// kernel has it set: accepted on gfx10.
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10: BitField = field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
+
+/// Every COMPUTE_PGM_RSRC1 field of gfx10, bit 0 up: gfx11's layout ([`RSRC1`];
+/// LLVM names WGP_MODE, MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`) with the
+/// SGPR count ignored ([`GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10`]).
+pub const RSRC1_GFX10: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_DX10_CLAMP,
+    DEBUG_MODE,
+    ENABLE_IEEE_MODE,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_RESERVED1,
+    WGP_MODE,
+    MEM_ORDERED,
+    FWD_PROGRESS,
+];
+
 // COMPUTE_PGM_RSRC1 bits gfx12 redefined (the rest keep the gfx10/gfx11 meaning).
 /// gfx12: workgroup round-robin scheduling (`.amdhsa_round_robin_scheduling`).
 pub const ENABLE_WG_RR_EN: BitField = field(R1, "ENABLE_WG_RR_EN", 21, 1, Any);
@@ -289,6 +331,98 @@ pub const RSRC3_GFX12: &[BitField] = &[
     RSRC3_RESERVED4,
     IMAGE_OP,
 ];
+
+// gfx9 (GCN5/CDNA: gfx908, gfx90a, gfx940-gfx950 and their generic targets).
+// COMPUTE_PGM_RSRC1 as AMDGPUUsage gives it for GFX6-GFX9: the SGPR granule is
+// meaningful (gfx9 allocates SGPRs per wave; gfx10+ must write 0), and bits
+// 31:27 are reserved (gfx10 put WGP_MODE, MEM_ORDERED and FWD_PROGRESS there).
+/// gfx9: (count + 1) * 8 SGPRs, counting VCC, FLAT_SCRATCH and XNACK_MASK.
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9: BitField =
+    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
+pub const RSRC1_GFX9_RESERVED: BitField = field(
+    R1,
+    "COMPUTE_PGM_RSRC1 bits 31:27 (reserved on gfx9; WGP_MODE/MEM_ORDERED/FWD_PROGRESS are gfx10+)",
+    27,
+    5,
+    Zero,
+);
+
+/// Every COMPUTE_PGM_RSRC1 field of gfx9, bit 0 up (they cover all 32 bits).
+pub const RSRC1_GFX9: &[BitField] = &[
+    GRANULATED_WORKITEM_VGPR_COUNT,
+    GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9,
+    PRIORITY,
+    FLOAT_ROUND_MODE_32,
+    FLOAT_ROUND_MODE_16_64,
+    FLOAT_DENORM_MODE_32,
+    FLOAT_DENORM_MODE_16_64,
+    PRIV,
+    ENABLE_DX10_CLAMP,
+    DEBUG_MODE,
+    ENABLE_IEEE_MODE,
+    BULKY,
+    CDBG_USER,
+    FP16_OVFL,
+    RSRC1_GFX9_RESERVED,
+];
+
+// COMPUTE_PGM_RSRC3 of gfx908 and gfx9-generic: reserved, must be 0 (two
+// fields only because a BitField is at most 31 bits wide).
+pub const RSRC3_GFX9_RESERVED_LO: BitField = field(
+    R3,
+    "COMPUTE_PGM_RSRC3 bits 15:0 (reserved before gfx90a)",
+    0,
+    16,
+    Zero,
+);
+pub const RSRC3_GFX9_RESERVED_HI: BitField = field(
+    R3,
+    "COMPUTE_PGM_RSRC3 bits 31:16 (reserved before gfx90a)",
+    16,
+    16,
+    Zero,
+);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx908 and gfx9-generic.
+pub const RSRC3_GFX9: &[BitField] = &[RSRC3_GFX9_RESERVED_LO, RSRC3_GFX9_RESERVED_HI];
+
+// COMPUTE_PGM_RSRC3 of gfx90a and gfx940+ (`COMPUTE_PGM_RSRC3_GFX90A`).
+/// Where the AGPRs start in the unified VGPR file: (value + 1) * 4.
+pub const ACCUM_OFFSET: BitField = field(R3, "ACCUM_OFFSET", 0, 6, Any);
+pub const RSRC3_GFX90A_RESERVED0: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED0 (gfx90a)", 6, 10, Zero);
+/// Threadgroup split mode: the waves of a workgroup may run on different
+/// CUs. It changes where LDS and barriers live, not what a lane computes;
+/// the emulator (no LDS, waves of a group in one place) runs either setting alike.
+pub const TG_SPLIT: BitField = field(R3, "TG_SPLIT", 16, 1, Any);
+pub const RSRC3_GFX90A_RESERVED1: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED1 (gfx90a)", 17, 15, Zero);
+
+/// Every COMPUTE_PGM_RSRC3 field of gfx90a and gfx940+, bit 0 up.
+pub const RSRC3_GFX90A: &[BitField] = &[
+    ACCUM_OFFSET,
+    RSRC3_GFX90A_RESERVED0,
+    TG_SPLIT,
+    RSRC3_GFX90A_RESERVED1,
+];
+
+/// gfx9 processors (and generic targets) with gfx90a's unified VGPR/AGPR
+/// file: gfx90a, gfx940-gfx950, gfx9-4-generic (LLVM `FeatureGFX90AInsts`).
+/// They also pack the work-item ids into v0 and know kernarg preloading.
+pub fn gfx9_unified_vgprs(arch: &str) -> bool {
+    arch == "gfx90a"
+        || arch == "gfx9-4-generic"
+        || arch.starts_with("gfx94")
+        || arch.starts_with("gfx95")
+}
+
+/// gfx9 processors with architected flat scratch (gfx940-gfx950 and
+/// gfx9-4-generic, LLVM `FeatureArchitectedFlatScratch`, as gfx11): no
+/// private segment buffer or flat scratch init user SGPRs, no private segment
+/// wave offset system SGPR. LLVM 19 refuses those directives for gfx942.
+pub fn gfx9_architected_flat_scratch(arch: &str) -> bool {
+    arch == "gfx9-4-generic" || arch.starts_with("gfx94") || arch.starts_with("gfx95")
+}
 
 // KERNEL_CODE_PROPERTIES. The six user SGPR enables are, in this bit order,
 // also the order their SGPRs are packed from s0.
@@ -516,10 +650,14 @@ impl KernelDescriptor {
         for f in [CODE_PROPERTIES_RESERVED0, CODE_PROPERTIES_RESERVED1] {
             check_zero(self, f)?;
         }
-        if arch.starts_with("gfx11") {
+        if arch.starts_with("gfx10") {
+            self.validate_gfx10()?;
+        } else if arch.starts_with("gfx11") {
             self.validate_rdna3_4("gfx11", RSRC1, RSRC3)?;
         } else if arch.starts_with("gfx12") {
             self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12)?;
+        } else if arch.starts_with("gfx9") {
+            self.validate_gfx9(arch)?;
         }
         Ok(())
     }
@@ -576,11 +714,12 @@ impl KernelDescriptor {
                 self.kernarg_preload
             )));
         }
-        self.validate_counts()
+        self.validate_counts(generation)
     }
 
-    /// Register counts and the values that place registers.
-    fn validate_counts(&self) -> Result<(), DescriptorError> {
+    /// Register counts and the values that place registers (`generation`
+    /// names the target's generation in the refusals).
+    fn validate_counts(&self, generation: &str) -> Result<(), DescriptorError> {
         let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
         if count < needed {
             // The hardware would load only `count` of the enabled SGPRs and start the
@@ -591,7 +730,7 @@ impl KernelDescriptor {
         }
         if count > MAX_USER_SGPRS {
             return Err(DescriptorError(format!(
-                "USER_SGPR_COUNT is {count}; gfx11 loads at most {MAX_USER_SGPRS} user SGPRs"
+                "USER_SGPR_COUNT is {count}; {generation} loads at most {MAX_USER_SGPRS} user SGPRs"
             )));
         }
         if self.workitem_id_dims() == 3 {
@@ -601,7 +740,7 @@ impl KernelDescriptor {
         }
         if self.vgpr_count() > MAX_VGPRS {
             return Err(DescriptorError(format!(
-                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; gfx11 has at most {MAX_VGPRS}",
+                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; {generation} has at most {MAX_VGPRS}",
                 self.get(GRANULATED_WORKITEM_VGPR_COUNT),
                 self.vgpr_count()
             )));
@@ -616,6 +755,106 @@ impl KernelDescriptor {
     }
 }
 
+/// The gfx9 part of [`KernelDescriptor`]: its own register layouts and limits.
+impl KernelDescriptor {
+    /// VGPRs a lane may address on target `arch`. gfx9 with the unified
+    /// VGPR/AGPR file (gfx90a, gfx940+) allocates in granules of 8 counting
+    /// VGPRs and AGPRs together (up to 512), and the AGPRs start at
+    /// ACCUM_OFFSET: the VGPRs are those below both (and below 256). Every
+    /// other target: [`KernelDescriptor::vgpr_count`] (gfx908: granules of 4).
+    pub fn vgpr_count_for(&self, arch: &str) -> u32 {
+        if !gfx9_unified_vgprs(arch) {
+            return self.vgpr_count();
+        }
+        self.unified_vgpr_file()
+            .min(self.accum_offset())
+            .min(MAX_VGPRS)
+    }
+
+    /// gfx90a/gfx940+: VGPRs + AGPRs allocated, (GRANULATED_WORKITEM_VGPR_COUNT + 1) * 8.
+    pub fn unified_vgpr_file(&self) -> u32 {
+        (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * 8
+    }
+
+    /// gfx90a/gfx940+: the first AGPR's index in the unified file, (ACCUM_OFFSET + 1) * 4.
+    pub fn accum_offset(&self) -> u32 {
+        (self.get(ACCUM_OFFSET) + 1) * 4
+    }
+
+    /// gfx9: SGPRs allocated per wave, (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8
+    /// (VCC, FLAT_SCRATCH and XNACK_MASK included).
+    pub fn gfx9_sgpr_count(&self) -> u32 {
+        (self.get(GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9) + 1) * 8
+    }
+
+    /// gfx9's rules: its rsrc1/rsrc3 layouts (rsrc3 differs between gfx908
+    /// and gfx90a+), wave64 only, the scratch user SGPRs only without
+    /// architected flat scratch, kernarg preload only on gfx90a/gfx940+
+    /// (legal there: whether an executor implements it is its own check), the
+    /// user SGPR and work-item id limits, and ACCUM_OFFSET inside the allocation.
+    fn validate_gfx9(&self, arch: &str) -> Result<(), DescriptorError> {
+        let unified = gfx9_unified_vgprs(arch);
+        let rsrc3 = if unified { RSRC3_GFX90A } else { RSRC3_GFX9 };
+        for f in RSRC1_GFX9
+            .iter()
+            .chain(RSRC2)
+            .chain(rsrc3)
+            .filter(|f| f.rule == Rule::Zero)
+        {
+            check_zero(self, *f)?;
+        }
+        let refuse = |why: String| Err(DescriptorError(why));
+        if self.flag(ENABLE_WAVEFRONT_SIZE32) {
+            return refuse("ENABLE_WAVEFRONT_SIZE32 is set, but gfx9 is wave64 only".into());
+        }
+        if gfx9_architected_flat_scratch(arch) {
+            if let Some(f) = [
+                ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+                ENABLE_SGPR_FLAT_SCRATCH_INIT,
+            ]
+            .into_iter()
+            .find(|f| self.flag(*f))
+            {
+                return refuse(format!(
+                    "{} is set, but {arch} has architected flat scratch and no such user SGPRs",
+                    f.name
+                ));
+            }
+        }
+        if self.kernarg_preload != 0 && !unified {
+            return refuse(format!(
+                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940+ only, not {arch}",
+                self.kernarg_preload
+            ));
+        }
+        let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
+        if count < needed {
+            return refuse(format!(
+                "USER_SGPR_COUNT is {count}, but the enabled user SGPRs need {needed}"
+            ));
+        }
+        if count > MAX_USER_SGPRS {
+            return refuse(format!(
+                "USER_SGPR_COUNT is {count}; gfx9 loads at most {MAX_USER_SGPRS} user SGPRs"
+            ));
+        }
+        if self.workitem_id_dims() == 3 {
+            return refuse(
+                "ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into(),
+            );
+        }
+        if unified && self.accum_offset() > self.unified_vgpr_file() {
+            return refuse(format!(
+                "ACCUM_OFFSET {} puts the AGPRs at {}, past the {} registers GRANULATED_WORKITEM_VGPR_COUNT allocates",
+                self.get(ACCUM_OFFSET),
+                self.accum_offset(),
+                self.unified_vgpr_file()
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError> {
     match kd.get(f) {
         0 => Ok(()),
@@ -625,6 +864,67 @@ fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError>
             f.shift,
             f.shift + f.width - 1
         ))),
+    }
+}
+
+/// The gfx10 (RDNA1/2: gfx1010-gfx1036, gfx10-1/10-3-generic) part of
+/// [`KernelDescriptor`].
+impl KernelDescriptor {
+    /// gfx10's rules: its rsrc1 layout ([`RSRC1_GFX10`]: the SGPR count is
+    /// ignored; WGP_MODE, MEM_ORDERED and FWD_PROGRESS exist and change
+    /// scheduling and memory ordering, not what a lane computes), its rsrc3 ([`RSRC3_GFX10`]),
+    /// no kernarg preload, the user SGPR and VGPR limits, and shared VGPRs
+    /// only in wave64 and within the 256-VGPR file. Unlike gfx11, gfx10 has
+    /// no architected flat scratch: the private segment buffer and flat
+    /// scratch init user SGPRs exist (LLVM 19 enables the buffer in every
+    /// gfx10 kernel it compiles) and are accepted.
+    fn validate_gfx10(&self) -> Result<(), DescriptorError> {
+        for f in RSRC1_GFX10.iter().chain(RSRC2).chain(RSRC3_GFX10).filter(|f| f.rule == Rule::Zero) {
+            check_zero(self, *f)?;
+        }
+        if self.kernarg_preload != 0 {
+            return Err(DescriptorError(format!(
+                "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940 only, not gfx10",
+                self.kernarg_preload
+            )));
+        }
+        self.validate_counts("gfx10")?;
+        // AMDGPUUsage: (GRANULATED_WORKITEM_VGPR_COUNT + 1) * 4 + SHARED_VGPR_COUNT * 8 <= 256.
+        let total = self.vgpr_count() + self.shared_vgpr_count();
+        if total > MAX_VGPRS {
+            return Err(DescriptorError(format!(
+                "SHARED_VGPR_COUNT {} adds {} VGPRs to the {} allocated: {total}, past the {MAX_VGPRS} a wave64 may have",
+                self.get(SHARED_VGPR_COUNT),
+                self.shared_vgpr_count(),
+                self.vgpr_count()
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod gfx10_tests {
+    use super::*;
+
+    /// gfx10's rsrc3 table covers the word once; the bits gfx11 gave meaning
+    /// (prefetch size, trap on start/end, IMAGE_OP) are refused on gfx10 only.
+    #[test]
+    fn gfx10_rsrc3_layout() {
+        for table in [RSRC1_GFX10, RSRC3_GFX10] {
+            let seen = table.iter().fold(0u64, |seen, f| {
+                assert_eq!(seen & u64::from(f.mask()), 0, "{} overlaps", f.name);
+                seen | u64::from(f.mask())
+            });
+            assert_eq!(seen, u64::from(u32::MAX));
+        }
+        let base = KernelDescriptor { code_properties: 1 << 3, rsrc2: 2 << 1, ..Default::default() };
+        for (bit, name) in [(4, "RESERVED1 (gfx10)"), (10, "RESERVED1 (gfx10)"), (31, "RESERVED5 (gfx10)")] {
+            let kd = KernelDescriptor { rsrc3: 1 << bit, ..base };
+            assert!(kd.validate("gfx1100").is_ok(), "bit {bit} is a gfx11 field");
+            let err = kd.validate("gfx1030").unwrap_err().to_string();
+            assert!(err.contains(name), "bit {bit}: {err}");
+        }
     }
 }
 

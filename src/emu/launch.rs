@@ -84,6 +84,10 @@ pub(super) struct InitialRegisters {
     pub(super) vgprs: Range<usize>,
     /// gfx12's architected SGPRs: ttmp7 and ttmp9 hold the workgroup ids.
     pub(super) ttmp_ids: bool,
+    /// SGPRs (bit i = s_i) written with values the emulator does not know
+    /// (the scratch setup of gfx9 and gfx10, `super::gfx9::unmodelled_sgprs`,
+    /// `super::gfx10::unmodelled_sgprs`): unsettled.
+    pub(super) unmodelled: u128,
     // EXEC (and EXEC_HI in wave64) is always initialised.
 }
 
@@ -103,13 +107,22 @@ pub(super) struct LaunchSetup {
     /// for every workgroup, so computed once per launch.
     v0: Vec<Vec<u32>>,
     exec: Vec<u64>,
+    /// gfx908/gfx9-generic: per wave, the y and z work-item ids for v1 and v2
+    /// (only the dimensions the descriptor enables); empty where v0 packs them.
+    ids_yz: Vec<Vec<Vec<u32>>>,
+    /// VGPRs the kernel may address (`KernelDescriptor::vgpr_count_for`).
+    pub(super) vgprs: u32,
+    /// gfx9 SGPRs written with unknown scratch setup values.
+    unmodelled: u128,
+    /// gfx908/gfx90a: the private segment wave offset system SGPR follows the others.
+    wave_offset: bool,
 }
 
 /// The user SGPR values the descriptor enables, packed in their fixed order.
 /// The private segment buffer and flat scratch init are refused earlier
 /// (`validate`); they are refused here too rather than skipped, so no
 /// path can run a kernel with its user SGPRs shifted.
-fn user_sgprs(
+pub(super) fn user_sgprs(
     kd: &KernelDescriptor,
     kd_size: u32,
     addrs: &DispatchAddrs,
@@ -144,7 +157,11 @@ fn user_sgprs(
 /// Why the emulator cannot set up a launch of `kd` on `target` faithfully
 /// (one line naming the descriptor field), or `Ok`.
 pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String> {
-    kd.validate(target.name).map_err(|e| e.to_string())
+    kd.validate(target.name).map_err(|e| e.to_string())?;
+    if super::gfx9::applies(target) {
+        super::gfx9::check(kd, target)?;
+    }
+    Ok(())
 }
 
 /// ttmp7 and ttmp9, gfx12's architected workgroup-id SGPRs.
@@ -161,26 +178,49 @@ impl LaunchSetup {
         target: &Target,
     ) -> Result<LaunchSetup, String> {
         check(&kd, target)?;
-        let user = user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?;
+        let user = if super::gfx9::applies(target) {
+            super::gfx9::user_sgprs(&kd, &addrs)?
+        } else if super::gfx10::applies(target) {
+            super::gfx10::user_sgprs(&kd, &addrs)?
+        } else {
+            user_sgprs(&kd, kd.private_segment_fixed_size, &addrs)?
+        };
         let wave_size = kd.wave_size() as usize;
         let [bx, by, bz] = dispatch.block;
         let group_lanes = (bx * by * bz) as usize;
         let waves_per_group = group_lanes.div_ceil(wave_size);
         let dims = kd.workitem_id_dims();
+        let packed = target.packed_workitem_ids();
         let mut v0 = vec![vec![0u32; wave_size]; waves_per_group];
         let mut exec = vec![0u64; waves_per_group];
+        let split = if packed { 0 } else { dims as usize };
+        let mut ids_yz = vec![vec![vec![0u32; wave_size]; split]; waves_per_group];
         for linear in 0..group_lanes {
             let (w, lane) = (linear / wave_size, linear % wave_size);
             let l = linear as u32;
             let (x, y, z) = (l % bx, (l / bx) % by, l / (bx * by));
-            v0[w][lane] =
-                x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
+            if packed {
+                v0[w][lane] =
+                    x | if dims >= 1 { y << 10 } else { 0 } | if dims >= 2 { z << 20 } else { 0 };
+            } else {
+                v0[w][lane] = x;
+                for (d, id) in [y, z].into_iter().take(split).enumerate() {
+                    ids_yz[w][d][lane] = id;
+                }
+            }
             exec[w] |= 1 << lane;
         }
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
         let ttmp_ids = target.generation() == Generation::Gfx12;
+        let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target) | super::gfx10::unmodelled_sgprs(&kd, target);
+        let wave_offset = super::gfx9::wave_offset_sgpr(&kd, target) || super::gfx10::wave_offset_sgpr(&kd, target);
+        let vgprs = kd.vgpr_count_for(target.name);
         Ok(LaunchSetup {
+            ids_yz,
+            vgprs,
+            unmodelled,
+            wave_offset,
             kd,
             ttmp_ids,
             dispatch,
@@ -202,12 +242,15 @@ impl LaunchSetup {
             .iter()
             .filter(|&&e| e)
             .count();
-        let system = ids + usize::from(self.kd.workgroup_info_enabled());
+        let system =
+            ids + usize::from(self.kd.workgroup_info_enabled()) + usize::from(self.wave_offset);
+        let id_vgprs = 1 + self.ids_yz.first().map_or(0, Vec::len);
         InitialRegisters {
             user_sgprs: 0..user,
             system_sgprs: first_system..first_system + system,
-            vgprs: 0..1,
+            vgprs: 0..id_vgprs,
             ttmp_ids: self.ttmp_ids,
+            unmodelled: self.unmodelled,
         }
     }
 
@@ -220,7 +263,12 @@ impl LaunchSetup {
         linear: u64,
         w: usize,
     ) {
-        wave.reset(&self.sgprs, &self.v0[w], self.kd.vgpr_count() as usize);
+        wave.reset(&self.sgprs, &self.v0[w], self.vgprs as usize);
+        // gfx908/gfx9-generic: y and z in v1 and v2 (the wave offset SGPR, if
+        // any, is already 0 in the template).
+        for (d, ids) in self.ids_yz.get(w).into_iter().flatten().enumerate() {
+            wave.v[1 + d].copy_from_slice(ids);
+        }
         wave.place(
             WaveAt {
                 workgroup: wg,
@@ -430,7 +478,8 @@ mod tests {
                 user_sgprs: 0..2,
                 system_sgprs: 4..7,
                 vgprs: 0..1,
-                ttmp_ids: false
+                ttmp_ids: false,
+                unmodelled: 0,
             }
         );
         // Too small a count is refused, naming the field.

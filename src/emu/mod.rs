@@ -15,6 +15,8 @@
 //! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
 //! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
+//! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
+//! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
@@ -86,8 +88,16 @@
 //!   emulated (unsupported if executed).
 //! - gfx115x and gfx12: a DPP16/DPP8 VOP3 may take an SGPR or inline
 //!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
+//! - gfx9 (`gfx9`): wave64 only; the scratch setup SGPRs (private segment
+//!   buffer, flat scratch init, wave offset: gfx908/gfx90a) are placed but
+//!   their values (the runtime's) are unsettled; work-item ids in v0, v1, v2
+//!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
+//!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
+//!   refused; row_bcast into a row with no source row is unsettled.
 
 pub mod fault;
+mod gfx10;
+mod gfx9;
 mod launch;
 pub mod memory;
 pub mod program;
@@ -236,7 +246,13 @@ impl EmuDevice {
     /// without a code object). `code[0]` is the entry; `descriptor` supplies the
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
-        let program = Program::decode(self.target.isa, code, 0, 0, descriptor.vgpr_count());
+        let program = Program::decode(
+            self.target.isa,
+            code,
+            0,
+            0,
+            descriptor.vgpr_count_for(self.target.name),
+        );
         self.modules.push(vec![EmuKernel {
             name: name.to_string(),
             meta: None,
@@ -402,7 +418,7 @@ impl Device for EmuDevice {
                 code,
                 *base,
                 k.entry_address,
-                k.descriptor.vgpr_count(),
+                k.descriptor.vgpr_count_for(self.target.name),
             );
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),

@@ -52,8 +52,11 @@ pub(super) const F_SLOW: u8 = 4;
 pub(super) const F_EXEC: u8 = 8;
 /// Touches exec_hi/vcc_hi in wave32.
 pub(super) const F_HI: u8 = 16;
+/// A read the documents leave open whatever the state (gfx9 row_bcast into a
+/// row with no row to broadcast from): always unsettled.
+pub(super) const F_UNDOC: u8 = 32;
 /// The flags that send an instruction to the taint test even in a clean wave.
-pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI;
+pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC;
 
 /// Every register an instruction touches, as masks (SGPR codes 0-127 with
 /// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
@@ -337,6 +340,13 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
     {
         d.flags |= F_DPP;
     }
+    if let Some(Dpp::Dpp16 { ctrl, row_mask, .. }) = inst.dpp {
+        d.flags |= if super::gfx9::always_unsettled(ctrl, row_mask) {
+            F_UNDOC
+        } else {
+            0
+        };
+    }
 }
 
 /// Registers some path from the entry may read (or write partially, or
@@ -437,8 +447,8 @@ pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> (u128,
         (system, 0)
     };
     (
-        mask(&init.user_sgprs) | defined_system | exec | ttmps,
-        unsettled,
+        (mask(&init.user_sgprs) | defined_system | exec | ttmps) & !init.unmodelled,
+        unsettled | init.unmodelled,
     )
 }
 
@@ -577,10 +587,12 @@ impl<const W: usize> Wave<W> {
     /// initialised (`sgprs`, and v0 in the lanes of EXEC).
     /// `may` ([`may_read_unwritten`]) applies to a wave whose lanes are all
     /// launched; a partial wave starts with every uninitialised lane tainted.
+    /// `ids`: the VGPRs from v0 the dispatch wrote work-item ids to (1, or 2-3
+    /// where the ids are not packed into v0: gfx908, gfx10).
     pub(super) fn reset_shadow(
         &mut self,
         (sgprs, unsettled): (u128, u128),
-        vgprs: usize,
+        (vgprs, ids): (usize, usize),
         may: &(u128, [u64; 4]),
     ) {
         let exec = self.exec();
@@ -608,6 +620,7 @@ impl<const W: usize> Wave<W> {
             }
         };
         let v0 = Self::FULL & !exec;
+        let id_rows = ones(ids.clamp(1, 3));
         let t = &mut self.shadow;
         // A row whose `v_any` bit is clear is all zero, so only rows tainted
         // before (none, after a clean wave) need clearing.
@@ -619,7 +632,7 @@ impl<const W: usize> Wave<W> {
             });
             let mut bits = ones(n.saturating_sub(64 * k)) & may_v[k];
             if k == 0 {
-                bits = (bits & !1) | u64::from(v0 != 0);
+                bits = (bits & !id_rows) | if v0 != 0 { id_rows } else { 0 };
             }
             for_bits(bits, |b| {
                 t.v_undef[64 * k + b] = Self::FULL;
@@ -629,9 +642,9 @@ impl<const W: usize> Wave<W> {
             any_v |= bits;
         }
         if v0 != 0 {
-            // (Row 0 is otherwise zero already: the shadow rows stay out of
-            // the cache in a clean run.)
-            t.v_undef[0] = v0;
+            // (The id rows are otherwise zero already: the shadow rows stay
+            // out of the cache in a clean run.)
+            for_bits(id_rows, |b| t.v_undef[b] = v0);
         }
         (t.s_undef, t.s_unset, t.s_oset, t.stop) = (s_undef, s_unset, 0, None);
         t.clean = (s_undef & !hi) == 0 && s_unset == 0 && any_v == 0;
@@ -679,7 +692,7 @@ impl<const W: usize> Wave<W> {
             | (d.rv[1] & t.v_any[1])
             | (d.rv[2] & t.v_any[2])
             | (d.rv[3] & t.v_any[3]);
-        let flagged = d.flags & (F_SLOW | F_HI) != 0
+        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC) != 0
             || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
             || (d.flags & F_DPP != 0 && exec != Self::FULL);
         if (d.rs & st) != 0 || rv != 0 || flagged {
@@ -1183,7 +1196,11 @@ impl<const W: usize> Wave<W> {
             }
         }
         if let Some((s, n)) = unsettled {
-            let what = format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93");
+            let gfx9 = match dpp {
+                Dpp::Dpp16 { ctrl, .. } => super::gfx9::unsettled_origin(ctrl, s, n),
+                Dpp::Dpp8 { .. } => None,
+            };
+            let what = gfx9.unwrap_or_else(|| format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93"));
             let id = ctx.mem.taint.origin((100, 0, inst.offset), || Origin {
                 what,
                 offset: inst.offset,

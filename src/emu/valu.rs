@@ -447,6 +447,15 @@ pub(super) fn dpp_read(dpp: &Dpp, exec: u64, n: usize) -> DppRead {
             row_mask,
             bank_mask,
             bound_ctrl,
+            ..
+        } if super::gfx9::wave_wide(ctrl) => {
+            super::gfx9::dpp_read(ctrl, row_mask, bank_mask, bound_ctrl, exec, n)
+        }
+        Dpp::Dpp16 {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
             fi,
         } => {
             if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {

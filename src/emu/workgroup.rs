@@ -138,9 +138,10 @@ fn run_groups_with<const W: usize>(
     waves: &mut [Wave<W>],
 ) -> Result<(), DeviceError> {
     let [gx, gy, _] = setup.dispatch.grid_blocks;
+    let init = setup.initialised();
     let (sgprs, vgprs) = (
-        initialised_sgprs(&setup.initialised(), setup.kd.wave_size() == 64),
-        setup.kd.vgpr_count() as usize,
+        initialised_sgprs(&init, setup.kd.wave_size() == 64),
+        (setup.vgprs as usize, init.vgprs.end),
     );
     for linear in range {
         if ctx.abort.load(Ordering::Relaxed) {

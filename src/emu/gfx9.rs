@@ -1,0 +1,262 @@
+//! What the emulator does differently for gfx9 (GCN5/CDNA: gfx908, gfx90a,
+//! gfx940-gfx950 and the gfx9 generic targets); everything else (decoding
+//! aside, which `crate::isa::gfx9` does) is the gfx10+ path.
+//!
+//! Initial wave state (LLVM AMDGPUUsage "Initial Kernel Execution State"):
+//! - User SGPRs from s0 in the order private segment buffer (4), dispatch ptr
+//!   (2), queue ptr (2), kernarg segment ptr (2), dispatch id (2), flat scratch
+//!   init (2), private segment size (1). gfx908 and gfx90a have no architected
+//!   flat scratch, so the private segment buffer and flat scratch init exist
+//!   there (LLVM 19 enables the private segment buffer in every kernel it
+//!   compiles for them); gfx940+ refuse them (`KernelDescriptor::validate`).
+//! - System SGPRs from `s[USER_SGPR_COUNT]`: workgroup id x, y, z, workgroup
+//!   info, then on gfx908/gfx90a the private segment wave offset when
+//!   ENABLE_PRIVATE_SEGMENT is set.
+//! - Scratch is not emulated, so the scratch setup values (the private segment
+//!   buffer V#, flat scratch init, the wave offset) are not known here: those
+//!   SGPRs are written as 0 and marked unsettled, so a result computed from
+//!   them is neither a pass nor a fail. Their presence still places every
+//!   following SGPR where the hardware does.
+//! - Work-item ids: packed into v0 on gfx90a/gfx940+ (as gfx10+), separate in
+//!   v0, v1, v2 on gfx908 and gfx9-generic ([`crate::target::Target::packed_workitem_ids`]).
+//! - Kernarg preloading (legal on gfx90a/gfx940+) is not implemented: such a
+//!   kernel is refused with one line.
+//!
+//! DPP16 on gfx9 has, besides the row controls gfx10+ share, four wave-wide
+//! shifts and two row broadcasts (LLVM `DppCtrl`, AMD Vega/CDNA ISA "DPP"):
+//! wave_shl:1 (0x130) lane n reads n+1, wave_rol:1 (0x134) (n+1) mod 64,
+//! wave_shr:1 (0x138) n-1, wave_ror:1 (0x13c) (n-1) mod 64, row_bcast:15
+//! (0x142) every lane of row r >= 1 reads lane 16r-1 ("broadcast the 15th
+//! thread of each row to the next row"), row_bcast:31 (0x143) rows 2 and 3
+//! read lane 31. wave_shl past lane 63 and wave_shr before lane 0 are out of
+//! range (bound_ctrl decides, as for row_shl/row_shr). gfx9 has no fi bit, so
+//! an inactive source lane is read as gfx10+ read it with fi=0. What the
+//! documents leave open is unsettled: row 0 under row_bcast:15 and rows 0-1
+//! under row_bcast:31 (no row to broadcast from), and, as on gfx10+, an
+//! inactive in-range source with bound_ctrl=0.
+
+use super::launch::DispatchAddrs;
+use super::valu::DppRead;
+use crate::codeobj::descriptor::{
+    gfx9_architected_flat_scratch, ENABLE_SGPR_FLAT_SCRATCH_INIT,
+    ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+};
+use crate::codeobj::KernelDescriptor;
+use crate::isa::Generation;
+use crate::target::Target;
+
+/// Whether `target` is gfx9 (then this module's rules apply).
+pub(super) fn applies(target: &Target) -> bool {
+    target.generation() == Generation::Gfx9
+}
+
+/// What the emulator cannot run faithfully on gfx9 beyond what
+/// `KernelDescriptor::validate` refuses: one line naming the field.
+pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String> {
+    if kd.kernarg_preload != 0 {
+        return Err(format!(
+            "kernel descriptor: kernarg_preload is 0x{:04x}: kernarg preloading is legal on {} but not emulated",
+            kd.kernarg_preload, target.name
+        ));
+    }
+    Ok(())
+}
+
+/// The user SGPR values from s0, in gfx9's order: the gfx10+ ones
+/// (`launch::user_sgprs`) with the private segment buffer in front and flat
+/// scratch init before the private segment size, both 0 (see
+/// [`unmodelled_sgprs`]).
+pub(super) fn user_sgprs(kd: &KernelDescriptor, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
+    let scratch_bits =
+        (ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.mask() | ENABLE_SGPR_FLAT_SCRATCH_INIT.mask()) as u16;
+    let plain = KernelDescriptor {
+        code_properties: kd.code_properties & !scratch_bits,
+        ..*kd
+    };
+    let mut middle = super::launch::user_sgprs(&plain, kd.private_segment_fixed_size, addrs)?;
+    let size = if kd.private_segment_size() {
+        middle.pop()
+    } else {
+        None
+    };
+    let mut user = Vec::with_capacity(middle.len() + 7);
+    if kd.private_segment_buffer() {
+        user.extend([0; 4]);
+    }
+    user.extend(middle);
+    if kd.flat_scratch_init() {
+        user.extend([0; 2]);
+    }
+    user.extend(size);
+    Ok(user)
+}
+
+/// Whether the private segment wave offset system SGPR follows the others:
+/// ENABLE_PRIVATE_SEGMENT without architected flat scratch.
+pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
+    applies(target) && kd.private_segment_enabled() && !gfx9_architected_flat_scratch(target.name)
+}
+
+/// The SGPRs (bit i = s_i) the dispatch writes with scratch setup values the
+/// emulator does not know: the private segment buffer, flat scratch init and
+/// the private segment wave offset.
+pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
+    if !applies(target) {
+        return 0;
+    }
+    let run = |from: u32, n: u32| ((1u128 << n) - 1) << from;
+    let mut m = 0;
+    if kd.private_segment_buffer() {
+        m |= run(0, 4);
+    }
+    if kd.flat_scratch_init() {
+        let before = 4 * u32::from(kd.private_segment_buffer())
+            + 2 * [
+                kd.dispatch_ptr(),
+                kd.queue_ptr(),
+                kd.kernarg_ptr(),
+                kd.dispatch_id(),
+            ]
+            .iter()
+            .filter(|&&e| e)
+            .count() as u32;
+        m |= run(before, 2);
+    }
+    if wave_offset_sgpr(kd, target) {
+        let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32
+            + u32::from(kd.workgroup_info_enabled());
+        // USER_SGPR_COUNT <= 16 (validated), so this stays below 22.
+        m |= run(kd.user_sgpr_count() + system, 1);
+    }
+    m
+}
+
+/// The gfx9-only DPP16 controls: wave_shl/rol/shr/ror:1 and row_bcast:15/31.
+/// The gfx10+ decoders refuse these codes, so only gfx9 (wave64) code reaches them.
+pub(super) fn wave_wide(ctrl: u16) -> bool {
+    matches!(ctrl, 0x130 | 0x134 | 0x138 | 0x13c | 0x142 | 0x143)
+}
+
+/// Where a gfx9 wave-wide control makes lane `n` read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Lane(usize),
+    /// Past the wave's end (wave_shl:1 in lane 63, wave_shr:1 in lane 0).
+    OutOfRange,
+    /// A row the broadcast has no source for: not documented.
+    Undocumented,
+}
+
+fn source(ctrl: u16, n: usize) -> Source {
+    let row = n / 16;
+    match ctrl {
+        0x130 if n < 63 => Source::Lane(n + 1),
+        0x134 => Source::Lane((n + 1) % 64),
+        0x138 if n > 0 => Source::Lane(n - 1),
+        0x13c => Source::Lane((n + 63) % 64),
+        0x142 if row >= 1 => Source::Lane(16 * row - 1),
+        0x143 if row >= 2 => Source::Lane(31),
+        0x130 | 0x138 => Source::OutOfRange,
+        _ => Source::Undocumented,
+    }
+}
+
+/// DPP's read for active lane `n` under a wave-wide control ([`wave_wide`]):
+/// row_mask/bank_mask gate the write, then the source decides.
+pub(super) fn dpp_read(
+    ctrl: u16,
+    row_mask: u8,
+    bank_mask: u8,
+    bound_ctrl: bool,
+    exec: u64,
+    n: usize,
+) -> DppRead {
+    if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
+        return DppRead::Keep;
+    }
+    match source(ctrl, n) {
+        Source::Lane(s) if (exec >> s) & 1 == 1 => DppRead::Lane(s),
+        Source::Lane(s) if !bound_ctrl => DppRead::Unsettled(s),
+        Source::Lane(_) => DppRead::Zero,
+        Source::OutOfRange if bound_ctrl => DppRead::Zero,
+        Source::OutOfRange => DppRead::Keep,
+        // The lane's own value stands in; the shadow marks it unsettled.
+        Source::Undocumented => DppRead::Unsettled(n),
+    }
+}
+
+/// Whether a DPP16 control with `row_mask` writes a row it has no source
+/// for (row_bcast:15 into row 0, row_bcast:31 into rows 0-1): unsettled in
+/// every wave, whatever EXEC and bound_ctrl are.
+pub(super) fn always_unsettled(ctrl: u16, row_mask: u8) -> bool {
+    match ctrl {
+        0x142 => row_mask & 1 != 0,
+        0x143 => row_mask & 3 != 0,
+        _ => false,
+    }
+}
+
+/// The origin text of an unsettled DPP read under a wave-wide control, or
+/// `None` for the other controls (gfx10+'s text applies).
+pub(super) fn unsettled_origin(ctrl: u16, s: usize, n: usize) -> Option<String> {
+    if !wave_wide(ctrl) {
+        return None;
+    }
+    Some(match source(ctrl, n) {
+        Source::Undocumented => format!(
+            "gfx9 DPP row_bcast:{} in lane {n} (and maybe others): a row with no row to broadcast from is not documented",
+            if ctrl == 0x142 { 15 } else { 31 }
+        ),
+        _ => format!("gfx9 DPP read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0: not documented"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wave_wide_sources() {
+        assert_eq!(source(0x130, 0), Source::Lane(1));
+        assert_eq!(source(0x130, 63), Source::OutOfRange);
+        assert_eq!(source(0x134, 63), Source::Lane(0));
+        assert_eq!(source(0x138, 0), Source::OutOfRange);
+        assert_eq!(source(0x138, 17), Source::Lane(16));
+        assert_eq!(source(0x13c, 0), Source::Lane(63));
+        assert_eq!(source(0x142, 5), Source::Undocumented);
+        assert_eq!(source(0x142, 40), Source::Lane(31));
+        assert_eq!(source(0x143, 20), Source::Undocumented);
+        assert_eq!(source(0x143, 63), Source::Lane(31));
+    }
+
+    #[test]
+    fn bound_ctrl_and_masks() {
+        let all = u64::MAX;
+        assert_eq!(dpp_read(0x130, 0xf, 0xf, true, all, 63), DppRead::Zero);
+        assert_eq!(dpp_read(0x130, 0xf, 0xf, false, all, 63), DppRead::Keep);
+        assert_eq!(
+            dpp_read(0x130, 0xe, 0xf, true, all, 3),
+            DppRead::Keep,
+            "row 0 masked"
+        );
+        assert_eq!(
+            dpp_read(0x130, 0xf, 0xe, true, all, 3),
+            DppRead::Keep,
+            "bank 0 masked"
+        );
+        let no_lane_1 = all & !2;
+        assert_eq!(dpp_read(0x130, 0xf, 0xf, true, no_lane_1, 0), DppRead::Zero);
+        assert_eq!(
+            dpp_read(0x130, 0xf, 0xf, false, no_lane_1, 0),
+            DppRead::Unsettled(1)
+        );
+        assert_eq!(
+            dpp_read(0x142, 0xf, 0xf, true, all, 2),
+            DppRead::Unsettled(2)
+        );
+        assert!(unsettled_origin(0x142, 2, 2)
+            .unwrap()
+            .contains("row_bcast:15"));
+        assert_eq!(unsettled_origin(0x101, 2, 1), None);
+    }
+}
