@@ -4,4 +4,4 @@
 XAD_BEGIN xad_basic_w64, 1, 1, 0
   v_xad_u32 v5, v2, v3, v4
   XAD_STORE v5, 0
-XAD_END xad_basic_w64, 1, 1, 0, 8
+XAD_END xad_basic_w64, 1, 1, 0, 16
