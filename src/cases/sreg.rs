@@ -199,4 +199,39 @@ mod tests {
         let got = model_out(spec(SPECS, "sreg_hi_w32"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
         assert_eq!(got, [0x4444_544B, 0x4444_5544, 0x4444_4553, 0x5555_655A, 0x5555_6455, 0x5555_5664]);
     }
+
+    #[test]
+    fn hand_computed_one_scalar_per_op() {
+        // One lane: a = 0x100, b = 0x0F, c = 0x1000; s20 = 0x11111111, s21 = 0xF0,
+        // s101 = s22, vcc = s23:s24, m0 = s25, s26 = 9 < s27 = 10; EXEC = 1 (count 1).
+        let got = model_out(spec(SPECS, "sreg_one_w64"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
+        let want: [u32; 37] = [
+            0x1111_211E, 0x1111_2011, 0x1111_1220, // s20 in each slot
+            0x1111_1111, // (s20 ^ s20) + s20
+            0x0000_01EF, // (s21 ^ b) + s21 = 0xFF + 0xF0
+            0x2222_322D, 0x2222_3322, 0x2222_2331, // s101 = 0x22222222
+            0x3333_433C, 0x3333_4233, 0x3333_3442, // vcc_lo
+            0x4444_544B, 0x4444_5544, 0x4444_4553, // vcc_hi
+            0x5555_655A, 0x5555_6455, 0x5555_5664, // m0
+            0x0000_100E, 0x0000_1101, 0x0000_0110, // exec_lo = 1
+            0x0000_100F, 0x0000_1100, 0x0000_010F, // exec_hi = 0
+            0x0000_100E, 0x0000_1101, 0x0000_0110, // SCC = 1
+            0x0000_100F, 0x0000_1100, 0x0000_010F, // SCC = 0
+            0x0000_100E, 0x0000_1101, 0x0000_0110, // SCC = (9 < 10) = 1
+            0x1111_2116, // (s20 ^ 7) + c
+            0x0000_00EF, // (-16 ^ 0x0F) + 0xF0 wraps
+            0x3F80_0019, // (1.0f ^ 0x0F) + 10
+            0x6666_6669, // (vcc_lo ^ 5) + vcc_lo = 0x33333336 + 0x33333333
+            0xFFFF_FFFF, // (m0 ^ m0) + -1
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn hand_computed_gfx9_specials() {
+        let got = model_out(spec(SPECS, "sreg_gfx9_w64"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
+        assert_eq!(got[..3], [0x2222_322D, 0x2222_3322, 0x2222_2331], "flat_scratch_lo = s22");
+        assert_eq!(got[9..12], [0x5555_655A, 0x5555_6455, 0x5555_5664], "xnack_mask_hi = s25");
+        assert_eq!(got[12], 0xAAAA_AAAD, "(xnack_mask_hi ^ 3) + xnack_mask_hi = 0x55555556 + 0x55555555");
+    }
 }
