@@ -232,6 +232,6 @@ mod tests {
         let got = model_out(spec(SPECS, "sreg_gfx9_w64"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
         assert_eq!(got[..3], [0x2222_322D, 0x2222_3322, 0x2222_2331], "flat_scratch_lo = s22");
         assert_eq!(got[9..12], [0x5555_655A, 0x5555_6455, 0x5555_5664], "xnack_mask_hi = s25");
-        assert_eq!(got[12], 0xAAAA_AAAD, "(xnack_mask_hi ^ 3) + xnack_mask_hi = 0x55555556 + 0x55555555");
+        assert_eq!(got[12], 0xAAAA_AAAB, "(xnack_mask_hi ^ 3) + xnack_mask_hi = 0x55555556 + 0x55555555");
     }
 }
