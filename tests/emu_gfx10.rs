@@ -195,7 +195,7 @@ fn a_wrong_model_fails_against_a_gfx10_kernel() {
             .ops
             .iter()
             .map(|op| {
-                let mut op = op.clone();
+                let mut op = *op;
                 op.src.swap(1, 2);
                 op
             })
@@ -207,7 +207,7 @@ fn a_wrong_model_fails_against_a_gfx10_kernel() {
     });
     let wrong = Case {
         model: swapped_model,
-        ..case.clone()
+        ..case
     };
     let r = run(
         t("gfx1030"),
