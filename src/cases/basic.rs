@@ -1,4 +1,5 @@
-//! The basic case: three VGPR sources, one result per lane, wave32.
+//! The basic case: three VGPR sources, one result per lane, wave32 (and
+//! wave64, for gfx9).
 
 use std::ops::Range;
 
@@ -19,12 +20,19 @@ fn straight_loop(data: &LaneData<'_>, lanes: Range<usize>, out: &mut [u32]) {
     }
 }
 
-pub(super) static SPECS: &[Spec] = &[case!(
-    "basic", wave: 32, ops: &OPS, scalars: 0,
-    description: "v_xad_u32 v5, v2, v3, v4: VGPR sources from a, b, c; wave32; tail lanes masked by EXEC",
-    requires: &[Feature::Wave32],
-    fast_model: straight_loop,
-)];
+pub(super) static SPECS: &[Spec] = &[
+    case!(
+        "basic", wave: 32, ops: &OPS, scalars: 0,
+        description: "v_xad_u32 v5, v2, v3, v4: VGPR sources from a, b, c; wave32; tail lanes masked by EXEC",
+        requires: &[Feature::Wave32],
+        fast_model: straight_loop,
+    ),
+    // The same instruction in wave64, so gfx9 (wave64 only) has a basic case.
+    case!(
+        "basic_w64", wave: 64, ops: &OPS, scalars: 0,
+        description: "v_xad_u32 v5, v2, v3, v4: VGPR sources from a, b, c; wave64; tail lanes masked by EXEC",
+    ),
+];
 
 #[cfg(test)]
 mod tests {

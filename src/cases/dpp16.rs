@@ -111,17 +111,21 @@ row_shl, row_shr, row_ror, row_share; whole wave active";
 const D_INACTIVE: &str = "DPP16 with fi=1 reading source lanes switched off by EXEC patterns (alternating, half, \
 all-but-one, random); out-of-range lanes with bound_ctrl 0 and 1; lanes off keep their prefill";
 
+/// row_share/row_xmask and fi (gfx10+ DPP controls; needed by the tables that use them).
+const SHARE: Feature = Feature::DppRowShare;
+const FI: Feature = Feature::DppFetchInactive;
+
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp16_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Wave32, Feature::Vop3Dpp, Feature::NullSgpr]),
-    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Vop3Dpp, Feature::NullSgpr]),
+    case!("dpp16_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Wave32, Feature::Vop3Dpp, Feature::NullSgpr, FI]),
+    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Vop3Dpp, Feature::NullSgpr, FI]),
     case!("dpp16_shift_w32", wave: 32, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
     case!("dpp16_shift_w64", wave: 64, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Vop3Dpp]),
-    case!("dpp16_row_w32", wave: 32, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
-    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Vop3Dpp]),
-    case!("dpp16_masks_w32", wave: 32, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
-    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Vop3Dpp]),
-    case!("dpp16_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
-    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Vop3Dpp]),
+    case!("dpp16_row_w32", wave: 32, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Wave32, Feature::Vop3Dpp, SHARE]),
+    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Vop3Dpp, SHARE]),
+    case!("dpp16_masks_w32", wave: 32, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Wave32, Feature::Vop3Dpp, SHARE, FI]),
+    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Vop3Dpp, SHARE, FI]),
+    case!("dpp16_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Wave32, Feature::Vop3Dpp, SHARE, FI]),
+    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Vop3Dpp, SHARE, FI]),
 ];
 
 #[cfg(test)]

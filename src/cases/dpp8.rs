@@ -39,8 +39,8 @@ const D_DPP8: &str = "DPP8 on src0 = a (c in one op): 6 random selector sets, fi
 then source lanes off under EXEC patterns (alternating, half-bytes, all-but-one, random): fi=0 reads 0, fi=1 the lane";
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
-    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Vop3Dpp]),
+    case!("dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Wave32, Feature::Vop3Dpp, Feature::Dpp8, Feature::DppFetchInactive]),
+    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Vop3Dpp, Feature::Dpp8, Feature::DppFetchInactive]),
 ];
 
 #[cfg(test)]

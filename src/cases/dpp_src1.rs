@@ -166,21 +166,27 @@ f32 bits), cycling through 5 selector sets with fi 0 and 1; src2 = c, s20 or the
 
 // Every dpp_src1 case needs a scalar DPP src1 (and VOP3 DPP); the SGPR
 // tables also read null, s105 and two scalar values in one op.
-const NEEDS_W64: &[Feature] = &[Feature::Vop3Dpp, Feature::DppSrc1Scalar];
-const NEEDS_W32: &[Feature] = &[Feature::Wave32, Feature::Vop3Dpp, Feature::DppSrc1Scalar];
-const SGPR_W64: &[Feature] = &[Feature::Vop3Dpp, Feature::DppSrc1Scalar, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs];
-const SGPR_W32: &[Feature] =
-    &[Feature::Wave32, Feature::Vop3Dpp, Feature::DppSrc1Scalar, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs];
+// What the op tables need (test `every_case_requires_what_its_op_table_needs`):
+// the DPP16 tables use row_share/row_xmask and fi, the DPP8 tables DPP8 and fi.
+use Feature::{Dpp8, DppFetchInactive, DppRowShare, DppSrc1Scalar, HighSgprs, NullSgpr, TwoScalarReads, Vop3Dpp, Wave32};
+const NEEDS16_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, DppRowShare, DppFetchInactive];
+const NEEDS16_W32: &[Feature] = &[Wave32, Vop3Dpp, DppSrc1Scalar, DppRowShare, DppFetchInactive];
+const NEEDS8_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, Dpp8, DppFetchInactive];
+const NEEDS8_W32: &[Feature] = &[Wave32, Vop3Dpp, DppSrc1Scalar, Dpp8, DppFetchInactive];
+const SGPR16_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, TwoScalarReads, NullSgpr, HighSgprs, DppRowShare, DppFetchInactive];
+const SGPR16_W32: &[Feature] = &[Wave32, Vop3Dpp, DppSrc1Scalar, TwoScalarReads, NullSgpr, HighSgprs, DppRowShare, DppFetchInactive];
+const SGPR8_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, TwoScalarReads, NullSgpr, HighSgprs, Dpp8, DppFetchInactive];
+const SGPR8_W32: &[Feature] = &[Wave32, Vop3Dpp, DppSrc1Scalar, TwoScalarReads, NullSgpr, HighSgprs, Dpp8, DppFetchInactive];
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp_src1_sgpr_dpp16_w32", wave: 32, ops: SGPR16.split_at(24).0, scalars: 8, description: D_SGPR16, requires: SGPR_W32),
-    case!("dpp_src1_sgpr_dpp16_w64", wave: 64, ops: &SGPR16, scalars: 8, description: D_SGPR16_W64, requires: SGPR_W64),
-    case!("dpp_src1_inline_dpp16_w32", wave: 32, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS_W32),
-    case!("dpp_src1_inline_dpp16_w64", wave: 64, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS_W64),
-    case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: SGPR8.split_at(17).0, scalars: 8, description: D_SGPR8, requires: SGPR_W32),
-    case!("dpp_src1_sgpr_dpp8_w64", wave: 64, ops: &SGPR8, scalars: 8, description: D_SGPR8_W64, requires: SGPR_W64),
-    case!("dpp_src1_inline_dpp8_w32", wave: 32, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS_W32),
-    case!("dpp_src1_inline_dpp8_w64", wave: 64, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS_W64),
+    case!("dpp_src1_sgpr_dpp16_w32", wave: 32, ops: SGPR16.split_at(24).0, scalars: 8, description: D_SGPR16, requires: SGPR16_W32),
+    case!("dpp_src1_sgpr_dpp16_w64", wave: 64, ops: &SGPR16, scalars: 8, description: D_SGPR16_W64, requires: SGPR16_W64),
+    case!("dpp_src1_inline_dpp16_w32", wave: 32, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS16_W32),
+    case!("dpp_src1_inline_dpp16_w64", wave: 64, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS16_W64),
+    case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: SGPR8.split_at(17).0, scalars: 8, description: D_SGPR8, requires: SGPR8_W32),
+    case!("dpp_src1_sgpr_dpp8_w64", wave: 64, ops: &SGPR8, scalars: 8, description: D_SGPR8_W64, requires: SGPR8_W64),
+    case!("dpp_src1_inline_dpp8_w32", wave: 32, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS8_W32),
+    case!("dpp_src1_inline_dpp8_w64", wave: 64, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS8_W64),
 ];
 
 #[cfg(test)]

@@ -1,24 +1,28 @@
 //! The encoder: the instruction words a case kernel must contain for an
-//! [`Op`]. The encoding tests (tests/cases_encoding.rs) disassemble every
-//! kernel and check that its `v_xad_u32` words are exactly [`encode`] of its
-//! ops, so a table cannot claim a form its kernel does not contain.
+//! [`Op`]. The encoding tests (tests/cases_encoding.rs,
+//! tests/kernels_gfx9_gfx10.rs) disassemble every kernel and check that its
+//! `v_xad_u32` words are exactly [`encode_for`] of its ops, and its
+//! `v_mov_b32_dpp` words [`movs_for`] of them, so a table cannot claim a form
+//! its kernel does not contain.
 //!
-//! The words are the same on every gfx11 and gfx12 target (VOP3 opcode 581,
-//! same DPP words; checked against llvm-mc 19 for gfx1100, gfx1151 and
-//! gfx1200). What differs is which forms a target accepts: [`encode_for`]
-//! refuses an SGPR or inline constant as src1 of a DPP op unless the ISA has
-//! [`Isa::dpp_src1_scalar`], as LLVM does.
+//! [`encode`] gives the gfx11/gfx12 words (VOP3 opcode 581, the same on every
+//! gfx11 and gfx12 target; checked against llvm-mc 19 for gfx1100, gfx1151
+//! and gfx1200). [`encode_for`] gives a target ISA's words: opcode 499
+//! (`D1F3`) on gfx9, 837 (`D745`) on gfx10, and m0/null as codes 124/125 there
+//! (gfx11 swapped them); and it refuses what the ISA lacks, as LLVM does: an
+//! SGPR or inline DPP src1 without [`Isa::dpp_src1_scalar`], VOP3 DPP before
+//! gfx11, and on gfx9 a VOP3 literal, `null`, s102-s105 or a second scalar
+//! value (constant bus limit 1).
 
-use super::program::{
-    Dpp, Op, Src, DPP16, DPP8, DPP8_FI, EXEC_HI, EXEC_LO, LITERAL, NULL, SRC_SCC,
-};
-use crate::isa::Isa;
+use super::model::{dpp16_ctrl_gfx10_on, dpp16_ctrl_gfx9_only, dpp16_ctrl_valid};
+use super::program::{Dpp, Mov, Op, Src, DPP16, DPP8, DPP8_FI, EXEC_HI, EXEC_LO, LITERAL, M0, NULL, SRC_SCC};
+use crate::isa::{Generation, Isa};
 
 /// The 9-bit source field of a non-DPP operand.
 pub fn src_code(src: &Src) -> u16 {
     match *src {
-        Src::V(r, _) | Src::Res(r, _) => 256 + u16::from(r),
-        Src::Sreg(code, _) => code,
+        Src::V(r, _) | Src::Res(r, _) | Src::Moved(r, _) => 256 + u16::from(r),
+        Src::Sreg(code, _) | Src::Gfx9Sreg(code, _) => code,
         Src::ExecLo => EXEC_LO,
         Src::ExecHi => EXEC_HI,
         Src::Null => NULL,
@@ -28,19 +32,131 @@ pub fn src_code(src: &Src) -> u16 {
     }
 }
 
-/// The instruction words a kernel for a target with `isa` must contain for
-/// `op`: [`encode`], after refusing an SGPR, special register or inline
-/// constant as src1 of a DPP op where the ISA lacks
-/// [`Isa::dpp_src1_scalar`] (gfx1100-1103, gfx11-generic: LLVM rejects it).
+/// The `v_xad_u32` words a kernel for a target with `isa` must contain for
+/// `op` (see the module doc), or why that ISA has no such instruction.
 pub fn encode_for(op: &Op, isa: Isa) -> Result<Vec<u32>, String> {
-    let dpp = !matches!(op.dpp, Dpp::None);
-    if dpp && !isa.dpp_src1_scalar && !matches!(op.src[1], Src::V(..) | Src::Res(..)) {
-        return Err(format!(
-            "{op:?}: a DPP src1 must be a VGPR on {} without FeatureDPPSrc1SGPR",
-            isa.generation
-        ));
+    refuse_for(op, isa)?;
+    for slot in &op.src {
+        if let Src::Moved(_, mov) = slot {
+            mov_refusal(mov, isa.generation)?;
+        }
     }
-    encode(op)
+    let mut words = encode(op)?;
+    let opcode = match isa.generation {
+        Generation::Gfx9 => 0xD1F3,
+        Generation::Gfx10 => 0xD745,
+        Generation::Gfx11 | Generation::Gfx12 => return Ok(words),
+    };
+    words[0] = opcode << 16 | (words[0] & 0xFFFF);
+    // gfx9/gfx10 code m0 as 124 and null as 125 (gfx11 swapped them). Source
+    // fields of dword 1: 9 bits each at 0, 9, 18.
+    for shift in [0, 9, 18] {
+        let code = (words[1] >> shift) & 0x1FF;
+        let code = match code as u16 {
+            NULL => u32::from(M0),
+            M0 => u32::from(NULL),
+            _ => code,
+        };
+        words[1] = (words[1] & !(0x1FF << shift)) | code << shift;
+    }
+    Ok(words)
+}
+
+/// Why `isa` has no `v_xad_u32` of `op`'s operand forms (the assembler's
+/// refusal), if it has none.
+fn refuse_for(op: &Op, isa: Isa) -> Result<(), String> {
+    let generation = isa.generation;
+    let dpp = !matches!(op.dpp, Dpp::None);
+    if dpp && matches!(generation, Generation::Gfx9 | Generation::Gfx10) {
+        return Err(format!("{op:?}: {generation} has no VOP3 DPP (v_xad_u32_e64_dpp)"));
+    }
+    if dpp && !isa.dpp_src1_scalar && !matches!(op.src[1], Src::V(..) | Src::Res(..)) {
+        return Err(format!("{op:?}: a DPP src1 must be a VGPR on {generation} without FeatureDPPSrc1SGPR"));
+    }
+    let gfx9 = generation == Generation::Gfx9;
+    if !gfx9 && op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))) {
+        return Err(format!("{op:?}: flat_scratch and xnack_mask are not operands on {generation}"));
+    }
+    if !gfx9 {
+        return Ok(());
+    }
+    if op.src.iter().any(|s| matches!(s, Src::Lit(_))) {
+        return Err(format!("{op:?}: gfx9 has no literal in a VOP3"));
+    }
+    if op.src.contains(&Src::Null) {
+        return Err(format!("{op:?}: gfx9 has no null"));
+    }
+    if op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))) {
+        return Err(format!("{op:?}: gfx9 addresses s0-s101 (codes 102-105 are flat_scratch and xnack_mask)"));
+    }
+    let mut scalars: Vec<u16> = op.src.iter().filter(|s| s.is_scalar()).map(src_code).collect();
+    scalars.sort_unstable();
+    scalars.dedup();
+    if scalars.len() > 1 {
+        return Err(format!("{op:?}: gfx9 reads one scalar value per VALU op (constant bus limit 1)"));
+    }
+    Ok(())
+}
+
+/// Why `generation` has no `v_mov_b32_dpp` with `mov`'s control, if it has none:
+/// wave_shl/rol/shr/ror and row_bcast are gfx9's only; row_share, row_xmask,
+/// fi and DPP8 came with gfx10.
+fn mov_refusal(mov: &Mov, generation: Generation) -> Result<(), String> {
+    let gfx9 = generation == Generation::Gfx9;
+    match mov.dpp {
+        Dpp::None => Err(format!("{mov:?}: a move without a DPP control")),
+        Dpp::Row { ctrl, fi, .. } if gfx9 => {
+            if fi {
+                Err(format!("{mov:?}: gfx9 DPP has no fi"))
+            } else if dpp16_ctrl_gfx9_only(ctrl) || (dpp16_ctrl_valid(ctrl) && !dpp16_ctrl_gfx10_on(ctrl)) {
+                Ok(())
+            } else {
+                Err(format!("{mov:?}: DPP control {ctrl:#x} is not a gfx9 control"))
+            }
+        }
+        Dpp::Row { ctrl, .. } if !dpp16_ctrl_valid(ctrl) => Err(format!("{mov:?}: DPP control {ctrl:#x} is not a {generation} control")),
+        Dpp::Lane8 { .. } if gfx9 => Err(format!("{mov:?}: gfx9 has no DPP8")),
+        _ => Ok(()),
+    }
+}
+
+/// The `v_mov_b32_dpp` words of each moved source of `op` (slot order), as
+/// `isa` encodes them: VOP1 (`0x7E000000 | vdst << 17 | 1 << 9 | src0`, src0
+/// 0xFA for DPP16, 0xE9/0xEA for DPP8) then the DPP word, the same layout on
+/// gfx9-gfx12 (llvm-mc 19: `v_mov_b32_dpp v10, v2 wave_shl:1 row_mask:0xf
+/// bank_mask:0xf` is 7E1402FA FF013002 on gfx908).
+pub fn movs_for(op: &Op, isa: Isa) -> Result<Vec<[u32; 2]>, String> {
+    let mut words = Vec::new();
+    for slot in &op.src {
+        if let Src::Moved(dst, mov) = slot {
+            mov_refusal(mov, isa.generation)?;
+            let (code, dpp_word) = dpp_word(mov.src, mov.dpp).ok_or_else(|| format!("{mov:?}: no DPP control"))?;
+            words.push([0x7E00_0000 | u32::from(*dst) << 17 | 1 << 9 | u32::from(code), dpp_word]);
+        }
+    }
+    Ok(words)
+}
+
+/// The src0 code and DPP word of control `dpp` reading VGPR `reg` (None for
+/// [`Dpp::None`]): DPP16 ctrl 16:8, fi 18, bound_ctrl 19, bank_mask 27:24,
+/// row_mask 31:28; DPP8 selectors 3 bits each from bit 8.
+fn dpp_word(reg: u8, dpp: Dpp) -> Option<(u16, u32)> {
+    match dpp {
+        Dpp::None => None,
+        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => Some((
+            DPP16,
+            u32::from(reg)
+                | u32::from(ctrl) << 8
+                | u32::from(fi) << 18
+                | u32::from(bound_ctrl) << 19
+                | u32::from(bank_mask & 15) << 24
+                | u32::from(row_mask & 15) << 28,
+        )),
+        Dpp::Lane8 { sel, fi } => {
+            let word = sel.iter().enumerate().fold(u32::from(reg), |w, (i, &s)| w | u32::from(s & 7) << (8 + 3 * i));
+            Some((if fi { DPP8_FI } else { DPP8 }, word))
+        }
+    }
 }
 
 /// The instruction words the kernel must contain for `op` on a target that
@@ -52,45 +168,17 @@ pub fn encode_for(op: &Op, isa: Isa) -> Result<Vec<u32>, String> {
 pub fn encode(op: &Op) -> Result<Vec<u32>, String> {
     let mut codes = op.src.map(|s| u32::from(src_code(&s)));
     let mut words = vec![0xD645_0000 | u32::from(op.vdst)];
-    let literals: Vec<u32> = op
-        .src
-        .iter()
-        .filter_map(|s| if let Src::Lit(v) = s { Some(*v) } else { None })
-        .collect();
+    let literals: Vec<u32> = op.src.iter().filter_map(|s| if let Src::Lit(v) = s { Some(*v) } else { None }).collect();
     if literals.iter().any(|&v| v != literals[0]) {
         return Err(format!("{op:?}: two different literals"));
     }
-    let dpp_word = match op.dpp {
-        Dpp::None => None,
-        Dpp::Row {
-            ctrl,
-            row_mask,
-            bank_mask,
-            bound_ctrl,
-            fi,
-        } => {
-            let Src::V(r, _) = op.src[0] else {
-                return Err(format!("{op:?}: DPP src0 must be a lane-source VGPR"));
-            };
-            codes[0] = u32::from(DPP16);
-            Some(
-                u32::from(r)
-                    | u32::from(ctrl) << 8
-                    | u32::from(fi) << 18
-                    | u32::from(bound_ctrl) << 19
-                    | u32::from(bank_mask & 15) << 24
-                    | u32::from(row_mask & 15) << 28,
-            )
-        }
-        Dpp::Lane8 { sel, fi } => {
-            let Src::V(r, _) = op.src[0] else {
-                return Err(format!("{op:?}: DPP src0 must be a lane-source VGPR"));
-            };
-            codes[0] = u32::from(if fi { DPP8_FI } else { DPP8 });
-            Some(sel.iter().enumerate().fold(u32::from(r), |w, (i, &s)| {
-                w | u32::from(s & 7) << (8 + 3 * i)
-            }))
-        }
+    let dpp_word = match (op.dpp, op.src[0]) {
+        (Dpp::None, _) => None,
+        (dpp, Src::V(r, _)) => dpp_word(r, dpp).map(|(code, word)| {
+            codes[0] = u32::from(code);
+            word
+        }),
+        _ => return Err(format!("{op:?}: DPP src0 must be a lane-source VGPR")),
     };
     // The DPP word takes the literal's place: no DPP form has a literal.
     if dpp_word.is_some() && !literals.is_empty() {
@@ -113,38 +201,13 @@ mod tests {
         use Lane::*;
         let basic = Op::new(0, 5, [Src::V(2, A), Src::V(3, B), Src::V(4, C)]);
         assert_eq!(encode(&basic).unwrap(), vec![0xD645_0005, 0x0412_0702]);
-        let lit = Op::new(
-            0,
-            5,
-            [
-                Src::Lit(0x8000_0000),
-                Src::Sreg(1, 0),
-                Src::Lit(0x8000_0000),
-            ],
-        );
-        assert_eq!(
-            encode(&lit).unwrap(),
-            vec![0xD645_0005, 0x03FC_02FF, 0x8000_0000]
-        );
-        let qp = Op::new(0, 5, [Src::V(2, A), Src::V(3, B), Src::V(4, C)]).dpp(Dpp::Row {
-            ctrl: quad_perm([1, 2, 3, 0]),
-            row_mask: 5,
-            bank_mask: 3,
-            bound_ctrl: true,
-            fi: true,
-        });
-        assert_eq!(
-            encode(&qp).unwrap(),
-            vec![0xD645_0005, 0x0412_06FA, 0x530C_3902]
-        );
-        let d8 = Op::new(0, 5, [Src::V(2, A), Src::V(3, B), Src::V(4, C)]).dpp(Dpp::Lane8 {
-            sel: [7, 6, 5, 4, 3, 2, 1, 0],
-            fi: false,
-        });
-        assert_eq!(
-            encode(&d8).unwrap(),
-            vec![0xD645_0005, 0x0412_06E9, 0x0539_7702]
-        );
+        let lit = Op::new(0, 5, [Src::Lit(0x8000_0000), Src::Sreg(1, 0), Src::Lit(0x8000_0000)]);
+        assert_eq!(encode(&lit).unwrap(), vec![0xD645_0005, 0x03FC_02FF, 0x8000_0000]);
+        let qp = Op::new(0, 5, [Src::V(2, A), Src::V(3, B), Src::V(4, C)])
+            .dpp(Dpp::Row { ctrl: quad_perm([1, 2, 3, 0]), row_mask: 5, bank_mask: 3, bound_ctrl: true, fi: true });
+        assert_eq!(encode(&qp).unwrap(), vec![0xD645_0005, 0x0412_06FA, 0x530C_3902]);
+        let d8 = Op::new(0, 5, [Src::V(2, A), Src::V(3, B), Src::V(4, C)]).dpp(Dpp::Lane8 { sel: [7, 6, 5, 4, 3, 2, 1, 0], fi: false });
+        assert_eq!(encode(&d8).unwrap(), vec![0xD645_0005, 0x0412_06E9, 0x0539_7702]);
         let two_lits = Op::new(0, 5, [Src::Lit(1), Src::Lit(2), Src::V(4, C)]);
         assert!(encode(&two_lits).is_err());
     }
@@ -162,88 +225,34 @@ mod dpp_src1_tests {
     #[test]
     fn scalar_src1_dpp_words_match_llvm_mc() {
         use Lane::*;
-        let qp = Dpp::Row {
-            ctrl: quad_perm([1, 2, 3, 0]),
-            row_mask: 0xf,
-            bank_mask: 0xf,
-            bound_ctrl: false,
-            fi: false,
-        };
-        let d8 = Dpp::Lane8 {
-            sel: [7, 6, 5, 4, 3, 2, 1, 0],
-            fi: false,
-        };
-        let d8fi = Dpp::Lane8 {
-            sel: [7, 6, 5, 4, 3, 2, 1, 0],
-            fi: true,
-        };
-        let shl = Dpp::Row {
-            ctrl: row_shl(1),
-            row_mask: 5,
-            bank_mask: 3,
-            bound_ctrl: true,
-            fi: true,
-        };
+        let qp = Dpp::Row { ctrl: quad_perm([1, 2, 3, 0]), row_mask: 0xf, bank_mask: 0xf, bound_ctrl: false, fi: false };
+        let d8 = Dpp::Lane8 { sel: [7, 6, 5, 4, 3, 2, 1, 0], fi: false };
+        let d8fi = Dpp::Lane8 { sel: [7, 6, 5, 4, 3, 2, 1, 0], fi: true };
+        let shl = Dpp::Row { ctrl: row_shl(1), row_mask: 5, bank_mask: 3, bound_ctrl: true, fi: true };
         let v = |src1: Src, src2: Src, dpp: Dpp| Op::new(0, 5, [Src::V(2, A), src1, src2]).dpp(dpp);
         let c = Src::V(4, C);
         let table: [(Op, [u32; 3]); 16] = [
             // v_xad_u32_e64_dpp v5, v2, s20, v4 quad_perm:[1,2,3,0]
-            (
-                v(Src::Sreg(20, 0), c, qp),
-                [0xD645_0005, 0x0410_28FA, 0xFF00_3902],
-            ),
+            (v(Src::Sreg(20, 0), c, qp), [0xD645_0005, 0x0410_28FA, 0xFF00_3902]),
             // ... v2, vcc_hi, v4 / m0 / exec_hi / null / src_scc, same control
-            (
-                v(Src::Sreg(VCC_HI, 0), c, qp),
-                [0xD645_0005, 0x0410_D6FA, 0xFF00_3902],
-            ),
-            (
-                v(Src::Sreg(M0, 0), c, qp),
-                [0xD645_0005, 0x0410_FAFA, 0xFF00_3902],
-            ),
-            (
-                v(Src::ExecHi, c, qp),
-                [0xD645_0005, 0x0410_FEFA, 0xFF00_3902],
-            ),
+            (v(Src::Sreg(VCC_HI, 0), c, qp), [0xD645_0005, 0x0410_D6FA, 0xFF00_3902]),
+            (v(Src::Sreg(M0, 0), c, qp), [0xD645_0005, 0x0410_FAFA, 0xFF00_3902]),
+            (v(Src::ExecHi, c, qp), [0xD645_0005, 0x0410_FEFA, 0xFF00_3902]),
             (v(Src::Null, c, qp), [0xD645_0005, 0x0410_F8FA, 0xFF00_3902]),
-            (
-                v(Src::Scc(crate::cases::program::SccFrom::One), c, qp),
-                [0xD645_0005, 0x0411_FAFA, 0xFF00_3902],
-            ),
+            (v(Src::Scc(crate::cases::program::SccFrom::One), c, qp), [0xD645_0005, 0x0411_FAFA, 0xFF00_3902]),
             // ... v2, 5 / -16 / 64 / 0.5 / 0.15915494, v4
             (v(int(5), c, qp), [0xD645_0005, 0x0411_0AFA, 0xFF00_3902]),
             (v(int(-16), c, qp), [0xD645_0005, 0x0411_A0FA, 0xFF00_3902]),
             (v(int(64), c, qp), [0xD645_0005, 0x0411_80FA, 0xFF00_3902]),
-            (
-                v(Src::Inline(240), c, qp),
-                [0xD645_0005, 0x0411_E0FA, 0xFF00_3902],
-            ),
-            (
-                v(Src::Inline(248), c, qp),
-                [0xD645_0005, 0x0411_F0FA, 0xFF00_3902],
-            ),
+            (v(Src::Inline(240), c, qp), [0xD645_0005, 0x0411_E0FA, 0xFF00_3902]),
+            (v(Src::Inline(248), c, qp), [0xD645_0005, 0x0411_F0FA, 0xFF00_3902]),
             // v_xad_u32_e64_dpp v5, v2, s20, s21 / s20, 7 / 3, 7 quad_perm:[1,2,3,0]
-            (
-                v(Src::Sreg(20, 0), Src::Sreg(21, 1), qp),
-                [0xD645_0005, 0x0054_28FA, 0xFF00_3902],
-            ),
-            (
-                v(Src::Sreg(20, 0), int(7), qp),
-                [0xD645_0005, 0x021C_28FA, 0xFF00_3902],
-            ),
-            (
-                v(int(3), int(7), qp),
-                [0xD645_0005, 0x021D_06FA, 0xFF00_3902],
-            ),
+            (v(Src::Sreg(20, 0), Src::Sreg(21, 1), qp), [0xD645_0005, 0x0054_28FA, 0xFF00_3902]),
+            (v(Src::Sreg(20, 0), int(7), qp), [0xD645_0005, 0x021C_28FA, 0xFF00_3902]),
+            (v(int(3), int(7), qp), [0xD645_0005, 0x021D_06FA, 0xFF00_3902]),
             // v_xad_u32_e64_dpp v5, v2, s20, v4 dpp8:[7,6,5,4,3,2,1,0] / 2.0 ... fi:1
-            (
-                v(Src::Sreg(20, 0), c, d8),
-                [0xD645_0005, 0x0410_28E9, 0x0539_7702],
-            ),
-            (
-                v(Src::Inline(244), c, d8fi),
-                [0xD645_0005, 0x0411_E8EA, 0x0539_7702],
-            ),
+            (v(Src::Sreg(20, 0), c, d8), [0xD645_0005, 0x0410_28E9, 0x0539_7702]),
+            (v(Src::Inline(244), c, d8fi), [0xD645_0005, 0x0411_E8EA, 0x0539_7702]),
         ];
         for (op, want) in table {
             assert_eq!(encode_for(&op, Isa::GFX115X).unwrap(), want, "{op:?}");
@@ -253,27 +262,15 @@ mod dpp_src1_tests {
             assert!(refused.contains("DPP src1 must be a VGPR"), "{refused}");
         }
         // v_xad_u32_e64_dpp v5, v2, s20, v4 row_shl:1 row_mask:0x5 bank_mask:0x3 bound_ctrl:1 fi:1
-        assert_eq!(
-            encode_for(&v(Src::Sreg(20, 0), c, shl), Isa::GFX12).unwrap(),
-            [0xD645_0005, 0x0410_28FA, 0x530D_0102]
-        );
+        assert_eq!(encode_for(&v(Src::Sreg(20, 0), c, shl), Isa::GFX12).unwrap(), [0xD645_0005, 0x0410_28FA, 0x530D_0102]);
         // v_xad_u32_e64_dpp v5, v2, m0, v4 dpp8:[7,6,5,4,3,2,1,0] fi:1
-        assert_eq!(
-            encode_for(&v(Src::Sreg(M0, 0), c, d8fi), Isa::GFX115X).unwrap(),
-            [0xD645_0005, 0x0410_FAEA, 0x0539_7702]
-        );
+        assert_eq!(encode_for(&v(Src::Sreg(M0, 0), c, d8fi), Isa::GFX115X).unwrap(), [0xD645_0005, 0x0410_FAEA, 0x0539_7702]);
     }
 
     #[test]
     fn what_no_target_takes_is_refused_everywhere() {
         use Lane::*;
-        let qp = Dpp::Row {
-            ctrl: quad_perm([1, 2, 3, 0]),
-            row_mask: 0xf,
-            bank_mask: 0xf,
-            bound_ctrl: false,
-            fi: false,
-        };
+        let qp = Dpp::Row { ctrl: quad_perm([1, 2, 3, 0]), row_mask: 0xf, bank_mask: 0xf, bound_ctrl: false, fi: false };
         // llvm-mc-19 gfx1151/gfx1200: "invalid operand for instruction" for a literal src1 with DPP.
         let lit = Op::new(0, 5, [Src::V(2, A), Src::Lit(100), Src::V(4, C)]).dpp(qp);
         let sgpr_src0 = Op::new(0, 5, [Src::Sreg(20, 0), Src::V(3, B), Src::V(4, C)]).dpp(qp);
@@ -283,9 +280,6 @@ mod dpp_src1_tests {
         }
         // Without DPP a scalar src1 is fine everywhere.
         let plain = Op::new(0, 5, [Src::V(2, A), Src::Sreg(20, 0), Src::V(4, C)]);
-        assert_eq!(
-            encode_for(&plain, Isa::GFX11).unwrap(),
-            encode(&plain).unwrap()
-        );
+        assert_eq!(encode_for(&plain, Isa::GFX11).unwrap(), encode(&plain).unwrap());
     }
 }

@@ -32,23 +32,32 @@ const W32_OPS: [Op; 14] = [
     Op::new(13, 29, ABC).exec(Exec::Scalar(2)),
 ];
 
-const W64_OPS: [Op; 15] = [
-    pattern(0, !1),
-    pattern(1, !(1 << 63)),
-    pattern(2, !(1 << 40)),
-    pattern(3, 0x5555_5555_5555_5555),
-    pattern(4, 0xaaaa_aaaa_aaaa_aaaa),
-    pattern(5, 0x0000_0000_ffff_ffff),
-    pattern(6, 0xffff_ffff_0000_0000),
-    pattern(7, 1 << 45),
-    pattern(8, 0),
-    Op::new(9, 25, ABC).exec(Exec::Scalar(0)),
-    Op::new(10, 26, [ExecLo, V(3, B), V(4, C)]).exec(Exec::Pattern(0x5555_5555_5555_5555)),
-    Op::new(11, 27, [S24, int(7), V(4, C)]).exec(Exec::Pattern(0xaaaa_aaaa_aaaa_aaaa)),
-    Op::new(12, 28, [Lit(0x1234_5678), V(3, B), S24]).exec(Exec::Pattern(0x0f0f_0f0f_0f0f_0f0f)),
-    Op::new(13, 29, ABC).exec(Exec::Scalar(2)),
-    Op::new(14, 30, [V(2, A), ExecHi, V(4, C)]).exec(Exec::Pattern(0xf0f0_f0f0_0f0f_0f0f)),
-];
+/// The wave64 ops with `x` (a literal, or an inline constant where VOP3 has
+/// no literal) in op 12's src0.
+const fn w64_ops(x: Src) -> [Op; 15] {
+    [
+        pattern(0, !1),
+        pattern(1, !(1 << 63)),
+        pattern(2, !(1 << 40)),
+        pattern(3, 0x5555_5555_5555_5555),
+        pattern(4, 0xaaaa_aaaa_aaaa_aaaa),
+        pattern(5, 0x0000_0000_ffff_ffff),
+        pattern(6, 0xffff_ffff_0000_0000),
+        pattern(7, 1 << 45),
+        pattern(8, 0),
+        Op::new(9, 25, ABC).exec(Exec::Scalar(0)),
+        Op::new(10, 26, [ExecLo, V(3, B), V(4, C)]).exec(Exec::Pattern(0x5555_5555_5555_5555)),
+        Op::new(11, 27, [S24, int(7), V(4, C)]).exec(Exec::Pattern(0xaaaa_aaaa_aaaa_aaaa)),
+        Op::new(12, 28, [x, V(3, B), S24]).exec(Exec::Pattern(0x0f0f_0f0f_0f0f_0f0f)),
+        Op::new(13, 29, ABC).exec(Exec::Scalar(2)),
+        Op::new(14, 30, [V(2, A), ExecHi, V(4, C)]).exec(Exec::Pattern(0xf0f0_f0f0_0f0f_0f0f)),
+    ]
+}
+
+const W64_OPS: [Op; 15] = w64_ops(Lit(0x1234_5678));
+/// gfx9 has no VOP3 literal: 1/(2*pi) (inline code 248) takes op 12's.
+const W64_INLINE_OPS: [Op; 15] = w64_ops(Src::Inline(248));
+
 
 pub(super) static SPECS: &[Spec] = &[
     case!(
@@ -62,6 +71,11 @@ pub(super) static SPECS: &[Spec] = &[
         description: "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
                 0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill",
         requires: &[Feature::Vop3Literal, Feature::TwoScalarReads]
+    ),
+    case!(
+        "exec_inline_w64", wave: 64, ops: &W64_INLINE_OPS, scalars: 8,
+        description: "as exec_w64 with inline 1/(2pi) where exec_w64 has its literal (beside s24: one scalar value per \
+                op): the EXEC set gfx9 can encode",
     ),
 ];
 
