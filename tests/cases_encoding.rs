@@ -73,7 +73,10 @@ fn lines_where(listing: &str, keep: impl Fn(&str, &[u32]) -> bool) -> Vec<Found>
 /// The VOP3 opcode field (first dword's upper half) of `v_xad_u32` on `target`.
 fn xad_opcode(target: &str) -> u32 {
     use xad_harness::isa::Generation;
-    match xad_harness::target::find(target).expect("target").generation() {
+    match xad_harness::target::find(target)
+        .expect("target")
+        .generation()
+    {
         Generation::Gfx9 => 0xD1F3,
         Generation::Gfx10 => 0xD745,
         Generation::Gfx11 | Generation::Gfx12 => 0xD645,
@@ -108,7 +111,10 @@ fn disassemble(target: &str, name: &str) -> Listing {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    Listing { xads: xad_lines(&text, xad_opcode(target)), movs: mov_lines(&text) }
+    Listing {
+        xads: xad_lines(&text, xad_opcode(target)),
+        movs: mov_lines(&text),
+    }
 }
 
 /// Every (target, kernel) disassembled once per test binary (the two checks
@@ -269,7 +275,13 @@ fn asm_text(op: &Op) -> String {
 fn dpp_text(dpp: Dpp) -> String {
     match dpp {
         Dpp::None => String::new(),
-        Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => format!(
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => format!(
             "{} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}{}{}",
             dpp16_ctrl_text(ctrl),
             if bound_ctrl { " bound_ctrl:1" } else { "" },
@@ -287,7 +299,11 @@ fn mov_texts(op: &Op) -> Vec<String> {
     op.src
         .iter()
         .filter_map(|s| match s {
-            Src::Moved(dst, mov) => Some(format!("v_mov_b32_dpp v{dst}, v{} {}", mov.src, dpp_text(mov.dpp))),
+            Src::Moved(dst, mov) => Some(format!(
+                "v_mov_b32_dpp v{dst}, v{} {}",
+                mov.src,
+                dpp_text(mov.dpp)
+            )),
             _ => None,
         })
         .collect()
@@ -389,14 +405,28 @@ fn every_move_encodes_and_disassembles_as_declared() {
             let mut words = Vec::new();
             let mut texts = Vec::new();
             for (j, op) in spec.program.ops.iter().enumerate() {
-                let w = movs_for(op, t.isa).unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
+                let w = movs_for(op, t.isa)
+                    .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 words.extend(w.iter().map(|w| (j, w.to_vec())));
                 texts.extend(mov_texts(op).into_iter().map(|m| (j, m)));
             }
-            assert_eq!(listing.movs.len(), words.len(), "{name} on {}: v_mov_b32_dpp in the kernel vs moves in the table", t.name);
+            assert_eq!(
+                listing.movs.len(),
+                words.len(),
+                "{name} on {}: v_mov_b32_dpp in the kernel vs moves in the table",
+                t.name
+            );
             for ((found, (j, want)), (_, text)) in listing.movs.iter().zip(&words).zip(&texts) {
-                assert_eq!(&found.words, want, "{name} op {j} on {}: kernel has `{}`", t.name, found.text);
-                assert_eq!(&found.text, text, "{name} op {j} on {} (llvm-objdump --mcpu={})", t.name, t.name);
+                assert_eq!(
+                    &found.words, want,
+                    "{name} op {j} on {}: kernel has `{}`",
+                    t.name, found.text
+                );
+                assert_eq!(
+                    &found.text, text,
+                    "{name} op {j} on {} (llvm-objdump --mcpu={})",
+                    t.name, t.name
+                );
                 checked += 1;
             }
         }
@@ -409,32 +439,86 @@ fn every_move_encodes_and_disassembles_as_declared() {
 #[test]
 fn a_wrong_move_is_caught() {
     use program::{Mov, ROW_BCAST31};
-    for (target, name, j) in [("gfx90a", "dpp_mov_wave_w64", 10), ("gfx1030", "dpp_mov_quad_perm_w64", 11), ("gfx1201", "dpp_mov_inactive_w32", 9)] {
+    for (target, name, j) in [
+        ("gfx90a", "dpp_mov_wave_w64", 10),
+        ("gfx1030", "dpp_mov_quad_perm_w64", 11),
+        ("gfx1201", "dpp_mov_inactive_w32", 9),
+    ] {
         let spec = specs().find(|s| s.case.name == name).expect("case");
         let listing = &all_disassembled()[&(target, spec.case.kernel)];
         let op = spec.program.ops[j];
-        let Src::Moved(dst, mov) = op.src[0] else { panic!("{name} op {j}: src0 is moved") };
-        let at = spec.program.ops[..j].iter().map(|o| mov_texts(o).len()).sum::<usize>();
-        assert_eq!(listing.movs[at].text, mov_texts(&op)[0], "{target} {name}: the true table passes");
+        let Src::Moved(dst, mov) = op.src[0] else {
+            panic!("{name} op {j}: src0 is moved")
+        };
+        let at = spec.program.ops[..j]
+            .iter()
+            .map(|o| mov_texts(o).len())
+            .sum::<usize>();
+        assert_eq!(
+            listing.movs[at].text,
+            mov_texts(&op)[0],
+            "{target} {name}: the true table passes"
+        );
         let other = match mov.dpp {
-            Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+            Dpp::Row {
+                ctrl,
+                row_mask,
+                bank_mask,
+                bound_ctrl,
+                fi,
+            } => {
                 vec![
-                    Dpp::Row { ctrl: if ctrl == ROW_BCAST31 { ctrl - 1 } else { ctrl ^ 1 }, row_mask, bank_mask, bound_ctrl, fi },
-                    Dpp::Row { ctrl, row_mask: row_mask ^ 4, bank_mask, bound_ctrl, fi },
-                    Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl: !bound_ctrl, fi },
+                    Dpp::Row {
+                        ctrl: if ctrl == ROW_BCAST31 {
+                            ctrl - 1
+                        } else {
+                            ctrl ^ 1
+                        },
+                        row_mask,
+                        bank_mask,
+                        bound_ctrl,
+                        fi,
+                    },
+                    Dpp::Row {
+                        ctrl,
+                        row_mask: row_mask ^ 4,
+                        bank_mask,
+                        bound_ctrl,
+                        fi,
+                    },
+                    Dpp::Row {
+                        ctrl,
+                        row_mask,
+                        bank_mask,
+                        bound_ctrl: !bound_ctrl,
+                        fi,
+                    },
                 ]
             }
             Dpp::Lane8 { mut sel, fi } => {
                 sel.swap(0, 1);
-                vec![Dpp::Lane8 { sel, fi }, Dpp::Lane8 { sel: [0; 8], fi: !fi }]
+                vec![
+                    Dpp::Lane8 { sel, fi },
+                    Dpp::Lane8 {
+                        sel: [0; 8],
+                        fi: !fi,
+                    },
+                ]
             }
             Dpp::None => panic!("a move without DPP"),
         };
-        let wrong = other.into_iter().map(|dpp| Mov { dpp, ..mov }).chain([Mov { src: mov.src + 1, ..mov }]);
+        let wrong = other.into_iter().map(|dpp| Mov { dpp, ..mov }).chain([Mov {
+            src: mov.src + 1,
+            ..mov
+        }]);
         for m in wrong {
             let mut changed = op;
             changed.src[0] = Src::Moved(dst, m);
-            assert_ne!(listing.movs[at].text, mov_texts(&changed)[0], "{target} {name}: {m:?}");
+            assert_ne!(
+                listing.movs[at].text,
+                mov_texts(&changed)[0],
+                "{target} {name}: {m:?}"
+            );
         }
     }
 }

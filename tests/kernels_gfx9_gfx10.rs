@@ -77,7 +77,11 @@ fn expected_words(op: &Op, family: &Family) -> Result<Vec<u32>, String> {
     let words = encode_for(op, family.isa)?;
     // The family's opcode, stated here independently of the encoder.
     if words[0] >> 16 != family.opcode {
-        return Err(format!("{op:?}: the encoder's opcode {:04X} is not the family's {:04X}", words[0] >> 16, family.opcode));
+        return Err(format!(
+            "{op:?}: the encoder's opcode {:04X} is not the family's {:04X}",
+            words[0] >> 16,
+            family.opcode
+        ));
     }
     Ok(words)
 }
@@ -223,11 +227,19 @@ fn compare(case: &Case, ops: &[Op], family: &Family, listing: &str) -> Option<St
         }
     }
     if moves.len() != want.len() {
-        return Some(format!("{}: {} v_mov_b32_dpp in the kernel, {} moves in the table", case.name, moves.len(), want.len()));
+        return Some(format!(
+            "{}: {} v_mov_b32_dpp in the kernel, {} moves in the table",
+            case.name,
+            moves.len(),
+            want.len()
+        ));
     }
     for ((text, words), (j, want)) in moves.iter().zip(&want) {
         if words != want {
-            return Some(format!("{} op {j}: kernel has `{text}` = {words:08X?}, table's move is {want:08X?}", case.name));
+            return Some(format!(
+                "{} op {j}: kernel has `{text}` = {words:08X?}, table's move is {want:08X?}",
+                case.name
+            ));
         }
     }
     None
@@ -387,30 +399,104 @@ fn a_changed_move_is_caught() {
     use xad_harness::cases::program::{Dpp, Mov};
     let scratch = tempfile::tempdir().expect("scratch dir");
     let tools = llvm19(scratch.path());
-    for (family, mcpu, name, j) in [(&GFX9, "gfx90a", "dpp_mov_wave_w64", 9), (&GFX10, "gfx1030", "dpp_mov_share_w32", 32)] {
-        let case = cases::catalogue().into_iter().find(|c| c.name == name).expect("case");
+    for (family, mcpu, name, j) in [
+        (&GFX9, "gfx90a", "dpp_mov_wave_w64", 9),
+        (&GFX10, "gfx1030", "dpp_mov_share_w32", 32),
+    ] {
+        let case = cases::catalogue()
+            .into_iter()
+            .find(|c| c.name == name)
+            .expect("case");
         let ops = cases::program(name).expect("program").ops;
-        let (_, listing) = build(&tools, family, mcpu, case.kernel, &scratch.path().join(mcpu));
-        assert_eq!(compare(&case, ops, family, &listing), None, "{mcpu} {name}: the true table passes");
-        let Src::Moved(dst, mov) = ops[j].src[0] else { panic!("{name} op {j}: src0 is moved") };
-        let Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } = mov.dpp else { panic!("{name} op {j}: DPP16") };
+        let (_, listing) = build(
+            &tools,
+            family,
+            mcpu,
+            case.kernel,
+            &scratch.path().join(mcpu),
+        );
+        assert_eq!(
+            compare(&case, ops, family, &listing),
+            None,
+            "{mcpu} {name}: the true table passes"
+        );
+        let Src::Moved(dst, mov) = ops[j].src[0] else {
+            panic!("{name} op {j}: src0 is moved")
+        };
+        let Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } = mov.dpp
+        else {
+            panic!("{name} op {j}: DPP16")
+        };
         let wrong = [
-            Mov { dpp: Dpp::Row { ctrl: ctrl + 1, row_mask, bank_mask, bound_ctrl, fi }, ..mov },
-            Mov { dpp: Dpp::Row { ctrl, row_mask: row_mask ^ 1, bank_mask, bound_ctrl, fi }, ..mov },
-            Mov { dpp: Dpp::Row { ctrl, row_mask, bank_mask: bank_mask ^ 4, bound_ctrl, fi }, ..mov },
-            Mov { dpp: Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl: !bound_ctrl, fi }, ..mov },
-            Mov { src: mov.src + 1, ..mov },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl: ctrl + 1,
+                    row_mask,
+                    bank_mask,
+                    bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl,
+                    row_mask: row_mask ^ 1,
+                    bank_mask,
+                    bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl,
+                    row_mask,
+                    bank_mask: bank_mask ^ 4,
+                    bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl,
+                    row_mask,
+                    bank_mask,
+                    bound_ctrl: !bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                src: mov.src + 1,
+                ..mov
+            },
         ];
         for m in wrong {
             let mut changed = ops.to_vec();
             changed[j].src[0] = Src::Moved(dst, m);
             let caught = compare(&case, &changed, family, &listing);
-            assert!(caught.as_deref().is_some_and(|e| e.contains(&format!("op {j}:"))), "{mcpu} {name}: {m:?} not caught: {caught:?}");
+            assert!(
+                caught
+                    .as_deref()
+                    .is_some_and(|e| e.contains(&format!("op {j}:"))),
+                "{mcpu} {name}: {m:?} not caught: {caught:?}"
+            );
         }
         // The same op without its move (src0 a plain VGPR): one move too many in the kernel.
         let mut changed = ops.to_vec();
         changed[j].src[0] = Src::V(dst, xad_harness::cases::program::Lane::A);
-        assert!(compare(&case, &changed, family, &listing).is_some(), "{mcpu} {name}: a missing move is caught");
+        assert!(
+            compare(&case, &changed, family, &listing).is_some(),
+            "{mcpu} {name}: a missing move is caught"
+        );
     }
 }
 

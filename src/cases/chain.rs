@@ -4,8 +4,8 @@
 //! 0-23); chain B runs 16 links in place in one VGPR (word 24 = its last).
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{int, Lane::*, Op, Src, Src::*};
+use crate::target::Feature;
 
 /// The two non-forwarded operands of link `j`, in slot order; `x3` is link
 /// j%4 == 3's first one (a literal, or an inline constant where VOP3 has no
@@ -33,12 +33,20 @@ const fn chain(x3: Src) -> [Op; 40] {
     let mut out = [Op::new(0, 16, [V(2, A), V(3, B), V(4, C)]); 40];
     let mut j = 1;
     while j < 24 {
-        out[j] = Op::new(j as u16, 16 + j as u8, link(j, Res(15 + j as u8, j - 1), x3));
+        out[j] = Op::new(
+            j as u16,
+            16 + j as u8,
+            link(j, Res(15 + j as u8, j - 1), x3),
+        );
         j += 1;
     }
     let mut i = 0;
     while i < 16 {
-        let prev = if i == 0 { V(40, A) } else { Res(40, 24 + i - 1) };
+        let prev = if i == 0 {
+            V(40, A)
+        } else {
+            Res(40, 24 + i - 1)
+        };
         let op = Op::new(24, 40, link(i, prev, x3));
         out[24 + i] = if i == 15 { op } else { op.unstored() };
         i += 1;
@@ -50,7 +58,8 @@ const OPS: [Op; 40] = chain(Lit(0x5a5a_5a5a));
 /// gfx9 has no VOP3 literal: 1/(2*pi) (inline code 248) takes its place.
 const INLINE_OPS: [Op; 40] = chain(Src::Inline(248));
 
-const DESCRIPTION: &str = "24 dependent links, each reading the previous result at once in a rotating slot beside b/c, \
+const DESCRIPTION: &str =
+    "24 dependent links, each reading the previous result at once in a rotating slot beside b/c, \
 random s20, inline -7 or literal 0x5a5a5a5a; 16 links in place (vdst = forwarded source)";
 
 pub(super) static SPECS: &[Spec] = &[
@@ -73,8 +82,19 @@ mod tests {
         // r3 = (r2 ^ 0x5a5a5a5a) + b = 0x5A5A5B5B + 2 = 0x5A5A5B5D;
         // r4 = (b ^ r3) + c = 0x5A5A5B5F + 3 = 0x5A5A5B62.
         for name in ["chain_w32", "chain_w64"] {
-            let got = model_out(spec(SPECS, name), &[1], &[2], &[3], &[0x100, 0, 0, 0, 0, 0, 0, 0], &[]);
-            assert_eq!(got[..5], [6, 0x109, 0x101, 0x5A5A_5B5D, 0x5A5A_5B62], "{name}");
+            let got = model_out(
+                spec(SPECS, name),
+                &[1],
+                &[2],
+                &[3],
+                &[0x100, 0, 0, 0, 0, 0, 0, 0],
+                &[],
+            );
+            assert_eq!(
+                got[..5],
+                [6, 0x109, 0x101, 0x5A5A_5B5D, 0x5A5A_5B62],
+                "{name}"
+            );
             assert_eq!(got[23], 0xB4B4_BB09, "{name}: link 23");
             assert_eq!(got[24], 0x0000_3AD9, "{name}: chain B");
         }

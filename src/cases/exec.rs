@@ -5,8 +5,8 @@
 //! of their destination, which the kernel loaded from `out`.
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{int, Exec, Lane::*, Op, Src, Src::*};
+use crate::target::Feature;
 
 const ABC: [Src; 3] = [V(2, A), V(3, B), V(4, C)];
 const S24: Src = Sreg(24, 4);
@@ -58,7 +58,6 @@ const W64_OPS: [Op; 15] = w64_ops(Lit(0x1234_5678));
 /// gfx9 has no VOP3 literal: 1/(2*pi) (inline code 248) takes op 12's.
 const W64_INLINE_OPS: [Op; 15] = w64_ops(Src::Inline(248));
 
-
 pub(super) static SPECS: &[Spec] = &[
     case!(
         "exec_w32", wave: 32, ops: &W32_OPS, scalars: 8,
@@ -98,22 +97,46 @@ mod tests {
         let word = |lane: usize, j: usize| got[lane * k + j];
         let keep = |j: usize| 0xEEEE_0000 + j as u32;
         assert_eq!((word(0, 0), word(1, 0)), (keep(0), 0x101), "all but lane 0");
-        assert_eq!((word(31, 1), word(30, 1)), (keep(1), 0x11E), "all but lane 31");
+        assert_eq!(
+            (word(31, 1), word(30, 1)),
+            (keep(1), 0x11E),
+            "all but lane 31"
+        );
         assert_eq!((word(13, 2), word(12, 2)), (keep(2), 0x10C));
         assert_eq!((word(2, 3), word(3, 3)), (0x102, keep(3)), "even lanes");
         assert_eq!((word(2, 4), word(3, 4)), (keep(4), 0x103), "odd lanes");
-        assert_eq!((word(15, 5), word(16, 5)), (0x10F, keep(5)), "upper half off");
-        assert_eq!((word(15, 6), word(16, 6)), (keep(6), 0x110), "lower half off");
-        assert_eq!((word(7, 7), word(6, 7), word(8, 7)), (0x107, keep(7), keep(7)), "lane 7 only");
+        assert_eq!(
+            (word(15, 5), word(16, 5)),
+            (0x10F, keep(5)),
+            "upper half off"
+        );
+        assert_eq!(
+            (word(15, 6), word(16, 6)),
+            (keep(6), 0x110),
+            "lower half off"
+        );
+        assert_eq!(
+            (word(7, 7), word(6, 7), word(8, 7)),
+            (0x107, keep(7), keep(7)),
+            "lane 7 only"
+        );
         assert!((0..n).all(|l| word(l, 8) == keep(8)), "no lane");
-        assert_eq!((word(1, 9), word(2, 9)), (0x101, keep(9)), "random mask s20 = 3");
+        assert_eq!(
+            (word(1, 9), word(2, 9)),
+            (0x101, keep(9)),
+            "random mask s20 = 3"
+        );
         // exec_lo = 0x55555555 read as src0 by lane 4: (0x55555555 ^ 0) + 0x100.
         assert_eq!((word(4, 10), word(5, 10)), (0x5555_5655, keep(10)));
         // lane 1: (s24 = 5 ^ 7) + 0x100 = 0x102
         assert_eq!((word(1, 11), word(0, 11)), (0x102, keep(11)));
         // lane 0: (0x12345678 ^ 0) + 5
         assert_eq!((word(0, 12), word(4, 12)), (0x1234_567D, keep(12)));
-        assert_eq!((word(31, 13), word(0, 13)), (0x11F, keep(13)), "random mask s22 = 0x80000000");
+        assert_eq!(
+            (word(31, 13), word(0, 13)),
+            (0x11F, keep(13)),
+            "random mask s22 = 0x80000000"
+        );
     }
 
     #[test]
@@ -125,10 +148,24 @@ mod tests {
         let prefill = vec![0xDDDD_DDDDu32; n * k];
         let got = model_out(spec(SPECS, "exec_w64"), &a, &b, &c, &[0; 8], &prefill);
         let word = |lane: usize, j: usize| got[lane * k + j];
-        assert_eq!((word(40, 2), word(41, 2)), (0xDDDD_DDDD, 1), "all but lane 40");
-        assert_eq!((word(31, 5), word(32, 5)), (1, 0xDDDD_DDDD), "upper half off");
+        assert_eq!(
+            (word(40, 2), word(41, 2)),
+            (0xDDDD_DDDD, 1),
+            "all but lane 40"
+        );
+        assert_eq!(
+            (word(31, 5), word(32, 5)),
+            (1, 0xDDDD_DDDD),
+            "upper half off"
+        );
         assert_eq!((word(45, 7), word(44, 7)), (1, 0xDDDD_DDDD), "lane 45 only");
-        assert_eq!((word(0, 14), word(4, 14), word(36, 14)), (0xF0F0_F0F1, 0xDDDD_DDDD, 0xF0F0_F0F1));
-        assert!((0..n).all(|l| word(l, 9) == 0xDDDD_DDDD), "random mask of zeros");
+        assert_eq!(
+            (word(0, 14), word(4, 14), word(36, 14)),
+            (0xF0F0_F0F1, 0xDDDD_DDDD, 0xF0F0_F0F1)
+        );
+        assert!(
+            (0..n).all(|l| word(l, 9) == 0xDDDD_DDDD),
+            "random mask of zeros"
+        );
     }
 }

@@ -87,13 +87,20 @@ impl Case {
 
     /// The features this case needs that `target` lacks (empty when it runs there).
     pub fn lacks_on(&self, target: &crate::target::Target) -> Vec<crate::target::Feature> {
-        self.requires.iter().copied().filter(|&f| !target.has(f)).collect()
+        self.requires
+            .iter()
+            .copied()
+            .filter(|&f| !target.has(f))
+            .collect()
     }
 }
 
 impl std::fmt::Debug for Case {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Case").field("name", &self.name).field("kernel", &self.kernel).finish()
+        f.debug_struct("Case")
+            .field("name", &self.name)
+            .field("kernel", &self.kernel)
+            .finish()
     }
 }
 
@@ -128,7 +135,10 @@ pub fn catalogue() -> Vec<Case> {
 
 /// The cases `target`'s ISA has, in catalogue order.
 pub fn catalogue_for(target: &crate::target::Target) -> Vec<Case> {
-    specs().map(|s| s.case).filter(|c| c.runs_on(target)).collect()
+    specs()
+        .map(|s| s.case)
+        .filter(|c| c.runs_on(target))
+        .collect()
 }
 
 /// The program of case `name`.
@@ -148,14 +158,22 @@ pub fn op_words(case: &str) -> Option<Vec<Option<u16>>> {
 pub fn select(patterns: &str) -> Result<Vec<Case>, String> {
     let mut globs = Vec::new();
     for p in patterns.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        globs.push(glob::Pattern::new(p).map_err(|e| format!("--case {p:?} is not a valid pattern: {e}"))?);
+        globs.push(
+            glob::Pattern::new(p)
+                .map_err(|e| format!("--case {p:?} is not a valid pattern: {e}"))?,
+        );
     }
     if globs.is_empty() {
         return Err("--case needs a case name or pattern (see `xad-harness list`)".into());
     }
-    let chosen: Vec<Case> = catalogue().into_iter().filter(|c| globs.iter().any(|g| g.matches(c.name))).collect();
+    let chosen: Vec<Case> = catalogue()
+        .into_iter()
+        .filter(|c| globs.iter().any(|g| g.matches(c.name)))
+        .collect();
     if chosen.is_empty() {
-        return Err(format!("--case {patterns:?} matches no case (see `xad-harness list`)"));
+        return Err(format!(
+            "--case {patterns:?} matches no case (see `xad-harness list`)"
+        ));
     }
     Ok(chosen)
 }
@@ -169,9 +187,9 @@ pub fn xad(s0: u32, s1: u32, s2: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::Feature;
     use encode::encode_for;
     use model::{dpp16_ctrl_valid, inline_value};
-    use crate::target::Feature;
     use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
 
     #[test]
@@ -180,11 +198,11 @@ mod tests {
         let vectors: [(u32, u32, u32, u32); 8] = [
             (0, 0, 0, 0),
             (1, 2, 3, 6),
-            (0xffff_ffff, 0, 1, 0),                     // wraps to zero, no carry-out kept
+            (0xffff_ffff, 0, 1, 0), // wraps to zero, no carry-out kept
             (0xffff_ffff, 0xffff_ffff, 0xffff_ffff, 0xffff_ffff),
-            (0x7fff_ffff, 0, 1, 0x8000_0000),           // sign boundary, no saturation
+            (0x7fff_ffff, 0, 1, 0x8000_0000), // sign boundary, no saturation
             (0x1234_5678, 0x1234_5678, 0xdead_beef, 0xdead_beef),
-            (0xaaaa_aaaa, 0x5555_5555, 2, 1),           // xor all ones, +2 wraps to 1
+            (0xaaaa_aaaa, 0x5555_5555, 2, 1), // xor all ones, +2 wraps to 1
             (0x8000_0000, 0x0000_0001, 0x8000_0000, 1), // 0x80000001 + 0x80000000
         ];
         for (s0, s1, s2, want) in vectors {
@@ -201,9 +219,16 @@ mod tests {
         assert_eq!(names.len(), all.len(), "duplicate case names");
         for case in &all {
             // Embedded for the default target, or for the first target whose ISA has the form.
-            let target = crate::target::TARGETS.iter().find(|t| case.runs_on(t)).expect("a target runs the case");
+            let target = crate::target::TARGETS
+                .iter()
+                .find(|t| case.runs_on(t))
+                .expect("a target runs the case");
             let found = crate::kernels::find(target.name, case.kernel).is_some();
-            assert!(found, "case {} names missing kernel {} for {}", case.name, case.kernel, target.name);
+            assert!(
+                found,
+                "case {} names missing kernel {} for {}",
+                case.name, case.kernel, target.name
+            );
         }
     }
 
@@ -276,17 +301,34 @@ mod tests {
     ];
 
     /// Files of this module that are not families.
-    const SHARED: [&str; 5] = ["mod.rs", "program.rs", "encode.rs", "model.rs", "declare.rs"];
+    const SHARED: [&str; 5] = [
+        "mod.rs",
+        "program.rs",
+        "encode.rs",
+        "model.rs",
+        "declare.rs",
+    ];
 
     #[test]
     fn registry_yields_every_family_once_and_the_catalogue_in_order() {
         let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
-        assert_eq!(families, ["basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8", "dpp_src1", "dpp_mov"]);
+        assert_eq!(
+            families,
+            [
+                "basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8",
+                "dpp_src1", "dpp_mov"
+            ]
+        );
         // Every family file under src/cases is registered (once, by the list above).
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cases");
         let mut files: Vec<String> = std::fs::read_dir(dir)
             .expect("src/cases")
-            .map(|e| e.expect("dir entry").file_name().to_string_lossy().into_owned())
+            .map(|e| {
+                e.expect("dir entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .filter(|f| f.ends_with(".rs") && !SHARED.contains(&f.as_str()))
             .collect();
         files.sort();
@@ -294,10 +336,18 @@ mod tests {
         registered.sort();
         assert_eq!(files, registered, "family files vs FAMILIES");
         for family in FAMILIES {
-            assert!(!family.specs.is_empty(), "family {} declares no case", family.name);
+            assert!(
+                !family.specs.is_empty(),
+                "family {} declares no case",
+                family.name
+            );
             for spec in family.specs {
                 let name = spec.case.name;
-                assert!(name == family.name || name.starts_with(&format!("{}_", family.name)), "{name} in family {}", family.name);
+                assert!(
+                    name == family.name || name.starts_with(&format!("{}_", family.name)),
+                    "{name} in family {}",
+                    family.name
+                );
                 assert_eq!(spec.case.kernel, format!("xad_{name}"), "{name}: kernel");
             }
         }
@@ -315,19 +365,34 @@ mod tests {
             assert_eq!(case.outputs_per_lane, p.words, "{name}: words per lane");
             let mut words: Vec<u16> = p.ops.iter().filter_map(|o| o.word).collect();
             words.sort_unstable();
-            assert_eq!(words, (0..p.words as u16).collect::<Vec<_>>(), "{name}: every out word stored once");
-            assert_eq!(case.keeps_lanes, p.ops.iter().any(Op::may_keep), "{name}: keeps_lanes");
+            assert_eq!(
+                words,
+                (0..p.words as u16).collect::<Vec<_>>(),
+                "{name}: every out word stored once"
+            );
+            assert_eq!(
+                case.keeps_lanes,
+                p.ops.iter().any(Op::may_keep),
+                "{name}: keeps_lanes"
+            );
             for (j, op) in p.ops.iter().enumerate() {
                 // Every target that has the case can encode each op; one that
                 // lacks its feature refuses some op (so `requires` is needed).
                 for t in crate::target::TARGETS.iter().filter(|t| case.runs_on(t)) {
-                    encode_for(op, t.isa).unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
+                    encode_for(op, t.isa)
+                        .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 }
                 if op.word.is_none() {
-                    assert!(!op.may_keep(), "{name} op {j}: a chain link must always write");
+                    assert!(
+                        !op.may_keep(),
+                        "{name} op {j}: a chain link must always write"
+                    );
                 }
                 if p.wave == 32 {
-                    assert!(op.src.iter().all(|s| *s != Src::ExecHi), "{name} op {j}: exec_hi as data in wave32 is unsettled");
+                    assert!(
+                        op.src.iter().all(|s| *s != Src::ExecHi),
+                        "{name} op {j}: exec_hi as data in wave32 is unsettled"
+                    );
                 }
                 if let Dpp::Row { ctrl, .. } = op.dpp {
                     assert!(dpp16_ctrl_valid(ctrl), "{name} op {j}: ctrl {ctrl:#x}");
@@ -351,7 +416,10 @@ mod tests {
                 let mut distinct: Vec<u16> = scalar_regs.collect();
                 distinct.sort_unstable();
                 distinct.dedup();
-                assert!(distinct.len() <= 2, "{name} op {j}: more than two constant-bus reads");
+                assert!(
+                    distinct.len() <= 2,
+                    "{name} op {j}: more than two constant-bus reads"
+                );
             }
         }
     }
@@ -363,7 +431,11 @@ mod tests {
     fn check_moves(name: &str, j: usize, op: &Op, wave: u32) {
         for (slot, s) in op.src.iter().enumerate() {
             let Src::Moved(dst, mov) = s else { continue };
-            assert_eq!(usize::from(*dst), 10 + slot, "{name} op {j}: slot {slot} moves into v{dst}");
+            assert_eq!(
+                usize::from(*dst),
+                10 + slot,
+                "{name} op {j}: slot {slot} moves into v{dst}"
+            );
             let vreg = match mov.from {
                 program::Lane::A => 2,
                 program::Lane::B => 3,
@@ -374,11 +446,20 @@ mod tests {
                 Dpp::None => panic!("{name} op {j}: a move without DPP"),
                 Dpp::Row { ctrl, row_mask, .. } => {
                     let gfx9 = model::dpp16_ctrl_gfx9_only(ctrl);
-                    assert!(dpp16_ctrl_valid(ctrl) || gfx9, "{name} op {j}: ctrl {ctrl:#x}");
-                    assert!(!gfx9 || wave == 64, "{name} op {j}: a gfx9 control in wave{wave}");
+                    assert!(
+                        dpp16_ctrl_valid(ctrl) || gfx9,
+                        "{name} op {j}: ctrl {ctrl:#x}"
+                    );
+                    assert!(
+                        !gfx9 || wave == 64,
+                        "{name} op {j}: a gfx9 control in wave{wave}"
+                    );
                     for n in 0..wave as usize {
                         let masked = row_mask >> (n >> 4) & 1 == 0;
-                        assert!(masked || !model::dpp_lane_undefined(ctrl, n), "{name} op {j}: lane {n} undefined and not masked");
+                        assert!(
+                            masked || !model::dpp_lane_undefined(ctrl, n),
+                            "{name} op {j}: lane {n} undefined and not masked"
+                        );
                     }
                 }
                 Dpp::Lane8 { .. } => {}
@@ -402,17 +483,39 @@ mod tests {
         for op in p.ops {
             let dpp = !matches!(op.dpp, Dpp::None);
             need(Feature::Vop3Dpp, dpp);
-            need(Feature::DppSrc1Scalar, dpp && !matches!(op.src[1], Src::V(..) | Src::Res(..)));
-            need(Feature::Vop3Literal, op.src.iter().any(|s| matches!(s, Src::Lit(_))));
+            need(
+                Feature::DppSrc1Scalar,
+                dpp && !matches!(op.src[1], Src::V(..) | Src::Res(..)),
+            );
+            need(
+                Feature::Vop3Literal,
+                op.src.iter().any(|s| matches!(s, Src::Lit(_))),
+            );
             need(Feature::NullSgpr, op.src.contains(&Src::Null));
-            need(Feature::HighSgprs, op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))));
-            need(Feature::Gfx9SpecialSgprs, op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))));
+            need(
+                Feature::HighSgprs,
+                op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))),
+            );
+            need(
+                Feature::Gfx9SpecialSgprs,
+                op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))),
+            );
             // DPP controls, on the VOP3 or on a move feeding it.
-            let moves = op.src.iter().filter_map(|s| if let Src::Moved(_, m) = s { Some(m.dpp) } else { None });
+            let moves = op.src.iter().filter_map(|s| {
+                if let Src::Moved(_, m) = s {
+                    Some(m.dpp)
+                } else {
+                    None
+                }
+            });
             for control in moves.chain([op.dpp]) {
                 let (wave_ctrl, share, fi) = match control {
                     Dpp::None => (false, false, false),
-                    Dpp::Row { ctrl, fi, .. } => (model::dpp16_ctrl_gfx9_only(ctrl), model::dpp16_ctrl_gfx10_on(ctrl), fi),
+                    Dpp::Row { ctrl, fi, .. } => (
+                        model::dpp16_ctrl_gfx9_only(ctrl),
+                        model::dpp16_ctrl_gfx10_on(ctrl),
+                        fi,
+                    ),
                     Dpp::Lane8 { fi, .. } => (false, false, fi),
                 };
                 need(Feature::DppWaveControls, wave_ctrl);
@@ -448,7 +551,10 @@ mod tests {
             declared.sort_by_key(|f| f.name());
             derived.sort_by_key(|f| f.name());
             if declared != derived {
-                wrong.push(format!("{}: requires {declared:?}, its ops need {derived:?}", spec.case.name));
+                wrong.push(format!(
+                    "{}: requires {declared:?}, its ops need {derived:?}",
+                    spec.case.name
+                ));
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -464,72 +570,96 @@ mod tests {
     #[test]
     fn gfx11_and_gfx12_targets_have_all_but_the_gfx9_only_cases() {
         use crate::isa::Generation;
-        for t in crate::target::TARGETS.iter().filter(|t| matches!(t.generation(), Generation::Gfx11 | Generation::Gfx12)) {
+        for t in crate::target::TARGETS
+            .iter()
+            .filter(|t| matches!(t.generation(), Generation::Gfx11 | Generation::Gfx12))
+        {
             let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
             let want: Vec<&str> = CATALOGUE_ORDER
                 .iter()
                 .copied()
-                .filter(|n| (t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_")) && !GFX9_ONLY.contains(n))
+                .filter(|n| {
+                    (t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_")) && !GFX9_ONLY.contains(n)
+                })
                 .collect();
             assert_eq!(names, want, "{}", t.name);
         }
     }
 
-    /// A gfx9 or gfx10 target (built here, not a row of TARGETS: those come
-    /// when their kernels run end to end).
-    fn hypothetical(name: &'static str, isa: crate::isa::Isa) -> crate::target::Target {
-        crate::target::Target {
-            name,
-            isa,
-            architecture: "test",
-            cards: "test",
-            covers: &[],
-            code_object_version: 5,
-            kernel_dirs: &[],
-        }
-    }
+    const GFX9_CASES: [&str; 13] = [
+        "basic_w64",
+        "vgpr_w64",
+        "sreg_one_w64",
+        "sreg_gfx9_w64",
+        "inline_src0_w64",
+        "inline_src1_w64",
+        "inline_src2_w64",
+        "exec_inline_w64",
+        "chain_inline_w64",
+        "dpp_mov_quad_perm_w64",
+        "dpp_mov_shift_w64",
+        "dpp_mov_row_w64",
+        "dpp_mov_wave_w64",
+    ];
 
-    /// Per family, how many cases each generation has (gfx9: wave64, one
-    /// scalar value, no literal/null/VOP3 DPP, its own DPP wave controls and
-    /// special registers; gfx10: all but VOP3 DPP and the gfx9-only cases).
+    /// Every gfx9 target (wave64, one scalar value, no literal/null/VOP3 DPP,
+    /// its own DPP wave controls and special registers) has exactly
+    /// `GFX9_CASES`; every gfx10 target all but VOP3 DPP and the gfx9-only cases.
     #[test]
     fn gfx9_and_gfx10_catalogues() {
-        use crate::isa::Isa;
-        let names = |t: &crate::target::Target| catalogue_for(t).iter().map(|c| c.name).collect::<Vec<_>>();
-        let gfx9 = [
-            "basic_w64",
-            "vgpr_w64",
-            "sreg_one_w64",
-            "sreg_gfx9_w64",
-            "inline_src0_w64",
-            "inline_src1_w64",
-            "inline_src2_w64",
-            "exec_inline_w64",
-            "chain_inline_w64",
-            "dpp_mov_quad_perm_w64",
-            "dpp_mov_shift_w64",
-            "dpp_mov_row_w64",
-            "dpp_mov_wave_w64",
-        ];
-        for name in ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx9-generic", "gfx9-4-generic"] {
-            assert_eq!(names(&hypothetical(name, Isa::GFX9)), gfx9, "{name}");
-        }
-        let gfx10: Vec<&str> =
-            CATALOGUE_ORDER.iter().copied().filter(|n| !n.starts_with("dpp16") && !n.starts_with("dpp8") && !n.starts_with("dpp_src1")).filter(|n| !GFX9_ONLY.contains(n)).collect();
+        use crate::isa::Generation;
+        let gfx10: Vec<&str> = CATALOGUE_ORDER
+            .iter()
+            .copied()
+            .filter(|n| {
+                !["dpp16", "dpp8_", "dpp_src1"]
+                    .iter()
+                    .any(|p| n.starts_with(p))
+            })
+            .filter(|n| !GFX9_ONLY.contains(n))
+            .collect();
         assert_eq!(gfx10.len(), 34);
-        for name in ["gfx1010", "gfx1030", "gfx10-1-generic", "gfx10-3-generic"] {
-            assert_eq!(names(&hypothetical(name, Isa::GFX10)), gfx10, "{name}");
+        let (mut nine, mut ten) = (0, 0);
+        for t in crate::target::TARGETS {
+            let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
+            match t.generation() {
+                Generation::Gfx9 => {
+                    assert_eq!(names, GFX9_CASES, "{}", t.name);
+                    nine += 1;
+                }
+                Generation::Gfx10 => {
+                    assert_eq!(names, gfx10, "{}", t.name);
+                    ten += 1;
+                }
+                Generation::Gfx11 | Generation::Gfx12 => {}
+            }
         }
-        // Per family: (gfx9, gfx10, gfx1100) counts.
-        let per_family = |t: &crate::target::Target| -> Vec<(&'static str, usize)> {
-            FAMILIES.iter().map(|f| (f.name, f.specs.iter().filter(|s| s.case.runs_on(t)).count())).collect()
+        assert_eq!(
+            (nine, ten),
+            (6, 4),
+            "gfx908, gfx90a, gfx942, gfx950 + 2 generic; gfx1010, gfx1030 + 2 generic"
+        );
+    }
+
+    /// Per family, how many cases gfx90a, gfx1030 and gfx1100 have.
+    #[test]
+    fn per_family_counts_by_generation() {
+        let per_family = |name: &str| -> Vec<usize> {
+            let t = crate::target::find(name).expect("target");
+            FAMILIES
+                .iter()
+                .map(|f| f.specs.iter().filter(|s| s.case.runs_on(t)).count())
+                .collect()
         };
-        let gfx1100 = crate::target::find("gfx1100").expect("gfx1100");
-        let counts: Vec<(&str, usize, usize, usize)> = per_family(&hypothetical("gfx90a", Isa::GFX9))
-            .into_iter()
-            .zip(per_family(&hypothetical("gfx1030", Isa::GFX10)))
-            .zip(per_family(gfx1100))
-            .map(|(((f, g9), (_, g10)), (_, g11))| (f, g9, g10, g11))
+        let (g9, g10, g11) = (
+            per_family("gfx90a"),
+            per_family("gfx1030"),
+            per_family("gfx1100"),
+        );
+        let counts: Vec<(&str, usize, usize, usize)> = FAMILIES
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name, g9[i], g10[i], g11[i]))
             .collect();
         assert_eq!(
             counts,
@@ -547,19 +677,40 @@ mod tests {
                 ("dpp_mov", 4, 12, 12),
             ]
         );
-        // Each excluded case names every feature the target lacks.
+    }
+
+    /// Each case a target lacks names every feature its ISA lacks, and a case
+    /// runs exactly where it lacks nothing.
+    #[test]
+    fn excluded_cases_name_what_the_target_lacks() {
+        use Feature::*;
         let case = |n: &str| catalogue().into_iter().find(|c| c.name == n).expect(n);
-        let gfx942 = hypothetical("gfx942", Isa::GFX9);
-        let gfx1030 = hypothetical("gfx1030", Isa::GFX10);
-        assert_eq!(case("sreg_w64").lacks_on(&gfx942), [Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]);
-        assert_eq!(case("dpp_mov_share_w64").lacks_on(&gfx942), [Feature::DppRowShare]);
-        assert_eq!(case("dpp_mov_dpp8_w32").lacks_on(&gfx942), [Feature::Wave32, Feature::Dpp8, Feature::DppFetchInactive]);
-        assert_eq!(case("dpp_mov_wave_w64").lacks_on(&gfx1030), [Feature::DppWaveControls]);
-        assert_eq!(case("sreg_gfx9_w64").lacks_on(gfx1100), [Feature::Gfx9SpecialSgprs]);
-        assert_eq!(case("dpp16_row_w64").lacks_on(&gfx1030), [Feature::Vop3Dpp]);
+        let t = |n: &str| crate::target::find(n).expect("target");
+        let (gfx942, gfx1030, gfx1100) = (t("gfx942"), t("gfx1030"), t("gfx1100"));
+        assert_eq!(
+            case("sreg_w64").lacks_on(gfx942),
+            [TwoScalarReads, NullSgpr, HighSgprs]
+        );
+        assert_eq!(case("dpp_mov_share_w64").lacks_on(gfx942), [DppRowShare]);
+        assert_eq!(
+            case("dpp_mov_dpp8_w32").lacks_on(gfx942),
+            [Wave32, Dpp8, DppFetchInactive]
+        );
+        assert_eq!(
+            case("dpp_mov_wave_w64").lacks_on(gfx1030),
+            [DppWaveControls]
+        );
+        assert_eq!(case("sreg_gfx9_w64").lacks_on(gfx1100), [Gfx9SpecialSgprs]);
+        assert_eq!(case("dpp16_row_w64").lacks_on(gfx1030), [Vop3Dpp]);
         for c in catalogue() {
-            for t in [&gfx942, &gfx1030, gfx1100] {
-                assert_eq!(c.runs_on(t), c.lacks_on(t).is_empty(), "{} on {}", c.name, t.name);
+            for t in crate::target::TARGETS {
+                assert_eq!(
+                    c.runs_on(t),
+                    c.lacks_on(t).is_empty(),
+                    "{} on {}",
+                    c.name,
+                    t.name
+                );
             }
         }
     }
@@ -567,16 +718,31 @@ mod tests {
     /// Negative control: an op table whose requires misses a feature is caught.
     #[test]
     fn a_missing_requirement_is_caught() {
-        let literal = specs().find(|s| s.case.name == "literal_w64").expect("literal_w64");
+        let literal = specs()
+            .find(|s| s.case.name == "literal_w64")
+            .expect("literal_w64");
         assert!(needed(literal.program).contains(&Feature::Vop3Literal));
-        let vgpr = specs().find(|s| s.case.name == "vgpr_w64").expect("vgpr_w64");
+        let vgpr = specs()
+            .find(|s| s.case.name == "vgpr_w64")
+            .expect("vgpr_w64");
         assert!(needed(vgpr.program).is_empty(), "vgpr_w64 needs nothing");
-        let with_lit = [program::Op::new(0, 16, [Src::Lit(5), Src::Sreg(20, 0), Src::Inline(128)])];
+        let with_lit = [program::Op::new(
+            0,
+            16,
+            [Src::Lit(5), Src::Sreg(20, 0), Src::Inline(128)],
+        )];
         let p = program::Program::new(64, Box::leak(Box::new(with_lit)));
         assert_eq!(needed(&p), [Feature::Vop3Literal, Feature::TwoScalarReads]);
         // One SGPR in two slots is one value; null is off the constant bus.
-        let same_sgpr = [program::Op::new(0, 16, [Src::Sreg(20, 0), Src::Sreg(20, 1), Src::Null])];
-        assert_eq!(needed(&program::Program::new(64, Box::leak(Box::new(same_sgpr)))), [Feature::NullSgpr]);
+        let same_sgpr = [program::Op::new(
+            0,
+            16,
+            [Src::Sreg(20, 0), Src::Sreg(20, 1), Src::Null],
+        )];
+        assert_eq!(
+            needed(&program::Program::new(64, Box::leak(Box::new(same_sgpr)))),
+            [Feature::NullSgpr]
+        );
     }
 
     /// The DPP16 combination the ISA guide leaves unsettled (inactive in-range
@@ -587,10 +753,20 @@ mod tests {
     fn no_case_uses_the_unsettled_dpp16_combination() {
         for spec in specs() {
             for (j, op) in spec.program.ops.iter().enumerate() {
-                let moves = op.src.iter().filter_map(|s| if let Src::Moved(_, m) = s { Some(m.dpp) } else { None });
+                let moves = op.src.iter().filter_map(|s| {
+                    if let Src::Moved(_, m) = s {
+                        Some(m.dpp)
+                    } else {
+                        None
+                    }
+                });
                 for control in moves.chain([op.dpp]) {
                     if let Dpp::Row { fi: false, .. } = control {
-                        assert!(matches!(op.exec, Exec::Wave), "{} op {j}: DPP16 fi=0 with lanes off", spec.case.name);
+                        assert!(
+                            matches!(op.exec, Exec::Wave),
+                            "{} op {j}: DPP16 fi=0 with lanes off",
+                            spec.case.name
+                        );
                     }
                 }
             }

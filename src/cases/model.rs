@@ -6,8 +6,8 @@
 use std::ops::Range;
 
 use super::program::{
-    Dpp, Exec, Lane, Op, Program, SccFrom, Src, ROW_BCAST15, ROW_BCAST31, ROW_HALF_MIRROR, ROW_MIRROR, WAVE_ROL1, WAVE_ROR1,
-    WAVE_SHL1, WAVE_SHR1,
+    Dpp, Exec, Lane, Op, Program, SccFrom, Src, ROW_BCAST15, ROW_BCAST31, ROW_HALF_MIRROR,
+    ROW_MIRROR, WAVE_ROL1, WAVE_ROR1, WAVE_SHL1, WAVE_SHR1,
 };
 use super::{xad, LaneData};
 
@@ -87,7 +87,10 @@ pub fn dpp16_ctrl_valid(ctrl: u16) -> bool {
 
 /// Is `ctrl` a gfx9-only DPP16 control (wave_shl/rol/shr/ror:1, row_bcast:15/31)?
 pub fn dpp16_ctrl_gfx9_only(ctrl: u16) -> bool {
-    matches!(ctrl, WAVE_SHL1 | WAVE_ROL1 | WAVE_SHR1 | WAVE_ROR1 | ROW_BCAST15 | ROW_BCAST31)
+    matches!(
+        ctrl,
+        WAVE_SHL1 | WAVE_ROL1 | WAVE_SHR1 | WAVE_ROR1 | ROW_BCAST15 | ROW_BCAST31
+    )
 }
 
 /// Is `ctrl` a gfx10+ DPP16 control (row_share, row_xmask)?
@@ -107,7 +110,11 @@ fn lane_source(data: &LaneData<'_>, which: Lane, lane: usize) -> u32 {
 }
 
 fn exec_mask(exec: Exec, wave: u32, wave_base: usize, data: &LaneData<'_>) -> u64 {
-    let full = if wave == 64 { u64::MAX } else { u64::from(u32::MAX) };
+    let full = if wave == 64 {
+        u64::MAX
+    } else {
+        u64::from(u32::MAX)
+    };
     let scalar = |k: usize| u64::from(data.scalars.get(k).copied().unwrap_or(0));
     match exec {
         Exec::Count => {
@@ -169,7 +176,13 @@ impl At<'_, '_> {
         let active = |s: usize| exec >> s & 1 == 1;
         match dpp {
             Dpp::None => None, // not a DPP form: read directly
-            Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi } => {
+            Dpp::Row {
+                ctrl,
+                row_mask,
+                bank_mask,
+                bound_ctrl,
+                fi,
+            } => {
                 // row_mask bit r / bank_mask bit b gate the write of lanes in row r
                 // (lanes 16r..16r+15) and bank b (lanes with (n>>2)&3 == b): section
                 // 7.7, DPP16 "row_mask"/"bank_mask" (masked lanes keep their value).
@@ -210,7 +223,13 @@ impl At<'_, '_> {
             (dpp, Src::V(_, which)) => self.dpp(dpp, which),
             _ => None, // a VOP3 DPP src0 is a lane-source VGPR (encode refuses others)
         };
-        s0.map(|s0| xad(s0, self.read(&op.src[1], results), self.read(&op.src[2], results)))
+        s0.map(|s0| {
+            xad(
+                s0,
+                self.read(&op.src[1], results),
+                self.read(&op.src[2], results),
+            )
+        })
     }
 }
 
@@ -228,8 +247,17 @@ pub fn run(program: &Program, data: &LaneData<'_>, lanes: Range<usize>, out: &mu
             // A lane that is not written keeps its destination: the kernel loaded
             // it from the op's out word (the kernel contract in `program`), or it is a chain link,
             // which always runs under the lanes-< count EXEC.
-            let old = op.word.and_then(|w| data.prefill.get(lane * k + usize::from(w)).copied()).unwrap_or(0);
-            let at = At { data, wave: program.wave, wave_base, n, exec };
+            let old = op
+                .word
+                .and_then(|w| data.prefill.get(lane * k + usize::from(w)).copied())
+                .unwrap_or(0);
+            let at = At {
+                data,
+                wave: program.wave,
+                wave_base,
+                n,
+                exec,
+            };
             let written = at.op(op, &results);
             results[j] = written.unwrap_or(old);
             if let Some(w) = op.word {

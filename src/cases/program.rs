@@ -66,7 +66,15 @@ impl Src {
     /// Does the source take the constant bus (an SGPR, special register,
     /// src_scc or literal)? Inline constants and `null` do not.
     pub const fn is_scalar(&self) -> bool {
-        matches!(self, Src::Sreg(..) | Src::Gfx9Sreg(..) | Src::ExecLo | Src::ExecHi | Src::Scc(_) | Src::Lit(_))
+        matches!(
+            self,
+            Src::Sreg(..)
+                | Src::Gfx9Sreg(..)
+                | Src::ExecLo
+                | Src::ExecHi
+                | Src::Scc(_)
+                | Src::Lit(_)
+        )
     }
 }
 
@@ -85,7 +93,15 @@ pub struct Mov {
 /// A moved source: VGPR `dst` := DPP `dpp` of VGPR `src` (holding `from`),
 /// lanes not written reading `old`.
 pub const fn moved(dst: u8, src: u8, from: Lane, dpp: Dpp, old: u32) -> Src {
-    Src::Moved(dst, Mov { src, from, dpp, old })
+    Src::Moved(
+        dst,
+        Mov {
+            src,
+            from,
+            dpp,
+            old,
+        },
+    )
 }
 
 // gfx9's names for codes 102-105 (s102-s105 on gfx10+).

@@ -4,11 +4,11 @@
 //! (and s25 to exec_hi in the wave32 "hi" kernel).
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{
-    int, Lane::*, Op, SccFrom, Src, Src::*, EXEC_HI, FLAT_SCRATCH_HI, FLAT_SCRATCH_LO, M0, VCC_HI, VCC_LO, XNACK_MASK_HI,
-    XNACK_MASK_LO,
+    int, Lane::*, Op, SccFrom, Src, Src::*, EXEC_HI, FLAT_SCRATCH_HI, FLAT_SCRATCH_LO, M0, VCC_HI,
+    VCC_LO, XNACK_MASK_HI, XNACK_MASK_LO,
 };
+use crate::target::Feature;
 
 const fn s(k: usize) -> Src {
     Sreg(20 + k as u16, k)
@@ -74,7 +74,10 @@ const OPS: [Op; 44] = join(&[
     ],
     &slots(36, VCCHI),
     &slots(39, ExecHi),
-    &[Op::new(42, 58, [ExecLo, ExecHi, V(4, C)]), Op::new(43, 59, [V(2, A), VCCHI, s(0)])],
+    &[
+        Op::new(42, 58, [ExecLo, ExecHi, V(4, C)]),
+        Op::new(43, 59, [V(2, A), VCCHI, s(0)]),
+    ],
 ]);
 
 const HI_OPS: [Op; 6] = join(&[&slots(0, VCCHI), &slots(3, Sreg(EXEC_HI, 5))]);
@@ -84,7 +87,10 @@ const HI_OPS: [Op; 6] = join(&[&slots(0, VCCHI), &slots(3, Sreg(EXEC_HI, 5))]);
 /// no null. Kernel: XAD_SREG_ONE_BODY (s101 = s22, vcc = s23/s24, m0 = s25).
 const ONE_OPS: [Op; 37] = join(&[
     &slots(0, s(0)),
-    &[Op::new(3, 19, [s(0), s(0), s(0)]), Op::new(4, 20, [s(1), V(3, B), s(1)])],
+    &[
+        Op::new(3, 19, [s(0), s(0), s(0)]),
+        Op::new(4, 20, [s(1), V(3, B), s(1)]),
+    ],
     &slots(5, Sreg(101, 2)),
     &slots(8, VCCLO),
     &slots(11, VCCHI),
@@ -110,7 +116,15 @@ const GFX9_OPS: [Op; 13] = join(&[
     &slots(3, Gfx9Sreg(FLAT_SCRATCH_HI, 3)),
     &slots(6, Gfx9Sreg(XNACK_MASK_LO, 4)),
     &slots(9, Gfx9Sreg(XNACK_MASK_HI, 5)),
-    &[Op::new(12, 28, [Gfx9Sreg(XNACK_MASK_HI, 5), int(3), Gfx9Sreg(XNACK_MASK_HI, 5)])],
+    &[Op::new(
+        12,
+        28,
+        [
+            Gfx9Sreg(XNACK_MASK_HI, 5),
+            int(3),
+            Gfx9Sreg(XNACK_MASK_HI, 5),
+        ],
+    )],
 ]);
 
 pub(super) static SPECS: &[Spec] = &[
@@ -152,24 +166,61 @@ mod tests {
     use super::super::declare::testing::{model_out, spec};
     use super::SPECS;
 
-    const SCALARS: [u32; 8] = [0x1111_1111, 0x0000_00F0, 0x2222_2222, 0x3333_3333, 0x4444_4444, 0x5555_5555, 9, 10];
+    const SCALARS: [u32; 8] = [
+        0x1111_1111,
+        0x0000_00F0,
+        0x2222_2222,
+        0x3333_3333,
+        0x4444_4444,
+        0x5555_5555,
+        9,
+        10,
+    ];
 
     #[test]
     fn hand_computed_wave32() {
         // One lane (count = 1, so EXEC = 1): a = 0x100, b = 0x0F, c = 0x1000.
         // Worked with a calculator from D = (S0 ^ S1) + S2, independently of the model.
-        let got = model_out(spec(SPECS, "sreg_w32"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
+        let got = model_out(
+            spec(SPECS, "sreg_w32"),
+            &[0x100],
+            &[0x0F],
+            &[0x1000],
+            &SCALARS,
+            &[],
+        );
         let want: [u32; 36] = [
-            0x1111_211E, 0x1111_2011, 0x1111_1220, // s20 = 0x11111111 in each slot
-            0x1111_21E1, 0x1111_120E, 0x1111_1101, 0x1111_21E1, 0x1111_1111, 0x1111_12D1, // pairs, thrice
+            0x1111_211E,
+            0x1111_2011,
+            0x1111_1220, // s20 = 0x11111111 in each slot
+            0x1111_21E1,
+            0x1111_120E,
+            0x1111_1101,
+            0x1111_21E1,
+            0x1111_1111,
+            0x1111_12D1, // pairs, thrice
             0x2222_3322, // s105 = 0x22222222
-            0x3333_433C, 0x3333_4233, 0x3333_3442, // vcc_lo = 0x33333333
-            0x5555_655A, 0x5555_6455, 0x5555_5664, // m0 = 0x55555555
-            0x0000_100E, 0x0000_1101, 0x0000_0110, // exec_lo = 1
-            0x0000_100F, 0x0000_1100, 0x0000_010F, // null = 0
-            0x0000_100E, 0x0000_1101, 0x0000_0110, // SCC = 1
-            0x0000_100F, 0x0000_1100, 0x0000_010F, // SCC = 0
-            0x0000_100E, 0x0000_1101, 0x0000_0110, // SCC = (9 < 10) = 1
+            0x3333_433C,
+            0x3333_4233,
+            0x3333_3442, // vcc_lo = 0x33333333
+            0x5555_655A,
+            0x5555_6455,
+            0x5555_5664, // m0 = 0x55555555
+            0x0000_100E,
+            0x0000_1101,
+            0x0000_0110, // exec_lo = 1
+            0x0000_100F,
+            0x0000_1100,
+            0x0000_010F, // null = 0
+            0x0000_100E,
+            0x0000_1101,
+            0x0000_0110, // SCC = 1
+            0x0000_100F,
+            0x0000_1100,
+            0x0000_010F, // SCC = 0
+            0x0000_100E,
+            0x0000_1101,
+            0x0000_0110, // SCC = (9 < 10) = 1
             0x6666_7666, // (vcc_lo ^ m0) + c
             0x0000_00F1, // (null ^ 0xF0) + exec_lo
             0x1111_2116, // (s20 ^ 7) + c
@@ -189,35 +240,88 @@ mod tests {
         assert_eq!(lane39[16..19], [0, 1, 0], "exec_lo = 0xFFFFFFFF");
         assert_eq!(
             lane39[36..44],
-            [0x4444_4447, 0x4444_4446, 0x4444_4445, 0x100, 0x101, 0x100, 0xFFFF_FF02, 0x5555_5555],
+            [
+                0x4444_4447,
+                0x4444_4446,
+                0x4444_4445,
+                0x100,
+                0x101,
+                0x100,
+                0xFFFF_FF02,
+                0x5555_5555
+            ],
             "vcc_hi, exec_hi = 0xFF"
         );
     }
 
     #[test]
     fn hand_computed_hi_wave32() {
-        let got = model_out(spec(SPECS, "sreg_hi_w32"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
-        assert_eq!(got, [0x4444_544B, 0x4444_5544, 0x4444_4553, 0x5555_655A, 0x5555_6455, 0x5555_5664]);
+        let got = model_out(
+            spec(SPECS, "sreg_hi_w32"),
+            &[0x100],
+            &[0x0F],
+            &[0x1000],
+            &SCALARS,
+            &[],
+        );
+        assert_eq!(
+            got,
+            [
+                0x4444_544B,
+                0x4444_5544,
+                0x4444_4553,
+                0x5555_655A,
+                0x5555_6455,
+                0x5555_5664
+            ]
+        );
     }
 
     #[test]
     fn hand_computed_one_scalar_per_op() {
         // One lane: a = 0x100, b = 0x0F, c = 0x1000; s20 = 0x11111111, s21 = 0xF0,
         // s101 = s22, vcc = s23:s24, m0 = s25, s26 = 9 < s27 = 10; EXEC = 1 (count 1).
-        let got = model_out(spec(SPECS, "sreg_one_w64"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
+        let got = model_out(
+            spec(SPECS, "sreg_one_w64"),
+            &[0x100],
+            &[0x0F],
+            &[0x1000],
+            &SCALARS,
+            &[],
+        );
         let want: [u32; 37] = [
-            0x1111_211E, 0x1111_2011, 0x1111_1220, // s20 in each slot
+            0x1111_211E,
+            0x1111_2011,
+            0x1111_1220, // s20 in each slot
             0x1111_1111, // (s20 ^ s20) + s20
             0x0000_01EF, // (s21 ^ b) + s21 = 0xFF + 0xF0
-            0x2222_322D, 0x2222_3322, 0x2222_2331, // s101 = 0x22222222
-            0x3333_433C, 0x3333_4233, 0x3333_3442, // vcc_lo
-            0x4444_544B, 0x4444_5544, 0x4444_4553, // vcc_hi
-            0x5555_655A, 0x5555_6455, 0x5555_5664, // m0
-            0x0000_100E, 0x0000_1101, 0x0000_0110, // exec_lo = 1
-            0x0000_100F, 0x0000_1100, 0x0000_010F, // exec_hi = 0
-            0x0000_100E, 0x0000_1101, 0x0000_0110, // SCC = 1
-            0x0000_100F, 0x0000_1100, 0x0000_010F, // SCC = 0
-            0x0000_100E, 0x0000_1101, 0x0000_0110, // SCC = (9 < 10) = 1
+            0x2222_322D,
+            0x2222_3322,
+            0x2222_2331, // s101 = 0x22222222
+            0x3333_433C,
+            0x3333_4233,
+            0x3333_3442, // vcc_lo
+            0x4444_544B,
+            0x4444_5544,
+            0x4444_4553, // vcc_hi
+            0x5555_655A,
+            0x5555_6455,
+            0x5555_5664, // m0
+            0x0000_100E,
+            0x0000_1101,
+            0x0000_0110, // exec_lo = 1
+            0x0000_100F,
+            0x0000_1100,
+            0x0000_010F, // exec_hi = 0
+            0x0000_100E,
+            0x0000_1101,
+            0x0000_0110, // SCC = 1
+            0x0000_100F,
+            0x0000_1100,
+            0x0000_010F, // SCC = 0
+            0x0000_100E,
+            0x0000_1101,
+            0x0000_0110, // SCC = (9 < 10) = 1
             0x1111_2116, // (s20 ^ 7) + c
             0x0000_00EF, // (-16 ^ 0x0F) + 0xF0 wraps
             0x3F80_0019, // (1.0f ^ 0x0F) + 10
@@ -229,9 +333,27 @@ mod tests {
 
     #[test]
     fn hand_computed_gfx9_specials() {
-        let got = model_out(spec(SPECS, "sreg_gfx9_w64"), &[0x100], &[0x0F], &[0x1000], &SCALARS, &[]);
-        assert_eq!(got[..3], [0x2222_322D, 0x2222_3322, 0x2222_2331], "flat_scratch_lo = s22");
-        assert_eq!(got[9..12], [0x5555_655A, 0x5555_6455, 0x5555_5664], "xnack_mask_hi = s25");
-        assert_eq!(got[12], 0xAAAA_AAAB, "(xnack_mask_hi ^ 3) + xnack_mask_hi = 0x55555556 + 0x55555555");
+        let got = model_out(
+            spec(SPECS, "sreg_gfx9_w64"),
+            &[0x100],
+            &[0x0F],
+            &[0x1000],
+            &SCALARS,
+            &[],
+        );
+        assert_eq!(
+            got[..3],
+            [0x2222_322D, 0x2222_3322, 0x2222_2331],
+            "flat_scratch_lo = s22"
+        );
+        assert_eq!(
+            got[9..12],
+            [0x5555_655A, 0x5555_6455, 0x5555_5664],
+            "xnack_mask_hi = s25"
+        );
+        assert_eq!(
+            got[12], 0xAAAA_AAAB,
+            "(xnack_mask_hi ^ 3) + xnack_mask_hi = 0x55555556 + 0x55555555"
+        );
     }
 }
