@@ -652,8 +652,9 @@ impl KernelDescriptor {
     /// does not have (architected flat scratch), kernarg preload, a
     /// USER_SGPR_COUNT below what the enables need or above 16, the undefined
     /// work-item id setting, more VGPRs than the file has, and shared VGPRs in
-    /// wave32. (The entry's alignment is the code object's check: it needs the
-    /// descriptor's address.)
+    /// wave32. gfx10 has its own rules (`validate_gfx10`: its layouts, the
+    /// scratch SGPR enables allowed), as has gfx9. (The entry's alignment is
+    /// the code object's check: it needs the descriptor's address.)
     pub fn validate(&self, arch: &str) -> Result<(), DescriptorError> {
         self.validate_reserved_bytes()?;
         for f in [CODE_PROPERTIES_RESERVED0, CODE_PROPERTIES_RESERVED1] {
