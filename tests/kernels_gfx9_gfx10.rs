@@ -1,21 +1,22 @@
 //! The gfx9 (CDNA: gfx908, gfx90a, gfx942, gfx950) and gfx10 (RDNA1/2:
 //! gfx1010, gfx1030) kernels (kernels/gfx9, kernels/gfx10, frames
-//! kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc). build.rs does
-//! not build them yet (they have no rows in `target::TARGETS` until they run
-//! end to end), so this test assembles every source for every target of its
-//! family and reads LLVM's disassembly back:
+//! kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
+//! here from source for every processor of the family with the LLVM that
+//! knows it (independently of build.rs, which embeds them per
+//! `target::TARGETS` row; tests/cases_encoding.rs checks those), with LLVM's
+//! disassembly read back:
 //! - each directory holds exactly the kernels of the cases the family has
-//!   (`cases::catalogue_for` of a gfx9/gfx10 `Target` built here);
+//!   (`cases::catalogue_for` of a gfx9/gfx10 `Target`);
 //! - every `v_xad_u32` is, in order, the case table's op (`cases::program`)
-//!   in that generation's encoding: opcode D1F3 on gfx9, D745 on gfx10, the
-//!   same source fields as gfx11 except m0/null (gfx9 and gfx10 code m0 as 124
-//!   and null as 125; gfx11 swapped them);
+//!   in that generation's encoding (`encode::encode_for`: opcode D1F3 on gfx9,
+//!   D745 on gfx10, m0 = 124 and null = 125; gfx11 swapped them), and every
+//!   `v_mov_b32_dpp` the move the table says feeds it (`encode::movs_for`);
 //! - the code object's wave size (metadata and descriptor), kernarg size and
 //!   argument count are the case's.
 //!
 //! gfx950 needs LLVM 22 (LLVM 19 does not know it); without
 //! /usr/lib/llvm-22 it is skipped with a printed note. A changed table entry
-//! must be caught (negative control).
+//! or move must be caught (negative controls).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

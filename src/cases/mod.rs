@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `mod.rs` (here) | [`Case`], [`LaneData`], [`Model`], [`xad`]; the family registry ([`FAMILIES`]) and what is read from it: [`catalogue`], [`select`], [`specs`], [`program()`], [`op_words`] |
 //! | [`program`](mod@program) | the op table's vocabulary: [`Src`](program::Src), [`Op`](program::Op), [`Program`](program::Program), EXEC and DPP forms, operand codes, DPP control helpers |
-//! | [`encode`](mod@encode) | the encoder: the instruction words an op's kernel must contain ([`encode::encode`]) |
+//! | [`encode`](mod@encode) | the encoder: the `v_xad_u32` words an op's kernel must contain per ISA ([`encode::encode_for`]) and the `v_mov_b32_dpp` words feeding it ([`encode::movs_for`]) |
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
 //! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov` | the families, one file each, listed once in [`FAMILIES`] |

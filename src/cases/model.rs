@@ -1,7 +1,11 @@
-//! The ISA model: what a [`Program`] computes on every lane, by the RDNA3 ISA
-//! guide's rules, reading operand values from the encoded fields (inline
-//! constant codes, DPP controls) rather than from a second hand-written copy.
-//! Every table-built case's CPU model is [`run`] of its program.
+//! The ISA model: what a [`Program`] computes on every lane, by the ISA
+//! guides' rules (RDNA3 for what every generation shares; the Vega/CDNA guides
+//! for gfx9's wave_*/row_bcast DPP controls), reading operand values from the
+//! encoded fields (inline constant codes, DPP controls) rather than from a
+//! second hand-written copy. One DPP rule serves a VOP3 DPP src0 and a
+//! `v_mov_b32_dpp` feeding a source ([`Src::Moved`]: lanes the move leaves
+//! unwritten read its old value). Every table-built case's CPU model is
+//! [`run`] of its program.
 
 use std::ops::Range;
 

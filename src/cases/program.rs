@@ -3,8 +3,13 @@
 //! [`Program`] of a case (its ops in execution order). Also the operand codes
 //! and DPP control values the tables are written with.
 //!
+//! A source may be a VGPR a `v_mov_b32_dpp` wrote just before the op
+//! ([`Src::Moved`]): the kernel first sets it to the move's old value, so a
+//! lane the move leaves unwritten reads that value and the op still writes
+//! every lane of its EXEC.
+//!
 //! Kernel contract for ops whose lanes may keep their destination (an EXEC
-//! pattern, or a DPP16 control that may leave a lane unwritten): the kernel
+//! pattern, or a VOP3 DPP16 control that may leave a lane unwritten): the kernel
 //! loads the op's destination VGPR from its `out` word first, so a lane that is
 //! not written stores back its prefill. Such programs keep lanes
 //! ([`Program::keeps_lanes`]).
