@@ -721,7 +721,7 @@ mod tests {
         assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
         assert!(
             s.notes[0].contains("without code objects for gfx950")
-                && s.notes[0].contains("LLVM 22"),
+                && s.notes[0].contains("clang-22"),
             "{}",
             s.notes[0]
         );

@@ -341,7 +341,16 @@ mod tests {
             for_processor("gfx1153").map(|t| t.name),
             Some("gfx11-generic")
         );
-        assert_eq!(for_processor("gfx1030"), None);
+        assert_eq!(for_processor("gfx90a").map(|t| t.name), Some("gfx90a"));
+        assert_eq!(
+            for_processor("gfx906").map(|t| t.name),
+            Some("gfx9-generic")
+        );
+        assert_eq!(
+            for_processor("gfx1031").map(|t| t.name),
+            Some("gfx10-3-generic")
+        );
+        assert_eq!(for_processor("gfx803"), None, "no v_xad_u32 before gfx9");
         assert_eq!(
             for_processor("gfx11-generic"),
             None,
@@ -372,9 +381,9 @@ mod tests {
             parse_choice("gfx1201"),
             Ok(Choice::One(find("gfx1201").unwrap()))
         );
-        let e = parse_choice("gfx1030").unwrap_err();
+        let e = parse_choice("gfx803").unwrap_err();
         assert!(
-            e.contains("unknown target \"gfx1030\"")
+            e.contains("unknown target \"gfx803\"")
                 && e.contains("gfx1151")
                 && e.contains("or all"),
             "{e}"

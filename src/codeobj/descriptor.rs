@@ -111,9 +111,13 @@ use Word::{CodeProperties as Cp, KernargPreload as Kp, Rsrc1 as R1, Rsrc2 as R2,
 // COMPUTE_PGM_RSRC1, gfx10/gfx11 layout.
 pub const GRANULATED_WORKITEM_VGPR_COUNT: BitField =
     field(R1, "GRANULATED_WORKITEM_VGPR_COUNT", 0, 6, Any);
-/// gfx10+ allocate SGPRs statically: the field must be 0.
+/// gfx10+ allocate SGPRs statically, so the hardware ignores this count.
+/// AMDGPUUsage calls it reserved, and LLVM 19's assembler writes 0, but LLVM
+/// 19's code generator writes the granules the kernel uses (`clang-19 -O2`
+/// on a plain kernel for gfx1030, gfx1100 or gfx1201: 1 or 2), so every
+/// compiled kernel has it set: accepted, never read.
 pub const GRANULATED_WAVEFRONT_SGPR_COUNT: BitField =
-    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Zero);
+    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
 pub const PRIORITY: BitField = field(R1, "PRIORITY", 10, 2, Zero);
 pub const FLOAT_ROUND_MODE_32: BitField = field(R1, "FLOAT_ROUND_MODE_32", 12, 2, Any);
 pub const FLOAT_ROUND_MODE_16_64: BitField = field(R1, "FLOAT_ROUND_MODE_16_64", 14, 2, Any);
@@ -263,37 +267,9 @@ pub const RSRC3_GFX10: &[BitField] = &[
     RSRC3_GFX10_RESERVED5,
 ];
 
-/// gfx10 allocates SGPRs statically, so the hardware ignores this count.
-/// AMDGPUUsage calls it reserved, and LLVM 19's assembler writes 0, but LLVM
-/// 19's code generator writes the granules the kernel uses (`clang-19
-/// -mcpu=gfx1030 -O2` on a plain kernel: 1 or 2), so every compiled gfx10
-/// kernel has it set: accepted on gfx10.
-pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10: BitField =
-    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
-
-/// Every COMPUTE_PGM_RSRC1 field of gfx10, bit 0 up: gfx11's layout ([`RSRC1`];
-/// LLVM names WGP_MODE, MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`) with the
-/// SGPR count ignored ([`GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10`]).
-pub const RSRC1_GFX10: &[BitField] = &[
-    GRANULATED_WORKITEM_VGPR_COUNT,
-    GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10,
-    PRIORITY,
-    FLOAT_ROUND_MODE_32,
-    FLOAT_ROUND_MODE_16_64,
-    FLOAT_DENORM_MODE_32,
-    FLOAT_DENORM_MODE_16_64,
-    PRIV,
-    ENABLE_DX10_CLAMP,
-    DEBUG_MODE,
-    ENABLE_IEEE_MODE,
-    BULKY,
-    CDBG_USER,
-    FP16_OVFL,
-    RSRC1_RESERVED1,
-    WGP_MODE,
-    MEM_ORDERED,
-    FWD_PROGRESS,
-];
+/// gfx10's COMPUTE_PGM_RSRC1 is gfx11's ([`RSRC1`]; LLVM names WGP_MODE,
+/// MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`).
+pub const RSRC1_GFX10: &[BitField] = RSRC1;
 
 // COMPUTE_PGM_RSRC1 bits gfx12 redefined (the rest keep the gfx10/gfx11 meaning).
 /// gfx12: workgroup round-robin scheduling (`.amdhsa_round_robin_scheduling`).
@@ -880,7 +856,7 @@ fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError>
 /// The gfx10 (RDNA1/2: gfx1010-gfx1036, gfx10-1/10-3-generic) part of
 /// [`KernelDescriptor`].
 impl KernelDescriptor {
-    /// gfx10's rules: its rsrc1 layout ([`RSRC1_GFX10`]: the SGPR count is
+    /// gfx10's rules: its rsrc1 layout ([`RSRC1_GFX10`], gfx11's: the SGPR count is
     /// ignored; WGP_MODE, MEM_ORDERED and FWD_PROGRESS exist and change
     /// scheduling and memory ordering, not what a lane computes), its rsrc3 ([`RSRC3_GFX10`]),
     /// no kernarg preload, the user SGPR and VGPR limits, and shared VGPRs

@@ -227,7 +227,9 @@ mod tests {
             Some("gfx11-generic"),
             "no gfx1153 row: the generic target covers it"
         );
-        assert_eq!(name("gfx1030"), None);
+        assert_eq!(name("gfx90a:sramecc+:xnack-"), Some("gfx90a"));
+        assert_eq!(name("gfx1032"), Some("gfx10-3-generic"));
+        assert_eq!(name("gfx803"), None);
         assert_eq!(name(""), None);
         assert_eq!(name("garbage"), None);
     }
