@@ -679,6 +679,102 @@ mod tests {
         );
     }
 
+    /// Every DPP control a gfx9 or gfx10 target's ISA has reaches
+    /// `v_xad_u32` through a move in that target's catalogue, into each
+    /// source slot: gfx9 quad_perm, row_shl/shr 1..15 (bound_ctrl 0 and 1),
+    /// row_ror 1..15, the mirrors, wave_shl/rol/shr/ror:1 and row_bcast:15/31;
+    /// gfx10 the same less the wave controls and row_bcast, plus row_share and
+    /// row_xmask 0..15, fi:1 and DPP8 with fi 0 and 1.
+    #[test]
+    fn gfx9_and_gfx10_catalogues_move_every_dpp_control_into_every_slot() {
+        use program::{
+            ROW_BCAST15, ROW_BCAST31, ROW_HALF_MIRROR, ROW_MIRROR, WAVE_ROL1, WAVE_ROR1, WAVE_SHL1,
+            WAVE_SHR1,
+        };
+        for (name, gfx9) in [("gfx90a", true), ("gfx1030", false)] {
+            let t = crate::target::find(name).expect("target");
+            let moves: Vec<(usize, Dpp)> = catalogue_for(t)
+                .iter()
+                .flat_map(|c| program(c.name).expect("program").ops)
+                .flat_map(|op| {
+                    op.src.iter().enumerate().filter_map(|(i, s)| {
+                        if let Src::Moved(_, m) = s {
+                            Some((i, m.dpp))
+                        } else {
+                            None
+                        }
+                    })
+                })
+                .collect();
+            let has_row = |c: u16, bc: bool| {
+                moves.iter().any(|(_, d)| matches!(d, Dpp::Row { ctrl, bound_ctrl, .. } if *ctrl == c && *bound_ctrl == bc))
+            };
+            let mut wanted: Vec<(u16, bool)> = Vec::new();
+            for k in 1..16 {
+                wanted.extend([
+                    (program::row_shl(k), false),
+                    (program::row_shl(k), true),
+                    (program::row_shr(k), false),
+                    (program::row_shr(k), true),
+                    (program::row_ror(k), false),
+                ]);
+            }
+            wanted.extend([
+                (program::quad_perm([1, 0, 3, 2]), false),
+                (ROW_MIRROR, false),
+                (ROW_HALF_MIRROR, false),
+            ]);
+            let gfx9_only = [
+                WAVE_SHL1,
+                WAVE_ROL1,
+                WAVE_SHR1,
+                WAVE_ROR1,
+                ROW_BCAST15,
+                ROW_BCAST31,
+            ];
+            if gfx9 {
+                wanted.extend(gfx9_only.map(|c| (c, false)));
+                wanted.extend([(WAVE_SHL1, true), (WAVE_SHR1, true)]);
+            } else {
+                wanted.extend((0..16).flat_map(|k| {
+                    [
+                        (program::row_share(k), false),
+                        (program::row_xmask(k), false),
+                    ]
+                }));
+            }
+            for (c, bc) in wanted {
+                assert!(
+                    has_row(c, bc),
+                    "{name}: no move with DPP control {c:#x} bound_ctrl={bc}"
+                );
+            }
+            for slot in 0..3 {
+                assert!(
+                    moves.iter().any(|(i, _)| *i == slot),
+                    "{name}: no move into src{slot}"
+                );
+            }
+            let fi16 = moves
+                .iter()
+                .any(|(_, d)| matches!(d, Dpp::Row { fi: true, .. }));
+            let d8 = |f: bool| {
+                moves
+                    .iter()
+                    .any(|(_, d)| matches!(d, Dpp::Lane8 { fi, .. } if *fi == f))
+            };
+            assert_eq!(
+                (fi16, d8(false), d8(true)),
+                (!gfx9, !gfx9, !gfx9),
+                "{name}: fi and DPP8 exactly where the ISA has them"
+            );
+            let wave = moves
+                .iter()
+                .any(|(_, d)| matches!(d, Dpp::Row { ctrl, .. } if gfx9_only.contains(ctrl)));
+            assert_eq!(wave, gfx9, "{name}: wave controls exactly on gfx9");
+        }
+    }
+
     /// Each case a target lacks names every feature its ISA lacks, and a case
     /// runs exactly where it lacks nothing.
     #[test]
