@@ -75,19 +75,36 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     let mut jobs = Vec::new();
     let mut toolchains: Vec<Option<discover::Toolchain>> = Vec::new();
     let mut unbuilt = Vec::new();
+    let mut first_refusal = None;
     for t in target::TARGETS {
         let tc = match discover::discover(t.name, &out_dir.join("canary")) {
             Ok(tc) => tc,
             // A target no LLVM here knows (gfx950 needs LLVM 22) is left out
             // and named: in a warning now, and by the binary whenever it is
             // asked for (kernels::UNBUILT). Any other failure stops the build.
-            Err(e @ discover::ToolchainError::NotFound { .. }) => {
+            Err(e) => {
+                let discover::ToolchainError::NotFound { tried, .. } = &e else {
+                    return Err(e.to_string());
+                };
                 println!("cargo:warning={}: not built: {e}", t.name);
-                unbuilt.push((t.name, e.to_string()));
+                first_refusal.get_or_insert_with(|| e.to_string());
+                // The binary's one-line message names where the build looked;
+                // the warning above has each place's full refusal.
+                let places: Vec<&str> = tried
+                    .iter()
+                    .map(|p| p.split(" (").next().unwrap_or(p))
+                    .collect();
+                unbuilt.push((
+                    t.name,
+                    format!(
+                        "no LLVM it found knows {}; tried {}",
+                        t.name,
+                        places.join(", ")
+                    ),
+                ));
                 toolchains.push(None);
                 continue;
             }
-            Err(e) => return Err(e.to_string()),
         };
         let target_dir = out_dir.join("targets").join(t.name);
         discover::write_target_include(&target_dir, t.name).map_err(|e| e.to_string())?;
@@ -106,9 +123,7 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     if toolchains.iter().all(Option::is_none) {
         // Nothing at all can be built: the first target's reason is the
         // install hint the user needs.
-        return Err(unbuilt
-            .first()
-            .map_or_else(|| "no targets".to_string(), |(_, why)| why.clone()));
+        return Err(first_refusal.unwrap_or_else(|| "src/target.rs has no targets".to_string()));
     }
     // Two or more assemblers at once: 11 targets x ~30 kernels is ~700 tool runs.
     let workers = std::thread::available_parallelism()
@@ -179,6 +194,19 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
             job.hsaco.display().to_string()
         )
         .unwrap();
+    }
+    // Which LLVM built each target (targets may differ: gfx950 needs LLVM 22),
+    // so tests disassemble each code object with an llvm-objdump that knows it.
+    table.push_str("];\n\n// (target, LLVM origin, llvm-objdump or \"\") per built target.\npub static BUILT_WITH: &[(&str, &str, &str)] = &[\n");
+    for (t, tc) in target::TARGETS.iter().zip(&toolchains) {
+        if let Some(tc) = tc {
+            let objdump = tc
+                .objdump
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            writeln!(table, "    ({:?}, {:?}, {objdump:?}),", t.name, tc.origin).unwrap();
+        }
     }
     table.push_str("];\n\n// Targets build.rs found no toolchain for: (target, why).\npub static UNBUILT: &[(&str, &str)] = &[\n");
     for (name, why) in &unbuilt {

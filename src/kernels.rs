@@ -36,6 +36,17 @@ pub fn unbuilt(target: &str) -> Option<&'static str> {
         .map(|&(_, why)| why)
 }
 
+/// The llvm-objdump of the LLVM that built `target`'s code objects (`None`
+/// when that LLVM had none, or the target was not built). Targets may be
+/// built by different LLVMs: only LLVM 22 knows gfx950.
+pub fn objdump_for(target: &str) -> Option<&'static str> {
+    BUILT_WITH
+        .iter()
+        .find(|(t, _, _)| *t == target)
+        .map(|&(_, _, objdump)| objdump)
+        .filter(|o| !o.is_empty())
+}
+
 /// The code objects built for `target`.
 pub fn for_target(target: &str) -> impl Iterator<Item = &'static EmbeddedCodeObject> + '_ {
     EMBEDDED.iter().filter(move |k| k.target == target)

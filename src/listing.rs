@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cases::{self, Case};
 use crate::hip;
-use crate::target::{self, Choice, Feature};
+use crate::target::{self, Choice, Feature, Target};
 
 /// One case of the catalogue, as `list --json` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,8 +104,29 @@ pub fn case_lines(choice: Choice) -> Vec<String> {
         }
     }
     lines.push(format!("{} cases", all.len()));
-    if !matches!(choice, Choice::One(_)) {
-        lines.extend(target_lines());
+    match choice {
+        Choice::One(t) => lines.extend(lacking_lines(t)),
+        Choice::All | Choice::Device => lines.extend(target_lines()),
+    }
+    lines
+}
+
+/// The catalogue cases `t` does not have, each with what its ISA lacks (the
+/// forms the ISA forbids: gfx9 has no wave32 and no VOP3 literal, gfx10 no
+/// VOP3 DPP, ...), so `list --target` says why a case is missing.
+fn lacking_lines(t: &Target) -> Vec<String> {
+    let missing: Vec<Case> = cases::catalogue()
+        .into_iter()
+        .filter(|c| !c.runs_on(t))
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let width = missing.iter().map(|c| c.name.len()).max().unwrap_or(4);
+    let mut lines = vec![format!("not on {} (its ISA lacks the form):", t.name)];
+    for c in &missing {
+        let needs: Vec<&str> = c.lacks_on(t).iter().map(|f| f.name()).collect();
+        lines.push(format!("  {:<width$}  needs {}", c.name, needs.join(", ")));
     }
     lines
 }
@@ -122,7 +143,9 @@ pub fn target_lines() -> Vec<String> {
         let cases = cases::catalogue_for(t).len();
         // A target build.rs found no LLVM for has no code objects here: say so
         // where the user looks for what the binary can run.
-        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| " (not built: no LLVM here knew it)".to_string());
+        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| {
+            " (not built: no LLVM here knew it)".to_string()
+        });
         lines.push(format!(
             "  {:<width$}  {:<9}  {cases:>3} cases  {}{unbuilt}",
             t.name, t.architecture, t.cards

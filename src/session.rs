@@ -172,7 +172,7 @@ fn run_into(
     let choice = user.as_ref().map_or(request.target, UserKernel::choice);
     let mut selected = backend::select(request.backend, request.device, choice)?;
     if user.is_none() {
-        leave_out_unbuilt(&mut selected)?;
+        leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
     }
     let named = request.cases.is_some() || user.is_some();
     let plan = plan(&chosen, &selected.targets, request.target, named)?;
@@ -244,18 +244,21 @@ fn run_into(
 /// Drop the targets this binary has no code objects for (build.rs found no
 /// LLVM that knows them), naming each in the notes; when none is left, that
 /// is the run's error (exit 3), not an empty pass.
-fn leave_out_unbuilt(selected: &mut backend::Selected) -> Result<()> {
-    let (built, unbuilt): (Vec<&'static Target>, Vec<&'static Target>) = selected
+/// `unbuilt` is [`crate::kernels::unbuilt`] (a parameter so tests can name
+/// a target unbuilt: a normal build has none).
+fn leave_out_unbuilt(
+    selected: &mut backend::Selected,
+    unbuilt: fn(&str) -> Option<&'static str>,
+) -> Result<()> {
+    let (built, left_out): (Vec<&'static Target>, Vec<&'static Target>) = selected
         .targets
         .iter()
-        .partition(|t| crate::kernels::unbuilt(t.name).is_none());
-    let reasons: Vec<crate::toolchain::ToolchainError> = unbuilt
+        .partition(|t| unbuilt(t.name).is_none());
+    let reasons: Vec<crate::toolchain::ToolchainError> = left_out
         .iter()
         .map(|t| crate::toolchain::ToolchainError::NotBuilt {
             target: t.name.to_string(),
-            why: crate::kernels::unbuilt(t.name)
-                .unwrap_or_default()
-                .to_string(),
+            why: unbuilt(t.name).unwrap_or_default().to_string(),
         })
         .collect();
     if built.is_empty() && !reasons.is_empty() {
@@ -523,7 +526,10 @@ impl UserKernel {
     /// check says so before launch).
     pub fn basic_case(&self) -> &'static str {
         let wave64 = match self {
-            UserKernel::Code { code, .. } => code.kernels.first().is_some_and(|k| k.meta.wavefront_size == 64),
+            UserKernel::Code { code, .. } => code
+                .kernels
+                .first()
+                .is_some_and(|k| k.meta.wavefront_size == 64),
             UserKernel::Source { target, .. } => {
                 target.is_some_and(|t| !t.has(target::Feature::Wave32))
             }
@@ -686,4 +692,49 @@ pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Pat
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{Executor, Selected};
+
+    fn gfx950_unbuilt(target: &str) -> Option<&'static str> {
+        (target == "gfx950").then_some("no LLVM toolchain that assembles gfx950 was found")
+    }
+
+    fn selected(names: &[&str]) -> Selected {
+        let targets = names.iter().map(|n| target::find(n).unwrap()).collect();
+        Selected {
+            executor: Executor::Emulator(None),
+            targets,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_unbuilt_target_is_named_and_left_out_of_a_run_with_others() {
+        let mut s = selected(&["gfx942", "gfx950", "gfx1030"]);
+        leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
+        let names: Vec<&str> = s.targets.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["gfx942", "gfx1030"]);
+        assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
+        assert!(
+            s.notes[0].contains("without code objects for gfx950")
+                && s.notes[0].contains("LLVM 22"),
+            "{}",
+            s.notes[0]
+        );
+    }
+
+    #[test]
+    fn a_run_of_only_unbuilt_targets_is_a_toolchain_fault_not_an_empty_pass() {
+        let mut s = selected(&["gfx950"]);
+        let e = leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::exit::FAULT);
+        assert!(e.to_string().contains("gfx950"), "{e}");
+        let mut s = selected(&["gfx1100"]);
+        leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
+        assert!(s.notes.is_empty());
+    }
 }

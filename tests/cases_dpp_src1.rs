@@ -35,19 +35,20 @@ fn dpp_src1_specs() -> Vec<&'static Spec> {
 
 /// (disassembly line, words) of every v_xad_u32 in `bytes`, disassembled for `mcpu`.
 fn xad_instructions(bytes: &[u8], mcpu: &str, name: &str) -> Vec<(String, Vec<u32>)> {
+    let objdump = kernels::objdump_for(mcpu).unwrap_or(kernels::BUILD_OBJDUMP);
     assert!(
-        !kernels::BUILD_OBJDUMP.is_empty(),
+        !objdump.is_empty(),
         "build.rs found no llvm-objdump; cannot check encodings"
     );
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
+    let out = Command::new(objdump)
         .arg("-d")
         .arg(format!("--mcpu={mcpu}"))
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
+        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
     assert!(
         out.status.success(),
         "llvm-objdump failed on {name} for {mcpu}: {}",

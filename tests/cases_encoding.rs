@@ -63,18 +63,18 @@ fn xad_lines(listing: &str) -> Vec<Found> {
 fn disassemble(target: &str, name: &str) -> Vec<Found> {
     let embedded = kernels::find(target, name)
         .unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
-    assert!(
-        !kernels::BUILD_OBJDUMP.is_empty(),
-        "build.rs found no llvm-objdump; cannot check encodings"
-    );
+    // The llvm-objdump of the LLVM that built this target (gfx950: LLVM 22).
+    let objdump = kernels::objdump_for(target).unwrap_or_else(|| {
+        panic!("build.rs found no llvm-objdump for {target}; cannot check encodings")
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, embedded.bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
+    let out = Command::new(objdump)
         .args(["-d", &format!("--mcpu={target}")])
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
+        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
     assert!(
         out.status.success(),
         "llvm-objdump --mcpu={target} failed on {name}: {}",

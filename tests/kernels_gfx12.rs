@@ -294,18 +294,16 @@ fn sgpr_read_hazards(insts: &[Inst]) -> Vec<String> {
 fn listing(target: &str, name: &str) -> String {
     let k = kernels::find(target, name)
         .unwrap_or_else(|| panic!("{name} is not embedded for {target}"));
-    assert!(
-        !kernels::BUILD_OBJDUMP.is_empty(),
-        "build.rs found no llvm-objdump"
-    );
+    let objdump = kernels::objdump_for(target)
+        .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {target}"));
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
     std::fs::write(&path, k.bytes).expect("write code object");
-    let out = Command::new(kernels::BUILD_OBJDUMP)
+    let out = Command::new(objdump)
         .args(["-d", &format!("--mcpu={target}")])
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", kernels::BUILD_OBJDUMP));
+        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
     assert!(
         out.status.success(),
         "llvm-objdump failed on {name} for {target}: {}",

@@ -6,8 +6,8 @@
 mod common;
 
 use common::{assemble, basic_source, harness, run, scratch, Ran};
-use xad_harness::{cases, kernels};
 use xad_harness::target::{self, TARGETS};
+use xad_harness::{cases, kernels};
 
 fn assert_one_line_error(r: &Ran, code: i32, needle: &str) {
     assert_eq!(r.code, code, "{}", r.all());
@@ -54,9 +54,21 @@ fn every_case_of_every_target_passes_on_the_emulator() {
         .collect();
     // Every target this build has code objects for; one no LLVM here knew
     // (gfx950 without LLVM 22) is named as not built instead.
-    let built: Vec<&target::Target> = TARGETS.iter().filter(|t| kernels::unbuilt(t.name).is_none()).collect();
-    for t in TARGETS.iter().filter(|t| kernels::unbuilt(t.name).is_some()) {
-        assert!(r.all().contains(&format!("without code objects for {}", t.name)), "{}: {}", t.name, r.all());
+    let built: Vec<&target::Target> = TARGETS
+        .iter()
+        .filter(|t| kernels::unbuilt(t.name).is_none())
+        .collect();
+    for t in TARGETS
+        .iter()
+        .filter(|t| kernels::unbuilt(t.name).is_some())
+    {
+        assert!(
+            r.all()
+                .contains(&format!("without code objects for {}", t.name)),
+            "{}: {}",
+            t.name,
+            r.all()
+        );
     }
     let built_names: Vec<&str> = built.iter().map(|t| t.name).collect();
     assert_eq!(names, built_names, "every built target ran, in table order");
@@ -273,10 +285,7 @@ fn a_wrong_kernel_fails_on_every_gfx11_target() {
 fn the_readme_target_table_matches_the_target_table() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let rows: Vec<&str> = readme
-        .lines()
-        .filter(|l| l.starts_with("| `gfx1"))
-        .collect();
+    let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `gfx")).collect();
     assert_eq!(
         rows.len(),
         TARGETS.len(),
@@ -443,14 +452,69 @@ fn one_target_runs_the_catalogue_cases_it_has() {
         let dir = scratch(&format!("targets-one-{name}"));
         let json = dir.join("r.json");
         let r = run(harness()
-            .args(["run", "--backend", "emu", "--lanes", "256", "--target", name, "--json"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--lanes",
+                "256",
+                "--target",
+                name,
+                "--json",
+            ])
             .arg(&json));
         assert_eq!(r.code, 0, "{name}: {}", r.all());
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let got: Vec<&str> = report["cases"].as_array().unwrap().iter().map(|c| c["case"].as_str().unwrap()).collect();
+        let got: Vec<&str> = report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["case"].as_str().unwrap())
+            .collect();
         let want: Vec<&str> = cases::catalogue_for(t).iter().map(|c| c.name).collect();
         assert_eq!(got, want, "{name}");
-        assert!(want.len() < cases::catalogue().len(), "{name} lacks some cases, so this test can fail");
+        assert!(
+            want.len() < cases::catalogue().len(),
+            "{name} lacks some cases, so this test can fail"
+        );
+    }
+}
+
+/// `list --target T` names every catalogue case T lacks with what its ISA
+/// lacks, and no case T has.
+#[test]
+fn list_per_target_says_why_a_case_is_missing() {
+    for (name, missing, needs) in [
+        ("gfx908", "literal_w64", "a literal in a VOP3"),
+        ("gfx1030", "dpp8_w32", "DPP on a VOP3"),
+        (
+            "gfx1100",
+            "dpp_src1_inline_dpp8_w32",
+            "an SGPR or inline constant as src1 of a DPP VOP3",
+        ),
+    ] {
+        let t = target::find(name).unwrap();
+        let r = run(harness().args(["list", "--target", name]));
+        assert_eq!(r.code, 0, "{}", r.all());
+        let tail = r
+            .stdout
+            .split(&format!("not on {name} (its ISA lacks the form):"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{name}: {}", r.stdout));
+        let line = tail
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{missing} ")))
+            .unwrap_or_else(|| panic!("{name}: {missing} not named: {tail}"));
+        assert!(line.contains(needs), "{line}");
+        for c in cases::catalogue_for(t) {
+            assert!(
+                !tail
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{} ", c.name))),
+                "{name} has {}",
+                c.name
+            );
+        }
     }
 }

@@ -12,22 +12,48 @@ use common::{harness, run, scratch};
 use std::path::{Path, PathBuf};
 
 fn user_source(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/user").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels/user")
+        .join(name)
 }
 
 /// (source file, target it names, the line an emulated run must end with)
-const KERNELS: [(&str, &str, &str); 2] = [("gfx942_xad.s", "gfx942", "basic_w64"), ("gfx1030_xad.s", "gfx1030", "basic")];
+const KERNELS: [(&str, &str, &str); 2] = [
+    ("gfx942_xad.s", "gfx942", "basic_w64"),
+    ("gfx1030_xad.s", "gfx1030", "basic"),
+];
 
 #[test]
 fn a_users_gfx942_and_gfx1030_sources_pass_on_their_emulated_targets() {
     for (file, target, case) in KERNELS {
         let r = run(harness()
-            .args(["run", "--backend", "emu", "--lanes", "3000", "--seed", "7", "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--lanes",
+                "3000",
+                "--seed",
+                "7",
+                "--kernel",
+            ])
             .arg(user_source(file)));
         assert_eq!(r.code, 0, "{file}: {}", r.all());
-        assert!(r.stdout.contains(&format!("PASS {case}")), "{file} ran as {case}: {}", r.stdout);
-        assert!(r.stdout.contains(&format!("[emulated {target}]")), "{file}: {}", r.stdout);
-        assert!(!r.all().contains("hardware:"), "{file}: an emulated run claims hardware: {}", r.all());
+        assert!(
+            r.stdout.contains(&format!("PASS {case}")),
+            "{file} ran as {case}: {}",
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains(&format!("[emulated {target}]")),
+            "{file}: {}",
+            r.stdout
+        );
+        assert!(
+            !r.all().contains("hardware:"),
+            "{file}: an emulated run claims hardware: {}",
+            r.all()
+        );
     }
 }
 
@@ -38,10 +64,24 @@ fn the_same_kernels_as_code_objects_pass() {
         let source = std::fs::read_to_string(user_source(file)).unwrap();
         let hsaco = common::assemble(&source, target, &dir, target);
         let r = run(harness()
-            .args(["run", "--backend", "emu", "--lanes", "2048", "--seed", "8", "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--lanes",
+                "2048",
+                "--seed",
+                "8",
+                "--kernel",
+            ])
             .arg(&hsaco));
         assert_eq!(r.code, 0, "{file}: {}", r.all());
-        assert!(r.stdout.contains(&format!("PASS {case}")) && r.stdout.contains(&format!("[emulated {target}]")), "{}", r.stdout);
+        assert!(
+            r.stdout.contains(&format!("PASS {case}"))
+                && r.stdout.contains(&format!("[emulated {target}]")),
+            "{}",
+            r.stdout
+        );
     }
 }
 
@@ -57,10 +97,27 @@ fn a_users_wrong_kernel_fails_on_each_family() {
         let path = dir.join(file);
         std::fs::write(&path, wrong).unwrap();
         let r = run(harness()
-            .args(["run", "--backend", "emu", "--lanes", "1000", "--seed", "9", "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--lanes",
+                "1000",
+                "--seed",
+                "9",
+                "--kernel",
+            ])
             .arg(&path));
         assert_eq!(r.code, 1, "{file}: the wrong kernel must fail: {}", r.all());
-        assert!(r.stdout.contains("FAIL") && r.stdout.contains(&format!("[emulated {target}]")), "{}", r.stdout);
-        assert!(r.all().contains("--seed 9"), "the replay line names the seed: {}", r.all());
+        assert!(
+            r.stdout.contains("FAIL") && r.stdout.contains(&format!("[emulated {target}]")),
+            "{}",
+            r.stdout
+        );
+        assert!(
+            r.all().contains("--seed 9"),
+            "the replay line names the seed: {}",
+            r.all()
+        );
     }
 }

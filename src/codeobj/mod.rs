@@ -224,7 +224,8 @@ impl CodeObject {
 }
 
 /// `EF_AMDGPU_MACH` of the processors worth naming, as LLVM 19.1.7 writes them
-/// (`clang-19 -mcpu=<arch>`, `e_flags & 0xff`). The runtime picks the ISA
+/// (`clang-19 -mcpu=<arch>`, `e_flags & 0xff`; gfx950 and gfx9-4-generic as
+/// LLVM 22.1.8 does). The runtime picks the ISA
 /// from these flags, the harness's target check reads the metadata's target
 /// ID: for a processor listed here the two must agree.
 const KNOWN_MACHS: &[(&str, u8)] = &[

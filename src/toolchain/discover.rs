@@ -116,8 +116,8 @@ impl fmt::Display for ToolchainError {
             }
             ToolchainError::NotBuilt { target, why } => write!(
                 f,
-                "this xad-harness was built without code objects for {target} ({why}); rebuild with an LLVM \
-                 that knows {target} (gfx950 and gfx9-4-generic need LLVM 22)"
+                "this xad-harness was built without code objects for {target}: {why}; install an LLVM that \
+                 knows it (gfx950 and gfx9-4-generic: clang-22 lld-22 llvm-22, or set {LLVM_DIR_VAR}) and rebuild"
             ),
             ToolchainError::Failed { command, status, stderr } => {
                 let stderr = stderr.trim();
