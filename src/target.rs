@@ -11,9 +11,10 @@
 use crate::isa::{Generation, Isa};
 
 /// A capability a case may need beyond the base instruction set every target
-/// has (wave64, VGPR/SGPR/inline sources, one scalar value per VALU op).
-/// gfx11 and gfx12 have all but [`Feature::DppSrc1Scalar`] on every target;
-/// gfx9 (GCN5/CDNA) and gfx10 (RDNA1/2) lack some (checked with llvm-mc 19:
+/// has (wave64, VGPR/SGPR/inline sources, one scalar value per VALU op, DPP16
+/// quad_perm/row shifts/mirrors through a `v_mov_b32_dpp`). gfx11 and gfx12
+/// have all but [`Feature::DppSrc1Scalar`] and the gfx9-only ones on every
+/// target; gfx9 (GCN5/CDNA) and gfx10 (RDNA1/2) lack some (checked with llvm-mc 19:
 /// each refusal below is an assembler error there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Feature {
@@ -39,6 +40,18 @@ pub enum Feature {
     /// SGPRs s102-s105 (gfx10+; gfx9 addresses s0-s101: "register not
     /// available on this GPU").
     HighSgprs,
+    /// DPP wave_shl:1, wave_rol:1, wave_shr:1, wave_ror:1, row_bcast:15 and
+    /// row_bcast:31 (gfx9 only; gfx10+: "not a valid operand").
+    DppWaveControls,
+    /// DPP row_share and row_xmask (gfx10+; gfx9: "not a valid operand").
+    DppRowShare,
+    /// DPP8 lane selects (gfx10+; gfx9: "not a valid operand").
+    Dpp8,
+    /// DPP fi:1, reading inactive source lanes (gfx10+; gfx9 has no FI bit).
+    DppFetchInactive,
+    /// flat_scratch_lo/hi and xnack_mask_lo/hi as operands (gfx9 only;
+    /// gfx10+: "register not available on this GPU").
+    Gfx9SpecialSgprs,
 }
 
 impl Feature {
@@ -51,6 +64,11 @@ impl Feature {
             Feature::TwoScalarReads => "two scalar values in one VALU op (constant bus limit 2)",
             Feature::NullSgpr => "the null source register",
             Feature::HighSgprs => "SGPRs s102-s105",
+            Feature::DppWaveControls => "DPP wave_shl/rol/shr/ror and row_bcast (gfx9 only)",
+            Feature::DppRowShare => "DPP row_share and row_xmask",
+            Feature::Dpp8 => "DPP8",
+            Feature::DppFetchInactive => "DPP fi (fetch inactive lanes)",
+            Feature::Gfx9SpecialSgprs => "flat_scratch and xnack_mask operands (gfx9 only)",
         }
     }
 }
@@ -197,7 +215,11 @@ impl Target {
             | Feature::Vop3Literal
             | Feature::TwoScalarReads
             | Feature::NullSgpr
-            | Feature::HighSgprs => gfx10_on,
+            | Feature::HighSgprs
+            | Feature::DppRowShare
+            | Feature::Dpp8
+            | Feature::DppFetchInactive => gfx10_on,
+            Feature::DppWaveControls | Feature::Gfx9SpecialSgprs => !gfx10_on,
         }
     }
 

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use xad_harness::cases::encode::{encode, encode_for};
+use xad_harness::cases::encode::{encode, encode_for, movs_for};
 use xad_harness::cases::program::{self, Dpp, Op, Src};
 use xad_harness::cases::{specs, Spec};
 use xad_harness::codeobj::CodeObject;
@@ -31,8 +31,22 @@ struct Found {
     words: Vec<u32>,
 }
 
-/// The `v_xad_u32` instructions of `objdump -d` output, in order.
-fn xad_lines(listing: &str) -> Vec<Found> {
+/// The `v_xad_u32` instructions of `objdump -d` output, in order: VOP3 words
+/// whose first dword's upper half is `opcode` (D1F3 on gfx9, D745 on gfx10,
+/// D645 on gfx11/gfx12).
+fn xad_lines(listing: &str, opcode: u32) -> Vec<Found> {
+    lines_where(listing, |text, words| {
+        !text.starts_with("v_mov_b32") && words.first().is_some_and(|w| w >> 16 == opcode)
+    })
+}
+
+/// The `v_mov_b32_dpp` instructions of `objdump -d` output, in order.
+fn mov_lines(listing: &str) -> Vec<Found> {
+    lines_where(listing, |text, _| text.starts_with("v_mov_b32_dpp"))
+}
+
+/// The (text, words) of listing lines `keep` accepts.
+fn lines_where(listing: &str, keep: impl Fn(&str, &[u32]) -> bool) -> Vec<Found> {
     let mut found = Vec::new();
     for line in listing.lines() {
         // "<asm>  // 000000001780: D6450010 04110102"
@@ -46,10 +60,7 @@ fn xad_lines(listing: &str) -> Vec<Found> {
             .split_whitespace()
             .map_while(|w| u32::from_str_radix(w, 16).ok())
             .collect();
-        if words
-            .first()
-            .is_some_and(|w| w & 0xFFFF_0000 == 0xD645_0000)
-        {
+        if keep(asm.trim(), &words) {
             found.push(Found {
                 text: asm.trim().to_string(),
                 words,
@@ -59,8 +70,27 @@ fn xad_lines(listing: &str) -> Vec<Found> {
     found
 }
 
+/// The VOP3 opcode field (first dword's upper half) of `v_xad_u32` on `target`.
+fn xad_opcode(target: &str) -> u32 {
+    use xad_harness::isa::Generation;
+    match xad_harness::target::find(target)
+        .expect("target")
+        .generation()
+    {
+        Generation::Gfx9 => 0xD1F3,
+        Generation::Gfx10 => 0xD745,
+        Generation::Gfx11 | Generation::Gfx12 => 0xD645,
+    }
+}
+
+/// One kernel's disassembled `v_xad_u32`s and `v_mov_b32_dpp`s.
+struct Listing {
+    xads: Vec<Found>,
+    movs: Vec<Found>,
+}
+
 /// Disassemble `name` as built for `target` with `--mcpu=<target>`.
-fn disassemble(target: &str, name: &str) -> Vec<Found> {
+fn disassemble(target: &str, name: &str) -> Listing {
     let embedded = kernels::find(target, name)
         .unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
     // The llvm-objdump of the LLVM that built this target (gfx950: LLVM 22).
@@ -80,13 +110,17 @@ fn disassemble(target: &str, name: &str) -> Vec<Found> {
         "llvm-objdump --mcpu={target} failed on {name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    xad_lines(&String::from_utf8_lossy(&out.stdout))
+    let text = String::from_utf8_lossy(&out.stdout);
+    Listing {
+        xads: xad_lines(&text, xad_opcode(target)),
+        movs: mov_lines(&text),
+    }
 }
 
 /// Every (target, kernel) disassembled once per test binary (the two checks
 /// below share it: ~330 objdump runs).
-fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Vec<Found>> {
-    static ALL: OnceLock<HashMap<(&'static str, &'static str), Vec<Found>>> = OnceLock::new();
+fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Listing> {
+    static ALL: OnceLock<HashMap<(&'static str, &'static str), Listing>> = OnceLock::new();
     ALL.get_or_init(|| {
         let jobs: Vec<(&'static str, &'static str)> = TARGETS
             .iter()
@@ -116,6 +150,11 @@ fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Vec<Foun
 
 /// Each case `target` runs, with its kernel's disassembled `v_xad_u32`s.
 fn cases_of(target: &'static Target) -> impl Iterator<Item = (&'static Spec, &'static [Found])> {
+    listings_of(target).map(|(spec, listing)| (spec, listing.xads.as_slice()))
+}
+
+/// Each case `target` runs, with its kernel's listing.
+fn listings_of(target: &'static Target) -> impl Iterator<Item = (&'static Spec, &'static Listing)> {
     specs().filter(|s| s.case.runs_on(target)).map(move |spec| {
         let found = all_disassembled()
             .get(&(target.name, spec.case.kernel))
@@ -125,15 +164,22 @@ fn cases_of(target: &'static Target) -> impl Iterator<Item = (&'static Spec, &'s
                     spec.case.name, spec.case.kernel, target.name
                 )
             });
-        (spec, found.as_slice())
+        (spec, found)
     })
 }
 
 /// A source as LLVM prints it.
 fn src_text(src: &Src) -> String {
     match *src {
-        Src::V(r, _) | Src::Res(r, _) => format!("v{r}"),
+        Src::V(r, _) | Src::Res(r, _) | Src::Moved(r, _) => format!("v{r}"),
         Src::Sreg(code, _) => sreg_text(code),
+        Src::Gfx9Sreg(code, _) => match code {
+            program::FLAT_SCRATCH_LO => "flat_scratch_lo".into(),
+            program::FLAT_SCRATCH_HI => "flat_scratch_hi".into(),
+            program::XNACK_MASK_LO => "xnack_mask_lo".into(),
+            program::XNACK_MASK_HI => "xnack_mask_hi".into(),
+            _ => format!("<gfx9 scalar code {code}>"),
+        },
         Src::ExecLo => "exec_lo".into(),
         Src::ExecHi => "exec_hi".into(),
         Src::Null => "null".into(),
@@ -201,6 +247,12 @@ fn dpp16_ctrl_text(ctrl: u16) -> String {
         0x101..=0x10F => format!("row_shl:{}", ctrl - 0x100),
         0x111..=0x11F => format!("row_shr:{}", ctrl - 0x110),
         0x121..=0x12F => format!("row_ror:{}", ctrl - 0x120),
+        program::WAVE_SHL1 => "wave_shl:1".into(),
+        program::WAVE_ROL1 => "wave_rol:1".into(),
+        program::WAVE_SHR1 => "wave_shr:1".into(),
+        program::WAVE_ROR1 => "wave_ror:1".into(),
+        program::ROW_BCAST15 => "row_bcast:15".into(),
+        program::ROW_BCAST31 => "row_bcast:31".into(),
         program::ROW_MIRROR => "row_mirror".into(),
         program::ROW_HALF_MIRROR => "row_half_mirror".into(),
         0x150..=0x15F => format!("row_share:{}", ctrl - 0x150),
@@ -215,6 +267,14 @@ fn asm_text(op: &Op) -> String {
     let operands = format!("v{}, {}", op.vdst, srcs.join(", "));
     match op.dpp {
         Dpp::None => format!("v_xad_u32 {operands}"),
+        dpp => format!("v_xad_u32_e64_dpp {operands} {}", dpp_text(dpp)),
+    }
+}
+
+/// A DPP control as llvm-objdump prints it after the operands.
+fn dpp_text(dpp: Dpp) -> String {
+    match dpp {
+        Dpp::None => String::new(),
         Dpp::Row {
             ctrl,
             row_mask,
@@ -222,20 +282,31 @@ fn asm_text(op: &Op) -> String {
             bound_ctrl,
             fi,
         } => format!(
-            "v_xad_u32_e64_dpp {operands} {} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}{}{}",
+            "{} row_mask:{row_mask:#x} bank_mask:{bank_mask:#x}{}{}",
             dpp16_ctrl_text(ctrl),
             if bound_ctrl { " bound_ctrl:1" } else { "" },
             if fi { " fi:1" } else { "" }
         ),
         Dpp::Lane8 { sel, fi } => {
             let sel: Vec<String> = sel.iter().map(u8::to_string).collect();
-            format!(
-                "v_xad_u32_e64_dpp {operands} dpp8:[{}]{}",
-                sel.join(","),
-                if fi { " fi:1" } else { "" }
-            )
+            format!("dpp8:[{}]{}", sel.join(","), if fi { " fi:1" } else { "" })
         }
     }
+}
+
+/// The `v_mov_b32_dpp`s feeding `op`, in slot order, as llvm-objdump prints them.
+fn mov_texts(op: &Op) -> Vec<String> {
+    op.src
+        .iter()
+        .filter_map(|s| match s {
+            Src::Moved(dst, mov) => Some(format!(
+                "v_mov_b32_dpp v{dst}, v{} {}",
+                mov.src,
+                dpp_text(mov.dpp)
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -279,8 +350,9 @@ fn every_kernel_encodes_its_declared_forms_on_every_target() {
                 checked += 1;
             }
         }
+        // gfx9 has the fewest forms (wave64 only, no literal, one scalar value).
         assert!(
-            checked > 900,
+            checked > 500,
             "{}: only {checked} instructions checked",
             t.name
         );
@@ -311,11 +383,143 @@ fn every_kernel_disassembles_to_its_declared_forms_on_every_target() {
                 checked += 1;
             }
         }
+        // gfx9 has the fewest forms (wave64 only, no literal, one scalar value).
         assert!(
-            checked > 900,
+            checked > 500,
             "{}: only {checked} instructions checked",
             t.name
         );
+    }
+}
+
+/// Every `v_mov_b32_dpp` of every kernel on every target is, in order, a
+/// move the case table declares (a DPP control feeding a `v_xad_u32` source):
+/// its words equal `encode::movs_for` and its text LLVM's spelling of the
+/// table's control, so no kernel holds a move the table does not model.
+#[test]
+fn every_move_encodes_and_disassembles_as_declared() {
+    let mut checked = 0;
+    for t in TARGETS {
+        for (spec, listing) in listings_of(t) {
+            let name = spec.case.name;
+            let mut words = Vec::new();
+            let mut texts = Vec::new();
+            for (j, op) in spec.program.ops.iter().enumerate() {
+                let w = movs_for(op, t.isa)
+                    .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
+                words.extend(w.iter().map(|w| (j, w.to_vec())));
+                texts.extend(mov_texts(op).into_iter().map(|m| (j, m)));
+            }
+            assert_eq!(
+                listing.movs.len(),
+                words.len(),
+                "{name} on {}: v_mov_b32_dpp in the kernel vs moves in the table",
+                t.name
+            );
+            for ((found, (j, want)), (_, text)) in listing.movs.iter().zip(&words).zip(&texts) {
+                assert_eq!(
+                    &found.words, want,
+                    "{name} op {j} on {}: kernel has `{}`",
+                    t.name, found.text
+                );
+                assert_eq!(
+                    &found.text, text,
+                    "{name} op {j} on {} (llvm-objdump --mcpu={})",
+                    t.name, t.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "only {checked} moves checked");
+}
+
+/// A wrong move (another control, mask or source VGPR) is caught by the text
+/// check on a gfx9 and a gfx10 build, and on gfx11/gfx12.
+#[test]
+fn a_wrong_move_is_caught() {
+    use program::{Mov, ROW_BCAST31};
+    for (target, name, j) in [
+        ("gfx90a", "dpp_mov_wave_w64", 10),
+        ("gfx1030", "dpp_mov_quad_perm_w64", 11),
+        ("gfx1201", "dpp_mov_inactive_w32", 9),
+    ] {
+        let spec = specs().find(|s| s.case.name == name).expect("case");
+        let listing = &all_disassembled()[&(target, spec.case.kernel)];
+        let op = spec.program.ops[j];
+        let Src::Moved(dst, mov) = op.src[0] else {
+            panic!("{name} op {j}: src0 is moved")
+        };
+        let at = spec.program.ops[..j]
+            .iter()
+            .map(|o| mov_texts(o).len())
+            .sum::<usize>();
+        assert_eq!(
+            listing.movs[at].text,
+            mov_texts(&op)[0],
+            "{target} {name}: the true table passes"
+        );
+        let other = match mov.dpp {
+            Dpp::Row {
+                ctrl,
+                row_mask,
+                bank_mask,
+                bound_ctrl,
+                fi,
+            } => {
+                vec![
+                    Dpp::Row {
+                        ctrl: if ctrl == ROW_BCAST31 {
+                            ctrl - 1
+                        } else {
+                            ctrl ^ 1
+                        },
+                        row_mask,
+                        bank_mask,
+                        bound_ctrl,
+                        fi,
+                    },
+                    Dpp::Row {
+                        ctrl,
+                        row_mask: row_mask ^ 4,
+                        bank_mask,
+                        bound_ctrl,
+                        fi,
+                    },
+                    Dpp::Row {
+                        ctrl,
+                        row_mask,
+                        bank_mask,
+                        bound_ctrl: !bound_ctrl,
+                        fi,
+                    },
+                ]
+            }
+            Dpp::Lane8 { mut sel, fi } => {
+                sel.swap(0, 1);
+                vec![
+                    Dpp::Lane8 { sel, fi },
+                    Dpp::Lane8 {
+                        sel: [0; 8],
+                        fi: !fi,
+                    },
+                ]
+            }
+            Dpp::None => panic!("a move without DPP"),
+        };
+        let wrong = other.into_iter().map(|dpp| Mov { dpp, ..mov }).chain([Mov {
+            src: mov.src + 1,
+            ..mov
+        }]);
+        for m in wrong {
+            let mut changed = op;
+            changed.src[0] = Src::Moved(dst, m);
+            assert_ne!(
+                listing.movs[at].text,
+                mov_texts(&changed)[0],
+                "{target} {name}: {m:?}"
+            );
+        }
     }
 }
 
@@ -333,6 +537,7 @@ fn gfx11_and_gfx12_kernels_hold_the_same_forms() {
         let k = spec.case.kernel;
         let words = |t: &'static str| {
             all[&(t, k)]
+                .xads
                 .iter()
                 .map(|f| f.words.clone())
                 .collect::<Vec<_>>()
@@ -352,7 +557,7 @@ fn a_wrong_table_entry_is_caught() {
         .find(|s| s.case.name == "inline_src0_w32")
         .expect("case");
     for target in ["gfx1100", "gfx1201"] {
-        let found = &all_disassembled()[&(target, spec.case.kernel)];
+        let found = &all_disassembled()[&(target, spec.case.kernel)].xads;
         let mut op = spec.program.ops[83]; // 1.0 (code 242) in src0
         assert_eq!(found[83].words, encode(&op).unwrap());
         assert_eq!(found[83].text, asm_text(&op));
@@ -364,7 +569,7 @@ fn a_wrong_table_entry_is_caught() {
     let dpp = specs()
         .find(|s| s.case.name == "dpp16_masks_w32")
         .expect("case");
-    let found = &all_disassembled()[&("gfx1201", dpp.case.kernel)];
+    let found = &all_disassembled()[&("gfx1201", dpp.case.kernel)].xads;
     let op = dpp.program.ops[12]; // row_shl:1 row_mask:0x1 bank_mask:0x3 bound_ctrl:1
     assert_eq!(found[12].text, asm_text(&op));
     let Dpp::Row {

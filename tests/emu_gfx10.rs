@@ -15,7 +15,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use xad_harness::cases::{self, Case};
+use xad_harness::cases::program::Program;
+use xad_harness::cases::{self, model, Case, LaneData};
 use xad_harness::codeobj::{CodeObject, KernelDescriptor};
 use xad_harness::device::{Device, Dispatch, Taint};
 use xad_harness::emu::EmuDevice;
@@ -166,6 +167,57 @@ fn gfx10_kernels_assembled_with_llvm19_run_exactly() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The catalogue's programs with src1 and src2 of every op swapped: a model
+/// of (a ^ c) + b, which the gfx10 kernels must fail.
+static SWAPPED: std::sync::OnceLock<&'static Program> = std::sync::OnceLock::new();
+
+fn swapped_model(d: &LaneData<'_>, lanes: std::ops::Range<usize>, out: &mut [u32]) {
+    model::run(SWAPPED.get().expect("set"), d, lanes, out)
+}
+
+/// Negative control on the catalogue path: `vgpr_w64` checked against a
+/// model with src1 and src2 swapped fails on (nearly) every lane, on gfx1030.
+#[test]
+fn a_wrong_model_fails_against_a_gfx10_kernel() {
+    let case = cases::catalogue_for(t("gfx1030"))
+        .into_iter()
+        .find(|c| c.name == "vgpr_w64")
+        .expect("vgpr_w64");
+    SWAPPED.get_or_init(|| {
+        let p = cases::program(case.name).expect("table-built case");
+        let ops: Vec<_> = p
+            .ops
+            .iter()
+            .map(|op| {
+                let mut op = op.clone();
+                op.src.swap(1, 2);
+                op
+            })
+            .collect();
+        Box::leak(Box::new(Program {
+            ops: Box::leak(ops.into_boxed_slice()),
+            ..*p
+        }))
+    });
+    let wrong = Case {
+        model: swapped_model,
+        ..case.clone()
+    };
+    let r = run(
+        t("gfx1030"),
+        &wrong,
+        &embedded("gfx1030", case.kernel),
+        LANES,
+        9,
+    );
+    assert_eq!(r.status(), Status::Fail, "seed 9: {}", describe(&r));
+    assert!(
+        r.tally.lanes_failed > LANES * 9 / 10,
+        "seed 9: {}",
+        describe(&r)
+    );
 }
 
 // ---- DPP moves feeding v_xad_u32 (gfx10 has no VOP3 DPP) ----
@@ -423,78 +475,82 @@ fn launch_raw(target: &'static Target, kd: KernelDescriptor) -> Result<(), Strin
         .map_err(|e| e.to_string())
 }
 
+/// One way to spoil a descriptor.
+type Edit = fn(&mut KernelDescriptor);
+
+/// (what the refusal must say, wave64, the edit) for every gfx10 refusal.
+const REFUSALS: &[(&str, bool, Edit)] = &[
+    ("PRIORITY", false, |k| k.rsrc1 |= 1 << 10),
+    ("PRIV is 1", false, |k| k.rsrc1 |= 1 << 20),
+    ("DEBUG_MODE", false, |k| k.rsrc1 |= 1 << 22),
+    ("BULKY", false, |k| k.rsrc1 |= 1 << 24),
+    ("CDBG_USER", false, |k| k.rsrc1 |= 1 << 25),
+    ("COMPUTE_PGM_RSRC1 RESERVED1", false, |k| k.rsrc1 |= 1 << 27),
+    ("ENABLE_TRAP_HANDLER", false, |k| k.rsrc2 |= 1 << 6),
+    ("ENABLE_EXCEPTION_ADDRESS_WATCH", false, |k| {
+        k.rsrc2 |= 1 << 13
+    }),
+    ("ENABLE_EXCEPTION_MEMORY", false, |k| k.rsrc2 |= 1 << 14),
+    ("GRANULATED_LDS_SIZE", false, |k| k.rsrc2 |= 1 << 15),
+    ("COMPUTE_PGM_RSRC2 RESERVED0", false, |k| k.rsrc2 |= 1 << 31),
+    ("COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", true, |k| {
+        k.rsrc3 |= 1 << 4
+    }),
+    ("COMPUTE_PGM_RSRC3 RESERVED2", true, |k| k.rsrc3 |= 1 << 12),
+    ("COMPUTE_PGM_RSRC3 RESERVED3", true, |k| k.rsrc3 |= 1 << 13),
+    ("COMPUTE_PGM_RSRC3 RESERVED4", true, |k| k.rsrc3 |= 1 << 20),
+    ("COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", true, |k| {
+        k.rsrc3 |= 1 << 31
+    }),
+    ("KERNEL_CODE_PROPERTIES RESERVED0", false, |k| {
+        k.code_properties |= 1 << 8
+    }),
+    ("KERNEL_CODE_PROPERTIES RESERVED1", false, |k| {
+        k.code_properties |= 1 << 13
+    }),
+    ("reserved1 byte at offset 30", false, |k| k.reserved1[6] = 1),
+    ("kernarg_preload is 0x0001", false, |k| {
+        k.kernarg_preload = 1
+    }),
+    (
+        "USER_SGPR_COUNT is 2, but the enabled user SGPRs need 6",
+        false,
+        |k| k.code_properties |= 1,
+    ),
+    (
+        "USER_SGPR_COUNT is 17; gfx10 loads at most 16",
+        false,
+        |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1,
+    ),
+    ("ENABLE_VGPR_WORKITEM_ID is 3", false, |k| {
+        k.rsrc2 |= 3 << 11
+    }),
+    (
+        "GRANULATED_WORKITEM_VGPR_COUNT 63 means 512 VGPRs; gfx10 has at most 256",
+        false,
+        |k| k.rsrc1 |= 63,
+    ),
+    (
+        "SHARED_VGPR_COUNT is 1, but shared VGPRs exist only in wave64",
+        false,
+        |k| k.rsrc3 |= 1,
+    ),
+    (
+        "SHARED_VGPR_COUNT 15 adds 120 VGPRs to the 160 allocated",
+        true,
+        |k| {
+            k.rsrc1 |= 39;
+            k.rsrc3 |= 15;
+        },
+    ),
+];
+
 /// Every gfx10 refusal names its field in one line, through
 /// `KernelDescriptor::validate` and through an emulated gfx1010/gfx1030
 /// launch; the unchanged descriptor launches (so each refusal is the edit's).
 #[test]
 fn each_gfx10_descriptor_refusal_names_its_field() {
-    type Edit = fn(&mut KernelDescriptor);
-    let cases: &[(&str, bool, Edit)] = &[
-        ("PRIORITY", false, |k| k.rsrc1 |= 1 << 10),
-        ("PRIV is 1", false, |k| k.rsrc1 |= 1 << 20),
-        ("DEBUG_MODE", false, |k| k.rsrc1 |= 1 << 22),
-        ("BULKY", false, |k| k.rsrc1 |= 1 << 24),
-        ("CDBG_USER", false, |k| k.rsrc1 |= 1 << 25),
-        ("COMPUTE_PGM_RSRC1 RESERVED1", false, |k| k.rsrc1 |= 1 << 27),
-        ("ENABLE_TRAP_HANDLER", false, |k| k.rsrc2 |= 1 << 6),
-        ("ENABLE_EXCEPTION_ADDRESS_WATCH", false, |k| {
-            k.rsrc2 |= 1 << 13
-        }),
-        ("ENABLE_EXCEPTION_MEMORY", false, |k| k.rsrc2 |= 1 << 14),
-        ("GRANULATED_LDS_SIZE", false, |k| k.rsrc2 |= 1 << 15),
-        ("COMPUTE_PGM_RSRC2 RESERVED0", false, |k| k.rsrc2 |= 1 << 31),
-        ("COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", true, |k| {
-            k.rsrc3 |= 1 << 4
-        }),
-        ("COMPUTE_PGM_RSRC3 RESERVED2", true, |k| k.rsrc3 |= 1 << 12),
-        ("COMPUTE_PGM_RSRC3 RESERVED3", true, |k| k.rsrc3 |= 1 << 13),
-        ("COMPUTE_PGM_RSRC3 RESERVED4", true, |k| k.rsrc3 |= 1 << 20),
-        ("COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", true, |k| {
-            k.rsrc3 |= 1 << 31
-        }),
-        ("KERNEL_CODE_PROPERTIES RESERVED0", false, |k| {
-            k.code_properties |= 1 << 8
-        }),
-        ("KERNEL_CODE_PROPERTIES RESERVED1", false, |k| {
-            k.code_properties |= 1 << 13
-        }),
-        ("reserved1 byte at offset 30", false, |k| k.reserved1[6] = 1),
-        ("kernarg_preload is 0x0001", false, |k| {
-            k.kernarg_preload = 1
-        }),
-        (
-            "USER_SGPR_COUNT is 2, but the enabled user SGPRs need 6",
-            false,
-            |k| k.code_properties |= 1,
-        ),
-        (
-            "USER_SGPR_COUNT is 17; gfx10 loads at most 16",
-            false,
-            |k| k.rsrc2 = (k.rsrc2 & !0x3e) | 17 << 1,
-        ),
-        ("ENABLE_VGPR_WORKITEM_ID is 3", false, |k| {
-            k.rsrc2 |= 3 << 11
-        }),
-        (
-            "GRANULATED_WORKITEM_VGPR_COUNT 63 means 512 VGPRs; gfx10 has at most 256",
-            false,
-            |k| k.rsrc1 |= 63,
-        ),
-        (
-            "SHARED_VGPR_COUNT is 1, but shared VGPRs exist only in wave64",
-            false,
-            |k| k.rsrc3 |= 1,
-        ),
-        (
-            "SHARED_VGPR_COUNT 15 adds 120 VGPRs to the 160 allocated",
-            true,
-            |k| {
-                k.rsrc1 |= 39;
-                k.rsrc3 |= 15;
-            },
-        ),
-    ];
-    for &(want, wave64, edit) in cases {
+    for &(want, wave64, edit) in REFUSALS {
         let mut kd = plain(wave64);
         edit(&mut kd);
         for target in [t("gfx1010"), t("gfx1030")] {

@@ -1,27 +1,28 @@
 //! The gfx9 (CDNA: gfx908, gfx90a, gfx942, gfx950) and gfx10 (RDNA1/2:
 //! gfx1010, gfx1030) kernels (kernels/gfx9, kernels/gfx10, frames
-//! kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc). build.rs does
-//! not build them yet (they have no rows in `target::TARGETS` until they run
-//! end to end), so this test assembles every source for every target of its
-//! family and reads LLVM's disassembly back:
+//! kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
+//! here from source for every processor of the family with the LLVM that
+//! knows it (independently of build.rs, which embeds them per
+//! `target::TARGETS` row; tests/cases_encoding.rs checks those), with LLVM's
+//! disassembly read back:
 //! - each directory holds exactly the kernels of the cases the family has
-//!   (`cases::catalogue_for` of a gfx9/gfx10 `Target` built here);
+//!   (`cases::catalogue_for` of a gfx9/gfx10 `Target`);
 //! - every `v_xad_u32` is, in order, the case table's op (`cases::program`)
-//!   in that generation's encoding: opcode D1F3 on gfx9, D745 on gfx10, the
-//!   same source fields as gfx11 except m0/null (gfx9 and gfx10 code m0 as 124
-//!   and null as 125; gfx11 swapped them);
+//!   in that generation's encoding (`encode::encode_for`: opcode D1F3 on gfx9,
+//!   D745 on gfx10, m0 = 124 and null = 125; gfx11 swapped them), and every
+//!   `v_mov_b32_dpp` the move the table says feeds it (`encode::movs_for`);
 //! - the code object's wave size (metadata and descriptor), kernarg size and
 //!   argument count are the case's.
 //!
 //! gfx950 needs LLVM 22 (LLVM 19 does not know it); without
 //! /usr/lib/llvm-22 it is skipped with a printed note. A changed table entry
-//! must be caught (negative control).
+//! or move must be caught (negative controls).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use xad_harness::cases::encode::encode;
+use xad_harness::cases::encode::{encode_for, movs_for};
 use xad_harness::cases::program::{Op, Src};
 use xad_harness::cases::{self, Case};
 use xad_harness::codeobj::CodeObject;
@@ -71,33 +72,27 @@ const GFX10: Family = Family {
     llvm22: &[],
 };
 
-/// The words `op` must assemble to on `family`: gfx11's encoding
-/// ([`encode`]) with the family's opcode and m0/null codes.
+/// The words `op` must assemble to on `family`: the case tables' encoder for
+/// the family's ISA (opcode, m0/null codes and refusals per generation).
 fn expected_words(op: &Op, family: &Family) -> Result<Vec<u32>, String> {
-    if family.isa == Isa::GFX9 && op.src.contains(&Src::Null) {
-        return Err(format!("{op:?}: gfx9 has no null"));
-    }
-    let mut words = encode(op)?;
-    words[0] = family.opcode << 16 | (words[0] & 0xFFFF);
-    // Source fields of dword 1: 9 bits each at 0, 9, 18.
-    for shift in [0, 9, 18] {
-        let code = (words[1] >> shift) & 0x1FF;
-        let swapped = match code {
-            124 => 125, // gfx11 null -> gfx9/10 null
-            125 => 124, // gfx11 m0 -> gfx9/10 m0
-            other => other,
-        };
-        words[1] = (words[1] & !(0x1FF << shift)) | swapped << shift;
+    let words = encode_for(op, family.isa)?;
+    // The family's opcode, stated here independently of the encoder.
+    if words[0] >> 16 != family.opcode {
+        return Err(format!(
+            "{op:?}: the encoder's opcode {:04X} is not the family's {:04X}",
+            words[0] >> 16,
+            family.opcode
+        ));
     }
     Ok(words)
 }
 
-/// The (text, words) of every `v_xad_u32` in an llvm-objdump listing line
-/// `v_xad_u32 v16, v2, v3, v4   // 000000000078: D1F30010 04120702`.
-fn xad_lines(listing: &str) -> Vec<(String, Vec<u32>)> {
+/// The (text, words) of every instruction of an llvm-objdump listing whose
+/// mnemonic is `mnemonic`: `v_xad_u32 v16, v2, v3, v4   // 000000000078: D1F30010 04120702`.
+fn lines_of(listing: &str, mnemonic: &str) -> Vec<(String, Vec<u32>)> {
     listing
         .lines()
-        .filter(|l| l.trim_start().starts_with("v_xad_u32"))
+        .filter(|l| l.split_whitespace().next() == Some(mnemonic))
         .filter_map(|l| {
             let (asm, comment) = l.rsplit_once("//")?;
             let (_, hex) = comment.split_once(": ")?;
@@ -109,6 +104,10 @@ fn xad_lines(listing: &str) -> Vec<(String, Vec<u32>)> {
             Some((asm.trim().to_string(), words))
         })
         .collect()
+}
+
+fn xad_lines(listing: &str) -> Vec<(String, Vec<u32>)> {
+    lines_of(listing, "v_xad_u32")
 }
 
 /// How one target's objects are built and read: LLVM 19 (proved by the
@@ -195,7 +194,8 @@ fn build(
     )
 }
 
-/// Every `v_xad_u32` of `listing`, in order, against `case`'s op table; the
+/// Every `v_xad_u32` of `listing`, in order, against `case`'s op table, and
+/// every `v_mov_b32_dpp` against the moves feeding them ([`movs_for`]); the
 /// first difference, or `None`.
 fn compare(case: &Case, ops: &[Op], family: &Family, listing: &str) -> Option<String> {
     let found = xad_lines(listing);
@@ -217,6 +217,30 @@ fn compare(case: &Case, ops: &[Op], family: &Family, listing: &str) -> Option<St
                 ))
             }
             Err(e) => return Some(format!("{} op {j}: {e}", case.name)),
+        }
+    }
+    let moves = lines_of(listing, "v_mov_b32_dpp");
+    let mut want = Vec::new();
+    for (j, op) in ops.iter().enumerate() {
+        match movs_for(op, family.isa) {
+            Ok(words) => want.extend(words.into_iter().map(|w| (j, w.to_vec()))),
+            Err(e) => return Some(format!("{} op {j}: {e}", case.name)),
+        }
+    }
+    if moves.len() != want.len() {
+        return Some(format!(
+            "{}: {} v_mov_b32_dpp in the kernel, {} moves in the table",
+            case.name,
+            moves.len(),
+            want.len()
+        ));
+    }
+    for ((text, words), (j, want)) in moves.iter().zip(&want) {
+        if words != want {
+            return Some(format!(
+                "{} op {j}: kernel has `{text}` = {words:08X?}, table's move is {want:08X?}",
+                case.name
+            ));
         }
     }
     None
@@ -364,6 +388,115 @@ fn a_changed_table_entry_is_caught() {
         assert!(
             compare(&case, ops, &gfx11, &listing).is_some(),
             "{mcpu} {name}: the gfx11 opcode is caught"
+        );
+    }
+}
+
+/// Negative controls for the moves: a wrong DPP control, mask, bound_ctrl or
+/// source in a table's `v_mov_b32_dpp` is caught against the real gfx9 and
+/// gfx10 builds, as is a move the table does not declare.
+#[test]
+fn a_changed_move_is_caught() {
+    use xad_harness::cases::program::{Dpp, Mov};
+    let scratch = tempfile::tempdir().expect("scratch dir");
+    let tools = llvm19(scratch.path());
+    for (family, mcpu, name, j) in [
+        (&GFX9, "gfx90a", "dpp_mov_wave_w64", 9),
+        (&GFX10, "gfx1030", "dpp_mov_share_w32", 32),
+    ] {
+        let case = cases::catalogue()
+            .into_iter()
+            .find(|c| c.name == name)
+            .expect("case");
+        let ops = cases::program(name).expect("program").ops;
+        let (_, listing) = build(
+            &tools,
+            family,
+            mcpu,
+            case.kernel,
+            &scratch.path().join(mcpu),
+        );
+        assert_eq!(
+            compare(&case, ops, family, &listing),
+            None,
+            "{mcpu} {name}: the true table passes"
+        );
+        let Src::Moved(dst, mov) = ops[j].src[0] else {
+            panic!("{name} op {j}: src0 is moved")
+        };
+        let Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } = mov.dpp
+        else {
+            panic!("{name} op {j}: DPP16")
+        };
+        let wrong = [
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl: ctrl + 1,
+                    row_mask,
+                    bank_mask,
+                    bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl,
+                    row_mask: row_mask ^ 1,
+                    bank_mask,
+                    bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl,
+                    row_mask,
+                    bank_mask: bank_mask ^ 4,
+                    bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                dpp: Dpp::Row {
+                    ctrl,
+                    row_mask,
+                    bank_mask,
+                    bound_ctrl: !bound_ctrl,
+                    fi,
+                },
+                ..mov
+            },
+            Mov {
+                src: mov.src + 1,
+                ..mov
+            },
+        ];
+        for m in wrong {
+            let mut changed = ops.to_vec();
+            changed[j].src[0] = Src::Moved(dst, m);
+            let caught = compare(&case, &changed, family, &listing);
+            assert!(
+                caught
+                    .as_deref()
+                    .is_some_and(|e| e.contains(&format!("op {j}:"))),
+                "{mcpu} {name}: {m:?} not caught: {caught:?}"
+            );
+        }
+        // The same op without its move (src0 a plain VGPR): one move too many in the kernel.
+        let mut changed = ops.to_vec();
+        changed[j].src[0] = Src::V(dst, xad_harness::cases::program::Lane::A);
+        assert!(
+            compare(&case, &changed, family, &listing).is_some(),
+            "{mcpu} {name}: a missing move is caught"
         );
     }
 }

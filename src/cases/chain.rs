@@ -4,22 +4,24 @@
 //! 0-23); chain B runs 16 links in place in one VGPR (word 24 = its last).
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{int, Lane::*, Op, Src, Src::*};
+use crate::target::Feature;
 
-/// The two non-forwarded operands of link `j`, in slot order.
-const fn others(j: usize) -> (Src, Src) {
+/// The two non-forwarded operands of link `j`, in slot order; `x3` is link
+/// j%4 == 3's first one (a literal, or an inline constant where VOP3 has no
+/// literal).
+const fn others(j: usize, x3: Src) -> (Src, Src) {
     match j % 4 {
         0 => (V(3, B), V(4, C)),
         1 => (Sreg(20, 0), V(4, C)),
         2 => (int(-7), V(2, A)),
-        _ => (Lit(0x5a5a_5a5a), V(3, B)),
+        _ => (x3, V(3, B)),
     }
 }
 
 /// Link `j`: `prev` in slot j%3, the others around it.
-const fn link(j: usize, prev: Src) -> [Src; 3] {
-    let (x, y) = others(j);
+const fn link(j: usize, prev: Src, x3: Src) -> [Src; 3] {
+    let (x, y) = others(j, x3);
     match j % 3 {
         0 => [prev, x, y],
         1 => [x, prev, y],
@@ -27,29 +29,44 @@ const fn link(j: usize, prev: Src) -> [Src; 3] {
     }
 }
 
-const OPS: [Op; 40] = {
+const fn chain(x3: Src) -> [Op; 40] {
     let mut out = [Op::new(0, 16, [V(2, A), V(3, B), V(4, C)]); 40];
     let mut j = 1;
     while j < 24 {
-        out[j] = Op::new(j as u16, 16 + j as u8, link(j, Res(15 + j as u8, j - 1)));
+        out[j] = Op::new(
+            j as u16,
+            16 + j as u8,
+            link(j, Res(15 + j as u8, j - 1), x3),
+        );
         j += 1;
     }
     let mut i = 0;
     while i < 16 {
-        let prev = if i == 0 { V(40, A) } else { Res(40, 24 + i - 1) };
-        let op = Op::new(24, 40, link(i, prev));
+        let prev = if i == 0 {
+            V(40, A)
+        } else {
+            Res(40, 24 + i - 1)
+        };
+        let op = Op::new(24, 40, link(i, prev, x3));
         out[24 + i] = if i == 15 { op } else { op.unstored() };
         i += 1;
     }
     out
-};
+}
 
-const DESCRIPTION: &str = "24 dependent links, each reading the previous result at once in a rotating slot beside b/c, \
+const OPS: [Op; 40] = chain(Lit(0x5a5a_5a5a));
+/// gfx9 has no VOP3 literal: 1/(2*pi) (inline code 248) takes its place.
+const INLINE_OPS: [Op; 40] = chain(Src::Inline(248));
+
+const DESCRIPTION: &str =
+    "24 dependent links, each reading the previous result at once in a rotating slot beside b/c, \
 random s20, inline -7 or literal 0x5a5a5a5a; 16 links in place (vdst = forwarded source)";
 
 pub(super) static SPECS: &[Spec] = &[
     case!("chain_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave32, Feature::Vop3Literal]),
     case!("chain_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Vop3Literal]),
+    case!("chain_inline_w64", wave: 64, ops: &INLINE_OPS, scalars: 8,
+        description: "as chain_w64 with inline 1/(2pi) (0x3e22f983) where chain_w64 has its literal: the chain gfx9 can encode"),
 ];
 
 #[cfg(test)]
@@ -65,8 +82,19 @@ mod tests {
         // r3 = (r2 ^ 0x5a5a5a5a) + b = 0x5A5A5B5B + 2 = 0x5A5A5B5D;
         // r4 = (b ^ r3) + c = 0x5A5A5B5F + 3 = 0x5A5A5B62.
         for name in ["chain_w32", "chain_w64"] {
-            let got = model_out(spec(SPECS, name), &[1], &[2], &[3], &[0x100, 0, 0, 0, 0, 0, 0, 0], &[]);
-            assert_eq!(got[..5], [6, 0x109, 0x101, 0x5A5A_5B5D, 0x5A5A_5B62], "{name}");
+            let got = model_out(
+                spec(SPECS, name),
+                &[1],
+                &[2],
+                &[3],
+                &[0x100, 0, 0, 0, 0, 0, 0, 0],
+                &[],
+            );
+            assert_eq!(
+                got[..5],
+                [6, 0x109, 0x101, 0x5A5A_5B5D, 0x5A5A_5B62],
+                "{name}"
+            );
             assert_eq!(got[23], 0xB4B4_BB09, "{name}: link 23");
             assert_eq!(got[24], 0x0000_3AD9, "{name}: chain B");
         }

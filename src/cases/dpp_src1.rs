@@ -13,8 +13,8 @@
 
 use super::declare::{case, Spec};
 use super::program::{
-    int, quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op, SccFrom, Src, Src::*, INLINE_CODES, M0,
-    ROW_HALF_MIRROR, ROW_MIRROR, VCC_HI, VCC_LO,
+    int, quad_perm, row, row_ror, row_share, row_shl, row_shr, row_xmask, Dpp, Exec, Lane::*, Op,
+    SccFrom, Src, Src::*, INLINE_CODES, M0, ROW_HALF_MIRROR, ROW_MIRROR, VCC_HI, VCC_LO,
 };
 use crate::target::Feature;
 
@@ -35,7 +35,13 @@ const fn op(j: u16, src: [Src; 3], dpp: Dpp) -> Op {
     Op::new(j, 16 + j as u8, src).exec(Exec::Wave).dpp(dpp)
 }
 const fn masked(ctrl: u16, row_mask: u8, bank_mask: u8, bound_ctrl: bool, fi: bool) -> Dpp {
-    Dpp::Row { ctrl, row_mask, bank_mask, bound_ctrl, fi }
+    Dpp::Row {
+        ctrl,
+        row_mask,
+        bank_mask,
+        bound_ctrl,
+        fi,
+    }
 }
 const fn lane8(sel: [u8; 8], fi: bool) -> Dpp {
     Dpp::Lane8 { sel, fi }
@@ -49,7 +55,11 @@ const fn pat(p: u32) -> Exec {
 /// (vcc_hi and exec_hi as data are unsettled in wave32), wave64 all 28. Ops
 /// with lanes off use fi=1 (the unsettled DPP16 combination needs fi=0).
 const SGPR16: [Op; 28] = [
-    op(0, [A_, s(0), C_], row(quad_perm([1, 0, 3, 2]), false, false)),
+    op(
+        0,
+        [A_, s(0), C_],
+        row(quad_perm([1, 0, 3, 2]), false, false),
+    ),
     op(1, [A_, s(1), C_], row(row_shl(1), false, false)),
     op(2, [A_, s(2), C_], row(row_shl(4), true, false)),
     op(3, [A_, s(3), C_], row(row_shr(2), false, false)),
@@ -59,23 +69,61 @@ const SGPR16: [Op; 28] = [
     op(7, [A_, s(7), C_], row(ROW_HALF_MIRROR, false, false)),
     op(8, [A_, S105, C_], row(row_share(3), false, false)),
     op(9, [A_, VCCLO, C_], row(row_xmask(9), false, false)),
-    op(10, [A_, MZERO, C_], masked(quad_perm([3, 2, 1, 0]), 0x5, 0x6, false, false)),
-    op(11, [A_, ExecLo, C_], row(quad_perm([0, 0, 2, 2]), false, false)),
+    op(
+        10,
+        [A_, MZERO, C_],
+        masked(quad_perm([3, 2, 1, 0]), 0x5, 0x6, false, false),
+    ),
+    op(
+        11,
+        [A_, ExecLo, C_],
+        row(quad_perm([0, 0, 2, 2]), false, false),
+    ),
     op(12, [A_, Null, C_], row(row_shl(2), true, false)),
-    op(13, [A_, Scc(SccFrom::One), C_], row(row_ror(1), false, false)),
-    op(14, [A_, Scc(SccFrom::Zero), C_], row(row_shr(1), true, false)),
-    op(15, [A_, Scc(SccFrom::Less(6, 7)), C_], row(row_share(15), false, false)),
-    op(16, [A_, s(0), s(1)], row(quad_perm([2, 3, 0, 1]), false, false)),
+    op(
+        13,
+        [A_, Scc(SccFrom::One), C_],
+        row(row_ror(1), false, false),
+    ),
+    op(
+        14,
+        [A_, Scc(SccFrom::Zero), C_],
+        row(row_shr(1), true, false),
+    ),
+    op(
+        15,
+        [A_, Scc(SccFrom::Less(6, 7)), C_],
+        row(row_share(15), false, false),
+    ),
+    op(
+        16,
+        [A_, s(0), s(1)],
+        row(quad_perm([2, 3, 0, 1]), false, false),
+    ),
     op(17, [A_, s(1), s(1)], row(row_xmask(1), false, false)),
     op(18, [A_, s(0), int(7)], row(ROW_MIRROR, false, false)),
     op(19, [A_, MZERO, Null], row(row_shl(8), true, true)),
     op(20, [B_, s(0), A_], row(row_ror(11), false, false)),
-    op(21, [A_, VCCLO, MZERO], masked(row_shr(5), 0xa, 0x3, true, false)),
-    op(22, [A_, ExecLo, C_], row(quad_perm([1, 0, 3, 2]), false, true)).exec(pat(0x5555_5555)),
+    op(
+        21,
+        [A_, VCCLO, MZERO],
+        masked(row_shr(5), 0xa, 0x3, true, false),
+    ),
+    op(
+        22,
+        [A_, ExecLo, C_],
+        row(quad_perm([1, 0, 3, 2]), false, true),
+    )
+    .exec(pat(0x5555_5555)),
     op(23, [A_, ExecLo, s(1)], row(row_xmask(2), false, true)).exec(Exec::Scalar(0)),
     op(24, [A_, VCCHI, C_], row(row_share(6), false, false)),
     op(25, [A_, ExecHi, C_], row(row_ror(9), false, false)),
-    op(26, [A_, ExecHi, C_], row(quad_perm([1, 2, 3, 0]), false, true)).exec(pat(0x0f0f_0f0f)),
+    op(
+        26,
+        [A_, ExecHi, C_],
+        row(quad_perm([1, 2, 3, 0]), false, true),
+    )
+    .exec(pat(0x0f0f_0f0f)),
     op(27, [A_, VCCHI, VCCLO], row(row_shl(3), true, false)),
 ];
 
@@ -98,7 +146,13 @@ const CTRL16: [Dpp; 12] = [
 
 /// The DPP8 selectors the inline sweep cycles through (op j uses
 /// `SEL8[j % 5]`, fi = j odd; XAD_DPP_SRC1_INLINE8 in the kernel).
-const SEL8: [[u8; 8]; 5] = [[7, 6, 5, 4, 3, 2, 1, 0], [1, 0, 3, 2, 5, 4, 7, 6], [0; 8], [3, 7, 1, 5, 0, 4, 2, 6], [5, 5, 2, 2, 7, 0, 1, 3]];
+const SEL8: [[u8; 8]; 5] = [
+    [7, 6, 5, 4, 3, 2, 1, 0],
+    [1, 0, 3, 2, 5, 4, 7, 6],
+    [0; 8],
+    [3, 7, 1, 5, 0, 4, 2, 6],
+    [5, 5, 2, 2, 7, 0, 1, 3],
+];
 
 /// src2 of inline-sweep op j: s20 when j % 9 == 4, the integer 3 when
 /// j % 9 == 8 (two inline constants, off the constant bus), else c.
@@ -116,7 +170,11 @@ const fn inline_sweep(dpp8: bool) -> [Op; 90] {
     let mut out = [op(0, [A_, A_, A_], Dpp::None); 90];
     let mut j = 0;
     while j < 90 {
-        let dpp = if dpp8 { lane8(SEL8[j % 5], j % 2 == 1) } else { CTRL16[j % 12] };
+        let dpp = if dpp8 {
+            lane8(SEL8[j % 5], j % 2 == 1)
+        } else {
+            CTRL16[j % 12]
+        };
         out[j] = op(j as u16, [A_, Inline(INLINE_CODES[j]), inline_src2(j)], dpp);
         j += 1;
     }
@@ -136,16 +194,38 @@ const SGPR8: [Op; 20] = [
     op(4, [A_, MZERO, C_], lane8([6, 2, 7, 3, 1, 5, 0, 4], false)),
     op(5, [A_, ExecLo, C_], lane8([5, 5, 2, 2, 7, 0, 1, 3], true)),
     op(6, [A_, Null, C_], lane8([2, 3, 0, 1, 6, 7, 4, 5], false)),
-    op(7, [A_, Scc(SccFrom::One), C_], lane8([4, 5, 6, 7, 0, 1, 2, 3], false)),
-    op(8, [A_, Scc(SccFrom::Less(6, 7)), C_], lane8([1, 1, 1, 1, 6, 6, 6, 6], true)),
+    op(
+        7,
+        [A_, Scc(SccFrom::One), C_],
+        lane8([4, 5, 6, 7, 0, 1, 2, 3], false),
+    ),
+    op(
+        8,
+        [A_, Scc(SccFrom::Less(6, 7)), C_],
+        lane8([1, 1, 1, 1, 6, 6, 6, 6], true),
+    ),
     op(9, [A_, s(0), s(1)], lane8([7, 0, 6, 1, 5, 2, 4, 3], false)),
     op(10, [A_, s(2), s(2)], lane8([0, 1, 2, 3, 4, 5, 6, 7], false)),
-    op(11, [A_, MZERO, int(-7)], lane8([3, 3, 3, 3, 4, 4, 4, 4], true)),
+    op(
+        11,
+        [A_, MZERO, int(-7)],
+        lane8([3, 3, 3, 3, 4, 4, 4, 4], true),
+    ),
     op(12, [B_, s(3), A_], lane8([6, 7, 4, 5, 2, 3, 0, 1], false)),
     op(13, [A_, ExecLo, C_], lane8([1, 0, 3, 2, 5, 4, 7, 6], false)).exec(pat(0x5555_5555)),
     op(14, [A_, s(0), C_], lane8([1, 0, 3, 2, 5, 4, 7, 6], true)).exec(pat(0x5555_5555)),
-    op(15, [A_, ExecLo, s(1)], lane8([7, 6, 5, 4, 3, 2, 1, 0], false)).exec(Exec::Scalar(0)),
-    op(16, [A_, Inline(240), C_], lane8([2, 2, 2, 2, 5, 5, 5, 5], true)).exec(Exec::Scalar(2)),
+    op(
+        15,
+        [A_, ExecLo, s(1)],
+        lane8([7, 6, 5, 4, 3, 2, 1, 0], false),
+    )
+    .exec(Exec::Scalar(0)),
+    op(
+        16,
+        [A_, Inline(240), C_],
+        lane8([2, 2, 2, 2, 5, 5, 5, 5], true),
+    )
+    .exec(Exec::Scalar(2)),
     op(17, [A_, VCCHI, C_], lane8([7, 6, 5, 4, 3, 2, 1, 0], false)),
     op(18, [A_, ExecHi, C_], lane8([1, 0, 3, 2, 5, 4, 7, 6], true)),
     op(19, [A_, ExecHi, VCCHI], lane8([0; 8], false)).exec(pat(0x0f0f_0f0f)),
@@ -166,21 +246,70 @@ f32 bits), cycling through 5 selector sets with fi 0 and 1; src2 = c, s20 or the
 
 // Every dpp_src1 case needs a scalar DPP src1 (and VOP3 DPP); the SGPR
 // tables also read null, s105 and two scalar values in one op.
-const NEEDS_W64: &[Feature] = &[Feature::Vop3Dpp, Feature::DppSrc1Scalar];
-const NEEDS_W32: &[Feature] = &[Feature::Wave32, Feature::Vop3Dpp, Feature::DppSrc1Scalar];
-const SGPR_W64: &[Feature] = &[Feature::Vop3Dpp, Feature::DppSrc1Scalar, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs];
-const SGPR_W32: &[Feature] =
-    &[Feature::Wave32, Feature::Vop3Dpp, Feature::DppSrc1Scalar, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs];
+// What the op tables need (test `every_case_requires_what_its_op_table_needs`):
+// the DPP16 tables use row_share/row_xmask and fi, the DPP8 tables DPP8 and fi.
+use Feature::{
+    Dpp8, DppFetchInactive, DppRowShare, DppSrc1Scalar, HighSgprs, NullSgpr, TwoScalarReads,
+    Vop3Dpp, Wave32,
+};
+const NEEDS16_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, DppRowShare, DppFetchInactive];
+const NEEDS16_W32: &[Feature] = &[
+    Wave32,
+    Vop3Dpp,
+    DppSrc1Scalar,
+    DppRowShare,
+    DppFetchInactive,
+];
+const NEEDS8_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, Dpp8, DppFetchInactive];
+const NEEDS8_W32: &[Feature] = &[Wave32, Vop3Dpp, DppSrc1Scalar, Dpp8, DppFetchInactive];
+const SGPR16_W64: &[Feature] = &[
+    Vop3Dpp,
+    DppSrc1Scalar,
+    TwoScalarReads,
+    NullSgpr,
+    HighSgprs,
+    DppRowShare,
+    DppFetchInactive,
+];
+const SGPR16_W32: &[Feature] = &[
+    Wave32,
+    Vop3Dpp,
+    DppSrc1Scalar,
+    TwoScalarReads,
+    NullSgpr,
+    HighSgprs,
+    DppRowShare,
+    DppFetchInactive,
+];
+const SGPR8_W64: &[Feature] = &[
+    Vop3Dpp,
+    DppSrc1Scalar,
+    TwoScalarReads,
+    NullSgpr,
+    HighSgprs,
+    Dpp8,
+    DppFetchInactive,
+];
+const SGPR8_W32: &[Feature] = &[
+    Wave32,
+    Vop3Dpp,
+    DppSrc1Scalar,
+    TwoScalarReads,
+    NullSgpr,
+    HighSgprs,
+    Dpp8,
+    DppFetchInactive,
+];
 
 pub(super) static SPECS: &[Spec] = &[
-    case!("dpp_src1_sgpr_dpp16_w32", wave: 32, ops: SGPR16.split_at(24).0, scalars: 8, description: D_SGPR16, requires: SGPR_W32),
-    case!("dpp_src1_sgpr_dpp16_w64", wave: 64, ops: &SGPR16, scalars: 8, description: D_SGPR16_W64, requires: SGPR_W64),
-    case!("dpp_src1_inline_dpp16_w32", wave: 32, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS_W32),
-    case!("dpp_src1_inline_dpp16_w64", wave: 64, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS_W64),
-    case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: SGPR8.split_at(17).0, scalars: 8, description: D_SGPR8, requires: SGPR_W32),
-    case!("dpp_src1_sgpr_dpp8_w64", wave: 64, ops: &SGPR8, scalars: 8, description: D_SGPR8_W64, requires: SGPR_W64),
-    case!("dpp_src1_inline_dpp8_w32", wave: 32, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS_W32),
-    case!("dpp_src1_inline_dpp8_w64", wave: 64, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS_W64),
+    case!("dpp_src1_sgpr_dpp16_w32", wave: 32, ops: SGPR16.split_at(24).0, scalars: 8, description: D_SGPR16, requires: SGPR16_W32),
+    case!("dpp_src1_sgpr_dpp16_w64", wave: 64, ops: &SGPR16, scalars: 8, description: D_SGPR16_W64, requires: SGPR16_W64),
+    case!("dpp_src1_inline_dpp16_w32", wave: 32, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS16_W32),
+    case!("dpp_src1_inline_dpp16_w64", wave: 64, ops: &INLINE16, scalars: 8, description: D_INLINE16, requires: NEEDS16_W64),
+    case!("dpp_src1_sgpr_dpp8_w32", wave: 32, ops: SGPR8.split_at(17).0, scalars: 8, description: D_SGPR8, requires: SGPR8_W32),
+    case!("dpp_src1_sgpr_dpp8_w64", wave: 64, ops: &SGPR8, scalars: 8, description: D_SGPR8_W64, requires: SGPR8_W64),
+    case!("dpp_src1_inline_dpp8_w32", wave: 32, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS8_W32),
+    case!("dpp_src1_inline_dpp8_w64", wave: 64, ops: &INLINE8, scalars: 8, description: D_INLINE8, requires: NEEDS8_W64),
 ];
 
 #[cfg(test)]
@@ -193,7 +322,16 @@ mod tests {
 
     const KEEP: u32 = 0xEEEE_0000;
     /// s20-s27; s26 < s27, so the random SCC is 1.
-    const SCALARS: [u32; 8] = [0x1111_0000, 0x2222_0000, 0x3333_0000, 0x4444_0000, 0x5555_0000, 0x6666_0000, 9, 10];
+    const SCALARS: [u32; 8] = [
+        0x1111_0000,
+        0x2222_0000,
+        0x3333_0000,
+        0x4444_0000,
+        0x5555_0000,
+        0x6666_0000,
+        9,
+        10,
+    ];
 
     /// Every word of `n` lanes of case `name` with a = 0x100 + lane, b =
     /// 0x2000 + lane, c = 0 (so a word shows the src0 lane read, ^ src1),
@@ -240,22 +378,53 @@ mod tests {
                 KEEP + 21,   // row_mask 0xa: row 0 not written
             ];
             assert_eq!(w[6][..22], want6, "{name}");
-            assert_eq!((w[15][1], w[12][2], w[1][3], w[15][4]), (KEEP + 1, 0x3333_0000, KEEP + 3, 0x5555_0100), "{name}: row edges");
-            assert_eq!((w[2][10], w[22][10]), (KEEP + 10, KEEP + 10), "{name}: bank 0 / row 1 masked");
-            assert_eq!((w[14][12], w[0][14], w[8][19]), (0, 0, 0x6666_0000), "{name}: bc1 out of row reads 0");
+            assert_eq!(
+                (w[15][1], w[12][2], w[1][3], w[15][4]),
+                (KEEP + 1, 0x3333_0000, KEEP + 3, 0x5555_0100),
+                "{name}: row edges"
+            );
+            assert_eq!(
+                (w[2][10], w[22][10]),
+                (KEEP + 10, KEEP + 10),
+                "{name}: bank 0 / row 1 masked"
+            );
+            assert_eq!(
+                (w[14][12], w[0][14], w[8][19]),
+                (0, 0, 0x6666_0000),
+                "{name}: bc1 out of row reads 0"
+            );
             // row_shr:5, rows 1 and 3, banks 0 and 1, bc1: (src ^ vcc_lo) + m0.
-            assert_eq!((w[17][21], w[22][21], w[24][21]), (0xAAAA_0000, 0xAAAA_0111, KEEP + 21), "{name}");
+            assert_eq!(
+                (w[17][21], w[22][21], w[24][21]),
+                (0xAAAA_0000, 0xAAAA_0111, KEEP + 21),
+                "{name}"
+            );
             // EXEC 0x55555555, fi1: lane 6 reads inactive 7, ^ exec_lo; odd lanes keep.
             assert_eq!((w[6][22], w[7][22]), (0x5555_5452, KEEP + 22), "{name}");
             // EXEC = s20 (lanes 16, 20, 24, 28 of the low half): (18 ^ exec_lo) + s21.
-            assert_eq!((w[16][23], w[6][23], w[17][23]), (0x3333_0112, KEEP + 23, KEEP + 23), "{name}");
+            assert_eq!(
+                (w[16][23], w[6][23], w[17][23]),
+                (0x3333_0112, KEEP + 23, KEEP + 23),
+                "{name}"
+            );
         }
         let w = lanes("dpp_src1_sgpr_dpp16_w64", 64);
         // Lane 40: row 2 (base 32), index 8.
         assert_eq!(w[40][24], 0x5555_0126, "row_share:6: 38, ^ vcc_hi = s24");
-        assert_eq!(w[40][25], 0xFFFF_FED0, "row_ror:9: 47, ^ exec_hi = all ones");
-        assert_eq!((w[40][26], w[44][26]), (0x0F0F_0E26, KEEP + 26), "EXEC 0x0f0f0f0f both halves, fi1: 41 ^ exec_hi");
-        assert_eq!((w[40][27], w[47][27]), (0x9999_012B, 0x9999_0000), "row_shl:3 bc1: (43 ^ vcc_hi) + vcc_lo");
+        assert_eq!(
+            w[40][25], 0xFFFF_FED0,
+            "row_ror:9: 47, ^ exec_hi = all ones"
+        );
+        assert_eq!(
+            (w[40][26], w[44][26]),
+            (0x0F0F_0E26, KEEP + 26),
+            "EXEC 0x0f0f0f0f both halves, fi1: 41 ^ exec_hi"
+        );
+        assert_eq!(
+            (w[40][27], w[47][27]),
+            (0x9999_012B, 0x9999_0000),
+            "row_shl:3 bc1: (43 ^ vcc_hi) + vcc_lo"
+        );
     }
 
     #[test]
@@ -263,13 +432,31 @@ mod tests {
         for name in ["dpp_src1_inline_dpp16_w32", "dpp_src1_inline_dpp16_w64"] {
             let w = lanes(name, 64);
             assert_eq!(w[6][0], 0x104, "{name}: quad_perm [2,3,0,1]: 4, ^ 0");
-            assert_eq!((w[6][1], w[15][1]), (0x106, KEEP + 1), "{name}: row_shl:1: 7 ^ 1; lane 15 out of row, bc0");
+            assert_eq!(
+                (w[6][1], w[15][1]),
+                (0x106, KEEP + 1),
+                "{name}: row_shl:1: 7 ^ 1; lane 15 out of row, bc0"
+            );
             assert_eq!(w[6][4], 0x1111_010D, "{name}: row_mirror: (9 ^ 4) + s20");
-            assert_eq!((w[6][8], w[2][8]), (0x111, KEEP + 8), "{name}: quad_perm [3,1,2,0] bank 1: (6 ^ 8) + 3; bank 0 masked");
+            assert_eq!(
+                (w[6][8], w[2][8]),
+                (0x111, KEEP + 8),
+                "{name}: quad_perm [3,1,2,0] bank 1: (6 ^ 8) + 3; bank 0 masked"
+            );
             assert_eq!(w[6][65], 0xFFFF_FEFE, "{name}: row_half_mirror: 1 ^ -1");
-            assert_eq!(w[5][80], 0xFFFF_FEF8, "{name}: quad_perm [3,1,2,0]: (5 ^ -16) + 3");
-            assert_eq!((w[0][81], w[6][81]), (0x3F00_010F, 0x3F00_0000), "{name}: row_shl:15 bc1: 15 ^ 0.5; out of row 0 ^ 0.5");
-            assert_eq!(w[6][89], 0x3E22_F885, "{name}: row_half_mirror: (1 ^ 1/(2pi)) + 3");
+            assert_eq!(
+                w[5][80], 0xFFFF_FEF8,
+                "{name}: quad_perm [3,1,2,0]: (5 ^ -16) + 3"
+            );
+            assert_eq!(
+                (w[0][81], w[6][81]),
+                (0x3F00_010F, 0x3F00_0000),
+                "{name}: row_shl:15 bc1: 15 ^ 0.5; out of row 0 ^ 0.5"
+            );
+            assert_eq!(
+                w[6][89], 0x3E22_F885,
+                "{name}: row_half_mirror: (1 ^ 1/(2pi)) + 3"
+            );
         }
     }
 
@@ -281,7 +468,10 @@ mod tests {
             assert_eq!(w[9][3], 0x10C, "{name}: [3,7,1,5,..]: 15 ^ 3");
             assert_eq!(w[9][4], 0x1111_0109, "{name}: [5,5,..]: (13 ^ 4) + s20");
             assert_eq!(w[9][86], 0xC000_0108, "{name}: pairs: 8 ^ -2.0");
-            assert_eq!(w[4][89], 0x3E22_F887, "{name}: [5,5,2,2,7,..]: (7 ^ 1/(2pi)) + 3");
+            assert_eq!(
+                w[4][89], 0x3E22_F887,
+                "{name}: [5,5,2,2,7,..]: (7 ^ 1/(2pi)) + 3"
+            );
         }
         for name in ["dpp_src1_sgpr_dpp8_w32", "dpp_src1_sgpr_dpp8_w64"] {
             let w = lanes(name, 64);
@@ -302,28 +492,67 @@ mod tests {
             ];
             assert_eq!(w[9][..13], want9, "{name}");
             // EXEC 0x55555555: fi0 reads inactive 9 as 0; fi1 reads it.
-            assert_eq!((w[8][13], w[9][13], w[8][14]), (0x5555_5555, KEEP + 13, 0x1111_0109), "{name}");
+            assert_eq!(
+                (w[8][13], w[9][13], w[8][14]),
+                (0x5555_5555, KEEP + 13, 0x1111_0109),
+                "{name}"
+            );
             // EXEC = s20 (lanes 16, 20, 24, 28), reverse, fi0: sources inactive: (0 ^ exec_lo) + s21.
-            assert_eq!((w[16][15], w[20][15], w[17][15]), (0x3333_0000, 0x3333_0000, KEEP + 15), "{name}");
+            assert_eq!(
+                (w[16][15], w[20][15], w[17][15]),
+                (0x3333_0000, 0x3333_0000, KEEP + 15),
+                "{name}"
+            );
             // EXEC = s22 (lanes 16, 17, 20, 21, ...), fi1: 17 reads 18, 21 reads 21, ^ 0.5.
-            assert_eq!((w[17][16], w[21][16], w[18][16]), (0x3F00_0112, 0x3F00_0115, KEEP + 16), "{name}");
+            assert_eq!(
+                (w[17][16], w[21][16], w[18][16]),
+                (0x3F00_0112, 0x3F00_0115, KEEP + 16),
+                "{name}"
+            );
         }
         let w = lanes("dpp_src1_sgpr_dpp8_w64", 64);
         assert_eq!(w[40][17], 0x5555_012F, "reverse: 47 ^ vcc_hi");
         assert_eq!(w[40][18], 0xFFFF_FED6, "pairs: 41 ^ exec_hi = all ones");
         // EXEC 0x0f0f0f0f both halves, zeros, fi0: (src ^ exec_hi) + vcc_hi.
-        assert_eq!((w[41][19], w[32][19], w[44][19]), (0x6464_0E27, 0x6464_0E2F, KEEP + 19));
+        assert_eq!(
+            (w[41][19], w[32][19], w[44][19]),
+            (0x6464_0E27, 0x6464_0E2F, KEEP + 19)
+        );
     }
 
     /// The cases exist exactly where the ISA takes the form, and each needs
     /// it: every case has an op a gfx1100-class ISA refuses to encode.
     #[test]
     fn only_targets_with_the_feature_have_them() {
-        let with: Vec<&str> = TARGETS.iter().filter(|t| SPECS.iter().all(|s| s.case.runs_on(t))).map(|t| t.name).collect();
-        assert_eq!(with, ["gfx1150", "gfx1151", "gfx1152", "gfx1200", "gfx1201", "gfx12-generic"]);
-        assert!(TARGETS.iter().filter(|t| !with.contains(&t.name)).all(|t| SPECS.iter().all(|s| !s.case.runs_on(t))));
+        let with: Vec<&str> = TARGETS
+            .iter()
+            .filter(|t| SPECS.iter().all(|s| s.case.runs_on(t)))
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(
+            with,
+            [
+                "gfx1150",
+                "gfx1151",
+                "gfx1152",
+                "gfx1200",
+                "gfx1201",
+                "gfx12-generic"
+            ]
+        );
+        assert!(TARGETS
+            .iter()
+            .filter(|t| !with.contains(&t.name))
+            .all(|t| SPECS.iter().all(|s| !s.case.runs_on(t))));
         for s in SPECS {
-            assert!(s.program.ops.iter().any(|op| encode_for(op, Isa::GFX11).is_err()), "{}: no op needs the feature", s.case.name);
+            assert!(
+                s.program
+                    .ops
+                    .iter()
+                    .any(|op| encode_for(op, Isa::GFX11).is_err()),
+                "{}: no op needs the feature",
+                s.case.name
+            );
             for op in s.program.ops {
                 encode_for(op, Isa::GFX115X).unwrap_or_else(|e| panic!("{}: {e}", s.case.name));
             }

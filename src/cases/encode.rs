@@ -1,24 +1,30 @@
 //! The encoder: the instruction words a case kernel must contain for an
-//! [`Op`]. The encoding tests (tests/cases_encoding.rs) disassemble every
-//! kernel and check that its `v_xad_u32` words are exactly [`encode`] of its
-//! ops, so a table cannot claim a form its kernel does not contain.
+//! [`Op`]. The encoding tests (tests/cases_encoding.rs,
+//! tests/kernels_gfx9_gfx10.rs) disassemble every kernel and check that its
+//! `v_xad_u32` words are exactly [`encode_for`] of its ops, and its
+//! `v_mov_b32_dpp` words [`movs_for`] of them, so a table cannot claim a form
+//! its kernel does not contain.
 //!
-//! The words are the same on every gfx11 and gfx12 target (VOP3 opcode 581,
-//! same DPP words; checked against llvm-mc 19 for gfx1100, gfx1151 and
-//! gfx1200). What differs is which forms a target accepts: [`encode_for`]
-//! refuses an SGPR or inline constant as src1 of a DPP op unless the ISA has
-//! [`Isa::dpp_src1_scalar`], as LLVM does.
+//! [`encode`] gives the gfx11/gfx12 words (VOP3 opcode 581, the same on every
+//! gfx11 and gfx12 target; checked against llvm-mc 19 for gfx1100, gfx1151
+//! and gfx1200). [`encode_for`] gives a target ISA's words: opcode 499
+//! (`D1F3`) on gfx9, 837 (`D745`) on gfx10, and m0/null as codes 124/125 there
+//! (gfx11 swapped them); and it refuses what the ISA lacks, as LLVM does: an
+//! SGPR or inline DPP src1 without [`Isa::dpp_src1_scalar`], VOP3 DPP before
+//! gfx11, and on gfx9 a VOP3 literal, `null`, s102-s105 or a second scalar
+//! value (constant bus limit 1).
 
+use super::model::{dpp16_ctrl_gfx10_on, dpp16_ctrl_gfx9_only, dpp16_ctrl_valid};
 use super::program::{
-    Dpp, Op, Src, DPP16, DPP8, DPP8_FI, EXEC_HI, EXEC_LO, LITERAL, NULL, SRC_SCC,
+    Dpp, Mov, Op, Src, DPP16, DPP8, DPP8_FI, EXEC_HI, EXEC_LO, LITERAL, M0, NULL, SRC_SCC,
 };
-use crate::isa::Isa;
+use crate::isa::{Generation, Isa};
 
 /// The 9-bit source field of a non-DPP operand.
 pub fn src_code(src: &Src) -> u16 {
     match *src {
-        Src::V(r, _) | Src::Res(r, _) => 256 + u16::from(r),
-        Src::Sreg(code, _) => code,
+        Src::V(r, _) | Src::Res(r, _) | Src::Moved(r, _) => 256 + u16::from(r),
+        Src::Sreg(code, _) | Src::Gfx9Sreg(code, _) => code,
         Src::ExecLo => EXEC_LO,
         Src::ExecHi => EXEC_HI,
         Src::Null => NULL,
@@ -28,19 +34,164 @@ pub fn src_code(src: &Src) -> u16 {
     }
 }
 
-/// The instruction words a kernel for a target with `isa` must contain for
-/// `op`: [`encode`], after refusing an SGPR, special register or inline
-/// constant as src1 of a DPP op where the ISA lacks
-/// [`Isa::dpp_src1_scalar`] (gfx1100-1103, gfx11-generic: LLVM rejects it).
+/// The `v_xad_u32` words a kernel for a target with `isa` must contain for
+/// `op` (see the module doc), or why that ISA has no such instruction.
 pub fn encode_for(op: &Op, isa: Isa) -> Result<Vec<u32>, String> {
+    refuse_for(op, isa)?;
+    for slot in &op.src {
+        if let Src::Moved(_, mov) = slot {
+            mov_refusal(mov, isa.generation)?;
+        }
+    }
+    let mut words = encode(op)?;
+    let opcode = match isa.generation {
+        Generation::Gfx9 => 0xD1F3,
+        Generation::Gfx10 => 0xD745,
+        Generation::Gfx11 | Generation::Gfx12 => return Ok(words),
+    };
+    words[0] = opcode << 16 | (words[0] & 0xFFFF);
+    // gfx9/gfx10 code m0 as 124 and null as 125 (gfx11 swapped them). Source
+    // fields of dword 1: 9 bits each at 0, 9, 18.
+    for shift in [0, 9, 18] {
+        let code = (words[1] >> shift) & 0x1FF;
+        let code = match code as u16 {
+            NULL => u32::from(M0),
+            M0 => u32::from(NULL),
+            _ => code,
+        };
+        words[1] = (words[1] & !(0x1FF << shift)) | code << shift;
+    }
+    Ok(words)
+}
+
+/// Why `isa` has no `v_xad_u32` of `op`'s operand forms (the assembler's
+/// refusal), if it has none.
+fn refuse_for(op: &Op, isa: Isa) -> Result<(), String> {
+    let generation = isa.generation;
     let dpp = !matches!(op.dpp, Dpp::None);
-    if dpp && !isa.dpp_src1_scalar && !matches!(op.src[1], Src::V(..) | Src::Res(..)) {
+    if dpp && matches!(generation, Generation::Gfx9 | Generation::Gfx10) {
         return Err(format!(
-            "{op:?}: a DPP src1 must be a VGPR on {} without FeatureDPPSrc1SGPR",
-            isa.generation
+            "{op:?}: {generation} has no VOP3 DPP (v_xad_u32_e64_dpp)"
         ));
     }
-    encode(op)
+    if dpp && !isa.dpp_src1_scalar && !matches!(op.src[1], Src::V(..) | Src::Res(..)) {
+        return Err(format!(
+            "{op:?}: a DPP src1 must be a VGPR on {generation} without FeatureDPPSrc1SGPR"
+        ));
+    }
+    let gfx9 = generation == Generation::Gfx9;
+    if !gfx9 && op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))) {
+        return Err(format!(
+            "{op:?}: flat_scratch and xnack_mask are not operands on {generation}"
+        ));
+    }
+    if !gfx9 {
+        return Ok(());
+    }
+    if op.src.iter().any(|s| matches!(s, Src::Lit(_))) {
+        return Err(format!("{op:?}: gfx9 has no literal in a VOP3"));
+    }
+    if op.src.contains(&Src::Null) {
+        return Err(format!("{op:?}: gfx9 has no null"));
+    }
+    if op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))) {
+        return Err(format!(
+            "{op:?}: gfx9 addresses s0-s101 (codes 102-105 are flat_scratch and xnack_mask)"
+        ));
+    }
+    let mut scalars: Vec<u16> = op
+        .src
+        .iter()
+        .filter(|s| s.is_scalar())
+        .map(src_code)
+        .collect();
+    scalars.sort_unstable();
+    scalars.dedup();
+    if scalars.len() > 1 {
+        return Err(format!(
+            "{op:?}: gfx9 reads one scalar value per VALU op (constant bus limit 1)"
+        ));
+    }
+    Ok(())
+}
+
+/// Why `generation` has no `v_mov_b32_dpp` with `mov`'s control, if it has none:
+/// wave_shl/rol/shr/ror and row_bcast are gfx9's only; row_share, row_xmask,
+/// fi and DPP8 came with gfx10.
+fn mov_refusal(mov: &Mov, generation: Generation) -> Result<(), String> {
+    let gfx9 = generation == Generation::Gfx9;
+    match mov.dpp {
+        Dpp::None => Err(format!("{mov:?}: a move without a DPP control")),
+        Dpp::Row { ctrl, fi, .. } if gfx9 => {
+            if fi {
+                Err(format!("{mov:?}: gfx9 DPP has no fi"))
+            } else if dpp16_ctrl_gfx9_only(ctrl)
+                || (dpp16_ctrl_valid(ctrl) && !dpp16_ctrl_gfx10_on(ctrl))
+            {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{mov:?}: DPP control {ctrl:#x} is not a gfx9 control"
+                ))
+            }
+        }
+        Dpp::Row { ctrl, .. } if !dpp16_ctrl_valid(ctrl) => Err(format!(
+            "{mov:?}: DPP control {ctrl:#x} is not a {generation} control"
+        )),
+        Dpp::Lane8 { .. } if gfx9 => Err(format!("{mov:?}: gfx9 has no DPP8")),
+        _ => Ok(()),
+    }
+}
+
+/// The `v_mov_b32_dpp` words of each moved source of `op` (slot order), as
+/// `isa` encodes them: VOP1 (`0x7E000000 | vdst << 17 | 1 << 9 | src0`, src0
+/// 0xFA for DPP16, 0xE9/0xEA for DPP8) then the DPP word, the same layout on
+/// gfx9-gfx12 (llvm-mc 19: `v_mov_b32_dpp v10, v2 wave_shl:1 row_mask:0xf
+/// bank_mask:0xf` is 7E1402FA FF013002 on gfx908).
+pub fn movs_for(op: &Op, isa: Isa) -> Result<Vec<[u32; 2]>, String> {
+    let mut words = Vec::new();
+    for slot in &op.src {
+        if let Src::Moved(dst, mov) = slot {
+            mov_refusal(mov, isa.generation)?;
+            let (code, dpp_word) =
+                dpp_word(mov.src, mov.dpp).ok_or_else(|| format!("{mov:?}: no DPP control"))?;
+            words.push([
+                0x7E00_0000 | u32::from(*dst) << 17 | 1 << 9 | u32::from(code),
+                dpp_word,
+            ]);
+        }
+    }
+    Ok(words)
+}
+
+/// The src0 code and DPP word of control `dpp` reading VGPR `reg` (None for
+/// [`Dpp::None`]): DPP16 ctrl 16:8, fi 18, bound_ctrl 19, bank_mask 27:24,
+/// row_mask 31:28; DPP8 selectors 3 bits each from bit 8.
+fn dpp_word(reg: u8, dpp: Dpp) -> Option<(u16, u32)> {
+    match dpp {
+        Dpp::None => None,
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask,
+            bound_ctrl,
+            fi,
+        } => Some((
+            DPP16,
+            u32::from(reg)
+                | u32::from(ctrl) << 8
+                | u32::from(fi) << 18
+                | u32::from(bound_ctrl) << 19
+                | u32::from(bank_mask & 15) << 24
+                | u32::from(row_mask & 15) << 28,
+        )),
+        Dpp::Lane8 { sel, fi } => {
+            let word = sel.iter().enumerate().fold(u32::from(reg), |w, (i, &s)| {
+                w | u32::from(s & 7) << (8 + 3 * i)
+            });
+            Some((if fi { DPP8_FI } else { DPP8 }, word))
+        }
+    }
 }
 
 /// The instruction words the kernel must contain for `op` on a target that
@@ -60,37 +211,13 @@ pub fn encode(op: &Op) -> Result<Vec<u32>, String> {
     if literals.iter().any(|&v| v != literals[0]) {
         return Err(format!("{op:?}: two different literals"));
     }
-    let dpp_word = match op.dpp {
-        Dpp::None => None,
-        Dpp::Row {
-            ctrl,
-            row_mask,
-            bank_mask,
-            bound_ctrl,
-            fi,
-        } => {
-            let Src::V(r, _) = op.src[0] else {
-                return Err(format!("{op:?}: DPP src0 must be a lane-source VGPR"));
-            };
-            codes[0] = u32::from(DPP16);
-            Some(
-                u32::from(r)
-                    | u32::from(ctrl) << 8
-                    | u32::from(fi) << 18
-                    | u32::from(bound_ctrl) << 19
-                    | u32::from(bank_mask & 15) << 24
-                    | u32::from(row_mask & 15) << 28,
-            )
-        }
-        Dpp::Lane8 { sel, fi } => {
-            let Src::V(r, _) = op.src[0] else {
-                return Err(format!("{op:?}: DPP src0 must be a lane-source VGPR"));
-            };
-            codes[0] = u32::from(if fi { DPP8_FI } else { DPP8 });
-            Some(sel.iter().enumerate().fold(u32::from(r), |w, (i, &s)| {
-                w | u32::from(s & 7) << (8 + 3 * i)
-            }))
-        }
+    let dpp_word = match (op.dpp, op.src[0]) {
+        (Dpp::None, _) => None,
+        (dpp, Src::V(r, _)) => dpp_word(r, dpp).map(|(code, word)| {
+            codes[0] = u32::from(code);
+            word
+        }),
+        _ => return Err(format!("{op:?}: DPP src0 must be a lane-source VGPR")),
     };
     // The DPP word takes the literal's place: no DPP form has a literal.
     if dpp_word.is_some() && !literals.is_empty() {
@@ -155,13 +282,19 @@ mod dpp_src1_tests {
     use super::*;
     use crate::cases::program::{int, quad_perm, row_shl, Lane, M0, VCC_HI};
 
-    /// Hand-copied from `llvm-mc-19 -show-encoding` for -mcpu=gfx1151 and
-    /// -mcpu=gfx1200, which print the same bytes for every line (the asm is
-    /// in each comment); tests/cases_dpp_src1.rs checks every catalogue op
-    /// against the kernels LLVM assembled.
-    #[test]
-    fn scalar_src1_dpp_words_match_llvm_mc() {
-        use Lane::*;
+    const D8FI: Dpp = Dpp::Lane8 {
+        sel: [7, 6, 5, 4, 3, 2, 1, 0],
+        fi: true,
+    };
+
+    /// `v_xad_u32_e64_dpp v5, v2, <src1>, <src2> <dpp>`.
+    fn v(src1: Src, src2: Src, dpp: Dpp) -> Op {
+        Op::new(0, 5, [Src::V(2, Lane::A), src1, src2]).dpp(dpp)
+    }
+
+    /// Scalar-src1 DPP ops and their words from llvm-mc-19 (the asm is in
+    /// each comment).
+    fn llvm_mc_table() -> [(Op, [u32; 3]); 16] {
         let qp = Dpp::Row {
             ctrl: quad_perm([1, 2, 3, 0]),
             row_mask: 0xf,
@@ -173,20 +306,9 @@ mod dpp_src1_tests {
             sel: [7, 6, 5, 4, 3, 2, 1, 0],
             fi: false,
         };
-        let d8fi = Dpp::Lane8 {
-            sel: [7, 6, 5, 4, 3, 2, 1, 0],
-            fi: true,
-        };
-        let shl = Dpp::Row {
-            ctrl: row_shl(1),
-            row_mask: 5,
-            bank_mask: 3,
-            bound_ctrl: true,
-            fi: true,
-        };
-        let v = |src1: Src, src2: Src, dpp: Dpp| Op::new(0, 5, [Src::V(2, A), src1, src2]).dpp(dpp);
-        let c = Src::V(4, C);
-        let table: [(Op, [u32; 3]); 16] = [
+        let d8fi = D8FI;
+        let c = Src::V(4, Lane::C);
+        [
             // v_xad_u32_e64_dpp v5, v2, s20, v4 quad_perm:[1,2,3,0]
             (
                 v(Src::Sreg(20, 0), c, qp),
@@ -244,8 +366,24 @@ mod dpp_src1_tests {
                 v(Src::Inline(244), c, d8fi),
                 [0xD645_0005, 0x0411_E8EA, 0x0539_7702],
             ),
-        ];
-        for (op, want) in table {
+        ]
+    }
+
+    /// Hand-copied from `llvm-mc-19 -show-encoding` for -mcpu=gfx1151 and
+    /// -mcpu=gfx1200, which print the same bytes for every line (the asm is
+    /// in each comment); tests/cases_dpp_src1.rs checks every catalogue op
+    /// against the kernels LLVM assembled.
+    #[test]
+    fn scalar_src1_dpp_words_match_llvm_mc() {
+        let shl = Dpp::Row {
+            ctrl: row_shl(1),
+            row_mask: 5,
+            bank_mask: 3,
+            bound_ctrl: true,
+            fi: true,
+        };
+        let c = Src::V(4, Lane::C);
+        for (op, want) in llvm_mc_table() {
             assert_eq!(encode_for(&op, Isa::GFX115X).unwrap(), want, "{op:?}");
             assert_eq!(encode_for(&op, Isa::GFX12).unwrap(), want, "{op:?}");
             // gfx1100: "invalid operand for instruction" / "src1 immediate operand invalid".
@@ -259,7 +397,7 @@ mod dpp_src1_tests {
         );
         // v_xad_u32_e64_dpp v5, v2, m0, v4 dpp8:[7,6,5,4,3,2,1,0] fi:1
         assert_eq!(
-            encode_for(&v(Src::Sreg(M0, 0), c, d8fi), Isa::GFX115X).unwrap(),
+            encode_for(&v(Src::Sreg(M0, 0), c, D8FI), Isa::GFX115X).unwrap(),
             [0xD645_0005, 0x0410_FAEA, 0x0539_7702]
         );
     }
@@ -286,6 +424,140 @@ mod dpp_src1_tests {
         assert_eq!(
             encode_for(&plain, Isa::GFX11).unwrap(),
             encode(&plain).unwrap()
+        );
+    }
+}
+
+#[cfg(test)]
+mod gfx9_gfx10_tests {
+    use super::*;
+    use crate::cases::program::{
+        int, moved, quad_perm, row_share, row_shl, Lane::*, FLAT_SCRATCH_LO, M0, ROW_BCAST15,
+        WAVE_SHL1,
+    };
+
+    fn row(ctrl: u16, row_mask: u8, bound_ctrl: bool, fi: bool) -> Dpp {
+        Dpp::Row {
+            ctrl,
+            row_mask,
+            bank_mask: 0xf,
+            bound_ctrl,
+            fi,
+        }
+    }
+    /// `v_xad_u32 v5, <src0>, v2, v3` (src0 moved into v10 where it is a move).
+    fn xad5(src0: Src) -> Op {
+        Op::new(0, 5, [src0, Src::V(2, B), Src::V(3, C)])
+    }
+
+    /// Words hand-copied from `llvm-mc-19 -show-encoding` (gfx908, gfx90a,
+    /// gfx942 print the same; gfx1010 and gfx1030 the same), the asm in each comment.
+    #[test]
+    fn gfx9_and_gfx10_words_match_llvm_mc() {
+        let v3 = Src::V(3, C);
+        // v_xad_u32 v5, m0, v2, v3: m0 is 124 on gfx9 and gfx10.
+        let m0 = xad5(Src::Sreg(M0, 0));
+        assert_eq!(
+            encode_for(&m0, Isa::GFX9).unwrap(),
+            [0xD1F3_0005, 0x040E_047C]
+        );
+        assert_eq!(
+            encode_for(&m0, Isa::GFX10).unwrap(),
+            [0xD745_0005, 0x040E_047C]
+        );
+        // v_xad_u32 v5, flat_scratch_lo, v2, v3 (gfx9 only)
+        let fs = xad5(Src::Gfx9Sreg(FLAT_SCRATCH_LO, 0));
+        assert_eq!(
+            encode_for(&fs, Isa::GFX9).unwrap(),
+            [0xD1F3_0005, 0x040E_0466]
+        );
+        assert!(encode_for(&fs, Isa::GFX10).is_err() && encode_for(&fs, Isa::GFX11).is_err());
+        // v_mov_b32_dpp v10, v2 wave_shl:1 row_mask:0xf bank_mask:0xf; v_xad_u32 v5, v10, v2, v3
+        let shl = xad5(moved(10, 2, A, row(WAVE_SHL1, 0xf, false, false), 0));
+        assert_eq!(
+            movs_for(&shl, Isa::GFX9).unwrap(),
+            [[0x7E14_02FA, 0xFF01_3002]]
+        );
+        assert_eq!(
+            encode_for(&shl, Isa::GFX9).unwrap(),
+            [0xD1F3_0005, 0x040E_050A]
+        );
+        // v_mov_b32_dpp v10, v2 row_bcast:15 row_mask:0xa bank_mask:0xf
+        let bcast = xad5(moved(10, 2, A, row(ROW_BCAST15, 0xa, false, false), 0));
+        assert_eq!(
+            movs_for(&bcast, Isa::GFX9).unwrap(),
+            [[0x7E14_02FA, 0xAF01_4202]]
+        );
+        // v_mov_b32_dpp v10, v2 quad_perm:[1,2,3,0] row_mask:0x5 bank_mask:0x3 bound_ctrl:1 (gfx9 and gfx10)
+        let qp = Dpp::Row {
+            ctrl: quad_perm([1, 2, 3, 0]),
+            row_mask: 5,
+            bank_mask: 3,
+            bound_ctrl: true,
+            fi: false,
+        };
+        let qp = xad5(moved(10, 2, A, qp, 0));
+        for isa in [Isa::GFX9, Isa::GFX10, Isa::GFX11] {
+            assert_eq!(
+                movs_for(&qp, isa).unwrap(),
+                [[0x7E14_02FA, 0x5308_3902]],
+                "{isa:?}"
+            );
+        }
+        // gfx1030: v_mov_b32_dpp v10, v2 row_shl:1 row_mask:0xf bank_mask:0xf fi:1 / dpp8:[7,6,5,4,3,2,1,0] / row_share:1
+        let fi = xad5(moved(10, 2, A, row(row_shl(1), 0xf, false, true), 0));
+        assert_eq!(
+            movs_for(&fi, Isa::GFX10).unwrap(),
+            [[0x7E14_02FA, 0xFF05_0102]]
+        );
+        let d8 = xad5(moved(
+            10,
+            2,
+            A,
+            Dpp::Lane8 {
+                sel: [7, 6, 5, 4, 3, 2, 1, 0],
+                fi: false,
+            },
+            0,
+        ));
+        assert_eq!(
+            movs_for(&d8, Isa::GFX10).unwrap(),
+            [[0x7E14_02E9, 0x0539_7702]]
+        );
+        let share = xad5(moved(10, 2, A, row(row_share(1), 0xf, false, false), 0));
+        assert_eq!(
+            movs_for(&share, Isa::GFX10).unwrap(),
+            [[0x7E14_02FA, 0xFF01_5102]]
+        );
+        // What each generation refuses (llvm-mc-19: "not a valid operand", "literal
+        // operands are not supported", "violates constant bus restrictions", ...).
+        for (op, isa) in [
+            (&fi, Isa::GFX9),
+            (&d8, Isa::GFX9),
+            (&share, Isa::GFX9),
+            (&shl, Isa::GFX10),
+            (&bcast, Isa::GFX11),
+        ] {
+            assert!(
+                movs_for(op, isa).is_err() && encode_for(op, isa).is_err(),
+                "{op:?} on {isa:?}"
+            );
+        }
+        let lit = Op::new(0, 5, [Src::Lit(0x1234_5678), Src::V(2, B), v3]);
+        let null = Op::new(0, 5, [Src::Null, Src::V(2, B), v3]);
+        let two = Op::new(0, 5, [Src::Sreg(20, 0), Src::Sreg(21, 1), v3]);
+        let s102 = Op::new(0, 5, [Src::Sreg(102, 0), Src::V(2, B), v3]);
+        let vop3_dpp =
+            Op::new(0, 5, [Src::V(2, A), Src::V(3, B), v3]).dpp(row(row_shl(1), 0xf, false, false));
+        for op in [&lit, &null, &two, &s102, &vop3_dpp] {
+            assert!(encode_for(op, Isa::GFX9).is_err(), "{op:?} on gfx9");
+        }
+        assert!(encode_for(&vop3_dpp, Isa::GFX10).is_err());
+        // One SGPR in two slots is one value, and inline constants are off the bus.
+        let same = Op::new(0, 5, [Src::Sreg(20, 0), Src::Sreg(20, 0), int(7)]);
+        assert_eq!(
+            encode_for(&same, Isa::GFX9).unwrap(),
+            [0xD1F3_0005, 0x021C_2814]
         );
     }
 }

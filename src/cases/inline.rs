@@ -4,8 +4,8 @@
 //! (kernels/include/xad_inline.inc); op j holds [`INLINE_CODES`]`[j]`.
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{Lane::*, Op, Src, Src::*, INLINE_CODES};
+use crate::target::Feature;
 
 const fn ops(slot: usize) -> [Op; 90] {
     let mut out = [Op::new(0, 0, [Null, Null, Null]); 90];
@@ -48,7 +48,14 @@ mod tests {
         // a = b = c = 0 makes every slot yield the constant itself:
         // (k ^ 0) + 0 = (0 ^ k) + 0 = (0 ^ 0) + k = k.
         let want_head = [0u32, 1, 2, 3];
-        for name in ["inline_src0_w32", "inline_src1_w32", "inline_src2_w32", "inline_src0_w64", "inline_src1_w64", "inline_src2_w64"] {
+        for name in [
+            "inline_src0_w32",
+            "inline_src1_w32",
+            "inline_src2_w32",
+            "inline_src0_w64",
+            "inline_src1_w64",
+            "inline_src2_w64",
+        ] {
             let got = model_out(spec(SPECS, name), &[0], &[0], &[0], &[], &[]);
             assert_eq!(got[..4], want_head, "{name}");
             assert_eq!(got[64], 64, "{name}");
@@ -56,15 +63,55 @@ mod tests {
             assert_eq!(got[80], 0xFFFF_FFF0, "{name}: -16");
             assert_eq!(
                 got[81..90],
-                [0x3F00_0000, 0xBF00_0000, 0x3F80_0000, 0xBF80_0000, 0x4000_0000, 0xC000_0000, 0x4080_0000, 0xC080_0000, 0x3E22_F983],
+                [
+                    0x3F00_0000,
+                    0xBF00_0000,
+                    0x3F80_0000,
+                    0xBF80_0000,
+                    0x4000_0000,
+                    0xC000_0000,
+                    0x4080_0000,
+                    0xC080_0000,
+                    0x3E22_F983
+                ],
                 "{name}: f32 patterns"
             );
         }
         // a = 3, b = 5, c = 0x10: 1.0 in src0: (0x3F800000 ^ 5) + 0x10 = 0x3F800015;
         // -16 in src1: (3 ^ 0xFFFFFFF0) + 0x10 = 0xFFFFFFF3 + 0x10 = 0x03 (wraps);
         // 1/(2pi) in src2: (3 ^ 5) + 0x3E22F983 = 0x3E22F989.
-        assert_eq!(model_out(spec(SPECS, "inline_src0_w32"), &[3], &[5], &[0x10], &[], &[])[83], 0x3F80_0015);
-        assert_eq!(model_out(spec(SPECS, "inline_src1_w32"), &[3], &[5], &[0x10], &[], &[])[80], 0x0000_0003);
-        assert_eq!(model_out(spec(SPECS, "inline_src2_w64"), &[3], &[5], &[0x10], &[], &[])[89], 0x3E22_F989);
+        assert_eq!(
+            model_out(
+                spec(SPECS, "inline_src0_w32"),
+                &[3],
+                &[5],
+                &[0x10],
+                &[],
+                &[]
+            )[83],
+            0x3F80_0015
+        );
+        assert_eq!(
+            model_out(
+                spec(SPECS, "inline_src1_w32"),
+                &[3],
+                &[5],
+                &[0x10],
+                &[],
+                &[]
+            )[80],
+            0x0000_0003
+        );
+        assert_eq!(
+            model_out(
+                spec(SPECS, "inline_src2_w64"),
+                &[3],
+                &[5],
+                &[0x10],
+                &[],
+                &[]
+            )[89],
+            0x3E22_F989
+        );
     }
 }

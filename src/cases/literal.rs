@@ -5,10 +5,17 @@
 //! codes (0xffffffff, 0x3f800000, 64).
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{Lane::*, Op, Src, Src::*};
+use crate::target::Feature;
 
-const VALUES: [u32; 6] = [0x8000_0000, 0x7fff_ffff, 65, (-17i32) as u32, 0x6a09_e667, 0x9e37_79b9];
+const VALUES: [u32; 6] = [
+    0x8000_0000,
+    0x7fff_ffff,
+    65,
+    (-17i32) as u32,
+    0x6a09_e667,
+    0x9e37_79b9,
+];
 const RAW_VALUES: [u32; 3] = [0xffff_ffff, 0x3f80_0000, 64];
 
 const fn s(k: usize) -> Src {
@@ -21,7 +28,15 @@ const OPS: [Op; 55] = {
     let mut v = 0;
     while v < 6 {
         let l = Lit(VALUES[v]);
-        let forms = [[l, b, c], [a, l, c], [a, b, l], [l, l, c], [l, b, l], [a, l, l], [l, l, l]];
+        let forms = [
+            [l, b, c],
+            [a, l, c],
+            [a, b, l],
+            [l, l, c],
+            [l, b, l],
+            [a, l, l],
+            [l, l, l],
+        ];
         let mut f = 0;
         while f < 7 {
             let j = v * 7 + f;
@@ -65,15 +80,38 @@ mod tests {
         for name in ["literal_w32", "literal_w64"] {
             let got = model_out(spec(SPECS, name), &[1], &[2], &[4], &scalars, &[]);
             // 0x80000000: (L^2)+4, (1^L)+4, (1^2)+L, (L^L)+4, (L^2)+L, (1^L)+L, (L^L)+L
-            assert_eq!(got[0..7], [0x8000_0006, 0x8000_0005, 0x8000_0003, 4, 2, 1, 0x8000_0000], "{name}");
+            assert_eq!(
+                got[0..7],
+                [0x8000_0006, 0x8000_0005, 0x8000_0003, 4, 2, 1, 0x8000_0000],
+                "{name}"
+            );
             // -17 = 0xFFFFFFEF: (L^2)+4 = 0xFFFFFFED+4 = 0xFFFFFFF1; (1^L)+4 = 0xFFFFFFEE+4;
             // (1^2)+L = 0xFFFFFFF2; (L^L)+4 = 4; (L^2)+L wraps to 0xFFFFFFDC; (1^L)+L = 0xFFFFFFDD
-            assert_eq!(got[21..28], [0xFFFF_FFF1, 0xFFFF_FFF2, 0xFFFF_FFF2, 4, 0xFFFF_FFDC, 0xFFFF_FFDD, 0xFFFF_FFEF], "{name}");
+            assert_eq!(
+                got[21..28],
+                [
+                    0xFFFF_FFF1,
+                    0xFFFF_FFF2,
+                    0xFFFF_FFF2,
+                    4,
+                    0xFFFF_FFDC,
+                    0xFFFF_FFDD,
+                    0xFFFF_FFEF
+                ],
+                "{name}"
+            );
             assert_eq!(got[42], 0x6A09_E67B, "{name}: (0x10 ^ 0x6a09e667) + 4");
-            assert_eq!(got[45], 0xFFFF_FFDE, "{name}: (0x7fffffff ^ 0x20) + 0x7fffffff");
+            assert_eq!(
+                got[45], 0xFFFF_FFDE,
+                "{name}: (0x7fffffff ^ 0x20) + 0x7fffffff"
+            );
             // raw 0xffffffff: (L^2)+4 = 0xFFFFFFFD+4 = 1; (1^L)+4 = 2; (1^2)+L = 2 (all wrap)
             assert_eq!(got[46..49], [1, 2, 2], "{name}");
-            assert_eq!(got[49..55], [0x3F80_0006, 0x3F80_0005, 0x3F80_0003, 0x46, 0x45, 0x43], "{name}");
+            assert_eq!(
+                got[49..55],
+                [0x3F80_0006, 0x3F80_0005, 0x3F80_0003, 0x46, 0x45, 0x43],
+                "{name}"
+            );
         }
     }
 }

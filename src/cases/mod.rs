@@ -9,10 +9,10 @@
 //! |---|---|
 //! | `mod.rs` (here) | [`Case`], [`LaneData`], [`Model`], [`xad`]; the family registry ([`FAMILIES`]) and what is read from it: [`catalogue`], [`select`], [`specs`], [`program()`], [`op_words`] |
 //! | [`program`](mod@program) | the op table's vocabulary: [`Src`](program::Src), [`Op`](program::Op), [`Program`](program::Program), EXEC and DPP forms, operand codes, DPP control helpers |
-//! | [`encode`](mod@encode) | the encoder: the instruction words an op's kernel must contain ([`encode::encode`]) |
+//! | [`encode`](mod@encode) | the encoder: the `v_xad_u32` words an op's kernel must contain per ISA ([`encode::encode_for`]) and the `v_mov_b32_dpp` words feeding it ([`encode::movs_for`]) |
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
-//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1` | the families, one file each, listed once in [`FAMILIES`] |
+//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov` | the families, one file each, listed once in [`FAMILIES`] |
 //!
 //! Standard lane ABI (every case; see README "Kernel ABI"): explicit kernel
 //! arguments in this order: `a`, `b`, `c` (u32 global buffers, one word per
@@ -121,7 +121,7 @@ macro_rules! families {
     };
 }
 
-families![basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8, dpp_src1];
+families![basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8, dpp_src1, dpp_mov];
 
 /// Every case with the program its kernel runs, in catalogue order.
 pub fn specs() -> impl Iterator<Item = &'static Spec> {
@@ -241,13 +241,16 @@ mod tests {
     }
 
     /// Today's catalogue, in order; the registry must reproduce it exactly.
-    const CATALOGUE_ORDER: [&str; 38] = [
+    const CATALOGUE_ORDER: [&str; 56] = [
         "basic",
+        "basic_w64",
         "vgpr_w32",
         "vgpr_w64",
         "sreg_w32",
         "sreg_w64",
         "sreg_hi_w32",
+        "sreg_one_w64",
+        "sreg_gfx9_w64",
         "inline_src0_w32",
         "inline_src1_w32",
         "inline_src2_w32",
@@ -258,8 +261,10 @@ mod tests {
         "literal_w64",
         "exec_w32",
         "exec_w64",
+        "exec_inline_w64",
         "chain_w32",
         "chain_w64",
+        "chain_inline_w64",
         "dpp16_quad_perm_w32",
         "dpp16_quad_perm_w64",
         "dpp16_shift_w32",
@@ -280,6 +285,19 @@ mod tests {
         "dpp_src1_sgpr_dpp8_w64",
         "dpp_src1_inline_dpp8_w32",
         "dpp_src1_inline_dpp8_w64",
+        "dpp_mov_quad_perm_w32",
+        "dpp_mov_quad_perm_w64",
+        "dpp_mov_shift_w32",
+        "dpp_mov_shift_w64",
+        "dpp_mov_row_w32",
+        "dpp_mov_row_w64",
+        "dpp_mov_wave_w64",
+        "dpp_mov_share_w32",
+        "dpp_mov_share_w64",
+        "dpp_mov_dpp8_w32",
+        "dpp_mov_dpp8_w64",
+        "dpp_mov_inactive_w32",
+        "dpp_mov_inactive_w64",
     ];
 
     /// Files of this module that are not families.
@@ -298,7 +316,7 @@ mod tests {
             families,
             [
                 "basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8",
-                "dpp_src1"
+                "dpp_src1", "dpp_mov"
             ]
         );
         // Every family file under src/cases is registered (once, by the list above).
@@ -335,7 +353,7 @@ mod tests {
         }
         let names: Vec<&str> = catalogue().iter().map(|c| c.name).collect();
         assert_eq!(names, CATALOGUE_ORDER);
-        assert_eq!(specs().count(), 38);
+        assert_eq!(specs().count(), 56);
     }
 
     #[test]
@@ -379,6 +397,7 @@ mod tests {
                 if let Dpp::Row { ctrl, .. } = op.dpp {
                     assert!(dpp16_ctrl_valid(ctrl), "{name} op {j}: ctrl {ctrl:#x}");
                 }
+                check_moves(name, j, op, p.wave);
                 for s in &op.src {
                     if let Src::Res(_, i) = s {
                         assert!(*i < j, "{name} op {j}: reads a later result");
@@ -388,7 +407,7 @@ mod tests {
                     }
                 }
                 let scalar_regs = op.src.iter().filter_map(|s| match s {
-                    Src::Sreg(code, _) => Some(*code),
+                    Src::Sreg(code, _) | Src::Gfx9Sreg(code, _) => Some(*code),
                     Src::ExecLo => Some(EXEC_LO),
                     Src::ExecHi => Some(EXEC_HI),
                     Src::Lit(_) => Some(LITERAL),
@@ -401,6 +420,49 @@ mod tests {
                     distinct.len() <= 2,
                     "{name} op {j}: more than two constant-bus reads"
                 );
+            }
+        }
+    }
+
+    /// A moved source's rules: a control some generation defines, one
+    /// destination per slot (v10-v12, none shared inside the op), a lane-source
+    /// VGPR moved, the guides' undefined row_bcast rows always row-masked, and
+    /// wave controls only in wave64 (gfx9 is wave64 only).
+    fn check_moves(name: &str, j: usize, op: &Op, wave: u32) {
+        for (slot, s) in op.src.iter().enumerate() {
+            let Src::Moved(dst, mov) = s else { continue };
+            assert_eq!(
+                usize::from(*dst),
+                10 + slot,
+                "{name} op {j}: slot {slot} moves into v{dst}"
+            );
+            let vreg = match mov.from {
+                program::Lane::A => 2,
+                program::Lane::B => 3,
+                program::Lane::C => 4,
+            };
+            assert_eq!(mov.src, vreg, "{name} op {j}: moved VGPR and lane source");
+            match mov.dpp {
+                Dpp::None => panic!("{name} op {j}: a move without DPP"),
+                Dpp::Row { ctrl, row_mask, .. } => {
+                    let gfx9 = model::dpp16_ctrl_gfx9_only(ctrl);
+                    assert!(
+                        dpp16_ctrl_valid(ctrl) || gfx9,
+                        "{name} op {j}: ctrl {ctrl:#x}"
+                    );
+                    assert!(
+                        !gfx9 || wave == 64,
+                        "{name} op {j}: a gfx9 control in wave{wave}"
+                    );
+                    for n in 0..wave as usize {
+                        let masked = row_mask >> (n >> 4) & 1 == 0;
+                        assert!(
+                            masked || !model::dpp_lane_undefined(ctrl, n),
+                            "{name} op {j}: lane {n} undefined and not masked"
+                        );
+                    }
+                }
+                Dpp::Lane8 { .. } => {}
             }
         }
     }
@@ -434,12 +496,39 @@ mod tests {
                 Feature::HighSgprs,
                 op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))),
             );
+            need(
+                Feature::Gfx9SpecialSgprs,
+                op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))),
+            );
+            // DPP controls, on the VOP3 or on a move feeding it.
+            let moves = op.src.iter().filter_map(|s| {
+                if let Src::Moved(_, m) = s {
+                    Some(m.dpp)
+                } else {
+                    None
+                }
+            });
+            for control in moves.chain([op.dpp]) {
+                let (wave_ctrl, share, fi) = match control {
+                    Dpp::None => (false, false, false),
+                    Dpp::Row { ctrl, fi, .. } => (
+                        model::dpp16_ctrl_gfx9_only(ctrl),
+                        model::dpp16_ctrl_gfx10_on(ctrl),
+                        fi,
+                    ),
+                    Dpp::Lane8 { fi, .. } => (false, false, fi),
+                };
+                need(Feature::DppWaveControls, wave_ctrl);
+                need(Feature::DppRowShare, share);
+                need(Feature::Dpp8, matches!(control, Dpp::Lane8 { .. }));
+                need(Feature::DppFetchInactive, fi);
+            }
             // One key per scalar value: a register by its code, a literal by its value.
             let mut scalars: Vec<u64> = op
                 .src
                 .iter()
                 .filter_map(|s| match *s {
-                    Src::Sreg(code, _) => Some(u64::from(code)),
+                    Src::Sreg(code, _) | Src::Gfx9Sreg(code, _) => Some(u64::from(code)),
                     Src::ExecLo => Some(u64::from(EXEC_LO)),
                     Src::ExecHi => Some(u64::from(EXEC_HI)),
                     Src::Scc(_) => Some(u64::from(program::SRC_SCC)),
@@ -471,77 +560,159 @@ mod tests {
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
+    /// The cases only gfx9 has: its wave controls and special registers.
+    const GFX9_ONLY: [&str; 2] = ["dpp_mov_wave_w64", "sreg_gfx9_w64"];
+
     /// gfx11 and gfx12 targets have every feature but (on gfx110x) a scalar
-    /// DPP src1, so the catalogue of every existing target is what it was
-    /// before the gfx9/gfx10 features: all 38 cases, less the 8 dpp_src1
-    /// cases where the ISA lacks `DppSrc1Scalar`.
+    /// DPP src1 and the gfx9-only ones, so every gfx11/gfx12 target has every
+    /// case but the two gfx9-only ones, less the 8 dpp_src1 cases where the
+    /// ISA lacks `DppSrc1Scalar`.
     #[test]
-    fn existing_targets_keep_their_catalogue() {
-        for t in crate::target::TARGETS {
+    fn gfx11_and_gfx12_targets_have_all_but_the_gfx9_only_cases() {
+        use crate::isa::Generation;
+        for t in crate::target::TARGETS
+            .iter()
+            .filter(|t| matches!(t.generation(), Generation::Gfx11 | Generation::Gfx12))
+        {
             let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
             let want: Vec<&str> = CATALOGUE_ORDER
                 .iter()
                 .copied()
-                .filter(|n| t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_"))
+                .filter(|n| {
+                    (t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_")) && !GFX9_ONLY.contains(n)
+                })
                 .collect();
             assert_eq!(names, want, "{}", t.name);
         }
     }
 
-    /// A gfx9 or gfx10 target (built here, not a row of TARGETS: those come
-    /// when their kernels run end to end).
-    fn hypothetical(name: &'static str, isa: crate::isa::Isa) -> crate::target::Target {
-        crate::target::Target {
-            name,
-            isa,
-            architecture: "test",
-            cards: "test",
-            covers: &[],
-            code_object_version: 5,
-            kernel_dirs: &[],
-        }
-    }
+    const GFX9_CASES: [&str; 13] = [
+        "basic_w64",
+        "vgpr_w64",
+        "sreg_one_w64",
+        "sreg_gfx9_w64",
+        "inline_src0_w64",
+        "inline_src1_w64",
+        "inline_src2_w64",
+        "exec_inline_w64",
+        "chain_inline_w64",
+        "dpp_mov_quad_perm_w64",
+        "dpp_mov_shift_w64",
+        "dpp_mov_row_w64",
+        "dpp_mov_wave_w64",
+    ];
 
+    /// Every gfx9 target (wave64, one scalar value, no literal/null/VOP3 DPP,
+    /// its own DPP wave controls and special registers) has exactly
+    /// `GFX9_CASES`; every gfx10 target all but VOP3 DPP and the gfx9-only cases.
     #[test]
     fn gfx9_and_gfx10_catalogues() {
-        use crate::isa::Isa;
-        let names =
-            |t: &crate::target::Target| catalogue_for(t).iter().map(|c| c.name).collect::<Vec<_>>();
-        // gfx9: wave64 only, no VOP3 literal, one scalar value per op, no null
-        // or s102-s105, no VOP3 DPP.
-        let gfx9 = [
-            "vgpr_w64",
-            "inline_src0_w64",
-            "inline_src1_w64",
-            "inline_src2_w64",
-        ];
-        for name in ["gfx908", "gfx90a", "gfx942", "gfx950"] {
-            assert_eq!(names(&hypothetical(name, Isa::GFX9)), gfx9, "{name}");
-        }
-        // gfx10: everything but VOP3 DPP.
+        use crate::isa::Generation;
         let gfx10: Vec<&str> = CATALOGUE_ORDER
             .iter()
             .copied()
-            .filter(|n| !n.starts_with("dpp"))
+            .filter(|n| {
+                !["dpp16", "dpp8_", "dpp_src1"]
+                    .iter()
+                    .any(|p| n.starts_with(p))
+            })
+            .filter(|n| !GFX9_ONLY.contains(n))
             .collect();
-        assert_eq!(gfx10.len(), 18);
-        for name in ["gfx1010", "gfx1030"] {
-            assert_eq!(names(&hypothetical(name, Isa::GFX10)), gfx10, "{name}");
+        assert_eq!(gfx10.len(), 34);
+        let (mut nine, mut ten) = (0, 0);
+        for t in crate::target::TARGETS {
+            let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
+            match t.generation() {
+                Generation::Gfx9 => {
+                    assert_eq!(names, GFX9_CASES, "{}", t.name);
+                    nine += 1;
+                }
+                Generation::Gfx10 => {
+                    assert_eq!(names, gfx10, "{}", t.name);
+                    ten += 1;
+                }
+                Generation::Gfx11 | Generation::Gfx12 => {}
+            }
         }
-        // Why sreg_w64 is not on gfx9: every reason is named.
-        let sreg = catalogue()
-            .into_iter()
-            .find(|c| c.name == "sreg_w64")
-            .expect("sreg_w64");
-        let lacks = sreg.lacks_on(&hypothetical("gfx942", Isa::GFX9));
         assert_eq!(
-            lacks,
+            (nine, ten),
+            (6, 4),
+            "gfx908, gfx90a, gfx942, gfx950 + 2 generic; gfx1010, gfx1030 + 2 generic"
+        );
+    }
+
+    /// Per family, how many cases gfx90a, gfx1030 and gfx1100 have.
+    #[test]
+    fn per_family_counts_by_generation() {
+        let per_family = |name: &str| -> Vec<usize> {
+            let t = crate::target::find(name).expect("target");
+            FAMILIES
+                .iter()
+                .map(|f| f.specs.iter().filter(|s| s.case.runs_on(t)).count())
+                .collect()
+        };
+        let (g9, g10, g11) = (
+            per_family("gfx90a"),
+            per_family("gfx1030"),
+            per_family("gfx1100"),
+        );
+        let counts: Vec<(&str, usize, usize, usize)> = FAMILIES
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name, g9[i], g10[i], g11[i]))
+            .collect();
+        assert_eq!(
+            counts,
             [
-                Feature::TwoScalarReads,
-                Feature::NullSgpr,
-                Feature::HighSgprs
+                ("basic", 1, 2, 2),
+                ("vgpr", 1, 2, 2),
+                ("sreg", 2, 4, 4),
+                ("inline", 3, 6, 6),
+                ("literal", 0, 2, 2),
+                ("exec", 1, 3, 3),
+                ("chain", 1, 3, 3),
+                ("dpp16", 0, 0, 10),
+                ("dpp8", 0, 0, 2),
+                ("dpp_src1", 0, 0, 0),
+                ("dpp_mov", 4, 12, 12),
             ]
         );
+    }
+
+    /// Each case a target lacks names every feature its ISA lacks, and a case
+    /// runs exactly where it lacks nothing.
+    #[test]
+    fn excluded_cases_name_what_the_target_lacks() {
+        use Feature::*;
+        let case = |n: &str| catalogue().into_iter().find(|c| c.name == n).expect(n);
+        let t = |n: &str| crate::target::find(n).expect("target");
+        let (gfx942, gfx1030, gfx1100) = (t("gfx942"), t("gfx1030"), t("gfx1100"));
+        assert_eq!(
+            case("sreg_w64").lacks_on(gfx942),
+            [TwoScalarReads, NullSgpr, HighSgprs]
+        );
+        assert_eq!(case("dpp_mov_share_w64").lacks_on(gfx942), [DppRowShare]);
+        assert_eq!(
+            case("dpp_mov_dpp8_w32").lacks_on(gfx942),
+            [Wave32, Dpp8, DppFetchInactive]
+        );
+        assert_eq!(
+            case("dpp_mov_wave_w64").lacks_on(gfx1030),
+            [DppWaveControls]
+        );
+        assert_eq!(case("sreg_gfx9_w64").lacks_on(gfx1100), [Gfx9SpecialSgprs]);
+        assert_eq!(case("dpp16_row_w64").lacks_on(gfx1030), [Vop3Dpp]);
+        for c in catalogue() {
+            for t in crate::target::TARGETS {
+                assert_eq!(
+                    c.runs_on(t),
+                    c.lacks_on(t).is_empty(),
+                    "{} on {}",
+                    c.name,
+                    t.name
+                );
+            }
+        }
     }
 
     /// Negative control: an op table whose requires misses a feature is caught.
@@ -582,12 +753,21 @@ mod tests {
     fn no_case_uses_the_unsettled_dpp16_combination() {
         for spec in specs() {
             for (j, op) in spec.program.ops.iter().enumerate() {
-                if let Dpp::Row { fi: false, .. } = op.dpp {
-                    assert!(
-                        matches!(op.exec, Exec::Wave),
-                        "{} op {j}: DPP16 fi=0 with lanes off",
-                        spec.case.name
-                    );
+                let moves = op.src.iter().filter_map(|s| {
+                    if let Src::Moved(_, m) = s {
+                        Some(m.dpp)
+                    } else {
+                        None
+                    }
+                });
+                for control in moves.chain([op.dpp]) {
+                    if let Dpp::Row { fi: false, .. } = control {
+                        assert!(
+                            matches!(op.exec, Exec::Wave),
+                            "{} op {j}: DPP16 fi=0 with lanes off",
+                            spec.case.name
+                        );
+                    }
                 }
             }
         }

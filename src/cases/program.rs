@@ -3,8 +3,13 @@
 //! [`Program`] of a case (its ops in execution order). Also the operand codes
 //! and DPP control values the tables are written with.
 //!
+//! A source may be a VGPR a `v_mov_b32_dpp` wrote just before the op
+//! ([`Src::Moved`]): the kernel first sets it to the move's old value, so a
+//! lane the move leaves unwritten reads that value and the op still writes
+//! every lane of its EXEC.
+//!
 //! Kernel contract for ops whose lanes may keep their destination (an EXEC
-//! pattern, or a DPP16 control that may leave a lane unwritten): the kernel
+//! pattern, or a VOP3 DPP16 control that may leave a lane unwritten): the kernel
 //! loads the op's destination VGPR from its `out` word first, so a lane that is
 //! not written stores back its prefill. Such programs keep lanes
 //! ([`Program::keeps_lanes`]).
@@ -51,7 +56,64 @@ pub enum Src {
     Inline(u16),
     /// A 32-bit literal (code 255, the dword after the instruction).
     Lit(u32),
+    /// VGPR `reg` written just before the op by `v_mov_b32 reg, <old>` then
+    /// `v_mov_b32_dpp reg, v<from> <control>` under the op's EXEC: DPP reaching
+    /// `v_xad_u32` through a move (the only way on gfx9/gfx10, which have no
+    /// VOP3 DPP). Lanes the move does not write read `old`.
+    Moved(u8, Mov),
+    /// A gfx9-only scalar register by its code: flat_scratch_lo/hi (102/103),
+    /// xnack_mask_lo/hi (104/105); gfx10+ reads s102-s105 there. The kernel set
+    /// it to scalar argument `k` first.
+    Gfx9Sreg(u16, usize),
 }
+
+impl Src {
+    /// Does the source take the constant bus (an SGPR, special register,
+    /// src_scc or literal)? Inline constants and `null` do not.
+    pub const fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Src::Sreg(..)
+                | Src::Gfx9Sreg(..)
+                | Src::ExecLo
+                | Src::ExecHi
+                | Src::Scc(_)
+                | Src::Lit(_)
+        )
+    }
+}
+
+/// A `v_mov_b32_dpp` feeding one source of a `v_xad_u32` ([`Src::Moved`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mov {
+    /// The VGPR moved (`v_mov_b32_dpp <dst>, v<src>`) and what it holds.
+    pub src: u8,
+    pub from: Lane,
+    /// The DPP16 or DPP8 control of the move ([`Dpp::None`] is not a move).
+    pub dpp: Dpp,
+    /// The destination's value before the move (a `v_mov_b32` of this value).
+    pub old: u32,
+}
+
+/// A moved source: VGPR `dst` := DPP `dpp` of VGPR `src` (holding `from`),
+/// lanes not written reading `old`.
+pub const fn moved(dst: u8, src: u8, from: Lane, dpp: Dpp, old: u32) -> Src {
+    Src::Moved(
+        dst,
+        Mov {
+            src,
+            from,
+            dpp,
+            old,
+        },
+    )
+}
+
+// gfx9's names for codes 102-105 (s102-s105 on gfx10+).
+pub const FLAT_SCRATCH_LO: u16 = 102;
+pub const FLAT_SCRATCH_HI: u16 = 103;
+pub const XNACK_MASK_LO: u16 = 104;
+pub const XNACK_MASK_HI: u16 = 105;
 
 // 9-bit source operand codes (RDNA3 ISA guide, "VALU operands").
 pub const VCC_LO: u16 = 106;
@@ -138,6 +200,14 @@ pub const fn row_shr(k: u16) -> u16 {
 pub const fn row_ror(k: u16) -> u16 {
     0x120 + k
 }
+// gfx9 only (GCN3/Vega ISA guide "DPP_CTRL"; gone in gfx10): whole-wave
+// shifts and rotates by one lane, and the row broadcasts.
+pub const WAVE_SHL1: u16 = 0x130;
+pub const WAVE_ROL1: u16 = 0x134;
+pub const WAVE_SHR1: u16 = 0x138;
+pub const WAVE_ROR1: u16 = 0x13C;
+pub const ROW_BCAST15: u16 = 0x142;
+pub const ROW_BCAST31: u16 = 0x143;
 pub const ROW_MIRROR: u16 = 0x140;
 pub const ROW_HALF_MIRROR: u16 = 0x141;
 pub const fn row_share(k: u16) -> u16 {

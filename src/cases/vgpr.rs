@@ -2,8 +2,8 @@
 //! the destination aliasing each source. Kernels: kernels/include/xad_vgpr.inc.
 
 use super::declare::{case, Spec};
-use crate::target::Feature;
 use super::program::{Lane::*, Op, Src::*};
+use crate::target::Feature;
 
 const OPS: [Op; 13] = [
     Op::new(0, 16, [V(2, A), V(3, B), V(4, C)]),
@@ -21,7 +21,8 @@ const OPS: [Op; 13] = [
     Op::new(12, 27, [V(27, B), V(27, B), V(27, B)]),
 ];
 
-const DESCRIPTION: &str = "VGPR sources a/b/c in every slot order, one VGPR in two and three slots, \
+const DESCRIPTION: &str =
+    "VGPR sources a/b/c in every slot order, one VGPR in two and three slots, \
 v255/v200/v128, vdst = src0, src1, src2, src0+src2 and all three";
 
 pub(super) static SPECS: &[Spec] = &[

@@ -94,6 +94,11 @@
 //!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
 //!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
 //!   refused; row_bcast into a row with no source row is unsettled.
+//! - gfx10 (`gfx10`): wave32 and wave64; no architected flat scratch, so the
+//!   scratch setup SGPRs (private segment buffer, flat scratch init, wave
+//!   offset) exist, placed as on gfx9 with their values unsettled; work-item
+//!   ids in v0, v1, v2 (no packed ids); the SGPR count in rsrc1, which LLVM
+//!   19's code generator writes, is ignored as the hardware ignores it.
 
 pub mod fault;
 mod gfx10;
