@@ -687,63 +687,12 @@ mod tests {
     /// row_xmask 0..15, fi:1 and DPP8 with fi 0 and 1.
     #[test]
     fn gfx9_and_gfx10_catalogues_move_every_dpp_control_into_every_slot() {
-        use program::{
-            ROW_BCAST15, ROW_BCAST31, ROW_HALF_MIRROR, ROW_MIRROR, WAVE_ROL1, WAVE_ROR1, WAVE_SHL1,
-            WAVE_SHR1,
-        };
         for (name, gfx9) in [("gfx90a", true), ("gfx1030", false)] {
-            let t = crate::target::find(name).expect("target");
-            let moves: Vec<(usize, Dpp)> = catalogue_for(t)
-                .iter()
-                .flat_map(|c| program(c.name).expect("program").ops)
-                .flat_map(|op| {
-                    op.src.iter().enumerate().filter_map(|(i, s)| {
-                        if let Src::Moved(_, m) = s {
-                            Some((i, m.dpp))
-                        } else {
-                            None
-                        }
-                    })
-                })
-                .collect();
+            let moves = moves_of(crate::target::find(name).expect("target"));
             let has_row = |c: u16, bc: bool| {
                 moves.iter().any(|(_, d)| matches!(d, Dpp::Row { ctrl, bound_ctrl, .. } if *ctrl == c && *bound_ctrl == bc))
             };
-            let mut wanted: Vec<(u16, bool)> = Vec::new();
-            for k in 1..16 {
-                wanted.extend([
-                    (program::row_shl(k), false),
-                    (program::row_shl(k), true),
-                    (program::row_shr(k), false),
-                    (program::row_shr(k), true),
-                    (program::row_ror(k), false),
-                ]);
-            }
-            wanted.extend([
-                (program::quad_perm([1, 0, 3, 2]), false),
-                (ROW_MIRROR, false),
-                (ROW_HALF_MIRROR, false),
-            ]);
-            let gfx9_only = [
-                WAVE_SHL1,
-                WAVE_ROL1,
-                WAVE_SHR1,
-                WAVE_ROR1,
-                ROW_BCAST15,
-                ROW_BCAST31,
-            ];
-            if gfx9 {
-                wanted.extend(gfx9_only.map(|c| (c, false)));
-                wanted.extend([(WAVE_SHL1, true), (WAVE_SHR1, true)]);
-            } else {
-                wanted.extend((0..16).flat_map(|k| {
-                    [
-                        (program::row_share(k), false),
-                        (program::row_xmask(k), false),
-                    ]
-                }));
-            }
-            for (c, bc) in wanted {
+            for (c, bc) in dpp16_controls(gfx9) {
                 assert!(
                     has_row(c, bc),
                     "{name}: no move with DPP control {c:#x} bound_ctrl={bc}"
@@ -763,16 +712,76 @@ mod tests {
                     .iter()
                     .any(|(_, d)| matches!(d, Dpp::Lane8 { fi, .. } if *fi == f))
             };
+            let all_on = (!gfx9, !gfx9, !gfx9);
             assert_eq!(
                 (fi16, d8(false), d8(true)),
-                (!gfx9, !gfx9, !gfx9),
+                all_on,
                 "{name}: fi and DPP8 exactly where the ISA has them"
             );
             let wave = moves
                 .iter()
-                .any(|(_, d)| matches!(d, Dpp::Row { ctrl, .. } if gfx9_only.contains(ctrl)));
+                .any(|(_, d)| matches!(d, Dpp::Row { ctrl, .. } if GFX9_CONTROLS.contains(ctrl)));
             assert_eq!(wave, gfx9, "{name}: wave controls exactly on gfx9");
         }
+    }
+
+    const GFX9_CONTROLS: [u16; 6] = [
+        program::WAVE_SHL1,
+        program::WAVE_ROL1,
+        program::WAVE_SHR1,
+        program::WAVE_ROR1,
+        program::ROW_BCAST15,
+        program::ROW_BCAST31,
+    ];
+
+    /// Every move (source slot, control) of the cases `t` has.
+    fn moves_of(t: &crate::target::Target) -> Vec<(usize, Dpp)> {
+        let ops = catalogue_for(t)
+            .iter()
+            .flat_map(|c| program(c.name).expect("program").ops)
+            .collect::<Vec<_>>();
+        let moved = |(i, s): (usize, &Src)| {
+            if let Src::Moved(_, m) = s {
+                Some((i, m.dpp))
+            } else {
+                None
+            }
+        };
+        ops.iter()
+            .flat_map(|op| op.src.iter().enumerate().filter_map(moved))
+            .collect()
+    }
+
+    /// The DPP16 (control, bound_ctrl) pairs a gfx9 or gfx10 ISA has that the
+    /// catalogue must move: shifts with both bound_ctrl, rotates, a quad_perm,
+    /// the mirrors; gfx9's wave controls and row_bcast, or gfx10's row_share/xmask.
+    fn dpp16_controls(gfx9: bool) -> Vec<(u16, bool)> {
+        use program::{
+            row_ror, row_share, row_shl, row_shr, row_xmask, ROW_HALF_MIRROR, ROW_MIRROR,
+        };
+        let mut wanted: Vec<(u16, bool)> = (1..16)
+            .flat_map(|k| {
+                [
+                    (row_shl(k), false),
+                    (row_shl(k), true),
+                    (row_shr(k), false),
+                    (row_shr(k), true),
+                    (row_ror(k), false),
+                ]
+            })
+            .collect();
+        wanted.extend([
+            (program::quad_perm([1, 0, 3, 2]), false),
+            (ROW_MIRROR, false),
+            (ROW_HALF_MIRROR, false),
+        ]);
+        if gfx9 {
+            wanted.extend(GFX9_CONTROLS.map(|c| (c, false)));
+            wanted.extend([(program::WAVE_SHL1, true), (program::WAVE_SHR1, true)]);
+        } else {
+            wanted.extend((0..16).flat_map(|k| [(row_share(k), false), (row_xmask(k), false)]));
+        }
+        wanted
     }
 
     /// Each case a target lacks names every feature its ISA lacks, and a case
