@@ -121,7 +121,11 @@ fn every_gfx10_kernel_matches_the_model_on_every_gfx10_target() {
     let mut ran = 0;
     for (code, device) in runs {
         let cases = cases::catalogue_for(t(code));
-        assert_eq!(cases.len(), 18, "{code}: the gfx10 catalogue");
+        assert!(
+            cases.len() >= 18,
+            "{code}: the gfx10 catalogue has {} cases",
+            cases.len()
+        );
         for case in cases {
             let image = embedded(code, case.kernel);
             for seed in [1u64, 0x5eed_0000_0000_0010] {
@@ -191,7 +195,7 @@ fn a_wrong_model_fails_against_a_gfx10_kernel() {
             .ops
             .iter()
             .map(|op| {
-                let mut op = op.clone();
+                let mut op = *op;
                 op.src.swap(1, 2);
                 op
             })
@@ -203,7 +207,7 @@ fn a_wrong_model_fails_against_a_gfx10_kernel() {
     });
     let wrong = Case {
         model: swapped_model,
-        ..case.clone()
+        ..case
     };
     let r = run(
         t("gfx1030"),

@@ -247,20 +247,29 @@ pub const RSRC3: &[BitField] = &[
 // COMPUTE_PGM_RSRC3, gfx10 layout (AMDHSAKernelDescriptor.h `_GFX10`,
 // `_GFX10_GFX11`, `_GFX10_PLUS`): shared VGPRs only; gfx11's instruction
 // prefetch size, trap-on-start/end and IMAGE_OP bits are reserved here.
-pub const RSRC3_GFX10_RESERVED1: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", 4, 8, Zero);
-pub const RSRC3_GFX10_RESERVED5: BitField = field(R3, "COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", 31, 1, Zero);
+pub const RSRC3_GFX10_RESERVED1: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED1 (gfx10)", 4, 8, Zero);
+pub const RSRC3_GFX10_RESERVED5: BitField =
+    field(R3, "COMPUTE_PGM_RSRC3 RESERVED5 (gfx10)", 31, 1, Zero);
 
 /// Every COMPUTE_PGM_RSRC3 field of gfx10, bit 0 up (they cover all 32 bits).
 /// COMPUTE_PGM_RSRC2 of gfx10 is [`RSRC2`].
-pub const RSRC3_GFX10: &[BitField] =
-    &[SHARED_VGPR_COUNT, RSRC3_GFX10_RESERVED1, RSRC3_RESERVED2, RSRC3_RESERVED3, RSRC3_RESERVED4, RSRC3_GFX10_RESERVED5];
+pub const RSRC3_GFX10: &[BitField] = &[
+    SHARED_VGPR_COUNT,
+    RSRC3_GFX10_RESERVED1,
+    RSRC3_RESERVED2,
+    RSRC3_RESERVED3,
+    RSRC3_RESERVED4,
+    RSRC3_GFX10_RESERVED5,
+];
 
 /// gfx10 allocates SGPRs statically, so the hardware ignores this count.
 /// AMDGPUUsage calls it reserved, and LLVM 19's assembler writes 0, but LLVM
 /// 19's code generator writes the granules the kernel uses (`clang-19
 /// -mcpu=gfx1030 -O2` on a plain kernel: 1 or 2), so every compiled gfx10
 /// kernel has it set: accepted on gfx10.
-pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10: BitField = field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
+pub const GRANULATED_WAVEFRONT_SGPR_COUNT_GFX10: BitField =
+    field(R1, "GRANULATED_WAVEFRONT_SGPR_COUNT", 6, 4, Any);
 
 /// Every COMPUTE_PGM_RSRC1 field of gfx10, bit 0 up: gfx11's layout ([`RSRC1`];
 /// LLVM names WGP_MODE, MEM_ORDERED and FWD_PROGRESS `_GFX10_PLUS`) with the
@@ -643,8 +652,9 @@ impl KernelDescriptor {
     /// does not have (architected flat scratch), kernarg preload, a
     /// USER_SGPR_COUNT below what the enables need or above 16, the undefined
     /// work-item id setting, more VGPRs than the file has, and shared VGPRs in
-    /// wave32. (The entry's alignment is the code object's check: it needs the
-    /// descriptor's address.)
+    /// wave32. gfx10 has its own rules (`validate_gfx10`: its layouts, the
+    /// scratch SGPR enables allowed), as has gfx9. (The entry's alignment is
+    /// the code object's check: it needs the descriptor's address.)
     pub fn validate(&self, arch: &str) -> Result<(), DescriptorError> {
         self.validate_reserved_bytes()?;
         for f in [CODE_PROPERTIES_RESERVED0, CODE_PROPERTIES_RESERVED1] {
@@ -879,7 +889,12 @@ impl KernelDescriptor {
     /// scratch init user SGPRs exist (LLVM 19 enables the buffer in every
     /// gfx10 kernel it compiles) and are accepted.
     fn validate_gfx10(&self) -> Result<(), DescriptorError> {
-        for f in RSRC1_GFX10.iter().chain(RSRC2).chain(RSRC3_GFX10).filter(|f| f.rule == Rule::Zero) {
+        for f in RSRC1_GFX10
+            .iter()
+            .chain(RSRC2)
+            .chain(RSRC3_GFX10)
+            .filter(|f| f.rule == Rule::Zero)
+        {
             check_zero(self, *f)?;
         }
         if self.kernarg_preload != 0 {
@@ -918,9 +933,20 @@ mod gfx10_tests {
             });
             assert_eq!(seen, u64::from(u32::MAX));
         }
-        let base = KernelDescriptor { code_properties: 1 << 3, rsrc2: 2 << 1, ..Default::default() };
-        for (bit, name) in [(4, "RESERVED1 (gfx10)"), (10, "RESERVED1 (gfx10)"), (31, "RESERVED5 (gfx10)")] {
-            let kd = KernelDescriptor { rsrc3: 1 << bit, ..base };
+        let base = KernelDescriptor {
+            code_properties: 1 << 3,
+            rsrc2: 2 << 1,
+            ..Default::default()
+        };
+        for (bit, name) in [
+            (4, "RESERVED1 (gfx10)"),
+            (10, "RESERVED1 (gfx10)"),
+            (31, "RESERVED5 (gfx10)"),
+        ] {
+            let kd = KernelDescriptor {
+                rsrc3: 1 << bit,
+                ..base
+            };
             assert!(kd.validate("gfx1100").is_ok(), "bit {bit} is a gfx11 field");
             let err = kd.validate("gfx1030").unwrap_err().to_string();
             assert!(err.contains(name), "bit {bit}: {err}");

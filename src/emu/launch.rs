@@ -215,8 +215,10 @@ impl LaunchSetup {
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
         let ttmp_ids = target.generation() == Generation::Gfx12;
-        let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target) | super::gfx10::unmodelled_sgprs(&kd, target);
-        let wave_offset = super::gfx9::wave_offset_sgpr(&kd, target) || super::gfx10::wave_offset_sgpr(&kd, target);
+        let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target)
+            | super::gfx10::unmodelled_sgprs(&kd, target);
+        let wave_offset = super::gfx9::wave_offset_sgpr(&kd, target)
+            || super::gfx10::wave_offset_sgpr(&kd, target);
         let vgprs = kd.vgpr_count_for(target.name);
         Ok(LaunchSetup {
             ids_yz,
