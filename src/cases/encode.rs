@@ -454,7 +454,6 @@ mod gfx9_gfx10_tests {
     /// gfx942 print the same; gfx1010 and gfx1030 the same), the asm in each comment.
     #[test]
     fn gfx9_and_gfx10_words_match_llvm_mc() {
-        let v3 = Src::V(3, C);
         // v_xad_u32 v5, m0, v2, v3: m0 is 124 on gfx9 and gfx10.
         let m0 = xad5(Src::Sreg(M0, 0));
         assert_eq!(
@@ -529,8 +528,22 @@ mod gfx9_gfx10_tests {
             movs_for(&share, Isa::GFX10).unwrap(),
             [[0x7E14_02FA, 0xFF01_5102]]
         );
-        // What each generation refuses (llvm-mc-19: "not a valid operand", "literal
-        // operands are not supported", "violates constant bus restrictions", ...).
+    }
+
+    /// What each generation refuses (llvm-mc-19: "not a valid operand", "literal
+    /// operands are not supported", "violates constant bus restrictions", ...).
+    #[test]
+    fn gfx9_and_gfx10_refuse_what_llvm_refuses() {
+        let v3 = Src::V(3, C);
+        let mv = |dpp| xad5(moved(10, 2, A, dpp, 0));
+        let fi = mv(row(row_shl(1), 0xf, false, true));
+        let d8 = mv(Dpp::Lane8 {
+            sel: [7, 6, 5, 4, 3, 2, 1, 0],
+            fi: false,
+        });
+        let share = mv(row(row_share(1), 0xf, false, false));
+        let shl = mv(row(WAVE_SHL1, 0xf, false, false));
+        let bcast = mv(row(ROW_BCAST15, 0xa, false, false));
         for (op, isa) in [
             (&fi, Isa::GFX9),
             (&d8, Isa::GFX9),

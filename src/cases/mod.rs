@@ -679,6 +679,111 @@ mod tests {
         );
     }
 
+    /// Every DPP control a gfx9 or gfx10 target's ISA has reaches
+    /// `v_xad_u32` through a move in that target's catalogue, into each
+    /// source slot: gfx9 quad_perm, row_shl/shr 1..15 (bound_ctrl 0 and 1),
+    /// row_ror 1..15, the mirrors, wave_shl/rol/shr/ror:1 and row_bcast:15/31;
+    /// gfx10 the same less the wave controls and row_bcast, plus row_share and
+    /// row_xmask 0..15, fi:1 and DPP8 with fi 0 and 1.
+    #[test]
+    fn gfx9_and_gfx10_catalogues_move_every_dpp_control_into_every_slot() {
+        for (name, gfx9) in [("gfx90a", true), ("gfx1030", false)] {
+            let moves = moves_of(crate::target::find(name).expect("target"));
+            let has_row = |c: u16, bc: bool| {
+                moves.iter().any(|(_, d)| matches!(d, Dpp::Row { ctrl, bound_ctrl, .. } if *ctrl == c && *bound_ctrl == bc))
+            };
+            for (c, bc) in dpp16_controls(gfx9) {
+                assert!(
+                    has_row(c, bc),
+                    "{name}: no move with DPP control {c:#x} bound_ctrl={bc}"
+                );
+            }
+            for slot in 0..3 {
+                assert!(
+                    moves.iter().any(|(i, _)| *i == slot),
+                    "{name}: no move into src{slot}"
+                );
+            }
+            let fi16 = moves
+                .iter()
+                .any(|(_, d)| matches!(d, Dpp::Row { fi: true, .. }));
+            let d8 = |f: bool| {
+                moves
+                    .iter()
+                    .any(|(_, d)| matches!(d, Dpp::Lane8 { fi, .. } if *fi == f))
+            };
+            let all_on = (!gfx9, !gfx9, !gfx9);
+            assert_eq!(
+                (fi16, d8(false), d8(true)),
+                all_on,
+                "{name}: fi and DPP8 exactly where the ISA has them"
+            );
+            let wave = moves
+                .iter()
+                .any(|(_, d)| matches!(d, Dpp::Row { ctrl, .. } if GFX9_CONTROLS.contains(ctrl)));
+            assert_eq!(wave, gfx9, "{name}: wave controls exactly on gfx9");
+        }
+    }
+
+    const GFX9_CONTROLS: [u16; 6] = [
+        program::WAVE_SHL1,
+        program::WAVE_ROL1,
+        program::WAVE_SHR1,
+        program::WAVE_ROR1,
+        program::ROW_BCAST15,
+        program::ROW_BCAST31,
+    ];
+
+    /// Every move (source slot, control) of the cases `t` has.
+    fn moves_of(t: &crate::target::Target) -> Vec<(usize, Dpp)> {
+        let ops = catalogue_for(t)
+            .iter()
+            .flat_map(|c| program(c.name).expect("program").ops)
+            .collect::<Vec<_>>();
+        let moved = |(i, s): (usize, &Src)| {
+            if let Src::Moved(_, m) = s {
+                Some((i, m.dpp))
+            } else {
+                None
+            }
+        };
+        ops.iter()
+            .flat_map(|op| op.src.iter().enumerate().filter_map(moved))
+            .collect()
+    }
+
+    /// The DPP16 (control, bound_ctrl) pairs a gfx9 or gfx10 ISA has that the
+    /// catalogue must move: shifts with both bound_ctrl, rotates, a quad_perm,
+    /// the mirrors; gfx9's wave controls and row_bcast, or gfx10's row_share/xmask.
+    fn dpp16_controls(gfx9: bool) -> Vec<(u16, bool)> {
+        use program::{
+            row_ror, row_share, row_shl, row_shr, row_xmask, ROW_HALF_MIRROR, ROW_MIRROR,
+        };
+        let mut wanted: Vec<(u16, bool)> = (1..16)
+            .flat_map(|k| {
+                [
+                    (row_shl(k), false),
+                    (row_shl(k), true),
+                    (row_shr(k), false),
+                    (row_shr(k), true),
+                    (row_ror(k), false),
+                ]
+            })
+            .collect();
+        wanted.extend([
+            (program::quad_perm([1, 0, 3, 2]), false),
+            (ROW_MIRROR, false),
+            (ROW_HALF_MIRROR, false),
+        ]);
+        if gfx9 {
+            wanted.extend(GFX9_CONTROLS.map(|c| (c, false)));
+            wanted.extend([(program::WAVE_SHL1, true), (program::WAVE_SHR1, true)]);
+        } else {
+            wanted.extend((0..16).flat_map(|k| [(row_share(k), false), (row_xmask(k), false)]));
+        }
+        wanted
+    }
+
     /// Each case a target lacks names every feature its ISA lacks, and a case
     /// runs exactly where it lacks nothing.
     #[test]

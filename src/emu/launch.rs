@@ -107,14 +107,16 @@ pub(super) struct LaunchSetup {
     /// for every workgroup, so computed once per launch.
     v0: Vec<Vec<u32>>,
     exec: Vec<u64>,
-    /// gfx908/gfx9-generic: per wave, the y and z work-item ids for v1 and v2
-    /// (only the dimensions the descriptor enables); empty where v0 packs them.
+    /// Where the ids are not packed (gfx908, gfx9-generic, gfx10): per wave,
+    /// the y and z work-item ids for v1 and v2 (only the dimensions the
+    /// descriptor enables); empty where v0 packs them.
     ids_yz: Vec<Vec<Vec<u32>>>,
     /// VGPRs the kernel may address (`KernelDescriptor::vgpr_count_for`).
     pub(super) vgprs: u32,
-    /// gfx9 SGPRs written with unknown scratch setup values.
+    /// SGPRs written with unknown scratch setup values (gfx9, gfx10).
     unmodelled: u128,
-    /// gfx908/gfx90a: the private segment wave offset system SGPR follows the others.
+    /// Without architected flat scratch (gfx908, gfx90a, gfx10): the private
+    /// segment wave offset system SGPR follows the others.
     wave_offset: bool,
 }
 
@@ -266,8 +268,7 @@ impl LaunchSetup {
         w: usize,
     ) {
         wave.reset(&self.sgprs, &self.v0[w], self.vgprs as usize);
-        // gfx908/gfx9-generic: y and z in v1 and v2 (the wave offset SGPR, if
-        // any, is already 0 in the template).
+        // Unpacked ids: y and z in v1 and v2.
         for (d, ids) in self.ids_yz.get(w).into_iter().flatten().enumerate() {
             wave.v[1 + d].copy_from_slice(ids);
         }
