@@ -939,7 +939,11 @@ fn gfx9_descriptors_accept_their_own_fields() {
     let mut granule = plain();
     granule.rsrc1 |= 12 << 6;
     assert_eq!(granule.validate("gfx908"), Ok(()));
-    assert_eq!(granule.validate("gfx1100"), Ok(()), "compiled gfx11 kernels set it");
+    assert_eq!(
+        granule.validate("gfx1100"),
+        Ok(()),
+        "compiled gfx11 kernels set it"
+    );
 }
 
 #[test]

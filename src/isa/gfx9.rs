@@ -966,8 +966,8 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
 }
 
 /// gfx9's `s_waitcnt` simm16 as LLVM prints it: the counters below their
-/// maximum (vmcnt [3:0]+[15:14] up to 63, expcnt [6:4] up to 7, lgkmcnt
-/// [11:8] up to 15: gfx10 widened lgkmcnt to [13:8]), or all three when every
+/// maximum (vmcnt `[3:0]+[15:14]` up to 63, expcnt `[6:4]` up to 7, lgkmcnt
+/// `[11:8]` up to 15: gfx10 widened lgkmcnt to `[13:8]`), or all three when every
 /// one is at its maximum. Bits 7 and 13:12 belong to no counter. The emulator
 /// completes memory in order, so no wait has an effect there.
 pub fn waitcnt_text(simm16: u16) -> String {
