@@ -250,6 +250,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
         let isa = Isa {
             generation,
             dpp_src1_scalar: false,
+            gfx940_insts: false,
         };
         let inst = decode(isa, &bytes, 0, 0x100).unwrap_or_else(|e| panic!("{generation}: {e}"));
         assert_eq!(
@@ -262,6 +263,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
         let isa = Isa {
             generation,
             dpp_src1_scalar: true,
+            gfx940_insts: true,
         };
         let _ = decode(isa, &[], 0, 0);
         let _ = decode(isa, &[0xff; 7], 3, 0);
