@@ -477,3 +477,40 @@ fn the_cli_runs_a_compiled_gfx942_kernel_as_basic_w64() {
     );
     assert!(!r.all().contains("hardware:"), "{}", r.all());
 }
+
+/// llvm-objdump-19 --mcpu=gfx942 and this decoder print every
+/// `v_lshl_add_u64` of the compiled kernels alike.
+#[test]
+fn objdump_and_the_decoder_agree_on_compiled_code() {
+    let dir = scratch("emu_gfx940_lshl_objdump");
+    let Some((image, _)) = compile(&user_kernels(), "gfx942", &dir) else {
+        return;
+    };
+    let hsaco = dir.join("gfx942.hsaco");
+    let Ok(out) = Command::new("llvm-objdump-19")
+        .args(["-d", "--mcpu=gfx942"])
+        .arg(&hsaco)
+        .output()
+    else {
+        println!("note: llvm-objdump-19 not found: not compared");
+        return;
+    };
+    assert!(!image.is_empty());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut seen = 0;
+    for line in text.lines().filter(|l| l.contains("v_lshl_add_u64")) {
+        let (asm, enc) = line.split_once("//").unwrap();
+        let hex: Vec<u32> = enc
+            .split_once(':')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .map(|w| u32::from_str_radix(w, 16).unwrap())
+            .collect();
+        let bytes: Vec<u8> = hex.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (inst, len) = decode_one_for(Isa::GFX940, &bytes).unwrap();
+        assert_eq!((len, inst.to_string()), (8, asm.trim().to_string()));
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen} v_lshl_add_u64 lines in\n{text}");
+}
