@@ -22,6 +22,11 @@
 //! `null`. DPP has only DPP16-style words, with gfx9's wave-wide controls;
 //! SDWA is refused.
 //!
+//! Per target inside gfx9: `v_lshl_add_u64` (opcode 0x208, LLVM's
+//! GFX940Insts) decodes only where [`Isa::gfx940_insts`] is set (gfx942,
+//! gfx950, gfx9-4-generic); on gfx908, gfx90a and gfx9-generic those bits are
+//! no instruction and decode to a [`DecodeError`] ([`GFX940_ONLY`]).
+//!
 //! Not decoded (a [`DecodeError`], never a guess): `v_cmpx_*` (on gfx9 it
 //! writes VCC as well as EXEC, unlike the emulated gfx10+ op), `s_sendmsg`
 //! (its message numbers differ), SDWA, scratch, LDS-direct and the
