@@ -117,7 +117,7 @@ pub enum Shape {
     Mad64,
     /// D.b64 = f(S0.u32, S1.b64) (64-bit shifts).
     Sh64,
-    /// D.u64 = (S0.u64 << S1[2:0]) + S2.u64 (gfx940+ `v_lshl_add_u64`: two
+    /// `D.u64 = (S0.u64 << S1[2:0]) + S2.u64` (gfx940+ `v_lshl_add_u64`: two
     /// 64-bit sources around a 32-bit shift amount, no carry out).
     LshlAdd64,
     /// Compare writing a lane mask (VCC in e32, SDST in e64): 32-bit sources.
