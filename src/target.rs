@@ -112,8 +112,8 @@ pub static TARGETS: &[Target] = &[
     processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", GFX12_DIRS),
     processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", GFX9_DIRS),
     processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", GFX9_DIRS),
-    processor("gfx942", Isa::GFX9, "CDNA3", "Instinct MI300X/MI300A/MI325X", GFX9_DIRS),
-    processor("gfx950", Isa::GFX9, "CDNA4", "Instinct MI350X/MI355X", GFX9_DIRS),
+    processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X", GFX9_DIRS),
+    processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X", GFX9_DIRS),
     processor("gfx1010", Isa::GFX10, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", GFX10_DIRS),
     processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620", GFX10_DIRS),
     Target {
@@ -145,7 +145,7 @@ pub static TARGETS: &[Target] = &[
     },
     Target {
         name: "gfx9-4-generic",
-        isa: Isa::GFX9,
+        isa: Isa::GFX940,
         architecture: "CDNA3/4",
         cards: "any gfx940-gfx942 or gfx950 device",
         covers: &["gfx940", "gfx941", "gfx942", "gfx950"],
@@ -425,6 +425,12 @@ mod tests {
                 // A generic target has only what every processor it covers has.
                 assert!(
                     !t.isa.dpp_src1_scalar || p.isa.dpp_src1_scalar,
+                    "{} covers {}",
+                    t.name,
+                    p.name
+                );
+                assert!(
+                    !t.isa.gfx940_insts || p.isa.gfx940_insts,
                     "{} covers {}",
                     t.name,
                     p.name

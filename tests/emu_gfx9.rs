@@ -724,9 +724,8 @@ fn llc(mcpu: &str, dir: &Path) -> Option<String> {
     Some(String::from_utf8(out.stdout).unwrap())
 }
 
-/// gfx908 and gfx90a: exact. gfx942: LLVM computes the addresses with
-/// gfx940's `v_lshl_add_u64`, which the op table does not have yet: the
-/// launch fails with one line naming the instruction (no guess, no panic).
+/// gfx908, gfx90a and gfx942 (whose addresses LLVM computes with gfx940's
+/// `v_lshl_add_u64`, tests/emu_gfx940_lshl.rs): exact.
 #[test]
 fn a_kernel_from_llvms_code_generator_runs_exactly() {
     let scratch = common::scratch("emu_gfx9_llc");
@@ -745,36 +744,6 @@ fn a_kernel_from_llvms_code_generator_runs_exactly() {
         );
         let tc = toolchain_for(mcpu, &scratch).unwrap();
         let image = assemble(&tc, mcpu, &asm, &scratch.join(mcpu), "llc");
-        if mcpu == "gfx942" {
-            let mut dev = EmuDevice::for_target(t(mcpu));
-            let module = dev.load(&image).unwrap();
-            let dispatch = Dispatch {
-                grid_blocks: [1, 1, 1],
-                block: [256, 1, 1],
-            };
-            let size = dev.kernels(module).unwrap()[0]
-                .meta
-                .as_ref()
-                .unwrap()
-                .kernarg_segment_size as usize;
-            let err = dev
-                .launch(
-                    module,
-                    "k",
-                    &vec![0; size],
-                    dispatch,
-                    Duration::from_secs(5),
-                )
-                .unwrap_err()
-                .to_string();
-            assert!(
-                err.contains("D2080002")
-                    && err.contains("not supported on gfx9")
-                    && !err.contains('\n'),
-                "{err}"
-            );
-            continue;
-        }
         for seed in [0x11c_0001u64, 0x11c_0002] {
             let r = launch(mcpu, &image, 3, [256, 1, 1], 1, seed);
             assert!(r.tainted.is_empty(), "{mcpu}: {:?}", r.tainted.first());

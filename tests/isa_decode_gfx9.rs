@@ -103,6 +103,15 @@ fn every_gfx9_opcode_entry_was_measured() {
     // Each entry of gfx9's list appears in the assembler's table (by its
     // gfx9 mnemonic) and looking its number up finds the same op.
     for (format, opcode, op, mnemonic) in gfx9::OPCODES {
+        // gfx940-only ops are missing from this gfx90a-generated table (gfx90a
+        // refuses them); tests/emu_gfx940_lshl.rs measures them with -mcpu=gfx942.
+        if gfx9::GFX940_ONLY.contains(op) {
+            assert_eq!(
+                decode_one_for(ISA, &[0, 0, 0x08, 0xd2, 0, 0, 0, 0]).ok(),
+                None
+            );
+            continue;
+        }
         assert_eq!(
             gfx9::lookup(*format, *opcode).map(|r| r.op),
             Some(*op),

@@ -201,7 +201,10 @@ fn is_saveexec(op: Op) -> bool {
 /// Width in registers of source `i` of a vector op.
 fn vsrc_width(shape: Shape, i: usize, mask: u8) -> u8 {
     match (shape, i) {
-        (Shape::Cmpw | Shape::Cmpxw, 0 | 1) | (Shape::Sh64, 1) | (Shape::Mad64, 2) => 2,
+        (Shape::Cmpw | Shape::Cmpxw, 0 | 1)
+        | (Shape::Sh64, 1)
+        | (Shape::Mad64, 2)
+        | (Shape::LshlAdd64, 0 | 2) => 2,
         (Shape::Cnd | Shape::Ci, 2) => mask,
         _ => 1,
     }
@@ -211,7 +214,7 @@ fn vsrc_width(shape: Shape, i: usize, mask: u8) -> u8 {
 fn vsrc_count(shape: Shape) -> usize {
     match shape {
         Shape::V1 | Shape::ToScalar1 => 1,
-        Shape::V3 | Shape::Cnd | Shape::Ci | Shape::Mad64 => 3,
+        Shape::V3 | Shape::Cnd | Shape::Ci | Shape::Mad64 | Shape::LshlAdd64 => 3,
         _ => 2,
     }
 }
@@ -279,8 +282,8 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             }
         }
         _ if inst.op == Op::VNop => {}
-        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | Cmp | Cmpw | Cmpx | Cmpxw | ToScalar1
-        | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
+        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | LshlAdd64 | Cmp | Cmpw | Cmpx | Cmpxw
+        | ToScalar1 | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
     }
     if reads_scc(inst.op) {
         d.read_s(1 << SCC_BIT);
@@ -326,7 +329,7 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
     match shape {
         Cmp | Cmpw | Cmpx | Cmpxw => d.dst_s(sbits(inst.sdst, mask), true),
         ToScalar1 | ToScalar2 => d.dst_s(sbits(inst.dst, 1), true),
-        Mad64 | Sh64 => d.dst_v(vbits(inst.dst, 2), true),
+        Mad64 | Sh64 | LshlAdd64 => d.dst_v(vbits(inst.dst, 2), true),
         _ => d.dst_v(vbits(inst.dst, 1), full),
     }
     if matches!(shape, Co | Ci | Mad64) {
@@ -1233,12 +1236,15 @@ impl<const W: usize> Wave<W> {
         }
         match shape {
             V1 | V2 | V3 | Cnd => self.set_v(inst.dst, acc, writable),
-            Co | Ci | Mad64 | Sh64 => {
+            Co | Ci | Mad64 | Sh64 | LshlAdd64 => {
                 self.set_v(inst.dst, acc, exec);
-                if matches!(shape, Mad64 | Sh64) {
+                if matches!(shape, Mad64 | Sh64 | LshlAdd64) {
                     self.set_v(inst.dst.wrapping_add(1), acc, exec);
                 }
-                if shape != Sh64 && !self.set_sn(inst.sdst, mask, acc.reduce(exec)) {
+                // Only the carry ops write a lane mask.
+                if matches!(shape, Co | Ci | Mad64)
+                    && !self.set_sn(inst.sdst, mask, acc.reduce(exec))
+                {
                     return self.stop(inst, ctx, "the EXEC write", acc.reduce(exec));
                 }
             }

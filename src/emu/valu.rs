@@ -310,6 +310,29 @@ impl<const W: usize> Wave<W> {
         self.write_v(inst.dst.wrapping_add(1), &hi, exec);
     }
 
+    /// v_lshl_add_u64 (gfx940+): D.u64 = (S0.u64 << S1[2:0]) + S2.u64, wrapping.
+    /// AMD's CDNA3 guide reads the shift from S1[2:0] (LLVM selects it only
+    /// for constant shifts 0..4), so higher bits of S1 are ignored here.
+    pub(super) fn lshl_add64(&mut self, inst: &Inst) {
+        let (mut al, mut ah) = ([0u32; W], [0u32; W]);
+        let mut sh = [0u32; W];
+        let (mut cl, mut ch) = ([0u32; W], [0u32; W]);
+        self.vsrc64(inst.src[0], &mut al, &mut ah);
+        self.vsrc(inst.src[1], &mut sh);
+        self.vsrc64(inst.src[2], &mut cl, &mut ch);
+        let (mut lo, mut hi) = ([0u32; W], [0u32; W]);
+        for i in 0..W {
+            let a = u64::from(al[i]) | u64::from(ah[i]) << 32;
+            let c = u64::from(cl[i]) | u64::from(ch[i]) << 32;
+            let d = (a << (sh[i] & 7)).wrapping_add(c);
+            lo[i] = d as u32;
+            hi[i] = (d >> 32) as u32;
+        }
+        let exec = self.exec();
+        self.write_v(inst.dst, &lo, exec);
+        self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+    }
+
     /// The value of src0 in `lane` (a scalar source reads the same in every lane).
     fn lane_value(&self, src: Src, lane: usize) -> u32 {
         match src {

@@ -361,6 +361,7 @@ impl<const W: usize> Wave<W> {
             VLshlrevB64 => self.shift64(inst, |x, sh| x << sh),
             VLshrrevB64 => self.shift64(inst, |x, sh| x >> sh),
             VAshrrevI64 => self.shift64(inst, |x, sh| ((x as i64) >> sh) as u64),
+            VLshlAddU64 => self.lshl_add64(inst),
             VReadfirstlaneB32 => self.readfirstlane(inst),
             VReadlaneB32 => self.readlane(inst),
             VWritelaneB32 => self.writelane(inst),

@@ -840,7 +840,7 @@ impl Inst {
         let src_width = |i: usize| -> u32 {
             match (shape, i) {
                 (Shape::Cmpw | Shape::Cmpxw, 0 | 1) => 2,
-                (Shape::Sh64, 1) | (Shape::Mad64, 2) => 2,
+                (Shape::Sh64, 1) | (Shape::Mad64, 2) | (Shape::LshlAdd64, 0 | 2) => 2,
                 _ => 1,
             }
         };
@@ -857,7 +857,7 @@ impl Inst {
             | Shape::Co
             | Shape::Ci
             | Shape::WriteLane => see(self.dst, 1),
-            Shape::Mad64 | Shape::Sh64 => see(self.dst, 2),
+            Shape::Mad64 | Shape::Sh64 | Shape::LshlAdd64 => see(self.dst, 2),
             Shape::MemLoad(n) => {
                 see(self.dst, u32::from(n).div_ceil(4));
                 see(self.addr, if self.saddr.is_some() { 1 } else { 2 });

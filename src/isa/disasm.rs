@@ -153,6 +153,12 @@ impl Inst {
                 s[2].show(2),
             ],
             Shape::Sh64 => vec![range('v', self.dst, 2), s[0].show(1), s[1].show(2)],
+            Shape::LshlAdd64 => vec![
+                range('v', self.dst, 2),
+                s[0].show(2),
+                s[1].show(1),
+                s[2].show(2),
+            ],
             Shape::Cmp => vec![reg_name(self.sdst), s[0].show(1), s[1].show(1)],
             Shape::Cmpw => vec![reg_name(self.sdst), s[0].show(2), s[1].show(2)],
             Shape::Cmpx => vec![s[0].show(1), s[1].show(1)],

@@ -48,6 +48,11 @@ pub struct Isa {
     /// (LLVM's `FeatureDPPSrc1SGPR`: gfx115x and gfx12, not gfx110x or
     /// gfx11-generic).
     pub dpp_src1_scalar: bool,
+    /// The gfx9 ops LLVM gates on `FeatureGFX940Insts` exist (only
+    /// `v_lshl_add_u64` is decoded): gfx940-gfx942, gfx950 and
+    /// gfx9-4-generic, not gfx908, gfx90a or gfx9-generic. Kept per target
+    /// because there the same bits are not an instruction at all.
+    pub gfx940_insts: bool,
 }
 
 impl Isa {
@@ -55,25 +60,38 @@ impl Isa {
     pub const GFX11: Isa = Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: false,
+        gfx940_insts: false,
     };
     /// gfx1150-gfx1152 (RDNA3.5).
     pub const GFX115X: Isa = Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: true,
+        gfx940_insts: false,
     };
-    /// gfx9 (GCN5/CDNA: gfx908, gfx90a, gfx942, gfx950): wave64 only.
+    /// gfx9 without the gfx940 additions (GCN5/CDNA1-2: gfx908, gfx90a,
+    /// gfx9-generic): wave64 only.
     pub const GFX9: Isa = Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
+        gfx940_insts: false,
+    };
+    /// gfx9 with the gfx940 additions (CDNA3/4: gfx942, gfx950,
+    /// gfx9-4-generic): wave64 only.
+    pub const GFX940: Isa = Isa {
+        generation: Generation::Gfx9,
+        dpp_src1_scalar: false,
+        gfx940_insts: true,
     };
     /// gfx10 (RDNA1/2: gfx1010, gfx1030).
     pub const GFX10: Isa = Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
+        gfx940_insts: false,
     };
     /// gfx1200, gfx1201 and gfx12-generic.
     pub const GFX12: Isa = Isa {
         generation: Generation::Gfx12,
         dpp_src1_scalar: true,
+        gfx940_insts: false,
     };
 }

@@ -22,6 +22,11 @@
 //! `null`. DPP has only DPP16-style words, with gfx9's wave-wide controls;
 //! SDWA is refused.
 //!
+//! Per target inside gfx9: `v_lshl_add_u64` (opcode 0x208, LLVM's
+//! GFX940Insts) decodes only where [`Isa::gfx940_insts`] is set (gfx942,
+//! gfx950, gfx9-4-generic); on gfx908, gfx90a and gfx9-generic those bits are
+//! no instruction and decode to a [`DecodeError`] ([`GFX940_ONLY`]).
+//!
 //! Not decoded (a [`DecodeError`], never a guess): `v_cmpx_*` (on gfx9 it
 //! writes VCC as well as EXEC, unlike the emulated gfx10+ op), `s_sendmsg`
 //! (its message numbers differ), SDWA, scratch, LDS-direct and the
@@ -239,6 +244,9 @@ pub static OPCODES: &[(Format, u16, Op, &str)] = &[
     (Vop3, 0x28f, VLshlrevB64, "v_lshlrev_b64"),
     (Vop3, 0x290, VLshrrevB64, "v_lshrrev_b64"),
     (Vop3, 0x291, VAshrrevI64, "v_ashrrev_i64"),
+    // gfx940+ only (LLVM's GFX940Insts); measured with llvm-mc-19 -mcpu=gfx942
+    // in tests/emu_gfx940_lshl.rs, refused on other targets (`GFX940_ONLY`).
+    (Vop3, 0x208, VLshlAddU64, "v_lshl_add_u64"),
     (Vop3, 0x289, VReadlaneB32, "v_readlane_b32"),
     (Vop3, 0x28a, VWritelaneB32, "v_writelane_b32"),
     (Global, 0x010, GlobalLoadU8, "global_load_ubyte"),
@@ -295,6 +303,11 @@ pub fn mnemonic(op: Op) -> &'static str {
         .map_or(table::info(op).mnemonic, |(_, _, _, m)| m)
 }
 
+/// Ops of the list that exist only where the target has LLVM's
+/// `FeatureGFX940Insts` ([`Isa::gfx940_insts`]): elsewhere their encodings are
+/// not instructions, so the decoder refuses them instead of running them.
+pub const GFX940_ONLY: &[Op] = &[VLshlAddU64];
+
 /// gfx9's m0 code (gfx10+ put `null` here and moved m0 to 125).
 const M0_GFX9: u32 = 124;
 /// The GLOBAL saddr code meaning `off` on gfx9.
@@ -307,6 +320,7 @@ const LITERAL: u32 = 255;
 /// Decode the gfx9 instruction at `bytes[pos..]` (`offset` = its address).
 pub(super) fn decode(isa: Isa, bytes: &[u8], pos: usize, offset: u64) -> Result<Inst, DecodeError> {
     let mut d = Decoder {
+        isa,
         bytes,
         pos,
         offset,
@@ -322,6 +336,7 @@ pub(super) fn decode(isa: Isa, bytes: &[u8], pos: usize, offset: u64) -> Result<
 }
 
 struct Decoder<'a> {
+    isa: Isa,
     bytes: &'a [u8],
     pos: usize,
     offset: u64,
@@ -366,11 +381,19 @@ impl Decoder<'_> {
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
         let known = u16::try_from(opcode).ok().and_then(|n| lookup(format, n));
-        known.ok_or_else(|| {
+        let row = known.ok_or_else(|| {
             self.unsupported(format!(
                 "opcode {opcode} (0x{opcode:x}) is not supported on gfx9"
             ))
-        })
+        })?;
+        if GFX940_ONLY.contains(&row.op) && !self.isa.gfx940_insts {
+            return Err(self.unsupported(format!(
+                "opcode {opcode} (0x{opcode:x}) is {} only on gfx940+ (gfx942, gfx950, \
+                 gfx9-4-generic); this target (gfx908, gfx90a or gfx9-generic) has no such instruction",
+                mnemonic(row.op)
+            )));
+        }
+        Ok(row)
     }
 
     fn inst(&self, op: Op, enc: Enc) -> Inst {
@@ -844,6 +867,7 @@ impl Decoder<'_> {
             Shape::Ci | Shape::Cnd => (3, [false, false, true]),
             Shape::V3 => (3, [false; 3]),
             Shape::Mad64 => (3, [false, false, true]),
+            Shape::LshlAdd64 => (3, [true, false, true]),
             _ => return Err(self.unsupported(format!("{} has no VOP3 form", mnemonic(row.op)))),
         };
         for i in 0..nsrc {
@@ -956,6 +980,7 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
             show(s[2], 2),
         ],
         Shape::Sh64 => vec![wide(inst.dst), show(s[0], 1), show(s[1], 2)],
+        Shape::LshlAdd64 => vec![wide(inst.dst), show(s[0], 2), show(s[1], 1), show(s[2], 2)],
         Shape::Cmp => vec![pair(inst.sdst), show(s[0], 1), show(s[1], 1)],
         Shape::Cmpw => vec![pair(inst.sdst), show(s[0], 2), show(s[1], 2)],
         Shape::Cmpx | Shape::Cmpxw => vec![pair(EXEC), show(s[0], 1), show(s[1], 1)],

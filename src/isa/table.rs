@@ -117,6 +117,9 @@ pub enum Shape {
     Mad64,
     /// D.b64 = f(S0.u32, S1.b64) (64-bit shifts).
     Sh64,
+    /// `D.u64 = (S0.u64 << S1[2:0]) + S2.u64` (gfx940+ `v_lshl_add_u64`: two
+    /// 64-bit sources around a 32-bit shift amount, no carry out).
+    LshlAdd64,
     /// Compare writing a lane mask (VCC in e32, SDST in e64): 32-bit sources.
     Cmp,
     /// Compare on 64-bit sources.
@@ -469,6 +472,7 @@ op_table! {
     Vop3   [    -, 0x2ff, 0x33c,     -] VLshlrevB64 "v_lshlrev_b64" Sh64, "D.b64 = S1.b64 << S0[5:0]";
     Vop3   [    -, 0x300, 0x33d,     0x33d] VLshrrevB64 "v_lshrrev_b64" Sh64, "D.b64 = S1.b64 >> S0[5:0]";
     Vop3   [    -, 0x301, 0x33e,     0x33e] VAshrrevI64 "v_ashrrev_i64" Sh64, "D.i64 = S1.i64 >> S0[5:0]";
+    Vop3   [    -,     -,     -,     -] VLshlAddU64 "v_lshl_add_u64" LshlAdd64, "D.u64 = (S0.u64 << S1[2:0]) + S2.u64 (wrapping; gfx940+ only)";
     Vop3   [    -, 0x360, 0x360,     0x360] VReadlaneB32 "v_readlane_b32" ToScalar2, "SDST = S0[S1 mod wave size]";
     Vop3   [    -, 0x361, 0x361,     0x361] VWritelaneB32 "v_writelane_b32" WriteLane, "D[S1 mod wave size] = S0 (ignores EXEC)";
     // ---- FLAT / GLOBAL (opcode in bits 24:18; same numbers in both segments) ----
