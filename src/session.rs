@@ -250,17 +250,18 @@ fn leave_out_unbuilt(
     selected: &mut backend::Selected,
     unbuilt: fn(&str) -> Option<&'static str>,
 ) -> Result<()> {
-    let (built, left_out): (Vec<&'static Target>, Vec<&'static Target>) = selected
-        .targets
-        .iter()
-        .partition(|t| unbuilt(t.name).is_none());
-    let reasons: Vec<crate::toolchain::ToolchainError> = left_out
-        .iter()
-        .map(|t| crate::toolchain::ToolchainError::NotBuilt {
-            target: t.name.to_string(),
-            why: unbuilt(t.name).unwrap_or_default().to_string(),
-        })
-        .collect();
+    // One look-up per target: built, or the reason it was not.
+    let mut built = Vec::new();
+    let mut reasons = Vec::new();
+    for &t in &selected.targets {
+        match unbuilt(t.name) {
+            None => built.push(t),
+            Some(why) => reasons.push(crate::toolchain::ToolchainError::NotBuilt {
+                target: t.name.to_string(),
+                why: why.to_string(),
+            }),
+        }
+    }
     if built.is_empty() && !reasons.is_empty() {
         return Err(Error::Toolchain(
             reasons.into_iter().next().expect("not empty"),

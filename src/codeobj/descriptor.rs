@@ -706,6 +706,26 @@ impl KernelDescriptor {
     /// Register counts and the values that place registers (`generation`
     /// names the target's generation in the refusals).
     fn validate_counts(&self, generation: &str) -> Result<(), DescriptorError> {
+        self.validate_user_sgprs_and_ids(generation)?;
+        if self.vgpr_count() > MAX_VGPRS {
+            return Err(DescriptorError(format!(
+                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; {generation} has at most {MAX_VGPRS}",
+                self.get(GRANULATED_WORKITEM_VGPR_COUNT),
+                self.vgpr_count()
+            )));
+        }
+        if self.shared_vgpr_count() != 0 && self.wave_size() == 32 {
+            return Err(DescriptorError(format!(
+                "SHARED_VGPR_COUNT is {}, but shared VGPRs exist only in wave64",
+                self.get(SHARED_VGPR_COUNT)
+            )));
+        }
+        Ok(())
+    }
+
+    /// The user SGPR count against what the enables need and the hardware
+    /// loads, and the work-item id setting: the same on every generation.
+    fn validate_user_sgprs_and_ids(&self, generation: &str) -> Result<(), DescriptorError> {
         let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
         if count < needed {
             // The hardware would load only `count` of the enabled SGPRs and start the
@@ -723,19 +743,6 @@ impl KernelDescriptor {
             return Err(DescriptorError(
                 "ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into(),
             ));
-        }
-        if self.vgpr_count() > MAX_VGPRS {
-            return Err(DescriptorError(format!(
-                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; {generation} has at most {MAX_VGPRS}",
-                self.get(GRANULATED_WORKITEM_VGPR_COUNT),
-                self.vgpr_count()
-            )));
-        }
-        if self.shared_vgpr_count() != 0 && self.wave_size() == 32 {
-            return Err(DescriptorError(format!(
-                "SHARED_VGPR_COUNT is {}, but shared VGPRs exist only in wave64",
-                self.get(SHARED_VGPR_COUNT)
-            )));
         }
         Ok(())
     }
@@ -813,22 +820,7 @@ impl KernelDescriptor {
                 self.kernarg_preload
             ));
         }
-        let (count, needed) = (self.user_sgpr_count(), self.enabled_user_sgprs());
-        if count < needed {
-            return refuse(format!(
-                "USER_SGPR_COUNT is {count}, but the enabled user SGPRs need {needed}"
-            ));
-        }
-        if count > MAX_USER_SGPRS {
-            return refuse(format!(
-                "USER_SGPR_COUNT is {count}; gfx9 loads at most {MAX_USER_SGPRS} user SGPRs"
-            ));
-        }
-        if self.workitem_id_dims() == 3 {
-            return refuse(
-                "ENABLE_VGPR_WORKITEM_ID is 3, which is undefined (0-2 are x, xy, xyz)".into(),
-            );
-        }
+        self.validate_user_sgprs_and_ids("gfx9")?;
         if unified && self.accum_offset() > self.unified_vgpr_file() {
             return refuse(format!(
                 "ACCUM_OFFSET {} puts the AGPRs at {}, past the {} registers GRANULATED_WORKITEM_VGPR_COUNT allocates",
