@@ -23,6 +23,7 @@
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
 //! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
 //! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
+//! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
 //! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
 //! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
 //! | [`error`]   | the error types (`Error`, `RunError`, `ReleaseError`) and exit codes |
@@ -47,6 +48,7 @@ pub mod interrupt;
 pub mod isa;
 pub mod kernels;
 pub mod listing;
+pub mod merge;
 pub mod report;
 pub mod run;
 pub mod session;

@@ -10,7 +10,7 @@ use xad_harness::backend::BackendChoice;
 use xad_harness::error::{exit, Error, Result};
 use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
-use xad_harness::{bench, hip, inputs, kernels, listing, report, run, session};
+use xad_harness::{bench, hip, inputs, kernels, listing, merge, report, run, session};
 
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
@@ -76,6 +76,29 @@ enum Command {
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i64).range(1..=100), allow_hyphen_values = true)]
         repeat: i64,
     },
+    /// Merge the JSON (and JUnit) reports of several runs, e.g. a fleet's nodes, into one;
+    /// exits with their combined code.
+    Merge(MergeArgs),
+}
+
+/// `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Write the merged JSON report here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the merged JUnit report here (from the --junit-in reports).
+    #[arg(long, value_name = "FILE", requires = "junit_in")]
+    junit: Option<PathBuf>,
+    /// JUnit reports to merge: one or more after each --junit-in, after the JSON reports.
+    #[arg(long = "junit-in", value_name = "FILE", num_args = 1.., requires = "junit")]
+    junit_in: Vec<PathBuf>,
+    /// How many JSON reports the fleet should have produced; any other number is a fault (exit 3).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    expect: Option<u32>,
+    /// The JSON reports to merge, in order.
+    #[arg(required = true, value_name = "REPORT.json")]
+    reports: Vec<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -206,6 +229,7 @@ fn main() -> ExitCode {
             say!("{}", text.trim_end());
             exit::PASS
         }),
+        Command::Merge(args) => cmd_merge(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code as u8),
@@ -353,4 +377,32 @@ fn cmd_kernels(out: &Path) -> Result<i32> {
         say!("{}  ({}, from {})", path.display(), k.target, k.source)
     })?;
     Ok(exit::PASS)
+}
+
+fn cmd_merge(args: MergeArgs) -> Result<i32> {
+    let request = merge::Request {
+        reports: &args.reports,
+        junit: &args.junit_in,
+        expect: args.expect.map(|n| n as usize),
+    };
+    let refused = merge::check_outputs(&request, args.json.as_deref(), args.junit.as_deref());
+    if !refused.is_empty() {
+        for e in refused {
+            warn!("xad-harness: {e}");
+        }
+        return Ok(exit::USAGE);
+    }
+    let merged = merge::merge(&request)?;
+    let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
+    say!("{}", merged.summary_line());
+    match written {
+        Ok(()) => Ok(merged.exit_code),
+        Err(e) => {
+            warn!("xad-harness: {e}");
+            Ok(merge::combine_exit_codes(&[
+                merged.exit_code,
+                e.exit_code(),
+            ]))
+        }
+    }
 }

@@ -1,0 +1,1123 @@
+//! `xad-harness merge`: one report from the runs of a fleet (Slurm array tasks,
+//! Kubernetes pods, CI runners), each of which wrote its own JSON and JUnit
+//! report on its own node.
+//!
+//! JSON reports are read as [`serde_json::Value`], so fields this version does
+//! not know are carried through untouched; only the fields of the versioned
+//! report contract (`schema`, `schema_version` 1, `exit_code`, `devices[].cases[].status`)
+//! are required. Devices are concatenated in input order, each keeping its
+//! host; the summary is recounted from the case statuses and the exit code is
+//! [`combine_exit_codes`] over the inputs'. JUnit reports are parsed with
+//! quick-xml and their `<testsuite>` elements copied, event by event, into one
+//! `<testsuites>` whose totals are recounted from the test cases.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use quick_xml::events::{BytesDecl, BytesStart, BytesText, Event};
+use quick_xml::{Reader, Writer};
+use serde_json::{json, Map, Value};
+
+use crate::error::{exit, Error, Result};
+
+/// `schema` of every report this merge reads and writes.
+pub const SCHEMA: &str = "xad-harness/report";
+/// The one `schema_version` this merge reads (and writes).
+pub const SCHEMA_VERSION: u64 = 1;
+/// Every case status of schema version 1, in the summary's order.
+pub const STATUSES: [&str; 7] = [
+    "pass",
+    "fail",
+    "unsettled",
+    "not_supported",
+    "error",
+    "timeout",
+    "skipped",
+];
+
+/// One exit code for several runs: an interrupted run (130, 143) wins, then a
+/// mismatch (1), a fault (3; also any code the harness does not document,
+/// such as a node's process killed by a signal), a usage error (2), skipped
+/// (77), and 0 only when every run passed. A skipped node is not a pass in a
+/// fleet, and no runs at all is 77 (nothing executed).
+pub fn combine_exit_codes(codes: &[i32]) -> i32 {
+    if let Some(&interrupted) = codes
+        .iter()
+        .find(|&&c| c == exit::SIGINT || c == exit::SIGTERM)
+    {
+        return interrupted;
+    }
+    let documented = |code: i32| match code {
+        exit::PASS | exit::MISMATCH | exit::USAGE | exit::SKIPPED => code,
+        _ => exit::FAULT,
+    };
+    let rank = |code: i32| match code {
+        exit::PASS => 0,
+        exit::SKIPPED => 1,
+        exit::USAGE => 2,
+        exit::FAULT => 3,
+        _ => 4, // exit::MISMATCH
+    };
+    codes
+        .iter()
+        .map(|&c| documented(c))
+        .max_by_key(|&c| rank(c))
+        .unwrap_or(exit::SKIPPED)
+}
+
+/// What to merge: the JSON reports (at least one), the JUnit reports (any
+/// number, in the same order or not: they are matched by nothing, only
+/// concatenated), and how many JSON reports the fleet should have produced.
+pub struct Request<'a> {
+    pub reports: &'a [PathBuf],
+    pub junit: &'a [PathBuf],
+    /// When set, a different number of JSON reports is a fault (exit 3): a
+    /// node that died before writing its report must not vanish from the
+    /// merged result.
+    pub expect: Option<usize>,
+}
+
+/// The merged reports and their combined exit code.
+#[derive(Debug)]
+pub struct Merged {
+    pub report: Value,
+    /// The merged JUnit XML, when JUnit inputs were given.
+    pub junit: Option<String>,
+    pub exit_code: i32,
+}
+
+impl Merged {
+    /// One line for a log: inputs, devices, hosts, the recounted statuses
+    /// and the exit code.
+    pub fn summary_line(&self) -> String {
+        let report = &self.report;
+        let inputs = report["merged_from"].as_array().map_or(0, Vec::len);
+        let devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
+        let mut hosts: Vec<&str> = Vec::new();
+        for device in devices {
+            let host = device["host"].as_str().unwrap_or("unknown");
+            if !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
+        let counts = STATUSES
+            .iter()
+            .map(|s| format!("{} {s}", report["summary"][s].as_u64().unwrap_or(0)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let seeds = if report["seed"].is_null() {
+            "; seeds differ"
+        } else {
+            ""
+        };
+        let junit = match &self.junit {
+            Some(_) => format!(
+                ", {} JUnit suites",
+                report["junit_suites"].as_u64().unwrap_or(0)
+            ),
+            None => String::new(),
+        };
+        format!(
+            "merged {inputs} report(s){junit}: {} device(s) on {}: {counts}{seeds}; exit {}",
+            devices.len(),
+            if hosts.is_empty() {
+                "no host".to_string()
+            } else {
+                hosts.join(", ")
+            },
+            self.exit_code
+        )
+    }
+}
+
+/// Read and merge every input. An input that cannot be read, is not JSON (or
+/// XML), or is not a schema-1 report is a usage error (exit 2) naming the file.
+pub fn merge(request: &Request) -> Result<Merged> {
+    let mut reports = Vec::with_capacity(request.reports.len());
+    for path in request.reports {
+        reports.push((label(path), read_report(path)?));
+    }
+    let mut report = merge_reports(&reports, request.expect);
+    let junit = if request.junit.is_empty() {
+        None
+    } else {
+        let mut inputs = Vec::with_capacity(request.junit.len());
+        for path in request.junit {
+            inputs.push((label(path), read_text(path)?));
+        }
+        let (xml, suites) = merge_junit(&inputs)?;
+        report["junit_suites"] = json!(suites);
+        Some(xml)
+    };
+    let exit_code = report["exit_code"]
+        .as_i64()
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(exit::FAULT);
+    Ok(Merged {
+        report,
+        junit,
+        exit_code,
+    })
+}
+
+/// Write the merged reports. Each is written to a temporary file beside its
+/// destination and renamed over it, so a reader never sees half a report.
+/// Failing to write is a fault (exit 3).
+pub fn write(merged: &Merged, json_out: Option<&Path>, junit_out: Option<&Path>) -> Result<()> {
+    if let Some(path) = json_out {
+        let mut text = serde_json::to_string_pretty(&merged.report).map_err(|e| {
+            Error::Io(format!(
+                "{}: encoding the merged report: {e}",
+                path.display()
+            ))
+        })?;
+        text.push('\n');
+        write_atomically(path, text.as_bytes())?;
+    }
+    if let (Some(path), Some(xml)) = (junit_out, &merged.junit) {
+        write_atomically(path, xml.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Why the output paths cannot be used, found before any input is read: a
+/// directory, a missing parent directory, an output that is also an input (by
+/// any spelling: compared after resolving), or both outputs naming one file.
+pub fn check_outputs(
+    request: &Request,
+    json_out: Option<&Path>,
+    junit_out: Option<&Path>,
+) -> Vec<Error> {
+    let resolve = |p: &Path| std::fs::canonicalize(p).ok();
+    let inputs: Vec<(&PathBuf, PathBuf)> = request
+        .reports
+        .iter()
+        .chain(request.junit)
+        .filter_map(|p| Some((p, resolve(p)?)))
+        .collect();
+    let mut errors = Vec::new();
+    for (option, out) in [("--json", json_out), ("--junit", junit_out)] {
+        let Some(out) = out else { continue };
+        let refuse = |why: String| Error::Usage(format!("{option} {}: {why}", out.display()));
+        if out.is_dir() {
+            errors.push(refuse("is a directory".into()));
+            continue;
+        }
+        let dir = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            errors.push(refuse(format!(
+                "directory {} does not exist",
+                dir.display()
+            )));
+            continue;
+        }
+        let Some(resolved) = resolve(out) else {
+            continue;
+        };
+        if let Some((input, _)) = inputs.iter().find(|(_, r)| *r == resolved) {
+            errors.push(refuse(format!(
+                "is also an input ({}); write the merged report elsewhere",
+                input.display()
+            )));
+        }
+    }
+    if let (Some(a), Some(b)) = (json_out, junit_out) {
+        let same = match (resolve(a), resolve(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => a == b,
+        };
+        if same {
+            errors.push(Error::Usage(format!(
+                "--json {} and --junit {} name the same file; give each report its own",
+                a.display(),
+                b.display()
+            )));
+        }
+    }
+    errors
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write as _;
+    let fail = |e: std::io::Error| Error::Io(format!("{}: cannot be written: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    file.write_all(bytes).map_err(fail)?;
+    file.as_file().sync_all().map_err(fail)?;
+    file.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+/// How an input is named in the merged report and in errors.
+fn label(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("{}: cannot be read: {e}", path.display())))
+}
+
+/// One JSON report, checked against the schema-1 contract.
+pub fn read_report(path: &Path) -> Result<Value> {
+    let text = read_text(path)?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Usage(format!("{}: not JSON: {e}", path.display())))?;
+    check_report(&value).map_err(|why| Error::Usage(format!("{}: {why}", path.display())))?;
+    Ok(value)
+}
+
+/// Why `report` is not a schema-1 xad-harness report, if it is not.
+pub fn check_report(report: &Value) -> std::result::Result<(), String> {
+    let Some(fields) = report.as_object() else {
+        return Err("not an xad-harness report (not a JSON object)".into());
+    };
+    match fields.get("schema").and_then(Value::as_str) {
+        Some(SCHEMA) => {}
+        Some(other) => {
+            return Err(format!(
+                "not an xad-harness report (schema {other:?}, expected {SCHEMA:?})"
+            ))
+        }
+        None => {
+            return Err(format!(
+                "not a versioned xad-harness report (no \"schema\": {SCHEMA:?}; rerun with a harness that writes schema_version {SCHEMA_VERSION})"
+            ))
+        }
+    }
+    match fields.get("schema_version") {
+        Some(v) if v.as_u64() == Some(SCHEMA_VERSION) => {}
+        Some(v) => {
+            return Err(format!(
+                "schema_version {v}, this merge reads schema_version {SCHEMA_VERSION}"
+            ))
+        }
+        None => return Err("no schema_version".into()),
+    }
+    if !fields
+        .get("exit_code")
+        .is_some_and(|c| c.as_i64().is_some())
+    {
+        return Err("no integer exit_code".into());
+    }
+    let Some(devices) = fields.get("devices").and_then(Value::as_array) else {
+        return Err("no devices array".into());
+    };
+    for (d, device) in devices.iter().enumerate() {
+        let Some(cases) = device.get("cases").and_then(Value::as_array) else {
+            return Err(format!("devices[{d}] has no cases array"));
+        };
+        for (c, case) in cases.iter().enumerate() {
+            match case.get("status").and_then(Value::as_str) {
+                Some(s) if STATUSES.contains(&s) => {}
+                Some(s) => {
+                    return Err(format!(
+                        "devices[{d}].cases[{c}] has status {s:?}, not one of {}",
+                        STATUSES.join(", ")
+                    ))
+                }
+                None => return Err(format!("devices[{d}].cases[{c}] has no status")),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Merge checked reports, each with the label it is named by. `expect`: the
+/// number of reports the fleet should have produced.
+pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value {
+    let mut devices = Vec::new();
+    let mut merged_from = Vec::new();
+    let mut notes = Vec::new();
+    let mut errors = Vec::new();
+    let mut interrupted = Vec::new();
+    let mut codes = Vec::new();
+    for (file, report) in inputs {
+        let host = report["host"].as_str().unwrap_or("unknown");
+        let code = report["exit_code"]
+            .as_i64()
+            .unwrap_or(i64::from(exit::FAULT));
+        codes.push(i32::try_from(code).unwrap_or(exit::FAULT));
+        let input_devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
+        for device in input_devices {
+            let mut device = device.clone();
+            if let Some(fields) = device.as_object_mut() {
+                fields
+                    .entry("host")
+                    .or_insert_with(|| Value::String(host.to_string()));
+            }
+            devices.push(device);
+        }
+        for note in report["notes"].as_array().into_iter().flatten() {
+            let text = note
+                .as_str()
+                .map_or_else(|| note.to_string(), str::to_string);
+            notes.push(Value::String(format!("{host} ({file}): {text}")));
+        }
+        let error = &report["error"];
+        if !error.is_null() {
+            let text = error
+                .as_str()
+                .map_or_else(|| error.to_string(), str::to_string);
+            errors.push(format!("{host} ({file}): {text}"));
+        }
+        if let Some(what) = report.get("interrupted").filter(|v| !v.is_null()) {
+            interrupted.push(json!({ "file": file, "host": host, "interrupted": what }));
+        }
+        merged_from.push(json!({
+            "file": file,
+            "host": host,
+            "exit_code": code,
+            "devices": input_devices.len(),
+            "seed": report["seed"],
+            "guard_seed": report["guard_seed"],
+            "lanes_per_case": report["lanes_per_case"],
+            "tool": report["tool"],
+            "error": error,
+        }));
+    }
+    if let Some(expected) = expect {
+        if inputs.len() != expected {
+            codes.push(exit::FAULT);
+            errors.push(format!(
+                "expected {expected} report(s), got {}: a node that wrote none did not finish its run",
+                inputs.len()
+            ));
+        }
+    }
+
+    let mut merged = Map::new();
+    merged.insert("schema".into(), json!(SCHEMA));
+    merged.insert("schema_version".into(), json!(SCHEMA_VERSION));
+    merged.insert("tool".into(), common_tool(inputs, &mut notes));
+    merged.insert("host".into(), json!(host_name()));
+    for key in ["seed", "guard_seed", "lanes_per_case"] {
+        merged.insert(key.into(), common_value(inputs, key, &mut notes));
+    }
+    let exit_code = combine_exit_codes(&codes);
+    merged.insert("exit_code".into(), json!(exit_code));
+    merged.insert("summary".into(), summary(&devices));
+    merged.insert("devices".into(), Value::Array(devices));
+    merged.insert("notes".into(), Value::Array(notes));
+    merged.insert(
+        "error".into(),
+        if errors.is_empty() {
+            Value::Null
+        } else {
+            json!(errors.join("; "))
+        },
+    );
+    if !interrupted.is_empty() {
+        merged.insert(
+            "interrupted".into(),
+            json!({ "exit_code": exit_code, "inputs": interrupted }),
+        );
+    }
+    merged.insert("merged_from".into(), Value::Array(merged_from));
+    Value::Object(merged)
+}
+
+/// Cases per status over every device, every status present.
+fn summary(devices: &[Value]) -> Value {
+    let mut counts: BTreeMap<&str, u64> = STATUSES.iter().map(|s| (*s, 0)).collect();
+    for device in devices {
+        for case in device["cases"].as_array().into_iter().flatten() {
+            if let Some(count) = case["status"].as_str().and_then(|s| counts.get_mut(s)) {
+                *count += 1;
+            }
+        }
+    }
+    json!(counts)
+}
+
+/// The inputs' `key` when they all agree; otherwise null, and a note listing
+/// each input's value (seeds may differ between nodes: each replays with its own).
+fn common_value(inputs: &[(String, Value)], key: &str, notes: &mut Vec<Value>) -> Value {
+    let first = inputs.first().map_or(Value::Null, |(_, r)| r[key].clone());
+    if inputs.iter().all(|(_, r)| r[key] == first) {
+        return first;
+    }
+    let each = inputs
+        .iter()
+        .map(|(file, r)| {
+            format!(
+                "{} ({file}) {}",
+                r["host"].as_str().unwrap_or("unknown"),
+                r[key]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    notes.push(json!(format!("inputs differ in {key}: {each}")));
+    Value::Null
+}
+
+/// The inputs' `tool` when they all agree; otherwise this binary's name and
+/// version, and a note listing each input's.
+fn common_tool(inputs: &[(String, Value)], notes: &mut Vec<Value>) -> Value {
+    let first = inputs.first().map(|(_, r)| r["tool"].clone());
+    match first {
+        Some(tool) if !tool.is_null() && inputs.iter().all(|(_, r)| r["tool"] == tool) => tool,
+        _ => {
+            let each = inputs
+                .iter()
+                .map(|(file, r)| format!("{file} {}", r["tool"]))
+                .collect::<Vec<_>>()
+                .join(", ");
+            notes.push(json!(format!(
+                "inputs come from different tool builds: {each}"
+            )));
+            json!({ "name": "xad-harness", "version": env!("CARGO_PKG_VERSION"), "git_describe": null })
+        }
+    }
+}
+
+/// This machine's name (the host that merged).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// Counts of one `<testsuite>`, recounted from its test cases.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Totals {
+    tests: u64,
+    failures: u64,
+    errors: u64,
+    skipped: u64,
+    time: f64,
+}
+
+impl Totals {
+    fn add(&mut self, other: Totals) {
+        self.tests += other.tests;
+        self.failures += other.failures;
+        self.errors += other.errors;
+        self.skipped += other.skipped;
+        self.time += other.time;
+    }
+}
+
+/// Merge JUnit documents (each `<testsuites>` or a lone `<testsuite>`), each
+/// with its label: every top-level `<testsuite>` is copied as it is, except
+/// that a name already taken by an earlier suite gets ` [<file stem>]`
+/// appended (two nodes' suites are otherwise both `xad-harness gfx1100`).
+/// Returns the document and the number of suites.
+pub fn merge_junit(inputs: &[(String, String)]) -> Result<(String, usize)> {
+    let mut body = Writer::new(Vec::new());
+    let mut totals = Totals::default();
+    let mut names: Vec<String> = Vec::new();
+    for (file, xml) in inputs {
+        let stem = Path::new(file)
+            .file_stem()
+            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+        copy_suites(xml, &stem, &mut body, &mut names, &mut totals)
+            .map_err(|why| Error::Usage(format!("{file}: {why}")))?;
+    }
+    let mut out = Writer::new(Vec::new());
+    let io = |e: std::io::Error| Error::Io(format!("building the merged JUnit report: {e}"));
+    out.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+        .map_err(io)?;
+    out.write_event(Event::Text(BytesText::new("\n")))
+        .map_err(io)?;
+    let mut root = BytesStart::new("testsuites");
+    root.push_attribute(("name", "xad-harness"));
+    root.push_attribute(("tests", totals.tests.to_string().as_str()));
+    root.push_attribute(("failures", totals.failures.to_string().as_str()));
+    root.push_attribute(("errors", totals.errors.to_string().as_str()));
+    root.push_attribute(("skipped", totals.skipped.to_string().as_str()));
+    root.push_attribute(("time", format!("{:.3}", totals.time).as_str()));
+    out.write_event(Event::Start(root)).map_err(io)?;
+    let mut bytes = out.into_inner();
+    bytes.extend_from_slice(&body.into_inner());
+    bytes.extend_from_slice(b"\n</testsuites>\n");
+    let xml = String::from_utf8(bytes)
+        .map_err(|e| Error::Io(format!("building the merged JUnit report: {e}")))?;
+    Ok((xml, names.len()))
+}
+
+/// Copy the top-level suites of one document into `out`, adding their
+/// totals. Errors say what is wrong, without the file name.
+fn copy_suites(
+    xml: &str,
+    stem: &str,
+    out: &mut Writer<Vec<u8>>,
+    names: &mut Vec<String>,
+    totals: &mut Totals,
+) -> std::result::Result<(), String> {
+    let mut reader = Reader::from_str(xml);
+    let mut depth = 0usize; // elements open, the root included
+    let mut root: Option<String> = None;
+    let mut suite: Option<SuiteScan> = None;
+    loop {
+        let event = reader.read_event().map_err(|e| {
+            format!(
+                "not well-formed XML at byte {}: {e}",
+                reader.error_position()
+            )
+        })?;
+        let write = |out: &mut Writer<Vec<u8>>, event: Event| {
+            out.write_event(event)
+                .map_err(|e| format!("copying a test suite: {e}"))
+        };
+        match event {
+            Event::Eof => break,
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                if root.is_none() {
+                    if name != "testsuites" && name != "testsuite" {
+                        return Err(format!(
+                            "not a JUnit report (root element <{name}>, expected <testsuites> or <testsuite>)"
+                        ));
+                    }
+                    root = Some(name.clone());
+                }
+                let suite_level = match root.as_deref() {
+                    Some("testsuites") => depth == 1,
+                    _ => depth == 0,
+                };
+                if suite_level {
+                    if name != "testsuite" {
+                        // <properties> etc. directly under <testsuites>: not ours to keep.
+                        if !empty {
+                            reader
+                                .read_to_end(e.name())
+                                .map_err(|e| format!("not well-formed XML: {e}"))?;
+                        }
+                        continue;
+                    }
+                    let scan = SuiteScan::start(e)?;
+                    let start = unique_name(e, &scan.name, stem, names)?;
+                    write(out, Event::Text(BytesText::new("\n    ")))?;
+                    if empty {
+                        write(out, Event::Empty(start))?;
+                        scan.finish(totals);
+                    } else {
+                        write(out, Event::Start(start))?;
+                        depth += 1;
+                        suite = Some(scan);
+                    }
+                    continue;
+                }
+                if let Some(scan) = suite.as_mut() {
+                    scan.element(&name, e, empty, depth)?;
+                    write(out, event.borrow())?;
+                }
+                if !empty {
+                    depth += 1;
+                }
+            }
+            Event::End(ref e) => {
+                depth = depth.saturating_sub(1);
+                if let Some(scan) = suite.as_mut() {
+                    let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                    scan.end(&name, depth);
+                    write(out, Event::End(e.borrow()))?;
+                    let suite_closed = match root.as_deref() {
+                        Some("testsuites") => depth == 1,
+                        _ => depth == 0,
+                    };
+                    if suite_closed {
+                        if let Some(done) = suite.take() {
+                            done.finish(totals);
+                        }
+                    }
+                }
+            }
+            // Text, CDATA, entity references, comments inside a suite are
+            // copied as they are (already escaped); outside one, dropped.
+            other => {
+                if suite.is_some() {
+                    write(out, other)?;
+                }
+            }
+        }
+    }
+    if root.is_none() {
+        return Err("not a JUnit report (no root element)".into());
+    }
+    if depth != 0 {
+        return Err("not well-formed XML: the document ends inside an element".into());
+    }
+    Ok(())
+}
+
+/// The suite's start tag, renamed when an earlier suite has its name.
+fn unique_name(
+    start: &BytesStart,
+    name: &str,
+    stem: &str,
+    names: &mut Vec<String>,
+) -> std::result::Result<BytesStart<'static>, String> {
+    let mut chosen = name.to_string();
+    let mut n = 1;
+    while names.contains(&chosen) {
+        n += 1;
+        chosen = if n == 2 {
+            format!("{name} [{stem}]")
+        } else {
+            format!("{name} [{stem} {n}]")
+        };
+    }
+    names.push(chosen.clone());
+    if chosen == name {
+        return Ok(start.to_owned());
+    }
+    let mut renamed = BytesStart::new("testsuite");
+    let mut named = false;
+    for attribute in start.attributes() {
+        let attribute = attribute.map_err(|e| format!("a malformed attribute: {e}"))?;
+        if attribute.key.as_ref() == b"name" {
+            renamed.push_attribute(("name", chosen.as_str()));
+            named = true;
+        } else {
+            renamed.push_attribute(attribute);
+        }
+    }
+    if !named {
+        renamed.push_attribute(("name", chosen.as_str()));
+    }
+    Ok(renamed)
+}
+
+/// What one suite's events add up to while it is copied.
+struct SuiteScan {
+    name: String,
+    /// The suite's own `time`, when it has one; else the cases' times are summed.
+    time: Option<f64>,
+    totals: Totals,
+    /// Depth of the open `<testcase>` and what it holds so far.
+    case: Option<(usize, CaseOutcome)>,
+}
+
+#[derive(Default)]
+struct CaseOutcome {
+    failure: bool,
+    error: bool,
+    skipped: bool,
+}
+
+impl SuiteScan {
+    fn start(e: &BytesStart) -> std::result::Result<SuiteScan, String> {
+        Ok(SuiteScan {
+            name: attribute(e, "name")?.unwrap_or_default(),
+            time: attribute(e, "time")?.and_then(|t| t.trim().parse().ok()),
+            totals: Totals::default(),
+            case: None,
+        })
+    }
+
+    fn element(
+        &mut self,
+        name: &str,
+        e: &BytesStart,
+        empty: bool,
+        depth: usize,
+    ) -> std::result::Result<(), String> {
+        match (name, self.case.as_mut()) {
+            ("testcase", None) => {
+                self.totals.tests += 1;
+                if let Some(t) = attribute(e, "time")?.and_then(|t| t.trim().parse::<f64>().ok()) {
+                    self.totals.time += t;
+                }
+                if empty {
+                    return Ok(());
+                }
+                self.case = Some((depth, CaseOutcome::default()));
+            }
+            ("failure", Some((_, outcome))) => outcome.failure = true,
+            ("error", Some((_, outcome))) => outcome.error = true,
+            ("skipped", Some((_, outcome))) => outcome.skipped = true,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, name: &str, depth: usize) {
+        if name != "testcase" || !matches!(self.case, Some((d, _)) if d == depth) {
+            return;
+        }
+        if let Some((_, outcome)) = self.case.take() {
+            // One outcome per case, the worst: an error, then a failure, then skipped.
+            if outcome.error {
+                self.totals.errors += 1;
+            } else if outcome.failure {
+                self.totals.failures += 1;
+            } else if outcome.skipped {
+                self.totals.skipped += 1;
+            }
+        }
+    }
+
+    fn finish(self, totals: &mut Totals) {
+        let mut own = self.totals;
+        if let Some(t) = self.time {
+            own.time = t;
+        }
+        totals.add(own);
+    }
+}
+
+fn attribute(e: &BytesStart, key: &str) -> std::result::Result<Option<String>, String> {
+    for attribute in e.attributes() {
+        let attribute = attribute.map_err(|e| format!("a malformed attribute: {e}"))?;
+        if attribute.key.as_ref() == key.as_bytes() {
+            let value = attribute
+                .unescape_value()
+                .map_err(|e| format!("attribute {key}: {e}"))?;
+            return Ok(Some(value.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(host: &str, seed: u64, exit_code: i32, statuses: &[&str]) -> Value {
+        let cases: Vec<Value> = statuses
+            .iter()
+            .enumerate()
+            .map(|(i, s)| json!({"case": format!("case{i}"), "target": "gfx1100", "status": s, "lanes": 256}))
+            .collect();
+        json!({
+            "schema": SCHEMA, "schema_version": 1,
+            "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0-1-gabc"},
+            "host": host, "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
+            "exit_code": exit_code,
+            "summary": {"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0, "error": 0, "timeout": 0, "skipped": 0},
+            "devices": [{"id": "emulator:gfx1100", "executor": "emulated gfx1100", "identity": {},
+                         "exit_code": exit_code, "cases": cases, "future_field": [1, 2]}],
+            "notes": ["a note"], "error": null, "extra_top": "kept only per device"
+        })
+    }
+
+    #[test]
+    fn exit_codes_combine_by_precedence() {
+        use exit::*;
+        let table: &[(&[i32], i32)] = &[
+            (&[], SKIPPED),
+            (&[PASS], PASS),
+            (&[PASS, PASS], PASS),
+            (&[PASS, SKIPPED], SKIPPED),
+            (&[SKIPPED, SKIPPED], SKIPPED),
+            (&[SKIPPED, USAGE], USAGE),
+            (&[USAGE, FAULT], FAULT),
+            (&[FAULT, MISMATCH, PASS], MISMATCH),
+            (&[MISMATCH, FAULT], MISMATCH),
+            (&[MISMATCH, SIGTERM], SIGTERM),
+            (&[SIGINT, MISMATCH, SIGTERM], SIGINT),
+            (&[PASS, 137], FAULT),
+            (&[-1, PASS], FAULT),
+            (&[137, MISMATCH], MISMATCH),
+        ];
+        for (codes, want) in table {
+            assert_eq!(combine_exit_codes(codes), *want, "{codes:?}");
+        }
+    }
+
+    #[test]
+    fn devices_are_concatenated_and_the_summary_recounted() {
+        let inputs = vec![
+            (
+                "a.json".to_string(),
+                report("node1", 7, 0, &["pass", "pass"]),
+            ),
+            (
+                "b.json".to_string(),
+                report("node2", 7, 1, &["pass", "fail", "unsettled"]),
+            ),
+        ];
+        for (_, r) in &inputs {
+            check_report(r).unwrap();
+        }
+        let merged = merge_reports(&inputs, None);
+        check_report(&merged).unwrap();
+        let devices = merged["devices"].as_array().unwrap();
+        assert_eq!(devices.len(), 2);
+        assert_eq!(devices[0]["host"], "node1");
+        assert_eq!(devices[1]["host"], "node2");
+        assert_eq!(
+            devices[1]["future_field"],
+            json!([1, 2]),
+            "unknown fields are kept"
+        );
+        assert_eq!(merged["summary"]["pass"], 3);
+        assert_eq!(merged["summary"]["fail"], 1);
+        assert_eq!(merged["summary"]["unsettled"], 1);
+        assert_eq!(merged["summary"]["skipped"], 0);
+        assert_eq!(merged["exit_code"], 1);
+        assert_eq!(merged["seed"], 7);
+        assert_eq!(merged["tool"]["git_describe"], "v0.1.0-1-gabc");
+        let from = merged["merged_from"].as_array().unwrap();
+        assert_eq!(from.len(), 2);
+        assert_eq!(
+            from[1],
+            json!({"file": "b.json", "host": "node2", "exit_code": 1, "devices": 1,
+            "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
+            "tool": inputs[1].1["tool"], "error": null})
+        );
+        assert_eq!(merged["notes"][0], "node1 (a.json): a note");
+        assert!(merged["error"].is_null());
+    }
+
+    #[test]
+    fn a_device_without_a_host_takes_its_report_host() {
+        let mut r = report("node9", 1, 0, &["pass"]);
+        r["devices"][0]["host"] = json!("own-host");
+        let mut bare = report("node9", 1, 0, &["pass"]);
+        bare["devices"][0].as_object_mut().unwrap().remove("host");
+        let merged = merge_reports(&[("x".into(), r), ("y".into(), bare)], None);
+        assert_eq!(merged["devices"][0]["host"], "own-host");
+        assert_eq!(merged["devices"][1]["host"], "node9");
+    }
+
+    #[test]
+    fn differing_seeds_are_allowed_and_listed() {
+        let merged = merge_reports(
+            &[
+                ("a.json".into(), report("n1", 1, 0, &["pass"])),
+                ("b.json".into(), report("n2", 2, 0, &["pass"])),
+            ],
+            None,
+        );
+        assert_eq!(merged["exit_code"], 0);
+        assert!(merged["seed"].is_null());
+        assert!(merged["guard_seed"].is_null());
+        assert_eq!(merged["lanes_per_case"], 256);
+        let notes: Vec<&str> = merged["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            notes.contains(&"inputs differ in seed: n1 (a.json) 1, n2 (b.json) 2"),
+            "{notes:?}"
+        );
+        assert_eq!(merged["merged_from"][1]["seed"], 2);
+    }
+
+    #[test]
+    fn a_skipped_node_keeps_the_fleet_from_passing() {
+        let mut skipped = report("gpu2", 1, 77, &[]);
+        skipped["devices"] = json!([]);
+        skipped["error"] = json!("no HIP device runs gfx1100");
+        let merged = merge_reports(
+            &[
+                ("a".into(), report("gpu1", 1, 0, &["pass"])),
+                ("b".into(), skipped),
+            ],
+            None,
+        );
+        assert_eq!(merged["exit_code"], 77);
+        assert_eq!(merged["devices"].as_array().unwrap().len(), 1);
+        assert_eq!(merged["error"], "gpu2 (b): no HIP device runs gfx1100");
+    }
+
+    #[test]
+    fn a_missing_report_is_a_fault() {
+        let inputs = [("a".to_string(), report("gpu1", 1, 0, &["pass"]))];
+        assert_eq!(merge_reports(&inputs, Some(1))["exit_code"], 0);
+        let short = merge_reports(&inputs, Some(2));
+        assert_eq!(short["exit_code"], 3);
+        assert!(short["error"]
+            .as_str()
+            .unwrap()
+            .contains("expected 2 report(s), got 1"));
+        let mut failing = inputs[0].1.clone();
+        failing["exit_code"] = json!(1);
+        assert_eq!(
+            merge_reports(&[("a".into(), failing)], Some(2))["exit_code"],
+            1,
+            "1 beats 3"
+        );
+    }
+
+    #[test]
+    fn interrupted_inputs_are_listed_and_win() {
+        let mut cut = report("gpu3", 1, 143, &["pass", "skipped"]);
+        cut["interrupted"] = json!({"signal": "SIGTERM", "exit_code": 143});
+        let merged = merge_reports(
+            &[
+                ("a".into(), report("gpu1", 1, 1, &["fail"])),
+                ("c".into(), cut),
+            ],
+            None,
+        );
+        assert_eq!(merged["exit_code"], 143);
+        assert_eq!(merged["interrupted"]["inputs"][0]["host"], "gpu3");
+        assert_eq!(
+            merged["interrupted"]["inputs"][0]["interrupted"]["signal"],
+            "SIGTERM"
+        );
+    }
+
+    #[test]
+    fn reports_outside_schema_1_are_refused() {
+        let good = report("n", 1, 0, &["pass"]);
+        let refuse = |edit: &dyn Fn(&mut Value), want: &str| {
+            let mut r = good.clone();
+            edit(&mut r);
+            let why = check_report(&r).unwrap_err();
+            assert!(why.contains(want), "{why:?} should say {want:?}");
+        };
+        refuse(&|r| *r = json!([1]), "not a JSON object");
+        refuse(
+            &|r| r["schema"] = json!("other/report"),
+            "schema \"other/report\"",
+        );
+        refuse(
+            &|r| {
+                r.as_object_mut().unwrap().remove("schema");
+            },
+            "not a versioned",
+        );
+        refuse(&|r| r["schema_version"] = json!(2), "schema_version 2");
+        refuse(
+            &|r| r["schema_version"] = json!("1"),
+            "schema_version \"1\"",
+        );
+        refuse(
+            &|r| {
+                r.as_object_mut().unwrap().remove("schema_version");
+            },
+            "no schema_version",
+        );
+        refuse(&|r| r["exit_code"] = json!(null), "exit_code");
+        refuse(&|r| r["devices"] = json!({}), "no devices array");
+        refuse(
+            &|r| r["devices"][0]["cases"][0]["status"] = json!("Pass"),
+            "status \"Pass\"",
+        );
+        refuse(
+            &|r| {
+                r["devices"][0]["cases"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("status");
+            },
+            "no status",
+        );
+    }
+
+    const SUITE_A: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="xad-harness" tests="3" failures="1" errors="0">
+    <testsuite name="xad-harness gfx1100" tests="3" errors="0" failures="1" time="0.500">
+        <properties>
+            <property name="host" value="node1"/>
+        </properties>
+        <testcase name="basic" classname="xad.gfx1100" time="0.1">
+            <system-out>PASS basic &amp; more &lt;ok&gt;</system-out>
+        </testcase>
+        <testcase name="vgpr" classname="xad.gfx1100" time="0.2">
+            <failure message="lane 3 &quot;wrong&quot;" type="mismatch"><![CDATA[lane 3 <got>]]></failure>
+        </testcase>
+        <testcase name="hi" classname="xad.gfx1100"><skipped message="interrupted"/></testcase>
+    </testsuite>
+</testsuites>
+"#;
+
+    const SUITE_B: &str = r#"<testsuite name="xad-harness gfx1100" tests="2">
+  <testcase name="basic" time="0.25"/>
+  <testcase name="dpp"><error message="watchdog"/></testcase>
+</testsuite>"#;
+
+    #[test]
+    fn junit_suites_are_concatenated_with_recounted_totals() {
+        let (xml, suites) = merge_junit(&[
+            ("reports/1/node1.xml".into(), SUITE_A.into()),
+            ("reports/1/node2.xml".into(), SUITE_B.into()),
+        ])
+        .unwrap();
+        assert_eq!(suites, 2);
+        assert!(
+            xml.contains(r#"<testsuites name="xad-harness" tests="5" failures="1" errors="1" skipped="1" time="0.750">"#),
+            "{xml}"
+        );
+        // The first suite keeps its name; the second, a duplicate, is named by its file.
+        assert!(
+            xml.contains(r#"<testsuite name="xad-harness gfx1100" tests="3""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testsuite name="xad-harness gfx1100 [node2]" tests="2">"#),
+            "{xml}"
+        );
+        // Escaped text, attributes and CDATA come through unchanged.
+        assert!(xml.contains("PASS basic &amp; more &lt;ok&gt;"), "{xml}");
+        assert!(
+            xml.contains(r#"message="lane 3 &quot;wrong&quot;""#),
+            "{xml}"
+        );
+        assert!(xml.contains("<![CDATA[lane 3 <got>]]>"), "{xml}");
+        assert!(
+            xml.contains(r#"<property name="host" value="node1"/>"#),
+            "{xml}"
+        );
+        // And the result is well-formed and merges again.
+        let (again, n) = merge_junit(&[("m.xml".into(), xml.clone())]).unwrap();
+        assert_eq!(n, 2);
+        assert!(
+            again.contains(r#"tests="5" failures="1" errors="1" skipped="1" time="0.750""#),
+            "{again}"
+        );
+        assert_eq!(xml.matches("<testsuite ").count(), 2);
+        assert_eq!(xml.matches("</testsuites>").count(), 1);
+    }
+
+    #[test]
+    fn junit_inputs_that_are_not_junit_are_refused() {
+        for (xml, want) in [
+            ("", "no root element"),
+            ("not xml at all", "no root element"),
+            ("<html><body/></html>", "root element <html>"),
+            (
+                "<testsuites><testsuite name=\"a\"></testsuites>",
+                "not well-formed",
+            ),
+            (
+                "<testsuites><testsuite name=\"a\">",
+                "ends inside an element",
+            ),
+        ] {
+            let e = merge_junit(&[("bad.xml".into(), xml.into())]).unwrap_err();
+            assert_eq!(e.exit_code(), exit::USAGE);
+            let text = e.to_string();
+            assert!(
+                text.starts_with("bad.xml: ") && text.contains(want),
+                "{xml:?}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_suite_counts_nothing() {
+        let (xml, n) = merge_junit(&[(
+            "e.xml".into(),
+            "<testsuites><testsuite name=\"none\" tests=\"0\"/></testsuites>".into(),
+        )])
+        .unwrap();
+        assert_eq!(n, 1);
+        assert!(
+            xml.contains(r#"tests="0" failures="0" errors="0" skipped="0" time="0.000""#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<testsuite name="none" tests="0"/>"#),
+            "{xml}"
+        );
+    }
+}
