@@ -165,12 +165,13 @@ pub fn merge(request: &Request) -> Result<Merged> {
 /// Failing to write is a fault (exit 3).
 pub fn write(merged: &Merged, json_out: Option<&Path>, junit_out: Option<&Path>) -> Result<()> {
     if let Some(path) = json_out {
-        let mut text = serde_json::to_string_pretty(&merged.report).map_err(|e| {
-            Error::Io(format!(
-                "{}: encoding the merged report: {e}",
-                path.display()
-            ))
-        })?;
+        let mut text = serde_json::to_string_pretty(&InOrder(&merged.report, &TOP_LEVEL_ORDER))
+            .map_err(|e| {
+                Error::Io(format!(
+                    "{}: encoding the merged report: {e}",
+                    path.display()
+                ))
+            })?;
         text.push('\n');
         write_atomically(path, text.as_bytes())?;
     }
@@ -238,6 +239,54 @@ pub fn check_outputs(
         }
     }
     errors
+}
+
+/// The merged report's fields in the order a reader expects them (the
+/// contract's), rather than serde_json's alphabetical one; fields not listed
+/// follow alphabetically.
+const TOP_LEVEL_ORDER: [&str; 15] = [
+    "schema",
+    "schema_version",
+    "tool",
+    "host",
+    "seed",
+    "guard_seed",
+    "lanes_per_case",
+    "exit_code",
+    "summary",
+    "merged_from",
+    "junit_suites",
+    "notes",
+    "error",
+    "interrupted",
+    "devices",
+];
+
+/// Serializes an object with the keys in `.1` first (a `summary` with the
+/// statuses in their order), then the rest.
+struct InOrder<'a>(&'a Value, &'a [&'a str]);
+
+impl serde::Serialize for InOrder<'_> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let Some(fields) = self.0.as_object() else {
+            return self.0.serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(Some(fields.len()))?;
+        let listed = self.1.iter().filter_map(|k| fields.get_key_value(*k));
+        let rest = fields.iter().filter(|(k, _)| !self.1.contains(&k.as_str()));
+        for (key, value) in listed.chain(rest) {
+            if key == "summary" {
+                map.serialize_entry(key, &InOrder(value, &STATUSES))?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -1,0 +1,308 @@
+//! `xad-harness merge` from the command line: fixtures in the schema-1 report
+//! shape (written by hand, as the contract states it), refusals, exit codes,
+//! and two real emulator runs merged.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{harness, run, scratch};
+use serde_json::{json, Value};
+
+fn report(host: &str, exit_code: i32, statuses: &[&str]) -> Value {
+    let cases: Vec<Value> = statuses
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({"case": format!("case{i}"), "target": "gfx1100", "status": s}))
+        .collect();
+    json!({
+        "schema": "xad-harness/report", "schema_version": 1,
+        "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0"},
+        "host": host, "seed": 5, "guard_seed": 6, "lanes_per_case": 64, "exit_code": exit_code,
+        "summary": {"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0, "error": 0, "timeout": 0, "skipped": 0},
+        "devices": [{"id": "emulator:gfx1100", "host": host, "executor": "emulated gfx1100",
+                     "identity": {"emulated": true}, "exit_code": exit_code, "cases": cases,
+                     "summary": {}, "not_in_the_contract": {"kept": true}}],
+        "notes": [], "error": null
+    })
+}
+
+const JUNIT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="xad-harness" tests="1" failures="0" errors="0">
+    <testsuite name="xad-harness gfx1100" tests="1" errors="0" failures="0">
+        <testcase name="basic" classname="xad-harness.gfx1100.xad_basic" time="0.010"/>
+    </testsuite>
+</testsuites>
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn write_report(dir: &Path, name: &str, report: &Value) -> PathBuf {
+    write(dir, name, &serde_json::to_string_pretty(report).unwrap())
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn two_nodes_merge_into_one_report_and_one_junit() {
+    let dir = scratch("merge_two_nodes");
+    let a = write_report(&dir, "node1.json", &report("node1", 0, &["pass", "pass"]));
+    let b = write_report(&dir, "node2.json", &report("node2", 0, &["pass"]));
+    let (xa, xb) = (
+        write(&dir, "node1.xml", JUNIT),
+        write(&dir, "node2.xml", JUNIT),
+    );
+    let (out, xml) = (dir.join("merged.json"), dir.join("merged.xml"));
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg("--junit")
+        .arg(&xml)
+        .args([&a, &b])
+        .arg("--junit-in")
+        .args([&xa, &xb]));
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    assert_eq!(
+        ran.stdout.trim(),
+        "merged 2 report(s), 2 JUnit suites: 2 device(s) on node1, node2: 3 pass, 0 fail, \
+         0 unsettled, 0 not_supported, 0 error, 0 timeout, 0 skipped; exit 0"
+    );
+    assert!(ran.stderr.is_empty(), "{}", ran.stderr);
+
+    let merged = read_json(&out);
+    assert_eq!(merged["schema"], "xad-harness/report");
+    assert_eq!(merged["schema_version"], 1);
+    assert_eq!(merged["exit_code"], 0);
+    assert_eq!(merged["summary"]["pass"], 3);
+    assert_eq!(merged["seed"], 5);
+    let devices = merged["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 2);
+    assert_eq!(devices[0]["host"], "node1");
+    assert_eq!(devices[1]["host"], "node2");
+    assert_eq!(devices[1]["not_in_the_contract"]["kept"], true);
+    let from = merged["merged_from"].as_array().unwrap();
+    assert_eq!(from[0]["file"], a.display().to_string());
+    assert_eq!(from[1]["host"], "node2");
+    assert_eq!(from[1]["exit_code"], 0);
+    // Written in the contract's order, not alphabetically.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with("{\n  \"schema\": \"xad-harness/report\",\n  \"schema_version\": 1,"),
+        "{text}"
+    );
+
+    let junit = std::fs::read_to_string(&xml).unwrap();
+    assert_eq!(junit.matches("<testsuite ").count(), 2, "{junit}");
+    assert!(junit.contains(r#"<testsuites name="xad-harness" tests="2" failures="0" errors="0" skipped="0" time="0.020">"#), "{junit}");
+    assert!(
+        junit.contains(r#"name="xad-harness gfx1100 [node2]""#),
+        "{junit}"
+    );
+}
+
+#[test]
+fn the_combined_exit_code_is_the_worst_node() {
+    let dir = scratch("merge_exit_codes");
+    let pass = write_report(&dir, "pass.json", &report("p", 0, &["pass"]));
+    let fail = write_report(&dir, "fail.json", &report("f", 1, &["fail"]));
+    let fault = write_report(&dir, "fault.json", &report("e", 3, &["error"]));
+    let mut none = report("s", 77, &[]);
+    none["devices"] = json!([]);
+    none["error"] = json!("no HIP device runs gfx1100's code objects");
+    let skipped = write_report(&dir, "skipped.json", &none);
+    let out = dir.join("m.json");
+    for (inputs, want) in [
+        (vec![&pass, &skipped], 77),
+        (vec![&skipped, &skipped], 77),
+        (vec![&pass, &fault, &skipped], 3),
+        (vec![&fault, &fail, &pass], 1),
+    ] {
+        let ran = run(harness().args(["merge", "--json"]).arg(&out).args(&inputs));
+        assert_eq!(ran.code, want, "{inputs:?}: {}", ran.all());
+        assert_eq!(read_json(&out)["exit_code"], want);
+        assert!(
+            ran.stdout.trim().ends_with(&format!("exit {want}")),
+            "{}",
+            ran.stdout
+        );
+    }
+    let merged = read_json(&out);
+    assert_eq!(merged["summary"]["fail"], 1);
+    assert_eq!(merged["summary"]["error"], 1);
+}
+
+#[test]
+fn a_missing_node_report_is_a_fault() {
+    let dir = scratch("merge_expect");
+    let a = write_report(&dir, "a.json", &report("a", 0, &["pass"]));
+    let out = dir.join("m.json");
+    let ran = run(harness()
+        .args(["merge", "--expect", "2", "--json"])
+        .arg(&out)
+        .arg(&a));
+    assert_eq!(ran.code, 3, "{}", ran.all());
+    let merged = read_json(&out);
+    assert!(merged["error"]
+        .as_str()
+        .unwrap()
+        .contains("expected 2 report(s), got 1"));
+    let ran = run(harness().args(["merge", "--expect", "1"]).arg(&a));
+    assert_eq!(ran.code, 0, "{}", ran.all());
+}
+
+#[test]
+fn inputs_that_are_not_schema_1_reports_are_refused_naming_the_file() {
+    let dir = scratch("merge_refusals");
+    let good = write_report(&dir, "good.json", &report("g", 0, &["pass"]));
+    let mut old = report("o", 0, &["pass"]);
+    old.as_object_mut().unwrap().remove("schema_version");
+    let mut v2 = report("v", 0, &["pass"]);
+    v2["schema_version"] = json!(2);
+    let cases = [
+        (dir.join("missing.json"), "cannot be read"),
+        (write(&dir, "garbage.json", "{not json"), "not JSON"),
+        (write_report(&dir, "old.json", &old), "no schema_version"),
+        (write_report(&dir, "v2.json", &v2), "schema_version 2"),
+        (write(&dir, "array.json", "[]"), "not a JSON object"),
+    ];
+    let out = dir.join("m.json");
+    for (bad, why) in &cases {
+        let ran = run(harness()
+            .args(["merge", "--json"])
+            .arg(&out)
+            .arg(&good)
+            .arg(bad));
+        assert_eq!(ran.code, 2, "{}", ran.all());
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{}", ran.stderr);
+        assert!(
+            lines[0].starts_with(&format!("xad-harness: {}: ", bad.display()))
+                && lines[0].contains(why),
+            "{}",
+            lines[0]
+        );
+        assert!(!out.exists(), "nothing is written for a refused input");
+    }
+    let xml = write(&dir, "bad.xml", "<html/>");
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg("--junit")
+        .arg(dir.join("m.xml"))
+        .arg(&good)
+        .arg("--junit-in")
+        .arg(&xml));
+    assert_eq!(ran.code, 2, "{}", ran.all());
+    assert!(
+        ran.stderr
+            .contains("bad.xml: not a JUnit report (root element <html>"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn bad_command_lines_are_usage_errors() {
+    let dir = scratch("merge_usage");
+    let good = write_report(&dir, "good.json", &report("g", 0, &["pass"]));
+    let xml = write(&dir, "in.xml", JUNIT);
+    let no_inputs = run(harness().args(["merge", "--json", "x.json"]));
+    assert_eq!(no_inputs.code, 2, "{}", no_inputs.all());
+    let junit_alone = run(harness()
+        .args(["merge", "--junit"])
+        .arg(dir.join("o.xml"))
+        .arg(&good));
+    assert_eq!(junit_alone.code, 2, "{}", junit_alone.all());
+    let junit_in_alone = run(harness()
+        .arg("merge")
+        .arg(&good)
+        .arg("--junit-in")
+        .arg(&xml));
+    assert_eq!(junit_in_alone.code, 2, "{}", junit_in_alone.all());
+    let over_input = run(harness().args(["merge", "--json"]).arg(&good).arg(&good));
+    assert_eq!(over_input.code, 2, "{}", over_input.all());
+    assert!(
+        over_input.stderr.contains("is also an input"),
+        "{}",
+        over_input.stderr
+    );
+    let no_dir = run(harness()
+        .args(["merge", "--json", "/no/such/dir/m.json"])
+        .arg(&good));
+    assert_eq!(no_dir.code, 2, "{}", no_dir.all());
+    assert!(
+        no_dir.stderr.contains("does not exist"),
+        "{}",
+        no_dir.stderr
+    );
+    let zero = run(harness().args(["merge", "--expect", "0"]).arg(&good));
+    assert_eq!(zero.code, 2, "{}", zero.all());
+    // The input is untouched by the refused runs.
+    assert_eq!(read_json(&good), report("g", 0, &["pass"]));
+}
+
+/// Two real runs on the emulator, merged. Until the harness writes the
+/// versioned report (schema_version 1), its JSON is refused by `merge`, and
+/// this test says so and checks only that refusal.
+#[test]
+fn two_emulator_runs_merge() {
+    let dir = scratch("merge_real_runs");
+    let mut paths = Vec::new();
+    for (i, seed) in [(1, "1"), (2, "2")] {
+        let (json, xml) = (
+            dir.join(format!("run{i}.json")),
+            dir.join(format!("run{i}.xml")),
+        );
+        let ran = run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "basic",
+                "--lanes",
+                "64",
+                "--seed",
+                seed,
+                "--json",
+            ])
+            .arg(&json)
+            .arg("--junit")
+            .arg(&xml));
+        assert_eq!(ran.code, 0, "{}", ran.all());
+        paths.push((json, xml));
+    }
+    let out = dir.join("merged.json");
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg("--junit")
+        .arg(dir.join("merged.xml"))
+        .args(paths.iter().map(|p| &p.0))
+        .arg("--junit-in")
+        .args(paths.iter().map(|p| &p.1)));
+    if read_json(&paths[0].0).get("schema_version").is_none() {
+        eprintln!("the harness does not write schema_version yet: merge refuses its report (checked), merge of real runs not checked");
+        assert_eq!(ran.code, 2, "{}", ran.all());
+        assert!(
+            ran.stderr
+                .contains("run1.json: not a versioned xad-harness report"),
+            "{}",
+            ran.stderr
+        );
+        return;
+    }
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    let merged = read_json(&out);
+    assert_eq!(merged["devices"].as_array().unwrap().len(), 2);
+    assert_eq!(merged["summary"]["pass"], 2);
+    assert!(merged["seed"].is_null(), "the runs had seeds 1 and 2");
+    let junit = std::fs::read_to_string(dir.join("merged.xml")).unwrap();
+    assert_eq!(junit.matches("<testsuite ").count(), 2, "{junit}");
+}
