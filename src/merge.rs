@@ -349,10 +349,7 @@ pub fn check_report(report: &Value) -> std::result::Result<(), String> {
         }
         None => return Err("no schema_version".into()),
     }
-    if !fields
-        .get("exit_code")
-        .is_some_and(|c| c.as_i64().is_some())
-    {
+    if fields.get("exit_code").and_then(Value::as_i64).is_none() {
         return Err("no integer exit_code".into());
     }
     let Some(devices) = fields.get("devices").and_then(Value::as_array) else {
