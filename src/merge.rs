@@ -431,8 +431,13 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
     if let Some(expected) = expect {
         if inputs.len() != expected {
             codes.push(exit::FAULT);
+            let why = if inputs.len() < expected {
+                "a node that wrote none did not finish its run"
+            } else {
+                "more than the fleet's nodes: reports of another run in the same place?"
+            };
             errors.push(format!(
-                "expected {expected} report(s), got {}: a node that wrote none did not finish its run",
+                "expected {expected} report(s), got {}: {why}",
                 inputs.len()
             ));
         }
@@ -983,6 +988,19 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("expected 2 report(s), got 1"));
+        let two = [
+            inputs[0].clone(),
+            ("b".to_string(), report("gpu2", 1, 0, &["pass"])),
+        ];
+        let extra = merge_reports(&two, Some(1));
+        assert_eq!(
+            extra["exit_code"], 3,
+            "more reports than nodes is not a pass either"
+        );
+        assert!(extra["error"]
+            .as_str()
+            .unwrap()
+            .contains("expected 1 report(s), got 2: more than"));
         let mut failing = inputs[0].1.clone();
         failing["exit_code"] = json!(1);
         assert_eq!(
