@@ -10,7 +10,7 @@ use xad_harness::backend::BackendChoice;
 use xad_harness::error::{exit, Error, Result};
 use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
-use xad_harness::{bench, hip, inputs, kernels, listing, report, run, session};
+use xad_harness::{bench, dump, hip, inputs, kernels, listing, replay, report, run, session};
 
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
@@ -64,6 +64,8 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Run the lanes of a `run --dump` directory again and say what reproduced.
+    Replay(ReplayArgs),
     /// Measure the emulator pipeline against a native loop over the same data.
     Bench {
         /// Lanes per run (the speed target is stated for 67108864).
@@ -114,6 +116,44 @@ struct RunArgs {
     /// Write a JUnit XML report here (also when the run fails).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Write the blocks around failing lanes (inputs, expected, got as .npy) and the code object
+    /// to this new or empty directory, for `replay`.
+    #[arg(long, value_name = "DIR")]
+    dump: Option<PathBuf>,
+    /// With --dump: every lane, not only failing ones (at most 1048576 lanes per case).
+    #[arg(long, requires = "dump")]
+    dump_all: bool,
+}
+
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// A directory `run --dump` wrote.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// What executes the kernels (as for `run`).
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendChoice,
+    /// HIP device index (the emulator is device 0).
+    #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
+    device: Option<usize>,
+    /// Only the dumped cases whose names match (globs, comma separated).
+    #[arg(long, value_name = "PATTERN")]
+    case: Option<String>,
+    /// Only the blocks holding these global lanes (comma separated).
+    #[arg(long, value_name = "LANES", value_delimiter = ',', value_parser = parse_lane)]
+    lane: Option<Vec<u64>>,
+    /// Watchdog per dispatch, in seconds: 0.001 to 86400.
+    #[arg(long, value_parser = parse_timeout, allow_hyphen_values = true, default_value = "60")]
+    timeout: Duration,
+    /// Lane lines printed per case: 0 to 1000000.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(0..=MAX_MISMATCHES), allow_hyphen_values = true)]
+    max_mismatches: i64,
+}
+
+fn parse_lane(text: &str) -> std::result::Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("must be a global lane index (0, 1, ...), got {text:?}"))
 }
 
 /// Largest `--max-mismatches`: each record is a few dozen bytes per case,
@@ -193,6 +233,7 @@ fn main() -> ExitCode {
         Command::Devices { json } => cmd_devices(json),
         Command::List { json, target } => cmd_list(json, target.unwrap_or(Choice::All)),
         Command::Kernels { out } => cmd_kernels(&out),
+        Command::Replay(args) => cmd_replay(args),
         Command::Bench {
             lanes,
             seed,
@@ -291,7 +332,7 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
     // First, so a signal at any later point is a clean stop, not a kill.
     let interrupt = Interrupt::install()
         .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
-    let request = session::Request {
+    let mut request = session::Request {
         lanes: args.lanes,
         seed: args.seed,
         device: args.device,
@@ -302,16 +343,28 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
         timeout: args.timeout,
         max_mismatches: usize::try_from(args.max_mismatches).unwrap_or(0), // 0..=MAX_MISMATCHES by the parser
         interrupt,
+        dump: None,
     };
     // A report that could not be written is found now, not after the run;
     // other usage errors are shown beside it.
-    let refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
+    let mut refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
+    refused.extend(check_dump(args.dump.as_deref(), args.dump_all, args.lanes));
     if !refused.is_empty() {
         for e in refused.iter().chain(&session::check_request(&request)) {
             warn!("xad-harness: {e}");
         }
         return Ok(exit::USAGE);
     }
+    let dump_mode = if args.dump_all {
+        dump::Mode::All
+    } else {
+        dump::Mode::Failing
+    };
+    let sink = match &args.dump {
+        Some(dir) => Some(dump::Sink::create(dir, dump_mode)?),
+        None => None,
+    };
+    request.dump = sink.clone();
     let report = session::run(&request, &mut |step| {
         say_lines(step.lines());
         for line in step.fault_lines() {
@@ -323,7 +376,64 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
     for e in ending.also {
         warn!("xad-harness: {e}");
     }
-    ending.outcome
+    match sink.map(|sink| sink.finish()) {
+        None => ending.outcome,
+        Some(Ok(summary)) => {
+            say!(
+                "dump {}: {} case(s), {} lanes (replay: xad-harness replay {})",
+                summary.dir.display(),
+                summary.cases,
+                summary.lanes,
+                summary.dir.display()
+            );
+            if summary.blocks_left_out > 0 {
+                warn!(
+                    "xad-harness: --dump: {} block(s) left out: the dump reached its limit of {} bytes (see manifest.json)",
+                    summary.blocks_left_out,
+                    dump::MAX_DUMP_BYTES
+                );
+            }
+            ending.outcome
+        }
+        // A dump that could not be written fails an otherwise passing run, as a report does.
+        Some(Err(e)) => match ending.outcome {
+            Ok(exit::PASS) => Err(e),
+            outcome => {
+                warn!("xad-harness: {e}");
+                outcome
+            }
+        },
+    }
+}
+
+/// `--dump`'s directory and `--dump-all`'s size, checked before anything runs.
+fn check_dump(dir: Option<&Path>, all: bool, lanes: u64) -> Vec<Error> {
+    let mut refused = Vec::new();
+    if let Some(dir) = dir {
+        refused.extend(dump::check_dir("--dump", dir).err());
+    }
+    if all && lanes > dump::MAX_DUMP_ALL_LANES {
+        refused.push(Error::Usage(format!(
+            "--dump-all takes at most {} lanes per case (up to {} bytes per lane), not --lanes {}; dump failing lanes with --dump alone",
+            dump::MAX_DUMP_ALL_LANES,
+            dump::bytes_per_lane(90, true),
+            lanes
+        )));
+    }
+    refused
+}
+
+fn cmd_replay(args: ReplayArgs) -> Result<i32> {
+    let request = replay::Request {
+        dir: args.dir,
+        backend: args.backend,
+        device: args.device,
+        lanes: args.lane,
+        cases: args.case,
+        timeout: args.timeout,
+        max_lines: usize::try_from(args.max_mismatches).unwrap_or(0),
+    };
+    replay::run(&request, &mut |line| say!("{line}"))
 }
 
 fn cmd_devices(json: bool) -> Result<i32> {

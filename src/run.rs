@@ -40,6 +40,8 @@ pub struct Options {
     /// Set by SIGINT/SIGTERM: the chunk loop stops before its next dispatch,
     /// leaving the lanes checked so far in the result.
     pub interrupt: crate::interrupt::Interrupt,
+    /// `--dump`: told of each case and each checked dispatch ([`crate::dump`]).
+    pub dump: Option<crate::dump::Sink>,
 }
 
 impl Default for Options {
@@ -51,12 +53,13 @@ impl Default for Options {
             keep: 10,
             chunk_lanes: 1 << 17,
             interrupt: Default::default(),
+            dump: None,
         }
     }
 }
 
 /// Where the code object of a case came from.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KernelSource {
     Embedded { source: String },
@@ -173,6 +176,9 @@ pub fn run_case(
         unsettled: case.unsettled.map(str::to_string),
         forms: Vec::new(),
     };
+    if let Some(dump) = &opts.dump {
+        dump.begin_case(case, code, kernel, &result);
+    }
     if let Err(e) = execute(dev, case, code, kernel, opts, &scalars, &mut result) {
         result.error = Some(e);
     }
@@ -182,6 +188,9 @@ pub fn run_case(
         result.forms = word_forms(case, code, kernel);
     }
     result.seconds = started.elapsed().as_secs_f64();
+    if let Some(dump) = &opts.dump {
+        dump.end_case(&result);
+    }
     result
 }
 
@@ -294,18 +303,19 @@ fn execute(
             } else {
                 Prefill::Poisoned
             };
-            result.tally.add(
-                &Compare {
-                    first_lane,
-                    outputs_per_lane: k,
-                    sources: &sources,
-                    prefill,
-                    expected: &host.expected[..count * k],
-                    got,
-                    taint: &taint,
-                },
-                opts.keep,
-            );
+            let compare = Compare {
+                first_lane,
+                outputs_per_lane: k,
+                sources: &sources,
+                prefill,
+                expected: &host.expected[..count * k],
+                got,
+                taint: &taint,
+            };
+            result.tally.add(&compare, opts.keep);
+            if let Some(dump) = &opts.dump {
+                dump.chunk(&compare);
+            }
             first_lane += count as u64;
         }
         Ok(())
@@ -418,7 +428,7 @@ fn views_refused() -> DeviceError {
     DeviceError::Refused("the device returned the wrong number of host views".into())
 }
 
-fn launch(
+pub(crate) fn launch(
     dev: &mut dyn Device,
     module: ModuleId,
     kernel: &Kernel,

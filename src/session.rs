@@ -51,6 +51,8 @@ pub struct Request {
     pub max_mismatches: usize,
     /// Set by SIGINT/SIGTERM; the run stops at the next dispatch boundary.
     pub interrupt: Interrupt,
+    /// `--dump DIR`: where failing (or all) lanes are written.
+    pub dump: Option<crate::dump::Sink>,
 }
 
 /// A step of the run, handed to the caller as it completes.
@@ -200,6 +202,7 @@ fn run_into(
         timeout: request.timeout,
         keep: request.max_mismatches,
         interrupt: request.interrupt.clone(),
+        dump: request.dump.clone(),
         ..Options::default()
     };
     for (i, (target, cases)) in plan.iter().enumerate() {
