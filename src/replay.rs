@@ -457,7 +457,7 @@ impl Outcome {
 pub struct CaseReplay {
     pub lanes: u64,
     pub blocks: usize,
-    /// Lanes whose words are exactly the recorded ones.
+    /// Lanes whose words and verdict are exactly the recorded ones.
     pub as_recorded: u64,
     pub passed: u64,
     pub failed: u64,
@@ -619,7 +619,7 @@ fn replay_case(
             let words = &got[p * k..(p + 1) * k];
             let was = dumped.verdicts[row];
             out.lanes += 1;
-            out.as_recorded += u64::from(recorded == words);
+            out.as_recorded += u64::from(recorded == words && was == now);
             match now {
                 LaneVerdict::Pass => out.passed += 1,
                 LaneVerdict::Unsettled => out.unsettled += 1,
