@@ -289,7 +289,9 @@ fn word_kind(cmp: &Compare<'_>, i: usize, taint: Option<Taint>) -> Option<Failur
 
 /// One lane's verdict, as [`Tally`] counts it: the worst of its words
 /// (undefined, then wrong, then unwritten; unsettled only when no word failed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum LaneVerdict {
@@ -579,5 +581,54 @@ mod tests {
             (t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled),
             (1, 0, 1)
         );
+        // Per lane, the same verdicts the tally counted.
+        let v = lane_verdicts(&cmp);
+        assert_eq!(v[3], LaneVerdict::Undefined);
+        assert_eq!(
+            (v[7], v[8]),
+            (LaneVerdict::Unsettled, LaneVerdict::Unsettled)
+        );
+        assert!(v[16..].iter().all(|&x| x == LaneVerdict::Undefined));
+        assert_eq!(
+            v.iter().filter(|x| x.failed()).count() as u64,
+            t.lanes_failed
+        );
+        assert_eq!(
+            v.iter().filter(|&&x| x == LaneVerdict::Pass).count(),
+            20 - 5 - 2
+        );
+        assert_eq!(
+            lane_verdicts(&cmp2),
+            vec![LaneVerdict::Wrong, LaneVerdict::Pass]
+        );
+    }
+
+    #[test]
+    fn lane_verdicts_tell_wrong_from_unwritten() {
+        let e = [5u32, 6, 7];
+        let g = [5u32, poison(6), 8];
+        let sources = |lane: u64| (lane as u32, 0, 0);
+        let taint = Definedness::default();
+        let cmp = Compare {
+            first_lane: 0,
+            outputs_per_lane: 1,
+            sources: &sources,
+            prefill: Prefill::Poisoned,
+            expected: &e,
+            got: &g,
+            taint: &taint,
+        };
+        assert_eq!(
+            lane_verdicts(&cmp),
+            vec![
+                LaneVerdict::Pass,
+                LaneVerdict::Unwritten,
+                LaneVerdict::Wrong
+            ]
+        );
+        for v in LaneVerdict::ALL {
+            assert_eq!(LaneVerdict::from_code(v as u8), Some(v));
+        }
+        assert_eq!(LaneVerdict::from_code(5), None);
     }
 }

@@ -216,8 +216,8 @@ pub fn check_dir(option: &str, dir: &Path) -> Result<(), Error> {
     let probe_in = match std::fs::metadata(dir) {
         Ok(meta) if !meta.is_dir() => return Err(refuse("is not a directory".into())),
         Ok(_) => {
-            let mut entries = std::fs::read_dir(dir)
-                .map_err(|e| refuse(format!("cannot be read: {e}")))?;
+            let mut entries =
+                std::fs::read_dir(dir).map_err(|e| refuse(format!("cannot be read: {e}")))?;
             if entries.next().is_some() {
                 return Err(refuse(
                     "is not empty; give a new or empty directory (a dump never mixes with another)"
@@ -307,8 +307,12 @@ impl Sink {
 
     /// As [`Sink::create`], with another byte limit (tests).
     pub fn with_limit(dir: &Path, mode: Mode, limit: u64) -> Result<Sink, Error> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::Io(format!("creating the dump directory {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::Io(format!(
+                "creating the dump directory {}: {e}",
+                dir.display()
+            ))
+        })?;
         let writer = Writer {
             dir: dir.to_path_buf(),
             limit,
@@ -347,7 +351,11 @@ impl Sink {
         w.manifest.seed = Some(result.seed);
         w.manifest.guard_seed = Some(result.guard_seed);
         w.manifest.lanes_per_case = Some(result.lanes);
-        let block = kernel.launch_workgroup_size().iter().product::<u32>().max(1);
+        let block = kernel
+            .launch_workgroup_size()
+            .iter()
+            .product::<u32>()
+            .max(1);
         w.current = Some(Current {
             entry: CaseEntry {
                 case: case.name.into(),
@@ -405,8 +413,7 @@ impl Sink {
         let mut used = used;
         for start in (0..lanes).step_by(cur.block) {
             let end = (start + cur.block).min(lanes);
-            let wanted =
-                mode == Mode::All || verdicts[start..end].iter().any(|v| v.failed());
+            let wanted = mode == Mode::All || verdicts[start..end].iter().any(|v| v.failed());
             if !wanted {
                 cur.range_open = false;
                 continue;
@@ -437,7 +444,9 @@ impl Sink {
         cur.entry.lanes_checked = result.tally.lanes_checked;
         cur.entry.lanes_failed = result.tally.lanes_failed;
         cur.entry.error = result.error.as_ref().map(ToString::to_string);
-        if w.manifest.mode == Mode::Failing && cur.lanes.is_empty() && cur.entry.blocks_left_out == 0
+        if w.manifest.mode == Mode::Failing
+            && cur.lanes.is_empty()
+            && cur.entry.blocks_left_out == 0
         {
             return;
         }
@@ -491,7 +500,8 @@ impl Current {
             self.c.push(c);
         }
         let words = range.start * k..range.end * k;
-        self.expected.extend_from_slice(&cmp.expected[words.clone()]);
+        self.expected
+            .extend_from_slice(&cmp.expected[words.clone()]);
         self.got.extend_from_slice(&cmp.got[words.clone()]);
         if let Prefill::Words(prefill) = cmp.prefill {
             self.prefill.extend_from_slice(&prefill[words]);
@@ -592,7 +602,9 @@ mod tests {
                 target: "gfx1100".into(),
                 executor: "emulated gfx1100".into(),
                 kernel: case.kernel.into(),
-                kernel_source: KernelSource::Embedded { source: String::new() },
+                kernel_source: KernelSource::Embedded {
+                    source: String::new(),
+                },
                 dir: "gfx1100/basic".into(),
                 files: Files::standard(false),
                 code_object_bytes: 0,

@@ -117,9 +117,7 @@ pub fn load(dir: &Path, cases_glob: Option<&str>, lanes: Option<&[u64]>) -> Resu
     }
     if let Some(wanted) = lanes {
         for lane in wanted {
-            let found = chosen
-                .iter()
-                .any(|c| c.lanes.binary_search(lane).is_ok());
+            let found = chosen.iter().any(|c| c.lanes.binary_search(lane).is_ok());
             if !found {
                 return Err(Error::Usage(format!(
                     "--lane {lane}: no dumped case of {} holds that lane",
@@ -155,7 +153,10 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     if schema != Some(dump::SCHEMA) {
         return Err(bad(
             &path,
-            format!("not an xad-harness dump manifest (schema {schema:?}, expected \"{}\")", dump::SCHEMA),
+            format!(
+                "not an xad-harness dump manifest (schema {schema:?}, expected \"{}\")",
+                dump::SCHEMA
+            ),
         ));
     }
     match value.get("version").and_then(|v| v.as_u64()) {
@@ -163,7 +164,10 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
         Some(v) => {
             return Err(bad(
                 &path,
-                format!("manifest version {v}; this xad-harness reads version {}", dump::VERSION),
+                format!(
+                    "manifest version {v}; this xad-harness reads version {}",
+                    dump::VERSION
+                ),
             ))
         }
         None => return Err(bad(&path, "manifest has no version number")),
@@ -175,14 +179,19 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
 fn read_npy<T: npyz::Deserialize>(path: &Path, dtype: &str, shape: &[u64]) -> Result<Vec<T>> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(bad(path, "missing file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad(path, "missing file"))
+        }
         Err(e) => return Err(bad(path, e)),
     };
     let npy = npyz::NpyFile::new(&bytes[..])
         .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
     let found = npy.dtype().descr();
     if found != format!("'{dtype}'") {
-        return Err(bad(path, format!("dtype {found} where '{dtype}' was expected")));
+        return Err(bad(
+            path,
+            format!("dtype {found} where '{dtype}' was expected"),
+        ));
     }
     if npy.order() != npyz::Order::C {
         return Err(bad(path, "Fortran order; the dump writes C order"));
@@ -190,7 +199,10 @@ fn read_npy<T: npyz::Deserialize>(path: &Path, dtype: &str, shape: &[u64]) -> Re
     if npy.shape() != shape {
         return Err(bad(
             path,
-            format!("shape {:?} where {shape:?} was expected (from the manifest)", npy.shape()),
+            format!(
+                "shape {:?} where {shape:?} was expected (from the manifest)",
+                npy.shape()
+            ),
         ));
     }
     let header = npy.header().clone();
@@ -200,7 +212,10 @@ fn read_npy<T: npyz::Deserialize>(path: &Path, dtype: &str, shape: &[u64]) -> Re
         std::cmp::Ordering::Less => {
             return Err(bad(
                 path,
-                format!("truncated: {} bytes of data where {want} were expected", data.len()),
+                format!(
+                    "truncated: {} bytes of data where {want} were expected",
+                    data.len()
+                ),
             ))
         }
         std::cmp::Ordering::Greater => {
@@ -237,7 +252,9 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
         )));
     }
     if entry.keeps_lanes != entry.files.prefill.is_some() {
-        return Err(foreign("a prefill file where the case keeps no lanes, or none where it does".into()));
+        return Err(foreign(
+            "a prefill file where the case keeps no lanes, or none where it does".into(),
+        ));
     }
     let block = entry.workgroup_size as u64;
     if block == 0 || block % u64::from(entry.wave_size) != 0 {
@@ -254,10 +271,16 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
     let expanded: u64 = entry.ranges.iter().map(|r| r[1]).sum();
     let from_ranges = entry.ranges.iter().flat_map(|r| r[0]..r[0] + r[1]);
     if expanded != n || !lanes.iter().copied().eq(from_ranges) {
-        return Err(bad(&dir.join(&f.lanes), "lane indices differ from the manifest's ranges"));
+        return Err(bad(
+            &dir.join(&f.lanes),
+            "lane indices differ from the manifest's ranges",
+        ));
     }
     if lanes.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(bad(&manifest_path, format!("case {}: ranges overlap or are out of order", entry.case)));
+        return Err(bad(
+            &manifest_path,
+            format!("case {}: ranges overlap or are out of order", entry.case),
+        ));
     }
     let a: Vec<u32> = read_npy(&dir.join(&f.a), "<u4", &[n])?;
     let b: Vec<u32> = read_npy(&dir.join(&f.b), "<u4", &[n])?;
@@ -285,18 +308,23 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
     if bytes.len() as u64 != entry.code_object_bytes {
         return Err(bad(
             &code_path,
-            format!("{} bytes where the manifest says {}", bytes.len(), entry.code_object_bytes),
+            format!(
+                "{} bytes where the manifest says {}",
+                bytes.len(),
+                entry.code_object_bytes
+            ),
         ));
     }
     let code = CodeObject::parse(&bytes).map_err(|e| bad(&code_path, e))?;
-    let kernel = code
-        .kernel(&entry.kernel)
-        .map_err(|e| bad(&code_path, e))?;
+    let kernel = code.kernel(&entry.kernel).map_err(|e| bad(&code_path, e))?;
     let launch_block = kernel.launch_workgroup_size().iter().product::<u32>();
     if launch_block != entry.workgroup_size {
         return Err(bad(
             &code_path,
-            format!("workgroup size {launch_block} where the manifest says {}", entry.workgroup_size),
+            format!(
+                "workgroup size {launch_block} where the manifest says {}",
+                entry.workgroup_size
+            ),
         ));
     }
     let mut dumped = DumpedCase {
@@ -474,7 +502,11 @@ pub struct CaseReplay {
 /// exit code: 0 every replayed lane passed, 1 one failed (or a guard word
 /// changed). Errors carry their own (2 bad dump, 3 fault, 77 no device).
 pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
-    let dump = load(&request.dir, request.cases.as_deref(), request.lanes.as_deref())?;
+    let dump = load(
+        &request.dir,
+        request.cases.as_deref(),
+        request.lanes.as_deref(),
+    )?;
     let m = &dump.manifest;
     let mut targets: Vec<&'static Target> = Vec::new();
     for c in &dump.cases {
@@ -507,7 +539,11 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     let (mut lanes, mut failed, mut unsettled, mut ran) = (0u64, 0u64, 0u64, 0usize);
     let mut executors: Vec<String> = Vec::new();
     for dumped in &dump.cases {
-        if !selected.targets.iter().any(|t| t.name == dumped.target.name) {
+        if !selected
+            .targets
+            .iter()
+            .any(|t| t.name == dumped.target.name)
+        {
             say(format!(
                 "SKIP {} ({}): {} does not run {} code objects",
                 dumped.entry.case,
@@ -522,8 +558,12 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
         if !executors.contains(&executor) {
             executors.push(executor.clone());
         }
-        let result = replay_case(device, dumped, guard_seed, request)
-            .map_err(|e| Error::device(format!("replaying {} ({})", dumped.entry.case, dumped.target.name), e))?;
+        let result = replay_case(device, dumped, guard_seed, request).map_err(|e| {
+            Error::device(
+                format!("replaying {} ({})", dumped.entry.case, dumped.target.name),
+                e,
+            )
+        })?;
         ran += 1;
         lanes += result.lanes;
         failed += result.failed;
@@ -553,7 +593,10 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
             ));
         }
         if result.now_fail > 0 {
-            say(format!("  {} lane(s) recorded passing now fail", result.now_fail));
+            say(format!(
+                "  {} lane(s) recorded passing now fail",
+                result.now_fail
+            ));
         }
         for v in &result.guard_violations {
             failed += 1;
@@ -575,7 +618,11 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     if ran == 0 && !dump.cases.is_empty() {
         return Ok(exit::SKIPPED);
     }
-    Ok(if failed > 0 { exit::MISMATCH } else { exit::PASS })
+    Ok(if failed > 0 {
+        exit::MISMATCH
+    } else {
+        exit::PASS
+    })
 }
 
 /// Run `dumped`'s dispatches on `dev` and judge every lane.
@@ -594,7 +641,9 @@ fn replay_case(
     let k = dumped.entry.outputs_per_lane;
     let mut out = CaseReplay::default();
     for planned in &dumped.dispatches {
-        let (got, taint) = execute(dev, module, kernel, planned, dumped, guard_seed, request, &mut out)?;
+        let (got, taint) = execute(
+            dev, module, kernel, planned, dumped, guard_seed, request, &mut out,
+        )?;
         let sources = |p: u64| {
             let p = p as usize;
             (planned.a[p], planned.b[p], planned.c[p])
@@ -685,7 +734,15 @@ fn execute(
             buf.write(dev, words)?;
             bufs.push(buf);
         }
-        crate::run::launch(dev, module, kernel, &bufs, count, &dumped.entry.scalars, request.timeout)?;
+        crate::run::launch(
+            dev,
+            module,
+            kernel,
+            &bufs,
+            count,
+            &dumped.entry.scalars,
+            request.timeout,
+        )?;
         let taint = dev.definedness(bufs[3].ptr(), count * k)?;
         for buf in &bufs {
             buf.check(dev, 0, &mut out.guard_violations)?;

@@ -69,14 +69,21 @@ fn case_lines(r: &Ran) -> Vec<&str> {
 /// numpy loads every `.npy` of `dir` with the dtype and shape the manifest
 /// implies, and its values agree with the manifest's ranges and verdicts.
 fn numpy_agrees(dir: &Path) {
-    let probe = Command::new("python3").args(["-c", "import numpy"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
+    // The first python3 that has numpy: PATH's (a pyenv or venv one may
+    // lack it), else the system's, which python3-numpy installs into.
+    let python = ["python3", "/usr/bin/python3"].into_iter().find(|p| {
+        Command::new(p)
+            .args(["-c", "import numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let Some(python) = python else {
         eprintln!(
             "skipped the numpy check of {}: python3 with numpy is not available (ci/setup.sh installs python3-numpy)",
             dir.display()
         );
         return;
-    }
+    };
     let script = r#"
 import json, sys, os
 import numpy as np
@@ -113,7 +120,7 @@ for c in m["cases"]:
         assert (exp[:, 0] == ((a ^ b) + cc)).all(), "basic is (a ^ b) + c"
 print("numpy read", files, "files of", len(m["cases"]), "case(s)")
 "#;
-    let out = Command::new("python3")
+    let out = Command::new(python)
         .args(["-c", script])
         .arg(dir)
         .output()
@@ -134,8 +141,17 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
     let dir_s = dir.to_str().unwrap();
     let r = xad_hip(
         &[
-            "run", "--backend", "hip", "--case", "basic", "--lanes", "4096", "--seed", "7",
-            "--dump", dir_s,
+            "run",
+            "--backend",
+            "hip",
+            "--case",
+            "basic",
+            "--lanes",
+            "4096",
+            "--seed",
+            "7",
+            "--dump",
+            dir_s,
         ],
         &[("XAD_EMUHIP_FLIP_BIT", "300:3")],
     );
@@ -166,7 +182,11 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
     let (shape, got) = read_npy::<u32>(&case_dir.join("got.npy"));
     let (_, expected) = read_npy::<u32>(&case_dir.join("expected.npy"));
     assert_eq!(shape, [256, 1]);
-    assert_eq!(got[44], expected[44] ^ 8, "lane 300 is row 44, bit 3 flipped");
+    assert_eq!(
+        got[44],
+        expected[44] ^ 8,
+        "lane 300 is row 44, bit 3 flipped"
+    );
     assert_eq!(got[..44], expected[..44]);
     let embedded = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap();
     assert_eq!(
@@ -180,13 +200,15 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
     let r = xad(&["replay", dir_s, "--backend", "emu"]);
     expect(&r, 0, "replay on the emulator");
     assert!(
-        r.stdout.contains("lane 300 (wrong, replayed at 44): now passes"),
+        r.stdout
+            .contains("lane 300 (wrong, replayed at 44): now passes"),
         "{}",
         r.all()
     );
     assert!(r.stdout.contains("[emulated gfx1100]"), "{}", r.all());
     assert!(
-        r.stdout.contains("0 reproduced, 1 now pass, 0 fail differently"),
+        r.stdout
+            .contains("0 reproduced, 1 now pass, 0 fail differently"),
         "{}",
         r.all()
     );
@@ -197,9 +219,18 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
         &[("XAD_EMUHIP_FLIP_BIT", "44:3")],
     );
     expect(&r, 1, "replay with the fault");
-    assert!(r.stdout.contains("lane 300 (wrong, replayed at 44): reproduced"), "{}", r.all());
+    assert!(
+        r.stdout
+            .contains("lane 300 (wrong, replayed at 44): reproduced"),
+        "{}",
+        r.all()
+    );
     assert!(r.stdout.contains(HIP_LABEL), "{}", r.all());
-    assert!(r.stdout.contains("256 as recorded, 0 differ"), "{}", r.all());
+    assert!(
+        r.stdout.contains("256 as recorded, 0 differ"),
+        "{}",
+        r.all()
+    );
 
     // Another bit: the lane still fails, differently.
     let r = xad_hip(
@@ -211,7 +242,11 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
 
     // `--backend hip` without a device: skipped, nothing executed.
     let r = xad(&["replay", dir_s, "--backend", "hip"]);
-    expect(&r, 77, "replay --backend hip on the real runtime, no device");
+    expect(
+        &r,
+        77,
+        "replay --backend hip on the real runtime, no device",
+    );
 }
 
 /// Every case of `target`: dumped whole (820 lanes: three workgroups and a
@@ -222,8 +257,18 @@ fn every_case_replays_exactly(target: &str, numpy: bool) {
     let dir = scratch(&format!("replay-all-{target}")).join("dump");
     let dir_s = dir.to_str().unwrap();
     let r = xad(&[
-        "run", "--backend", "emu", "--target", target, "--lanes", "820", "--seed", "11", "--dump",
-        dir_s, "--dump-all",
+        "run",
+        "--backend",
+        "emu",
+        "--target",
+        target,
+        "--lanes",
+        "820",
+        "--seed",
+        "11",
+        "--dump",
+        dir_s,
+        "--dump-all",
     ]);
     expect(&r, 0, &format!("run --dump-all on {target}"));
     let want = xad_harness::cases::catalogue_for(xad_harness::target::find(target).unwrap()).len();
@@ -302,8 +347,18 @@ fn corrupt_dumps_are_one_line_naming_the_file_and_exit_2() {
     let work = scratch("replay-corrupt");
     let base = work.join("base");
     let r = xad(&[
-        "run", "--backend", "emu", "--case", "dpp16_shift_w32", "--lanes", "300", "--seed", "3",
-        "--dump", base.to_str().unwrap(), "--dump-all",
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "dpp16_shift_w32",
+        "--lanes",
+        "300",
+        "--seed",
+        "3",
+        "--dump",
+        base.to_str().unwrap(),
+        "--dump-all",
     ]);
     expect(&r, 0, "the base dump");
     type Corrupt = fn(&Path);
@@ -326,7 +381,13 @@ fn corrupt_dumps_are_one_line_naming_the_file_and_exit_2() {
         ),
         (
             "shape",
-            |d| edit_header(&d.join("gfx1100/dpp16_shift_w32/prefill.npy"), "(300, 75, )", "(75, 300, )"),
+            |d| {
+                edit_header(
+                    &d.join("gfx1100/dpp16_shift_w32/prefill.npy"),
+                    "(300, 75, )",
+                    "(75, 300, )",
+                )
+            },
             "prefill.npy",
             "shape [75, 300]",
         ),
@@ -347,7 +408,8 @@ fn corrupt_dumps_are_one_line_naming_the_file_and_exit_2() {
             |d| {
                 let p = d.join("manifest.json");
                 let text = std::fs::read_to_string(&p).unwrap();
-                std::fs::write(&p, text.replacen("\"version\": 1,", "\"version\": 99,", 1)).unwrap();
+                std::fs::write(&p, text.replacen("\"version\": 1,", "\"version\": 99,", 1))
+                    .unwrap();
             },
             "manifest.json",
             "manifest version 99",
@@ -396,7 +458,11 @@ fn corrupt_dumps_are_one_line_naming_the_file_and_exit_2() {
             "{name}: {:?} should name {file} and say {needle:?}",
             lines[0]
         );
-        assert!(r.stdout.is_empty(), "{name}: nothing replayed\n{}", r.stdout);
+        assert!(
+            r.stdout.is_empty(),
+            "{name}: nothing replayed\n{}",
+            r.stdout
+        );
     }
     let r = xad(&["replay", work.join("nosuch").to_str().unwrap()]);
     expect(&r, 2, "no such directory");
@@ -409,7 +475,15 @@ fn an_unusable_dump_directory_is_refused_before_anything_runs() {
     std::fs::create_dir_all(&full).unwrap();
     std::fs::write(full.join("old"), "x").unwrap();
     let run_with = |extra: &[&str]| {
-        let mut args = vec!["run", "--backend", "emu", "--case", "basic", "--lanes", "64"];
+        let mut args = vec![
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+        ];
         args.extend_from_slice(extra);
         xad(&args)
     };
@@ -423,13 +497,27 @@ fn an_unusable_dump_directory_is_refused_before_anything_runs() {
     one_line(&run_with(&["--dump", full.to_str().unwrap()]), "not empty");
     assert_eq!(std::fs::read_dir(&full).unwrap().count(), 1, "left alone");
     let missing = work.join("no/such/dump");
-    one_line(&run_with(&["--dump", missing.to_str().unwrap()]), "does not exist");
+    one_line(
+        &run_with(&["--dump", missing.to_str().unwrap()]),
+        "does not exist",
+    );
     let file = full.join("old");
-    one_line(&run_with(&["--dump", file.to_str().unwrap()]), "not a directory");
+    one_line(
+        &run_with(&["--dump", file.to_str().unwrap()]),
+        "not a directory",
+    );
     let big = work.join("big");
     let r = xad(&[
-        "run", "--backend", "emu", "--case", "basic", "--lanes", "2M", "--dump",
-        big.to_str().unwrap(), "--dump-all",
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "basic",
+        "--lanes",
+        "2M",
+        "--dump",
+        big.to_str().unwrap(),
+        "--dump-all",
     ]);
     one_line(&r, "--dump-all takes at most 1048576 lanes");
     assert!(!big.exists());
@@ -443,5 +531,9 @@ fn an_unusable_dump_directory_is_refused_before_anything_runs() {
     assert_eq!(manifest(&empty)["cases"], serde_json::json!([]));
     let r = xad(&["replay", empty.to_str().unwrap(), "--backend", "emu"]);
     expect(&r, 0, "replay of an empty dump");
-    assert!(r.stdout.contains("replayed 0 lanes of 0 case(s)"), "{}", r.all());
+    assert!(
+        r.stdout.contains("replayed 0 lanes of 0 case(s)"),
+        "{}",
+        r.all()
+    );
 }
