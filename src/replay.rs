@@ -537,6 +537,7 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     }
     let guard_seed = m.guard_seed.unwrap_or_default();
     let (mut lanes, mut failed, mut unsettled, mut ran) = (0u64, 0u64, 0u64, 0usize);
+    let mut guards = 0usize;
     let mut executors: Vec<String> = Vec::new();
     for dumped in &dump.cases {
         if !selected
@@ -598,8 +599,8 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
                 result.now_fail
             ));
         }
+        guards += result.guard_violations.len();
         for v in &result.guard_violations {
-            failed += 1;
             say(format!("  guard: {v}"));
         }
         for line in result.lines {
@@ -611,14 +612,19 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     } else {
         executors.join("; ")
     };
+    let guard_note = if guards > 0 {
+        format!(", {guards} guard violation(s)")
+    } else {
+        String::new()
+    };
     say(format!(
-        "replayed {lanes} lanes of {ran} case(s): {} passed, {failed} failed, {unsettled} unsettled [{on}]",
+        "replayed {lanes} lanes of {ran} case(s): {} passed, {failed} failed, {unsettled} unsettled{guard_note} [{on}]",
         lanes.saturating_sub(failed + unsettled)
     ));
     if ran == 0 && !dump.cases.is_empty() {
         return Ok(exit::SKIPPED);
     }
-    Ok(if failed > 0 {
+    Ok(if failed > 0 || guards > 0 {
         exit::MISMATCH
     } else {
         exit::PASS

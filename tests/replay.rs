@@ -11,7 +11,6 @@
 //! library, whose device name says `emulated`.
 
 mod common;
-#[allow(dead_code)]
 #[path = "emuhip/tests/support/mod.rs"]
 mod support;
 
@@ -239,6 +238,18 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
     );
     expect(&r, 1, "replay with another fault");
     assert!(r.stdout.contains("fails differently"), "{}", r.all());
+
+    // A device fault while replaying is exit 3, named in one line.
+    let r = xad_hip(
+        &["replay", dir_s, "--backend", "hip"],
+        &[("XAD_EMUHIP_FAIL_ALLOC", "1")],
+    );
+    expect(&r, 3, "replay with a failing allocation");
+    assert!(
+        r.stderr.contains("replaying basic (gfx1100)"),
+        "{}",
+        r.all()
+    );
 
     // `--backend hip` without a device: skipped, nothing executed.
     let r = xad(&["replay", dir_s, "--backend", "hip"]);
