@@ -19,11 +19,15 @@
 //! **Blocks, not lanes.** A lane's words can depend on other lanes: DPP reads
 //! neighbouring lanes of its row or wave, and EXEC-pattern, `exec_lo`/`exec_hi`
 //! and partial-wave cases depend on which lanes of the wave exist (`count`).
-//! Every catalogue model ([`crate::cases::model::run`] and the hand-written
-//! `basic` ones) reads only (a) the sources and prefill of lanes in its own
-//! wave, by index within the wave, (b) the scalar arguments, and (c) how many
-//! lanes of that wave are below `count`; never a global lane index, the
-//! workgroup id or another wave. So the unit dumped is the whole workgroup
+//! Every catalogue model ([`crate::cases::model::run`] of the case's op
+//! table, or the straight per-lane loop `basic` and `basic_w64` use) reads
+//! only (a) the sources and prefill of lanes in its own wave, by index within
+//! the wave (`lane % wave`: DPP16 rows and banks, DPP8 groups, gfx9's
+//! wave_shl/rol and row_bcast, EXEC patterns), (b) the scalar arguments
+//! (SGPR operands, `Exec::Scalar` masks), and (c) how many lanes of that wave
+//! are below `count` (the lanes-< count EXEC, `exec_lo`/`exec_hi` as data,
+//! sources of lanes that do not exist reading 0); never a global lane index,
+//! the workgroup id or another wave. So the unit dumped is the whole workgroup
 //! (the kernel's launch workgroup size, 256 for the catalogue: a whole number
 //! of waves) around each failing lane, aligned as it was in its dispatch; and
 //! a block the dispatch cut short (its last lanes did not exist) is dumped
