@@ -69,8 +69,10 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod devices;
 mod elf;
 mod exports;
+mod host;
 mod knobs;
 mod runtime;
 mod status;

@@ -153,7 +153,6 @@ fn setup(knobs: Knobs, lanes: usize) -> Run {
     let dev = FakeDevice::default();
     let mut rt = Runtime::new(Box::new(dev.clone()), knobs);
     rt.notes = false;
-    rt.init(0).expect("init");
     let module = rt.module_load(image()).expect("load");
     let function = rt.get_function(module, "xad_basic").expect("function");
     let a: Vec<u32> = (0..lanes as u32)
@@ -264,7 +263,14 @@ fn kernarg_segment_takes_explicit_args_and_dispatch_uses_reqd_workgroup_size() {
     let (name, kernarg, dispatch) = &launches[0];
     assert_eq!(name, "xad_basic");
     assert_eq!(dispatch.block, [256, 1, 1]);
-    assert_eq!(&kernarg[..36], &run.kernarg(count)[..36]);
+    // The pointers arrive without the device tag the runtime put on them
+    // (the emulator's own addresses); everything else as the caller passed it.
+    let mut expected = run.kernarg(count);
+    for at in [0, 8, 16, 24] {
+        expected[at + 6..at + 8].copy_from_slice(&[0, 0]);
+    }
+    assert_ne!(expected, run.kernarg(count), "tagged pointers");
+    assert_eq!(&kernarg[..36], &expected[..36]);
     // Bytes 36..40 are padding the metadata does not describe: uninitialised.
     assert_eq!(&kernarg[36..40], &[0xA5; 4]);
 }
@@ -439,40 +445,26 @@ fn memory_errors() {
         run.rt.malloc(usize::MAX),
         Err(Stop::Status(status::OUT_OF_MEMORY))
     );
-    assert_eq!(
-        run.rt.set_device(1),
-        Err(Stop::Status(status::INVALID_DEVICE))
-    );
-    assert_eq!(
-        run.rt.set_device(-1),
-        Err(Stop::Status(status::INVALID_DEVICE))
-    );
-    assert_eq!(run.rt.init(1), Err(Stop::Status(status::INVALID_VALUE)));
-    assert_eq!(run.rt.init(0), Ok(()));
 }
 
 #[test]
 fn properties_name_says_emulated_and_arch_knob_changes_it() {
     let run = setup(Knobs::default(), 1);
-    let p = run.rt.properties(0).expect("device 0");
+    let p = run.rt.properties();
     assert_eq!(p.name, "xad-harness emulated gfx1100");
     assert_eq!((p.arch.as_str(), p.gcn_arch), ("gfx1100", 1100));
     assert_eq!(p.total_global_mem, 1 << 30);
-    assert_eq!(
-        run.rt.properties(1),
-        Err(Stop::Status(status::INVALID_DEVICE))
-    );
+    assert_eq!(p.pci, (0, 3, 0));
 
     let knobs = Knobs {
-        arch: "gfx1030".into(),
+        devices: vec!["gfx1030".into()],
         ..Knobs::default()
     };
     let mut rt = Runtime::new(Box::new(FakeDevice::default()), knobs);
     rt.notes = false;
-    assert_eq!(
-        rt.properties(0).map(|p| (p.arch, p.gcn_arch)),
-        Ok(("gfx1030".to_string(), 1030))
-    );
+    let p = rt.properties();
+    assert_eq!((p.arch.as_str(), p.gcn_arch), ("gfx1030", 1030));
+    assert_eq!(p.name, "xad-harness emulated gfx1030");
     assert_eq!(
         rt.module_load(image()),
         Err(Stop::Status(status::NO_BINARY_FOR_GPU))
