@@ -38,7 +38,9 @@ fn check_arch(var: &str, arch: &str) -> Result<(), String> {
         return Err(format!("{var}: an empty device name"));
     }
     if arch.len() > 255 || arch.contains('\0') {
-        return Err(format!("{var}: {arch:?} must be at most 255 bytes without NUL"));
+        return Err(format!(
+            "{var}: {arch:?} must be at most 255 bytes without NUL"
+        ));
     }
     Ok(())
 }
@@ -104,7 +106,10 @@ pub fn visible_devices(
         Some(list) => ordinals(list, physical),
         None => (0..physical).collect(),
     };
-    match hip.filter(|s| !s.is_empty()).or(cuda.filter(|s| !s.is_empty())) {
+    match hip
+        .filter(|s| !s.is_empty())
+        .or(cuda.filter(|s| !s.is_empty()))
+    {
         Some(list) => ordinals(list, agents.len())
             .into_iter()
             .map(|i| agents[i])

@@ -434,10 +434,13 @@ impl Runtime {
     /// The metadata of a function handle, for reading the caller's kernarg
     /// memory before the launch.
     pub fn function_meta(&self, function: usize) -> HipResult<&KernelMeta> {
-        self.functions.get(&function).map(|f| &f.meta).ok_or_else(|| {
-            self.note_foreign("hipModuleLaunchKernel", "function", function as u64);
-            Stop::Status(status::INVALID_HANDLE)
-        })
+        self.functions
+            .get(&function)
+            .map(|f| &f.meta)
+            .ok_or_else(|| {
+                self.note_foreign("hipModuleLaunchKernel", "function", function as u64);
+                Stop::Status(status::INVALID_HANDLE)
+            })
     }
 
     // ---- streams ---------------------------------------------------------
@@ -649,7 +652,11 @@ impl Runtime {
                 kernarg[start..start + 8].copy_from_slice(&(value & ADDRESS_MASK).to_le_bytes());
             } else {
                 let what = format!("argument {}", arg.name.as_deref().unwrap_or("?"));
-                self.note_foreign(&format!("hipModuleLaunchKernel({})", meta.name), &what, value);
+                self.note_foreign(
+                    &format!("hipModuleLaunchKernel({})", meta.name),
+                    &what,
+                    value,
+                );
             }
         }
     }
