@@ -8,6 +8,7 @@
 //! ```text
 //! DIR/manifest.json                 Manifest: schema, version, tool, seed, cases
 //! DIR/<target>/<case>/lanes.npy     <u8 [n]     global lane index of each dumped lane
+//!                                   (`<case>.2`, ...: the same case on a second device)
 //!                     a.npy b.npy c.npy  <u4 [n]     the lane's sources
 //!                     expected.npy  <u4 [n, K]  the CPU model's words
 //!                     got.npy       <u4 [n, K]  what the device left in `out`
@@ -44,10 +45,12 @@
 //! the blocks left out and the CLI warns), and `--dump-all` is refused over
 //! [`MAX_DUMP_ALL_LANES`] lanes per case.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 
 use crate::cases::Case;
 use crate::check::{self, Compare, LaneVerdict, Prefill};
@@ -280,7 +283,9 @@ struct Writer {
     dir: PathBuf,
     limit: u64,
     manifest: Manifest,
-    current: Option<Current>,
+    /// The case each thread is running: several HIP devices run at once,
+    /// one thread each, and each feeds its own case.
+    current: HashMap<ThreadId, Current>,
     error: Option<String>,
 }
 
@@ -333,7 +338,7 @@ impl Sink {
                 bytes: 0,
                 cases: Vec::new(),
             },
-            current: None,
+            current: HashMap::new(),
             error: None,
         };
         writer
@@ -360,41 +365,44 @@ impl Sink {
             .iter()
             .product::<u32>()
             .max(1);
-        w.current = Some(Current {
-            entry: CaseEntry {
-                case: case.name.into(),
-                target: result.target.clone(),
-                executor: result.executor.clone(),
-                kernel: result.kernel.clone(),
-                kernel_source: result.kernel_source.clone(),
-                dir: format!("{}/{}", result.target, case.name),
-                files: Files::standard(case.keeps_lanes),
-                code_object_bytes: code.bytes.len() as u64,
-                scalars: result.scalars.clone(),
-                outputs_per_lane: case.outputs_per_lane,
-                keeps_lanes: case.keeps_lanes,
-                wave_size: case.wave_size,
-                workgroup_size: block,
-                lanes_dumped: 0,
-                ranges: Vec::new(),
-                blocks_left_out: 0,
-                dumped: VerdictCounts::default(),
-                lanes_checked: 0,
-                lanes_failed: 0,
-                error: None,
+        w.current.insert(
+            std::thread::current().id(),
+            Current {
+                entry: CaseEntry {
+                    case: case.name.into(),
+                    target: result.target.clone(),
+                    executor: result.executor.clone(),
+                    kernel: result.kernel.clone(),
+                    kernel_source: result.kernel_source.clone(),
+                    dir: format!("{}/{}", result.target, case.name),
+                    files: Files::standard(case.keeps_lanes),
+                    code_object_bytes: code.bytes.len() as u64,
+                    scalars: result.scalars.clone(),
+                    outputs_per_lane: case.outputs_per_lane,
+                    keeps_lanes: case.keeps_lanes,
+                    wave_size: case.wave_size,
+                    workgroup_size: block,
+                    lanes_dumped: 0,
+                    ranges: Vec::new(),
+                    blocks_left_out: 0,
+                    dumped: VerdictCounts::default(),
+                    lanes_checked: 0,
+                    lanes_failed: 0,
+                    error: None,
+                },
+                code: code.bytes.to_vec(),
+                block: block as usize,
+                lanes: Vec::new(),
+                a: Vec::new(),
+                b: Vec::new(),
+                c: Vec::new(),
+                expected: Vec::new(),
+                got: Vec::new(),
+                prefill: Vec::new(),
+                verdicts: Vec::new(),
+                range_open: false,
             },
-            code: code.bytes.to_vec(),
-            block: block as usize,
-            lanes: Vec::new(),
-            a: Vec::new(),
-            b: Vec::new(),
-            c: Vec::new(),
-            expected: Vec::new(),
-            got: Vec::new(),
-            prefill: Vec::new(),
-            verdicts: Vec::new(),
-            range_open: false,
-        });
+        );
     }
 
     /// One dispatch was checked: take its blocks that the mode asks for.
@@ -403,7 +411,7 @@ impl Sink {
         let w = &mut *guard;
         let mode = w.manifest.mode;
         let (limit, used) = (w.limit, w.manifest.bytes);
-        let Some(cur) = w.current.as_mut() else {
+        let Some(cur) = w.current.get_mut(&std::thread::current().id()) else {
             return;
         };
         let k = cmp.outputs_per_lane.max(1);
@@ -433,7 +441,7 @@ impl Sink {
         }
         w.manifest.bytes = used;
         // A dispatch boundary closes a run: the next dispatch starts afresh.
-        if let Some(cur) = w.current.as_mut() {
+        if let Some(cur) = w.current.get_mut(&std::thread::current().id()) {
             cur.range_open = false;
         }
     }
@@ -442,7 +450,7 @@ impl Sink {
     /// `--dump-all`) and the manifest.
     pub fn end_case(&self, result: &CaseResult) {
         let mut w = self.lock();
-        let Some(mut cur) = w.current.take() else {
+        let Some(mut cur) = w.current.remove(&std::thread::current().id()) else {
             return;
         };
         cur.entry.lanes_checked = result.tally.lanes_checked;
@@ -456,6 +464,13 @@ impl Sink {
         }
         if w.error.is_some() {
             return; // the dump is already broken; the run goes on
+        }
+        // The same case on the same target twice (two devices): a directory each.
+        let base = cur.entry.dir.clone();
+        let mut n = 1;
+        while w.manifest.cases.iter().any(|c| c.dir == cur.entry.dir) {
+            n += 1;
+            cur.entry.dir = format!("{base}.{n}");
         }
         let written = cur.write(&w.dir).and_then(|()| {
             w.manifest.cases.push(cur.entry);
@@ -642,7 +657,9 @@ mod tests {
     fn sink(mode: Mode, block: usize, limit: u64) -> (Sink, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let sink = Sink::with_limit(&dir.path().join("d"), mode, limit).unwrap();
-        sink.lock().current = Some(current(block));
+        sink.lock()
+            .current
+            .insert(std::thread::current().id(), current(block));
         (sink, dir)
     }
 
@@ -664,7 +681,7 @@ mod tests {
         got2[0] ^= 1;
         sink.chunk(&compare(110, &expected2, &got2, &taint, &sources));
         let w = sink.lock();
-        let cur = w.current.as_ref().unwrap();
+        let cur = &w.current[&std::thread::current().id()];
         assert_eq!(cur.entry.ranges, vec![[104, 6], [110, 4]]);
         assert_eq!(cur.lanes, (104..114).collect::<Vec<u64>>());
         assert_eq!(cur.a[1], 105);
@@ -683,7 +700,7 @@ mod tests {
         let expected: Vec<u32> = (0..12).collect();
         sink.chunk(&compare(0, &expected, &expected, &taint, &sources));
         let w = sink.lock();
-        let cur = w.current.as_ref().unwrap();
+        let cur = &w.current[&std::thread::current().id()];
         assert_eq!(cur.entry.ranges, vec![[0, 4]]);
         assert_eq!(cur.entry.blocks_left_out, 2);
     }

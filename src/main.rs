@@ -12,6 +12,8 @@ use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
 use xad_harness::{bench, dump, hip, inputs, kernels, listing, replay, report, run, session};
 
+mod progress;
+
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
 macro_rules! say {
@@ -66,6 +68,8 @@ enum Command {
     },
     /// Run the lanes of a `run --dump` directory again and say what reproduced.
     Replay(ReplayArgs),
+    /// Print the JSON Schema of the `run --json` report.
+    Schema,
     /// Measure the emulator pipeline against a native loop over the same data.
     Bench {
         /// Lanes per run (the speed target is stated for 67108864).
@@ -88,18 +92,19 @@ struct RunArgs {
     /// Seed for inputs and scalar arguments (decimal or 0x hex); printed on every run.
     #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
     seed: Option<u64>,
-    /// HIP device index (the emulator is device 0).
-    #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
-    device: Option<usize>,
+    /// HIP device indices, comma separated (default: every device that runs the target, concurrently; the emulator is device 0).
+    #[arg(long, value_parser = parse_index, value_delimiter = ',', allow_hyphen_values = true)]
+    device: Option<Vec<usize>>,
     /// Cases to run: names or globs, comma separated (default: all).
     #[arg(long, value_name = "PATTERN")]
     case: Option<String>,
     /// Run your own kernel (.s assembled now, or a code object) against a case's ABI and model.
     #[arg(long, value_name = "FILE")]
     kernel: Option<PathBuf>,
-    /// What executes the kernels.
-    #[arg(long, value_enum, default_value = "auto")]
-    backend: BackendChoice,
+    /// What executes the kernels (default: $XAD_BACKEND, else auto). `hip` demands hardware:
+    /// no matching device is exit 77, never an emulator pass.
+    #[arg(long, value_enum)]
+    backend: Option<BackendChoice>,
     /// Target whose code objects run: a name (gfx1151, gfx12-generic, ...; see `list --target`) or
     /// `all`. Default: the device's own target (gfx1100 on the emulator).
     #[arg(long, value_name = "TARGET", value_parser = target::parse_choice)]
@@ -116,6 +121,9 @@ struct RunArgs {
     /// Write a JUnit XML report here (also when the run fails).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Print only the cases that did not pass and the closing line; no progress bar.
+    #[arg(long, short)]
+    quiet: bool,
     /// Write the blocks around failing lanes (inputs, expected, got as .npy) and the code object
     /// to this new or empty directory, for `replay`.
     #[arg(long, value_name = "DIR")]
@@ -130,9 +138,9 @@ struct ReplayArgs {
     /// A directory `run --dump` wrote.
     #[arg(value_name = "DIR")]
     dir: PathBuf,
-    /// What executes the kernels (as for `run`).
-    #[arg(long, value_enum, default_value = "auto")]
-    backend: BackendChoice,
+    /// What executes the kernels (as for `run`; default auto, or $XAD_BACKEND).
+    #[arg(long, value_enum)]
+    backend: Option<BackendChoice>,
     /// HIP device index (the emulator is device 0).
     #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
     device: Option<usize>,
@@ -234,6 +242,10 @@ fn main() -> ExitCode {
         Command::List { json, target } => cmd_list(json, target.unwrap_or(Choice::All)),
         Command::Kernels { out } => cmd_kernels(&out),
         Command::Replay(args) => cmd_replay(args),
+        Command::Schema => {
+            say!("{}", report::SCHEMA.trim_end());
+            Ok(exit::PASS)
+        }
         Command::Bench {
             lanes,
             seed,
@@ -328,27 +340,47 @@ fn say_lines(lines: Vec<String>) {
     }
 }
 
+/// `--backend`, else `$XAD_BACKEND` (so a CI runner can demand hardware for
+/// every invocation), else `auto`.
+fn backend_choice(flag: Option<BackendChoice>) -> Result<BackendChoice> {
+    use clap::ValueEnum;
+    if let Some(choice) = flag {
+        return Ok(choice);
+    }
+    match std::env::var("XAD_BACKEND") {
+        Err(std::env::VarError::NotPresent) => Ok(BackendChoice::Auto),
+        Ok(v) if v.trim().is_empty() => Ok(BackendChoice::Auto),
+        Ok(v) => BackendChoice::from_str(v.trim(), true)
+            .map_err(|_| Error::Usage(format!("XAD_BACKEND={v}: expected auto, hip or emu"))),
+        Err(e) => Err(Error::Usage(format!("XAD_BACKEND: {e}"))),
+    }
+}
+
 fn cmd_run(args: RunArgs) -> Result<i32> {
     // First, so a signal at any later point is a clean stop, not a kill.
     let interrupt = Interrupt::install()
         .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
+    let backend = backend_choice(args.backend);
     let mut request = session::Request {
         lanes: args.lanes,
         seed: args.seed,
-        device: args.device,
+        devices: args.device,
         cases: args.case,
         kernel: args.kernel,
-        backend: args.backend,
+        backend: *backend.as_ref().unwrap_or(&BackendChoice::Auto),
         target: args.target.unwrap_or_default(),
         timeout: args.timeout,
         max_mismatches: usize::try_from(args.max_mismatches).unwrap_or(0), // 0..=MAX_MISMATCHES by the parser
         interrupt,
         dump: None,
+        command: std::env::args().collect(),
+        lanes_done: Default::default(),
     };
     // A report that could not be written is found now, not after the run;
     // other usage errors are shown beside it.
     let mut refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
     refused.extend(check_dump(args.dump.as_deref(), args.dump_all, args.lanes));
+    refused.extend(backend.err());
     if !refused.is_empty() {
         for e in refused.iter().chain(&session::check_request(&request)) {
             warn!("xad-harness: {e}");
@@ -365,12 +397,19 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
         None => None,
     };
     request.dump = sink.clone();
+    let bar = progress::Bar::start(args.quiet, request.lanes_done.clone());
     let report = session::run(&request, &mut |step| {
-        say_lines(step.lines());
+        if let session::Progress::Started { cases, .. } = step {
+            bar.set_total(cases as u64 * request.lanes);
+        }
+        if !args.quiet || step.shown_when_quiet() {
+            bar.print(step.lines());
+        }
         for line in step.fault_lines() {
-            warn!("xad-harness: {line}");
+            bar.warn(format!("xad-harness: {line}"));
         }
     });
+    bar.finish();
     // Reports are written whatever happened, so nothing the user asked for is lost.
     let ending = session::finish(report, args.json.as_deref(), args.junit.as_deref());
     for e in ending.also {
@@ -426,7 +465,7 @@ fn check_dump(dir: Option<&Path>, all: bool, lanes: u64) -> Vec<Error> {
 fn cmd_replay(args: ReplayArgs) -> Result<i32> {
     let request = replay::Request {
         dir: args.dir,
-        backend: args.backend,
+        backend: backend_choice(args.backend)?,
         device: args.device,
         lanes: args.lane,
         cases: args.case,

@@ -518,7 +518,9 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
         [one] => Choice::One(one),
         _ => Choice::All,
     };
-    let mut selected = backend::select(request.backend, request.device, choice)?;
+    let indices = request.device.map(|i| vec![i]);
+    let mut selected = backend::select(request.backend, indices.as_deref(), choice)?;
+    let described = selected.describe();
     say(format!(
         "replay {}: {} case(s) dumped by {} (seed {}, {} lanes per case, {}) on {}",
         dump.dir.display(),
@@ -530,7 +532,7 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
             dump::Mode::Failing => "failing lanes' blocks",
             dump::Mode::All => "every lane",
         },
-        selected.describe()
+        described
     ));
     for note in &selected.notes {
         say(format!("note: {note}"));
@@ -540,21 +542,19 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     let mut guards = 0usize;
     let mut executors: Vec<String> = Vec::new();
     for dumped in &dump.cases {
-        if !selected
-            .targets
-            .iter()
-            .any(|t| t.name == dumped.target.name)
-        {
+        // The first device that runs the case's target (on HIP every
+        // matching device was selected; one replays).
+        let unit = selected
+            .units
+            .iter_mut()
+            .find(|u| u.targets.iter().any(|t| t.name == dumped.target.name));
+        let Some(device) = unit.and_then(|u| u.device_for(dumped.target)) else {
             say(format!(
-                "SKIP {} ({}): {} does not run {} code objects",
-                dumped.entry.case,
-                dumped.target.name,
-                selected.describe(),
-                dumped.target.name
+                "SKIP {} ({}): {described} does not run {} code objects",
+                dumped.entry.case, dumped.target.name, dumped.target.name
             ));
             continue;
-        }
-        let device = selected.device_for(dumped.target);
+        };
         let executor = device.executor().to_string();
         if !executors.contains(&executor) {
             executors.push(executor.clone());
@@ -608,7 +608,7 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
         }
     }
     let on = if executors.is_empty() {
-        selected.describe()
+        described
     } else {
         executors.join("; ")
     };

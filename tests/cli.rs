@@ -351,7 +351,13 @@ fn devices_json_keeps_its_fields_and_order_without_a_device() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert_eq!(
         json_keys(&r.stdout),
-        ["devices", "emulator", "no_devices_reason", "runtime"],
+        [
+            "devices",
+            "emulator",
+            "no_devices_reason",
+            "runtime",
+            "visible_devices"
+        ],
         "{}",
         r.stdout
     );

@@ -469,11 +469,13 @@ fn devices_json_fields_with_a_device() {
         "index",
         "memory_bytes",
         "name",
+        "pci_bus_id",
         "runnable",
         "target",
         "emulator",
         "no_devices_reason",
         "runtime",
+        "visible_devices",
     ];
     assert_eq!(keys, expected, "{transcript}");
 }
