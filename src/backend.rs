@@ -276,7 +276,7 @@ fn identity(probe: &hip::Probe, d: &hip::ProbedDevice) -> Identity {
         index: d.index,
         name: info.map_or_else(String::new, |i| i.name.clone()),
         gcn_arch_name: info.map_or_else(String::new, |i| i.arch.clone()),
-        pci_bus_id: None,
+        pci_bus_id: info.map(hip::DeviceInfo::pci_bus_id),
         compute_units: info.map_or(0, |i| i.compute_units),
         memory_bytes: info.map_or(0, |i| i.memory_bytes),
         runtime_version: version(&probe.runtime_version),
@@ -312,7 +312,12 @@ pub fn select(
     let what = wanted(targets);
     let picked = pick(&probe, indices, choice)?;
     let (fit, unfit): (Vec<_>, Vec<_>) = picked.into_iter().partition(|d| fits(d, targets));
-    if fit.is_empty() && (unfit.is_empty() || choice != BackendChoice::Hip) {
+    // Devices of another card are reported (their cases not_supported) only
+    // when one target was asked for: the Kubernetes case, a node labelled
+    // for one card carrying another. Otherwise there is nothing to report
+    // them against.
+    let report_unfit = choice == BackendChoice::Hip && matches!(targets, Choice::One(_));
+    if fit.is_empty() && (unfit.is_empty() || !report_unfit) {
         return match choice {
             BackendChoice::Hip => Err(Error::Skipped(format!(
                 "no HIP device that runs {what} code objects: {}; nothing was executed (use --backend emu or auto for the emulator)",
@@ -356,7 +361,7 @@ pub fn select(
                 executor: format!("hardware: {}", describe(d)),
                 targets: match targets {
                     Choice::One(t) => vec![t],
-                    _ => d.target.into_iter().collect(),
+                    _ => Vec::new(), // not reached: `report_unfit` needs one target
                 },
                 runner: Runner::Unsupported(reason),
             });

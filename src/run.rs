@@ -236,6 +236,17 @@ impl CaseResult {
         }
     }
 
+    /// Whether the case came out as its catalogue entry promises: a pass,
+    /// or unsettled when the case declares the unsettled ISA point its
+    /// words rest on (`unsettled`), with nothing failed either way.
+    pub fn passed(&self) -> bool {
+        match self.status() {
+            Status::Pass => true,
+            Status::Unsettled => self.unsettled.is_some(),
+            _ => false,
+        }
+    }
+
     /// A result for `case` that never ran on `device` (`executor`), for
     /// `reason`.
     pub fn not_run(

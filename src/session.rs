@@ -979,7 +979,7 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{Executor, Selected};
+    use crate::backend::Selected;
 
     fn gfx950_unbuilt(target: &str) -> Option<&'static str> {
         (target == "gfx950").then_some("no LLVM toolchain that assembles gfx950 was found")
@@ -987,18 +987,15 @@ mod tests {
 
     fn selected(names: &[&str]) -> Selected {
         let targets = names.iter().map(|n| target::find(n).unwrap()).collect();
-        Selected {
-            executor: Executor::Emulator(None),
-            targets,
-            notes: Vec::new(),
-        }
+        Selected::emulated(targets, Vec::new())
     }
 
     #[test]
     fn an_unbuilt_target_is_named_and_left_out_of_a_run_with_others() {
         let mut s = selected(&["gfx942", "gfx950", "gfx1030"]);
         leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
-        let names: Vec<&str> = s.targets.iter().map(|t| t.name).collect();
+        let names: Vec<&str> = s.targets().iter().map(|t| t.name).collect();
+        assert_eq!(s.units.len(), 2, "the unbuilt target's emulated device is gone");
         assert_eq!(names, ["gfx942", "gfx1030"]);
         assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
         assert!(

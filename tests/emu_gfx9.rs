@@ -137,7 +137,7 @@ fn every_gfx9_catalogue_kernel_passes_on_every_emulated_gfx9_target() {
                     source,
                     &opts,
                 );
-                if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
+                if !r.passed() || r.tally.lanes_checked != LANES {
                     failures.push(format!(
                         "{mcpu} on emulated {device}, {} seed {seed:#x}: {:?}, {} of {} lanes failed, error {:?}, first {:x?}",
                         case.name, r.status(), r.tally.lanes_failed, r.tally.lanes_checked, r.error, r.tally.first

@@ -593,7 +593,7 @@ fn every_case_passes(built_for: &str, devices: &[&str]) {
         for case in cases::catalogue_for(t) {
             let seed = 0x5eed_1200 ^ runs;
             let r = run_on_emulator(&case, built_for, device, 1013, seed);
-            if r.status() != Status::Pass
+            if !r.passed()
                 || r.tally.lanes_checked != 1013
                 || r.executor != format!("emulated {device}")
             {

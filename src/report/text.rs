@@ -278,6 +278,7 @@ pub(crate) mod tests {
             kernel_source: KernelSource::Embedded {
                 source: String::new(),
             },
+            device: "emulator:gfx1100".into(),
             executor: "emulated gfx1100".into(),
             target: "gfx1100".into(),
             seed: 9,
@@ -287,6 +288,7 @@ pub(crate) mod tests {
             tally,
             guard_violations: vec![],
             error: None,
+            not_run: None,
             release_errors: vec![],
             seconds: 0.0,
             unsettled: unsettled.map(str::to_string),
@@ -356,7 +358,7 @@ pub(crate) mod tests {
         ));
         let pass = case_lines(&r).join("\n");
         assert!(
-            pass.starts_with("PASS basic")
+            pass.starts_with("UNSETTLED basic")
                 && pass.contains("3 unsettled (3 words; neither pass nor fail)"),
             "{pass}"
         );
