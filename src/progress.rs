@@ -24,11 +24,7 @@ impl Bar {
     pub fn start(quiet: bool, done: Arc<AtomicU64>) -> Bar {
         let stop = Arc::new(AtomicBool::new(false));
         if quiet || !std::io::stderr().is_terminal() {
-            return Bar {
-                bar: None,
-                stop,
-                ticker: None,
-            };
+            return Bar { bar: None, stop, ticker: None };
         }
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(
@@ -49,11 +45,7 @@ impl Bar {
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        Bar {
-            bar: Some(bar),
-            stop,
-            ticker: Some(ticker),
-        }
+        Bar { bar: Some(bar), stop, ticker: Some(ticker) }
     }
 
     /// Lanes the run will check in all (known once the cases are chosen).
