@@ -350,11 +350,8 @@ fn backend_choice(flag: Option<BackendChoice>) -> Result<BackendChoice> {
     match std::env::var("XAD_BACKEND") {
         Err(std::env::VarError::NotPresent) => Ok(BackendChoice::Auto),
         Ok(v) if v.trim().is_empty() => Ok(BackendChoice::Auto),
-        Ok(v) => BackendChoice::from_str(v.trim(), true).map_err(|_| {
-            Error::Usage(format!(
-                "XAD_BACKEND={v}: expected auto, hip or emu"
-            ))
-        }),
+        Ok(v) => BackendChoice::from_str(v.trim(), true)
+            .map_err(|_| Error::Usage(format!("XAD_BACKEND={v}: expected auto, hip or emu"))),
         Err(e) => Err(Error::Usage(format!("XAD_BACKEND: {e}"))),
     }
 }

@@ -24,11 +24,15 @@ impl Bar {
     pub fn start(quiet: bool, done: Arc<AtomicU64>) -> Bar {
         let stop = Arc::new(AtomicBool::new(false));
         if quiet || !std::io::stderr().is_terminal() {
-            return Bar { bar: None, stop, ticker: None };
+            return Bar {
+                bar: None,
+                stop,
+                ticker: None,
+            };
         }
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(
-            "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} lanes, {per_sec} ({eta} left)",
+            "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} lanes, {msg} ({eta} left)",
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
@@ -37,7 +41,10 @@ impl Bar {
             let started = Instant::now();
             let mut visible = false;
             while !stopping.load(Ordering::Relaxed) {
-                shown.set_position(done.load(Ordering::Relaxed));
+                let lanes = done.load(Ordering::Relaxed);
+                shown.set_position(lanes);
+                let rate = lanes as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                shown.set_message(format!("{:.1} M lanes/s", rate / 1e6));
                 if !visible && started.elapsed() >= SHOW_AFTER {
                     shown.set_draw_target(ProgressDrawTarget::stderr());
                     visible = true;
@@ -45,7 +52,11 @@ impl Bar {
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        Bar { bar: Some(bar), stop, ticker: Some(ticker) }
+        Bar {
+            bar: Some(bar),
+            stop,
+            ticker: Some(ticker),
+        }
     }
 
     /// Lanes the run will check in all (known once the cases are chosen).

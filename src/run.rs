@@ -122,7 +122,9 @@ pub struct CaseResult {
 /// Fail, QualityWarning, NotSupported, InternalError, Timeout, ...). Each maps
 /// onto one JUnit kind ([`Status::junit`]) and one exit code
 /// ([`Status::exit_code`]); the run's code is the worst of its cases'.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Every lane was checked and every word matched the model.

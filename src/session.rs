@@ -135,7 +135,10 @@ impl Progress<'_> {
     /// (or was not supported), an interruption, the closing lines.
     pub fn shown_when_quiet(&self) -> bool {
         match self {
-            Progress::Case(r) => !matches!(r.status(), Status::Pass | Status::Unsettled | Status::NotSupported),
+            Progress::Case(r) => !matches!(
+                r.status(),
+                Status::Pass | Status::Unsettled | Status::NotSupported
+            ),
             Progress::Relayed(r) => r.case_done && !r.quiet,
             Progress::Interrupted(_) | Progress::Finished(_) => true,
             Progress::Started { .. } | Progress::Target { .. } => false,
@@ -168,7 +171,9 @@ impl Progress<'_> {
                 // A device that ran nothing asked (its cases not_supported):
                 // one line each, where a CI log looks.
                 let unsupported = report.devices.iter().flat_map(|d| {
-                    d.notes.iter().map(move |n| format!("{}: {n}; its cases are not_supported", d.id))
+                    d.notes
+                        .iter()
+                        .map(move |n| format!("{}: {n}; its cases are not_supported", d.id))
                 });
                 stopped
                     .chain(unsupported)
@@ -240,7 +245,11 @@ fn run_into(
         .retain(|u| !u.targets.is_empty() || matches!(u.runner, Runner::Unsupported(_)));
     report.executor = selected.describe();
     report.backend_note = (!selected.notes.is_empty()).then(|| selected.notes.join("; "));
-    report.targets = selected.targets().iter().map(|t| t.name.to_string()).collect();
+    report.targets = selected
+        .targets()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
     report.devices = selected.units.iter().map(device_run).collect();
     let user = match (user, selected.targets().first()) {
         // The one case, for the one target the run has.
@@ -270,7 +279,14 @@ fn run_into(
     };
     let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
     if hip_units > 1 {
-        run_concurrently(&mut selected.units, &plan, user.as_ref(), &opts, report, on_progress)?;
+        run_concurrently(
+            &mut selected.units,
+            &plan,
+            user.as_ref(),
+            &opts,
+            report,
+            on_progress,
+        )?;
     } else {
         for unit in &mut selected.units {
             run_unit(unit, &plan, user.as_ref(), &opts, report, on_progress)?;
@@ -347,7 +363,12 @@ fn run_concurrently(
             .map(|unit| {
                 let tx = tx.clone();
                 let mut shard = RunReport::new(seed, lanes);
-                shard.devices = report.devices.iter().filter(|d| d.id == unit.id).cloned().collect();
+                shard.devices = report
+                    .devices
+                    .iter()
+                    .filter(|d| d.id == unit.id)
+                    .cloned()
+                    .collect();
                 scope.spawn(move || {
                     let outcome = run_unit(unit, plan, user, opts, &mut shard, &mut |step| {
                         let _ = tx.send(Relayed::of(&step));
@@ -449,7 +470,14 @@ fn run_unit(
                 for c in &p.lacks {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
                     let why = format!("{} lacks {}", target.name, needs.join(", "));
-                    report.cases.push(CaseResult::not_run(c, target.name, &id, &executor, opts, NotRun::NotSupported(why)));
+                    report.cases.push(CaseResult::not_run(
+                        c,
+                        target.name,
+                        &id,
+                        &executor,
+                        opts,
+                        NotRun::NotSupported(why),
+                    ));
                 }
             }
             None => {
@@ -458,7 +486,14 @@ fn run_unit(
                     _ => String::from("no device"),
                 };
                 for c in p.runs.iter().chain(&p.lacks) {
-                    report.cases.push(CaseResult::not_run(c, target.name, &id, &executor, opts, NotRun::NotSupported(why.clone())));
+                    report.cases.push(CaseResult::not_run(
+                        c,
+                        target.name,
+                        &id,
+                        &executor,
+                        opts,
+                        NotRun::NotSupported(why.clone()),
+                    ));
                 }
             }
         }
@@ -466,7 +501,9 @@ fn run_unit(
             r.device.clone_from(&id);
         }
         let stopped = matches!(report.error, Some(RunError::StoppedAfterTimeout))
-            && report.cases[first..].iter().any(|r| r.status() == Status::Timeout);
+            && report.cases[first..]
+                .iter()
+                .any(|r| r.status() == Status::Timeout);
         if stopped {
             // The device may still be running the kernel: nothing more on it.
             for later in &targets[i + 1..] {
@@ -474,7 +511,14 @@ fn run_unit(
                     continue;
                 };
                 for c in &p.runs {
-                    report.cases.push(CaseResult::not_run(c, later.name, &id, &executor, opts, NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into())));
+                    report.cases.push(CaseResult::not_run(
+                        c,
+                        later.name,
+                        &id,
+                        &executor,
+                        opts,
+                        NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into()),
+                    ));
                 }
             }
             if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
@@ -520,13 +564,16 @@ fn leave_out_unbuilt(
         }
     }
     if reasons.len() == all.len() && !reasons.is_empty() {
-        return Err(Error::Toolchain(reasons.into_iter().next().expect("not empty").1));
+        return Err(Error::Toolchain(
+            reasons.into_iter().next().expect("not empty").1,
+        ));
     }
     selected
         .notes
         .extend(reasons.iter().map(|(_, r)| format!("{r}; not run")));
     for unit in &mut selected.units {
-        unit.targets.retain(|t| !reasons.iter().any(|(n, _)| *n == t.name));
+        unit.targets
+            .retain(|t| !reasons.iter().any(|(n, _)| *n == t.name));
     }
     selected
         .units
@@ -565,7 +612,11 @@ fn plan(
             )));
         }
         if !runs.is_empty() {
-            plan.push(TargetPlan { target: t, runs, lacks });
+            plan.push(TargetPlan {
+                target: t,
+                runs,
+                lacks,
+            });
         }
     }
     if plan.is_empty() {
@@ -679,9 +730,17 @@ pub fn run_cases(
         report.cases.push(result);
         if timed_out {
             report.error = Some(RunError::StoppedAfterTimeout);
-            let executor = report.cases.last().map(|r| r.executor.clone()).unwrap_or_default();
+            let executor = report
+                .cases
+                .last()
+                .map(|r| r.executor.clone())
+                .unwrap_or_default();
             for later in &cases[i + 1..] {
-                let target = report.cases.last().map(|r| r.target.clone()).unwrap_or_default();
+                let target = report
+                    .cases
+                    .last()
+                    .map(|r| r.target.clone())
+                    .unwrap_or_default();
                 report.cases.push(CaseResult::not_run(
                     later,
                     &target,
@@ -995,7 +1054,11 @@ mod tests {
         let mut s = selected(&["gfx942", "gfx950", "gfx1030"]);
         leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
         let names: Vec<&str> = s.targets().iter().map(|t| t.name).collect();
-        assert_eq!(s.units.len(), 2, "the unbuilt target's emulated device is gone");
+        assert_eq!(
+            s.units.len(),
+            2,
+            "the unbuilt target's emulated device is gone"
+        );
         assert_eq!(names, ["gfx942", "gfx1030"]);
         assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
         assert!(

@@ -30,7 +30,7 @@ use xad_harness::cases;
 use xad_harness::codeobj::{CodeObject, KernelDescriptor};
 use xad_harness::device::{Device, Dispatch, Taint};
 use xad_harness::emu::EmuDevice;
-use xad_harness::run::{run_case, KernelSource, Options, Status};
+use xad_harness::run::{run_case, KernelSource, Options};
 use xad_harness::target::{self, Target};
 use xad_harness::toolchain::{self, Toolchain};
 

@@ -453,7 +453,10 @@ fn failed_free_is_reported_with_its_case() {
         Some(4),
         "a, b, c and out\n{report}"
     );
-    assert!(report["devices"][0]["cases"][0]["error"].is_null(), "{report}");
+    assert!(
+        report["devices"][0]["cases"][0]["error"].is_null(),
+        "{report}"
+    );
 }
 
 /// `devices --json` keeps its field names and order with a device listed.

@@ -28,7 +28,7 @@ use xad_harness::codeobj::CodeObject;
 use xad_harness::emu::EmuDevice;
 use xad_harness::isa::Generation;
 use xad_harness::kernels;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::run::{run_case, CaseResult, KernelSource, Options};
 use xad_harness::target::{self, TARGETS};
 
 /// A register an operand names: VGPR n, or SGPR by its source code (s0-s105 =

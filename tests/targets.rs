@@ -101,8 +101,13 @@ fn every_case_of_every_target_passes_on_the_emulator() {
         // Cases resting on unsettled ISA points (sreg_hi_w32, ...) are
         // counted apart from the passes; every other status is 0.
         let of_target = results.iter().filter(|c| c["target"] == t.name);
-        let unsettled = of_target.clone().filter(|c| c["status"] == "unsettled").count();
-        assert!(of_target.clone().all(|c| c["status"] == "pass" || c["status"] == "unsettled"));
+        let unsettled = of_target
+            .clone()
+            .filter(|c| c["status"] == "unsettled")
+            .count();
+        assert!(of_target
+            .clone()
+            .all(|c| c["status"] == "pass" || c["status"] == "unsettled"));
         let lacks = cases::catalogue().len() - count;
         let mut tail = format!(" {} passed, 0 failed", count - unsettled);
         if unsettled > 0 {
@@ -130,7 +135,10 @@ fn every_case_of_every_target_passes_on_the_emulator() {
         built.len(),
         "a JUnit suite per target"
     );
-    assert!(xml.contains("name=\"xad-harness gfx1201\""), "{xml}");
+    assert!(
+        xml.contains("name=\"xad-harness emulator:gfx1201\""),
+        "{xml}"
+    );
 }
 
 #[test]
@@ -383,7 +391,10 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
     );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["devices"][0]["cases"][0]["tally"]["lanes_unsettled"], 600);
+    assert_eq!(
+        report["devices"][0]["cases"][0]["tally"]["lanes_unsettled"],
+        600
+    );
     // The same kernel on gfx11, where s2 is the documented workgroup id, is not unsettled.
     let gfx11 = run(harness()
         .args([

@@ -50,7 +50,10 @@ struct Report<'a> {
     devices: Vec<Device<'a>>,
     #[serde(serialize_with = "as_text::option")]
     error: Option<&'a crate::error::RunError>,
-    #[serde(serialize_with = "as_text::list", skip_serializing_if = "<[_]>::is_empty")]
+    #[serde(
+        serialize_with = "as_text::list",
+        skip_serializing_if = "<[_]>::is_empty"
+    )]
     release_errors: &'a [crate::error::ReleaseError],
     #[serde(skip_serializing_if = "Option::is_none")]
     interrupted: Option<&'a Interrupted>,
@@ -106,7 +109,11 @@ fn devices(report: &RunReport) -> Vec<Device<'_>> {
         if report.devices.iter().any(|d| d.id == c.device) {
             continue;
         }
-        let id = if c.device.is_empty() { "unrecorded" } else { &c.device };
+        let id = if c.device.is_empty() {
+            "unrecorded"
+        } else {
+            &c.device
+        };
         match out.iter_mut().find(|d| d.run.id == id) {
             Some(d) => d.cases.push(case(c)),
             None => out.push(Device {
@@ -126,7 +133,10 @@ fn devices(report: &RunReport) -> Vec<Device<'_>> {
             }),
         }
     }
-    for d in out.iter_mut().filter(|d| matches!(d.run, std::borrow::Cow::Owned(_))) {
+    for d in out
+        .iter_mut()
+        .filter(|d| matches!(d.run, std::borrow::Cow::Owned(_)))
+    {
         let statuses: Vec<Status> = d.cases.iter().map(|c| c.status).collect();
         d.exit_code = super::cases_exit_code(statuses);
         d.summary = super::summary(d.cases.iter().map(|c| c.result));

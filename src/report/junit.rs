@@ -12,7 +12,8 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 /// success with properties.
 pub fn to_junit(report: &RunReport) -> String {
     let mut junit = Report::new("xad-harness");
-    let mut devices: Vec<Option<&str>> = report.devices.iter().map(|d| Some(d.id.as_str())).collect();
+    let mut devices: Vec<Option<&str>> =
+        report.devices.iter().map(|d| Some(d.id.as_str())).collect();
     for c in &report.cases {
         if !devices.contains(&Some(c.device.as_str())) {
             devices.push(Some(c.device.as_str()));
@@ -68,7 +69,10 @@ fn suite(report: &RunReport, id: Option<&str>, last: bool) -> TestSuite {
         suite.add_property(Property::new("interrupted", i.signal.name()));
         suite.add_property(Property::new("interrupted_summary", i.line()));
     }
-    let cases = report.cases.iter().filter(|r| id.is_some_and(|id| r.device == id));
+    let cases = report
+        .cases
+        .iter()
+        .filter(|r| id.is_some_and(|id| r.device == id));
     for r in cases {
         suite.add_test_case(test_case(report, r));
     }
@@ -125,7 +129,9 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
             crate::run::NotRun::Skipped(why) => format!("skipped: {why}"),
         }),
     };
-    if let (Some(m), JunitKind::Failure | JunitKind::Error | JunitKind::Skipped) = (message, status.junit()) {
+    if let (Some(m), JunitKind::Failure | JunitKind::Error | JunitKind::Skipped) =
+        (message, status.junit())
+    {
         s.set_message(m);
         if status.junit() != JunitKind::Skipped {
             s.set_description(lines.join("\n"));

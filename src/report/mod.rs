@@ -13,8 +13,8 @@ pub use text::{case_lines, executed_on, header_lines, release_lines, summary_lin
 
 use crate::error::{as_text, exit, Error, ReleaseError, RunError};
 use crate::interrupt::Signal;
-use crate::run::{CaseResult, Status};
 pub use crate::run::Status as CaseStatus;
+use crate::run::{CaseResult, Status};
 
 /// How a run that SIGINT or SIGTERM stopped ended: what completed, the case
 /// stopped between two of its dispatches (if one was), and what never started.
@@ -111,7 +111,10 @@ pub fn combine_exit_codes(codes: &[i32]) -> i32 {
         .iter()
         .copied()
         .min_by_key(|&c| rank(c))
-        .map_or(exit::PASS, |c| if ORDER.contains(&c) { c } else { exit::FAULT })
+        .map_or(
+            exit::PASS,
+            |c| if ORDER.contains(&c) { c } else { exit::FAULT },
+        )
 }
 
 /// The exit code of a set of case statuses: a failure (1), else a fault
@@ -131,7 +134,9 @@ pub fn cases_exit_code(statuses: impl IntoIterator<Item = Status>) -> i32 {
 }
 
 /// Cases per status, every status present (0 when none).
-pub fn summary<'a>(cases: impl IntoIterator<Item = &'a CaseResult>) -> std::collections::BTreeMap<&'static str, usize> {
+pub fn summary<'a>(
+    cases: impl IntoIterator<Item = &'a CaseResult>,
+) -> std::collections::BTreeMap<&'static str, usize> {
     let mut counts: std::collections::BTreeMap<&'static str, usize> =
         Status::ALL.iter().map(|s| (s.name(), 0)).collect();
     for c in cases {

@@ -60,7 +60,11 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         let why = match not_run {
             crate::run::NotRun::NotSupported(why) | crate::run::NotRun::Skipped(why) => why,
         };
-        lines.push(format!("{status} {:<28} {why} [{}]", r.case, executed_on(r)));
+        lines.push(format!(
+            "{status} {:<28} {why} [{}]",
+            r.case,
+            executed_on(r)
+        ));
         return lines;
     }
     let mut head = format!("{status} {:<28} {} lanes", r.case, t.lanes_checked);
@@ -221,18 +225,24 @@ pub fn summary_line(report: &RunReport) -> String {
         .and_then(|i| i.cut_short.as_ref());
     let cut_passing = cut.is_some_and(|c| {
         report.cases.iter().any(|r| {
-            r.case == c.case && r.target == c.target && r.status() == Status::Skipped && r.not_run.is_none()
+            r.case == c.case
+                && r.target == c.target
+                && r.status() == Status::Skipped
+                && r.not_run.is_none()
         })
     });
-    let count = |status| {
-        report.count(status) - usize::from(cut_passing && status == Status::Skipped)
-    };
+    let count =
+        |status| report.count(status) - usize::from(cut_passing && status == Status::Skipped);
     let on = if report.executor.is_empty() {
         "nothing ran".to_string()
     } else {
         report.executor.clone()
     };
-    let mut line = format!("{} passed, {} failed", count(Status::Pass), count(Status::Fail));
+    let mut line = format!(
+        "{} passed, {} failed",
+        count(Status::Pass),
+        count(Status::Fail)
+    );
     line += &extra_counts(count);
     let released = report.all_release_errors().count();
     if released > 0 {
