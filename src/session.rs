@@ -378,9 +378,7 @@ fn run_concurrently(
             })
             .collect();
         drop(tx);
-        for relayed in rx {
-            on_progress(Progress::Relayed(&relayed));
-        }
+        relay(&rx, on_progress);
         handles
             .into_iter()
             .map(|h| {
@@ -406,6 +404,26 @@ fn run_concurrently(
         run_unit(unit, plan, user, opts, report, on_progress)?;
     }
     Ok(())
+}
+
+/// Hand the device threads' steps to `on_progress` until every thread has
+/// hung up. The CLI's thread is worker 0 of rayon's global pool (main.rs),
+/// and the device threads' input generation and checking run on that pool:
+/// blocking here in `recv` would leave one worker for every device, so
+/// between messages this thread runs pool jobs (`rayon::yield_now`).
+fn relay(rx: &std::sync::mpsc::Receiver<Relayed>, on_progress: &mut dyn FnMut(Progress<'_>)) {
+    use std::sync::mpsc::TryRecvError;
+    loop {
+        match rx.try_recv() {
+            Ok(relayed) => on_progress(Progress::Relayed(&relayed)),
+            Err(TryRecvError::Disconnected) => return,
+            Err(TryRecvError::Empty) => {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        }
+    }
 }
 
 /// Fold a device thread's report into the run's.
