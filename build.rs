@@ -32,6 +32,15 @@ fn main() {
     println!("cargo:rerun-if-changed=src/toolchain/discover.rs");
     println!("cargo:rerun-if-changed=src/target.rs");
     println!("cargo:rerun-if-changed=src/isa/generation.rs");
+    println!("cargo:rerun-if-env-changed=XAD_GIT_DESCRIBE");
+    // The source's `git describe`, for reports. Taken when this script runs
+    // (kernels or build inputs changed, or a fresh build), not on every
+    // commit: re-running on each commit would re-assemble every kernel.
+    let describe = std::env::var("XAD_GIT_DESCRIBE").ok().or_else(git_describe);
+    println!(
+        "cargo:rustc-env=XAD_GIT_DESCRIBE={}",
+        describe.unwrap_or_else(|| "unknown (not built from a git checkout)".to_string())
+    );
 
     if let Err(message) = build_kernels(&out_dir) {
         // One readable line per problem; cargo shows these and stops the build.
@@ -229,4 +238,17 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
         println!("cargo:rustc-env=XAD_BUILD_LLVM_ORIGIN={}", tc.origin);
     }
     Ok(())
+}
+
+/// `git describe --tags --always --dirty` of the source tree, if it is a git
+/// checkout and git is installed.
+fn git_describe() -> Option<String> {
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")?;
+    let out = std::process::Command::new("git")
+        .args(["describe", "--tags", "--always", "--dirty"])
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
 }

@@ -19,48 +19,141 @@ pub enum BackendChoice {
     Emu,
 }
 
-/// What executes a run: one HIP device for every target it runs, or a fresh
-/// emulated device per target.
-pub enum Executor {
-    Hip(Box<dyn Device>),
+/// Who a device in a report is: a HIP device as the runtime describes it, or
+/// the embedded emulator of one target.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Identity {
+    Hardware {
+        /// The HIP device index (after `HIP_VISIBLE_DEVICES` renumbering).
+        index: u32,
+        name: String,
+        gcn_arch_name: String,
+        /// `DDDD:BB:DD.F`, when the runtime reports it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pci_bus_id: Option<String>,
+        compute_units: u32,
+        memory_bytes: u64,
+        runtime_version: String,
+        driver_version: String,
+    },
+    Emulated {
+        target: String,
+    },
+    /// A result whose device was not recorded (a report assembled by hand).
+    Unrecorded,
+}
+
+/// What runs one device's cases.
+pub enum Runner {
+    /// A HIP device, used for every target it runs.
+    Hip(Box<hip::HipDevice>),
     /// The emulated device of the target running now (replaced, and so
     /// released, when the next target starts).
     Emulator(Option<Box<EmuDevice>>),
+    /// A device seen but unable to run what was asked (its gcnArchName runs
+    /// none of the asked targets): its cases are reported `not_supported`
+    /// with this reason, and nothing is launched.
+    Unsupported(String),
 }
 
-/// The chosen executor, the targets to run in order, and notes for the
-/// report (why `auto` chose the emulator; targets a device cannot run).
-pub struct Selected {
-    pub executor: Executor,
+/// One device of the run, with the targets it runs in order.
+pub struct Unit {
+    /// How reports name it: `hip:<index>` or `emulator:<target>`.
+    pub id: String,
+    pub identity: Identity,
+    /// What executes its results, for every line and report.
+    pub executor: String,
     pub targets: Vec<&'static Target>,
+    pub runner: Runner,
+}
+
+impl Unit {
+    /// The device that runs `target`'s cases: the HIP device (the same one
+    /// for every target), or a new emulated device of `target`; `None` for
+    /// a device that runs nothing asked.
+    pub fn device_for(&mut self, target: &'static Target) -> Option<&mut dyn Device> {
+        match &mut self.runner {
+            Runner::Hip(device) => Some(device.as_mut()),
+            Runner::Emulator(current) => Some(
+                current
+                    .insert(Box::new(EmuDevice::for_target(target)))
+                    .as_mut(),
+            ),
+            Runner::Unsupported(_) => None,
+        }
+    }
+
+    /// Whether this unit is a HIP device (those run concurrently).
+    pub fn is_hip(&self) -> bool {
+        matches!(self.runner, Runner::Hip(_))
+    }
+
+    fn emulator(target: &'static Target) -> Unit {
+        Unit {
+            id: format!("emulator:{}", target.name),
+            identity: Identity::Emulated {
+                target: target.name.to_string(),
+            },
+            executor: format!("emulated {}", target.name),
+            targets: vec![target],
+            runner: Runner::Emulator(None),
+        }
+    }
+}
+
+/// The chosen devices and notes for the report (why `auto` chose the
+/// emulator; targets a device cannot run).
+pub struct Selected {
+    pub units: Vec<Unit>,
     pub notes: Vec<String>,
 }
 
 impl Selected {
-    /// The device that runs `target`'s cases: the HIP device (the same one for
-    /// every target), or a new emulated device of `target`.
-    pub fn device_for(&mut self, target: &'static Target) -> &mut dyn Device {
-        match &mut self.executor {
-            Executor::Hip(device) => device.as_mut(),
-            Executor::Emulator(current) => current
-                .insert(Box::new(EmuDevice::for_target(target)))
-                .as_mut(),
+    /// The emulator, one emulated device per target.
+    pub fn emulated(targets: Vec<&'static Target>, notes: Vec<String>) -> Selected {
+        Selected {
+            units: targets.into_iter().map(Unit::emulator).collect(),
+            notes,
         }
     }
 
-    /// What executes the run, for the report: the HIP device, or the
-    /// emulator with the targets it emulates.
+    /// Every target of the run, each once, in order of first appearance.
+    pub fn targets(&self) -> Vec<&'static Target> {
+        let mut all: Vec<&'static Target> = Vec::new();
+        for t in self.units.iter().flat_map(|u| &u.targets) {
+            if !all.iter().any(|a| a.name == t.name) {
+                all.push(t);
+            }
+        }
+        all
+    }
+
+    /// What executes the run, for the report's one-line summary: the HIP
+    /// device(s), or the emulator with the targets it emulates.
     pub fn describe(&self) -> String {
-        match &self.executor {
-            Executor::Hip(device) => device.executor().to_string(),
-            Executor::Emulator(_) => match self.targets.as_slice() {
-                [one] => format!("emulated {}", one.name),
-                many => format!(
-                    "emulated {} ({} targets)",
-                    many.iter().map(|t| t.name).collect::<Vec<_>>().join(", "),
-                    many.len()
-                ),
-            },
+        let emulated: Vec<&str> = self
+            .units
+            .iter()
+            .filter(|u| matches!(u.runner, Runner::Emulator(_)))
+            .flat_map(|u| u.targets.iter().map(|t| t.name))
+            .collect();
+        if !emulated.is_empty() {
+            return match emulated.as_slice() {
+                [one] => format!("emulated {one}"),
+                many => format!("emulated {} ({} targets)", many.join(", "), many.len()),
+            };
+        }
+        match self.units.as_slice() {
+            [one] => one.executor.clone(),
+            many => format!(
+                "{} devices: {}",
+                many.len(),
+                many.iter()
+                    .map(|u| format!("{} {}", u.id, u.executor))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
         }
     }
 }
@@ -139,40 +232,23 @@ fn device_targets(d: &hip::ProbedDevice, choice: Choice) -> (Vec<&'static Target
     }
 }
 
-/// Open what `choice` (backend), `index` (`--device`) and `targets`
-/// (`--target`) ask for.
-pub fn select(
+/// The devices `--device` names, or every device when `None`; an index
+/// the runtime does not list is a usage error (with no devices at all,
+/// `hip` reports the absence, exit 77, and `auto` falls back to the
+/// emulator, which is device 0).
+fn pick<'p>(
+    probe: &'p hip::Probe,
+    indices: Option<&[usize]>,
     choice: BackendChoice,
-    index: Option<usize>,
-    targets: Choice,
-) -> Result<Selected, Error> {
-    if choice == BackendChoice::Emu {
-        return match index {
-            None | Some(0) => Ok(Selected {
-                executor: Executor::Emulator(None),
-                targets: emulated(targets),
-                notes: Vec::new(),
-            }),
-            Some(i) => Err(Error::Usage(format!(
-                "--device {i} is out of range: the emulator is device 0"
-            ))),
-        };
-    }
-    let probe = hip::probe();
-    let what = wanted(targets);
-    let chosen = match index {
-        Some(i) => match probe.devices.iter().find(|d| d.index as usize == i) {
-            Some(d) if fits(d, targets) => Some(d),
-            Some(d) if choice == BackendChoice::Hip => {
-                return Err(Error::Skipped(format!(
-                    "device {} cannot run {what} code objects; refusing to launch",
-                    describe(d)
-                )))
-            }
-            Some(_) => None,
-            // No devices at all: `hip` reports the absence (77); `auto` falls
-            // back to the emulator, which is device 0.
-            None if probe.devices.is_empty() && (choice == BackendChoice::Hip || i == 0) => None,
+) -> Result<Vec<&'p hip::ProbedDevice>, Error> {
+    let Some(indices) = indices else {
+        return Ok(probe.devices.iter().collect());
+    };
+    let mut picked = Vec::new();
+    for &i in indices {
+        match probe.devices.iter().find(|d| d.index as usize == i) {
+            Some(d) => picked.push(d),
+            None if probe.devices.is_empty() && (choice == BackendChoice::Hip || i == 0) => {}
             None => {
                 return Err(Error::Usage(format!(
                     "--device {i} is out of range: the HIP runtime reports {} device(s){}",
@@ -184,26 +260,112 @@ pub fn select(
                     }
                 )))
             }
-        },
-        None => probe.devices.iter().find(|d| fits(d, targets)),
-    };
-    match (chosen, choice) {
-        (Some(d), _) => {
-            let (run, note) = device_targets(d, targets);
-            let device = hip::HipDevice::open(d.index).map_err(|e| Error::device(format!("opening HIP device {}", d.index), e))?;
-            Ok(Selected { executor: Executor::Hip(Box::new(device)), targets: run, notes: note.into_iter().collect() })
         }
-        (None, BackendChoice::Hip) => Err(Error::Skipped(format!(
-            "no HIP device that runs {what} code objects: {}; nothing was executed (use --backend emu or auto for the emulator)",
-            no_device_reason(&probe, &what)
-        ))),
-        (None, _) => Ok(Selected {
-            executor: Executor::Emulator(None),
-            targets: emulated(targets),
-            notes: vec![format!(
-                "no usable HIP device ({}); running on the embedded emulator",
-                no_device_reason(&probe, &what)
-            )],
-        }),
     }
+    Ok(picked)
+}
+
+/// A report's identity of a probed device.
+fn identity(probe: &hip::Probe, d: &hip::ProbedDevice) -> Identity {
+    let version = |v: &Result<hip::RuntimeVersion, crate::device::DeviceError>| match v {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("unknown ({e})"),
+    };
+    let info = d.info.as_ref().ok();
+    Identity::Hardware {
+        index: d.index,
+        name: info.map_or_else(String::new, |i| i.name.clone()),
+        gcn_arch_name: info.map_or_else(String::new, |i| i.arch.clone()),
+        pci_bus_id: info.map(hip::DeviceInfo::pci_bus_id),
+        compute_units: info.map_or(0, |i| i.compute_units),
+        memory_bytes: info.map_or(0, |i| i.memory_bytes),
+        runtime_version: version(&probe.runtime_version),
+        driver_version: version(&probe.driver_version),
+    }
+}
+
+/// Open what `choice` (backend), `indices` (`--device`, every device when
+/// `None`) and `targets` (`--target`) ask for. Every picked device that runs
+/// an asked target is a unit of its own (a multi-GPU host tests all of them);
+/// with `hip`, devices that run none are units whose cases are
+/// `not_supported` (nothing launches on them), and no devices at all is
+/// [`Error::Skipped`] (exit 77). With `auto`, no fitting device means the
+/// emulator, with a note saying why.
+pub fn select(
+    choice: BackendChoice,
+    indices: Option<&[usize]>,
+    targets: Choice,
+) -> Result<Selected, Error> {
+    if choice == BackendChoice::Emu {
+        return match indices {
+            None => Ok(Selected::emulated(emulated(targets), Vec::new())),
+            Some(list) if list.iter().all(|&i| i == 0) => {
+                Ok(Selected::emulated(emulated(targets), Vec::new()))
+            }
+            Some(list) => Err(Error::Usage(format!(
+                "--device {} is out of range: the emulator is device 0",
+                list.iter().find(|&&i| i != 0).copied().unwrap_or_default()
+            ))),
+        };
+    }
+    let probe = hip::probe();
+    let what = wanted(targets);
+    let picked = pick(&probe, indices, choice)?;
+    let (fit, unfit): (Vec<_>, Vec<_>) = picked.into_iter().partition(|d| fits(d, targets));
+    // Devices of another card are reported (their cases not_supported) only
+    // when one target was asked for: the Kubernetes case, a node labelled
+    // for one card carrying another. Otherwise there is nothing to report
+    // them against.
+    let report_unfit = choice == BackendChoice::Hip && matches!(targets, Choice::One(_));
+    if fit.is_empty() && (unfit.is_empty() || !report_unfit) {
+        return match choice {
+            BackendChoice::Hip => Err(Error::Skipped(format!(
+                "no HIP device that runs {what} code objects: {}; nothing was executed (use --backend emu or auto for the emulator)",
+                no_device_reason(&probe, &what)
+            ))),
+            _ => Ok(Selected::emulated(
+                emulated(targets),
+                vec![format!(
+                    "no usable HIP device ({}); running on the embedded emulator",
+                    no_device_reason(&probe, &what)
+                )],
+            )),
+        };
+    }
+    let mut selected = Selected {
+        units: Vec::new(),
+        notes: Vec::new(),
+    };
+    for d in fit {
+        let (run, note) = device_targets(d, targets);
+        let device = hip::HipDevice::open(d.index)
+            .map_err(|e| Error::device(format!("opening HIP device {}", d.index), e))?;
+        selected.notes.extend(note);
+        selected.units.push(Unit {
+            id: format!("hip:{}", d.index),
+            identity: identity(&probe, d),
+            executor: crate::device::Device::executor(&device).to_string(),
+            targets: run,
+            runner: Runner::Hip(Box::new(device)),
+        });
+    }
+    if selected.units.is_empty() {
+        // `hip`, and devices that run none of what was asked: each is
+        // reported, its cases not_supported, so the report says what the
+        // node has (a Kubernetes node labelled for the wrong card, say).
+        for d in unfit {
+            let reason = format!("device {} does not run {what} code objects", describe(d));
+            selected.units.push(Unit {
+                id: format!("hip:{}", d.index),
+                identity: identity(&probe, d),
+                executor: format!("hardware: {}", describe(d)),
+                targets: match targets {
+                    Choice::One(t) => vec![t],
+                    _ => Vec::new(), // not reached: `report_unfit` needs one target
+                },
+                runner: Runner::Unsupported(reason),
+            });
+        }
+    }
+    Ok(selected)
 }

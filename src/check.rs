@@ -234,12 +234,8 @@ fn compare_piece(
             let i = lane * k + word;
             let (e, g) = (cmp.expected[i], cmp.got[i]);
             let taint = next.next_if(|t| t.0 == i).map(|t| (t.1, t.2));
-            let kind = match taint {
-                Some((Taint::Undefined, _)) => FailureKind::Undefined,
-                Some((Taint::Unsettled, _)) => FailureKind::Unsettled,
-                None if e == g => continue,
-                None if g == cmp.prefill.word(i, e) => FailureKind::Unwritten,
-                None => FailureKind::Wrong,
+            let Some(kind) = word_kind(cmp, i, taint.map(|t| t.0)) else {
+                continue;
             };
             let (records, cap) = if kind == FailureKind::Unsettled {
                 unsettled = true;
@@ -276,6 +272,105 @@ fn compare_piece(
         piece.unsettled_lanes += u64::from(unsettled && !failed);
     }
     piece
+}
+
+/// What word `i` of a dispatch is, given its taint: `None` when it passed.
+#[inline]
+fn word_kind(cmp: &Compare<'_>, i: usize, taint: Option<Taint>) -> Option<FailureKind> {
+    let (e, g) = (cmp.expected[i], cmp.got[i]);
+    match taint {
+        Some(Taint::Undefined) => Some(FailureKind::Undefined),
+        Some(Taint::Unsettled) => Some(FailureKind::Unsettled),
+        None if e == g => None,
+        None if g == cmp.prefill.word(i, e) => Some(FailureKind::Unwritten),
+        None => Some(FailureKind::Wrong),
+    }
+}
+
+/// One lane's verdict, as [`Tally`] counts it: the worst of its words
+/// (undefined, then wrong, then unwritten; unsettled only when no word failed).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum LaneVerdict {
+    Pass = 0,
+    Wrong = 1,
+    Unwritten = 2,
+    Undefined = 3,
+    Unsettled = 4,
+}
+
+impl LaneVerdict {
+    /// Every verdict, in code order (the code is the `u8` value).
+    pub const ALL: [LaneVerdict; 5] = [
+        LaneVerdict::Pass,
+        LaneVerdict::Wrong,
+        LaneVerdict::Unwritten,
+        LaneVerdict::Undefined,
+        LaneVerdict::Unsettled,
+    ];
+
+    pub fn from_code(code: u8) -> Option<LaneVerdict> {
+        LaneVerdict::ALL.get(usize::from(code)).copied()
+    }
+
+    /// Whether the lane counts as failed (wrong, unwritten or undefined).
+    pub fn failed(self) -> bool {
+        matches!(
+            self,
+            LaneVerdict::Wrong | LaneVerdict::Unwritten | LaneVerdict::Undefined
+        )
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LaneVerdict::Pass => "pass",
+            LaneVerdict::Wrong => "wrong",
+            LaneVerdict::Unwritten => "unwritten",
+            LaneVerdict::Undefined => "undefined",
+            LaneVerdict::Unsettled => "unsettled",
+        }
+    }
+}
+
+/// The verdict of every lane of a dispatch (in dispatch order), by the same
+/// rules as [`Tally::add`]. Serial: only a dump asks for it.
+pub fn lane_verdicts(cmp: &Compare<'_>) -> Vec<LaneVerdict> {
+    let k = cmp.outputs_per_lane.max(1);
+    let lanes = cmp.expected.len() / k;
+    let mut verdicts = vec![LaneVerdict::Pass; lanes];
+    if cmp.taint.is_empty() && cmp.expected == cmp.got {
+        return verdicts;
+    }
+    let taints = word_taints(cmp.taint, lanes, k);
+    let mut next = taints.iter().peekable();
+    for (lane, verdict) in verdicts.iter_mut().enumerate() {
+        let (mut wrong, mut unwritten, mut undefined, mut unsettled) = (false, false, false, false);
+        for i in lane * k..(lane + 1) * k {
+            let taint = next.next_if(|t| t.0 == i).map(|t| t.1);
+            match word_kind(cmp, i, taint) {
+                None => {}
+                Some(FailureKind::Wrong) => wrong = true,
+                Some(FailureKind::Unwritten) => unwritten = true,
+                Some(FailureKind::Undefined) => undefined = true,
+                Some(FailureKind::Unsettled) => unsettled = true,
+            }
+        }
+        *verdict = if undefined {
+            LaneVerdict::Undefined
+        } else if wrong {
+            LaneVerdict::Wrong
+        } else if unwritten {
+            LaneVerdict::Unwritten
+        } else if unsettled {
+            LaneVerdict::Unsettled
+        } else {
+            LaneVerdict::Pass
+        };
+    }
+    verdicts
 }
 
 #[cfg(test)]
@@ -486,5 +581,54 @@ mod tests {
             (t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled),
             (1, 0, 1)
         );
+        // Per lane, the same verdicts the tally counted.
+        let v = lane_verdicts(&cmp);
+        assert_eq!(v[3], LaneVerdict::Undefined);
+        assert_eq!(
+            (v[7], v[8]),
+            (LaneVerdict::Unsettled, LaneVerdict::Unsettled)
+        );
+        assert!(v[16..].iter().all(|&x| x == LaneVerdict::Undefined));
+        assert_eq!(
+            v.iter().filter(|x| x.failed()).count() as u64,
+            t.lanes_failed
+        );
+        assert_eq!(
+            v.iter().filter(|&&x| x == LaneVerdict::Pass).count(),
+            20 - 5 - 2
+        );
+        assert_eq!(
+            lane_verdicts(&cmp2),
+            vec![LaneVerdict::Wrong, LaneVerdict::Pass]
+        );
+    }
+
+    #[test]
+    fn lane_verdicts_tell_wrong_from_unwritten() {
+        let e = [5u32, 6, 7];
+        let g = [5u32, poison(6), 8];
+        let sources = |lane: u64| (lane as u32, 0, 0);
+        let taint = Definedness::default();
+        let cmp = Compare {
+            first_lane: 0,
+            outputs_per_lane: 1,
+            sources: &sources,
+            prefill: Prefill::Poisoned,
+            expected: &e,
+            got: &g,
+            taint: &taint,
+        };
+        assert_eq!(
+            lane_verdicts(&cmp),
+            vec![
+                LaneVerdict::Pass,
+                LaneVerdict::Unwritten,
+                LaneVerdict::Wrong
+            ]
+        );
+        for v in LaneVerdict::ALL {
+            assert_eq!(LaneVerdict::from_code(v as u8), Some(v));
+        }
+        assert_eq!(LaneVerdict::from_code(5), None);
     }
 }

@@ -21,6 +21,8 @@
 //! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
+//! | [`dump`]    | `run --dump`: failing (or all) lanes' blocks as `.npy` files, the code object that ran, a manifest |
+//! | [`replay`]  | `xad-harness replay`: read and validate a dump, run its blocks again, say what reproduced |
 //! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
 //! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
 //! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
@@ -38,6 +40,7 @@ pub mod cases;
 pub mod check;
 pub mod codeobj;
 pub mod device;
+pub mod dump;
 pub mod emu;
 pub mod error;
 pub mod guard;
@@ -49,6 +52,7 @@ pub mod isa;
 pub mod kernels;
 pub mod listing;
 pub mod merge;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod session;

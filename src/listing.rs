@@ -5,6 +5,8 @@
 //! the documents have always been written (they were once built as
 //! `serde_json` maps, which sort their keys).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::cases::{self, Case};
@@ -164,6 +166,11 @@ pub struct DevicesReport {
     pub no_devices_reason: Option<String>,
     /// The runtime and driver versions, e.g. `HIP runtime 6.4.43483 (driver ...)`.
     pub runtime: String,
+    /// The device-visibility variables set (`HIP_VISIBLE_DEVICES`,
+    /// `ROCR_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES`) with their values:
+    /// the runtime hid and renumbered the devices above by them. `None` when
+    /// none is set.
+    pub visible_devices: Option<BTreeMap<&'static str, String>>,
 }
 
 /// One HIP device: its properties, or why they could not be read.
@@ -176,6 +183,8 @@ pub enum DeviceRow {
         index: u32,
         memory_bytes: u64,
         name: String,
+        /// `DDDD:BB:DD.0`: where the card sits, whatever its index.
+        pci_bus_id: String,
         runnable: bool,
         target: Option<&'static str>,
     },
@@ -195,6 +204,7 @@ impl From<&hip::ProbedDevice> for DeviceRow {
                 index: d.index,
                 memory_bytes: i.memory_bytes,
                 name: i.name.clone(),
+                pci_bus_id: i.pci_bus_id(),
                 runnable: d.runnable,
                 target: d.target.map(|t| t.name),
             },
@@ -215,6 +225,8 @@ impl From<&hip::Probe> for DevicesReport {
             emulator: "emulated gfx1100",
             no_devices_reason: probe.no_devices_reason(),
             runtime: probe.runtime_line(),
+            visible_devices: (!probe.visible_devices.is_empty())
+                .then(|| probe.visible_devices.iter().cloned().collect()),
         }
     }
 }
@@ -223,6 +235,7 @@ impl From<&hip::Probe> for DevicesReport {
 /// and the embedded emulator.
 pub fn device_lines(probe: &hip::Probe) -> Vec<String> {
     let mut lines = vec![probe.runtime_line()];
+    lines.extend(probe.visibility_line());
     if let Some(reason) = probe.no_devices_reason() {
         lines.push(format!(
             "no HIP devices ({})",
@@ -232,10 +245,11 @@ pub fn device_lines(probe: &hip::Probe) -> Vec<String> {
     for d in &probe.devices {
         lines.push(match &d.info {
             Ok(i) => format!(
-                "  {}  {}  {}  {} CUs  {:.1} GiB  {}",
+                "  {}  {}  {}  {}  {} CUs  {:.1} GiB  {}",
                 d.index,
                 i.name,
                 i.arch,
+                i.pci_bus_id(),
                 i.compute_units,
                 i.memory_bytes as f64 / (1u64 << 30) as f64,
                 match d.target {
@@ -305,6 +319,7 @@ mod tests {
             index: 0,
             memory_bytes: 1 << 33,
             name: "card".into(),
+            pci_bus_id: "0000:03:00.0".into(),
             runnable: true,
             target: Some("gfx1100"),
         };
@@ -318,6 +333,7 @@ mod tests {
             emulator: "emulated gfx1100",
             no_devices_reason: None,
             runtime: "HIP runtime 6.4".into(),
+            visible_devices: Some([("HIP_VISIBLE_DEVICES", "1,0".to_string())].into()),
         };
         let expected = r#"{
   "devices": [
@@ -327,6 +343,7 @@ mod tests {
       "index": 0,
       "memory_bytes": 8589934592,
       "name": "card",
+      "pci_bus_id": "0000:03:00.0",
       "runnable": true,
       "target": "gfx1100"
     },
@@ -338,7 +355,10 @@ mod tests {
   ],
   "emulator": "emulated gfx1100",
   "no_devices_reason": null,
-  "runtime": "HIP runtime 6.4"
+  "runtime": "HIP runtime 6.4",
+  "visible_devices": {
+    "HIP_VISIBLE_DEVICES": "1,0"
+  }
 }"#;
         assert_eq!(to_json(&doc).unwrap(), expected);
     }

@@ -10,7 +10,11 @@ use xad_harness::backend::BackendChoice;
 use xad_harness::error::{exit, Error, Result};
 use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
-use xad_harness::{bench, hip, inputs, kernels, listing, merge, report, run, session};
+use xad_harness::{
+    bench, dump, hip, inputs, kernels, listing, merge, replay, report, run, session,
+};
+
+mod progress;
 
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
@@ -64,6 +68,10 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Run the lanes of a `run --dump` directory again and say what reproduced.
+    Replay(ReplayArgs),
+    /// Print the JSON Schema of the `run --json` report.
+    Schema,
     /// Measure the emulator pipeline against a native loop over the same data.
     Bench {
         /// Lanes per run (the speed target is stated for 67108864).
@@ -109,18 +117,19 @@ struct RunArgs {
     /// Seed for inputs and scalar arguments (decimal or 0x hex); printed on every run.
     #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
     seed: Option<u64>,
-    /// HIP device index (the emulator is device 0).
-    #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
-    device: Option<usize>,
+    /// HIP device indices, comma separated (default: every device that runs the target, concurrently; the emulator is device 0).
+    #[arg(long, value_parser = parse_index, value_delimiter = ',', allow_hyphen_values = true)]
+    device: Option<Vec<usize>>,
     /// Cases to run: names or globs, comma separated (default: all).
     #[arg(long, value_name = "PATTERN")]
     case: Option<String>,
     /// Run your own kernel (.s assembled now, or a code object) against a case's ABI and model.
     #[arg(long, value_name = "FILE")]
     kernel: Option<PathBuf>,
-    /// What executes the kernels.
-    #[arg(long, value_enum, default_value = "auto")]
-    backend: BackendChoice,
+    /// What executes the kernels (default: $XAD_BACKEND, else auto). `hip` demands hardware:
+    /// no matching device is exit 77, never an emulator pass.
+    #[arg(long, value_enum)]
+    backend: Option<BackendChoice>,
     /// Target whose code objects run: a name (gfx1151, gfx12-generic, ...; see `list --target`) or
     /// `all`. Default: the device's own target (gfx1100 on the emulator).
     #[arg(long, value_name = "TARGET", value_parser = target::parse_choice)]
@@ -137,6 +146,47 @@ struct RunArgs {
     /// Write a JUnit XML report here (also when the run fails).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Print only the cases that did not pass and the closing line; no progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Write the blocks around failing lanes (inputs, expected, got as .npy) and the code object
+    /// to this new or empty directory, for `replay`.
+    #[arg(long, value_name = "DIR")]
+    dump: Option<PathBuf>,
+    /// With --dump: every lane, not only failing ones (at most 1048576 lanes per case).
+    #[arg(long, requires = "dump")]
+    dump_all: bool,
+}
+
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// A directory `run --dump` wrote.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// What executes the kernels (as for `run`; default auto, or $XAD_BACKEND).
+    #[arg(long, value_enum)]
+    backend: Option<BackendChoice>,
+    /// HIP device index (the emulator is device 0).
+    #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
+    device: Option<usize>,
+    /// Only the dumped cases whose names match (globs, comma separated).
+    #[arg(long, value_name = "PATTERN")]
+    case: Option<String>,
+    /// Only the blocks holding these global lanes (comma separated).
+    #[arg(long, value_name = "LANES", value_delimiter = ',', value_parser = parse_lane)]
+    lane: Option<Vec<u64>>,
+    /// Watchdog per dispatch, in seconds: 0.001 to 86400.
+    #[arg(long, value_parser = parse_timeout, allow_hyphen_values = true, default_value = "60")]
+    timeout: Duration,
+    /// Lane lines printed per case: 0 to 1000000.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(0..=MAX_MISMATCHES), allow_hyphen_values = true)]
+    max_mismatches: i64,
+}
+
+fn parse_lane(text: &str) -> std::result::Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("must be a global lane index (0, 1, ...), got {text:?}"))
 }
 
 /// Largest `--max-mismatches`: each record is a few dozen bytes per case,
@@ -216,6 +266,11 @@ fn main() -> ExitCode {
         Command::Devices { json } => cmd_devices(json),
         Command::List { json, target } => cmd_list(json, target.unwrap_or(Choice::All)),
         Command::Kernels { out } => cmd_kernels(&out),
+        Command::Replay(args) => cmd_replay(args),
+        Command::Schema => {
+            say!("{}", report::SCHEMA.trim_end());
+            Ok(exit::PASS)
+        }
         Command::Bench {
             lanes,
             seed,
@@ -311,43 +366,139 @@ fn say_lines(lines: Vec<String>) {
     }
 }
 
+/// `--backend`, else `$XAD_BACKEND` (so a CI runner can demand hardware for
+/// every invocation), else `auto`.
+fn backend_choice(flag: Option<BackendChoice>) -> Result<BackendChoice> {
+    use clap::ValueEnum;
+    if let Some(choice) = flag {
+        return Ok(choice);
+    }
+    match std::env::var("XAD_BACKEND") {
+        Err(std::env::VarError::NotPresent) => Ok(BackendChoice::Auto),
+        Ok(v) if v.trim().is_empty() => Ok(BackendChoice::Auto),
+        Ok(v) => BackendChoice::from_str(v.trim(), true)
+            .map_err(|_| Error::Usage(format!("XAD_BACKEND={v}: expected auto, hip or emu"))),
+        Err(e) => Err(Error::Usage(format!("XAD_BACKEND: {e}"))),
+    }
+}
+
 fn cmd_run(args: RunArgs) -> Result<i32> {
     // First, so a signal at any later point is a clean stop, not a kill.
     let interrupt = Interrupt::install()
         .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
-    let request = session::Request {
+    let backend = backend_choice(args.backend);
+    let mut request = session::Request {
         lanes: args.lanes,
         seed: args.seed,
-        device: args.device,
+        devices: args.device,
         cases: args.case,
         kernel: args.kernel,
-        backend: args.backend,
+        backend: *backend.as_ref().unwrap_or(&BackendChoice::Auto),
         target: args.target.unwrap_or_default(),
         timeout: args.timeout,
         max_mismatches: usize::try_from(args.max_mismatches).unwrap_or(0), // 0..=MAX_MISMATCHES by the parser
         interrupt,
+        dump: None,
+        command: std::env::args().collect(),
+        lanes_done: Default::default(),
     };
     // A report that could not be written is found now, not after the run;
     // other usage errors are shown beside it.
-    let refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
+    let mut refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
+    refused.extend(check_dump(args.dump.as_deref(), args.dump_all, args.lanes));
+    refused.extend(backend.err());
     if !refused.is_empty() {
         for e in refused.iter().chain(&session::check_request(&request)) {
             warn!("xad-harness: {e}");
         }
         return Ok(exit::USAGE);
     }
+    let dump_mode = if args.dump_all {
+        dump::Mode::All
+    } else {
+        dump::Mode::Failing
+    };
+    let sink = match &args.dump {
+        Some(dir) => Some(dump::Sink::create(dir, dump_mode)?),
+        None => None,
+    };
+    request.dump = sink.clone();
+    let bar = progress::Bar::start(args.quiet, request.lanes_done.clone());
     let report = session::run(&request, &mut |step| {
-        say_lines(step.lines());
+        if let session::Progress::Started { cases, .. } = step {
+            bar.set_total(cases as u64 * request.lanes);
+        }
+        if !args.quiet || step.shown_when_quiet() {
+            bar.print(step.lines());
+        }
         for line in step.fault_lines() {
-            warn!("xad-harness: {line}");
+            bar.warn(format!("xad-harness: {line}"));
         }
     });
+    bar.finish();
     // Reports are written whatever happened, so nothing the user asked for is lost.
     let ending = session::finish(report, args.json.as_deref(), args.junit.as_deref());
     for e in ending.also {
         warn!("xad-harness: {e}");
     }
-    ending.outcome
+    match sink.map(|sink| sink.finish()) {
+        None => ending.outcome,
+        Some(Ok(summary)) => {
+            say!(
+                "dump {}: {} case(s), {} lanes (replay: xad-harness replay {})",
+                summary.dir.display(),
+                summary.cases,
+                summary.lanes,
+                summary.dir.display()
+            );
+            if summary.blocks_left_out > 0 {
+                warn!(
+                    "xad-harness: --dump: {} block(s) left out: the dump reached its limit of {} bytes (see manifest.json)",
+                    summary.blocks_left_out,
+                    dump::MAX_DUMP_BYTES
+                );
+            }
+            ending.outcome
+        }
+        // A dump that could not be written fails an otherwise passing run, as a report does.
+        Some(Err(e)) => match ending.outcome {
+            Ok(exit::PASS) => Err(e),
+            outcome => {
+                warn!("xad-harness: {e}");
+                outcome
+            }
+        },
+    }
+}
+
+/// `--dump`'s directory and `--dump-all`'s size, checked before anything runs.
+fn check_dump(dir: Option<&Path>, all: bool, lanes: u64) -> Vec<Error> {
+    let mut refused = Vec::new();
+    if let Some(dir) = dir {
+        refused.extend(dump::check_dir("--dump", dir).err());
+    }
+    if all && lanes > dump::MAX_DUMP_ALL_LANES {
+        refused.push(Error::Usage(format!(
+            "--dump-all takes at most {} lanes per case (up to {} bytes per lane), not --lanes {}; dump failing lanes with --dump alone",
+            dump::MAX_DUMP_ALL_LANES,
+            dump::bytes_per_lane(90, true),
+            lanes
+        )));
+    }
+    refused
+}
+
+fn cmd_replay(args: ReplayArgs) -> Result<i32> {
+    let request = replay::Request {
+        dir: args.dir,
+        backend: backend_choice(args.backend)?,
+        device: args.device,
+        lanes: args.lane,
+        cases: args.case,
+        timeout: args.timeout,
+        max_lines: usize::try_from(args.max_mismatches).unwrap_or(0),
+    };
+    replay::run(&request, &mut |line| say!("{line}"))
 }
 
 fn cmd_devices(json: bool) -> Result<i32> {
@@ -380,10 +531,12 @@ fn cmd_kernels(out: &Path) -> Result<i32> {
 }
 
 fn cmd_merge(args: MergeArgs) -> Result<i32> {
+    let command: Vec<String> = std::env::args().collect();
     let request = merge::Request {
         reports: &args.reports,
         junit: &args.junit_in,
         expect: args.expect.map(|n| n as usize),
+        command: &command,
     };
     let refused = merge::check_outputs(&request, args.json.as_deref(), args.junit.as_deref());
     if !refused.is_empty() {

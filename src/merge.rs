@@ -75,6 +75,8 @@ pub struct Request<'a> {
     /// node that died before writing its report must not vanish from the
     /// merged result.
     pub expect: Option<usize>,
+    /// The merge's own command line, recorded as the merged report's `command`.
+    pub command: &'a [String],
 }
 
 /// The merged reports and their combined exit code.
@@ -83,6 +85,8 @@ pub struct Merged {
     pub report: Value,
     /// The merged JUnit XML, when JUnit inputs were given.
     pub junit: Option<String>,
+    /// How many `<testsuite>` elements the merged JUnit holds.
+    pub junit_suites: usize,
     pub exit_code: i32,
 }
 
@@ -105,16 +109,13 @@ impl Merged {
             .map(|s| format!("{} {s}", report["summary"][s].as_u64().unwrap_or(0)))
             .collect::<Vec<_>>()
             .join(", ");
-        let seeds = if report["seed"].is_null() {
+        let seeds = if report.get("seeds").is_some() {
             "; seeds differ"
         } else {
             ""
         };
         let junit = match &self.junit {
-            Some(_) => format!(
-                ", {} JUnit suites",
-                report["junit_suites"].as_u64().unwrap_or(0)
-            ),
+            Some(_) => format!(", {} JUnit suites", self.junit_suites),
             None => String::new(),
         };
         format!(
@@ -138,16 +139,16 @@ pub fn merge(request: &Request) -> Result<Merged> {
         reports.push((label(path), read_report(path)?));
     }
     let mut report = merge_reports(&reports, request.expect);
-    let junit = if request.junit.is_empty() {
-        None
+    report["command"] = json!(request.command);
+    let (junit, junit_suites) = if request.junit.is_empty() {
+        (None, 0)
     } else {
         let mut inputs = Vec::with_capacity(request.junit.len());
         for path in request.junit {
             inputs.push((label(path), read_text(path)?));
         }
         let (xml, suites) = merge_junit(&inputs)?;
-        report["junit_suites"] = json!(suites);
-        Some(xml)
+        (Some(xml), suites)
     };
     let exit_code = report["exit_code"]
         .as_i64()
@@ -156,6 +157,7 @@ pub fn merge(request: &Request) -> Result<Merged> {
     Ok(Merged {
         report,
         junit,
+        junit_suites,
         exit_code,
     })
 }
@@ -244,22 +246,26 @@ pub fn check_outputs(
 /// The merged report's fields in the order a reader expects them (the
 /// contract's), rather than serde_json's alphabetical one; fields not listed
 /// follow alphabetically.
-const TOP_LEVEL_ORDER: [&str; 15] = [
+const TOP_LEVEL_ORDER: [&str; 19] = [
     "schema",
     "schema_version",
     "tool",
     "host",
+    "command",
+    "environment",
     "seed",
+    "seeds",
     "guard_seed",
     "lanes_per_case",
+    "executor",
+    "targets",
+    "notes",
     "exit_code",
     "summary",
     "merged_from",
-    "junit_suites",
-    "notes",
+    "devices",
     "error",
     "interrupted",
-    "devices",
 ];
 
 /// Serializes an object with the keys in `.1` first (a `summary` with the
@@ -376,13 +382,18 @@ pub fn check_report(report: &Value) -> std::result::Result<(), String> {
 }
 
 /// Merge checked reports, each with the label it is named by. `expect`: the
-/// number of reports the fleet should have produced.
+/// number of reports the fleet should have produced. The result is a report
+/// of the same schema (`src/report/report.schema.json`: `merged_from`, and
+/// `seeds` when the inputs' seeds differ, are the fields only a merge sets);
+/// its `command` is empty ([`merge`] records the merge's own).
 pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value {
     let mut devices = Vec::new();
     let mut merged_from = Vec::new();
     let mut notes = Vec::new();
     let mut errors = Vec::new();
-    let mut interrupted = Vec::new();
+    let mut interrupted: Vec<&Value> = Vec::new();
+    let mut executors: Vec<&str> = Vec::new();
+    let mut targets: Vec<&Value> = Vec::new();
     let mut codes = Vec::new();
     for (file, report) in inputs {
         let host = report["host"].as_str().unwrap_or("unknown");
@@ -413,20 +424,38 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
                 .map_or_else(|| error.to_string(), str::to_string);
             errors.push(format!("{host} ({file}): {text}"));
         }
-        if let Some(what) = report.get("interrupted").filter(|v| !v.is_null()) {
-            interrupted.push(json!({ "file": file, "host": host, "interrupted": what }));
+        if let Some(executor) = report["executor"].as_str().filter(|e| !e.is_empty()) {
+            if !executors.contains(&executor) {
+                executors.push(executor);
+            }
         }
-        merged_from.push(json!({
+        for target in report["targets"].as_array().into_iter().flatten() {
+            if !targets.contains(&target) {
+                targets.push(target);
+            }
+        }
+        let mut from = json!({
             "file": file,
             "host": host,
             "exit_code": code,
             "devices": input_devices.len(),
+            "executor": report["executor"],
             "seed": report["seed"],
             "guard_seed": report["guard_seed"],
             "lanes_per_case": report["lanes_per_case"],
+            "environment": report["environment"],
             "tool": report["tool"],
             "error": error,
-        }));
+        });
+        if let Some(what) = report.get("interrupted").filter(|v| !v.is_null()) {
+            interrupted.push(what);
+            from["interrupted"] = what.clone();
+            notes.push(json!(format!(
+                "{host} ({file}): interrupted by {}",
+                what["signal"].as_str().unwrap_or("a signal")
+            )));
+        }
+        merged_from.push(from);
     }
     if let Some(expected) = expect {
         if inputs.len() != expected {
@@ -448,9 +477,24 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
     merged.insert("schema_version".into(), json!(SCHEMA_VERSION));
     merged.insert("tool".into(), common_tool(inputs, &mut notes));
     merged.insert("host".into(), json!(host_name()));
+    merged.insert("command".into(), json!([]));
+    // Each node's recorded variables stay in its merged_from entry.
+    merged.insert("environment".into(), json!({}));
     for key in ["seed", "guard_seed", "lanes_per_case"] {
-        merged.insert(key.into(), common_value(inputs, key, &mut notes));
+        let (first, differ) = common_value(inputs, key, &mut notes);
+        merged.insert(key.into(), first);
+        if differ && key == "seed" {
+            let mut seeds: Vec<&Value> = Vec::new();
+            for (_, r) in inputs {
+                if !seeds.contains(&&r["seed"]) {
+                    seeds.push(&r["seed"]);
+                }
+            }
+            merged.insert("seeds".into(), json!(seeds));
+        }
     }
+    merged.insert("executor".into(), json!(executors.join("; ")));
+    merged.insert("targets".into(), json!(targets));
     let exit_code = combine_exit_codes(&codes);
     merged.insert("exit_code".into(), json!(exit_code));
     merged.insert("summary".into(), summary(&devices));
@@ -464,11 +508,11 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
             json!(errors.join("; "))
         },
     );
-    if !interrupted.is_empty() {
-        merged.insert(
-            "interrupted".into(),
-            json!({ "exit_code": exit_code, "inputs": interrupted }),
-        );
+    // The schema's `interrupted` is one run's; the merged report carries the
+    // first interrupted input's (whose code won the combination, or tied),
+    // and each input's is in its merged_from entry.
+    if let Some(first) = interrupted.first() {
+        merged.insert("interrupted".into(), (*first).clone());
     }
     merged.insert("merged_from".into(), Value::Array(merged_from));
     Value::Object(merged)
@@ -487,12 +531,13 @@ fn summary(devices: &[Value]) -> Value {
     json!(counts)
 }
 
-/// The inputs' `key` when they all agree; otherwise null, and a note listing
-/// each input's value (seeds may differ between nodes: each replays with its own).
-fn common_value(inputs: &[(String, Value)], key: &str, notes: &mut Vec<Value>) -> Value {
+/// The first input's `key`, and whether the inputs differ in it; when they
+/// do, a note lists each input's value (seeds may differ between nodes: each
+/// replays with its own, in its merged_from entry).
+fn common_value(inputs: &[(String, Value)], key: &str, notes: &mut Vec<Value>) -> (Value, bool) {
     let first = inputs.first().map_or(Value::Null, |(_, r)| r[key].clone());
     if inputs.iter().all(|(_, r)| r[key] == first) {
-        return first;
+        return (first, false);
     }
     let each = inputs
         .iter()
@@ -506,7 +551,7 @@ fn common_value(inputs: &[(String, Value)], key: &str, notes: &mut Vec<Value>) -
         .collect::<Vec<_>>()
         .join(", ");
     notes.push(json!(format!("inputs differ in {key}: {each}")));
-    Value::Null
+    (first, true)
 }
 
 /// The inputs' `tool` when they all agree; otherwise this binary's name and
@@ -524,7 +569,11 @@ fn common_tool(inputs: &[(String, Value)], notes: &mut Vec<Value>) -> Value {
             notes.push(json!(format!(
                 "inputs come from different tool builds: {each}"
             )));
-            json!({ "name": "xad-harness", "version": env!("CARGO_PKG_VERSION"), "git_describe": null })
+            json!({
+                "name": "xad-harness",
+                "version": env!("CARGO_PKG_VERSION"),
+                "git_describe": env!("XAD_GIT_DESCRIBE"),
+            })
         }
     }
 }
@@ -917,8 +966,8 @@ mod tests {
         assert_eq!(
             from[1],
             json!({"file": "b.json", "host": "node2", "exit_code": 1, "devices": 1,
-            "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
-            "tool": inputs[1].1["tool"], "error": null})
+            "executor": null, "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
+            "environment": null, "tool": inputs[1].1["tool"], "error": null})
         );
         assert_eq!(merged["notes"][0], "node1 (a.json): a note");
         assert!(merged["error"].is_null());
@@ -945,8 +994,9 @@ mod tests {
             None,
         );
         assert_eq!(merged["exit_code"], 0);
-        assert!(merged["seed"].is_null());
-        assert!(merged["guard_seed"].is_null());
+        assert_eq!(merged["seed"], 1, "the first input's");
+        assert_eq!(merged["seeds"], json!([1, 2]));
+        assert_eq!(merged["guard_seed"], 0, "the first input's (1 ^ 1)");
         assert_eq!(merged["lanes_per_case"], 256);
         let notes: Vec<&str> = merged["notes"]
             .as_array()
@@ -1022,10 +1072,16 @@ mod tests {
             None,
         );
         assert_eq!(merged["exit_code"], 143);
-        assert_eq!(merged["interrupted"]["inputs"][0]["host"], "gpu3");
         assert_eq!(
-            merged["interrupted"]["inputs"][0]["interrupted"]["signal"],
-            "SIGTERM"
+            merged["interrupted"]["signal"], "SIGTERM",
+            "the run's shape"
+        );
+        assert_eq!(merged["merged_from"][1]["interrupted"]["exit_code"], 143);
+        assert!(merged["merged_from"][0].get("interrupted").is_none());
+        let notes = merged["notes"].to_string();
+        assert!(
+            notes.contains("gpu3 (c): interrupted by SIGTERM"),
+            "{notes}"
         );
     }
 

@@ -40,6 +40,11 @@ pub struct Options {
     /// Set by SIGINT/SIGTERM: the chunk loop stops before its next dispatch,
     /// leaving the lanes checked so far in the result.
     pub interrupt: crate::interrupt::Interrupt,
+    /// `--dump`: told of each case and each checked dispatch ([`crate::dump`]).
+    pub dump: Option<crate::dump::Sink>,
+    /// Lanes checked so far, over every case of the run (read by a progress
+    /// bar on another thread); `None` counts nothing.
+    pub lanes_done: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for Options {
@@ -51,12 +56,14 @@ impl Default for Options {
             keep: 10,
             chunk_lanes: 1 << 17,
             interrupt: Default::default(),
+            dump: None,
+            lanes_done: None,
         }
     }
 }
 
 /// Where the code object of a case came from.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KernelSource {
     Embedded { source: String },
@@ -70,6 +77,9 @@ pub struct CaseResult {
     pub description: String,
     pub kernel: String,
     pub kernel_source: KernelSource,
+    /// The device it ran on, as the report's `devices` name it (`hip:0`,
+    /// `emulator:gfx1100`); set by the session.
+    pub device: String,
     /// What executed it: `hardware: ...` or `emulated gfx1100`.
     pub executor: String,
     /// The target the code object was built for (its target ID's processor,
@@ -88,6 +98,10 @@ pub struct CaseResult {
     /// its one-line text.
     #[serde(serialize_with = "as_text::option")]
     pub error: Option<DeviceError>,
+    /// Set when the case has a result but never ran: not supported there, or
+    /// skipped. Left out of JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<NotRun>,
     /// Device resources this case could not give back (see [`ReleaseError`]);
     /// they do not change the case's status, but make the run's exit code 3
     /// when nothing worse happened. Left out of JSON when empty.
@@ -104,23 +118,169 @@ pub struct CaseResult {
     pub forms: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+/// A case's verdict, as conformance suites name theirs (Vulkan CTS: Pass,
+/// Fail, QualityWarning, NotSupported, InternalError, Timeout, ...). Each maps
+/// onto one JUnit kind ([`Status::junit`]) and one exit code
+/// ([`Status::exit_code`]); the run's code is the worst of its cases'.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// Every lane was checked and every word matched the model.
     Pass,
+    /// A lane was wrong, unwritten or undefined, or a guard word changed.
     Fail,
+    /// No lane failed, but some words depend on behaviour the ISA guides
+    /// leave open: neither pass nor fail (counted in the tally).
+    Unsettled,
+    /// The target (or the device) lacks what the case needs; nothing ran.
+    NotSupported,
+    /// The case could not run to its end (device, runtime or emulator fault).
     Error,
+    /// The kernel missed its watchdog.
+    Timeout,
+    /// Not run, or stopped part-way: a signal, or the run stopped after an
+    /// earlier timeout.
+    Skipped,
+}
+
+/// JUnit's three non-success kinds, and success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JunitKind {
+    Success,
+    Failure,
+    Error,
+    Skipped,
+}
+
+impl Status {
+    /// Every status, in the order reports list their counts.
+    pub const ALL: [Status; 7] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Unsettled,
+        Status::NotSupported,
+        Status::Error,
+        Status::Timeout,
+        Status::Skipped,
+    ];
+
+    /// The JSON spelling (`not_supported`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Unsettled => "unsettled",
+            Status::NotSupported => "not_supported",
+            Status::Error => "error",
+            Status::Timeout => "timeout",
+            Status::Skipped => "skipped",
+        }
+    }
+
+    /// How JUnit shows it: unsettled is a success with properties (the
+    /// settled words all passed); not_supported and skipped are skipped.
+    pub fn junit(self) -> JunitKind {
+        match self {
+            Status::Pass | Status::Unsettled => JunitKind::Success,
+            Status::Fail => JunitKind::Failure,
+            Status::Error | Status::Timeout => JunitKind::Error,
+            Status::NotSupported | Status::Skipped => JunitKind::Skipped,
+        }
+    }
+
+    /// The exit code this status alone would give: 1 for a failure, 3 for a
+    /// fault, 77 for a case that did not run, 0 otherwise. A run combines
+    /// its cases' codes with [`crate::report::combine_exit_codes`], so one
+    /// passing case beside skipped ones is a pass, but a run where nothing ran
+    /// is 77.
+    pub fn exit_code(self) -> i32 {
+        use crate::error::exit;
+        match self {
+            Status::Pass | Status::Unsettled => exit::PASS,
+            Status::Fail => exit::MISMATCH,
+            Status::Error | Status::Timeout => exit::FAULT,
+            Status::NotSupported | Status::Skipped => exit::SKIPPED,
+        }
+    }
+}
+
+/// Why a case has a result but never ran (or was stopped before its end).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", content = "reason", rename_all = "snake_case")]
+pub enum NotRun {
+    /// The target or device lacks what the case needs.
+    NotSupported(String),
+    /// Left out: a signal, or a stop after an earlier timeout.
+    Skipped(String),
 }
 
 impl CaseResult {
-    /// Fail beats error: a wrong lane is a finding even if the case later faulted.
+    /// The verdict, from the fields only. Fail beats everything: a wrong lane
+    /// is a finding even if the case later faulted or was cut short.
     pub fn status(&self) -> Status {
         if self.tally.lanes_failed > 0 || !self.guard_violations.is_empty() {
             Status::Fail
+        } else if let Some(DeviceError::Timeout(_)) = self.error {
+            Status::Timeout
         } else if self.error.is_some() {
             Status::Error
+        } else if let Some(NotRun::NotSupported(_)) = self.not_run {
+            Status::NotSupported
+        } else if self.not_run.is_some() || self.tally.lanes_checked < self.lanes {
+            // Stopped between two dispatches by a signal: not finished.
+            Status::Skipped
+        } else if self.tally.words_unsettled > 0 {
+            Status::Unsettled
         } else {
             Status::Pass
+        }
+    }
+
+    /// Whether the case came out as its catalogue entry promises: a pass,
+    /// or unsettled when the case declares the unsettled ISA point its
+    /// words rest on (`unsettled`), with nothing failed either way.
+    pub fn passed(&self) -> bool {
+        match self.status() {
+            Status::Pass => true,
+            Status::Unsettled => self.unsettled.is_some(),
+            _ => false,
+        }
+    }
+
+    /// A result for `case` that never ran on `device` (`executor`), for
+    /// `reason`.
+    pub fn not_run(
+        case: &Case,
+        target: &str,
+        device: &str,
+        executor: &str,
+        opts: &Options,
+        reason: NotRun,
+    ) -> CaseResult {
+        CaseResult {
+            case: case.name.to_string(),
+            description: case.description.to_string(),
+            kernel: case.kernel.to_string(),
+            kernel_source: KernelSource::Embedded {
+                source: String::new(),
+            },
+            device: device.to_string(),
+            executor: executor.to_string(),
+            target: target.to_string(),
+            seed: opts.seed,
+            guard_seed: crate::guard::guard_seed(opts.seed),
+            lanes: opts.lanes,
+            scalars: Vec::new(),
+            tally: Tally::default(),
+            guard_violations: Vec::new(),
+            error: None,
+            not_run: Some(reason),
+            release_errors: Vec::new(),
+            seconds: 0.0,
+            unsettled: case.unsettled.map(str::to_string),
+            forms: Vec::new(),
         }
     }
 }
@@ -159,6 +319,7 @@ pub fn run_case(
         description: case.description.to_string(),
         kernel: kernel.meta.name.clone(),
         kernel_source,
+        device: String::new(),
         executor: dev.executor().to_string(),
         target: code.target.arch.clone(),
         seed: opts.seed,
@@ -168,11 +329,15 @@ pub fn run_case(
         tally: Tally::default(),
         guard_violations: Vec::new(),
         error: None,
+        not_run: None,
         release_errors: Vec::new(),
         seconds: 0.0,
         unsettled: case.unsettled.map(str::to_string),
         forms: Vec::new(),
     };
+    if let Some(dump) = &opts.dump {
+        dump.begin_case(case, code, kernel, &result);
+    }
     if let Err(e) = execute(dev, case, code, kernel, opts, &scalars, &mut result) {
         result.error = Some(e);
     }
@@ -182,6 +347,9 @@ pub fn run_case(
         result.forms = word_forms(case, code, kernel);
     }
     result.seconds = started.elapsed().as_secs_f64();
+    if let Some(dump) = &opts.dump {
+        dump.end_case(&result);
+    }
     result
 }
 
@@ -294,19 +462,23 @@ fn execute(
             } else {
                 Prefill::Poisoned
             };
-            result.tally.add(
-                &Compare {
-                    first_lane,
-                    outputs_per_lane: k,
-                    sources: &sources,
-                    prefill,
-                    expected: &host.expected[..count * k],
-                    got,
-                    taint: &taint,
-                },
-                opts.keep,
-            );
+            let compare = Compare {
+                first_lane,
+                outputs_per_lane: k,
+                sources: &sources,
+                prefill,
+                expected: &host.expected[..count * k],
+                got,
+                taint: &taint,
+            };
+            result.tally.add(&compare, opts.keep);
+            if let Some(dump) = &opts.dump {
+                dump.chunk(&compare);
+            }
             first_lane += count as u64;
+            if let Some(done) = &opts.lanes_done {
+                done.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         Ok(())
     })();
@@ -418,7 +590,7 @@ fn views_refused() -> DeviceError {
     DeviceError::Refused("the device returned the wrong number of host views".into())
 }
 
-fn launch(
+pub(crate) fn launch(
     dev: &mut dyn Device,
     module: ModuleId,
     kernel: &Kernel,

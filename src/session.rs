@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::backend::{self, BackendChoice};
+use crate::backend::{self, BackendChoice, Runner, Unit};
 use crate::cases::{self, Case};
 use crate::codeobj::elf::MAX_CODE_OBJECT_BYTES;
 use crate::codeobj::launch::{self, CaseAbi};
@@ -23,8 +23,8 @@ use crate::codeobj::CodeObject;
 use crate::device::{Device, DeviceError};
 use crate::error::{exit, Error, Result, RunError};
 use crate::interrupt::Interrupt;
-use crate::report::{self, CutShort, Interrupted, RunReport};
-use crate::run::{self, CaseResult, KernelSource, Loaded, Options};
+use crate::report::{self, CutShort, DeviceRun, Interrupted, RunReport};
+use crate::run::{self, CaseResult, KernelSource, Loaded, NotRun, Options, Status};
 use crate::target::{self, Choice, Target};
 use crate::{hip, inputs, toolchain};
 
@@ -35,8 +35,9 @@ pub struct Request {
     pub lanes: u64,
     /// Seed for inputs and scalar arguments; a fresh one when `None`.
     pub seed: Option<u64>,
-    /// HIP device index (the emulator is device 0).
-    pub device: Option<usize>,
+    /// HIP device indices (`--device 0,2`); every matching device when
+    /// `None` (the emulator is device 0).
+    pub devices: Option<Vec<usize>>,
     /// Case names or globs, comma separated; every case when `None` (only
     /// `basic` with a `kernel`).
     pub cases: Option<String>,
@@ -51,6 +52,12 @@ pub struct Request {
     pub max_mismatches: usize,
     /// Set by SIGINT/SIGTERM; the run stops at the next dispatch boundary.
     pub interrupt: Interrupt,
+    /// `--dump DIR`: where failing (or all) lanes are written.
+    pub dump: Option<crate::dump::Sink>,
+    /// The command line, for the report.
+    pub command: Vec<String>,
+    /// Lanes checked so far over every case and device, for a progress bar.
+    pub lanes_done: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// A step of the run, handed to the caller as it completes.
@@ -70,6 +77,31 @@ pub enum Progress<'a> {
     Interrupted(&'a Interrupted),
     /// Every case that was going to run has run, and the device is released.
     Finished(&'a RunReport),
+    /// A step of a device running in its own thread (several HIP devices
+    /// run at once), with the lines it printed there.
+    Relayed(&'a Relayed),
+}
+
+/// A step taken on another thread, as its lines.
+#[derive(Debug, Clone, Default)]
+pub struct Relayed {
+    pub lines: Vec<String>,
+    pub fault_lines: Vec<String>,
+    /// The step was a finished case.
+    pub case_done: bool,
+    /// `--quiet` leaves it out ([`Progress::shown_when_quiet`]).
+    pub quiet: bool,
+}
+
+impl Relayed {
+    fn of(step: &Progress<'_>) -> Relayed {
+        Relayed {
+            lines: step.lines(),
+            fault_lines: step.fault_lines(),
+            case_done: matches!(step, Progress::Case(_)),
+            quiet: !step.shown_when_quiet(),
+        }
+    }
 }
 
 impl Progress<'_> {
@@ -86,6 +118,7 @@ impl Progress<'_> {
                 target.name, target.architecture, target.cards
             )],
             Progress::Case(result) => report::case_lines(result),
+            Progress::Relayed(r) => r.lines.clone(),
             Progress::Interrupted(interrupted) => vec![interrupted.line()],
             Progress::Finished(report) => {
                 let mut lines = report::release_lines(report);
@@ -98,6 +131,20 @@ impl Progress<'_> {
 }
 
 impl Progress<'_> {
+    /// Whether `--quiet` still prints this step: a case that did not pass
+    /// (or was not supported), an interruption, the closing lines.
+    pub fn shown_when_quiet(&self) -> bool {
+        match self {
+            Progress::Case(r) => !matches!(
+                r.status(),
+                Status::Pass | Status::Unsettled | Status::NotSupported
+            ),
+            Progress::Relayed(r) => r.case_done && !r.quiet,
+            Progress::Interrupted(_) | Progress::Finished(_) => true,
+            Progress::Started { .. } | Progress::Target { .. } => false,
+        }
+    }
+
     /// The lines for stderr, where a CI log reader looks: one
     /// `<case> [<executor>]: <what>` per fault that ends a case (the case's error, each
     /// resource it could not release) or the run. The CLI prefixes
@@ -114,13 +161,22 @@ impl Progress<'_> {
                     .map(|e| format!("{} [{on}]: {e}", result.case))
                     .collect()
             }
+            Progress::Relayed(r) => r.fault_lines.clone(),
             Progress::Finished(report) => {
                 let stopped = report
                     .error
                     .iter()
                     .filter(|e| matches!(e, RunError::StoppedAfterTimeout))
                     .map(ToString::to_string);
+                // A device that ran nothing asked (its cases not_supported):
+                // one line each, where a CI log looks.
+                let unsupported = report.devices.iter().flat_map(|d| {
+                    d.notes
+                        .iter()
+                        .map(move |n| format!("{}: {n}; its cases are not_supported", d.id))
+                });
                 stopped
+                    .chain(unsupported)
                     .chain(report.release_errors.iter().map(ToString::to_string))
                     .collect()
             }
@@ -145,7 +201,7 @@ pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunR
     if let (Some(signal), None) = (request.interrupt.requested(), &report.interrupted) {
         // The signal came before the first case or after the last one.
         let mut interrupted = Interrupted::new(signal);
-        interrupted.cases_completed = report.cases.len();
+        interrupted.cases_completed = report.cases.iter().filter(|r| r.not_run.is_none()).count();
         on_progress(Progress::Interrupted(&interrupted));
         report.interrupted = Some(interrupted);
     }
@@ -161,6 +217,7 @@ fn run_into(
     report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
+    report.command = request.command.clone();
     let user = match &request.kernel {
         Some(path) => Some(UserKernel::open(path, request.target)?),
         None => None,
@@ -170,29 +227,45 @@ fn run_into(
         return Err(kernel_needs_one_case(request, chosen.len()));
     }
     let choice = user.as_ref().map_or(request.target, UserKernel::choice);
-    let mut selected = backend::select(request.backend, request.device, choice)?;
+    let mut selected = backend::select(request.backend, request.devices.as_deref(), choice)?;
     if user.is_none() {
         leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
     }
     let named = request.cases.is_some() || user.is_some();
-    let plan = plan(&chosen, &selected.targets, request.target, named)?;
-    // Only the targets that have one of the chosen cases run, and are named.
-    selected.targets = plan.iter().map(|(t, _)| *t).collect();
+    let plan = plan(&chosen, &selected.targets(), request.target, named)?;
+    // Only the targets that have one of the chosen cases run, and are named;
+    // a device left with none is not part of the run (unless it is one that
+    // runs nothing asked: it is reported, its cases not_supported).
+    for unit in &mut selected.units {
+        unit.targets
+            .retain(|t| plan.iter().any(|p| p.target.name == t.name));
+    }
+    selected
+        .units
+        .retain(|u| !u.targets.is_empty() || matches!(u.runner, Runner::Unsupported(_)));
     report.executor = selected.describe();
     report.backend_note = (!selected.notes.is_empty()).then(|| selected.notes.join("; "));
     report.targets = selected
-        .targets
+        .targets()
         .iter()
         .map(|t| t.name.to_string())
         .collect();
-    let user = match user {
+    report.devices = selected.units.iter().map(device_run).collect();
+    let user = match (user, selected.targets().first()) {
         // The one case, for the one target the run has.
-        Some(user) => Some(user.load(&chosen[0], selected.targets[0])?),
-        None => None,
+        (Some(user), Some(target)) => Some(user.load(&chosen[0], target)?),
+        _ => None,
+    };
+    let runs = |u: &Unit| -> usize {
+        u.targets
+            .iter()
+            .filter_map(|t| plan.iter().find(|p| p.target.name == t.name))
+            .map(|p| p.runs.len() + p.lacks.len())
+            .sum()
     };
     on_progress(Progress::Started {
         report,
-        cases: plan.iter().map(|(_, c)| c.len()).sum(),
+        cases: selected.units.iter().map(runs).sum(),
     });
     let opts = Options {
         lanes: request.lanes,
@@ -200,46 +273,290 @@ fn run_into(
         timeout: request.timeout,
         keep: request.max_mismatches,
         interrupt: request.interrupt.clone(),
+        dump: request.dump.clone(),
+        lanes_done: Some(request.lanes_done.clone()),
         ..Options::default()
     };
-    for (i, (target, cases)) in plan.iter().enumerate() {
-        let device = selected.device_for(target);
-        if let Some(user) = &user {
-            // A user's kernel for another target is bad input: refuse before launch.
-            run::check_target(&user.code, &device.arch_name())
-                .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-        }
-        let executor = device.executor().to_string();
-        on_progress(Progress::Target {
-            target,
-            cases: cases.len(),
-            executor: &executor,
-        });
-        run_cases(
-            device,
-            target,
-            cases,
+    let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
+    if hip_units > 1 {
+        run_concurrently(
+            &mut selected.units,
+            &plan,
             user.as_ref(),
             &opts,
             report,
             on_progress,
         )?;
-        if report.interrupted.is_some() || report.error.is_some() {
-            if let Some(interrupted) = &mut report.interrupted {
-                // The cases of the targets after this one never started either.
-                let later = plan[i + 1..].iter().flat_map(|(t, cases)| {
-                    cases
-                        .iter()
-                        .map(move |c| format!("{} ({})", c.name, t.name))
-                });
-                interrupted.not_run.extend(later);
+    } else {
+        for unit in &mut selected.units {
+            run_unit(unit, &plan, user.as_ref(), &opts, report, on_progress)?;
+            if report.interrupted.is_some() {
+                break;
             }
-            break;
+        }
+    }
+    if let Some(interrupted) = &mut report.interrupted {
+        // The cases of the devices and targets that never started (those
+        // of the target the signal stopped are listed already, by name).
+        for unit in &selected.units {
+            let last = report.cases.iter().rev().find(|r| r.device == unit.id);
+            for t in &unit.targets {
+                if last.is_none_or(|r| r.target == t.name) && last.is_some() {
+                    continue;
+                }
+                let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
+                    continue;
+                };
+                let ran = |c: &Case| {
+                    report
+                        .cases
+                        .iter()
+                        .any(|r| r.device == unit.id && r.target == t.name && r.case == c.name)
+                };
+                let later = p.runs.iter().filter(|c| !ran(c));
+                interrupted
+                    .not_run
+                    .extend(later.map(|c| format!("{} ({})", c.name, t.name)));
+            }
         }
     }
     Ok(())
-    // `selected` drops here, releasing the device it holds.
+    // `selected` drops here, releasing the devices it holds.
 }
+
+/// The report's entry for `unit` (its error and timing are filled in when
+/// it has run).
+fn device_run(unit: &Unit) -> DeviceRun {
+    DeviceRun {
+        id: unit.id.clone(),
+        executor: unit.executor.clone(),
+        identity: unit.identity.clone(),
+        targets: unit.targets.iter().map(|t| t.name.to_string()).collect(),
+        notes: match &unit.runner {
+            Runner::Unsupported(why) => vec![why.clone()],
+            _ => Vec::new(),
+        },
+        error: None,
+        seconds: 0.0,
+    }
+}
+
+/// Run every HIP device of `units` at once, one host thread each (the HIP
+/// current device is per thread; each device's calls set it), and the rest
+/// after them. Each thread fills a report of its own; its steps reach
+/// `on_progress` as [`Progress::Relayed`] lines, in the order they happen,
+/// and its cases join `report` in device order when all have finished.
+fn run_concurrently(
+    units: &mut [Unit],
+    plan: &[TargetPlan],
+    user: Option<&Loaded>,
+    opts: &Options,
+    report: &mut RunReport,
+    on_progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<()> {
+    let (hip, rest): (Vec<&mut Unit>, Vec<&mut Unit>) = units.iter_mut().partition(|u| u.is_hip());
+    let (seed, lanes) = (report.seed, report.lanes_per_case);
+    let shards: Vec<(RunReport, Result<()>)> = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<Relayed>();
+        let handles: Vec<_> = hip
+            .into_iter()
+            .map(|unit| {
+                let tx = tx.clone();
+                let mut shard = RunReport::new(seed, lanes);
+                shard.devices = report
+                    .devices
+                    .iter()
+                    .filter(|d| d.id == unit.id)
+                    .cloned()
+                    .collect();
+                scope.spawn(move || {
+                    let outcome = run_unit(unit, plan, user, opts, &mut shard, &mut |step| {
+                        let _ = tx.send(Relayed::of(&step));
+                    });
+                    (shard, outcome)
+                })
+            })
+            .collect();
+        drop(tx);
+        relay(&rx, on_progress);
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let shard = RunReport::new(seed, lanes);
+                    let e = Error::Io("a device thread panicked; its results are lost".into());
+                    (shard, Err(e))
+                })
+            })
+            .collect()
+    });
+    let mut first_error = None;
+    for (shard, outcome) in shards {
+        absorb(report, shard);
+        if let Err(e) = outcome {
+            first_error.get_or_insert(e);
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    for unit in rest {
+        run_unit(unit, plan, user, opts, report, on_progress)?;
+    }
+    Ok(())
+}
+
+/// Hand the device threads' steps to `on_progress` until every thread has
+/// hung up. The CLI's thread is worker 0 of rayon's global pool (main.rs),
+/// and the device threads' input generation and checking run on that pool:
+/// blocking here in `recv` would leave one worker for every device, so
+/// between messages this thread runs pool jobs (`rayon::yield_now`).
+fn relay(rx: &std::sync::mpsc::Receiver<Relayed>, on_progress: &mut dyn FnMut(Progress<'_>)) {
+    use std::sync::mpsc::TryRecvError;
+    loop {
+        match rx.try_recv() {
+            Ok(relayed) => on_progress(Progress::Relayed(&relayed)),
+            Err(TryRecvError::Disconnected) => return,
+            Err(TryRecvError::Empty) => {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        }
+    }
+}
+
+/// Fold a device thread's report into the run's.
+fn absorb(report: &mut RunReport, shard: RunReport) {
+    for d in shard.devices {
+        if let Some(mine) = report.devices.iter_mut().find(|m| m.id == d.id) {
+            *mine = d;
+        }
+    }
+    report.cases.extend(shard.cases);
+    report.release_errors.extend(shard.release_errors);
+    if shard.error.is_some() && report.error.is_none() {
+        report.error = shard.error;
+    }
+    match (&mut report.interrupted, shard.interrupted) {
+        (Some(mine), Some(theirs)) => {
+            mine.cases_completed += theirs.cases_completed;
+            mine.not_run.extend(theirs.not_run);
+            if mine.cut_short.is_none() {
+                mine.cut_short = theirs.cut_short;
+            }
+        }
+        (mine @ None, Some(theirs)) => *mine = Some(theirs),
+        _ => {}
+    }
+}
+
+/// Run one device's targets in order, appending its results to `report`:
+/// the cases its target has, then one `not_supported` result for each
+/// chosen case that target lacks (or for every case, on a device that runs
+/// nothing asked). A timeout stops this device only.
+fn run_unit(
+    unit: &mut Unit,
+    plan: &[TargetPlan],
+    user: Option<&Loaded>,
+    opts: &Options,
+    report: &mut RunReport,
+    on_progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<()> {
+    let started = std::time::Instant::now();
+    let id = unit.id.clone();
+    let executor = unit.executor.clone();
+    let targets = unit.targets.clone();
+    for (i, target) in targets.iter().enumerate() {
+        let Some(p) = plan.iter().find(|p| p.target.name == target.name) else {
+            continue;
+        };
+        on_progress(Progress::Target {
+            target,
+            cases: p.runs.len() + p.lacks.len(),
+            executor: &executor,
+        });
+        let first = report.cases.len();
+        match unit.device_for(target) {
+            Some(device) => {
+                if let Some(user) = user {
+                    // A user's kernel for another target is bad input: refuse before launch.
+                    run::check_target(&user.code, &device.arch_name())
+                        .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+                }
+                run_cases(device, target, &p.runs, user, opts, report, on_progress)?;
+                for c in &p.lacks {
+                    let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
+                    let why = format!("{} lacks {}", target.name, needs.join(", "));
+                    report.cases.push(CaseResult::not_run(
+                        c,
+                        target.name,
+                        &id,
+                        &executor,
+                        opts,
+                        NotRun::NotSupported(why),
+                    ));
+                }
+            }
+            None => {
+                let why = match &unit.runner {
+                    Runner::Unsupported(why) => why.clone(),
+                    _ => String::from("no device"),
+                };
+                for c in p.runs.iter().chain(&p.lacks) {
+                    report.cases.push(CaseResult::not_run(
+                        c,
+                        target.name,
+                        &id,
+                        &executor,
+                        opts,
+                        NotRun::NotSupported(why.clone()),
+                    ));
+                }
+            }
+        }
+        for r in &mut report.cases[first..] {
+            r.device.clone_from(&id);
+        }
+        let stopped = matches!(report.error, Some(RunError::StoppedAfterTimeout))
+            && report.cases[first..]
+                .iter()
+                .any(|r| r.status() == Status::Timeout);
+        if stopped {
+            // The device may still be running the kernel: nothing more on it.
+            for later in &targets[i + 1..] {
+                let Some(p) = plan.iter().find(|p| p.target.name == later.name) else {
+                    continue;
+                };
+                for c in &p.runs {
+                    report.cases.push(CaseResult::not_run(
+                        c,
+                        later.name,
+                        &id,
+                        &executor,
+                        opts,
+                        NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into()),
+                    ));
+                }
+            }
+            if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
+                d.error = Some(RunError::StoppedAfterTimeout.to_string());
+            }
+            break;
+        }
+        if report.interrupted.is_some() {
+            break;
+        }
+    }
+    if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
+        d.seconds = started.elapsed().as_secs_f64();
+    }
+    Ok(())
+}
+
+/// Why a case after a watchdog timeout did not run.
+const SKIPPED_AFTER_TIMEOUT: &str =
+    "not run: an earlier kernel on this device missed its watchdog and may still be running";
 
 /// Drop the targets this binary has no code objects for (build.rs found no
 /// LLVM that knows them), naming each in the notes; when none is left, that
@@ -251,40 +568,56 @@ fn leave_out_unbuilt(
     unbuilt: fn(&str) -> Option<&'static str>,
 ) -> Result<()> {
     // One look-up per target: built, or the reason it was not.
-    let mut built = Vec::new();
+    let all = selected.targets();
     let mut reasons = Vec::new();
-    for &t in &selected.targets {
-        match unbuilt(t.name) {
-            None => built.push(t),
-            Some(why) => reasons.push(crate::toolchain::ToolchainError::NotBuilt {
-                target: t.name.to_string(),
-                why: why.to_string(),
-            }),
+    for &t in &all {
+        if let Some(why) = unbuilt(t.name) {
+            reasons.push((
+                t.name,
+                crate::toolchain::ToolchainError::NotBuilt {
+                    target: t.name.to_string(),
+                    why: why.to_string(),
+                },
+            ));
         }
     }
-    if built.is_empty() && !reasons.is_empty() {
+    if reasons.len() == all.len() && !reasons.is_empty() {
         return Err(Error::Toolchain(
-            reasons.into_iter().next().expect("not empty"),
+            reasons.into_iter().next().expect("not empty").1,
         ));
     }
     selected
         .notes
-        .extend(reasons.iter().map(|r| format!("{r}; not run")));
-    selected.targets = built;
+        .extend(reasons.iter().map(|(_, r)| format!("{r}; not run")));
+    for unit in &mut selected.units {
+        unit.targets
+            .retain(|t| !reasons.iter().any(|(n, _)| *n == t.name));
+    }
+    selected
+        .units
+        .retain(|u| !u.targets.is_empty() || matches!(u.runner, Runner::Unsupported(_)));
     Ok(())
+}
+
+/// One target's share of the run: the chosen cases its ISA has, and those
+/// it lacks (reported `not_supported`).
+struct TargetPlan {
+    target: &'static Target,
+    runs: Vec<Case>,
+    lacks: Vec<Case>,
 }
 
 /// The cases each target runs: those of `chosen` its ISA has. A case `named`
 /// explicitly (`--case`, or `--kernel`'s) that one `--target` lacks is a usage
 /// error; in the whole catalogue, with `--target all` or on the device's
-/// target, a case the ISA lacks simply does not exist there (`list --target`
-/// says why). A target left with no case is dropped.
+/// target, a case the ISA lacks is reported `not_supported` there (`list
+/// --target` says why). A target left with no case to run is dropped.
 fn plan(
     chosen: &[Case],
     targets: &[&'static Target],
     choice: Choice,
     named: bool,
-) -> Result<Vec<(&'static Target, Vec<Case>)>> {
+) -> Result<Vec<TargetPlan>> {
     let mut plan = Vec::new();
     for &t in targets {
         let (runs, lacks): (Vec<Case>, Vec<Case>) = chosen.iter().partition(|c| c.runs_on(t));
@@ -297,7 +630,11 @@ fn plan(
             )));
         }
         if !runs.is_empty() {
-            plan.push((t, runs));
+            plan.push(TargetPlan {
+                target: t,
+                runs,
+                lacks,
+            });
         }
     }
     if plan.is_empty() {
@@ -411,6 +748,26 @@ pub fn run_cases(
         report.cases.push(result);
         if timed_out {
             report.error = Some(RunError::StoppedAfterTimeout);
+            let executor = report
+                .cases
+                .last()
+                .map(|r| r.executor.clone())
+                .unwrap_or_default();
+            for later in &cases[i + 1..] {
+                let target = report
+                    .cases
+                    .last()
+                    .map(|r| r.target.clone())
+                    .unwrap_or_default();
+                report.cases.push(CaseResult::not_run(
+                    later,
+                    &target,
+                    "",
+                    &executor,
+                    opts,
+                    NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into()),
+                ));
+            }
             break;
         }
         if let (Some(signal), true) = (opts.interrupt.requested(), cut_short) {
@@ -441,7 +798,8 @@ fn interrupted_at(
         lanes_checked: r.tally.lanes_checked,
         lanes: r.lanes,
     });
-    interrupted.cases_completed = report.cases.len() - usize::from(interrupted.cut_short.is_some());
+    interrupted.cases_completed = report.cases.iter().filter(|r| r.not_run.is_none()).count()
+        - usize::from(interrupted.cut_short.is_some());
     interrupted.not_run = not_run.iter().map(|c| c.name.to_string()).collect();
     interrupted
 }
@@ -698,7 +1056,7 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{Executor, Selected};
+    use crate::backend::Selected;
 
     fn gfx950_unbuilt(target: &str) -> Option<&'static str> {
         (target == "gfx950").then_some("no LLVM toolchain that assembles gfx950 was found")
@@ -706,18 +1064,19 @@ mod tests {
 
     fn selected(names: &[&str]) -> Selected {
         let targets = names.iter().map(|n| target::find(n).unwrap()).collect();
-        Selected {
-            executor: Executor::Emulator(None),
-            targets,
-            notes: Vec::new(),
-        }
+        Selected::emulated(targets, Vec::new())
     }
 
     #[test]
     fn an_unbuilt_target_is_named_and_left_out_of_a_run_with_others() {
         let mut s = selected(&["gfx942", "gfx950", "gfx1030"]);
         leave_out_unbuilt(&mut s, gfx950_unbuilt).unwrap();
-        let names: Vec<&str> = s.targets.iter().map(|t| t.name).collect();
+        let names: Vec<&str> = s.targets().iter().map(|t| t.name).collect();
+        assert_eq!(
+            s.units.len(),
+            2,
+            "the unbuilt target's emulated device is gone"
+        );
         assert_eq!(names, ["gfx942", "gfx1030"]);
         assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
         assert!(

@@ -62,7 +62,7 @@ fn every_case_passes_on_the_emulator() {
     for case in catalogue_for(xad_harness::target::find("gfx1100").expect("gfx1100")) {
         for seed in [1u64, 0x5eed_0000_0000_0002] {
             let r = run(&case, LANES, seed);
-            if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
+            if !r.passed() || r.tally.lanes_checked != LANES {
                 failures.push(format!("seed {seed:#x}: {}", describe(&r)));
             }
         }

@@ -189,7 +189,7 @@ fn hip_backend_without_a_device_is_skipped_not_passed() {
     // The report is written even though nothing ran.
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["cases"].as_array().unwrap().len(), 0);
+    assert_eq!(report["devices"].as_array().unwrap().len(), 0);
     assert!(report["error"].as_str().unwrap().contains("no HIP device"));
 }
 
@@ -351,7 +351,13 @@ fn devices_json_keeps_its_fields_and_order_without_a_device() {
     assert_eq!(r.code, 0, "{}", r.all());
     assert_eq!(
         json_keys(&r.stdout),
-        ["devices", "emulator", "no_devices_reason", "runtime"],
+        [
+            "devices",
+            "emulator",
+            "no_devices_reason",
+            "runtime",
+            "visible_devices"
+        ],
         "{}",
         r.stdout
     );

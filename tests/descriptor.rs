@@ -822,7 +822,7 @@ fn basic_kernel_with_each_enable_passes_on_the_emulator() {
         assert_eq!(r.code, 0, "{name} (seed 77): {}", r.all());
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let tally = &report["cases"][0]["tally"];
+        let tally = &report["devices"][0]["cases"][0]["tally"];
         assert_eq!(tally["lanes_failed"].as_u64(), Some(0), "{name}: {tally}");
         assert_eq!(
             tally["lanes_unwritten"].as_u64(),

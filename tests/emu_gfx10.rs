@@ -131,7 +131,7 @@ fn every_gfx10_kernel_matches_the_model_on_every_gfx10_target() {
             for seed in [1u64, 0x5eed_0000_0000_0010] {
                 let r = run(t(device), &case, &image, LANES, seed);
                 ran += 1;
-                if r.status() != Status::Pass
+                if !r.passed()
                     || r.tally.lanes_checked != LANES
                     || !r.executor.contains(device)
                 {
@@ -162,7 +162,7 @@ fn gfx10_kernels_assembled_with_llvm19_run_exactly() {
         for case in cases::catalogue_for(t(target)) {
             let image = build(&tc, target, case.kernel, &scratch.path().join(target));
             let r = run(t(target), &case, &image, LANES, 0x10_1e19);
-            if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
+            if !r.passed() || r.tally.lanes_checked != LANES {
                 failures.push(format!(
                     "seed 0x101e19 on emulated {target}: {}",
                     describe(&r)

@@ -30,7 +30,7 @@ use xad_harness::cases;
 use xad_harness::codeobj::{CodeObject, KernelDescriptor};
 use xad_harness::device::{Device, Dispatch, Taint};
 use xad_harness::emu::EmuDevice;
-use xad_harness::run::{run_case, KernelSource, Options, Status};
+use xad_harness::run::{run_case, KernelSource, Options};
 use xad_harness::target::{self, Target};
 use xad_harness::toolchain::{self, Toolchain};
 
@@ -137,7 +137,7 @@ fn every_gfx9_catalogue_kernel_passes_on_every_emulated_gfx9_target() {
                     source,
                     &opts,
                 );
-                if r.status() != Status::Pass || r.tally.lanes_checked != LANES {
+                if !r.passed() || r.tally.lanes_checked != LANES {
                     failures.push(format!(
                         "{mcpu} on emulated {device}, {} seed {seed:#x}: {:?}, {} of {} lanes failed, error {:?}, first {:x?}",
                         case.name, r.status(), r.tally.lanes_failed, r.tally.lanes_checked, r.error, r.tally.first

@@ -101,7 +101,7 @@ fn hip_backend_without_a_device_is_exit_77_with_both_reports() {
     );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["cases"].as_array().unwrap().len(), 0);
+    assert_eq!(report["devices"].as_array().unwrap().len(), 0);
     assert_eq!(report["executor"], "", "nothing executed");
     assert!(
         report["error"]

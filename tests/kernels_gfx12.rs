@@ -28,7 +28,7 @@ use xad_harness::codeobj::CodeObject;
 use xad_harness::emu::EmuDevice;
 use xad_harness::isa::Generation;
 use xad_harness::kernels;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::run::{run_case, CaseResult, KernelSource, Options};
 use xad_harness::target::{self, TARGETS};
 
 /// A register an operand names: VGPR n, or SGPR by its source code (s0-s105 =
@@ -593,7 +593,7 @@ fn every_case_passes(built_for: &str, devices: &[&str]) {
         for case in cases::catalogue_for(t) {
             let seed = 0x5eed_1200 ^ runs;
             let r = run_on_emulator(&case, built_for, device, 1013, seed);
-            if r.status() != Status::Pass
+            if !r.passed()
                 || r.tally.lanes_checked != 1013
                 || r.executor != format!("emulated {device}")
             {

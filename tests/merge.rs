@@ -247,11 +247,24 @@ fn bad_command_lines_are_usage_errors() {
     assert_eq!(read_json(&good), report("g", 0, &["pass"]));
 }
 
-/// Two real runs on the emulator, merged. Until the harness writes the
-/// versioned report (schema_version 1), its JSON is refused by `merge`, and
-/// this test says so and checks only that refusal.
+fn schema() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/report.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::draft202012::new(&schema).unwrap()
+}
+
+fn assert_valid(report: &Value) {
+    let errors: Vec<String> = schema()
+        .iter_errors(report)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "not a schema-1 report: {errors:#?}");
+}
+
+/// Two real runs on the emulator with different seeds, merged: the result is
+/// itself a valid schema-1 report (src/report/report.schema.json).
 #[test]
-fn two_emulator_runs_merge() {
+fn two_emulator_runs_merge_into_a_valid_report() {
     let dir = scratch("merge_real_runs");
     let mut paths = Vec::new();
     for (i, seed) in [(1, "1"), (2, "2")] {
@@ -287,22 +300,51 @@ fn two_emulator_runs_merge() {
         .args(paths.iter().map(|p| &p.0))
         .arg("--junit-in")
         .args(paths.iter().map(|p| &p.1)));
-    if read_json(&paths[0].0).get("schema_version").is_none() {
-        eprintln!("the harness does not write schema_version yet: merge refuses its report (checked), merge of real runs not checked");
-        assert_eq!(ran.code, 2, "{}", ran.all());
-        assert!(
-            ran.stderr
-                .contains("run1.json: not a versioned xad-harness report"),
-            "{}",
-            ran.stderr
-        );
-        return;
-    }
     assert_eq!(ran.code, 0, "{}", ran.all());
+    assert!(
+        ran.stdout.contains("; seeds differ; exit 0"),
+        "{}",
+        ran.stdout
+    );
     let merged = read_json(&out);
+    assert_valid(&merged);
     assert_eq!(merged["devices"].as_array().unwrap().len(), 2);
     assert_eq!(merged["summary"]["pass"], 2);
-    assert!(merged["seed"].is_null(), "the runs had seeds 1 and 2");
+    assert_eq!(merged["seed"], 1);
+    assert_eq!(merged["seeds"], json!([1, 2]));
+    assert_eq!(merged["executor"], "emulated gfx1100");
+    assert_eq!(merged["targets"], json!(["gfx1100"]));
+    assert_eq!(merged["command"][1], "merge");
     let junit = std::fs::read_to_string(dir.join("merged.xml")).unwrap();
     assert_eq!(junit.matches("<testsuite ").count(), 2, "{junit}");
+
+    // A skipped node (no HIP device here) beside them: still valid, and 77.
+    let (json, xml) = (dir.join("hip.json"), dir.join("hip.xml"));
+    let ran = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "hip",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--junit")
+        .arg(&xml));
+    assert_eq!(ran.code, 77, "this machine has no AMD GPU: {}", ran.all());
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg(&paths[0].0)
+        .arg(&json));
+    assert_eq!(ran.code, 77, "{}", ran.all());
+    let merged = read_json(&out);
+    assert_valid(&merged);
+    assert!(
+        merged["error"].as_str().unwrap().contains("no HIP device"),
+        "{merged}"
+    );
 }

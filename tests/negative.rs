@@ -69,7 +69,7 @@ fn sources() -> (Vec<u32>, Vec<u32>, Vec<u32>) {
 }
 
 fn failed(report: &serde_json::Value) -> (u64, u64) {
-    let t = &report["cases"][0]["tally"];
+    let t = &report["devices"][0]["cases"][0]["tally"];
     (
         t["lanes_failed"].as_u64().unwrap(),
         t["lanes_unwritten"].as_u64().unwrap(),
@@ -147,7 +147,7 @@ fn write_past_the_end_hits_the_guard() {
         ),
     );
     assert_eq!(r.code, 1, "{}", r.all());
-    let v = &report["cases"][0]["guard_violations"][0];
+    let v = &report["devices"][0]["cases"][0]["guard_violations"][0];
     assert_eq!(v["buffer"], "out");
     assert_eq!(v["side"], "after");
     assert_eq!(v["nearest_offset"], 0);
@@ -181,7 +181,7 @@ fn a_kernel_without_its_bounds_check_fails() {
         (0, 0),
         "every lane below count is right; only the guard sees the stray stores"
     );
-    let v = &report["cases"][0]["guard_violations"][0];
+    let v = &report["devices"][0]["cases"][0]["guard_violations"][0];
     assert_eq!(
         (v["buffer"].as_str(), v["side"].as_str()),
         (Some("out"), Some("after")),
@@ -201,7 +201,7 @@ fn a_kernel_without_its_bounds_check_fails() {
         report["guard_seed"].is_u64(),
         "the guard seed is recorded: {report}"
     );
-    assert_eq!(report["guard_seed"], report["cases"][0]["guard_seed"]);
+    assert_eq!(report["guard_seed"], report["devices"][0]["cases"][0]["guard_seed"]);
     assert!(r.stdout.contains("most likely lane 100000"), "{}", r.stdout);
 }
 
@@ -219,7 +219,7 @@ fn store_outside_every_allocation_is_a_memory_fault() {
     );
     assert_eq!(r.code, 3, "{}", r.all());
     assert!(
-        report["cases"][0]["error"]
+        report["devices"][0]["cases"][0]["error"]
             .as_str()
             .unwrap_or("")
             .contains("memory fault"),

@@ -161,9 +161,15 @@ fn a_typed_timeout_stops_the_run_and_is_a_fault() {
         dev.launches, 2,
         "no case after the timed-out one was launched"
     );
-    assert_eq!(report.cases.len(), 2, "later cases are not run");
+    assert_eq!(report.cases.len(), 4, "every case has a result");
     assert_eq!(report.cases[0].status(), Status::Pass);
-    assert_eq!(report.cases[1].status(), Status::Error);
+    assert_eq!(report.cases[1].status(), Status::Timeout);
+    assert_eq!(
+        (report.cases[2].status(), report.cases[3].status()),
+        (Status::Skipped, Status::Skipped),
+        "later cases are not run"
+    );
+    assert_eq!(report.cases[2].tally.lanes_checked, 0);
     assert!(
         matches!(report.cases[1].error, Some(DeviceError::Timeout(t)) if t == Duration::from_millis(1500)),
         "{:?}",
@@ -179,7 +185,7 @@ fn a_typed_timeout_stops_the_run_and_is_a_fault() {
     assert_eq!(
         printed
             .iter()
-            .filter(|l| l.starts_with("PASS ") || l.starts_with("ERROR "))
+            .filter(|l| l.starts_with("PASS ") || l.starts_with("TIMEOUT "))
             .count(),
         2,
         "{printed:#?}"
@@ -188,10 +194,10 @@ fn a_typed_timeout_stops_the_run_and_is_a_fault() {
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["error"], "stopped after a watchdog timeout");
     assert_eq!(
-        json["cases"][1]["error"],
+        json["devices"][0]["cases"][1]["error"],
         DeviceError::Timeout(Duration::from_millis(1500)).to_string()
     );
-    assert!(json["cases"][0]["error"].is_null());
+    assert!(json["devices"][0]["cases"][0]["error"].is_null());
     assert!(
         json.get("release_errors").is_none(),
         "no release errors, no field: {json}"
@@ -261,7 +267,7 @@ fn release_failures_reach_the_report_and_make_a_passing_run_a_fault() {
         report::summary_line(&report)
     );
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
-    let listed = json["cases"][0]["release_errors"]
+    let listed = json["devices"][0]["cases"][0]["release_errors"]
         .as_array()
         .expect("release_errors in the JSON");
     assert_eq!(listed.len(), 4);

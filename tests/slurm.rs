@@ -496,28 +496,7 @@ fn batch_script_runs_a_job_array_and_merges_its_node_reports() {
         "{outputs}"
     );
 
-    let versioned = read_json(&emu_dir.join("localhost.0.json"))
-        .get("schema_version")
-        .is_some();
     let (merged_code, merged_out) = merge(&mut cluster, &emu_dir, 2);
-    if !versioned {
-        // TODO: drop this branch once the harness writes schema_version 1.
-        eprintln!(
-            "the harness does not write schema_version yet: merge refuses its reports (exit 2, checked); \
-             the merged reports are not checked"
-        );
-        assert_eq!(merged_code, 2, "{merged_out}");
-        assert!(
-            merged_out.contains("not a versioned xad-harness report"),
-            "{merged_out}"
-        );
-        assert_eq!(
-            srun_code, 2,
-            "the srun job ends with its merge's code\n{outputs}"
-        );
-        eprintln!("test took {:.1} s", started.elapsed().as_secs_f64());
-        return;
-    }
     assert_eq!(merged_code, 0, "{merged_out}");
     assert!(
         merged_out.contains("merged 2 report(s), 2 JUnit suites: 2 device(s)"),

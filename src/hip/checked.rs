@@ -173,6 +173,22 @@ pub struct DeviceInfo {
     pub memory_bytes: u64,
     pub major: i32,
     pub minor: i32,
+    /// pciDomainID, pciBusID and pciDeviceID: where the card sits, which
+    /// stays the same whatever index HIP_VISIBLE_DEVICES gives it.
+    pub pci_domain: u32,
+    pub pci_bus: u32,
+    pub pci_device: u32,
+}
+
+impl DeviceInfo {
+    /// The PCI address as `lspci` and `hipDeviceGetPCIBusId` write it,
+    /// `DDDD:BB:DD.0` in hex (function 0: HIP reports no function number).
+    pub fn pci_bus_id(&self) -> String {
+        format!(
+            "{:04x}:{:02x}:{:02x}.0",
+            self.pci_domain, self.pci_bus, self.pci_device
+        )
+    }
 }
 
 fn fixed_text(chars: &[c_char]) -> String {
@@ -203,6 +219,10 @@ pub fn device_info(index: u32) -> Result<DeviceInfo, DeviceError> {
         memory_bytes: raw.total_global_mem,
         major: raw.major,
         minor: raw.minor,
+        // Negative values are garbage; show them as 0 rather than wrap.
+        pci_domain: u32::try_from(raw.pci_domain_id).unwrap_or(0),
+        pci_bus: u32::try_from(raw.pci_bus_id).unwrap_or(0),
+        pci_device: u32::try_from(raw.pci_device_id).unwrap_or(0),
     })
 }
 

@@ -88,6 +88,36 @@ pub struct Probe {
     pub init: Result<(), DeviceError>,
     pub device_count: Result<u32, DeviceError>,
     pub devices: Vec<ProbedDevice>,
+    /// The device-visibility variables set in this process
+    /// ([`visibility_variables`]): the indices above count after them.
+    pub visible_devices: Vec<(&'static str, String)>,
+}
+
+/// The variables with which ROCm hides and renumbers devices, in the order it
+/// applies them: ROCr filters its agents by `ROCR_VISIBLE_DEVICES` (set to the
+/// empty string, it hides every device); HIP then filters that list by
+/// `HIP_VISIBLE_DEVICES`, or by `CUDA_VISIBLE_DEVICES` when HIP's is unset or
+/// empty. Each is a comma-separated list of indices into the list before it;
+/// the devices are renumbered from 0 in the listed order.
+pub const VISIBILITY_VARIABLES: [&str; 3] = [
+    "ROCR_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+];
+
+/// Those of [`VISIBILITY_VARIABLES`] set in this process's environment (an
+/// empty value included: ROCr acts on it), with their values.
+pub fn visibility_variables() -> Vec<(&'static str, String)> {
+    visibility_from(|name| std::env::var_os(name))
+}
+
+fn visibility_from(
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<(&'static str, String)> {
+    VISIBILITY_VARIABLES
+        .iter()
+        .filter_map(|&name| Some((name, lookup(name)?.to_string_lossy().into_owned())))
+        .collect()
 }
 
 /// Ask the runtime. Safe to call any number of times.
@@ -117,6 +147,7 @@ pub fn probe() -> Probe {
         init,
         device_count,
         devices,
+        visible_devices: visibility_variables(),
     }
 }
 
@@ -156,6 +187,24 @@ impl Probe {
         Some(format!("no devices: {}", reasons.join("; ")))
     }
 
+    /// One line saying which visibility variables are set, e.g.
+    /// `device visibility: HIP_VISIBLE_DEVICES=2,0 (indices count after it)`;
+    /// `None` when none is.
+    pub fn visibility_line(&self) -> Option<String> {
+        if self.visible_devices.is_empty() {
+            return None;
+        }
+        let settings: Vec<String> = self
+            .visible_devices
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        Some(format!(
+            "device visibility: {} (the runtime hides and renumbers devices by these; the indices below count after them)",
+            settings.join(" ")
+        ))
+    }
+
     /// One line about the runtime, e.g. `HIP runtime 5.2.21153 (driver 5.2.21153)`.
     pub fn runtime_line(&self) -> String {
         let mut line = runtime_label(&self.runtime_version);
@@ -169,6 +218,9 @@ impl Probe {
 impl std::fmt::Display for Probe {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "{}", self.runtime_line())?;
+        if let Some(line) = self.visibility_line() {
+            writeln!(f, "{line}")?;
+        }
         if let Some(reason) = self.no_devices_reason() {
             return writeln!(f, "{reason}");
         }
@@ -176,10 +228,11 @@ impl std::fmt::Display for Probe {
             match &device.info {
                 Ok(info) => writeln!(
                     f,
-                    "device {}: {}, {}, {} compute units, {} bytes, runs our {} code objects",
+                    "device {}: {}, {}, PCI {}, {} compute units, {} bytes, runs our {} code objects",
                     device.index,
                     info.name,
                     info.arch,
+                    info.pci_bus_id(),
                     info.compute_units,
                     info.memory_bytes,
                     device.target.map_or("no", |t| t.name)
@@ -235,6 +288,53 @@ mod tests {
     }
 
     #[test]
+    fn pci_bus_id_is_domain_bus_device_in_hex() {
+        let info = DeviceInfo {
+            name: "card".into(),
+            arch: "gfx1100".into(),
+            compute_units: 48,
+            memory_bytes: 1 << 33,
+            major: 11,
+            minor: 0,
+            pci_domain: 0,
+            pci_bus: 0x43,
+            pci_device: 0,
+        };
+        assert_eq!(info.pci_bus_id(), "0000:43:00.0");
+        let info = DeviceInfo {
+            pci_domain: 0x1a,
+            pci_bus: 3,
+            pci_device: 0x1f,
+            ..info
+        };
+        assert_eq!(info.pci_bus_id(), "001a:03:1f.0");
+    }
+
+    #[test]
+    fn visibility_lists_the_set_variables_in_rocm_order() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        assert!(visibility_from(env(&[])).is_empty());
+        assert_eq!(
+            visibility_from(env(&[
+                ("HIP_VISIBLE_DEVICES", "2,0"),
+                ("ROCR_VISIBLE_DEVICES", "")
+            ])),
+            [
+                ("ROCR_VISIBLE_DEVICES", String::new()),
+                ("HIP_VISIBLE_DEVICES", "2,0".to_string())
+            ],
+            "set to empty still counts: ROCr hides every device then"
+        );
+    }
+
+    #[test]
     fn no_devices_reason_names_both_statuses() {
         let probe = Probe {
             runtime_version: Ok(RuntimeVersion { raw: 50_221_153 }),
@@ -242,6 +342,7 @@ mod tests {
             init: Err(checked::error("hipInit", 101)),
             device_count: Err(checked::error("hipGetDeviceCount", 100)),
             devices: Vec::new(),
+            visible_devices: Vec::new(),
         };
         let reason = probe.no_devices_reason().expect("no devices");
         assert!(

@@ -31,5 +31,10 @@ int xad_hip_device_info(int device, struct xad_device_info *out) {
     out->major = prop.major;
     out->minor = prop.minor;
     out->total_global_mem = (unsigned long long)prop.totalGlobalMem;
+    /* In both layouts, in a different order (R0000: domain, bus, device;
+     * R0600: bus, device, domain); the names are what the header pairs. */
+    out->pci_domain_id = prop.pciDomainID;
+    out->pci_bus_id = prop.pciBusID;
+    out->pci_device_id = prop.pciDeviceID;
     return (int)status;
 }

@@ -15,6 +15,9 @@ struct xad_device_info {
     int major;
     int minor;
     unsigned long long total_global_mem;      /* bytes */
+    int pci_domain_id;                        /* pciDomainID */
+    int pci_bus_id;                           /* pciBusID */
+    int pci_device_id;                        /* pciDeviceID (the slot number) */
 };
 
 /* Returns the hipError_t of hipGetDeviceProperties as a plain int; `out` is

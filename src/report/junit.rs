@@ -1,34 +1,58 @@
 //! JUnit XML for CI dashboards, via `quick-junit`.
 
 use super::RunReport;
-use crate::run::Status;
+use crate::run::{JunitKind, Status};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-/// One testsuite per target the run covered (`xad-harness <target>`), each
-/// with the run's properties; one suite named `xad-harness` when nothing ran.
+/// One testsuite per device (`xad-harness <device id>`, e.g. `xad-harness
+/// hip:1` or `xad-harness emulator:gfx1201`), each with the run's properties
+/// and its device's identity; one suite named `xad-harness` when nothing ran.
+/// Statuses map as [`Status::junit`] says: fail is a failure, error and
+/// timeout are errors, not_supported and skipped are skipped, unsettled is a
+/// success with properties.
 pub fn to_junit(report: &RunReport) -> String {
     let mut junit = Report::new("xad-harness");
-    let targets: Vec<Option<&str>> = match report.targets.as_slice() {
-        [] => vec![None],
-        many => many.iter().map(|t| Some(t.as_str())).collect(),
-    };
-    for (i, target) in targets.iter().enumerate() {
-        junit.add_test_suite(suite(report, *target, i + 1 == targets.len()));
+    let mut devices: Vec<Option<&str>> =
+        report.devices.iter().map(|d| Some(d.id.as_str())).collect();
+    for c in &report.cases {
+        if !devices.contains(&Some(c.device.as_str())) {
+            devices.push(Some(c.device.as_str()));
+        }
+    }
+    if devices.is_empty() {
+        devices.push(None);
+    }
+    for (i, device) in devices.iter().enumerate() {
+        junit.add_test_suite(suite(report, *device, i + 1 == devices.len()));
     }
     junit
         .to_string()
         .unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->"))
 }
 
-/// The suite of `target`'s cases (every case when `None`); the cases never
+/// The suite of device `id`'s cases (no case when `None`); the cases never
 /// run because of a signal go in the `last` suite.
-fn suite(report: &RunReport, target: Option<&str>, last: bool) -> TestSuite {
-    let mut suite =
-        TestSuite::new(target.map_or("xad-harness".to_string(), |t| format!("xad-harness {t}")));
-    if let Some(t) = target {
-        suite.add_property(Property::new("target", t));
+fn suite(report: &RunReport, id: Option<&str>, last: bool) -> TestSuite {
+    let name = match id {
+        Some(id) if !id.is_empty() => format!("xad-harness {id}"),
+        _ => "xad-harness".to_string(),
+    };
+    let mut suite = TestSuite::new(name);
+    let device = id.and_then(|id| report.devices.iter().find(|d| d.id == id));
+    if let Some(d) = device {
+        suite.add_property(Property::new("device", d.id.as_str()));
+        suite.add_property(Property::new("executor", d.executor.as_str()));
+        suite.add_property(Property::new("targets", d.targets.join(",")));
+        if let Ok(identity) = serde_json::to_string(&d.identity) {
+            suite.add_property(Property::new("identity", identity));
+        }
+        for n in &d.notes {
+            suite.add_property(Property::new("device_note", n.as_str()));
+        }
+    } else {
+        suite.add_property(Property::new("executor", report.executor.as_str()));
     }
-    suite.add_property(Property::new("executor", report.executor.as_str()));
+    suite.add_property(Property::new("host", report.host.as_str()));
     suite.add_property(Property::new("seed", report.seed.to_string()));
     suite.add_property(Property::new("guard_seed", report.guard_seed.to_string()));
     suite.add_property(Property::new(
@@ -45,74 +69,12 @@ fn suite(report: &RunReport, target: Option<&str>, last: bool) -> TestSuite {
         suite.add_property(Property::new("interrupted", i.signal.name()));
         suite.add_property(Property::new("interrupted_summary", i.line()));
     }
-    let cut = report
-        .interrupted
-        .as_ref()
-        .and_then(|i| i.cut_short.as_ref());
-    for r in report
+    let cases = report
         .cases
         .iter()
-        .filter(|r| target.is_none_or(|t| r.target == t))
-    {
-        let lines = super::case_lines(r);
-        let status = match r.status() {
-            // A case stopped part-way did not pass: it was not finished.
-            Status::Pass if cut.is_some_and(|c| c.case == r.case && c.target == r.target) => {
-                let mut s = TestCaseStatus::skipped();
-                s.set_message(format!(
-                    "interrupted after {} of {} lanes (every checked lane passed)",
-                    r.tally.lanes_checked, r.lanes
-                ));
-                s
-            }
-            Status::Pass => TestCaseStatus::success(),
-            Status::Fail => {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                let undefined = match r.tally.lanes_undefined {
-                    0 => String::new(),
-                    n => format!(" ({n} undefined)"),
-                };
-                s.set_message(format!(
-                    "{} of {} lanes failed{undefined} on {}",
-                    r.tally.lanes_failed,
-                    r.tally.lanes_checked,
-                    super::text::executed_on(r)
-                ));
-                s.set_description(lines.join("\n"));
-                s
-            }
-            Status::Error => {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                s.set_message(
-                    r.error
-                        .as_ref()
-                        .map(ToString::to_string)
-                        .unwrap_or_default(),
-                );
-                s.set_description(lines.join("\n"));
-                s
-            }
-        };
-        let mut case = TestCase::new(r.case.as_str(), status);
-        if r.tally.words_unsettled > 0 {
-            // Neither pass nor fail: a property CI dashboards can show beside the status.
-            case.add_property(Property::new(
-                "unsettled_lanes",
-                r.tally.lanes_unsettled.to_string(),
-            ));
-            case.add_property(Property::new(
-                "unsettled_words",
-                r.tally.words_unsettled.to_string(),
-            ));
-        }
-        case.set_classname(format!("xad-harness.{}.{}", r.target, r.kernel));
-        case.set_time(std::time::Duration::from_secs_f64(r.seconds));
-        case.set_system_out(format!(
-            "executor: {}\n{}",
-            super::text::executed_on(r),
-            lines.join("\n")
-        ));
-        suite.add_test_case(case);
+        .filter(|r| id.is_some_and(|id| r.device == id));
+    for r in cases {
+        suite.add_test_case(test_case(report, r));
     }
     for (name, i) in report
         .interrupted
@@ -127,6 +89,74 @@ fn suite(report: &RunReport, target: Option<&str>, last: bool) -> TestSuite {
         suite.add_test_case(case);
     }
     suite
+}
+
+/// One case's testcase: its status mapped onto JUnit, its lines as output.
+fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
+    let lines = super::case_lines(r);
+    let on = super::text::executed_on(r);
+    let cut = report
+        .interrupted
+        .as_ref()
+        .and_then(|i| i.cut_short.as_ref())
+        .is_some_and(|c| c.case == r.case && c.target == r.target);
+    let status = r.status();
+    let mut s = match status.junit() {
+        JunitKind::Success => TestCaseStatus::success(),
+        JunitKind::Failure => TestCaseStatus::non_success(NonSuccessKind::Failure),
+        JunitKind::Error => TestCaseStatus::non_success(NonSuccessKind::Error),
+        JunitKind::Skipped => TestCaseStatus::skipped(),
+    };
+    let message = match status {
+        Status::Pass | Status::Unsettled => None,
+        Status::Fail => {
+            let undefined = match r.tally.lanes_undefined {
+                0 => String::new(),
+                n => format!(" ({n} undefined)"),
+            };
+            Some(format!(
+                "{} of {} lanes failed{undefined} on {on}",
+                r.tally.lanes_failed, r.tally.lanes_checked
+            ))
+        }
+        Status::Error | Status::Timeout => r.error.as_ref().map(ToString::to_string),
+        Status::Skipped if cut => Some(format!(
+            "interrupted after {} of {} lanes (every checked lane passed)",
+            r.tally.lanes_checked, r.lanes
+        )),
+        Status::NotSupported | Status::Skipped => r.not_run.as_ref().map(|n| match n {
+            crate::run::NotRun::NotSupported(why) => format!("not supported: {why}"),
+            crate::run::NotRun::Skipped(why) => format!("skipped: {why}"),
+        }),
+    };
+    if let (Some(m), JunitKind::Failure | JunitKind::Error | JunitKind::Skipped) =
+        (message, status.junit())
+    {
+        s.set_message(m);
+        if status.junit() != JunitKind::Skipped {
+            s.set_description(lines.join("\n"));
+        }
+    }
+    if status == Status::Timeout {
+        s.set_type("timeout");
+    }
+    let mut case = TestCase::new(r.case.as_str(), s);
+    case.add_property(Property::new("status", status.name()));
+    if r.tally.words_unsettled > 0 {
+        // Neither pass nor fail: a property CI dashboards can show beside the status.
+        case.add_property(Property::new(
+            "unsettled_lanes",
+            r.tally.lanes_unsettled.to_string(),
+        ));
+        case.add_property(Property::new(
+            "unsettled_words",
+            r.tally.words_unsettled.to_string(),
+        ));
+    }
+    case.set_classname(format!("xad-harness.{}.{}", r.target, r.kernel));
+    case.set_time(std::time::Duration::from_secs_f64(r.seconds));
+    case.set_system_out(format!("executor: {on}\n{}", lines.join("\n")));
+    case
 }
 
 #[cfg(test)]
@@ -144,6 +174,10 @@ mod tests {
         for t in &report.targets {
             let mut r = super::super::text::tests::result(false, None);
             r.target = t.clone();
+            r.device = format!("emulator:{t}");
+            if t == "gfx1151" {
+                r.tally.lanes_checked = 32; // stopped there by the signal
+            }
             report.cases.push(r);
         }
         let mut interrupted = Interrupted::new(Signal::Int);
@@ -156,7 +190,7 @@ mod tests {
         report.interrupted = Some(interrupted);
         let xml = to_junit(&report);
         assert_eq!(xml.matches("<skipped").count(), 1, "{xml}");
-        let gfx1151 = &xml[xml.find("name=\"xad-harness gfx1151\"").unwrap()..];
+        let gfx1151 = &xml[xml.find("name=\"xad-harness emulator:gfx1151\"").unwrap()..];
         assert!(gfx1151.contains("<skipped"), "{xml}");
     }
 }

@@ -2,14 +2,18 @@
 //! are rendered from one [`RunReport`]; every one names what executed the results.
 
 pub mod files;
+mod json;
 mod junit;
 mod text;
+
+pub use json::{SCHEMA, SCHEMA_NAME, SCHEMA_VERSION};
 
 pub use junit::to_junit;
 pub use text::{case_lines, executed_on, header_lines, release_lines, summary_line, target_lines};
 
 use crate::error::{as_text, exit, Error, ReleaseError, RunError};
 use crate::interrupt::Signal;
+pub use crate::run::Status as CaseStatus;
 use crate::run::{CaseResult, Status};
 
 /// How a run that SIGINT or SIGTERM stopped ended: what completed, the case
@@ -70,10 +74,108 @@ impl Interrupted {
     }
 }
 
+/// One device of the run as the report shows it: who it is, what it ran,
+/// and what stopped it. Its cases are the run's [`CaseResult`]s whose
+/// `device` is this `id`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeviceRun {
+    /// `hip:<index>` or `emulator:<target>`.
+    pub id: String,
+    pub executor: String,
+    pub identity: crate::backend::Identity,
+    pub targets: Vec<String>,
+    /// Why this device ran nothing, or what it could not run.
+    pub notes: Vec<String>,
+    /// Set when this device's run stopped early (a watchdog timeout).
+    pub error: Option<String>,
+    /// Wall time of this device's cases.
+    pub seconds: f64,
+}
+
+/// Combine the exit codes of several runs (devices, nodes) into one, for a
+/// fleet: an interruption first, then a mismatch, a fault, bad input, a
+/// skip (a node that ran nothing is not a pass), and only then 0. An
+/// unknown code counts as a fault.
+pub fn combine_exit_codes(codes: &[i32]) -> i32 {
+    const ORDER: [i32; 7] = [
+        exit::SIGINT,
+        exit::SIGTERM,
+        exit::MISMATCH,
+        exit::FAULT,
+        exit::USAGE,
+        exit::SKIPPED,
+        exit::PASS,
+    ];
+    let rank = |c: i32| ORDER.iter().position(|&o| o == c).unwrap_or(3);
+    codes
+        .iter()
+        .copied()
+        .min_by_key(|&c| rank(c))
+        .map_or(
+            exit::PASS,
+            |c| if ORDER.contains(&c) { c } else { exit::FAULT },
+        )
+}
+
+/// The exit code of a set of case statuses: a failure (1), else a fault
+/// (3), else 0 when anything passed (cases a target lacks do not make a run
+/// fail), else 77 when nothing ran, else 0 for no cases at all.
+pub fn cases_exit_code(statuses: impl IntoIterator<Item = Status>) -> i32 {
+    let codes: Vec<i32> = statuses.into_iter().map(Status::exit_code).collect();
+    if codes.contains(&exit::MISMATCH) {
+        exit::MISMATCH
+    } else if codes.contains(&exit::FAULT) {
+        exit::FAULT
+    } else if codes.contains(&exit::PASS) || codes.is_empty() {
+        exit::PASS
+    } else {
+        exit::SKIPPED
+    }
+}
+
+/// Cases per status, every status present (0 when none).
+pub fn summary<'a>(
+    cases: impl IntoIterator<Item = &'a CaseResult>,
+) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut counts: std::collections::BTreeMap<&'static str, usize> =
+        Status::ALL.iter().map(|s| (s.name(), 0)).collect();
+    for c in cases {
+        *counts.entry(c.status().name()).or_default() += 1;
+    }
+    counts
+}
+
+/// This machine's name, for reports merged from many nodes.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// The environment variables that change what a run sees, as they were set.
+pub const RECORDED_ENV: [&str; 5] = [
+    "XAD_BACKEND",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+    "GPU_DEVICE_ORDINAL",
+];
+
 /// Everything a run produced.
 #[derive(Debug, serde::Serialize)]
 pub struct RunReport {
     pub tool: String,
+    /// The machine it ran on.
+    pub host: String,
+    /// The command line, when the CLI ran it.
+    pub command: Vec<String>,
+    /// [`RECORDED_ENV`] variables that were set.
+    pub environment: std::collections::BTreeMap<String, String>,
+    /// Every device of the run, in order.
+    pub devices: Vec<DeviceRun>,
     /// What executed the results (`hardware: ...` or `emulated gfx1100`); empty if
     /// nothing could run.
     pub executor: String,
@@ -106,6 +208,13 @@ impl RunReport {
     pub fn new(seed: u64, lanes_per_case: u64) -> RunReport {
         RunReport {
             tool: format!("xad-harness {}", env!("CARGO_PKG_VERSION")),
+            host: host_name(),
+            command: Vec::new(),
+            environment: RECORDED_ENV
+                .iter()
+                .filter_map(|v| std::env::var(v).ok().map(|x| (v.to_string(), x)))
+                .collect(),
+            devices: Vec::new(),
             executor: String::new(),
             backend_note: None,
             targets: Vec::new(),
@@ -129,23 +238,50 @@ impl RunReport {
 
     /// The documented exit code of this report, chosen from types only: a
     /// signal that stopped the run decides (128 + its number); then the error
-    /// that ended the run, if any; then a wrong lane (1) wins over a fault (3:
-    /// a case error, a stop after a timeout, a resource that could not be
-    /// released); else 0.
+    /// that ended the run, if any; then each device's code
+    /// ([`device_exit_code`](Self::device_exit_code)) combined as a fleet
+    /// combines nodes ([`combine_exit_codes`]: a wrong lane, then a fault,
+    /// then a device that ran nothing); a resource that could not be released
+    /// or a stop after a timeout makes a passing run 3.
     pub fn exit_code(&self) -> i32 {
         if let Some(i) = &self.interrupted {
-            i.exit_code
-        } else if let Some(RunError::Failed(e)) = &self.error {
-            e.exit_code()
-        } else if self.count(Status::Fail) > 0 {
-            exit::MISMATCH
-        } else if self.count(Status::Error) > 0
-            || self.error.is_some()
-            || self.all_release_errors().next().is_some()
-        {
-            exit::FAULT
-        } else {
-            exit::PASS
+            return i.exit_code;
+        }
+        if let Some(RunError::Failed(e)) = &self.error {
+            return e.exit_code();
+        }
+        let mut codes: Vec<i32> = self
+            .devices
+            .iter()
+            .map(|d| self.device_exit_code(&d.id))
+            .collect();
+        if self.devices.is_empty() {
+            codes.push(cases_exit_code(self.cases.iter().map(CaseResult::status)));
+        }
+        if self.error.is_some() || self.all_release_errors().next().is_some() {
+            codes.push(exit::FAULT);
+        }
+        match combine_exit_codes(&codes) {
+            // A fault beats "nothing ran here" within one run: the run broke.
+            exit::SKIPPED if codes.contains(&exit::FAULT) => exit::FAULT,
+            code => code,
+        }
+    }
+
+    /// The cases that ran on device `id`.
+    pub fn device_cases<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a CaseResult> + 'a {
+        self.cases.iter().filter(move |c| c.device == id)
+    }
+
+    /// The exit code of device `id` alone, from its cases' statuses
+    /// ([`cases_exit_code`]); a device with no case at all ran nothing (77).
+    pub fn device_exit_code(&self, id: &str) -> i32 {
+        let statuses: Vec<Status> = self.device_cases(id).map(CaseResult::status).collect();
+        let stopped = self.devices.iter().any(|d| d.id == id && d.error.is_some());
+        match (statuses.is_empty(), stopped) {
+            (_, true) => combine_exit_codes(&[cases_exit_code(statuses), exit::FAULT]),
+            (true, false) => exit::SKIPPED,
+            (false, false) => cases_exit_code(statuses),
         }
     }
 
@@ -165,8 +301,8 @@ impl RunReport {
         }
     }
 
+    /// The JSON report, in the versioned schema ([`SCHEMA`]).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self)
-            .unwrap_or_else(|e| format!("{{\"error\": \"report serialisation: {e}\"}}"))
+        json::to_json(self)
     }
 }

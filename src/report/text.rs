@@ -19,15 +19,54 @@ pub fn header_lines(report: &RunReport, cases: usize) -> Vec<String> {
     lines
 }
 
+/// How a text line opens for `status`.
+pub fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Unsettled => "UNSETTLED",
+        Status::NotSupported => "NOT_SUPPORTED",
+        Status::Error => "ERROR",
+        Status::Timeout => "TIMEOUT",
+        Status::Skipped => "SKIPPED",
+    }
+}
+
+/// The counts after "N passed, N failed" that are not zero, e.g. `, 1
+/// unsettled, 8 not supported`.
+pub fn extra_counts(count: impl Fn(Status) -> usize) -> String {
+    let mut out = String::new();
+    for (status, word) in [
+        (Status::Unsettled, "unsettled"),
+        (Status::NotSupported, "not supported"),
+        (Status::Error, "errors"),
+        (Status::Timeout, "timed out"),
+        (Status::Skipped, "skipped"),
+    ] {
+        match count(status) {
+            0 => {}
+            n => out += &format!(", {n} {word}"),
+        }
+    }
+    out
+}
+
 /// The lines for one case: a status line, then one line per recorded failure.
 pub fn case_lines(r: &CaseResult) -> Vec<String> {
     let mut lines = Vec::new();
     let t = &r.tally;
-    let status = match r.status() {
-        Status::Pass => "PASS",
-        Status::Fail => "FAIL",
-        Status::Error => "ERROR",
-    };
+    let status = status_word(r.status());
+    if let Some(not_run) = &r.not_run {
+        let why = match not_run {
+            crate::run::NotRun::NotSupported(why) | crate::run::NotRun::Skipped(why) => why,
+        };
+        lines.push(format!(
+            "{status} {:<28} {why} [{}]",
+            r.case,
+            executed_on(r)
+        ));
+        return lines;
+    }
     let mut head = format!("{status} {:<28} {} lanes", r.case, t.lanes_checked);
     if t.lanes_failed > 0 {
         head += &format!(", {} failed", t.lanes_failed);
@@ -163,12 +202,8 @@ pub fn target_lines(report: &RunReport) -> Vec<String> {
                     .filter(|c| &c.target == t && c.status() == status)
                     .count()
             };
-            let (pass, fail, error) = (of(Status::Pass), of(Status::Fail), of(Status::Error));
-            let errors = if error > 0 {
-                format!(", {error} errors")
-            } else {
-                String::new()
-            };
+            let (pass, fail) = (of(Status::Pass), of(Status::Fail));
+            let errors = extra_counts(of);
             // Every result names what executed it; a target's cases share one executor.
             let on = report
                 .cases
@@ -182,32 +217,33 @@ pub fn target_lines(report: &RunReport) -> Vec<String> {
 
 /// The closing line, in the form CI log readers recognise.
 pub fn summary_line(report: &RunReport) -> String {
-    let (mut pass, fail, error) = (
-        report.count(Status::Pass),
-        report.count(Status::Fail),
-        report.count(Status::Error),
-    );
-    // A case a signal stopped part-way did not pass: it did not finish.
+    // A case a signal stopped part-way did not pass: it did not finish
+    // (its status is skipped); it is counted as cut short.
     let cut = report
         .interrupted
         .as_ref()
         .and_then(|i| i.cut_short.as_ref());
     let cut_passing = cut.is_some_and(|c| {
-        report
-            .cases
-            .iter()
-            .any(|r| r.case == c.case && r.target == c.target && r.status() == Status::Pass)
+        report.cases.iter().any(|r| {
+            r.case == c.case
+                && r.target == c.target
+                && r.status() == Status::Skipped
+                && r.not_run.is_none()
+        })
     });
-    pass -= usize::from(cut_passing);
+    let count =
+        |status| report.count(status) - usize::from(cut_passing && status == Status::Skipped);
     let on = if report.executor.is_empty() {
         "nothing ran".to_string()
     } else {
         report.executor.clone()
     };
-    let mut line = format!("{pass} passed, {fail} failed");
-    if error > 0 {
-        line += &format!(", {error} errors");
-    }
+    let mut line = format!(
+        "{} passed, {} failed",
+        count(Status::Pass),
+        count(Status::Fail)
+    );
+    line += &extra_counts(count);
     let released = report.all_release_errors().count();
     if released > 0 {
         line += &format!(", {released} release errors");
@@ -252,6 +288,7 @@ pub(crate) mod tests {
             kernel_source: KernelSource::Embedded {
                 source: String::new(),
             },
+            device: "emulator:gfx1100".into(),
             executor: "emulated gfx1100".into(),
             target: "gfx1100".into(),
             seed: 9,
@@ -261,6 +298,7 @@ pub(crate) mod tests {
             tally,
             guard_violations: vec![],
             error: None,
+            not_run: None,
             release_errors: vec![],
             seconds: 0.0,
             unsettled: unsettled.map(str::to_string),
@@ -330,7 +368,7 @@ pub(crate) mod tests {
         ));
         let pass = case_lines(&r).join("\n");
         assert!(
-            pass.starts_with("PASS basic")
+            pass.starts_with("UNSETTLED basic")
                 && pass.contains("3 unsettled (3 words; neither pass nor fail)"),
             "{pass}"
         );

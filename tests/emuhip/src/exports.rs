@@ -1,7 +1,9 @@
 //! The C entry points, named and typed as in hip_runtime_api.h (5.x to 7.x;
 //! the device-properties exports follow the header version, see build.rs). Each
 //! one checks its pointers, converts them to slices and integers, and hands
-//! over to [`Runtime`] under the process-wide lock. No panic crosses the
+//! over to the [`Host`] (device count, the thread's current device) or to
+//! the [`Runtime`] of the device the call acts on, under that device's lock
+//! (which device: see [`crate::host`]). No panic crosses the
 //! boundary: each body runs inside `catch_unwind` and a panic becomes
 //! hipErrorUnknown (999).
 //!
@@ -17,9 +19,12 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::OnceLock;
 use std::time::Duration;
 
+use xad_harness::device::Device;
+
+use crate::host::{Host, On};
 use crate::knobs::Knobs;
 use crate::runtime::{accepted_buffer_sizes, HipResult, KernargSource, Runtime, Stop};
 use crate::status::{self, Status};
@@ -28,67 +33,49 @@ use crate::status::{self, Status};
 type Handle = *mut c_void;
 
 enum Global {
-    Uninitialised,
-    Ready(Box<Runtime>),
+    Ready(Host),
     /// A fault knob was malformed; every call fails so the misconfiguration is loud.
     Misconfigured,
 }
 
-static GLOBAL: Mutex<Global> = Mutex::new(Global::Uninitialised);
+static GLOBAL: OnceLock<Global> = OnceLock::new();
 
-fn lock() -> MutexGuard<'static, Global> {
-    // A panic inside a call is caught and reported; the state is still usable.
-    GLOBAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+/// The device of gcnArchName `arch`: the emulator of the target that arch
+/// runs; an arch of no target of ours keeps gfx1100, and the loader's target
+/// check refuses its code objects.
+fn emulator(arch: &str) -> Box<dyn Device + Send> {
+    Box::new(xad_harness::hip::target_of(arch).map_or_else(
+        xad_harness::emu::EmuDevice::new,
+        xad_harness::emu::EmuDevice::for_target,
+    ))
 }
 
-fn ready(global: &mut Global) -> Result<&mut Runtime, Status> {
-    if let Global::Uninitialised = global {
-        // HIP initialises lazily on the first call of any API; hipInit only makes
-        // it explicit. The knobs are read at the same moment, once.
-        *global = match Knobs::from_env() {
-            Ok(knobs) => {
-                // The device emulates the target its gcnArchName runs
-                // (XAD_EMUHIP_ARCH); an arch of no target of ours keeps gfx1100,
-                // and the loader's target check refuses its code objects.
-                let device = xad_harness::hip::target_of(&knobs.arch).map_or_else(
-                    xad_harness::emu::EmuDevice::new,
-                    xad_harness::emu::EmuDevice::for_target,
-                );
-                Global::Ready(Box::new(Runtime::new(Box::new(device), knobs)))
-            }
-            Err(message) => {
-                eprintln!("xad-emuhip: bad fault knob: {message}");
-                Global::Misconfigured
-            }
-        };
-    }
+fn host() -> Result<&'static Host, Status> {
+    // HIP initialises lazily on the first call of any API; hipInit only makes
+    // it explicit. The knobs are read at the same moment, once.
+    let global = GLOBAL.get_or_init(|| match Knobs::from_env() {
+        Ok(knobs) => Global::Ready(Host::new(knobs, emulator)),
+        Err(message) => {
+            eprintln!("xad-emuhip: bad fault knob: {message}");
+            Global::Misconfigured
+        }
+    });
     match global {
-        Global::Ready(runtime) => Ok(runtime),
-        _ => Err(status::NOT_INITIALIZED),
+        Global::Ready(host) => Ok(host),
+        Global::Misconfigured => Err(status::NOT_INITIALIZED),
     }
 }
 
 /// A kernel that never completes: the calling thread waits forever, as it
-/// would on a hung GPU queue. The lock is already released.
+/// would on a hung GPU queue. The device's lock is already released.
 fn block_forever() -> ! {
     loop {
         std::thread::sleep(Duration::from_secs(3600));
     }
 }
 
-/// Run one export: lazy init, the `XAD_EMUHIP_STATUS` override, the body, and
-/// the panic barrier.
-fn call(function: &'static str, body: impl FnOnce(&mut Runtime) -> HipResult<()>) -> Status {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut global = lock();
-        let runtime = ready(&mut global).map_err(Stop::Status)?;
-        if let Some(code) = runtime.knobs.forced_status(function) {
-            return Err(Stop::Status(code));
-        }
-        body(runtime)
-    }));
+/// The panic barrier and the status of one export's outcome.
+fn finish(function: &'static str, outcome: std::thread::Result<HipResult<()>>) -> Status {
     match outcome {
         Ok(Ok(())) => status::SUCCESS,
         Ok(Err(Stop::Status(code))) => code,
@@ -102,6 +89,33 @@ fn call(function: &'static str, body: impl FnOnce(&mut Runtime) -> HipResult<()>
     }
 }
 
+/// Run an export that acts on no one device: lazy init, the
+/// `XAD_EMUHIP_STATUS` override (only while the knobs act on every device),
+/// the body.
+fn call_host(function: &'static str, body: impl FnOnce(&Host) -> HipResult<()>) -> Status {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let host = host().map_err(Stop::Status)?;
+        if let Some(code) = host.knobs.forced_status_of_host(function) {
+            return Err(Stop::Status(code));
+        }
+        body(host)
+    }));
+    finish(function, outcome)
+}
+
+/// Run an export on the device `on` names: lazy init, that device's
+/// `XAD_EMUHIP_STATUS` override, the body under that device's lock.
+fn call(
+    function: &'static str,
+    on: On,
+    body: impl FnOnce(&mut Runtime) -> HipResult<()>,
+) -> Status {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        host().map_err(Stop::Status)?.with(on, function, body)
+    }));
+    finish(function, outcome)
+}
+
 fn invalid<T>() -> HipResult<T> {
     Err(Stop::Status(status::INVALID_VALUE))
 }
@@ -110,12 +124,12 @@ fn invalid<T>() -> HipResult<T> {
 
 #[no_mangle]
 pub extern "C" fn hipInit(flags: c_uint) -> Status {
-    call("hipInit", |rt| rt.init(flags))
+    call_host("hipInit", |host| host.init(flags))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> Status {
-    call("hipRuntimeGetVersion", |_| {
+    call_host("hipRuntimeGetVersion", |_| {
         if version.is_null() {
             return invalid();
         }
@@ -127,7 +141,7 @@ pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> Status {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> Status {
-    call("hipDriverGetVersion", |_| {
+    call_host("hipDriverGetVersion", |_| {
         if version.is_null() {
             return invalid();
         }
@@ -139,12 +153,16 @@ pub unsafe extern "C" fn hipDriverGetVersion(version: *mut c_int) -> Status {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> Status {
-    call("hipGetDeviceCount", |rt| {
+    call_host("hipGetDeviceCount", |host| {
         if count.is_null() {
             return invalid();
         }
         // SAFETY: non-null and, per the contract, valid for an int write.
-        unsafe { count.write(rt.device_count()) };
+        unsafe { count.write(host.device_count()) };
+        // ROCm writes 0 and says hipErrorNoDevice when no device is visible.
+        if host.device_count() == 0 {
+            return Err(Stop::Status(status::NO_DEVICE));
+        }
         Ok(())
     })
 }
@@ -158,6 +176,9 @@ extern "C" {
         gcn_arch: c_int,
         total_global_mem: usize,
         multiprocessors: c_int,
+        pci_domain: c_int,
+        pci_bus: c_int,
+        pci_device: c_int,
     );
     /// src/props.c: fills ROCm 6's hipDeviceProp_tR0600, 1472 bytes.
     #[cfg(hip_r0600)]
@@ -168,7 +189,19 @@ extern "C" {
         gcn_arch: c_int,
         total_global_mem: usize,
         multiprocessors: c_int,
+        pci_domain: c_int,
+        pci_bus: c_int,
+        pci_device: c_int,
     );
+    /// src/props.c: offsets of pciDomainID, pciBusID and pciDeviceID in
+    /// layout `kind`; 0 when this build has no such layout.
+    #[cfg(test)]
+    pub(crate) fn xad_emuhip_pci_offsets(
+        kind: c_int,
+        domain: *mut usize,
+        bus: *mut usize,
+        device: *mut usize,
+    ) -> c_int;
     /// src/props.c: size, gcnArchName offset and size of layout `kind`
     /// (0 R0000, 1 R0600); 0 when this build has no such layout.
     #[cfg(test)]
@@ -181,8 +214,17 @@ extern "C" {
 }
 
 /// One of props.c's fill functions; each writes exactly its own layout.
-type FillProps =
-    unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, usize, c_int);
+type FillProps = unsafe extern "C" fn(
+    *mut c_void,
+    *const c_char,
+    *const c_char,
+    c_int,
+    usize,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+);
 
 /// The body shared by every hipGetDeviceProperties* export: `fill` decides
 /// the layout, which the caller's symbol choice promises.
@@ -195,11 +237,11 @@ unsafe fn device_properties(
     device: c_int,
     fill: FillProps,
 ) -> Status {
-    call(function, |rt| {
+    call(function, On::Device(device), |rt| {
         if props.is_null() {
             return invalid();
         }
-        let p = rt.properties(device)?;
+        let p = rt.properties();
         // Both come from format!/knobs without NULs (the ARCH knob rejects them).
         let name =
             std::ffi::CString::new(p.name).map_err(|_| Stop::Status(status::INVALID_VALUE))?;
@@ -217,6 +259,9 @@ unsafe fn device_properties(
                 p.gcn_arch,
                 total,
                 p.multiprocessors,
+                p.pci.0,
+                p.pci.1,
+                p.pci.2,
             )
         };
         Ok(())
@@ -270,19 +315,21 @@ pub unsafe extern "C" fn hipGetDevicePropertiesR0600(props: *mut c_void, device:
 
 #[no_mangle]
 pub extern "C" fn hipSetDevice(device: c_int) -> Status {
-    call("hipSetDevice", |rt| rt.set_device(device))
+    call_host("hipSetDevice", |host| host.set_device(device))
 }
 
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> Status {
-    call("hipDeviceSynchronize", |rt| rt.device_synchronize())
+    call("hipDeviceSynchronize", On::Current, |rt| {
+        rt.device_synchronize()
+    })
 }
 
 // ---- memory --------------------------------------------------------------
 
 #[no_mangle]
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> Status {
-    call("hipMalloc", |rt| {
+    call("hipMalloc", On::Current, |rt| {
         if ptr.is_null() {
             return invalid();
         }
@@ -297,7 +344,8 @@ pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> Status
 
 #[no_mangle]
 pub extern "C" fn hipFree(ptr: *mut c_void) -> Status {
-    call("hipFree", |rt| rt.free(ptr as usize as u64))
+    let address = ptr as usize as u64;
+    call("hipFree", On::Owner(address), |rt| rt.free(address))
 }
 
 #[no_mangle]
@@ -306,7 +354,7 @@ pub unsafe extern "C" fn hipMemcpyHtoD(
     src: *const c_void,
     size: usize,
 ) -> Status {
-    call("hipMemcpyHtoD", |rt| {
+    call("hipMemcpyHtoD", On::Current, |rt| {
         if size != 0 && (src.is_null() || dst.is_null()) {
             return invalid();
         }
@@ -322,7 +370,7 @@ pub unsafe extern "C" fn hipMemcpyHtoD(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: *mut c_void, size: usize) -> Status {
-    call("hipMemcpyDtoH", |rt| {
+    call("hipMemcpyDtoH", On::Current, |rt| {
         if size != 0 && (src.is_null() || dst.is_null()) {
             return invalid();
         }
@@ -389,7 +437,7 @@ unsafe fn elf_image<'a>(image: *const u8) -> Result<&'a [u8], Status> {
 
 #[no_mangle]
 pub unsafe extern "C" fn hipModuleLoadData(module: *mut Handle, image: *const c_void) -> Status {
-    call("hipModuleLoadData", |rt| {
+    call("hipModuleLoadData", On::Current, |rt| {
         if module.is_null() || image.is_null() {
             return invalid();
         }
@@ -407,7 +455,10 @@ pub unsafe extern "C" fn hipModuleLoadData(module: *mut Handle, image: *const c_
 
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: Handle) -> Status {
-    call("hipModuleUnload", |rt| rt.module_unload(module as usize))
+    let handle = module as usize;
+    call("hipModuleUnload", On::Owner(handle as u64), |rt| {
+        rt.module_unload(handle)
+    })
 }
 
 #[no_mangle]
@@ -416,7 +467,7 @@ pub unsafe extern "C" fn hipModuleGetFunction(
     module: Handle,
     name: *const c_char,
 ) -> Status {
-    call("hipModuleGetFunction", |rt| {
+    call("hipModuleGetFunction", On::Current, |rt| {
         if function.is_null() || name.is_null() {
             return invalid();
         }
@@ -506,7 +557,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     kernel_params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> Status {
-    call("hipModuleLaunchKernel", |rt| {
+    call("hipModuleLaunchKernel", On::Current, |rt| {
         let meta = rt.function_meta(function as usize)?;
         let explicit: Vec<usize> = meta
             .args
@@ -551,7 +602,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
 
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamCreate(stream: *mut Handle) -> Status {
-    call("hipStreamCreate", |rt| {
+    call("hipStreamCreate", On::Current, |rt| {
         if stream.is_null() {
             return invalid();
         }
@@ -564,18 +615,25 @@ pub unsafe extern "C" fn hipStreamCreate(stream: *mut Handle) -> Status {
 
 #[no_mangle]
 pub extern "C" fn hipStreamDestroy(stream: Handle) -> Status {
-    call("hipStreamDestroy", |rt| rt.stream_destroy(stream as usize))
+    let handle = stream as usize;
+    call("hipStreamDestroy", On::Owner(handle as u64), |rt| {
+        rt.stream_destroy(handle)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(stream: Handle) -> Status {
-    call("hipStreamQuery", |rt| rt.stream_query(stream as usize))
+    let handle = stream as usize;
+    call("hipStreamQuery", On::Owner(handle as u64), |rt| {
+        rt.stream_query(handle)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(stream: Handle) -> Status {
-    call("hipStreamSynchronize", |rt| {
-        rt.stream_synchronize(stream as usize)
+    let handle = stream as usize;
+    call("hipStreamSynchronize", On::Owner(handle as u64), |rt| {
+        rt.stream_synchronize(handle)
     })
 }
 

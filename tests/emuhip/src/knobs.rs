@@ -2,6 +2,7 @@
 //! first called. Each models a real hardware or driver fault; see the crate
 //! documentation for what each one does to which call.
 
+use crate::devices;
 use crate::status::{self, Status};
 
 /// Whether `XAD_EMUHIP_STATUS` may name `function`: every status-returning
@@ -33,8 +34,6 @@ pub fn status_functions() -> Vec<&'static str> {
         .collect()
 }
 
-pub const DEFAULT_ARCH: &str = "gfx1100";
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Knobs {
     /// `XAD_EMUHIP_FLIP_BIT=LANE:BIT`
@@ -43,8 +42,15 @@ pub struct Knobs {
     pub skip_lane: Option<u32>,
     /// `XAD_EMUHIP_WRITE_PAST_END=N`
     pub write_past_end: Option<u32>,
-    /// `XAD_EMUHIP_ARCH=NAME`
-    pub arch: String,
+    /// The physical devices' gcnArchNames: `XAD_EMUHIP_DEVICES=ARCH[,ARCH...]`
+    /// or `XAD_EMUHIP_ARCH=NAME` (one device).
+    pub devices: Vec<String>,
+    /// The physical index of each device the process sees, in the order it
+    /// sees them (ROCR_/HIP_/CUDA_VISIBLE_DEVICES, see [`devices`]).
+    pub visible: Vec<usize>,
+    /// `XAD_EMUHIP_FAULT_DEVICE=N[,N...]`: the visible devices the fault knobs
+    /// act on; `None`, every device.
+    pub fault_devices: Option<Vec<usize>>,
     /// `XAD_EMUHIP_HANG=1`
     pub hang: bool,
     /// `XAD_EMUHIP_FAIL_ALLOC=N`
@@ -61,7 +67,9 @@ impl Default for Knobs {
             flip_bit: None,
             skip_lane: None,
             write_past_end: None,
-            arch: DEFAULT_ARCH.to_string(),
+            devices: vec![devices::DEFAULT_ARCH.to_string()],
+            visible: vec![0],
+            fault_devices: None,
             hang: false,
             fail_alloc: None,
             fail_copy: None,
@@ -117,12 +125,22 @@ impl Knobs {
             }
             knobs.write_past_end = Some(words);
         }
-        if let Some(v) = get("XAD_EMUHIP_ARCH") {
-            let arch = v.trim();
-            if arch.len() > 255 || arch.contains('\0') {
-                return Err("XAD_EMUHIP_ARCH: must be at most 255 bytes without NUL".into());
-            }
-            knobs.arch = arch.to_string();
+        knobs.devices = devices::physical_devices(
+            get("XAD_EMUHIP_DEVICES").as_deref(),
+            get("XAD_EMUHIP_ARCH").as_deref(),
+        )?;
+        // ROCR_VISIBLE_DEVICES set to the empty string is a filter that leaves
+        // nothing, so this one is looked up raw; HIP's and CUDA's empty values
+        // count as unset in `visible_devices`.
+        let [rocr, hip, cuda] = devices::VISIBILITY_VARIABLES.map(&lookup);
+        knobs.visible = devices::visible_devices(
+            knobs.devices.len(),
+            rocr.as_deref(),
+            hip.as_deref(),
+            cuda.as_deref(),
+        );
+        if let Some(v) = get("XAD_EMUHIP_FAULT_DEVICE") {
+            knobs.fault_devices = Some(devices::fault_devices(&v, knobs.visible.len())?);
         }
         if let Some(v) = get("XAD_EMUHIP_HANG") {
             knobs.hang = match v.trim() {
@@ -181,6 +199,49 @@ impl Knobs {
         Ok(knobs)
     }
 
+    /// Whether the fault knobs act on visible device `device`.
+    pub fn faults_apply_to(&self, device: usize) -> bool {
+        self.fault_devices
+            .as_ref()
+            .is_none_or(|chosen| chosen.contains(&device))
+    }
+
+    /// The knobs as visible device `device` sees them: the fault knobs
+    /// cleared when `XAD_EMUHIP_FAULT_DEVICE` leaves it out.
+    pub fn for_device(&self, device: usize) -> Knobs {
+        if self.faults_apply_to(device) {
+            return self.clone();
+        }
+        Knobs {
+            flip_bit: None,
+            skip_lane: None,
+            write_past_end: None,
+            hang: false,
+            fail_alloc: None,
+            fail_copy: None,
+            forced_status: None,
+            ..self.clone()
+        }
+    }
+
+    /// The `XAD_EMUHIP_STATUS` override of a call that acts on no device
+    /// (hipInit, hipGetDeviceCount, the version queries): only while the
+    /// knobs act on every device.
+    pub fn forced_status_of_host(&self, function: &str) -> Option<Status> {
+        self.fault_devices
+            .is_none()
+            .then(|| self.forced_status(function))
+            .flatten()
+    }
+
+    /// The gcnArchName of visible device `device`.
+    pub fn arch_of(&self, device: usize) -> &str {
+        self.visible
+            .get(device)
+            .and_then(|&physical| self.devices.get(physical))
+            .map_or(devices::DEFAULT_ARCH, String::as_str)
+    }
+
     /// The status `function` must return instead of doing its work, if any.
     pub fn forced_status(&self, function: &str) -> Option<Status> {
         // `hipGetDeviceProperties` names the family: a ROCm 6+ binary calls it
@@ -234,7 +295,8 @@ mod tests {
         assert_eq!(k.flip_bit, Some((7, 31)));
         assert_eq!(k.skip_lane, Some(3));
         assert_eq!(k.write_past_end, Some(2));
-        assert_eq!(k.arch, "gfx1030");
+        assert_eq!(k.devices, ["gfx1030"]);
+        assert_eq!(k.visible, [0]);
         assert!(k.hang);
         assert_eq!(k.fail_alloc, Some(4));
         assert_eq!(k.fail_copy, Some((2, 719)));

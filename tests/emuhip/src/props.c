@@ -61,6 +61,28 @@ int xad_emuhip_layout(int kind, size_t *size, size_t *arch_offset, size_t *arch_
     return 0;
 }
 
+/* Offsets of pciDomainID, pciBusID and pciDeviceID in layout `kind` (as
+   above), for the tests; the two layouts order them differently (R0000
+   domain, bus, device; R0600 bus, device, domain). Returns 0 when the kind
+   does not exist in this build. */
+int xad_emuhip_pci_offsets(int kind, size_t *domain, size_t *bus, size_t *device) {
+    if (kind == 0) {
+        *domain = offsetof(xad_props_r0000, pciDomainID);
+        *bus = offsetof(xad_props_r0000, pciBusID);
+        *device = offsetof(xad_props_r0000, pciDeviceID);
+        return 1;
+    }
+#if XAD_R0600
+    if (kind == 1) {
+        *domain = offsetof(xad_props_r0600, pciDomainID);
+        *bus = offsetof(xad_props_r0600, pciBusID);
+        *device = offsetof(xad_props_r0600, pciDeviceID);
+        return 1;
+    }
+#endif
+    return 0;
+}
+
 static void copy_name(char *dst, size_t cap, const char *src) {
     size_t len = strlen(src);
     if (len >= cap) len = cap - 1;
@@ -71,9 +93,13 @@ static void copy_name(char *dst, size_t cap, const char *src) {
 /* The fields both layouts share, describing an RDNA3 part in wave32 the way
    ROCm reports one. A macro because the two structs are different types with
    the same field names. */
-#define XAD_FILL_COMMON(p, name_, arch_, gcn_arch_, total_, multiprocessors_)           \
+#define XAD_FILL_COMMON(p, name_, arch_, gcn_arch_, total_, multiprocessors_, pci_domain_,  \
+                        pci_bus_, pci_device_)                                        \
     do {                                                                             \
         memset((p), 0, sizeof *(p));                                                 \
+        (p)->pciDomainID = (pci_domain_);                                            \
+        (p)->pciBusID = (pci_bus_);                                                  \
+        (p)->pciDeviceID = (pci_device_);                                            \
         copy_name((p)->name, sizeof (p)->name, (name_));                             \
         copy_name((p)->gcnArchName, sizeof (p)->gcnArchName, (arch_));               \
         (p)->totalGlobalMem = (total_);                                              \
@@ -133,9 +159,11 @@ static void copy_name(char *dst, size_t cap, const char *src) {
 /* The old layout: hipGetDeviceProperties on 5.x, and on 6.x/7.x the
    unversioned hipGetDeviceProperties and hipGetDevicePropertiesR0000. */
 void xad_emuhip_fill_props_r0000(void *out, const char *name, const char *arch, int gcn_arch,
-                                 size_t total_global_mem, int multiprocessors) {
+                                 size_t total_global_mem, int multiprocessors, int pci_domain,
+                                 int pci_bus, int pci_device) {
     xad_props_r0000 *p = out;
-    XAD_FILL_COMMON(p, name, arch, gcn_arch, total_global_mem, multiprocessors);
+    XAD_FILL_COMMON(p, name, arch, gcn_arch, total_global_mem, multiprocessors, pci_domain, pci_bus,
+                    pci_device);
     p->gcnArch = gcn_arch; /* dropped from R0600 */
 }
 
@@ -143,8 +171,10 @@ void xad_emuhip_fill_props_r0000(void *out, const char *name, const char *arch, 
 /* hipGetDevicePropertiesR0600 (6.x/7.x): what a binary built against a ROCm 6+
    header calls under the name hipGetDeviceProperties. */
 void xad_emuhip_fill_props_r0600(void *out, const char *name, const char *arch, int gcn_arch,
-                                 size_t total_global_mem, int multiprocessors) {
+                                 size_t total_global_mem, int multiprocessors, int pci_domain,
+                                 int pci_bus, int pci_device) {
     xad_props_r0600 *p = out;
-    XAD_FILL_COMMON(p, name, arch, gcn_arch, total_global_mem, multiprocessors);
+    XAD_FILL_COMMON(p, name, arch, gcn_arch, total_global_mem, multiprocessors, pci_domain, pci_bus,
+                    pci_device);
 }
 #endif

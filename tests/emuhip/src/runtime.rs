@@ -9,6 +9,7 @@ use std::time::Duration;
 use xad_harness::codeobj::{self, ArgMeta, CodeObject, KernelMeta, TargetId};
 use xad_harness::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 
+use crate::devices;
 use crate::knobs::Knobs;
 use crate::status::{self, Status};
 
@@ -45,6 +46,24 @@ const KERNARG_POISON: u8 = 0xA5;
 pub const MULTIPROCESSORS: i32 = 48;
 const MAX_THREADS_PER_BLOCK: u64 = 1024;
 const MAX_SHARED_BYTES: u32 = 65536;
+
+/// Every pointer and handle a device hands out carries the device in bits
+/// 48 and up (visible index + 1), so one device's pointer or handle is
+/// recognised on another instead of aliasing that device's own objects. The
+/// emulator's addresses stay below bit 48 (32-bit slots, 2^15 of them), and
+/// the tag is stripped before an address reaches it; a foreign pointer in a
+/// kernel argument keeps its tag and faults there, like a GPU page fault.
+const TAG_SHIFT: u32 = 48;
+const ADDRESS_MASK: u64 = (1 << TAG_SHIFT) - 1;
+
+/// The visible device a pointer or handle of this library belongs to, if it
+/// carries a tag.
+pub fn owner_of(value: u64) -> Option<usize> {
+    match value >> TAG_SHIFT {
+        0 => None,
+        tag => usize::try_from(tag - 1).ok(),
+    }
+}
 
 /// Handle kinds, kept in distinct ranges so a module handle passed as a stream
 /// (or a stale handle) is recognised as invalid instead of aliasing.
@@ -85,6 +104,19 @@ pub struct Properties {
     pub gcn_arch: i32,
     pub total_global_mem: u64,
     pub multiprocessors: i32,
+    /// pciDomainID, pciBusID, pciDeviceID.
+    pub pci: (i32, i32, i32),
+}
+
+/// Which device a [`Runtime`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// Its index in this process (after ROCR_/HIP_/CUDA_VISIBLE_DEVICES).
+    pub visible: usize,
+    /// Its index in XAD_EMUHIP_DEVICES, which fixes its PCI address.
+    pub physical: usize,
+    /// gcnArchName.
+    pub arch: String,
 }
 
 /// The kernarg image as the caller handed it over.
@@ -102,10 +134,14 @@ struct OutputView {
     count: Option<u32>,
 }
 
+/// One emulated device: its memory, modules and streams, and HIP's decisions
+/// about calls that act on it. The process-wide part (device count, the
+/// calling thread's current device) is [`crate::host::Host`].
 pub struct Runtime {
     device: Box<dyn Device + Send>,
+    /// The knobs as this device sees them ([`Knobs::for_device`]).
     pub knobs: Knobs,
-    current_device: i32,
+    pub identity: Identity,
     /// Device address -> size of every live hipMalloc allocation.
     allocations: BTreeMap<DevicePtr, usize>,
     modules: HashMap<usize, LoadedModule>,
@@ -139,13 +175,24 @@ fn fault_status(error: &DeviceError) -> Status {
 }
 
 impl Runtime {
+    /// Visible device 0 of `knobs` over `device`.
+    #[cfg(test)]
     pub fn new(device: Box<dyn Device + Send>, knobs: Knobs) -> Runtime {
+        Runtime::for_device(device, &knobs, 0)
+    }
+
+    /// Visible device `visible` of `knobs` over `device`.
+    pub fn for_device(device: Box<dyn Device + Send>, knobs: &Knobs, visible: usize) -> Runtime {
         let mut streams = HashMap::new();
         streams.insert(0, StreamState::default());
         Runtime {
             device,
-            knobs,
-            current_device: 0,
+            identity: Identity {
+                visible,
+                physical: knobs.visible.get(visible).copied().unwrap_or(visible),
+                arch: knobs.arch_of(visible).to_string(),
+            },
+            knobs: knobs.for_device(visible),
             allocations: BTreeMap::new(),
             modules: HashMap::new(),
             functions: HashMap::new(),
@@ -158,59 +205,59 @@ impl Runtime {
         }
     }
 
+    fn tag(&self) -> u64 {
+        (self.identity.visible as u64 + 1) << TAG_SHIFT
+    }
+
     fn new_handle(&mut self, kind: HandleKind) -> usize {
         self.next_handle += 1;
-        // Never 0 (null), 16-byte aligned like a real heap object, kind in bits 40+.
-        ((kind as usize) << 40) | (self.next_handle << 4)
+        // Never 0 (null), 16-byte aligned like a real heap object, kind in
+        // bits 40+, the device in bits 48+.
+        self.tag() as usize | ((kind as usize) << 40) | (self.next_handle << 4)
+    }
+
+    /// Say so when `value` (a pointer or handle `call` was given) belongs to
+    /// another device: the caller forgot hipSetDevice on this thread.
+    fn note_foreign(&self, call: &str, what: &str, value: u64) {
+        if let Some(owner) = owner_of(value).filter(|&o| o != self.identity.visible) {
+            self.note(format_args!(
+                "{call}: {what} 0x{value:x} belongs to device {owner}, but the call acts on device {} (the calling thread's current device; see hipSetDevice)",
+                self.identity.visible
+            ));
+        }
+    }
+
+    /// The emulator's address for `ptr`, a pointer this device handed out.
+    fn local(&self, call: &str, ptr: u64) -> HipResult<DevicePtr> {
+        if ptr & !ADDRESS_MASK != self.tag() {
+            self.note_foreign(call, "pointer", ptr);
+            return Err(status::INVALID_VALUE.into());
+        }
+        Ok(ptr & ADDRESS_MASK)
     }
 
     fn note(&self, text: std::fmt::Arguments<'_>) {
         note(self.notes, text);
     }
 
-    // ---- device management ----------------------------------------------
+    // ---- device properties -------------------------------------------------
 
-    pub fn init(&mut self, flags: u32) -> HipResult<()> {
-        // HIP defines no flags; ROCm rejects any.
-        if flags != 0 {
-            return Err(status::INVALID_VALUE.into());
-        }
-        Ok(())
-    }
-
-    pub fn device_count(&self) -> i32 {
-        1
-    }
-
-    fn check_device(&self, device: i32) -> HipResult<()> {
-        if device < 0 || device >= self.device_count() {
-            return Err(status::INVALID_DEVICE.into());
-        }
-        Ok(())
-    }
-
-    pub fn set_device(&mut self, device: i32) -> HipResult<()> {
-        self.check_device(device)?;
-        self.current_device = device;
-        Ok(())
-    }
-
-    pub fn properties(&self, device: i32) -> HipResult<Properties> {
-        self.check_device(device)?;
-        let arch = self.knobs.arch.clone();
+    pub fn properties(&self) -> Properties {
+        let arch = self.identity.arch.clone();
         let processor = arch.split(':').next().unwrap_or("");
         let digits: String = processor
             .trim_start_matches("gfx")
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
-        Ok(Properties {
+        Properties {
             name: format!("xad-harness emulated {processor}"),
             gcn_arch: digits.parse().unwrap_or(0),
             arch,
             total_global_mem: self.device.memory_bytes(),
             multiprocessors: MULTIPROCESSORS,
-        })
+            pci: devices::pci_address(self.identity.physical),
+        }
     }
 
     // ---- memory ----------------------------------------------------------
@@ -229,9 +276,17 @@ impl Runtime {
             return Ok(None);
         }
         match self.device.alloc(bytes) {
-            Ok(ptr) => {
+            Ok(ptr) if ptr & !ADDRESS_MASK == 0 => {
                 self.allocations.insert(ptr, bytes);
-                Ok(Some(ptr))
+                Ok(Some(ptr | self.tag()))
+            }
+            Ok(ptr) => {
+                // Cannot happen with the emulator's slots; refuse rather than alias.
+                self.note(format_args!(
+                    "hipMalloc({bytes}): the emulator returned 0x{ptr:x}, above bit {TAG_SHIFT}"
+                ));
+                let _ = self.device.free(ptr);
+                Err(status::OUT_OF_MEMORY.into())
             }
             Err(e) => {
                 self.note(format_args!("hipMalloc({bytes}): {e}"));
@@ -240,10 +295,11 @@ impl Runtime {
         }
     }
 
-    pub fn free(&mut self, ptr: DevicePtr) -> HipResult<()> {
+    pub fn free(&mut self, ptr: u64) -> HipResult<()> {
         if ptr == 0 {
             return Ok(());
         }
+        let ptr = self.local("hipFree", ptr)?;
         // Unknown or already freed: ROCm answers hipErrorInvalidValue.
         if self.allocations.remove(&ptr).is_none() {
             return Err(status::INVALID_VALUE.into());
@@ -277,7 +333,8 @@ impl Runtime {
     /// Common part of both copy directions: the call counter, the injected copy
     /// fault, and the ordering behind a hung kernel (copies run on the null
     /// stream, which waits for the blocking streams).
-    fn copy_preamble(&mut self, call: &str, device_ptr: DevicePtr, bytes: usize) -> HipResult<()> {
+    /// Returns the emulator's address of `device_ptr`.
+    fn copy_preamble(&mut self, call: &str, device_ptr: u64, bytes: usize) -> HipResult<DevicePtr> {
         self.copy_calls += 1;
         if self.any_stream_hung() {
             return Err(Stop::Hang);
@@ -288,14 +345,18 @@ impl Runtime {
                 return Err(code.into());
             }
         }
-        if bytes != 0 && !self.in_allocation(device_ptr, bytes) {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        let local = self.local(call, device_ptr)?;
+        if !self.in_allocation(local, bytes) {
             return Err(status::INVALID_VALUE.into());
         }
-        Ok(())
+        Ok(local)
     }
 
-    pub fn copy_htod(&mut self, dst: DevicePtr, src: &[u8]) -> HipResult<()> {
-        self.copy_preamble("hipMemcpyHtoD", dst, src.len())?;
+    pub fn copy_htod(&mut self, dst: u64, src: &[u8]) -> HipResult<()> {
+        let dst = self.copy_preamble("hipMemcpyHtoD", dst, src.len())?;
         if src.is_empty() {
             return Ok(());
         }
@@ -305,8 +366,8 @@ impl Runtime {
         })
     }
 
-    pub fn copy_dtoh(&mut self, dst: &mut [u8], src: DevicePtr) -> HipResult<()> {
-        self.copy_preamble("hipMemcpyDtoH", src, dst.len())?;
+    pub fn copy_dtoh(&mut self, dst: &mut [u8], src: u64) -> HipResult<()> {
+        let src = self.copy_preamble("hipMemcpyDtoH", src, dst.len())?;
         if dst.is_empty() {
             return Ok(());
         }
@@ -324,14 +385,14 @@ impl Runtime {
             Stop::Status(status::INVALID_IMAGE)
         })?;
         // The loader matches the code object's target ID against the agent's ISA.
-        let device_target = TargetId::parse(&self.knobs.arch);
+        let device_target = TargetId::parse(&self.identity.arch);
         if !device_target
             .as_ref()
             .is_some_and(|d| code.target.runs_on(d))
         {
             self.note(format_args!(
                 "hipModuleLoadData: code object is for {}, the device is {}",
-                code.target, self.knobs.arch
+                code.target, self.identity.arch
             ));
             return Err(status::NO_BINARY_FOR_GPU.into());
         }
@@ -346,6 +407,7 @@ impl Runtime {
 
     pub fn module_unload(&mut self, module: usize) -> HipResult<()> {
         if self.modules.remove(&module).is_none() {
+            self.note_foreign("hipModuleUnload", "module", module as u64);
             return Err(status::INVALID_HANDLE.into());
         }
         self.functions.retain(|_, f| f.module != module);
@@ -353,10 +415,10 @@ impl Runtime {
     }
 
     pub fn get_function(&mut self, module: usize, name: &str) -> HipResult<usize> {
-        let loaded = self
-            .modules
-            .get(&module)
-            .ok_or(Stop::Status(status::INVALID_HANDLE))?;
+        let Some(loaded) = self.modules.get(&module) else {
+            self.note_foreign("hipModuleGetFunction", "module", module as u64);
+            return Err(status::INVALID_HANDLE.into());
+        };
         let meta = match loaded.code.kernel(name) {
             Ok(kernel) => kernel.meta.clone(),
             Err(e) => {
@@ -375,7 +437,10 @@ impl Runtime {
         self.functions
             .get(&function)
             .map(|f| &f.meta)
-            .ok_or(Stop::Status(status::INVALID_HANDLE))
+            .ok_or_else(|| {
+                self.note_foreign("hipModuleLaunchKernel", "function", function as u64);
+                Stop::Status(status::INVALID_HANDLE)
+            })
     }
 
     // ---- streams ---------------------------------------------------------
@@ -396,9 +461,10 @@ impl Runtime {
     }
 
     fn stream(&self, stream: usize) -> HipResult<&StreamState> {
-        self.streams
-            .get(&stream)
-            .ok_or(Stop::Status(status::INVALID_HANDLE))
+        self.streams.get(&stream).ok_or_else(|| {
+            self.note_foreign("stream call", "stream", stream as u64);
+            Stop::Status(status::INVALID_HANDLE)
+        })
     }
 
     pub fn stream_query(&self, stream: usize) -> HipResult<()> {
@@ -477,13 +543,15 @@ impl Runtime {
         }
         // ROCm silently launches with .reqd_workgroup_size when the kernel declares one.
         let block = meta.reqd_workgroup_size.unwrap_or(block);
-        let kernarg = kernarg_segment(meta, args, grid, block, shared_bytes).map_err(|reason| {
-            self.note(format_args!(
-                "hipModuleLaunchKernel({}): {reason}",
-                meta.name
-            ));
-            Stop::Status(status::INVALID_VALUE)
-        })?;
+        let mut kernarg =
+            kernarg_segment(meta, args, grid, block, shared_bytes).map_err(|reason| {
+                self.note(format_args!(
+                    "hipModuleLaunchKernel({}): {reason}",
+                    meta.name
+                ));
+                Stop::Status(status::INVALID_VALUE)
+            })?;
+        self.localize_pointers(meta, &mut kernarg);
 
         let notes = self.notes;
         let state = self
@@ -564,6 +632,33 @@ impl Runtime {
             self.write_past_end(stream, view, words, &meta.name);
         }
         Ok(())
+    }
+
+    /// Strip this device's tag from the pointer arguments (`global_buffer`)
+    /// so the kernel sees the emulator's addresses. Another device's pointer
+    /// keeps its tag: the kernel's accesses through it fault, as they would
+    /// on a GPU that cannot reach the other card's memory.
+    fn localize_pointers(&self, meta: &KernelMeta, kernarg: &mut [u8]) {
+        for arg in meta
+            .args
+            .iter()
+            .filter(|a| a.value_kind == "global_buffer" && a.size == 8)
+        {
+            let Some(value) = read_at::<8>(kernarg, arg.offset).map(u64::from_le_bytes) else {
+                continue;
+            };
+            if value & !ADDRESS_MASK == self.tag() {
+                let start = arg.offset as usize;
+                kernarg[start..start + 8].copy_from_slice(&(value & ADDRESS_MASK).to_le_bytes());
+            } else {
+                let what = format!("argument {}", arg.name.as_deref().unwrap_or("?"));
+                self.note_foreign(
+                    &format!("hipModuleLaunchKernel({})", meta.name),
+                    &what,
+                    value,
+                );
+            }
+        }
     }
 
     fn set_fault(&mut self, stream: usize, code: Status) {

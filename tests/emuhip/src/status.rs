@@ -11,6 +11,7 @@ pub const SUCCESS: Status = 0;
 pub const INVALID_VALUE: Status = 1;
 pub const OUT_OF_MEMORY: Status = 2;
 pub const NOT_INITIALIZED: Status = 3;
+pub const NO_DEVICE: Status = 100;
 pub const INVALID_DEVICE: Status = 101;
 pub const INVALID_IMAGE: Status = 200;
 pub const NO_BINARY_FOR_GPU: Status = 209;

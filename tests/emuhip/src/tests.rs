@@ -20,6 +20,10 @@ struct FakeState {
     modules: usize,
     launches: Vec<(String, Vec<u8>, Dispatch)>,
     fail_launch: Option<DeviceError>,
+    /// The next launch waits for a message here before it runs (a long
+    /// kernel), and records whether one came.
+    launch_gate: Option<std::sync::mpsc::Receiver<()>>,
+    gate_opened: Option<bool>,
 }
 
 #[derive(Clone, Default)]
@@ -97,6 +101,11 @@ impl Device for FakeDevice {
         dispatch: Dispatch,
         _t: Duration,
     ) -> Result<(), DeviceError> {
+        let gate = self.state().launch_gate.take();
+        if let Some(gate) = gate {
+            let opened = gate.recv_timeout(Duration::from_secs(20)).is_ok();
+            self.state().gate_opened = Some(opened);
+        }
         let mut s = self.state();
         s.launches
             .push((kernel.to_string(), kernarg.to_vec(), dispatch));
@@ -153,7 +162,6 @@ fn setup(knobs: Knobs, lanes: usize) -> Run {
     let dev = FakeDevice::default();
     let mut rt = Runtime::new(Box::new(dev.clone()), knobs);
     rt.notes = false;
-    rt.init(0).expect("init");
     let module = rt.module_load(image()).expect("load");
     let function = rt.get_function(module, "xad_basic").expect("function");
     let a: Vec<u32> = (0..lanes as u32)
@@ -264,7 +272,14 @@ fn kernarg_segment_takes_explicit_args_and_dispatch_uses_reqd_workgroup_size() {
     let (name, kernarg, dispatch) = &launches[0];
     assert_eq!(name, "xad_basic");
     assert_eq!(dispatch.block, [256, 1, 1]);
-    assert_eq!(&kernarg[..36], &run.kernarg(count)[..36]);
+    // The pointers arrive without the device tag the runtime put on them
+    // (the emulator's own addresses); everything else as the caller passed it.
+    let mut expected = run.kernarg(count);
+    for at in [0, 8, 16, 24] {
+        expected[at + 6..at + 8].copy_from_slice(&[0, 0]);
+    }
+    assert_ne!(expected, run.kernarg(count), "tagged pointers");
+    assert_eq!(&kernarg[..36], &expected[..36]);
     // Bytes 36..40 are padding the metadata does not describe: uninitialised.
     assert_eq!(&kernarg[36..40], &[0xA5; 4]);
 }
@@ -439,40 +454,26 @@ fn memory_errors() {
         run.rt.malloc(usize::MAX),
         Err(Stop::Status(status::OUT_OF_MEMORY))
     );
-    assert_eq!(
-        run.rt.set_device(1),
-        Err(Stop::Status(status::INVALID_DEVICE))
-    );
-    assert_eq!(
-        run.rt.set_device(-1),
-        Err(Stop::Status(status::INVALID_DEVICE))
-    );
-    assert_eq!(run.rt.init(1), Err(Stop::Status(status::INVALID_VALUE)));
-    assert_eq!(run.rt.init(0), Ok(()));
 }
 
 #[test]
 fn properties_name_says_emulated_and_arch_knob_changes_it() {
     let run = setup(Knobs::default(), 1);
-    let p = run.rt.properties(0).expect("device 0");
+    let p = run.rt.properties();
     assert_eq!(p.name, "xad-harness emulated gfx1100");
     assert_eq!((p.arch.as_str(), p.gcn_arch), ("gfx1100", 1100));
     assert_eq!(p.total_global_mem, 1 << 30);
-    assert_eq!(
-        run.rt.properties(1),
-        Err(Stop::Status(status::INVALID_DEVICE))
-    );
+    assert_eq!(p.pci, (0, 3, 0));
 
     let knobs = Knobs {
-        arch: "gfx1030".into(),
+        devices: vec!["gfx1030".into()],
         ..Knobs::default()
     };
     let mut rt = Runtime::new(Box::new(FakeDevice::default()), knobs);
     rt.notes = false;
-    assert_eq!(
-        rt.properties(0).map(|p| (p.arch, p.gcn_arch)),
-        Ok(("gfx1030".to_string(), 1030))
-    );
+    let p = rt.properties();
+    assert_eq!((p.arch.as_str(), p.gcn_arch), ("gfx1030", 1030));
+    assert_eq!(p.name, "xad-harness emulated gfx1030");
     assert_eq!(
         rt.module_load(image()),
         Err(Stop::Status(status::NO_BINARY_FOR_GPU))
@@ -792,6 +793,7 @@ fn struct_layouts_match_the_symbols_that_fill_them() {
 /// nothing past `size` was written (the export wrote its own layout only).
 fn check_fill(
     export: unsafe extern "C" fn(*mut std::ffi::c_void, i32) -> i32,
+    kind: i32,
     size: usize,
     arch_offset: usize,
 ) {
@@ -803,6 +805,17 @@ fn check_fill(
     let arch = std::ffi::CStr::from_bytes_until_nul(&buf[arch_offset..arch_offset + 256])
         .expect("NUL-terminated arch");
     assert_eq!(arch.to_str().ok(), Some("gfx1100"));
+    let (mut domain, mut bus, mut device) = (0, 0, 0);
+    // SAFETY: three valid out-pointers.
+    let known =
+        unsafe { crate::exports::xad_emuhip_pci_offsets(kind, &mut domain, &mut bus, &mut device) };
+    assert_eq!(known, 1, "layout {kind}");
+    let int_at = |at: usize| i32::from_le_bytes(buf[at..at + 4].try_into().unwrap());
+    assert_eq!(
+        (int_at(domain), int_at(bus), int_at(device)),
+        (0, 3, 0),
+        "pciDomainID, pciBusID, pciDeviceID of physical device 0"
+    );
     assert!(
         buf[size..].iter().all(|&b| b == 0xFF),
         "wrote past {size} bytes"
@@ -817,15 +830,15 @@ fn check_fill(
 
 #[test]
 fn device_properties_fill_the_r0000_layout() {
-    check_fill(crate::exports::hipGetDeviceProperties, 792, 396);
+    check_fill(crate::exports::hipGetDeviceProperties, 0, 792, 396);
     #[cfg(hip_r0600)]
-    check_fill(crate::exports::hipGetDevicePropertiesR0000, 792, 396);
+    check_fill(crate::exports::hipGetDevicePropertiesR0000, 0, 792, 396);
 }
 
 #[cfg(hip_r0600)]
 #[test]
 fn device_properties_r0600_fill_the_rocm6_layout() {
-    check_fill(crate::exports::hipGetDevicePropertiesR0600, 1472, 1160);
+    check_fill(crate::exports::hipGetDevicePropertiesR0600, 1, 1472, 1160);
 }
 
 /// Node -> symbols, as the version script build.rs generated lists them
@@ -909,4 +922,493 @@ fn version_script_lists_exactly_the_exports() {
     for f in crate::knobs::status_functions() {
         assert!(all.contains(&f), "{f}");
     }
+}
+
+// ---- several devices -------------------------------------------------------
+
+use crate::devices;
+use crate::host::{Host, On};
+
+/// Knobs from `pairs` as the environment would give them.
+fn knobs(pairs: &[(&str, &str)]) -> Result<Knobs, String> {
+    let owned: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Knobs::parse(|name| {
+        owned
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    })
+}
+
+#[test]
+fn devices_knob_lists_the_physical_devices_and_arch_stays_one_device() {
+    let k = knobs(&[("XAD_EMUHIP_DEVICES", "gfx1100, gfx1030,gfx1201")]).expect("valid");
+    assert_eq!(k.devices, ["gfx1100", "gfx1030", "gfx1201"]);
+    assert_eq!(k.visible, [0, 1, 2]);
+    assert_eq!(k.arch_of(1), "gfx1030");
+    let k = knobs(&[("XAD_EMUHIP_ARCH", "gfx1030")]).expect("valid");
+    assert_eq!(
+        (k.devices.as_slice(), k.visible.as_slice()),
+        (&["gfx1030".to_string()][..], &[0][..])
+    );
+    let k = knobs(&[]).expect("valid");
+    assert_eq!(k.devices, ["gfx1100"]);
+    let sixteen = vec!["gfx1100"; devices::MAX_DEVICES].join(",");
+    assert_eq!(
+        knobs(&[("XAD_EMUHIP_DEVICES", &sixteen)]).map(|k| k.devices.len()),
+        Ok(16)
+    );
+    let seventeen = vec!["gfx1100"; devices::MAX_DEVICES + 1].join(",");
+    for (pairs, what) in [
+        (
+            vec![("XAD_EMUHIP_DEVICES", "gfx1100,,gfx1030")],
+            "empty entry",
+        ),
+        (vec![("XAD_EMUHIP_DEVICES", "gfx1100,")], "trailing comma"),
+        (vec![("XAD_EMUHIP_DEVICES", seventeen.as_str())], "too many"),
+        (
+            vec![
+                ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030"),
+                ("XAD_EMUHIP_ARCH", "gfx1030"),
+            ],
+            "both set",
+        ),
+        (
+            vec![
+                ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030"),
+                ("XAD_EMUHIP_FAULT_DEVICE", "2"),
+            ],
+            "fault device beyond the visible ones",
+        ),
+        (
+            vec![
+                ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030,gfx1201"),
+                ("HIP_VISIBLE_DEVICES", "2"),
+                ("XAD_EMUHIP_FAULT_DEVICE", "1"),
+            ],
+            "fault device counts visible devices, not physical ones",
+        ),
+        (vec![("XAD_EMUHIP_FAULT_DEVICE", "x")], "not a number"),
+        (vec![("XAD_EMUHIP_FAULT_DEVICE", "0,")], "empty entry"),
+    ] {
+        let err = knobs(&pairs).expect_err(what);
+        assert!(
+            err.starts_with("XAD_EMUHIP_") && !err.contains('\n'),
+            "{what}: {err}"
+        );
+    }
+}
+
+#[test]
+fn fault_device_restricts_the_fault_knobs_to_its_devices() {
+    let k = knobs(&[
+        ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030,gfx1201"),
+        ("XAD_EMUHIP_FAULT_DEVICE", "1"),
+        ("XAD_EMUHIP_FLIP_BIT", "5:3"),
+        ("XAD_EMUHIP_HANG", "1"),
+        ("XAD_EMUHIP_FAIL_ALLOC", "2"),
+        ("XAD_EMUHIP_FAIL_COPY", "3"),
+        ("XAD_EMUHIP_SKIP_LANE", "4"),
+        ("XAD_EMUHIP_WRITE_PAST_END", "1"),
+        ("XAD_EMUHIP_STATUS", "912:hipGetDeviceCount"),
+    ])
+    .expect("valid");
+    assert_eq!(k.fault_devices, Some(vec![1]));
+    assert_eq!(k.for_device(1), k, "device 1 keeps every knob");
+    for clean in [k.for_device(0), k.for_device(2)] {
+        assert_eq!(
+            Knobs {
+                devices: k.devices.clone(),
+                visible: k.visible.clone(),
+                fault_devices: k.fault_devices.clone(),
+                ..Knobs::default()
+            },
+            clean
+        );
+    }
+    // A call on no device is faulted only while every device is.
+    assert_eq!(k.forced_status_of_host("hipGetDeviceCount"), None);
+    let all = Knobs {
+        fault_devices: None,
+        ..k.clone()
+    };
+    assert_eq!(all.forced_status_of_host("hipGetDeviceCount"), Some(912));
+    assert_eq!(all.for_device(2), all);
+}
+
+#[test]
+fn visibility_lists_stop_at_the_first_invalid_entry() {
+    for (list, expected) in [
+        ("2,0", vec![2, 0]),
+        ("1,x,0", vec![1]),
+        ("0,3,1", vec![0]),
+        ("-1", vec![]),
+        ("", vec![]),
+        ("1,,0", vec![1]),
+        ("1,", vec![1]),
+        ("1,1,0", vec![1, 0]),
+        ("01", vec![]),
+        (" 1", vec![]),
+        ("+1", vec![]),
+        ("GPU-0123456789abcdef", vec![]),
+        ("2,1,0", vec![2, 1, 0]),
+    ] {
+        assert_eq!(devices::ordinals(list, 3), expected, "{list:?}");
+    }
+}
+
+#[test]
+fn visibility_applies_rocr_then_hip_or_cuda() {
+    let v = |rocr, hip, cuda| devices::visible_devices(4, rocr, hip, cuda);
+    assert_eq!(v(None, None, None), [0, 1, 2, 3]);
+    assert_eq!(v(None, Some("2,0"), None), [2, 0]);
+    // HIP's list indexes what ROCr left: ROCr keeps 3 and 1, HIP picks its 1 (physical 1).
+    assert_eq!(v(Some("3,1"), Some("1"), None), [1]);
+    // An empty ROCR_VISIBLE_DEVICES hides everything; an empty HIP one is unset.
+    assert_eq!(v(Some(""), None, None), Vec::<usize>::new());
+    assert_eq!(v(None, Some(""), None), [0, 1, 2, 3]);
+    // CUDA_VISIBLE_DEVICES only when HIP's is unset or empty.
+    assert_eq!(v(None, None, Some("3")), [3]);
+    assert_eq!(v(None, Some(""), Some("3")), [3]);
+    assert_eq!(v(None, Some("1"), Some("3")), [1]);
+    // Parsed against the env the way knobs read it.
+    let k = knobs(&[
+        ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030,gfx1201"),
+        ("HIP_VISIBLE_DEVICES", "2,0"),
+    ])
+    .expect("valid");
+    assert_eq!(
+        (k.visible.as_slice(), k.arch_of(0), k.arch_of(1)),
+        (&[2, 0][..], "gfx1201", "gfx1100")
+    );
+    let k = knobs(&[("ROCR_VISIBLE_DEVICES", "")]).expect("valid");
+    assert!(k.visible.is_empty());
+}
+
+/// A host of fake devices, one per entry of XAD_EMUHIP_DEVICES in `pairs`.
+fn fake_host(pairs: &[(&str, &str)]) -> (Host, Vec<FakeDevice>) {
+    let made = Mutex::new(Vec::new());
+    let host = Host::new(knobs(pairs).expect("valid knobs"), |_arch| {
+        let device = FakeDevice::default();
+        made.lock().unwrap().push(device.clone());
+        Box::new(device)
+    });
+    host.set_notes(false);
+    let made = made.into_inner().unwrap();
+    (host, made)
+}
+
+const THREE: (&str, &str) = ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030,gfx1201");
+
+#[test]
+fn host_counts_visible_devices_and_the_current_device_is_per_thread() {
+    let (host, _) = fake_host(&[THREE, ("HIP_VISIBLE_DEVICES", "2,0")]);
+    assert_eq!(host.device_count(), 2);
+    assert_eq!(host.init(0), Ok(()));
+    assert_eq!(host.init(1), Err(Stop::Status(status::INVALID_VALUE)));
+    let arch = |on| host.with(on, "hipGetDeviceProperties", |rt| Ok(rt.properties()));
+    let p0 = arch(On::Device(0)).expect("device 0");
+    let p1 = arch(On::Device(1)).expect("device 1");
+    assert_eq!((p0.arch.as_str(), p1.arch.as_str()), ("gfx1201", "gfx1100"));
+    assert_eq!(
+        (p0.pci, p1.pci),
+        ((0, 5, 0), (0, 3, 0)),
+        "PCI addresses follow the physical device"
+    );
+    assert_eq!(
+        arch(On::Device(2)),
+        Err(Stop::Status(status::INVALID_DEVICE))
+    );
+    assert_eq!(
+        host.set_device(2),
+        Err(Stop::Status(status::INVALID_DEVICE))
+    );
+    assert_eq!(
+        host.set_device(-1),
+        Err(Stop::Status(status::INVALID_DEVICE))
+    );
+
+    assert_eq!(host.current(), Ok(0), "a thread starts on device 0");
+    host.set_device(1).expect("set");
+    assert_eq!(host.current(), Ok(1));
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| assert_eq!(host.current(), Ok(0), "another thread is still on device 0"))
+            .join()
+            .unwrap();
+    });
+    assert_eq!(arch(On::Current).map(|p| p.arch), Ok("gfx1100".into()));
+    host.set_device(0).expect("set");
+}
+
+#[test]
+fn no_visible_device_is_no_device() {
+    let (host, made) = fake_host(&[THREE, ("HIP_VISIBLE_DEVICES", "-1")]);
+    assert!(made.is_empty());
+    assert_eq!(host.device_count(), 0);
+    let expected = if status::HIP_VERSION / 10_000_000 >= 6 {
+        status::NO_DEVICE
+    } else {
+        status::INVALID_DEVICE
+    };
+    assert_eq!(host.init(0), Err(Stop::Status(expected)));
+    assert_eq!(
+        host.with(On::Current, "hipMalloc", |rt| rt.malloc(4)),
+        Err(Stop::Status(status::NO_DEVICE))
+    );
+    assert_eq!(
+        host.set_device(0),
+        Err(Stop::Status(status::INVALID_DEVICE))
+    );
+}
+
+#[test]
+fn pointers_and_handles_of_one_device_are_refused_on_another() {
+    let (host, fakes) = fake_host(&[THREE]);
+    let malloc = |on| {
+        host.with(on, "hipMalloc", |rt| rt.malloc(16))
+            .expect("malloc")
+            .expect("non-null")
+    };
+    host.set_device(0).expect("set");
+    let p0 = malloc(On::Current);
+    host.with(On::Current, "hipMemcpyHtoD", |rt| {
+        rt.copy_htod(p0, &[0xAB; 16])
+    })
+    .expect("copy on its own device");
+    let module0 = host
+        .with(On::Current, "hipModuleLoadData", |rt| {
+            rt.module_load(image())
+        })
+        .expect("load");
+    host.set_device(1).expect("set");
+    // The fake devices hand out the same addresses; the tags keep them apart.
+    let p1 = malloc(On::Current);
+    assert_ne!(p0, p1);
+    assert_eq!(
+        p0 & 0xFFFF_FFFF_FFFF,
+        p1 & 0xFFFF_FFFF_FFFF,
+        "same emulator address"
+    );
+    let mut back = [0u8; 16];
+    assert_eq!(
+        host.with(On::Current, "hipMemcpyDtoH", |rt| rt
+            .copy_dtoh(&mut back, p0)),
+        Err(Stop::Status(status::INVALID_VALUE)),
+        "device 0's pointer while device 1 is current"
+    );
+    assert_eq!(
+        host.with(On::Current, "hipMemcpyHtoD", |rt| rt
+            .copy_htod(p0, &[0; 16])),
+        Err(Stop::Status(status::INVALID_VALUE))
+    );
+    assert_eq!(
+        host.with(On::Current, "hipModuleGetFunction", |rt| rt
+            .get_function(module0, "xad_basic")),
+        Err(Stop::Status(status::INVALID_HANDLE)),
+        "device 0's module while device 1 is current"
+    );
+    let fake_memory = |d: usize| {
+        fakes[d]
+            .state()
+            .memory
+            .values()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        fake_memory(1),
+        [vec![0xEE; 16]],
+        "device 1's memory untouched"
+    );
+    assert_eq!(fake_memory(0), [vec![0xAB; 16]]);
+    // Releasing and waiting act on the object's own device, as in ROCm.
+    assert_eq!(
+        host.with(On::Owner(p0), "hipFree", |rt| rt.free(p0)),
+        Ok(())
+    );
+    assert!(fake_memory(0).is_empty() && fake_memory(1).len() == 1);
+    assert_eq!(
+        host.with(On::Owner(module0 as u64), "hipModuleUnload", |rt| rt
+            .module_unload(module0)),
+        Ok(())
+    );
+    // A device's own runtime still refuses the other's pointer outright.
+    assert_eq!(
+        host.with(On::Device(1), "hipFree", |rt| rt
+            .free(p1 & 0xFFFF_FFFF_FFFF | (1 << 48))),
+        Err(Stop::Status(status::INVALID_VALUE))
+    );
+    assert_eq!(
+        host.with(On::Owner(p1), "hipFree", |rt| rt.free(p1)),
+        Ok(())
+    );
+    host.set_device(0).expect("set");
+}
+
+#[test]
+fn a_kernel_argument_pointing_at_another_device_is_not_translated() {
+    let knobs = knobs(&[("XAD_EMUHIP_DEVICES", "gfx1100,gfx1100")]).expect("valid");
+    let dev = FakeDevice::default();
+    let mut rt = Runtime::for_device(Box::new(dev.clone()), &knobs, 1);
+    rt.notes = false;
+    let module = rt.module_load(image()).expect("load");
+    let function = rt.get_function(module, "xad_basic").expect("function");
+    let buffer = rt.malloc(16).expect("malloc").expect("non-null");
+    let foreign = (buffer & 0xFFFF_FFFF_FFFF) | (1 << 48); // device 0's tag
+    let mut k = vec![0u8; 40];
+    for (i, p) in [buffer, buffer, buffer, foreign].iter().enumerate() {
+        k[i * 8..i * 8 + 8].copy_from_slice(&p.to_le_bytes());
+    }
+    k[32..36].copy_from_slice(&4u32.to_le_bytes());
+    rt.launch(
+        function,
+        [1, 1, 1],
+        [256, 1, 1],
+        0,
+        0,
+        KernargSource::Buffer(k),
+    )
+    .expect("launch");
+    let launches = &dev.state().launches;
+    let seen = |at: usize| u64::from_le_bytes(launches[0].1[at..at + 8].try_into().unwrap());
+    assert_eq!(
+        seen(0),
+        buffer & 0xFFFF_FFFF_FFFF,
+        "own pointer: the emulator's address"
+    );
+    assert_eq!(
+        seen(24),
+        foreign,
+        "foreign pointer kept: its accesses fault"
+    );
+}
+
+#[test]
+fn faults_act_on_the_fault_devices_only() {
+    let (host, fakes) = fake_host(&[
+        THREE,
+        ("XAD_EMUHIP_FAULT_DEVICE", "1"),
+        ("XAD_EMUHIP_FAIL_ALLOC", "1"),
+        ("XAD_EMUHIP_STATUS", "912:hipStreamCreate"),
+    ]);
+    assert_eq!(fakes.len(), 3);
+    for device in 0..3 {
+        host.set_device(device).expect("set");
+        let alloc = host.with(On::Current, "hipMalloc", |rt| rt.malloc(4));
+        let stream = host.with(On::Current, "hipStreamCreate", |rt| Ok(rt.stream_create()));
+        if device == 1 {
+            assert_eq!(alloc, Err(Stop::Status(status::OUT_OF_MEMORY)));
+            assert_eq!(stream, Err(Stop::Status(912)));
+        } else {
+            assert!(matches!(alloc, Ok(Some(_))), "device {device}: {alloc:?}");
+            assert!(stream.is_ok(), "device {device}");
+        }
+    }
+    host.set_device(0).expect("set");
+}
+
+#[test]
+fn two_threads_on_two_devices_allocate_and_copy_concurrently_without_mixing() {
+    let (host, fakes) = fake_host(&[THREE]);
+    std::thread::scope(|scope| {
+        for device in [0i32, 2] {
+            let host = &host;
+            scope.spawn(move || {
+                host.set_device(device).expect("set");
+                for round in 0..200u32 {
+                    let pattern: Vec<u8> = (0..64u32)
+                        .map(|i| (i * 7 + round + device as u32 * 101) as u8)
+                        .collect();
+                    let p = host
+                        .with(On::Current, "hipMalloc", |rt| rt.malloc(pattern.len()))
+                        .expect("malloc")
+                        .expect("non-null");
+                    assert_eq!(crate::runtime::owner_of(p), Some(device as usize));
+                    host.with(On::Current, "hipMemcpyHtoD", |rt| rt.copy_htod(p, &pattern))
+                        .expect("copy in");
+                    std::thread::yield_now();
+                    let mut back = vec![0u8; pattern.len()];
+                    host.with(On::Current, "hipMemcpyDtoH", |rt| {
+                        rt.copy_dtoh(&mut back, p)
+                    })
+                    .expect("copy out");
+                    assert_eq!(back, pattern, "device {device}, round {round}");
+                    if round % 2 == 0 {
+                        host.with(On::Owner(p), "hipFree", |rt| rt.free(p))
+                            .expect("free");
+                    }
+                }
+                assert_eq!(
+                    host.current(),
+                    Ok(device as usize),
+                    "nobody else moved this thread"
+                );
+            });
+        }
+    });
+    let live = |d: usize| fakes[d].state().memory.len();
+    assert_eq!(
+        (live(0), live(1), live(2)),
+        (100, 0, 100),
+        "each device kept its own allocations"
+    );
+}
+
+#[test]
+fn a_long_kernel_on_one_device_does_not_block_another_device() {
+    let (host, fakes) = fake_host(&[THREE]);
+    let (open, gate) = std::sync::mpsc::channel();
+    fakes[0].state().launch_gate = Some(gate);
+    let (setup0, function) = {
+        host.set_device(0).expect("set");
+        host.with(On::Current, "hipModuleLoadData", |rt| {
+            let module = rt.module_load(image())?;
+            let function = rt.get_function(module, "xad_basic")?;
+            let p = rt.malloc(64)?.expect("non-null");
+            Ok((p, function))
+        })
+        .expect("set up device 0")
+    };
+    std::thread::scope(|scope| {
+        let host = &host;
+        let kernel = scope.spawn(move || {
+            host.set_device(0).expect("set");
+            let mut k = vec![0u8; 40];
+            for at in [0, 8, 16, 24] {
+                k[at..at + 8].copy_from_slice(&setup0.to_le_bytes());
+            }
+            k[32..36].copy_from_slice(&16u32.to_le_bytes());
+            host.with(On::Current, "hipModuleLaunchKernel", |rt| {
+                rt.launch(
+                    function,
+                    [1, 1, 1],
+                    [256, 1, 1],
+                    0,
+                    0,
+                    KernargSource::Buffer(k),
+                )
+            })
+        });
+        // Wait until device 0's kernel is running (holding device 0's lock).
+        while fakes[0].state().launch_gate.is_some() {
+            std::thread::yield_now();
+        }
+        host.set_device(1).expect("set");
+        let p = host
+            .with(On::Current, "hipMalloc", |rt| rt.malloc(8))
+            .expect("device 1 answers while device 0 runs a kernel");
+        assert!(p.is_some());
+        open.send(()).expect("open the gate");
+        assert_eq!(kernel.join().unwrap(), Ok(()));
+    });
+    assert_eq!(
+        fakes[0].state().gate_opened,
+        Some(true),
+        "the kernel ended because device 1 got through"
+    );
+    host.set_device(0).expect("set");
 }

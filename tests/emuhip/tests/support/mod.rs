@@ -303,8 +303,17 @@ fn via_loader(command: &Command, loader: &Path, lib: &Path) -> Command {
     wrapped
 }
 
+/// The variables with which ROCm (and the stand-in) hide and renumber devices:
+/// a test sets them itself, a runner's own must not leak in.
+pub const VISIBILITY_VARIABLES: [&str; 3] = [
+    "ROCR_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+];
+
 /// Run `command` to completion with the emulated library first on the loader
-/// path, the given knobs set and every other `XAD_EMUHIP_*` variable removed.
+/// path, the given knobs set and every other `XAD_EMUHIP_*` variable removed
+/// (and the [`VISIBILITY_VARIABLES`], which only `knobs` may set).
 /// With `library` = None it runs on the HIP root's real runtime: as it is for
 /// a root on the system's glibc, under the root's own loader otherwise
 /// ([`root_loader`]).
@@ -320,6 +329,9 @@ pub fn run(
         if key.to_string_lossy().starts_with("XAD_EMUHIP_") {
             command.env_remove(&key);
         }
+    }
+    for variable in VISIBILITY_VARIABLES {
+        command.env_remove(variable);
     }
     command.env_remove("LD_LIBRARY_PATH");
     if let Some(dir) = library {

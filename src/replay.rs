@@ -1,0 +1,765 @@
+//! `xad-harness replay DIR`: read a dump ([`crate::dump`]), check that it is
+//! whole and consistent, run its blocks again on any backend, and say per
+//! lane whether a recorded failure reproduced, now passes, or fails
+//! differently.
+//!
+//! Everything is checked before a device is opened ([`load`]): the manifest's
+//! schema and version, every file's presence, dtype, shape and length, the
+//! lane indices against the manifest's ranges, the code object, and the CPU
+//! model recomputed from the dumped sources, scalars and prefill on the
+//! replay's own layout, which must give the recorded `expected` words
+//! exactly. Anything wrong is one line naming the file (exit 2).
+//!
+//! Blocks are laid out densely, each at a multiple of the workgroup size,
+//! and a short block ends its dispatch (see [`crate::dump`] for why that
+//! keeps every lane's words the same). The code object is the dump's
+//! `kernel.hsaco`, so replay runs the bytes that ran, whatever this build
+//! embeds. The guard words come from the dump's guard seed.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::backend::{self, BackendChoice};
+use crate::cases::{self, Case, LaneData};
+use crate::check::{self, Compare, LaneVerdict, Prefill};
+use crate::codeobj::{CodeObject, Kernel};
+use crate::device::{Definedness, Device, DeviceError};
+use crate::dump::{self, CaseEntry, Manifest};
+use crate::error::{exit, Error, Result};
+use crate::guard::{GuardViolation, GuardedBuffer};
+use crate::target::{self, Choice, Target};
+
+/// What `replay` was asked.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub dir: PathBuf,
+    pub backend: BackendChoice,
+    pub device: Option<usize>,
+    /// Only the blocks holding these global lanes (`--lane`).
+    pub lanes: Option<Vec<u64>>,
+    /// Only the cases whose names match these globs (`--case`).
+    pub cases: Option<String>,
+    pub timeout: Duration,
+    /// Lane lines printed per case.
+    pub max_lines: usize,
+}
+
+/// Most output words in one replay dispatch (as `run` bounds its chunks).
+const DISPATCH_WORDS: usize = 1 << 17;
+
+/// A dump read and checked, with its dispatches planned.
+pub struct Dump {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub cases: Vec<DumpedCase>,
+}
+
+/// One case of a dump: its files' contents and the dispatches that replay
+/// the chosen blocks.
+pub struct DumpedCase {
+    pub entry: CaseEntry,
+    pub case: Case,
+    pub code: CodeObject,
+    pub target: &'static Target,
+    pub lanes: Vec<u64>,
+    pub got: Vec<u32>,
+    pub verdicts: Vec<LaneVerdict>,
+    pub dispatches: Vec<Planned>,
+}
+
+/// One replay dispatch: which dumped rows it holds, in order, and its
+/// buffers' contents before launch.
+pub struct Planned {
+    pub rows: Vec<usize>,
+    pub blocks: usize,
+    pub a: Vec<u32>,
+    pub b: Vec<u32>,
+    pub c: Vec<u32>,
+    /// `out` before launch: the dumped prefill, or the poison of `expected`.
+    pub out: Vec<u32>,
+    pub prefill: bool,
+    /// The model's words on this layout (equal to the recorded ones).
+    pub expected: Vec<u32>,
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("{}: {what}", path.display()))
+}
+
+/// Read `dir`'s manifest and every file of the cases `request` selects,
+/// check them, and plan the dispatches.
+pub fn load(dir: &Path, cases_glob: Option<&str>, lanes: Option<&[u64]>) -> Result<Dump> {
+    let manifest = read_manifest(dir)?;
+    let globs = match cases_glob {
+        None => Vec::new(),
+        Some(p) => p
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                glob::Pattern::new(p)
+                    .map_err(|e| Error::Usage(format!("--case {p:?} is not a valid pattern: {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let mut chosen = Vec::new();
+    for entry in &manifest.cases {
+        if globs.is_empty() || globs.iter().any(|g| g.matches(&entry.case)) {
+            chosen.push(load_case(dir, entry, lanes)?);
+        }
+    }
+    if chosen.is_empty() && cases_glob.is_some() {
+        return Err(Error::Usage(format!(
+            "--case {:?} matches no case of the dump {}",
+            cases_glob.unwrap_or_default(),
+            dir.display()
+        )));
+    }
+    if let Some(wanted) = lanes {
+        for lane in wanted {
+            let found = chosen.iter().any(|c| c.lanes.binary_search(lane).is_ok());
+            if !found {
+                return Err(Error::Usage(format!(
+                    "--lane {lane}: no dumped case of {} holds that lane",
+                    dir.display()
+                )));
+            }
+        }
+        chosen.retain(|c| !c.dispatches.is_empty());
+    }
+    Ok(Dump {
+        dir: dir.to_path_buf(),
+        manifest,
+        cases: chosen,
+    })
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join(dump::MANIFEST);
+    if !dir.is_dir() {
+        return Err(bad(dir, "no such dump directory"));
+    }
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad(&path, "missing file (not a dump directory?)"))
+        }
+        Err(e) => return Err(bad(&path, e)),
+    };
+    // Schema and version first, so a newer dump says so instead of failing on a field.
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(&path, format!("not valid JSON: {e}")))?;
+    let schema = value.get("schema").and_then(|s| s.as_str());
+    if schema != Some(dump::SCHEMA) {
+        return Err(bad(
+            &path,
+            format!(
+                "not an xad-harness dump manifest (schema {schema:?}, expected \"{}\")",
+                dump::SCHEMA
+            ),
+        ));
+    }
+    match value.get("version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(dump::VERSION) => {}
+        Some(v) => {
+            return Err(bad(
+                &path,
+                format!(
+                    "manifest version {v}; this xad-harness reads version {}",
+                    dump::VERSION
+                ),
+            ))
+        }
+        None => return Err(bad(&path, "manifest has no version number")),
+    }
+    serde_json::from_value(value).map_err(|e| bad(&path, format!("malformed manifest: {e}")))
+}
+
+/// Read `path` as a C-order `.npy` array of `dtype` and `shape`, exactly.
+fn read_npy<T: npyz::Deserialize>(path: &Path, dtype: &str, shape: &[u64]) -> Result<Vec<T>> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad(path, "missing file"))
+        }
+        Err(e) => return Err(bad(path, e)),
+    };
+    let npy = npyz::NpyFile::new(&bytes[..])
+        .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
+    let found = npy.dtype().descr();
+    if found != format!("'{dtype}'") {
+        return Err(bad(
+            path,
+            format!("dtype {found} where '{dtype}' was expected"),
+        ));
+    }
+    if npy.order() != npyz::Order::C {
+        return Err(bad(path, "Fortran order; the dump writes C order"));
+    }
+    if npy.shape() != shape {
+        return Err(bad(
+            path,
+            format!(
+                "shape {:?} where {shape:?} was expected (from the manifest)",
+                npy.shape()
+            ),
+        ));
+    }
+    let header = npy.header().clone();
+    let data = npy.into_inner();
+    let want = shape.iter().product::<u64>() * std::mem::size_of::<T>() as u64;
+    match (data.len() as u64).cmp(&want) {
+        std::cmp::Ordering::Less => {
+            return Err(bad(
+                path,
+                format!(
+                    "truncated: {} bytes of data where {want} were expected",
+                    data.len()
+                ),
+            ))
+        }
+        std::cmp::Ordering::Greater => {
+            return Err(bad(
+                path,
+                format!("{} bytes after the array's data", data.len() as u64 - want),
+            ))
+        }
+        std::cmp::Ordering::Equal => {}
+    }
+    npyz::NpyFile::with_header(header, data)
+        .into_vec()
+        .map_err(|e| bad(path, e))
+}
+
+fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<DumpedCase> {
+    let manifest_path = root.join(dump::MANIFEST);
+    let foreign = |what: String| bad(&manifest_path, format!("case {}: {what}", entry.case));
+    let case = cases::catalogue()
+        .into_iter()
+        .find(|c| c.name == entry.case)
+        .ok_or_else(|| foreign("not a case of this xad-harness's catalogue".into()))?;
+    let target = target::find(&entry.target)
+        .ok_or_else(|| foreign(format!("unknown target {}", entry.target)))?;
+    if case.outputs_per_lane != entry.outputs_per_lane
+        || case.keeps_lanes != entry.keeps_lanes
+        || case.wave_size != entry.wave_size
+        || case.scalar_args != entry.scalars.len()
+    {
+        return Err(foreign(format!(
+            "the dump says {} words per lane, keeps lanes {}, wave{}, {} scalars; this xad-harness's case has {}, {}, wave{}, {}",
+            entry.outputs_per_lane, entry.keeps_lanes, entry.wave_size, entry.scalars.len(),
+            case.outputs_per_lane, case.keeps_lanes, case.wave_size, case.scalar_args
+        )));
+    }
+    if entry.keeps_lanes != entry.files.prefill.is_some() {
+        return Err(foreign(
+            "a prefill file where the case keeps no lanes, or none where it does".into(),
+        ));
+    }
+    let block = entry.workgroup_size as u64;
+    if block == 0 || block % u64::from(entry.wave_size) != 0 {
+        return Err(foreign(format!(
+            "workgroup size {} is not a whole number of wave{} waves",
+            entry.workgroup_size, entry.wave_size
+        )));
+    }
+    let dir = root.join(&entry.dir);
+    let n = entry.lanes_dumped;
+    let k = entry.outputs_per_lane as u64;
+    let f = &entry.files;
+    let lanes: Vec<u64> = read_npy(&dir.join(&f.lanes), "<u8", &[n])?;
+    let expanded: u64 = entry.ranges.iter().map(|r| r[1]).sum();
+    let from_ranges = entry.ranges.iter().flat_map(|r| r[0]..r[0] + r[1]);
+    if expanded != n || !lanes.iter().copied().eq(from_ranges) {
+        return Err(bad(
+            &dir.join(&f.lanes),
+            "lane indices differ from the manifest's ranges",
+        ));
+    }
+    if lanes.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(bad(
+            &manifest_path,
+            format!("case {}: ranges overlap or are out of order", entry.case),
+        ));
+    }
+    let a: Vec<u32> = read_npy(&dir.join(&f.a), "<u4", &[n])?;
+    let b: Vec<u32> = read_npy(&dir.join(&f.b), "<u4", &[n])?;
+    let c: Vec<u32> = read_npy(&dir.join(&f.c), "<u4", &[n])?;
+    let expected: Vec<u32> = read_npy(&dir.join(&f.expected), "<u4", &[n, k])?;
+    let got: Vec<u32> = read_npy(&dir.join(&f.got), "<u4", &[n, k])?;
+    let prefill: Option<Vec<u32>> = match &f.prefill {
+        Some(name) => Some(read_npy(&dir.join(name), "<u4", &[n, k])?),
+        None => None,
+    };
+    let codes: Vec<u8> = read_npy(&dir.join(&f.verdict), "|u1", &[n])?;
+    let verdicts = codes
+        .iter()
+        .map(|&v| LaneVerdict::from_code(v))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| bad(&dir.join(&f.verdict), "a verdict code that is not 0-4"))?;
+    let code_path = dir.join(&f.code_object);
+    let bytes = match std::fs::read(&code_path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad(&code_path, "missing file"))
+        }
+        Err(e) => return Err(bad(&code_path, e)),
+    };
+    if bytes.len() as u64 != entry.code_object_bytes {
+        return Err(bad(
+            &code_path,
+            format!(
+                "{} bytes where the manifest says {}",
+                bytes.len(),
+                entry.code_object_bytes
+            ),
+        ));
+    }
+    let code = CodeObject::parse(&bytes).map_err(|e| bad(&code_path, e))?;
+    let kernel = code.kernel(&entry.kernel).map_err(|e| bad(&code_path, e))?;
+    let launch_block = kernel.launch_workgroup_size().iter().product::<u32>();
+    if launch_block != entry.workgroup_size {
+        return Err(bad(
+            &code_path,
+            format!(
+                "workgroup size {launch_block} where the manifest says {}",
+                entry.workgroup_size
+            ),
+        ));
+    }
+    let mut dumped = DumpedCase {
+        entry: entry.clone(),
+        case,
+        code,
+        target,
+        lanes,
+        got,
+        verdicts,
+        dispatches: Vec::new(),
+    };
+    let data = Columns {
+        a: &a,
+        b: &b,
+        c: &c,
+        expected: &expected,
+        prefill: prefill.as_deref(),
+    };
+    dumped.dispatches = plan(&dumped, wanted)
+        .into_iter()
+        .map(|planned| prepare(&dumped, &data, planned, &dir.join(&f.expected)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(dumped)
+}
+
+/// The dumped columns of one case, indexed by row.
+struct Columns<'a> {
+    a: &'a [u32],
+    b: &'a [u32],
+    c: &'a [u32],
+    expected: &'a [u32],
+    prefill: Option<&'a [u32]>,
+}
+
+/// The chosen blocks (all, or those holding a `wanted` lane) packed into
+/// dispatches: (rows, blocks) each. A block is `workgroup_size` rows from a
+/// range's start; a range's last block may be short, and ends its dispatch.
+fn plan(dumped: &DumpedCase, wanted: Option<&[u64]>) -> Vec<(Vec<usize>, usize)> {
+    let block = dumped.entry.workgroup_size as usize;
+    let k = dumped.entry.outputs_per_lane.max(1);
+    let mut dispatches = Vec::new();
+    let (mut rows, mut blocks) = (Vec::new(), 0usize);
+    let mut row = 0usize;
+    for range in &dumped.entry.ranges {
+        let len = range[1] as usize;
+        for start in (0..len).step_by(block) {
+            let end = (start + block).min(len);
+            let first = range[0] + start as u64;
+            let last = range[0] + end as u64;
+            let take = wanted.is_none_or(|w| w.iter().any(|&l| (first..last).contains(&l)));
+            if take {
+                rows.extend(row + start..row + end);
+                blocks += 1;
+                if end - start < block || (rows.len() + block) * k > DISPATCH_WORDS {
+                    dispatches.push((std::mem::take(&mut rows), blocks));
+                    blocks = 0;
+                }
+            }
+        }
+        row += len;
+    }
+    if !rows.is_empty() {
+        dispatches.push((rows, blocks));
+    }
+    dispatches
+}
+
+/// Build one dispatch's buffers and check the model on its layout against
+/// the recorded `expected` words.
+fn prepare(
+    dumped: &DumpedCase,
+    data: &Columns<'_>,
+    rows: (Vec<usize>, usize),
+    expected_path: &Path,
+) -> Result<Planned> {
+    let (rows, blocks) = rows;
+    let k = dumped.entry.outputs_per_lane;
+    let pick = |col: &[u32]| rows.iter().map(|&r| col[r]).collect::<Vec<u32>>();
+    let words = |col: &[u32]| {
+        rows.iter()
+            .flat_map(|&r| col[r * k..(r + 1) * k].iter().copied())
+            .collect::<Vec<u32>>()
+    };
+    let (a, b, c) = (pick(data.a), pick(data.b), pick(data.c));
+    let recorded = words(data.expected);
+    let prefill = data.prefill.map(words);
+    let mut expected = vec![0u32; rows.len() * k];
+    (dumped.case.model)(
+        &LaneData {
+            a: &a,
+            b: &b,
+            c: &c,
+            scalars: &dumped.entry.scalars,
+            prefill: prefill.as_deref().unwrap_or(&[]),
+            count: rows.len(),
+        },
+        0..rows.len(),
+        &mut expected,
+    );
+    if let Some(i) = (0..expected.len()).find(|&i| expected[i] != recorded[i]) {
+        return Err(bad(
+            expected_path,
+            format!(
+                "lane {} word {} is {:#010x} but the CPU model gives {:#010x} from the dumped sources and scalars: the dump is corrupt or from another model",
+                dumped.lanes[rows[i / k]],
+                i % k,
+                recorded[i],
+                expected[i]
+            ),
+        ));
+    }
+    let out = match &prefill {
+        Some(p) => p.clone(),
+        None => expected.iter().map(|&e| check::poison(e)).collect(),
+    };
+    Ok(Planned {
+        rows,
+        blocks,
+        a,
+        b,
+        c,
+        out,
+        prefill: prefill.is_some(),
+        expected,
+    })
+}
+
+/// What became of one replayed lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Recorded failing; got the recorded words again.
+    Reproduced,
+    /// Recorded failing; passes now.
+    NowPasses,
+    /// Recorded failing; fails with other words.
+    FailsDifferently,
+    /// Recorded passing (or unsettled); fails now.
+    NowFails,
+    /// Recorded passing; passes now.
+    Passes,
+}
+
+impl Outcome {
+    fn name(self) -> &'static str {
+        match self {
+            Outcome::Reproduced => "reproduced",
+            Outcome::NowPasses => "now passes",
+            Outcome::FailsDifferently => "fails differently",
+            Outcome::NowFails => "now fails",
+            Outcome::Passes => "passes",
+        }
+    }
+}
+
+/// One case's replay, counted.
+#[derive(Debug, Default, Clone)]
+pub struct CaseReplay {
+    pub lanes: u64,
+    pub blocks: usize,
+    /// Lanes whose words and verdict are exactly the recorded ones.
+    pub as_recorded: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub unsettled: u64,
+    pub reproduced: u64,
+    pub now_pass: u64,
+    pub fail_differently: u64,
+    pub now_fail: u64,
+    pub guard_violations: Vec<GuardViolation>,
+    pub lines: Vec<String>,
+}
+
+/// Replay what `request` asks, handing each printed line to `say`; the
+/// exit code: 0 every replayed lane passed, 1 one failed (or a guard word
+/// changed). Errors carry their own (2 bad dump, 3 fault, 77 no device).
+pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
+    let dump = load(
+        &request.dir,
+        request.cases.as_deref(),
+        request.lanes.as_deref(),
+    )?;
+    let m = &dump.manifest;
+    let mut targets: Vec<&'static Target> = Vec::new();
+    for c in &dump.cases {
+        if !targets.iter().any(|t| t.name == c.target.name) {
+            targets.push(c.target);
+        }
+    }
+    let choice = match targets.as_slice() {
+        [one] => Choice::One(one),
+        _ => Choice::All,
+    };
+    let indices = request.device.map(|i| vec![i]);
+    let mut selected = backend::select(request.backend, indices.as_deref(), choice)?;
+    let described = selected.describe();
+    say(format!(
+        "replay {}: {} case(s) dumped by {} (seed {}, {} lanes per case, {}) on {}",
+        dump.dir.display(),
+        dump.cases.len(),
+        m.tool,
+        m.seed.map_or("-".to_string(), |s| s.to_string()),
+        m.lanes_per_case.map_or("-".to_string(), |s| s.to_string()),
+        match m.mode {
+            dump::Mode::Failing => "failing lanes' blocks",
+            dump::Mode::All => "every lane",
+        },
+        described
+    ));
+    for note in &selected.notes {
+        say(format!("note: {note}"));
+    }
+    let guard_seed = m.guard_seed.unwrap_or_default();
+    let (mut lanes, mut failed, mut unsettled, mut ran) = (0u64, 0u64, 0u64, 0usize);
+    let mut guards = 0usize;
+    let mut executors: Vec<String> = Vec::new();
+    for dumped in &dump.cases {
+        // The first device that runs the case's target (on HIP every
+        // matching device was selected; one replays).
+        let unit = selected
+            .units
+            .iter_mut()
+            .find(|u| u.targets.iter().any(|t| t.name == dumped.target.name));
+        let Some(device) = unit.and_then(|u| u.device_for(dumped.target)) else {
+            say(format!(
+                "SKIP {} ({}): {described} does not run {} code objects",
+                dumped.entry.case, dumped.target.name, dumped.target.name
+            ));
+            continue;
+        };
+        let executor = device.executor().to_string();
+        if !executors.contains(&executor) {
+            executors.push(executor.clone());
+        }
+        let result = replay_case(device, dumped, guard_seed, request).map_err(|e| {
+            Error::device(
+                format!("replaying {} ({})", dumped.entry.case, dumped.target.name),
+                e,
+            )
+        })?;
+        ran += 1;
+        lanes += result.lanes;
+        failed += result.failed;
+        unsettled += result.unsettled;
+        let status = if result.failed > 0 || !result.guard_violations.is_empty() {
+            "FAIL"
+        } else {
+            "PASS"
+        };
+        say(format!(
+            "{status} {} ({})  {} lanes in {} block(s): {} as recorded, {} differ; {} passed, {} failed, {} unsettled [{executor}]",
+            dumped.entry.case,
+            dumped.target.name,
+            result.lanes,
+            result.blocks,
+            result.as_recorded,
+            result.lanes - result.as_recorded,
+            result.passed,
+            result.failed,
+            result.unsettled
+        ));
+        let recorded = result.reproduced + result.now_pass + result.fail_differently;
+        if recorded > 0 {
+            say(format!(
+                "  recorded failing lanes: {} reproduced, {} now pass, {} fail differently",
+                result.reproduced, result.now_pass, result.fail_differently
+            ));
+        }
+        if result.now_fail > 0 {
+            say(format!(
+                "  {} lane(s) recorded passing now fail",
+                result.now_fail
+            ));
+        }
+        guards += result.guard_violations.len();
+        for v in &result.guard_violations {
+            say(format!("  guard: {v}"));
+        }
+        for line in result.lines {
+            say(line);
+        }
+    }
+    let on = if executors.is_empty() {
+        described
+    } else {
+        executors.join("; ")
+    };
+    let guard_note = if guards > 0 {
+        format!(", {guards} guard violation(s)")
+    } else {
+        String::new()
+    };
+    say(format!(
+        "replayed {lanes} lanes of {ran} case(s): {} passed, {failed} failed, {unsettled} unsettled{guard_note} [{on}]",
+        lanes.saturating_sub(failed + unsettled)
+    ));
+    if ran == 0 && !dump.cases.is_empty() {
+        return Ok(exit::SKIPPED);
+    }
+    Ok(if failed > 0 || guards > 0 {
+        exit::MISMATCH
+    } else {
+        exit::PASS
+    })
+}
+
+/// Run `dumped`'s dispatches on `dev` and judge every lane.
+fn replay_case(
+    dev: &mut dyn Device,
+    dumped: &DumpedCase,
+    guard_seed: u64,
+    request: &Request,
+) -> std::result::Result<CaseReplay, DeviceError> {
+    crate::run::check_target(&dumped.code, &dev.arch_name())?;
+    let kernel = dumped
+        .code
+        .kernel(&dumped.entry.kernel)
+        .map_err(|e| DeviceError::Refused(e.to_string()))?;
+    let module = dev.load(&dumped.code.bytes)?;
+    let k = dumped.entry.outputs_per_lane;
+    let mut out = CaseReplay::default();
+    for planned in &dumped.dispatches {
+        let (got, taint) = execute(
+            dev, module, kernel, planned, dumped, guard_seed, request, &mut out,
+        )?;
+        let sources = |p: u64| {
+            let p = p as usize;
+            (planned.a[p], planned.b[p], planned.c[p])
+        };
+        let compare = Compare {
+            first_lane: 0,
+            outputs_per_lane: k,
+            sources: &sources,
+            prefill: if planned.prefill {
+                Prefill::Words(&planned.out)
+            } else {
+                Prefill::Poisoned
+            },
+            expected: &planned.expected,
+            got: &got,
+            taint: &taint,
+        };
+        let verdicts = check::lane_verdicts(&compare);
+        out.blocks += planned.blocks;
+        for (p, (&row, now)) in planned.rows.iter().zip(verdicts).enumerate() {
+            let recorded = &dumped.got[row * k..(row + 1) * k];
+            let words = &got[p * k..(p + 1) * k];
+            let was = dumped.verdicts[row];
+            out.lanes += 1;
+            out.as_recorded += u64::from(recorded == words && was == now);
+            match now {
+                LaneVerdict::Pass => out.passed += 1,
+                LaneVerdict::Unsettled => out.unsettled += 1,
+                _ => out.failed += 1,
+            }
+            let outcome = match (was.failed(), now.failed()) {
+                (true, _) if recorded == words => Outcome::Reproduced,
+                (true, false) => Outcome::NowPasses,
+                (true, true) => Outcome::FailsDifferently,
+                (false, true) => Outcome::NowFails,
+                (false, false) => Outcome::Passes,
+            };
+            match outcome {
+                Outcome::Reproduced => out.reproduced += 1,
+                Outcome::NowPasses => out.now_pass += 1,
+                Outcome::FailsDifferently => out.fail_differently += 1,
+                Outcome::NowFails => out.now_fail += 1,
+                Outcome::Passes => continue,
+            }
+            if out.lines.len() < request.max_lines {
+                let expected = &planned.expected[p * k..(p + 1) * k];
+                let word = (0..k)
+                    .find(|&w| recorded[w] != expected[w] || words[w] != expected[w])
+                    .unwrap_or(0);
+                out.lines.push(format!(
+                    "  lane {} ({}, replayed at {p}): {}: word {word} expected {:#010x}, recorded {:#010x}, now {:#010x}",
+                    dumped.lanes[row],
+                    was.name(),
+                    outcome.name(),
+                    expected[word],
+                    recorded[word],
+                    words[word]
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Allocate, fill, launch, check guards and read back one dispatch.
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    dev: &mut dyn Device,
+    module: crate::device::ModuleId,
+    kernel: &Kernel,
+    planned: &Planned,
+    dumped: &DumpedCase,
+    guard_seed: u64,
+    request: &Request,
+    out: &mut CaseReplay,
+) -> std::result::Result<(Vec<u32>, Definedness), DeviceError> {
+    let k = dumped.entry.outputs_per_lane;
+    let count = planned.rows.len();
+    let mut bufs = Vec::new();
+    let outcome = (|| {
+        for (name, per_lane, words) in [
+            ("a", 1, &planned.a),
+            ("b", 1, &planned.b),
+            ("c", 1, &planned.c),
+            ("out", k, &planned.out),
+        ] {
+            let buf = GuardedBuffer::alloc(dev, name, count * per_lane * 4, per_lane, guard_seed)?;
+            buf.write(dev, words)?;
+            bufs.push(buf);
+        }
+        crate::run::launch(
+            dev,
+            module,
+            kernel,
+            &bufs,
+            count,
+            &dumped.entry.scalars,
+            request.timeout,
+        )?;
+        let taint = dev.definedness(bufs[3].ptr(), count * k)?;
+        for buf in &bufs {
+            buf.check(dev, 0, &mut out.guard_violations)?;
+        }
+        let mut got = vec![0u32; count * k];
+        bufs[3].read(dev, &mut got)?;
+        Ok((got, taint))
+    })();
+    for buf in bufs {
+        // A buffer the device cannot give back does not change what was read.
+        let _ = buf.free(dev);
+    }
+    outcome
+}
