@@ -35,35 +35,10 @@ pub const STATUSES: [&str; 7] = [
     "skipped",
 ];
 
-/// One exit code for several runs: an interrupted run (130, 143) wins, then a
-/// mismatch (1), a fault (3; also any code the harness does not document,
-/// such as a node's process killed by a signal), a usage error (2), skipped
-/// (77), and 0 only when every run passed. A skipped node is not a pass in a
-/// fleet, and no runs at all is 77 (nothing executed).
-pub fn combine_exit_codes(codes: &[i32]) -> i32 {
-    if let Some(&interrupted) = codes
-        .iter()
-        .find(|&&c| c == exit::SIGINT || c == exit::SIGTERM)
-    {
-        return interrupted;
-    }
-    let documented = |code: i32| match code {
-        exit::PASS | exit::MISMATCH | exit::USAGE | exit::SKIPPED => code,
-        _ => exit::FAULT,
-    };
-    let rank = |code: i32| match code {
-        exit::PASS => 0,
-        exit::SKIPPED => 1,
-        exit::USAGE => 2,
-        exit::FAULT => 3,
-        _ => 4, // exit::MISMATCH
-    };
-    codes
-        .iter()
-        .map(|&c| documented(c))
-        .max_by_key(|&c| rank(c))
-        .unwrap_or(exit::SKIPPED)
-}
+/// One exit code for several runs (devices, nodes): the rule every report
+/// uses, [`crate::report::combine_exit_codes`] (interrupted > 1 > 3 > 2 > 77
+/// > 0; an undocumented code is 3; no runs at all is 77).
+pub use crate::report::combine_exit_codes;
 
 /// What to merge: the JSON reports (at least one), the JUnit reports (any
 /// number, in the same order or not: they are matched by nothing, only

@@ -95,7 +95,8 @@ pub struct DeviceRun {
 /// Combine the exit codes of several runs (devices, nodes) into one, for a
 /// fleet: an interruption first, then a mismatch, a fault, bad input, a
 /// skip (a node that ran nothing is not a pass), and only then 0. An
-/// unknown code counts as a fault.
+/// unknown code (a node's process killed by a signal, say) counts as a
+/// fault; no runs at all is 77 (nothing executed).
 pub fn combine_exit_codes(codes: &[i32]) -> i32 {
     const ORDER: [i32; 7] = [
         exit::SIGINT,
@@ -112,7 +113,7 @@ pub fn combine_exit_codes(codes: &[i32]) -> i32 {
         .copied()
         .min_by_key(|&c| rank(c))
         .map_or(
-            exit::PASS,
+            exit::SKIPPED,
             |c| if ORDER.contains(&c) { c } else { exit::FAULT },
         )
 }
