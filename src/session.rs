@@ -87,10 +87,8 @@ pub enum Progress<'a> {
 pub struct Relayed {
     pub lines: Vec<String>,
     pub fault_lines: Vec<String>,
-    /// The step was a finished case.
-    pub case_done: bool,
-    /// `--quiet` leaves it out ([`Progress::shown_when_quiet`]).
-    pub quiet: bool,
+    /// The step's own [`Progress::shown_when_quiet`].
+    pub shown_when_quiet: bool,
 }
 
 impl Relayed {
@@ -98,8 +96,7 @@ impl Relayed {
         Relayed {
             lines: step.lines(),
             fault_lines: step.fault_lines(),
-            case_done: matches!(step, Progress::Case(_)),
-            quiet: !step.shown_when_quiet(),
+            shown_when_quiet: step.shown_when_quiet(),
         }
     }
 }
@@ -139,7 +136,7 @@ impl Progress<'_> {
                 r.status(),
                 Status::Pass | Status::Unsettled | Status::NotSupported
             ),
-            Progress::Relayed(r) => r.case_done && !r.quiet,
+            Progress::Relayed(r) => r.shown_when_quiet,
             Progress::Interrupted(_) | Progress::Finished(_) => true,
             Progress::Started { .. } | Progress::Target { .. } => false,
         }
@@ -301,7 +298,7 @@ fn run_into(
         for unit in &selected.units {
             let last = report.cases.iter().rev().find(|r| r.device == unit.id);
             for t in &unit.targets {
-                if last.is_none_or(|r| r.target == t.name) && last.is_some() {
+                if last.is_some_and(|r| r.target == t.name) {
                     continue;
                 }
                 let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
@@ -467,6 +464,10 @@ fn run_unit(
     let id = unit.id.clone();
     let executor = unit.executor.clone();
     let targets = unit.targets.clone();
+    // A result on this device for a case that does not run.
+    let not_run = |c: &Case, t: &Target, why: NotRun| {
+        CaseResult::not_run(c, t.name, &id, &executor, opts, why)
+    };
     for (i, target) in targets.iter().enumerate() {
         let Some(p) = plan.iter().find(|p| p.target.name == target.name) else {
             continue;
@@ -488,14 +489,9 @@ fn run_unit(
                 for c in &p.lacks {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
                     let why = format!("{} lacks {}", target.name, needs.join(", "));
-                    report.cases.push(CaseResult::not_run(
-                        c,
-                        target.name,
-                        &id,
-                        &executor,
-                        opts,
-                        NotRun::NotSupported(why),
-                    ));
+                    report
+                        .cases
+                        .push(not_run(c, target, NotRun::NotSupported(why)));
                 }
             }
             None => {
@@ -504,14 +500,9 @@ fn run_unit(
                     _ => String::from("no device"),
                 };
                 for c in p.runs.iter().chain(&p.lacks) {
-                    report.cases.push(CaseResult::not_run(
-                        c,
-                        target.name,
-                        &id,
-                        &executor,
-                        opts,
-                        NotRun::NotSupported(why.clone()),
-                    ));
+                    report
+                        .cases
+                        .push(not_run(c, target, NotRun::NotSupported(why.clone())));
                 }
             }
         }
@@ -529,12 +520,9 @@ fn run_unit(
                     continue;
                 };
                 for c in &p.runs {
-                    report.cases.push(CaseResult::not_run(
+                    report.cases.push(not_run(
                         c,
-                        later.name,
-                        &id,
-                        &executor,
-                        opts,
+                        later,
                         NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into()),
                     ));
                 }
@@ -748,24 +736,17 @@ pub fn run_cases(
         report.cases.push(result);
         if timed_out {
             report.error = Some(RunError::StoppedAfterTimeout);
-            let executor = report
+            // The cases it leaves unrun: the same code-object target and
+            // executor as the case that timed out (the one just pushed).
+            let (target_of, executor) = report
                 .cases
                 .last()
-                .map(|r| r.executor.clone())
+                .map(|r| (r.target.clone(), r.executor.clone()))
                 .unwrap_or_default();
             for later in &cases[i + 1..] {
-                let target = report
-                    .cases
-                    .last()
-                    .map(|r| r.target.clone())
-                    .unwrap_or_default();
+                let skipped = NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into());
                 report.cases.push(CaseResult::not_run(
-                    later,
-                    &target,
-                    "",
-                    &executor,
-                    opts,
-                    NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into()),
+                    later, &target_of, "", &executor, opts, skipped,
                 ));
             }
             break;
