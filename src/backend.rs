@@ -244,8 +244,12 @@ fn pick<'p>(
     let Some(indices) = indices else {
         return Ok(probe.devices.iter().collect());
     };
-    let mut picked = Vec::new();
-    for &i in indices {
+    let mut picked: Vec<&hip::ProbedDevice> = Vec::new();
+    for (n, &i) in indices.iter().enumerate() {
+        if indices[..n].contains(&i) {
+            // Two units of one device would run its cases twice, at once.
+            return Err(Error::Usage(format!("--device {i} is given twice")));
+        }
         match probe.devices.iter().find(|d| d.index as usize == i) {
             Some(d) => picked.push(d),
             None if probe.devices.is_empty() && (choice == BackendChoice::Hip || i == 0) => {}
@@ -316,8 +320,11 @@ pub fn select(
     // when one target was asked for: the Kubernetes case, a node labelled
     // for one card carrying another. Otherwise there is nothing to report
     // them against.
-    let report_unfit = choice == BackendChoice::Hip && matches!(targets, Choice::One(_));
-    if fit.is_empty() && (unfit.is_empty() || !report_unfit) {
+    let asked = match (choice, targets) {
+        (BackendChoice::Hip, Choice::One(t)) => Some(t),
+        _ => None,
+    };
+    if fit.is_empty() && (unfit.is_empty() || asked.is_none()) {
         return match choice {
             BackendChoice::Hip => Err(Error::Skipped(format!(
                 "no HIP device that runs {what} code objects: {}; nothing was executed (use --backend emu or auto for the emulator)",
@@ -349,7 +356,7 @@ pub fn select(
             runner: Runner::Hip(Box::new(device)),
         });
     }
-    if selected.units.is_empty() {
+    if let (true, Some(asked)) = (selected.units.is_empty(), asked) {
         // `hip`, and devices that run none of what was asked: each is
         // reported, its cases not_supported, so the report says what the
         // node has (a Kubernetes node labelled for the wrong card, say).
@@ -359,10 +366,7 @@ pub fn select(
                 id: format!("hip:{}", d.index),
                 identity: identity(&probe, d),
                 executor: format!("hardware: {}", describe(d)),
-                targets: match targets {
-                    Choice::One(t) => vec![t],
-                    _ => Vec::new(), // not reached: `report_unfit` needs one target
-                },
+                targets: vec![asked],
                 runner: Runner::Unsupported(reason),
             });
         }
