@@ -74,10 +74,11 @@ pub const MAX_DUMP_BYTES: u64 = 1 << 30;
 pub const MAX_DUMP_ALL_LANES: u64 = 1 << 20;
 
 /// Bytes a dumped lane takes in the `.npy` files: its index (8), sources
-/// (12), verdict (1), expected and got (8 per word) and prefill (4 per word).
-pub fn bytes_per_lane(outputs_per_lane: usize, keeps_lanes: bool) -> u64 {
+/// (4 per word: 12 for the one-word cases), verdict (1), expected and got (8
+/// per word) and prefill (4 per word).
+pub fn bytes_per_lane(source_words: usize, outputs_per_lane: usize, keeps_lanes: bool) -> u64 {
     let k = outputs_per_lane as u64;
-    21 + 8 * k + if keeps_lanes { 4 * k } else { 0 }
+    9 + 4 * source_words as u64 + 8 * k + if keeps_lanes { 4 * k } else { 0 }
 }
 
 /// Which lanes a dump takes.
@@ -131,6 +132,10 @@ pub struct CaseEntry {
     /// Size of `kernel.hsaco`.
     pub code_object_bytes: u64,
     pub scalars: Vec<u32>,
+    /// Words per lane of a, b and c: `[1, 1, 1]` (the `.npy` files are 1-D)
+    /// but for the SHA-256 cases (`[32, 8, 1]`: a wider source is `[n, words]`).
+    #[serde(default = "one_word_sources")]
+    pub source_words: [usize; 3],
     pub outputs_per_lane: usize,
     pub keeps_lanes: bool,
     pub wave_size: u32,
@@ -153,6 +158,20 @@ pub struct CaseEntry {
     pub lanes_failed: u64,
     /// Set when the case ended in a fault; the lanes before it are dumped.
     pub error: Option<String>,
+}
+
+/// Dumps written before wider sources existed hold one word of each.
+fn one_word_sources() -> [usize; 3] {
+    [1, 1, 1]
+}
+
+/// The `.npy` shape of `n` lanes of `words` words each.
+pub fn source_shape(n: u64, words: usize) -> Vec<u64> {
+    if words == 1 {
+        vec![n]
+    } else {
+        vec![n, words as u64]
+    }
 }
 
 /// File names in a case directory.
@@ -294,6 +313,10 @@ struct Current {
     entry: CaseEntry,
     code: Vec<u8>,
     block: usize,
+    /// Draws a wide lane's sources again (the compare's `sources` give the
+    /// first words only).
+    inputs: &'static crate::cases::Inputs,
+    seed: u64,
     lanes: Vec<u64>,
     a: Vec<u32>,
     b: Vec<u32>,
@@ -378,6 +401,7 @@ impl Sink {
                     files: Files::standard(case.keeps_lanes),
                     code_object_bytes: code.bytes.len() as u64,
                     scalars: result.scalars.clone(),
+                    source_words: case.inputs.words,
                     outputs_per_lane: case.outputs_per_lane,
                     keeps_lanes: case.keeps_lanes,
                     wave_size: case.wave_size,
@@ -392,6 +416,8 @@ impl Sink {
                 },
                 code: code.bytes.to_vec(),
                 block: block as usize,
+                inputs: case.inputs,
+                seed: result.seed,
                 lanes: Vec::new(),
                 a: Vec::new(),
                 b: Vec::new(),
@@ -421,7 +447,11 @@ impl Sink {
             return; // nothing failed: the common case, one compare
         }
         let verdicts = check::lane_verdicts(cmp);
-        let per_lane = bytes_per_lane(k, cur.entry.keeps_lanes);
+        let per_lane = bytes_per_lane(
+            cur.entry.source_words.iter().sum(),
+            k,
+            cur.entry.keeps_lanes,
+        );
         let mut used = used;
         for start in (0..lanes).step_by(cur.block) {
             let end = (start + cur.block).min(lanes);
@@ -512,11 +542,18 @@ impl Current {
         self.range_open = range.len() == self.block;
         for lane in range.clone() {
             let global = cmp.first_lane + lane as u64;
-            let (a, b, c) = (cmp.sources)(global);
             self.lanes.push(global);
-            self.a.push(a);
-            self.b.push(b);
-            self.c.push(c);
+            if self.entry.source_words == [1, 1, 1] {
+                let (a, b, c) = (cmp.sources)(global);
+                self.a.push(a);
+                self.b.push(b);
+                self.c.push(c);
+            } else {
+                let [a, b, c] = self.inputs.lane(self.seed, global);
+                self.a.extend(a);
+                self.b.extend(b);
+                self.c.extend(c);
+            }
         }
         let words = range.start * k..range.end * k;
         self.expected
@@ -540,9 +577,10 @@ impl Current {
         let k = self.entry.outputs_per_lane as u64;
         let f = &self.entry.files;
         write_npy(&dir.join(&f.lanes), "<u8", &[n], &self.lanes)?;
-        write_npy(&dir.join(&f.a), "<u4", &[n], &self.a)?;
-        write_npy(&dir.join(&f.b), "<u4", &[n], &self.b)?;
-        write_npy(&dir.join(&f.c), "<u4", &[n], &self.c)?;
+        let [wa, wb, wc] = self.entry.source_words;
+        write_npy(&dir.join(&f.a), "<u4", &source_shape(n, wa), &self.a)?;
+        write_npy(&dir.join(&f.b), "<u4", &source_shape(n, wb), &self.b)?;
+        write_npy(&dir.join(&f.c), "<u4", &source_shape(n, wc), &self.c)?;
         write_npy(&dir.join(&f.expected), "<u4", &[n, k], &self.expected)?;
         write_npy(&dir.join(&f.got), "<u4", &[n, k], &self.got)?;
         if let Some(prefill) = &f.prefill {
@@ -688,12 +726,12 @@ mod tests {
         assert_eq!(cur.got[1], 5 ^ 1);
         assert_eq!(cur.entry.dumped.wrong, 3);
         assert_eq!(cur.entry.dumped.pass, 7);
-        assert_eq!(w.manifest.bytes, 10 * bytes_per_lane(1, false));
+        assert_eq!(w.manifest.bytes, 10 * bytes_per_lane(3, 1, false));
     }
 
     #[test]
     fn blocks_over_the_byte_limit_are_counted_not_taken() {
-        let limit = 4 * bytes_per_lane(1, false);
+        let limit = 4 * bytes_per_lane(3, 1, false);
         let (sink, _dir) = sink(Mode::All, 4, limit);
         let sources = |lane: u64| (lane as u32, 0, 0);
         let taint = Definedness::default();

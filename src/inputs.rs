@@ -57,6 +57,7 @@ const STREAM_SOURCES: u64 = 1;
 const STREAM_PREFILL: u64 = 2;
 const STREAM_SCALARS: u64 = 3;
 const STREAM_EDGES: u64 = 4;
+const STREAM_WIDE: u64 = 5;
 
 fn key(seed: u64, stream: u64) -> u64 {
     mix(seed ^ mix(stream))
@@ -218,6 +219,26 @@ pub fn lane_sources(seed: u64, lane: u64) -> (u32, u32, u32) {
     let (mut a, mut b, mut c) = ([0], [0], [0]);
     fill_sources_serial(seed, lane, &mut a, &mut b, &mut c);
     (a[0], b[0], c[0])
+}
+
+/// Uniform words for the cases with several source words per lane (SHA-256):
+/// word `n` of global lane `lane`, two per wyrand value of a per-lane key.
+pub(crate) fn lane_words(seed: u64, lane: u64, out: &mut [u32]) {
+    let k = key(seed, STREAM_WIDE) ^ mix(lane);
+    for (n, pair) in out.chunks_mut(2).enumerate() {
+        let v = value(k, n as u64);
+        pair[0] = v as u32;
+        if let Some(hi) = pair.get_mut(1) {
+            *hi = (v >> 32) as u32;
+        }
+    }
+}
+
+/// Word 0 of [`lane_words`].
+pub(crate) fn lane_word(seed: u64, lane: u64) -> u32 {
+    let mut w = [0];
+    lane_words(seed, lane, &mut w);
+    w[0]
 }
 
 /// As [`fill_sources_serial`], in parallel pieces of [`BLOCK_LANES`].

@@ -481,7 +481,7 @@ fn check_dump(dir: Option<&Path>, all: bool, lanes: u64) -> Vec<Error> {
         refused.push(Error::Usage(format!(
             "--dump-all takes at most {} lanes per case (up to {} bytes per lane), not --lanes {}; dump failing lanes with --dump alone",
             dump::MAX_DUMP_ALL_LANES,
-            dump::bytes_per_lane(90, true),
+            dump::bytes_per_lane(3, 90, true),
             lanes
         )));
     }

@@ -244,11 +244,12 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
         || case.keeps_lanes != entry.keeps_lanes
         || case.wave_size != entry.wave_size
         || case.scalar_args != entry.scalars.len()
+        || case.inputs.words != entry.source_words
     {
         return Err(foreign(format!(
-            "the dump says {} words per lane, keeps lanes {}, wave{}, {} scalars; this xad-harness's case has {}, {}, wave{}, {}",
-            entry.outputs_per_lane, entry.keeps_lanes, entry.wave_size, entry.scalars.len(),
-            case.outputs_per_lane, case.keeps_lanes, case.wave_size, case.scalar_args
+            "the dump says {} words per lane, keeps lanes {}, wave{}, {} scalars, source words {:?}; this xad-harness's case has {}, {}, wave{}, {}, {:?}",
+            entry.outputs_per_lane, entry.keeps_lanes, entry.wave_size, entry.scalars.len(), entry.source_words,
+            case.outputs_per_lane, case.keeps_lanes, case.wave_size, case.scalar_args, case.inputs.words
         )));
     }
     if entry.keeps_lanes != entry.files.prefill.is_some() {
@@ -282,9 +283,10 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
             format!("case {}: ranges overlap or are out of order", entry.case),
         ));
     }
-    let a: Vec<u32> = read_npy(&dir.join(&f.a), "<u4", &[n])?;
-    let b: Vec<u32> = read_npy(&dir.join(&f.b), "<u4", &[n])?;
-    let c: Vec<u32> = read_npy(&dir.join(&f.c), "<u4", &[n])?;
+    let [wa, wb, wc] = entry.source_words;
+    let a: Vec<u32> = read_npy(&dir.join(&f.a), "<u4", &dump::source_shape(n, wa))?;
+    let b: Vec<u32> = read_npy(&dir.join(&f.b), "<u4", &dump::source_shape(n, wb))?;
+    let c: Vec<u32> = read_npy(&dir.join(&f.c), "<u4", &dump::source_shape(n, wc))?;
     let expected: Vec<u32> = read_npy(&dir.join(&f.expected), "<u4", &[n, k])?;
     let got: Vec<u32> = read_npy(&dir.join(&f.got), "<u4", &[n, k])?;
     let prefill: Option<Vec<u32>> = match &f.prefill {
@@ -403,13 +405,15 @@ fn prepare(
 ) -> Result<Planned> {
     let (rows, blocks) = rows;
     let k = dumped.entry.outputs_per_lane;
-    let pick = |col: &[u32]| rows.iter().map(|&r| col[r]).collect::<Vec<u32>>();
-    let words = |col: &[u32]| {
+    // Row r's `n` words of a column.
+    let rows_of = |col: &[u32], n: usize| {
         rows.iter()
-            .flat_map(|&r| col[r * k..(r + 1) * k].iter().copied())
+            .flat_map(|&r| col[r * n..(r + 1) * n].iter().copied())
             .collect::<Vec<u32>>()
     };
-    let (a, b, c) = (pick(data.a), pick(data.b), pick(data.c));
+    let words = |col: &[u32]| rows_of(col, k);
+    let [wa, wb, wc] = dumped.entry.source_words;
+    let (a, b, c) = (rows_of(data.a, wa), rows_of(data.b, wb), rows_of(data.c, wc));
     let recorded = words(data.expected);
     let prefill = data.prefill.map(words);
     let mut expected = vec![0u32; rows.len() * k];
@@ -650,9 +654,11 @@ fn replay_case(
         let (got, taint) = execute(
             dev, module, kernel, planned, dumped, guard_seed, request, &mut out,
         )?;
+        // The lane's first word of each source (all of it for one-word cases).
+        let [wa, wb, wc] = dumped.entry.source_words;
         let sources = |p: u64| {
             let p = p as usize;
-            (planned.a[p], planned.b[p], planned.c[p])
+            (planned.a[p * wa], planned.b[p * wb], planned.c[p * wc])
         };
         let compare = Compare {
             first_lane: 0,
@@ -728,12 +734,13 @@ fn execute(
 ) -> std::result::Result<(Vec<u32>, Definedness), DeviceError> {
     let k = dumped.entry.outputs_per_lane;
     let count = planned.rows.len();
+    let [wa, wb, wc] = dumped.entry.source_words;
     let mut bufs = Vec::new();
     let outcome = (|| {
         for (name, per_lane, words) in [
-            ("a", 1, &planned.a),
-            ("b", 1, &planned.b),
-            ("c", 1, &planned.c),
+            ("a", wa, &planned.a),
+            ("b", wb, &planned.b),
+            ("c", wc, &planned.c),
             ("out", k, &planned.out),
         ] {
             let buf = GuardedBuffer::alloc(dev, name, count * per_lane * 4, per_lane, guard_seed)?;

@@ -357,9 +357,12 @@ pub fn run_case(
 /// case kernel: the kernel's j-th `v_xad_u32` is the case table's op j (checked
 /// by tests/cases_encoding.rs), and op j names the word it stores to.
 fn word_forms(case: &Case, code: &CodeObject, kernel: &Kernel) -> Vec<String> {
+    // A workload case (SHA-256) has no op table: no instruction stands
+    // behind one output word.
+    let Some(words) = crate::cases::op_words(case.name) else {
+        return Vec::new();
+    };
     let instructions = xad_instructions(code, kernel);
-    let words = crate::cases::op_words(case.name)
-        .unwrap_or_else(|| (0..case.outputs_per_lane as u16).map(Some).collect());
     let mut forms = vec![String::new(); case.outputs_per_lane];
     for (word, text) in words.iter().zip(instructions) {
         if let Some(form) = word.and_then(|w| forms.get_mut(usize::from(w))) {
@@ -402,14 +405,16 @@ fn execute(
     check_target(code, &dev.arch_name())?;
     let module = dev.load(&code.bytes)?;
     let k = case.outputs_per_lane;
+    let [wa, wb, wc] = case.inputs.words;
     let block = inputs::BLOCK_LANES;
     // Bound the words per dispatch, not the lanes, so a case with 90 outputs per
     // lane uses no more memory than the basic one.
-    let chunk = ((opts.chunk_lanes / k).max(1).div_ceil(block) * block).min(opts.lanes as usize);
+    let chunk = ((opts.chunk_lanes / k.max(wa)).max(1).div_ceil(block) * block)
+        .min(opts.lanes as usize);
     let mut bufs: Vec<GuardedBuffer> = Vec::new();
     let outcome = (|| {
         let mut host = HostBuffers::default();
-        let sources = |lane: u64| inputs::lane_sources(opts.seed, lane);
+        let sources = |lane: u64| case.inputs.first_words(opts.seed, lane);
         let mut first_lane = 0u64;
         while first_lane < opts.lanes {
             if opts.interrupt.requested().is_some() {
@@ -420,14 +425,14 @@ fn execute(
                 dev,
                 &mut bufs,
                 count,
-                k,
+                [wa, wb, wc, k],
                 result.guard_seed,
                 &mut result.release_errors,
             )?;
             let ranges = [
-                (bufs[0].ptr(), count),
-                (bufs[1].ptr(), count),
-                (bufs[2].ptr(), count),
+                (bufs[0].ptr(), count * wa),
+                (bufs[1].ptr(), count * wb),
+                (bufs[2].ptr(), count * wc),
                 (bufs[3].ptr(), count * k),
             ];
             stage(
@@ -439,6 +444,7 @@ fn execute(
                     case,
                     seed: opts.seed,
                     first_lane,
+                    count,
                     scalars,
                 },
             )?;
@@ -452,7 +458,7 @@ fn execute(
                 Some(views) => views?.pop().ok_or_else(views_refused)?,
                 None => {
                     let staged = host.staging.get_or_insert_with(Staging::default);
-                    staged.resize(count, k);
+                    staged.resize(count, case.inputs.words, k);
                     bufs[3].read(dev, &mut staged.got[..count * k])?;
                     &staged.got[..count * k]
                 }
@@ -493,6 +499,8 @@ struct Chunk<'a> {
     case: &'a Case,
     seed: u64,
     first_lane: u64,
+    /// Lanes in the chunk.
+    count: usize,
     scalars: &'a [u32],
 }
 
@@ -510,9 +518,10 @@ fn stage(
         case,
         seed,
         first_lane,
+        count,
         scalars,
     } = chunk;
-    let (count, k) = (ranges[0].1, case.outputs_per_lane);
+    let k = case.outputs_per_lane;
     host.expected.resize(count * k, 0);
     match dev.host_words(ranges) {
         Some(views) => {
@@ -529,7 +538,7 @@ fn stage(
         }
         None => {
             let staged = host.staging.get_or_insert_with(Staging::default);
-            staged.resize(count, k);
+            staged.resize(count, case.inputs.words, k);
             let io = Io {
                 a: &mut staged.a,
                 b: &mut staged.b,
@@ -556,24 +565,24 @@ fn stage(
     Ok(())
 }
 
-/// Make `bufs` the a, b, c and out buffers of a `count`-lane chunk with `k`
-/// outputs per lane. Buffers are exactly `count` lanes long so the rear guards
+/// Make `bufs` the a, b, c and out buffers of a `count`-lane chunk with
+/// `per_lane` words per lane in each. Buffers are exactly `count` lanes long so the rear guards
 /// sit right after the last lane; only a shorter final chunk reallocates.
 fn size_buffers(
     dev: &mut dyn Device,
     bufs: &mut Vec<GuardedBuffer>,
     count: usize,
-    k: usize,
+    per_lane: [usize; 4],
     guard_seed: u64,
     release_errors: &mut Vec<ReleaseError>,
 ) -> Result<(), DeviceError> {
-    if bufs.first().is_some_and(|b| b.bytes == count * 4) {
+    if bufs.first().is_some_and(|b| b.bytes == count * per_lane[0] * 4) {
         return Ok(());
     }
     for buf in bufs.drain(..) {
         release_errors.extend(buf.free(dev).err());
     }
-    for (name, per_lane) in [("a", 1), ("b", 1), ("c", 1), ("out", k)] {
+    for (name, per_lane) in ["a", "b", "c", "out"].into_iter().zip(per_lane) {
         bufs.push(GuardedBuffer::alloc(
             dev,
             name,
@@ -635,9 +644,9 @@ struct Staging {
 }
 
 impl Staging {
-    fn resize(&mut self, lanes: usize, k: usize) {
-        for v in [&mut self.a, &mut self.b, &mut self.c] {
-            v.resize(lanes, 0);
+    fn resize(&mut self, lanes: usize, words: [usize; 3], k: usize) {
+        for (v, w) in [&mut self.a, &mut self.b, &mut self.c].into_iter().zip(words) {
+            v.resize(lanes * w, 0);
         }
         self.got.resize(lanes * k, 0);
     }
@@ -669,7 +678,8 @@ fn prepare(
     prefill: &mut Vec<u32>,
 ) {
     let k = case.outputs_per_lane;
-    let count = io.a.len();
+    let [wa, wb, wc] = case.inputs.words;
+    let count = io.a.len() / wa;
     if case.keeps_lanes {
         prefill.resize(count * k, 0);
     }
@@ -680,9 +690,9 @@ fn prepare(
         .map(Some)
         .chain(std::iter::repeat_with(|| None));
     let pieces: Vec<PrepPiece<'_>> =
-        io.a.chunks_mut(PREP_LANES)
-            .zip(io.b.chunks_mut(PREP_LANES))
-            .zip(io.c.chunks_mut(PREP_LANES))
+        io.a.chunks_mut(PREP_LANES * wa)
+            .zip(io.b.chunks_mut(PREP_LANES * wb))
+            .zip(io.c.chunks_mut(PREP_LANES * wc))
             .zip(expected[..count * k].chunks_mut(words))
             .zip(io.got.chunks_mut(words))
             .zip(prefills)
@@ -721,8 +731,8 @@ impl PrepPiece<'_> {
             expected,
             got,
         } = self;
-        inputs::fill_sources_serial(seed, first_lane, a, b, c);
-        let count = a.len();
+        (case.inputs.fill)(seed, first_lane, a, b, c);
+        let count = a.len() / case.inputs.words[0];
         // The model sees this piece's lanes only: a model reads lanes of its
         // own wave at most, and pieces are whole waves.
         let (a, b, c) = (&*a, &*b, &*c);

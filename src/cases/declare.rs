@@ -42,6 +42,7 @@ macro_rules! case {
                 outputs_per_lane: PROGRAM.words,
                 scalar_args: $scalars,
                 keeps_lanes: PROGRAM.keeps_lanes(),
+                inputs: &$crate::cases::STANDARD_INPUTS,
                 model: $crate::cases::declare::case!(@model PROGRAM $(, $fast)?),
                 unsettled: $crate::cases::declare::case!(@option $($unsettled)?),
                 requires: $crate::cases::declare::case!(@features $($requires)?),

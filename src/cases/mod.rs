@@ -13,10 +13,11 @@
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
 //! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov` | the families, one file each, listed once in [`FAMILIES`] |
+//! | [`sha256`] | the workload cases: SHA-256 compression per lane, whole kernels no op table describes ([`WORKLOADS`]) |
 //!
 //! Standard lane ABI (every case; see README "Kernel ABI"): explicit kernel
 //! arguments in this order: `a`, `b`, `c` (u32 global buffers, one word per
-//! lane), `out` (u32 global buffer, `outputs_per_lane` words per lane, lane `i`
+//! lane, or the case's [`Inputs::words`]), `out` (u32 global buffer, `outputs_per_lane` words per lane, lane `i`
 //! at `out[i * outputs_per_lane ..]`), `count` (u32 lanes in this dispatch), then
 //! `scalar_args` u32 by-value arguments `s0, s1, ...`. One-dimensional dispatch of
 //! `ceil(count / W)` workgroups of `W` work-items, `W` being the kernel's
@@ -27,6 +28,7 @@ pub mod declare;
 pub mod encode;
 pub mod model;
 pub mod program;
+pub mod sha256;
 
 pub use declare::Spec;
 
@@ -35,15 +37,55 @@ use std::ops::Range;
 /// What a model sees: the sources of every lane of the dispatch, the scalar
 /// arguments, and the output's contents before launch.
 pub struct LaneData<'a> {
+    /// `words[0]` words per lane (the case's [`Inputs`]; one for the op-table cases).
     pub a: &'a [u32],
+    /// `words[1]` words per lane.
     pub b: &'a [u32],
+    /// `words[2]` words per lane.
     pub c: &'a [u32],
     pub scalars: &'a [u32],
     /// `out` before the launch (`outputs_per_lane` words per lane); empty for
     /// cases that write every word (`keeps_lanes == false`).
     pub prefill: &'a [u32],
-    /// Lanes in this dispatch (= `a.len()`); lanes at or past it do not exist.
+    /// Lanes in this dispatch (= `a.len() / words[0]`); lanes at or past it do not exist.
     pub count: usize,
+}
+
+/// How a case's sources `a`, `b`, `c` are laid out and drawn: words per lane
+/// (lane `i`'s words at `a[i * words[0] ..]`) and the seeded generator. Inputs
+/// are a pure function of (seed, global lane), so any range of lanes can be
+/// drawn again, alone (failure records, dumps).
+pub struct Inputs {
+    pub words: [usize; 3],
+    /// Fill lanes `first_lane ..` (as many as `a` holds) of `a`, `b`, `c`.
+    pub fill: fn(seed: u64, first_lane: u64, a: &mut [u32], b: &mut [u32], c: &mut [u32]),
+}
+
+/// The op-table cases' sources: one word each of a, b, c per lane, uniform
+/// words with edge values mixed in ([`crate::inputs`]).
+pub static STANDARD_INPUTS: Inputs = Inputs {
+    words: [1, 1, 1],
+    fill: crate::inputs::fill_sources_serial,
+};
+
+impl Inputs {
+    /// Every source word of global lane `lane`: (a, b, c).
+    pub fn lane(&self, seed: u64, lane: u64) -> [Vec<u32>; 3] {
+        let mut words = self.words.map(|n| vec![0u32; n]);
+        let [a, b, c] = &mut words;
+        (self.fill)(seed, lane, a, b, c);
+        words
+    }
+
+    /// The first word of a, b and c of global lane `lane` (what a failure
+    /// record prints; the whole lane for the one-word cases).
+    pub fn first_words(&self, seed: u64, lane: u64) -> (u32, u32, u32) {
+        if self.words == [1, 1, 1] {
+            return crate::inputs::lane_sources(seed, lane);
+        }
+        let [a, b, c] = self.lane(seed, lane);
+        (a[0], b[0], c[0])
+    }
 }
 
 /// A CPU model: writes the expected `out` words of `lanes` into `out`
@@ -69,6 +111,8 @@ pub struct Case {
     /// When false, every word of `out` is written and is poisoned with the
     /// complement of its expected value before launch.
     pub keeps_lanes: bool,
+    /// The sources' shape and generator.
+    pub inputs: &'static Inputs,
     pub model: Model,
     /// Behaviour the ISA guide leaves unclear, stated so nobody mistakes the
     /// model's choice for a documented rule.
@@ -128,17 +172,33 @@ pub fn specs() -> impl Iterator<Item = &'static Spec> {
     FAMILIES.iter().flat_map(|family| family.specs)
 }
 
-/// Every case, in catalogue order.
+/// The workload cases: whole kernels (SHA-256) checked against a CPU model
+/// but described by no op table, after the op-table cases in the catalogue.
+pub static WORKLOADS: &[&[Case]] = &[sha256::CASES];
+
+/// Every case, in catalogue order: the op-table cases, then the workloads.
 pub fn catalogue() -> Vec<Case> {
-    specs().map(|s| s.case).collect()
+    table_cases()
+        .chain(WORKLOADS.iter().flat_map(|w| w.iter().copied()))
+        .collect()
 }
 
 /// The cases `target`'s ISA has, in catalogue order.
 pub fn catalogue_for(target: &crate::target::Target) -> Vec<Case> {
-    specs()
-        .map(|s| s.case)
+    catalogue()
+        .into_iter()
         .filter(|c| c.runs_on(target))
         .collect()
+}
+
+/// The op-table cases (each has a [`program()`]), in catalogue order.
+pub fn table_cases() -> impl Iterator<Item = Case> {
+    specs().map(|s| s.case)
+}
+
+/// The op-table cases `target`'s ISA has.
+pub fn table_cases_for(target: &crate::target::Target) -> Vec<Case> {
+    table_cases().filter(|c| c.runs_on(target)).collect()
 }
 
 /// The program of case `name`.
