@@ -69,6 +69,119 @@ fn host_simd() -> &'static str {
     "baseline"
 }
 
+/// One run of `case` through the whole pipeline on `device`; its seconds,
+/// or an error when it did not pass (a benchmark of a wrong answer is void).
+fn timed_pass(
+    device: &mut EmuDevice,
+    case: &cases::Case,
+    loaded: &run::Loaded,
+    kernel: &crate::codeobj::Kernel,
+    opts: &Options,
+) -> Result<f64> {
+    let result = run::run_case(
+        device,
+        case,
+        &loaded.code,
+        kernel,
+        loaded.source.clone(),
+        opts,
+    );
+    if result.status() != Status::Pass {
+        let why = result
+            .error
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| format!("{} lanes failed", result.tally.lanes_failed));
+        return Err(Error::Io(format!(
+            "benchmark run of {} did not pass on {}: {why}",
+            case.name, result.executor
+        )));
+    }
+    Ok(result.seconds)
+}
+
+/// Most `--sha-lanes`: their inputs are held twice (164 bytes a lane each).
+pub const MAX_SHA_LANES: u64 = 1 << 22;
+
+/// Refuse, before anything runs, a `--sha-lanes` over [`MAX_SHA_LANES`].
+pub fn sha256_lanes_ok(lanes: u64) -> Result<()> {
+    if lanes > MAX_SHA_LANES {
+        return Err(Error::Usage(format!(
+            "--sha-lanes {lanes} is over {MAX_SHA_LANES}"
+        )));
+    }
+    Ok(())
+}
+
+/// The SHA-256 workload: the `sha256_w32` case through the emulator pipeline
+/// (its CPU model, `sha2`, included) against `sha2::compress256` of the same
+/// blocks on one host thread, interleaved `repeat` times. Rates are in
+/// million 64-byte blocks a second: a block is one compression, the whole
+/// hash of a message under 56 bytes, so M blocks/s is MH/s for short
+/// messages (the unit password-hashing benchmarks quote).
+pub fn sha256(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
+    let case = cases::select("sha256_w32").map_err(Error::Usage)?.remove(0);
+    let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap())
+        .map_err(Error::Io)?;
+    let kernel = run::kernel_for(&loaded, &case).map_err(Error::Io)?;
+    let mut device = EmuDevice::new();
+    let opts = Options {
+        lanes,
+        seed,
+        ..Options::default()
+    };
+    // The same lanes' inputs, drawn once for the host baseline.
+    let lanes_n = lanes as usize;
+    let [wa, wb, wc] = case.inputs.words;
+    let (mut a, mut b, mut c) = (
+        vec![0; lanes_n * wa],
+        vec![0; lanes_n * wb],
+        vec![0; lanes_n * wc],
+    );
+    (case.inputs.fill)(seed, 0, &mut a, &mut b, &mut c);
+    let blocks: usize = c.iter().map(|&c| cases::sha256::blocks(c)).sum();
+    let (mut emulated, mut host) = (Vec::new(), Vec::new());
+    let mut sink = 0u32;
+    for _ in 0..repeat.max(1) {
+        let started = Instant::now();
+        for lane in 0..lanes_n {
+            let state: [u32; 8] = b[lane * 8..][..8].try_into().expect("8 state words");
+            let n = cases::sha256::blocks(c[lane]);
+            sink ^= cases::sha256::compress(state, &a[lane * wa..][..16 * n])[0];
+        }
+        host.push(started.elapsed().as_secs_f64());
+        emulated.push(timed_pass(&mut device, &case, &loaded, kernel, &opts)?);
+    }
+    std::hint::black_box(sink);
+    let (emu_s, host_s) = (median(emulated), median(host));
+    let rate = |s: f64| blocks as f64 / s / 1e6;
+    Ok(format!(
+        "bench: sha256_w32, {lanes} lanes ({blocks} blocks), seed {seed}, host SHA extensions {}, {} runs each (median)\n\
+         emulated gfx1100 SHA-256 (generate + emulate + verify with sha2): {:8.3} s  {:9.4} M blocks/s (MH/s)\n\
+         sha2 crate on the host, 1 thread, the same blocks:           {:8.3} s  {:9.4} M blocks/s (MH/s)\n\
+         ratio emulated / sha2 on the host: {:.5}x (emulated, not a GPU rate)\n",
+        if host_sha_extensions() { "yes" } else { "no" },
+        repeat.max(1),
+        emu_s,
+        rate(emu_s),
+        host_s,
+        rate(host_s),
+        host_s / emu_s,
+    ))
+}
+
+/// Whether the host CPU has the SHA extensions `sha2` uses when present.
+fn host_sha_extensions() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sha")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
     let case = cases::select("basic").map_err(Error::Usage)?.remove(0);
     let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap())
@@ -91,26 +204,7 @@ pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
                 "native baseline disagreed with the model on {failures} lanes"
             )));
         }
-        let result = run::run_case(
-            &mut device,
-            &case,
-            &loaded.code,
-            kernel,
-            loaded.source.clone(),
-            &opts,
-        );
-        if result.status() != Status::Pass {
-            let why = result
-                .error
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_else(|| format!("{} lanes failed", result.tally.lanes_failed));
-            return Err(Error::Io(format!(
-                "benchmark run did not pass on {}: {why}",
-                result.executor
-            )));
-        }
-        pipeline.push(result.seconds);
+        pipeline.push(timed_pass(&mut device, &case, &loaded, kernel, &opts)?);
     }
     let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (emu_best, native_best) = (best(&pipeline), best(&native));

@@ -83,6 +83,9 @@ enum Command {
         /// Runs of each, interleaved; the median is reported, and the best.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i64).range(1..=100), allow_hyphen_values = true)]
         repeat: i64,
+        /// Lanes of the SHA-256 part (sha256_w32 emulated beside the sha2 crate), 1 to 4194304.
+        #[arg(long, value_parser = parse_lanes, allow_hyphen_values = true, default_value = "16384")]
+        sha_lanes: u64,
     },
     /// Merge the JSON (and JUnit) reports of several runs, e.g. a fleet's nodes, into one;
     /// exits with their combined code.
@@ -275,15 +278,18 @@ fn main() -> ExitCode {
             lanes,
             seed,
             repeat,
-        } => bench::run(
-            lanes,
-            seed.unwrap_or_else(inputs::fresh_seed),
-            usize::try_from(repeat).unwrap_or(1),
-        )
-        .map(|text| {
-            say!("{}", text.trim_end());
-            exit::PASS
-        }),
+            sha_lanes,
+        } => {
+            let (seed, repeat) = (
+                seed.unwrap_or_else(inputs::fresh_seed),
+                usize::try_from(repeat).unwrap_or(1),
+            );
+            bench::sha256_lanes_ok(sha_lanes).and_then(|()| {
+                say!("{}", bench::run(lanes, seed, repeat)?.trim_end());
+                say!("{}", bench::sha256(sha_lanes, seed, repeat)?.trim_end());
+                Ok(exit::PASS)
+            })
+        }
         Command::Merge(args) => cmd_merge(args),
     };
     match outcome {

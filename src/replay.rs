@@ -413,7 +413,11 @@ fn prepare(
     };
     let words = |col: &[u32]| rows_of(col, k);
     let [wa, wb, wc] = dumped.entry.source_words;
-    let (a, b, c) = (rows_of(data.a, wa), rows_of(data.b, wb), rows_of(data.c, wc));
+    let (a, b, c) = (
+        rows_of(data.a, wa),
+        rows_of(data.b, wb),
+        rows_of(data.c, wc),
+    );
     let recorded = words(data.expected);
     let prefill = data.prefill.map(words);
     let mut expected = vec![0u32; rows.len() * k];

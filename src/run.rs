@@ -409,8 +409,8 @@ fn execute(
     let block = inputs::BLOCK_LANES;
     // Bound the words per dispatch, not the lanes, so a case with 90 outputs per
     // lane uses no more memory than the basic one.
-    let chunk = ((opts.chunk_lanes / k.max(wa)).max(1).div_ceil(block) * block)
-        .min(opts.lanes as usize);
+    let chunk =
+        ((opts.chunk_lanes / k.max(wa)).max(1).div_ceil(block) * block).min(opts.lanes as usize);
     let mut bufs: Vec<GuardedBuffer> = Vec::new();
     let outcome = (|| {
         let mut host = HostBuffers::default();
@@ -576,7 +576,10 @@ fn size_buffers(
     guard_seed: u64,
     release_errors: &mut Vec<ReleaseError>,
 ) -> Result<(), DeviceError> {
-    if bufs.first().is_some_and(|b| b.bytes == count * per_lane[0] * 4) {
+    if bufs
+        .first()
+        .is_some_and(|b| b.bytes == count * per_lane[0] * 4)
+    {
         return Ok(());
     }
     for buf in bufs.drain(..) {
@@ -645,7 +648,10 @@ struct Staging {
 
 impl Staging {
     fn resize(&mut self, lanes: usize, words: [usize; 3], k: usize) {
-        for (v, w) in [&mut self.a, &mut self.b, &mut self.c].into_iter().zip(words) {
+        for (v, w) in [&mut self.a, &mut self.b, &mut self.c]
+            .into_iter()
+            .zip(words)
+        {
             v.resize(lanes * w, 0);
         }
         self.got.resize(lanes * k, 0);

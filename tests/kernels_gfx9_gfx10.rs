@@ -295,7 +295,12 @@ fn check_target(tools: &Tools, family: &Family, mcpu: &'static str, scratch: &Pa
     let dir = scratch.join(mcpu);
     let mut checked = 0;
     for case in &cases {
-        let ops = cases::program(case.name).expect("program").ops;
+        // The workload cases (SHA-256) have no op table: tests/sha256.rs
+        // checks their kernels on every target.
+        let Some(program) = cases::program(case.name) else {
+            continue;
+        };
+        let ops = program.ops;
         let (bytes, listing) = build(tools, family, mcpu, case.kernel, &dir);
         if let Some(wrong) = compare(case, ops, family, &listing) {
             panic!("{mcpu}: {wrong}");

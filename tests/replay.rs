@@ -104,7 +104,8 @@ for c in m["cases"]:
     lanes = load("lanes", "<u8", (n,))
     want = np.concatenate([np.arange(s, s + l, dtype="<u8") for s, l in c["ranges"]]) if c["ranges"] else np.zeros(0, "<u8")
     assert (lanes == want).all(), c["case"]
-    a, b, cc = (load(x, "<u4", (n,)) for x in "abc")
+    widths = c.get("source_words", [1, 1, 1])
+    a, b, cc = (load(x, "<u4", (n,) if w == 1 else (n, w)) for x, w in zip("abc", widths))
     exp = load("expected", "<u4", (n, k))
     got = load("got", "<u4", (n, k))
     if c["keeps_lanes"]:

@@ -360,14 +360,19 @@ mod tests {
         "dpp_mov_inactive_w64",
     ];
 
-    /// Files of this module that are not families.
-    const SHARED: [&str; 5] = [
+    /// Files of this module that are not families (the shared modules and
+    /// the workloads).
+    const SHARED: [&str; 6] = [
         "mod.rs",
         "program.rs",
         "encode.rs",
         "model.rs",
         "declare.rs",
+        "sha256.rs",
     ];
+
+    /// The workload cases, after the op-table ones.
+    const WORKLOAD_ORDER: [&str; 2] = ["sha256_w32", "sha256_w64"];
 
     #[test]
     fn registry_yields_every_family_once_and_the_catalogue_in_order() {
@@ -412,8 +417,10 @@ mod tests {
             }
         }
         let names: Vec<&str> = catalogue().iter().map(|c| c.name).collect();
-        assert_eq!(names, CATALOGUE_ORDER);
+        assert_eq!(names[..56], CATALOGUE_ORDER);
+        assert_eq!(names[56..], WORKLOAD_ORDER);
         assert_eq!(specs().count(), 56);
+        assert!(WORKLOAD_ORDER.iter().all(|n| program(n).is_none()));
     }
 
     #[test]
@@ -634,7 +641,7 @@ mod tests {
             .iter()
             .filter(|t| matches!(t.generation(), Generation::Gfx11 | Generation::Gfx12))
         {
-            let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
+            let names: Vec<&str> = table_cases_for(t).iter().map(|c| c.name).collect();
             let want: Vec<&str> = CATALOGUE_ORDER
                 .iter()
                 .copied()
@@ -681,7 +688,7 @@ mod tests {
         assert_eq!(gfx10.len(), 34);
         let (mut nine, mut ten) = (0, 0);
         for t in crate::target::TARGETS {
-            let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
+            let names: Vec<&str> = table_cases_for(t).iter().map(|c| c.name).collect();
             match t.generation() {
                 Generation::Gfx9 => {
                     assert_eq!(names, GFX9_CASES, "{}", t.name);
@@ -699,6 +706,27 @@ mod tests {
             (6, 4),
             "gfx908, gfx90a, gfx942, gfx950 + 2 generic; gfx1010, gfx1030 + 2 generic"
         );
+    }
+
+    /// Every target has the SHA-256 workload: wave64 everywhere, wave32 where
+    /// the target has wave32; after the op-table cases.
+    #[test]
+    fn every_target_has_the_sha256_cases() {
+        for t in crate::target::TARGETS {
+            let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
+            let tail: Vec<&str> = if t.has(Feature::Wave32) {
+                WORKLOAD_ORDER.to_vec()
+            } else {
+                vec!["sha256_w64"]
+            };
+            assert_eq!(names[names.len() - tail.len()..], tail, "{}", t.name);
+            assert_eq!(
+                names.len(),
+                table_cases_for(t).len() + tail.len(),
+                "{}",
+                t.name
+            );
+        }
     }
 
     /// Per family, how many cases gfx90a, gfx1030 and gfx1100 have.
@@ -796,7 +824,7 @@ mod tests {
 
     /// Every move (source slot, control) of the cases `t` has.
     fn moves_of(t: &crate::target::Target) -> Vec<(usize, Dpp)> {
-        let ops = catalogue_for(t)
+        let ops = table_cases_for(t)
             .iter()
             .flat_map(|c| program(c.name).expect("program").ops)
             .collect::<Vec<_>>();

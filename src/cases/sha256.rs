@@ -188,11 +188,7 @@ const fn sha_case(name: &'static str, kernel: &'static str, wave: u32) -> Case {
         inputs: &INPUTS,
         model,
         unsettled: None,
-        requires: if wave == 32 {
-            &[Feature::Wave32]
-        } else {
-            &[]
-        },
+        requires: if wave == 32 { &[Feature::Wave32] } else { &[] },
     }
 }
 
