@@ -158,7 +158,7 @@ pub fn sha256(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
     Ok(format!(
         "bench: sha256_w32, {lanes} lanes ({blocks} blocks), seed {seed}, host SHA extensions {}, {} runs each (median)\n\
          emulated gfx1100 SHA-256 (generate + emulate + verify with sha2): {:8.3} s  {:9.4} M blocks/s (MH/s)\n\
-         sha2 crate on the host, 1 thread, the same blocks:           {:8.3} s  {:9.4} M blocks/s (MH/s)\n\
+         sha2 crate on the host, 1 thread, the same blocks:            {:8.3} s  {:9.4} M blocks/s (MH/s)\n\
          ratio emulated / sha2 on the host: {:.5}x (emulated, not a GPU rate)\n",
         if host_sha_extensions() { "yes" } else { "no" },
         repeat.max(1),
