@@ -589,14 +589,14 @@ pub fn lines(report: &Report, generation: Generation) -> Vec<String> {
             report.ops_per_region, report.iterations, report.independent_chains, report.throughput_waves, report.repeat
         ),
         format!(
-            "{:<26} {:>16} {:>7} {:>22} {:>7}",
+            "{:<26} {:>16} {:>7} {:>24} {:>7}",
             "form", "latency tick/op", "ratio", "throughput tick/op/wave", "ratio"
         ),
     ];
     let fmt_ratio = |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{r:.2}"));
     for row in &report.rows {
         out.push(format!(
-            "{:<26} {:>16.2} {:>7} {:>22.2} {:>7}",
+            "{:<26} {:>16.2} {:>7} {:>24.2} {:>7}",
             row.form.label(generation),
             row.latency,
             fmt_ratio(row.latency_ratio),

@@ -335,3 +335,45 @@ fn the_counter_kind_in_each_kernel_matches_its_instructions() {
         assert!(insts.iter().any(|i| *i == marker), "{}: no `{marker}`", target.name);
     }
 }
+
+/// README's example output is the format `microbench` prints: rendered here
+/// from placeholder values (1.11, 2.22, 3.33 stand for L.LL, T.TT, R.RR), no
+/// timing involved.
+#[test]
+fn the_readme_example_is_the_printed_format() {
+    use microbench::{Form, Report, Row};
+    let row = |form: Form, ratio: f64| Row {
+        form,
+        instructions: String::new(),
+        latency: 1.11,
+        latency_ratio: Some(ratio),
+        throughput: 2.22,
+        throughput_ratio: Some(ratio),
+    };
+    let report = Report {
+        executor: "hardware: <device name> (<gcnArchName>), HIP runtime <version>".into(),
+        target: "<target>".into(),
+        counter: Counter::ShaderCycles20,
+        counter_instruction: Counter::ShaderCycles20.describe(),
+        iterations: microbench::DEFAULT_ITERATIONS,
+        ops_per_region: microbench::ops_per_region(microbench::DEFAULT_ITERATIONS),
+        latency_waves: 1,
+        throughput_waves: microbench::DEFAULT_WAVES,
+        independent_chains: microbench::CHAINS,
+        repeat: microbench::DEFAULT_REPEAT,
+        rows: vec![row(Form::Xad, 1.0), row(Form::XorAdd, 3.33), row(Form::Add3, 3.33)],
+    };
+    let printed: Vec<String> = microbench::lines(&report, Generation::Gfx11)
+        .into_iter()
+        .map(|l| l.replace("1.11", "L.LL").replace("2.22", "T.TT").replace("3.33", "R.RR"))
+        .collect();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme.split("## Microbenchmarks").nth(1).expect("README section");
+    let block: Vec<&str> = section
+        .split("```\n")
+        .nth(1)
+        .expect("the example block")
+        .lines()
+        .collect();
+    assert_eq!(block, printed.iter().map(String::as_str).collect::<Vec<_>>());
+}
