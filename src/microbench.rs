@@ -476,7 +476,9 @@ pub fn measure(
         .kernel(kernel)
         .map_err(|e| Error::Usage(format!("microbench: {e}")))?
         .meta;
-    let module = dev.load(&code.bytes).map_err(fault("loading the code object"))?;
+    let module = dev
+        .load(&code.bytes)
+        .map_err(fault("loading the code object"))?;
     let operands = dev.alloc(16).map_err(fault("allocating the operands"))?;
     let out = match dev.alloc(plan.out_bytes()) {
         Ok(out) => out,
@@ -503,7 +505,8 @@ fn launches(
 ) -> Result<Measured> {
     let fault = |what: &'static str| move |e| Error::device(format!("microbench: {what}"), e);
     let bytes: Vec<u8> = OPERANDS.iter().flat_map(|w| w.to_le_bytes()).collect();
-    dev.write(operands, &bytes).map_err(fault("writing the operands"))?;
+    dev.write(operands, &bytes)
+        .map_err(fault("writing the operands"))?;
     let kernarg = crate::codeobj::kernarg::build(
         meta,
         &[
@@ -518,14 +521,20 @@ fn launches(
     let mut words = vec![0u8; plan.out_bytes()];
     for (dispatch, waves, timed) in [
         (plan.latency(), 1, &mut measured.latency),
-        (plan.throughput(), plan.waves as usize, &mut measured.throughput),
+        (
+            plan.throughput(),
+            plan.waves as usize,
+            &mut measured.throughput,
+        ),
     ] {
         // Launch 0 warms the instruction cache and is not kept.
         for launch in 0..=plan.repeat {
-            dev.write(out, &zeros).map_err(fault("clearing the records"))?;
+            dev.write(out, &zeros)
+                .map_err(fault("clearing the records"))?;
             dev.launch(module, &meta.name, &kernarg, dispatch, timeout)
                 .map_err(fault("launching xad_microbench"))?;
-            dev.read(out, &mut words).map_err(fault("reading the records"))?;
+            dev.read(out, &mut words)
+                .map_err(fault("reading the records"))?;
             if launch > 0 {
                 timed.push(parse_records(&words, waves));
             }
@@ -652,7 +661,13 @@ fn pick_device(
         },
     };
     let info = device.info.as_ref().map_err(|e| {
-        Error::device(format!("microbench: reading HIP device {}'s properties", device.index), e.clone())
+        Error::device(
+            format!(
+                "microbench: reading HIP device {}'s properties",
+                device.index
+            ),
+            e.clone(),
+        )
     })?;
     if is_emulated(&info.name) {
         return Err(Error::Skipped(format!(
@@ -675,7 +690,10 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     if let Some(refused) = refusal(backend) {
         return Err(refused);
     }
-    if let Some(e) = crate::report::files::check(args.json.as_deref(), None).into_iter().next() {
+    if let Some(e) = crate::report::files::check(args.json.as_deref(), None)
+        .into_iter()
+        .next()
+    {
         return Err(e);
     }
     let probe = crate::hip::probe();
@@ -706,10 +724,19 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     let mut dev = crate::hip::HipDevice::open(index)
         .map_err(|e| Error::device(format!("opening HIP device {index}"), e))?;
     let executor = dev.executor().to_string();
-    let measured = measure(&mut dev, &code, kernel, &plan, Duration::from_secs(args.timeout.max(1)))?;
+    let measured = measure(
+        &mut dev,
+        &code,
+        kernel,
+        &plan,
+        Duration::from_secs(args.timeout.max(1)),
+    )?;
     drop(dev);
     let mut problems = Vec::new();
-    for (name, launches) in [("latency", &measured.latency), ("throughput", &measured.throughput)] {
+    for (name, launches) in [
+        ("latency", &measured.latency),
+        ("throughput", &measured.throughput),
+    ] {
         for records in launches {
             problems.extend(check_records(name, records, plan.iterations, OPERANDS));
         }
@@ -720,7 +747,10 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
             say(&format!("microbench: {p}"));
         }
         if wrong {
-            say(&format!("microbench: {} problem(s); no timing is reported", problems.len()));
+            say(&format!(
+                "microbench: {} problem(s); no timing is reported",
+                problems.len()
+            ));
             return Ok(exit::MISMATCH);
         }
         return Err(Error::device(
@@ -785,7 +815,11 @@ mod tests {
 
     fn correct(iterations: u32, spans: [(u64, u64); 6], kind: u32) -> Vec<u32> {
         let regions: [(u64, u64, u32); 6] = std::array::from_fn(|r| {
-            (spans[r].0, spans[r].1, expected_value(r, iterations, OPERANDS))
+            (
+                spans[r].0,
+                spans[r].1,
+                expected_value(r, iterations, OPERANDS),
+            )
         });
         words(&regions, iterations, kind)
     }
@@ -806,7 +840,14 @@ mod tests {
     fn records_parse_and_give_ticks_across_a_wrap() {
         let w = correct(
             2,
-            [(0xf_fff0, 0x0_0070), (10, 1010), (0, 64), (0, 100), (0, 200), (0, 300)],
+            [
+                (0xf_fff0, 0x0_0070),
+                (10, 1010),
+                (0, 64),
+                (0, 100),
+                (0, 200),
+                (0, 300),
+            ],
             1,
         );
         let record = Record::parse(&w).expect("marker present");
@@ -826,7 +867,7 @@ mod tests {
     #[test]
     fn the_chain_model_matches_hand_computed_values() {
         let ops = [1u32, 2, 7]; // b, c, seed
-        // One trip of the dependent xad chain: 32 steps of (x ^ 1) + 2 from 7.
+                                // One trip of the dependent xad chain: 32 steps of (x ^ 1) + 2 from 7.
         let mut x = 7u32;
         for _ in 0..32 {
             x = (x ^ 1).wrapping_add(2);
@@ -838,7 +879,10 @@ mod tests {
         let folded = (0..8u32).fold(0, |a, k| a ^ (7 + k + 12));
         assert_eq!(expected_value(5, 1, ops), folded);
         // Wrapping arithmetic, as the hardware's.
-        assert_eq!(expected_value(2, 1, [u32::MAX, 0, 0]), 0u32.wrapping_sub(32));
+        assert_eq!(
+            expected_value(2, 1, [u32::MAX, 0, 0]),
+            0u32.wrapping_sub(32)
+        );
     }
 
     #[test]
@@ -854,7 +898,14 @@ mod tests {
         // Throughput: two waves, the second across a 20-bit wrap.
         let thr = [
             rec([(0, 640), (0, 1280), (0, 640), (0, 256), (0, 512), (0, 256)]),
-            rec([(0, 640), (0, 1280), (0, 640), (0xf_ff00, 0x0_0000), (0xf_ff00, 0x100), (0xf_ff00, 0)]),
+            rec([
+                (0, 640),
+                (0, 1280),
+                (0, 640),
+                (0xf_ff00, 0x0_0000),
+                (0xf_ff00, 0x100),
+                (0xf_ff00, 0),
+            ]),
         ];
         let rows = summarize(&lat, &thr, it);
         assert_eq!(rows.len(), 3);
@@ -879,22 +930,71 @@ mod tests {
         assert!(check_records("latency", &[Some(good.clone())], it, OPERANDS).is_empty());
         let mut wrong = good.clone();
         wrong.regions[3].value ^= 1 << 7;
-        let problems = check_records("throughput", &[Some(good.clone()), Some(wrong), None], it, OPERANDS);
-        assert!(matches!(problems[0], Problem::Wrong { wave: 1, region: 3, .. }), "{problems:?}");
-        assert_eq!(problems[1], Problem::Unwritten { launch: "throughput".into(), wave: 2 });
-        assert!(problems[0].to_string().contains("v_xad_u32 independent"), "{}", problems[0]);
+        let problems = check_records(
+            "throughput",
+            &[Some(good.clone()), Some(wrong), None],
+            it,
+            OPERANDS,
+        );
+        assert!(
+            matches!(
+                problems[0],
+                Problem::Wrong {
+                    wave: 1,
+                    region: 3,
+                    ..
+                }
+            ),
+            "{problems:?}"
+        );
+        assert_eq!(
+            problems[1],
+            Problem::Unwritten {
+                launch: "throughput".into(),
+                wave: 2
+            }
+        );
+        assert!(
+            problems[0].to_string().contains("v_xad_u32 independent"),
+            "{}",
+            problems[0]
+        );
         // 32 ops of xor + add are 64 instructions: 63 ticks cannot be.
-        let short = Record::parse(&correct(it, [(0, 64), (0, 63), (0, 64), (0, 64), (0, 64), (0, 64)], 1)).unwrap();
+        let short = Record::parse(&correct(
+            it,
+            [(0, 64), (0, 63), (0, 64), (0, 64), (0, 64), (0, 64)],
+            1,
+        ))
+        .unwrap();
         let problems = check_records("latency", &[Some(short.clone())], it, OPERANDS);
-        assert!(matches!(problems[..], [Problem::Implausible { region: 1, ticks: 63, instructions: 64, .. }]), "{problems:?}");
+        assert!(
+            matches!(
+                problems[..],
+                [Problem::Implausible {
+                    region: 1,
+                    ticks: 63,
+                    instructions: 64,
+                    ..
+                }]
+            ),
+            "{problems:?}"
+        );
         let mut memtime = short;
         memtime.counter = Counter::Memtime;
-        assert!(check_records("latency", &[Some(memtime)], it, OPERANDS).is_empty(), "s_memtime ticks are not cycles");
+        assert!(
+            check_records("latency", &[Some(memtime)], it, OPERANDS).is_empty(),
+            "s_memtime ticks are not cycles"
+        );
     }
 
     #[test]
     fn plans_and_buffers_match_the_kernel_abi() {
-        let plan = Plan { wave: 32, waves: 8, iterations: 256, repeat: 5 };
+        let plan = Plan {
+            wave: 32,
+            waves: 8,
+            iterations: 256,
+            repeat: 5,
+        };
         assert_eq!(plan.latency().block, [32, 1, 1]);
         assert_eq!(plan.throughput().block, [256, 1, 1]);
         assert_eq!(plan.out_bytes(), 32 * 64 * 4);
@@ -906,7 +1006,10 @@ mod tests {
         let records = parse_records(&bytes, 2);
         assert_eq!(records.len(), 2);
         assert_eq!(records[0], None);
-        assert_eq!(records[1].as_ref().map(|r| r.counter), Some(Counter::Memtime));
+        assert_eq!(
+            records[1].as_ref().map(|r| r.counter),
+            Some(Counter::Memtime)
+        );
         // The worst case --iterations allows stays a quarter of the 20-bit period at 8 cycles/instruction.
         assert!(ops_per_region(MAX_ITERATIONS) * 2 * 8 <= 1 << 18);
     }
@@ -915,7 +1018,9 @@ mod tests {
     fn the_emulator_is_refused_and_emulated_devices_are_recognised() {
         let e = refusal(BackendChoice::Emu).expect("refused");
         assert_eq!(e.exit_code(), exit::SKIPPED);
-        assert!(e.to_string().contains("no timing exists on the embedded emulator"));
+        assert!(e
+            .to_string()
+            .contains("no timing exists on the embedded emulator"));
         assert!(!e.to_string().contains('\n'));
         assert!(refusal(BackendChoice::Hip).is_none());
         assert!(is_emulated("xad-harness emulated gfx1100"));
@@ -932,10 +1037,193 @@ mod tests {
                 .unwrap_or_else(|| panic!("no {} for {}", kernel_name(t), t.name));
             let code = CodeObject::parse(k.bytes).unwrap_or_else(|e| panic!("{}: {e}", t.name));
             let meta = &code.kernel(kernel_name(t)).unwrap().meta;
-            let want = if t.generation() == Generation::Gfx9 { 64 } else { 32 };
+            let want = if t.generation() == Generation::Gfx9 {
+                64
+            } else {
+                32
+            };
             assert_eq!(meta.wavefront_size, want, "{}", t.name);
-            assert_eq!(meta.reqd_workgroup_size, None, "{}: the host picks the block", t.name);
-            assert!(meta.max_flat_workgroup_size >= MAX_WAVES * want, "{}", t.name);
+            assert_eq!(
+                meta.reqd_workgroup_size, None,
+                "{}: the host picks the block",
+                t.name
+            );
+            assert!(
+                meta.max_flat_workgroup_size >= MAX_WAVES * want,
+                "{}",
+                t.name
+            );
         }
+    }
+
+    /// A stand-in device for the launch plumbing alone: each launch writes,
+    /// for every wave of the block, a record with the model's chain values
+    /// and synthetic spans (`ticks` per region, from a start near the 20-bit
+    /// top so every region wraps). It times nothing.
+    struct Synthetic {
+        memory: std::collections::BTreeMap<DevicePtr, Vec<u8>>,
+        next: DevicePtr,
+        ticks: u64,
+        launches: usize,
+        fail_launch: bool,
+    }
+
+    impl Synthetic {
+        fn new(ticks: u64) -> Synthetic {
+            Synthetic {
+                memory: Default::default(),
+                next: 0x1000,
+                ticks,
+                launches: 0,
+                fail_launch: false,
+            }
+        }
+    }
+
+    impl Device for Synthetic {
+        fn executor(&self) -> crate::device::Executor {
+            crate::device::Executor::Emulated {
+                arch: "synthetic".into(),
+            }
+        }
+        fn arch_name(&self) -> String {
+            "gfx1100".into()
+        }
+        fn memory_bytes(&self) -> u64 {
+            1 << 20
+        }
+        fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, crate::device::DeviceError> {
+            let ptr = self.next;
+            self.next += 0x10000;
+            self.memory.insert(ptr, vec![0xee; bytes]);
+            Ok(ptr)
+        }
+        fn free(&mut self, ptr: DevicePtr) -> Result<(), crate::device::DeviceError> {
+            self.memory
+                .remove(&ptr)
+                .map(drop)
+                .ok_or_else(|| crate::device::DeviceError::Refused("double free".into()))
+        }
+        fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), crate::device::DeviceError> {
+            self.memory.get_mut(&dst).expect("allocated")[..src.len()].copy_from_slice(src);
+            Ok(())
+        }
+        fn read(
+            &mut self,
+            src: DevicePtr,
+            dst: &mut [u8],
+        ) -> Result<(), crate::device::DeviceError> {
+            let len = dst.len();
+            dst.copy_from_slice(&self.memory[&src][..len]);
+            Ok(())
+        }
+        fn load(
+            &mut self,
+            _image: &[u8],
+        ) -> Result<crate::device::ModuleId, crate::device::DeviceError> {
+            Ok(crate::device::ModuleId(0))
+        }
+        fn launch(
+            &mut self,
+            _module: crate::device::ModuleId,
+            kernel: &str,
+            kernarg: &[u8],
+            dispatch: Dispatch,
+            _timeout: Duration,
+        ) -> Result<(), crate::device::DeviceError> {
+            if self.fail_launch {
+                return Err(crate::device::DeviceError::Refused("injected".into()));
+            }
+            assert_eq!(kernel, "xad_microbench");
+            let at = |o: usize| u64::from_le_bytes(kernarg[o..o + 8].try_into().unwrap());
+            let (operands, out) = (at(0), at(8));
+            let iterations = u32::from_le_bytes(kernarg[16..20].try_into().unwrap());
+            let ops: Vec<u32> = self.memory[&operands][..12]
+                .chunks(4)
+                .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+                .collect();
+            let waves = dispatch.block[0] / 32;
+            let start = 0xf_ff00u64;
+            let spans = [(start, (start + self.ticks) & 0xf_ffff); 6];
+            for w in 0..waves as usize {
+                let mut words = vec![0u32; RECORD_WORDS];
+                for (r, (a, b)) in spans.iter().enumerate() {
+                    words[6 * r] = *a as u32;
+                    words[6 * r + 2] = *b as u32;
+                    words[6 * r + 4] = expected_value(r, iterations, [ops[0], ops[1], ops[2]]);
+                }
+                words[36] = iterations;
+                words[MARKER_WORD] = MARKER | 1;
+                let bytes: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+                self.memory.get_mut(&out).unwrap()[w * RECORD_WORDS * 4..][..bytes.len()]
+                    .copy_from_slice(&bytes);
+            }
+            self.launches += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn measure_launches_each_shape_and_frees_its_buffers() {
+        let k = crate::kernels::find("gfx1100", "xad_microbench").expect("embedded");
+        let code = CodeObject::parse(k.bytes).unwrap();
+        let plan = Plan {
+            wave: 32,
+            waves: 4,
+            iterations: 2,
+            repeat: 3,
+        };
+        // 64 ops per region; 256 ticks across the wrap is 4 per op.
+        let mut dev = Synthetic::new(256);
+        let measured = measure(
+            &mut dev,
+            &code,
+            "xad_microbench",
+            &plan,
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(
+            dev.launches,
+            2 * (1 + 3),
+            "a warm-up and 3 timed launches of each shape"
+        );
+        assert!(dev.memory.is_empty(), "every buffer freed");
+        assert_eq!(measured.latency.len(), 3);
+        assert!(measured.latency.iter().all(|l| l.len() == 1));
+        assert!(measured
+            .throughput
+            .iter()
+            .all(|l| l.len() == 4 && l.iter().all(Option::is_some)));
+        for records in measured.latency.iter().chain(&measured.throughput) {
+            assert_eq!(check_records("synthetic", records, 2, OPERANDS), []);
+        }
+        let flat: Vec<Record> = measured
+            .throughput
+            .iter()
+            .flatten()
+            .flatten()
+            .cloned()
+            .collect();
+        let rows = summarize(&flat, &flat, 2);
+        assert!(
+            rows.iter().all(|r| r.latency == 4.0 && r.throughput == 4.0),
+            "{rows:?}"
+        );
+
+        // A failed launch is a fault naming it, and still frees the buffers.
+        let mut dev = Synthetic::new(256);
+        dev.fail_launch = true;
+        let e = measure(
+            &mut dev,
+            &code,
+            "xad_microbench",
+            &plan,
+            Duration::from_secs(1),
+        )
+        .unwrap_err();
+        assert_eq!(e.exit_code(), exit::FAULT);
+        assert!(e.to_string().contains("launching xad_microbench"), "{e}");
+        assert!(dev.memory.is_empty());
     }
 }

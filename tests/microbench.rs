@@ -43,11 +43,17 @@ fn harness(args: &[&str], emulated: bool, knobs: &[(&str, &str)]) -> (Output, St
 /// and no number that could pass for a timing.
 fn assert_refused(output: &Output, transcript: &str, wording: &str) {
     assert_eq!(output.status.code(), Some(77), "{transcript}");
-    assert!(output.stdout.is_empty(), "stdout must be empty:\n{transcript}");
+    assert!(
+        output.stdout.is_empty(),
+        "stdout must be empty:\n{transcript}"
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line:\n{transcript}");
-    assert!(lines[0].starts_with("xad-harness: microbench: "), "{transcript}");
+    assert!(
+        lines[0].starts_with("xad-harness: microbench: "),
+        "{transcript}"
+    );
     assert!(lines[0].contains(wording), "{transcript}");
     assert!(lines[0].contains("nothing was run"), "{transcript}");
     for timing in ["tick/op", "cycles/op", "latency", "throughput"] {
@@ -64,7 +70,15 @@ fn the_emulator_backend_is_refused_with_exit_77() {
     assert_refused(&output, &t, "no timing exists on the embedded emulator");
     // Options do not change that: the refusal comes before any device.
     let (output, t) = harness(
-        &["microbench", "--backend", "emu", "--device", "3", "--iterations", "512"],
+        &[
+            "microbench",
+            "--backend",
+            "emu",
+            "--device",
+            "3",
+            "--iterations",
+            "512",
+        ],
         false,
         &[],
     );
@@ -95,7 +109,11 @@ fn an_emulated_hip_device_is_refused_with_exit_77() {
         );
     }
     // An index the runtime does not list is a usage error, as for `run`.
-    let (output, t) = harness(&["microbench", "--backend", "hip", "--device", "3"], true, &[]);
+    let (output, t) = harness(
+        &["microbench", "--backend", "hip", "--device", "3"],
+        true,
+        &[],
+    );
     assert_eq!(output.status.code(), Some(2), "{t}");
     assert!(
         String::from_utf8_lossy(&output.stderr)
@@ -126,7 +144,8 @@ fn bad_options_are_usage_errors() {
         let (output, t) = harness(&["microbench", option, value], false, &[]);
         assert_eq!(output.status.code(), Some(2), "{t}");
         assert!(
-            String::from_utf8_lossy(&output.stderr).contains(&format!("invalid value '{value}' for '{option}")),
+            String::from_utf8_lossy(&output.stderr)
+                .contains(&format!("invalid value '{value}' for '{option}")),
             "{t}"
         );
     }
@@ -151,11 +170,18 @@ fn record_words(iterations: u32, spans: [(u64, u64); 6], kind: u32) -> Vec<u32> 
 #[test]
 fn host_math_on_synthetic_cycle_values_with_a_wrap() {
     let iterations = 8; // 256 ops per region
-    // Latency (one wave): xad 5 ticks/op, its dependent region across the
-    // 20-bit wrap (0xfff00 -> 0x400 is 0x500 = 1280 ticks); xor + add 10, add3 5.
+                        // Latency (one wave): xad 5 ticks/op, its dependent region across the
+                        // 20-bit wrap (0xfff00 -> 0x400 is 0x500 = 1280 ticks); xor + add 10, add3 5.
     let latency = Record::parse(&record_words(
         iterations,
-        [(0xf_ff00, 0x400), (1000, 3560), (0, 1280), (0, 512), (0, 1024), (0, 512)],
+        [
+            (0xf_ff00, 0x400),
+            (1000, 3560),
+            (0, 1280),
+            (0, 512),
+            (0, 1024),
+            (0, 512),
+        ],
         1,
     ))
     .expect("a record");
@@ -163,12 +189,26 @@ fn host_math_on_synthetic_cycle_values_with_a_wrap() {
     assert_eq!(latency.ticks(0), 1280);
     // Throughput: two waves, 3 and 6 ticks/op/wave (the second wave wrapped too).
     let waves: Vec<Record> = [
-        [(0, 1280), (0, 2560), (0, 1280), (0, 768), (0, 1536), (0, 768)],
-        [(0, 1280), (0, 2560), (0, 1280), (0xf_fe00, 0x100), (0xf_fa00, 0x0), (0xf_fe00, 0x100)],
+        [
+            (0, 1280),
+            (0, 2560),
+            (0, 1280),
+            (0, 768),
+            (0, 1536),
+            (0, 768),
+        ],
+        [
+            (0, 1280),
+            (0, 2560),
+            (0, 1280),
+            (0xf_fe00, 0x100),
+            (0xf_fa00, 0x0),
+            (0xf_fe00, 0x100),
+        ],
     ]
     .map(|spans| Record::parse(&record_words(iterations, spans, 1)).unwrap())
     .to_vec();
-    let rows = microbench::summarize(&[latency.clone()], &waves, iterations);
+    let rows = microbench::summarize(std::slice::from_ref(&latency), &waves, iterations);
     let got: Vec<(f64, Option<f64>, f64, Option<f64>)> = rows
         .iter()
         .map(|r| (r.latency, r.latency_ratio, r.throughput, r.throughput_ratio))
@@ -183,10 +223,13 @@ fn host_math_on_synthetic_cycle_values_with_a_wrap() {
     );
     // The records pass their checks; one wrong chain value does not.
     let all: Vec<Option<Record>> = waves.iter().cloned().map(Some).collect();
-    assert!(microbench::check_records("throughput", &all, iterations, microbench::OPERANDS).is_empty());
+    assert!(
+        microbench::check_records("throughput", &all, iterations, microbench::OPERANDS).is_empty()
+    );
     let mut wrong = latency;
     wrong.regions[0].value ^= 1;
-    let problems = microbench::check_records("latency", &[Some(wrong)], iterations, microbench::OPERANDS);
+    let problems =
+        microbench::check_records("latency", &[Some(wrong)], iterations, microbench::OPERANDS);
     assert_eq!(problems.len(), 1, "{problems:?}");
     // A 64-bit counter does not wrap at 2^20.
     assert_eq!(microbench::delta(0xf_ff00, 0x10_0100, 64), 0x200);
@@ -204,7 +247,10 @@ fn counter_of(target: &Target) -> (&'static [&'static str], Counter) {
             &["s_getreg_b32", "hwreg(HW_REG_SHADER_CYCLES, 0, 20)"],
             Counter::ShaderCycles20,
         ),
-        Generation::Gfx12 => (&["s_getreg_b32", "hwreg(HW_REG_SHADER_CYCLES_"], Counter::ShaderCycles64),
+        Generation::Gfx12 => (
+            &["s_getreg_b32", "hwreg(HW_REG_SHADER_CYCLES_"],
+            Counter::ShaderCycles64,
+        ),
     }
 }
 
@@ -223,7 +269,11 @@ fn instructions(target: &Target, name: &str) -> Vec<String> {
         .arg(&path)
         .output()
         .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.starts_with('\t') || l.starts_with("  "))
@@ -262,21 +312,53 @@ fn each_generations_microbench_kernel_reads_its_counter_around_the_six_chains() 
         let name = microbench::kernel_name(target);
         let insts = instructions(target, name);
         let (reads, _) = counter_of(target);
-        let read_count = insts.iter().filter(|i| reads.iter().all(|r| i.contains(r))).count();
-        let per_read = if target.generation() == Generation::Gfx12 { 3 } else { 1 };
-        assert_eq!(read_count, 12 * per_read, "{} {name}: counter reads\n{insts:#?}", target.name);
+        let read_count = insts
+            .iter()
+            .filter(|i| reads.iter().all(|r| i.contains(r)))
+            .count();
+        let per_read = if target.generation() == Generation::Gfx12 {
+            3
+        } else {
+            1
+        };
+        assert_eq!(
+            read_count,
+            12 * per_read,
+            "{} {name}: counter reads\n{insts:#?}",
+            target.name
+        );
         // No other generation's counter.
-        for other in ["s_memtime", "HW_REG_SHADER_CYCLES, 0, 20", "HW_REG_SHADER_CYCLES_"] {
-            if !reads.iter().any(|r| r.contains(other.trim_end_matches(", 0, 20"))) {
-                assert!(!insts.iter().any(|i| i.contains(other)), "{} has {other}", target.name);
+        for other in [
+            "s_memtime",
+            "HW_REG_SHADER_CYCLES, 0, 20",
+            "HW_REG_SHADER_CYCLES_",
+        ] {
+            if !reads
+                .iter()
+                .any(|r| r.contains(other.trim_end_matches(", 0, 20")))
+            {
+                assert!(
+                    !insts.iter().any(|i| i.contains(other)),
+                    "{} has {other}",
+                    target.name
+                );
             }
         }
-        let add = if target.generation() == Generation::Gfx9 { "v_add_u32" } else { "v_add_nc_u32" };
+        let add = if target.generation() == Generation::Gfx9 {
+            "v_add_u32"
+        } else {
+            "v_add_nc_u32"
+        };
         let found = regions(&insts, reads, per_read);
         assert_eq!(found.len(), 6, "{}: regions\n{found:#?}", target.name);
         let chain = |body: &[String]| -> Vec<String> {
             body.iter()
-                .filter(|i| i.starts_with("v_xad_u32") || i.starts_with("v_add3_u32") || i.starts_with("v_xor_b32") || i.starts_with(add))
+                .filter(|i| {
+                    i.starts_with("v_xad_u32")
+                        || i.starts_with("v_add3_u32")
+                        || i.starts_with("v_xor_b32")
+                        || i.starts_with(add)
+                })
                 .cloned()
                 .collect()
         };
@@ -285,19 +367,30 @@ fn each_generations_microbench_kernel_reads_its_counter_around_the_six_chains() 
         assert_eq!(chain(&found[0]), dep("v_xad_u32"), "{}", target.name);
         assert_eq!(chain(&found[2]), dep("v_add3_u32"), "{}", target.name);
         let xor_add: Vec<String> = (0..32)
-            .flat_map(|_| ["v_xor_b32 v10, v10, v2".to_string(), format!("{add} v10, v10, v3")])
+            .flat_map(|_| {
+                [
+                    "v_xor_b32 v10, v10, v2".to_string(),
+                    format!("{add} v10, v10, v3"),
+                ]
+            })
             .collect();
         assert_eq!(chain(&found[1]), xor_add, "{}", target.name);
         // Independent chains: v10..v17 round robin, 4 ops each, then the fold.
-        let fold: Vec<String> = (11..18).map(|k| format!("v_xor_b32 v10, v10, v{k}")).collect();
+        let fold: Vec<String> = (11..18)
+            .map(|k| format!("v_xor_b32 v10, v10, v{k}"))
+            .collect();
         let indep = |op: &str| -> Vec<String> {
-            (0..32).map(|i| format!("{op} v{0}, v{0}, v2, v3", 10 + i % 8)).chain(fold.clone()).collect()
+            (0..32)
+                .map(|i| format!("{op} v{0}, v{0}, v2, v3", 10 + i % 8))
+                .chain(fold.clone())
+                .collect()
         };
         assert_eq!(chain(&found[3]), indep("v_xad_u32"), "{}", target.name);
         assert_eq!(chain(&found[5]), indep("v_add3_u32"), "{}", target.name);
         let indep_xor_add: Vec<String> = (0..4)
             .flat_map(|_| {
-                (10..18).map(|k| format!("v_xor_b32 v{k}, v{k}, v2"))
+                (10..18)
+                    .map(|k| format!("v_xor_b32 v{k}, v{k}, v2"))
                     .chain((10..18).map(|k| format!("{add} v{k}, v{k}, v3")))
             })
             .chain(fold.clone())
@@ -305,10 +398,16 @@ fn each_generations_microbench_kernel_reads_its_counter_around_the_six_chains() 
         assert_eq!(chain(&found[4]), indep_xor_add, "{}", target.name);
         // Each region loops, and its closing read waits for the chain's value.
         for (r, body) in found.iter().enumerate() {
-            assert!(body.iter().any(|i| i.starts_with("s_cbranch_scc1")), "{} region {r}", target.name);
+            assert!(
+                body.iter().any(|i| i.starts_with("s_cbranch_scc1")),
+                "{} region {r}",
+                target.name
+            );
             let n = body.len();
             assert!(
-                n >= 2 && body[n - 2].starts_with("v_readfirstlane_b32 s11, v10") && body[n - 1].ends_with(", s11"),
+                n >= 2
+                    && body[n - 2].starts_with("v_readfirstlane_b32 s11, v10")
+                    && body[n - 1].ends_with(", s11"),
                 "{} region {r} must end reading the chain's value: {:?}",
                 target.name,
                 &body[n.saturating_sub(3)..]
@@ -323,7 +422,10 @@ fn each_generations_microbench_kernel_reads_its_counter_around_the_six_chains() 
 fn the_counter_kind_in_each_kernel_matches_its_instructions() {
     // The kernel stores `0x4d420000 | kind` as an s_mov_b32 literal; the host
     // trusts that word for the counter's width.
-    for target in TARGETS.iter().filter(|t| kernels::unbuilt(t.name).is_none()) {
+    for target in TARGETS
+        .iter()
+        .filter(|t| kernels::unbuilt(t.name).is_none())
+    {
         let insts = instructions(target, microbench::kernel_name(target));
         let (_, counter) = counter_of(target);
         let kind = match counter {
@@ -332,7 +434,11 @@ fn the_counter_kind_in_each_kernel_matches_its_instructions() {
             Counter::Memtime => 3,
         };
         let marker = format!("s_mov_b32 s77, 0x{:x}", 0x4d42_0000 | kind);
-        assert!(insts.iter().any(|i| *i == marker), "{}: no `{marker}`", target.name);
+        assert!(
+            insts.contains(&marker),
+            "{}: no `{marker}`",
+            target.name
+        );
     }
 }
 
@@ -361,19 +467,34 @@ fn the_readme_example_is_the_printed_format() {
         throughput_waves: microbench::DEFAULT_WAVES,
         independent_chains: microbench::CHAINS,
         repeat: microbench::DEFAULT_REPEAT,
-        rows: vec![row(Form::Xad, 1.0), row(Form::XorAdd, 3.33), row(Form::Add3, 3.33)],
+        rows: vec![
+            row(Form::Xad, 1.0),
+            row(Form::XorAdd, 3.33),
+            row(Form::Add3, 3.33),
+        ],
     };
     let printed: Vec<String> = microbench::lines(&report, Generation::Gfx11)
         .into_iter()
-        .map(|l| l.replace("1.11", "L.LL").replace("2.22", "T.TT").replace("3.33", "R.RR"))
+        .map(|l| {
+            l.replace("1.11", "L.LL")
+                .replace("2.22", "T.TT")
+                .replace("3.33", "R.RR")
+        })
         .collect();
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme.split("## Microbenchmarks").nth(1).expect("README section");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme
+        .split("## Microbenchmarks")
+        .nth(1)
+        .expect("README section");
     let block: Vec<&str> = section
         .split("```\n")
         .nth(1)
         .expect("the example block")
         .lines()
         .collect();
-    assert_eq!(block, printed.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        block,
+        printed.iter().map(String::as_str).collect::<Vec<_>>()
+    );
 }
