@@ -26,6 +26,7 @@
 //! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
 //! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
 //! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
+//! | [`microbench`] | `xad-harness microbench`: latency and throughput of v_xad_u32 vs v_xor_b32 + add and v_add3_u32 from the GPU's cycle counter; hardware only |
 //! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
 //! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
 //! | [`error`]   | the error types (`Error`, `RunError`, `ReleaseError`) and exit codes |
@@ -52,6 +53,7 @@ pub mod isa;
 pub mod kernels;
 pub mod listing;
 pub mod merge;
+pub mod microbench;
 pub mod replay;
 pub mod report;
 pub mod run;

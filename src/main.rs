@@ -11,7 +11,7 @@ use xad_harness::error::{exit, Error, Result};
 use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
 use xad_harness::{
-    bench, dump, hip, inputs, kernels, listing, merge, replay, report, run, session,
+    bench, dump, hip, inputs, kernels, listing, merge, microbench, replay, report, run, session,
 };
 
 mod progress;
@@ -90,6 +90,9 @@ enum Command {
     /// Merge the JSON (and JUnit) reports of several runs, e.g. a fleet's nodes, into one;
     /// exits with their combined code.
     Merge(MergeArgs),
+    /// Time v_xad_u32 against v_xor_b32 + add and v_add3_u32 with the GPU's cycle counter
+    /// (hardware only: the emulator and emulated devices are exit 77).
+    Microbench(microbench::Args),
 }
 
 /// `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
@@ -291,6 +294,8 @@ fn main() -> ExitCode {
             })
         }
         Command::Merge(args) => cmd_merge(args),
+        Command::Microbench(args) => backend_choice(args.backend)
+            .and_then(|backend| microbench::run(&args, backend, &mut |line| say!("{line}"))),
     };
     match outcome {
         Ok(code) => ExitCode::from(code as u8),
