@@ -11,7 +11,7 @@ use xad_harness::error::{exit, Error, Result};
 use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
 use xad_harness::{
-    bench, dump, hip, inputs, kernels, listing, merge, replay, report, run, session,
+    bench, dump, hip, inputs, kernels, listing, merge, replay, report, run, session, soak,
 };
 
 mod progress;
@@ -87,6 +87,28 @@ enum Command {
     /// Merge the JSON (and JUnit) reports of several runs, e.g. a fleet's nodes, into one;
     /// exits with their combined code.
     Merge(MergeArgs),
+    /// Run v_xad_u32 for a duration with inputs generated and results checked on the device.
+    Soak(SoakArgs),
+}
+
+/// `soak --duration D [--backend B] [--device I] [--seed S] [--json FILE]`
+#[derive(clap::Args)]
+struct SoakArgs {
+    /// How long: seconds (90, 1.5) or with a unit (500ms, 30s, 10m, 2h); 0.1 s to 7 days.
+    #[arg(long, value_parser = soak::parse_duration, allow_hyphen_values = true)]
+    duration: Duration,
+    /// What executes (as for `run`; default $XAD_BACKEND, else auto).
+    #[arg(long, value_enum)]
+    backend: Option<BackendChoice>,
+    /// HIP device index (default: the first; the emulator is device 0).
+    #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
+    device: Option<usize>,
+    /// Seed of the inputs (decimal or 0x hex); random when not given.
+    #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
+    seed: Option<u64>,
+    /// Write the outcome as JSON here (also when it fails).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 /// `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
@@ -285,6 +307,7 @@ fn main() -> ExitCode {
             exit::PASS
         }),
         Command::Merge(args) => cmd_merge(args),
+        Command::Soak(args) => cmd_soak(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code as u8),
@@ -558,4 +581,41 @@ fn cmd_merge(args: MergeArgs) -> Result<i32> {
             ]))
         }
     }
+}
+
+fn cmd_soak(args: SoakArgs) -> Result<i32> {
+    let interrupt = Interrupt::install()
+        .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
+    let mut refused = report::files::check(args.json.as_deref(), None);
+    let backend = backend_choice(args.backend);
+    refused.extend(backend.as_ref().err().map(|e| Error::Usage(e.to_string())));
+    if !refused.is_empty() {
+        for e in refused {
+            warn!("xad-harness: {e}");
+        }
+        return Ok(exit::USAGE);
+    }
+    let request = soak::Request {
+        duration: args.duration,
+        backend: backend?,
+        device: args.device,
+        seed: args.seed.unwrap_or_else(inputs::fresh_seed),
+        sample: soak::DEFAULT_SAMPLE,
+        timeout: Duration::from_secs(60),
+        interrupt: Some(interrupt),
+    };
+    let outcome = soak::run(&request, &mut |line| say!("{line}"))?;
+    say_lines(outcome.lines());
+    if let Some(path) = &args.json {
+        if let Err(e) = soak::write_json(&outcome, path) {
+            warn!("xad-harness: {e}");
+            // A report that could not be written fails a passing soak; a mismatch stays 1.
+            return Ok(if outcome.exit_code == exit::MISMATCH {
+                exit::MISMATCH
+            } else {
+                exit::FAULT
+            });
+        }
+    }
+    Ok(outcome.exit_code)
 }
