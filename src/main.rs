@@ -603,6 +603,7 @@ fn cmd_soak(args: SoakArgs) -> Result<i32> {
         sample: soak::DEFAULT_SAMPLE,
         timeout: Duration::from_secs(60),
         interrupt: Some(interrupt),
+        fixed: None,
     };
     let outcome = soak::run(&request, &mut |line| say!("{line}"))?;
     say_lines(outcome.lines());

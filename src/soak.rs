@@ -353,6 +353,9 @@ pub struct Request {
     pub sample: u64,
     pub timeout: Duration,
     pub interrupt: Option<Interrupt>,
+    /// Exactly these dispatches of this shape, whatever the duration (tests:
+    /// a known amount of work); `None` adapts the shape to the device.
+    pub fixed: Option<(Shape, u64)>,
 }
 
 /// Lanes re-checked per dispatch besides the recorded ones.
@@ -588,7 +591,14 @@ pub fn run_on(
     let meta = kernel.meta.clone();
     let wave = u64::from(meta.wavefront_size.max(1));
     let block = kernel.launch_workgroup_size();
-    let limits = Limits::for_device(hardware, compute_units, device.memory_bytes());
+    let mut limits = Limits::for_device(hardware, compute_units, device.memory_bytes());
+    if let Some((shape, _)) = req.fixed {
+        limits.start = Shape {
+            lanes: (shape.lanes / GROUP).max(1) * GROUP,
+            iterations: shape.iterations.clamp(1, MAX_ITERATIONS),
+        };
+        limits.max_lanes = limits.start.lanes;
+    }
     let module: ModuleId = device.load(code).map_err(fault("loading the soak kernel"))?;
     let max_lanes = limits.max_lanes;
     let mut bufs = Buffers {
@@ -727,8 +737,11 @@ pub fn run_on(
             out.interrupted = Some(signal.name().to_string());
             break;
         }
-        if elapsed >= req.duration {
-            break;
+        match req.fixed {
+            Some((_, n)) if out.dispatches >= n => break,
+            Some(_) => continue,
+            None if elapsed >= req.duration => break,
+            None => {}
         }
         if out.dispatches % 16 == 0 {
             progress(&format!(
