@@ -334,12 +334,25 @@ fn refuse_arguments(e: &clap::Error) -> i32 {
         return exit::PASS;
     }
     let text = e.to_string();
-    let first = text
-        .lines()
+    let mut lines = text.lines();
+    let first = lines
         .next()
         .unwrap_or("invalid arguments")
         .trim_start_matches("error: ");
-    warn!("xad-harness: {first} (see --help)");
+    // clap names the missing arguments on the lines after its first.
+    let missing = match e.kind() {
+        ErrorKind::MissingRequiredArgument => lines
+            .map(str::trim)
+            .filter(|l| l.starts_with('-') || l.starts_with('<'))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    };
+    if missing.is_empty() {
+        warn!("xad-harness: {first} (see --help)");
+    } else {
+        warn!("xad-harness: {first} {missing} (see --help)");
+    }
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let (json, junit) = (
         report_path_arg(&args, "--json"),

@@ -101,7 +101,7 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// Hardware: a grid of 2048 work-items per compute unit to start, up to
+    /// Hardware: a grid of 256 work-items per compute unit to start, up to
     /// 4M lanes (128 MiB of records), dispatches of about 0.25 s. The
     /// emulator: small grids and 0.1 s, so a short soak still takes several
     /// dispatches.
@@ -112,9 +112,12 @@ impl Limits {
         if hardware {
             let units = u64::from(compute_units.max(1));
             Limits {
+                // Small, so a slow device (or the emulated HIP library) does
+                // not start with a long dispatch; on a GPU the doubling below
+                // reaches full size within a few milliseconds.
                 start: Shape {
-                    lanes: (units * 2048).min(1 << 22).min(by_memory),
-                    iterations: 256,
+                    lanes: (units * GROUP).min(1 << 22).min(by_memory),
+                    iterations: 16,
                 },
                 max_lanes: (1u64 << 22).min(by_memory),
                 dispatch_time: Duration::from_millis(250),
