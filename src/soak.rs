@@ -53,7 +53,9 @@ pub const MAX_SHOWN: usize = 10;
 /// `10m`, `2h`), from 0.1 s to 7 days.
 pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
     let bad = || {
-        format!("must be a duration from 0.1 s to 7 days (e.g. 30, 30s, 500ms, 10m, 2h), got {text:?}")
+        format!(
+            "must be a duration from 0.1 s to 7 days (e.g. 30, 30s, 500ms, 10m, 2h), got {text:?}"
+        )
     };
     let t = text.trim();
     let (digits, scale) = if let Some(d) = t.strip_suffix("ms") {
@@ -168,7 +170,10 @@ pub fn fit(index: u64, shape: Shape) -> (u64, u32) {
     if left < shape.lanes {
         return ((index | 0xffff_ffff) + 1, shape.iterations);
     }
-    (index, shape.iterations.min((left / shape.lanes) as u32).max(1))
+    (
+        index,
+        shape.iterations.min((left / shape.lanes) as u32).max(1),
+    )
 }
 
 /// `checksum` after one more result: rotate left by one, xor (the kernel's
@@ -262,7 +267,10 @@ pub fn recheck(d: &Dispatched, lane: u32, r: &Record) -> Verdict {
     let mut flagged = String::new();
     if r.mismatches == 0 {
         if r.first_iteration != NO_MISMATCH {
-            flagged = format!("first iteration {} with no mismatch counted", r.first_iteration);
+            flagged = format!(
+                "first iteration {} with no mismatch counted",
+                r.first_iteration
+            );
         } else {
             let expected = d.checksum(lane);
             return if r.checksum == expected {
@@ -279,11 +287,13 @@ pub fn recheck(d: &Dispatched, lane: u32, r: &Record) -> Verdict {
             d.iterations
         );
     }
-    let (a, b, c) = inputs::uniform_sources_keyed(&d.keys, d.lo(lane, j.min(d.iterations.saturating_sub(1))));
+    let (a, b, c) =
+        inputs::uniform_sources_keyed(&d.keys, d.lo(lane, j.min(d.iterations.saturating_sub(1))));
     let expected = (a ^ b).wrapping_add(c);
     if flagged.is_empty() {
         if (r.a, r.b, r.c) != (a, b, c) {
-            flagged = "the device's inputs are not the seed's (the on-device generator went wrong)".into();
+            flagged = "the device's inputs are not the seed's (the on-device generator went wrong)"
+                .into();
         } else if r.check != expected {
             flagged = "the independent check did not compute (a ^ b) + c".into();
         } else if r.got == expected {
@@ -340,7 +350,8 @@ pub fn unit_name(generation: Generation, u: Unit) -> String {
 
 /// A small counter-based generator for the sample (splitmix64 of a counter).
 fn sample_lane(seed: u64, dispatch: u64, n: u64, lanes: u64) -> u64 {
-    let mut z = seed ^ dispatch.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ n.wrapping_mul(0xd1b5_4a32_d192_ed03);
+    let mut z =
+        seed ^ dispatch.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ n.wrapping_mul(0xd1b5_4a32_d192_ed03);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     (z ^ (z >> 31)) % lanes
@@ -449,7 +460,9 @@ impl Outcome {
             .collect();
         let of = match (self.runtime_compute_units, self.emulated_compute_units) {
             (Some(n), _) => format!(" (the runtime reports {n} compute units)"),
-            (None, Some(n)) => format!(" (of {n} emulated units: emulated hardware ids, not a device's)"),
+            (None, Some(n)) => {
+                format!(" (of {n} emulated units: emulated hardware ids, not a device's)")
+            }
             _ => String::new(),
         };
         out.push(format!(
@@ -471,7 +484,9 @@ impl Outcome {
         let verdict = match self.code() {
             exit::PASS => "PASS: no mismatch".to_string(),
             exit::MISMATCH => "FAIL: v_xad_u32 mismatches confirmed by the host".to_string(),
-            exit::FAULT => "FAULT: the device recorded mismatches the host cannot reproduce".to_string(),
+            exit::FAULT => {
+                "FAULT: the device recorded mismatches the host cannot reproduce".to_string()
+            }
             _ => format!(
                 "interrupted by {}: no mismatch in what ran",
                 self.interrupted.as_deref().unwrap_or("a signal")
@@ -492,7 +507,8 @@ fn finding_line(f: &Finding) -> String {
         f.dispatch,
         f.lane,
         f.index,
-        f.iteration.map_or(String::new(), |j| format!(", iteration {j}"))
+        f.iteration
+            .map_or(String::new(), |j| format!(", iteration {j}"))
     );
     match &f.verdict {
         Verdict::Confirmed { expected } => format!(
@@ -529,7 +545,10 @@ pub fn run(req: &Request, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
         .first_mut()
         .ok_or_else(|| Error::Skipped("no device to soak".into()))?;
     let Some(&target) = unit.targets.first() else {
-        return Err(Error::Skipped(format!("{} runs none of our targets", unit.executor)));
+        return Err(Error::Skipped(format!(
+            "{} runs none of our targets",
+            unit.executor
+        )));
     };
     let (hardware, units) = match &unit.identity {
         Identity::Hardware { compute_units, .. } => (true, *compute_units),
@@ -540,14 +559,25 @@ pub fn run(req: &Request, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
         Error::Io(format!(
             "no soak kernel was built for {}{}",
             target.name,
-            crate::kernels::unbuilt(target.name)
-                .map_or(String::new(), |why| format!(" ({why})"))
+            crate::kernels::unbuilt(target.name).map_or(String::new(), |why| format!(" ({why})"))
         ))
     })?;
     let device = unit.device_for(target).ok_or_else(|| {
-        Error::Skipped(format!("{executor} does not run {} code objects", target.name))
+        Error::Skipped(format!(
+            "{executor} does not run {} code objects",
+            target.name
+        ))
     })?;
-    run_on(device, &executor, target, hardware, units, kernel.bytes, req, progress)
+    run_on(
+        device,
+        &executor,
+        target,
+        hardware,
+        units,
+        kernel.bytes,
+        req,
+        progress,
+    )
 }
 
 /// Device buffers of a soak, freed on every path.
@@ -602,7 +632,9 @@ pub fn run_on(
         };
         limits.max_lanes = limits.start.lanes;
     }
-    let module: ModuleId = device.load(code).map_err(fault("loading the soak kernel"))?;
+    let module: ModuleId = device
+        .load(code)
+        .map_err(fault("loading the soak kernel"))?;
     let max_lanes = limits.max_lanes;
     let mut bufs = Buffers {
         dev: device,
@@ -685,7 +717,12 @@ pub fn run_on(
         for w in 0..n_waves {
             let word = |k: usize| {
                 let o = (w * WAVE_WORDS + k) * 4;
-                u32::from_le_bytes([wave_words[o], wave_words[o + 1], wave_words[o + 2], wave_words[o + 3]])
+                u32::from_le_bytes([
+                    wave_words[o],
+                    wave_words[o + 1],
+                    wave_words[o + 2],
+                    wave_words[o + 3],
+                ])
             };
             let unit = decode_hw_id(generation, word(0));
             *out.coverage.entry(unit_name(generation, unit)).or_default() += 1;
@@ -697,13 +734,17 @@ pub fn run_on(
         if req.sample >= lanes {
             recheck_lanes = (0..lanes).collect();
         } else {
-            recheck_lanes.extend((0..req.sample).map(|n| sample_lane(req.seed, out.dispatches, n, lanes)));
+            recheck_lanes
+                .extend((0..req.sample).map(|n| sample_lane(req.seed, out.dispatches, n, lanes)));
             recheck_lanes.sort_unstable();
             recheck_lanes.dedup();
         }
         for &lane in &recheck_lanes {
             bufs.dev
-                .read(records + lane * (RECORD_WORDS as u64 * 4), &mut record_bytes)
+                .read(
+                    records + lane * (RECORD_WORDS as u64 * 4),
+                    &mut record_bytes,
+                )
                 .map_err(fault("reading a soak record"))?;
             let words: Vec<u32> = record_bytes
                 .chunks_exact(4)
@@ -732,8 +773,14 @@ pub fn run_on(
         }
         out.dispatches += 1;
         out.xads += lanes * u64::from(iterations);
-        out.min_shape = [out.min_shape[0].min(lanes), out.min_shape[1].min(u64::from(iterations))];
-        out.max_shape = [out.max_shape[0].max(lanes), out.max_shape[1].max(u64::from(iterations))];
+        out.min_shape = [
+            out.min_shape[0].min(lanes),
+            out.min_shape[1].min(u64::from(iterations)),
+        ];
+        out.max_shape = [
+            out.max_shape[0].max(lanes),
+            out.max_shape[1].max(u64::from(iterations)),
+        ];
         index = first + lanes * u64::from(iterations);
         let elapsed = started.elapsed();
         if let Some(signal) = req.interrupt.as_ref().and_then(Interrupt::requested) {
@@ -766,9 +813,11 @@ pub fn run_on(
 
 /// Write the outcome as JSON to `path`.
 pub fn write_json(out: &Outcome, path: &std::path::Path) -> Result<()> {
-    let mut value = serde_json::to_value(out).map_err(|e| Error::Io(format!("soak report: {e}")))?;
+    let mut value =
+        serde_json::to_value(out).map_err(|e| Error::Io(format!("soak report: {e}")))?;
     value["command"] = serde_json::json!("soak");
-    let text = serde_json::to_string_pretty(&value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
+    let text =
+        serde_json::to_string_pretty(&value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
     std::fs::write(path, text + "\n")
         .map_err(|e| Error::Io(format!("writing --json {}: {e}", path.display())))
 }
@@ -784,7 +833,9 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
         assert_eq!(parse_duration(" 2h "), Ok(Duration::from_secs(7200)));
-        for bad in ["0", "-1", "NaN", "inf", "abc", "", "1d", "8h0", "0.05", "200h"] {
+        for bad in [
+            "0", "-1", "NaN", "inf", "abc", "", "1d", "8h0", "0.05", "200h",
+        ] {
             let e = parse_duration(bad).expect_err(bad);
             assert!(e.starts_with("must be a duration"), "{e}");
         }
@@ -793,7 +844,10 @@ mod tests {
     #[test]
     fn shapes_grow_iterations_first_then_lanes_and_shrink_lanes_first() {
         let limits = Limits {
-            start: Shape { lanes: 1024, iterations: 16 },
+            start: Shape {
+                lanes: 1024,
+                iterations: 16,
+            },
             max_lanes: 4096,
             dispatch_time: Duration::from_millis(100),
         };
@@ -801,7 +855,13 @@ mod tests {
         let fast = Duration::from_millis(1);
         let mut s = limits.start;
         s = next_shape(s, fast, &limits, long);
-        assert_eq!(s, Shape { lanes: 1024, iterations: 32 });
+        assert_eq!(
+            s,
+            Shape {
+                lanes: 1024,
+                iterations: 32
+            }
+        );
         s.iterations = MAX_ITERATIONS;
         s = next_shape(s, fast, &limits, long);
         assert_eq!(s.lanes, 2048);
@@ -809,16 +869,39 @@ mod tests {
         assert_eq!(next_shape(s, fast, &limits, long), s, "at both limits");
         let slow = Duration::from_secs(1);
         assert_eq!(next_shape(s, slow, &limits, long).lanes, 2048);
-        let small = Shape { lanes: GROUP, iterations: 8 };
-        assert_eq!(next_shape(small, slow, &limits, long), Shape { lanes: GROUP, iterations: 4 });
+        let small = Shape {
+            lanes: GROUP,
+            iterations: 8,
+        };
+        assert_eq!(
+            next_shape(small, slow, &limits, long),
+            Shape {
+                lanes: GROUP,
+                iterations: 4
+            }
+        );
         // Near the end, a dispatch that already takes the time left does not grow.
-        let s = Shape { lanes: 1024, iterations: 16 };
-        assert_eq!(next_shape(s, Duration::from_millis(30), &limits, Duration::from_millis(40)), s);
+        let s = Shape {
+            lanes: 1024,
+            iterations: 16,
+        };
+        assert_eq!(
+            next_shape(
+                s,
+                Duration::from_millis(30),
+                &limits,
+                Duration::from_millis(40)
+            ),
+            s
+        );
     }
 
     #[test]
     fn a_dispatch_never_crosses_a_high_half() {
-        let s = Shape { lanes: 1 << 20, iterations: 4096 };
+        let s = Shape {
+            lanes: 1 << 20,
+            iterations: 4096,
+        };
         assert_eq!(fit(0, s), (0, 4096));
         let near = (1u64 << 32) - (3 << 20);
         assert_eq!(fit(near, s), (near, 3));
@@ -832,16 +915,33 @@ mod tests {
     #[test]
     fn hw_ids_decode_as_the_emulator_encodes_them() {
         use crate::emu::{hw_id, WaveAt};
-        for (generation, units) in [(Generation::Gfx9, 48), (Generation::Gfx11, 24), (Generation::Gfx12, 8)] {
+        for (generation, units) in [
+            (Generation::Gfx9, 48),
+            (Generation::Gfx11, 24),
+            (Generation::Gfx12, 8),
+        ] {
             let mut seen = std::collections::BTreeSet::new();
             for wg in 0..200 {
-                let at = WaveAt { workgroup: [wg, 0, 0], index: wg % 8 };
+                let at = WaveAt {
+                    workgroup: [wg, 0, 0],
+                    index: wg % 8,
+                };
                 seen.insert(decode_hw_id(generation, hw_id(generation, at, units)));
             }
             assert_eq!(seen.len(), units as usize, "{generation:?}");
         }
-        let u = decode_hw_id(Generation::Gfx11, 0b101 << 18 | 1 << 16 | 7 << 10 | 3 << 8 | 9);
-        assert_eq!(u, Unit { se: 5, array: 1, id: 7 });
+        let u = decode_hw_id(
+            Generation::Gfx11,
+            0b101 << 18 | 1 << 16 | 7 << 10 | 3 << 8 | 9,
+        );
+        assert_eq!(
+            u,
+            Unit {
+                se: 5,
+                array: 1,
+                id: 7
+            }
+        );
         assert_eq!(unit_name(Generation::Gfx11, u), "SE5.SA1.WGP7");
         let u = decode_hw_id(Generation::Gfx9, 2 << 13 | 1 << 12 | 11 << 8 | 2 << 4);
         assert_eq!(unit_name(Generation::Gfx9, u), "SE2.SH1.CU11");
@@ -889,13 +989,46 @@ mod tests {
             check: right,
             checksum: 0,
         };
-        assert_eq!(recheck(&d, 3, &recorded), Verdict::Confirmed { expected: right });
+        assert_eq!(
+            recheck(&d, 3, &recorded),
+            Verdict::Confirmed { expected: right }
+        );
         for (wrong, why) in [
-            (Record { a: a ^ 1, ..recorded }, "inputs are not the seed's"),
-            (Record { check: right ^ 2, ..recorded }, "independent check"),
-            (Record { got: right, ..recorded }, "result is right"),
-            (Record { first_iteration: 9, ..recorded }, "outside"),
-            (Record { mismatches: 0, ..recorded }, "no mismatch counted"),
+            (
+                Record {
+                    a: a ^ 1,
+                    ..recorded
+                },
+                "inputs are not the seed's",
+            ),
+            (
+                Record {
+                    check: right ^ 2,
+                    ..recorded
+                },
+                "independent check",
+            ),
+            (
+                Record {
+                    got: right,
+                    ..recorded
+                },
+                "result is right",
+            ),
+            (
+                Record {
+                    first_iteration: 9,
+                    ..recorded
+                },
+                "outside",
+            ),
+            (
+                Record {
+                    mismatches: 0,
+                    ..recorded
+                },
+                "no mismatch counted",
+            ),
         ] {
             match recheck(&d, 3, &wrong) {
                 Verdict::Unreproduced { why: w, .. } => assert!(w.contains(why), "{w}"),

@@ -3,9 +3,9 @@
 //! fault, against kernels whose on-device check lies, and the refusals.
 //! No assertion depends on wall-clock speed.
 
+mod common;
 #[path = "emuhip/tests/support/mod.rs"]
 mod support;
-mod common;
 
 use std::process::Command;
 use std::time::Duration;
@@ -29,12 +29,23 @@ fn request(seed: u64, sample: u64) -> Request {
         timeout: Duration::from_secs(600),
         interrupt: None,
         // Two small dispatches: a known amount of work, quick in a debug build.
-        fixed: Some((soak::Shape { lanes: 1024, iterations: 8 }, 2)),
+        fixed: Some((
+            soak::Shape {
+                lanes: 1024,
+                iterations: 8,
+            },
+            2,
+        )),
     }
 }
 
 /// One short soak of `code` on an emulated `target` with `faults` injected.
-fn soak_emulated(target: &'static Target, code: &[u8], faults: &[XadFault], req: &Request) -> Outcome {
+fn soak_emulated(
+    target: &'static Target,
+    code: &[u8],
+    faults: &[XadFault],
+    req: &Request,
+) -> Outcome {
     let mut dev = EmuDevice::for_target(target);
     dev.set_xad_faults(faults.to_vec());
     soak::run_on(
@@ -82,7 +93,11 @@ fn soak_on_the_emulator_passes_and_reports_rate_and_coverage() {
         "host re-check:",
         "PASS: no mismatch",
     ] {
-        assert!(r.stdout.contains(needle), "{needle:?} missing:\n{}", r.all());
+        assert!(
+            r.stdout.contains(needle),
+            "{needle:?} missing:\n{}",
+            r.all()
+        );
     }
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -100,7 +115,9 @@ fn soak_on_the_emulator_passes_and_reports_rate_and_coverage() {
 /// gives for its first input index.
 #[test]
 fn the_device_generator_is_inputs_rs_on_every_generation() {
-    for name in ["gfx1100", "gfx1151", "gfx1201", "gfx1030", "gfx90a", "gfx942"] {
+    for name in [
+        "gfx1100", "gfx1151", "gfx1201", "gfx1030", "gfx90a", "gfx942",
+    ] {
         let target = t(name);
         for seed in [1u64, 0xdead_beef_0000_0042] {
             let faults = [
@@ -111,14 +128,32 @@ fn the_device_generator_is_inputs_rs_on_every_generation() {
             let out = soak_emulated(target, embedded(target), &faults, &request(seed, u64::MAX));
             assert!(out.dispatches >= 1);
             // Every lane of every dispatch was re-computed; only the faulty ones disagree.
-            assert_eq!(out.checksum_only, 0, "{name} seed {seed}: {:#?}", out.findings);
-            assert_eq!(out.unreproduced, 0, "{name} seed {seed}: {:#?}", out.findings);
-            assert_eq!(out.confirmed, 3 * out.dispatches, "{name}: {:#?}", out.findings);
+            assert_eq!(
+                out.checksum_only, 0,
+                "{name} seed {seed}: {:#?}",
+                out.findings
+            );
+            assert_eq!(
+                out.unreproduced, 0,
+                "{name} seed {seed}: {:#?}",
+                out.findings
+            );
+            assert_eq!(
+                out.confirmed,
+                3 * out.dispatches,
+                "{name}: {:#?}",
+                out.findings
+            );
             for f in out.findings.iter().filter(|f| f.dispatch == 0) {
                 assert_eq!(f.iteration, Some(0), "{name}");
                 assert_eq!(f.index, f.lane, "first dispatch, iteration 0: index = lane");
                 let (a, b, c) = xad_harness::inputs::uniform_sources(seed, f.index);
-                assert_eq!((f.record.a, f.record.b, f.record.c), (a, b, c), "{name} lane {}", f.lane);
+                assert_eq!(
+                    (f.record.a, f.record.b, f.record.c),
+                    (a, b, c),
+                    "{name} lane {}",
+                    f.lane
+                );
                 let bit = faults.iter().find(|x| x.lane == f.lane).unwrap().bit;
                 assert_eq!(f.record.got, ((a ^ b).wrapping_add(c)) ^ (1 << bit));
                 // Every iteration of the lane was wrong, and the device counted each.
@@ -139,8 +174,13 @@ fn edited_kernel(name: &str, from: &str, to: &str) -> Vec<u8> {
     assert!(body.contains(from), "{from:?} is not in xad_soak.inc");
     std::fs::write(dir.join("include/xad_soak.inc"), body.replacen(from, to, 1)).unwrap();
     let src = dir.join("gfx11/xad_soak_w32.s");
-    std::fs::write(&src, ".include \"xad_soak.inc\"\nXAD_SOAK xad_soak_w32, 0\n").unwrap();
-    xad_harness::toolchain::assemble_file(&src, "gfx1100").expect("the edited soak kernel assembles")
+    std::fs::write(
+        &src,
+        ".include \"xad_soak.inc\"\nXAD_SOAK xad_soak_w32, 0\n",
+    )
+    .unwrap();
+    xad_harness::toolchain::assemble_file(&src, "gfx1100")
+        .expect("the edited soak kernel assembles")
 }
 
 #[test]
@@ -157,11 +197,23 @@ fn the_host_recheck_catches_a_device_check_that_never_fires() {
     assert_eq!(out.checksum_only, out.dispatches, "{:#?}", out.findings);
     assert_eq!(out.exit_code, 1);
     let text = out.lines().join("\n");
-    assert!(text.contains("lane 3") && text.contains("the device's check recorded nothing"), "{text}");
+    assert!(
+        text.contains("lane 3") && text.contains("the device's check recorded nothing"),
+        "{text}"
+    );
     // The default sample is random; with the fault on every lane it is found too.
     let everywhere: Vec<XadFault> = (0..1024).map(|lane| XadFault { lane, bit: 1 }).collect();
-    let out = soak_emulated(t("gfx1100"), &liar, &everywhere, &request(11, soak::DEFAULT_SAMPLE));
-    assert!(out.checksum_only > 0 && out.exit_code == 1, "{}", out.lines().join("\n"));
+    let out = soak_emulated(
+        t("gfx1100"),
+        &liar,
+        &everywhere,
+        &request(11, soak::DEFAULT_SAMPLE),
+    );
+    assert!(
+        out.checksum_only > 0 && out.exit_code == 1,
+        "{}",
+        out.lines().join("\n")
+    );
 }
 
 #[test]
@@ -176,7 +228,10 @@ fn a_device_record_the_host_cannot_reproduce_is_a_fault_not_a_mismatch() {
     assert!(out.unreproduced > 0, "{:#?}", out.findings);
     assert_eq!(out.confirmed + out.checksum_only, 0);
     assert_eq!(out.exit_code, 3);
-    assert!(out.lines().join("\n").contains("the independent check did not compute (a ^ b) + c"));
+    assert!(out
+        .lines()
+        .join("\n")
+        .contains("the independent check did not compute (a ^ b) + c"));
 }
 
 #[test]
@@ -184,7 +239,15 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
     let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
     let lib = support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library: {e}"));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-    cmd.args(["soak", "--backend", "hip", "--duration", "0.2", "--seed", "9"]);
+    cmd.args([
+        "soak",
+        "--backend",
+        "hip",
+        "--duration",
+        "0.2",
+        "--seed",
+        "9",
+    ]);
     let output = support::run(cmd, Some(&lib), &[("XAD_EMUHIP_XAD_FAULT", "5:3")]).unwrap();
     let text = support::transcript(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
@@ -199,12 +262,28 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
         assert!(stdout.contains(needle), "{needle:?} missing:\n{text}");
     }
     let (a, b, c) = xad_harness::inputs::uniform_sources(9, 5);
-    assert!(stdout.contains(&format!("a={a:#010x} b={b:#010x} c={c:#010x}")), "{text}");
+    assert!(
+        stdout.contains(&format!("a={a:#010x} b={b:#010x} c={c:#010x}")),
+        "{text}"
+    );
     // Without the knob the same soak passes.
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-    cmd.args(["soak", "--backend", "hip", "--duration", "0.2", "--seed", "9"]);
+    cmd.args([
+        "soak",
+        "--backend",
+        "hip",
+        "--duration",
+        "0.2",
+        "--seed",
+        "9",
+    ]);
     let output = support::run(cmd, Some(&lib), &[]).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", support::transcript(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        support::transcript(&output)
+    );
 }
 
 #[test]
@@ -230,5 +309,9 @@ fn bad_durations_are_usage_errors() {
         assert!(r.stdout.is_empty());
     }
     let r = common::run(common::harness().args(["soak", "--duration", "0"]));
-    assert!(r.stderr.contains("must be a duration from 0.1 s to 7 days"), "{}", r.all());
+    assert!(
+        r.stderr.contains("must be a duration from 0.1 s to 7 days"),
+        "{}",
+        r.all()
+    );
 }

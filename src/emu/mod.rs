@@ -189,9 +189,17 @@ pub fn hw_id(generation: crate::isa::Generation, at: WaveAt, units: u32) -> u32 
     let unit = at.workgroup[0] % units.max(1);
     let (simd, slot) = (at.index & 3, at.index >> 2);
     if generation == crate::isa::Generation::Gfx9 {
-        (slot & 15) | simd << 4 | (unit & 15) << 8 | ((unit >> 4) & 1) << 12 | ((unit >> 5) & 3) << 13
+        (slot & 15)
+            | simd << 4
+            | (unit & 15) << 8
+            | ((unit >> 4) & 1) << 12
+            | ((unit >> 5) & 3) << 13
     } else {
-        (slot & 31) | simd << 8 | (unit & 3) << 10 | ((unit >> 2) & 1) << 16 | ((unit >> 3) & 7) << 18
+        (slot & 31)
+            | simd << 8
+            | (unit & 3) << 10
+            | ((unit >> 2) & 1) << 16
+            | ((unit >> 3) & 7) << 18
     }
 }
 

@@ -182,7 +182,11 @@ impl<const W: usize> Wave<W> {
             ));
         }
         let value = super::hw_id(inst.generation, self.at, ctx.compute_units);
-        let mask = if size == 32 { u32::MAX } else { (1u32 << size) - 1 };
+        let mask = if size == 32 {
+            u32::MAX
+        } else {
+            (1u32 << size) - 1
+        };
         self.ws(inst.dst, (value >> offset) & mask);
         Ok(())
     }

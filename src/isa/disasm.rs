@@ -124,7 +124,10 @@ impl Inst {
             Shape::Sc => vec![s[0].show(1), s[1].show(1)],
             Shape::Scw => vec![s[0].show(2), s[1].show(2)],
             Shape::K if self.op == Op::SGetregB32 => {
-                vec![reg_name(self.dst), hwreg_text(self.imm as u16, self.generation)]
+                vec![
+                    reg_name(self.dst),
+                    hwreg_text(self.imm as u16, self.generation),
+                ]
             }
             Shape::K | Shape::KWait => vec![reg_name(self.dst), format!("0x{:x}", self.imm as u16)],
             Shape::Nop | Shape::Control => match self.op {
@@ -292,7 +295,9 @@ pub(crate) fn hwreg_text(simm16: u16, generation: Generation) -> String {
     let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
     let name = match (id, generation) {
         (4, Generation::Gfx9) => "HW_REG_HW_ID".to_string(),
-        (23, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => "HW_REG_HW_ID1".to_string(),
+        (23, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => {
+            "HW_REG_HW_ID1".to_string()
+        }
         _ => id.to_string(),
     };
     if offset == 0 && size == 32 {
