@@ -112,6 +112,30 @@ fn source_keys(seed: u64, hi: u32) -> [u32; 6] {
     ]
 }
 
+/// The six keys of [`uniform_sources`] for input indices whose high half is
+/// `hi` (two per source word a, b, c): what the soak kernel is given to
+/// generate the same words on the device (src/soak.rs).
+pub fn uniform_keys(seed: u64, hi: u32) -> [u32; 6] {
+    source_keys(seed, hi)
+}
+
+/// The uniform sources (a, b, c) of an input index with low half `lo`, from
+/// the keys of its high half ([`uniform_keys`]): what [`fill_sources`] puts in
+/// that lane before an edge case may replace it.
+#[inline]
+pub fn uniform_sources_keyed(k: &[u32; 6], lo: u32) -> (u32, u32, u32) {
+    (
+        uniform_word(lo, k[0], k[1]),
+        uniform_word(lo, k[2], k[3]),
+        uniform_word(lo, k[4], k[5]),
+    )
+}
+
+/// The uniform sources of input index `index` for `seed` (see [`uniform_sources_keyed`]).
+pub fn uniform_sources(seed: u64, index: u64) -> (u32, u32, u32) {
+    uniform_sources_keyed(&uniform_keys(seed, (index >> 32) as u32), index as u32)
+}
+
 /// The uniform sources of lanes with index high half fixed and low halves
 /// `lo0, lo0 + 1, ...`. Compiled for AVX2 and SSE4.1 too and picked at run
 /// time: 32-bit multiplies vectorise 8 or 4 lanes wide there (about 1 ns a

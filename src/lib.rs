@@ -25,6 +25,7 @@
 //! | [`replay`]  | `xad-harness replay`: read and validate a dump, run its blocks again, say what reproduced |
 //! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
 //! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
+//! | [`soak`]    | `xad-harness soak`: on-device generated inputs, `v_xad_u32` and an independent check for a duration; host re-check of recorded and sampled lanes; per-CU coverage |
 //! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
 //! | [`microbench`] | `xad-harness microbench`: latency and throughput of v_xad_u32 vs v_xor_b32 + add and v_add3_u32 from the GPU's cycle counter; hardware only |
 //! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
@@ -58,5 +59,6 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod session;
+pub mod soak;
 pub mod target;
 pub mod toolchain;

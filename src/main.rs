@@ -12,6 +12,7 @@ use xad_harness::interrupt::Interrupt;
 use xad_harness::target::{self, Choice};
 use xad_harness::{
     bench, dump, hip, inputs, kernels, listing, merge, microbench, replay, report, run, session,
+    soak,
 };
 
 mod progress;
@@ -93,6 +94,28 @@ enum Command {
     /// Time v_xad_u32 against v_xor_b32 + add and v_add3_u32 with the GPU's cycle counter
     /// (hardware only: the emulator and emulated devices are exit 77).
     Microbench(microbench::Args),
+    /// Run v_xad_u32 for a duration with inputs generated and results checked on the device.
+    Soak(SoakArgs),
+}
+
+/// `soak --duration D [--backend B] [--device I] [--seed S] [--json FILE]`
+#[derive(clap::Args)]
+struct SoakArgs {
+    /// How long: seconds (90, 1.5) or with a unit (500ms, 30s, 10m, 2h); 0.1 s to 7 days.
+    #[arg(long, value_parser = soak::parse_duration, allow_hyphen_values = true)]
+    duration: Duration,
+    /// What executes (as for `run`; default $XAD_BACKEND, else auto).
+    #[arg(long, value_enum)]
+    backend: Option<BackendChoice>,
+    /// HIP device index (default: the first; the emulator is device 0).
+    #[arg(long, value_parser = parse_index, allow_hyphen_values = true)]
+    device: Option<usize>,
+    /// Seed of the inputs (decimal or 0x hex); random when not given.
+    #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
+    seed: Option<u64>,
+    /// Write the outcome as JSON here (also when it fails).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 /// `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
@@ -296,6 +319,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cmd_merge(args),
         Command::Microbench(args) => backend_choice(args.backend)
             .and_then(|backend| microbench::run(&args, backend, &mut |line| say!("{line}"))),
+        Command::Soak(args) => cmd_soak(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code as u8),
@@ -322,12 +346,25 @@ fn refuse_arguments(e: &clap::Error) -> i32 {
         return exit::PASS;
     }
     let text = e.to_string();
-    let first = text
-        .lines()
+    let mut lines = text.lines();
+    let first = lines
         .next()
         .unwrap_or("invalid arguments")
         .trim_start_matches("error: ");
-    warn!("xad-harness: {first} (see --help)");
+    // clap names the missing arguments on the lines after its first.
+    let missing = match e.kind() {
+        ErrorKind::MissingRequiredArgument => lines
+            .map(str::trim)
+            .filter(|l| l.starts_with('-') || l.starts_with('<'))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    };
+    if missing.is_empty() {
+        warn!("xad-harness: {first} (see --help)");
+    } else {
+        warn!("xad-harness: {first} {missing} (see --help)");
+    }
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let (json, junit) = (
         report_path_arg(&args, "--json"),
@@ -569,4 +606,42 @@ fn cmd_merge(args: MergeArgs) -> Result<i32> {
             ]))
         }
     }
+}
+
+fn cmd_soak(args: SoakArgs) -> Result<i32> {
+    let interrupt = Interrupt::install()
+        .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))?;
+    let mut refused = report::files::check(args.json.as_deref(), None);
+    let backend = backend_choice(args.backend);
+    refused.extend(backend.as_ref().err().map(|e| Error::Usage(e.to_string())));
+    if !refused.is_empty() {
+        for e in refused {
+            warn!("xad-harness: {e}");
+        }
+        return Ok(exit::USAGE);
+    }
+    let request = soak::Request {
+        duration: args.duration,
+        backend: backend?,
+        device: args.device,
+        seed: args.seed.unwrap_or_else(inputs::fresh_seed),
+        sample: soak::DEFAULT_SAMPLE,
+        timeout: Duration::from_secs(60),
+        interrupt: Some(interrupt),
+        fixed: None,
+    };
+    let outcome = soak::run(&request, &mut |line| say!("{line}"))?;
+    say_lines(outcome.lines());
+    if let Some(path) = &args.json {
+        if let Err(e) = soak::write_json(&outcome, path) {
+            warn!("xad-harness: {e}");
+            // A report that could not be written fails a passing soak; a mismatch stays 1.
+            return Ok(if outcome.exit_code == exit::MISMATCH {
+                exit::MISMATCH
+            } else {
+                exit::FAULT
+            });
+        }
+    }
+    Ok(outcome.exit_code)
 }

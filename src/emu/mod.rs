@@ -94,6 +94,12 @@
 //!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
 //!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
 //!   refused; row_bcast into a row with no source row is unsettled.
+//! - `s_getreg_b32` reads only the hardware id (HW_REG_HW_ID on gfx9,
+//!   HW_REG_HW_ID1 on gfx10+), with emulated values ([`hw_id`]: the compute
+//!   unit or WGP is workgroup id x mod [`EMULATED_COMPUTE_UNITS`]); every
+//!   other hardware register is unsupported if read.
+//! - Fault injection: [`EmuDevice::set_xad_faults`] makes `v_xad_u32` produce
+//!   wrong results in chosen lanes (tests of on-device checks only).
 //! - gfx10 (`gfx10`): wave32 and wave64; no architected flat scratch, so the
 //!   scratch setup SGPRs (private segment buffer, flat scratch init, wave
 //!   offset) exist, placed as on gfx9 with their values unsettled; work-item
@@ -151,6 +157,52 @@ impl Default for EmuOptions {
     }
 }
 
+/// An injected `v_xad_u32` fault ([`EmuDevice::set_xad_faults`]): every
+/// `v_xad_u32` global lane `lane` of a dispatch executes gets bit `bit` of its
+/// result flipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XadFault {
+    pub lane: u64,
+    pub bit: u8,
+}
+
+/// Compute units (gfx9) or WGPs (gfx10+) an emulated device's hardware ids
+/// name unless [`EmuDevice::set_compute_units`] says otherwise.
+pub const EMULATED_COMPUTE_UNITS: u32 = 8;
+
+/// `s_getreg_b32`'s register id of the hardware id on gfx9 (HW_REG_HW_ID)
+/// and on gfx10+ (HW_REG_HW_ID1), as LLVM 19 encodes them.
+pub const HW_REG_HW_ID: u32 = 4;
+pub const HW_REG_HW_ID1: u32 = 23;
+
+/// The emulated hardware id of the wave at `at` on a device of `units` compute
+/// units (gfx9) or WGPs (gfx10+). Emulated values, not hardware's: the unit
+/// is workgroup id x mod `units` (1-D dispatches, as every harness kernel's),
+/// spread over shader engines and arrays as below; SIMD = wave index in the
+/// workgroup mod 4, wave slot = wave index / 4. Field layouts (what the soak
+/// host decodes, src/soak.rs):
+/// - gfx9 HW_ID: WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8 (unit mod 16),
+///   SH_ID 12 ((unit / 16) mod 2), SE_ID 14:13 (unit / 32).
+/// - gfx10+ HW_ID1: WAVE_ID 4:0, SIMD_ID 9:8, WGP_ID 13:10 (unit mod 4),
+///   SA_ID 16 ((unit / 4) mod 2), SE_ID 20:18 (unit / 8).
+pub fn hw_id(generation: crate::isa::Generation, at: WaveAt, units: u32) -> u32 {
+    let unit = at.workgroup[0] % units.max(1);
+    let (simd, slot) = (at.index & 3, at.index >> 2);
+    if generation == crate::isa::Generation::Gfx9 {
+        (slot & 15)
+            | simd << 4
+            | (unit & 15) << 8
+            | ((unit >> 4) & 1) << 12
+            | ((unit >> 5) & 3) << 13
+    } else {
+        (slot & 31)
+            | simd << 8
+            | (unit & 3) << 10
+            | ((unit >> 2) & 1) << 16
+            | ((unit >> 3) & 7) << 18
+    }
+}
+
 /// One kernel ready to launch.
 #[derive(Debug, Clone)]
 pub struct EmuKernel {
@@ -175,6 +227,10 @@ pub struct EmuDevice {
     /// The waves the last launch stopped on taint, with their origins
     /// (resolved at once: the origin table may be reset by later host writes).
     stops: Vec<(WaveStop, Origin)>,
+    /// Injected wrong `v_xad_u32` results ([`EmuDevice::set_xad_faults`]).
+    xad_faults: Vec<XadFault>,
+    /// What `s_getreg_b32` of the hardware id spreads workgroups over ([`hw_id`]).
+    compute_units: u32,
 }
 
 impl std::fmt::Debug for EmuDevice {
@@ -228,7 +284,29 @@ impl EmuDevice {
             pool,
             launches: 0,
             stops: Vec::new(),
+            xad_faults: Vec::new(),
+            compute_units: EMULATED_COMPUTE_UNITS,
         }
+    }
+
+    /// Make every `v_xad_u32` that global lane `fault.lane` of a dispatch
+    /// executes produce its result with bit `fault.bit` flipped, in every
+    /// launch from now on (fault injection for tests: the wrong value is the
+    /// instruction's, so whatever the kernel does with it, checks included,
+    /// sees it). An empty list turns injection off.
+    pub fn set_xad_faults(&mut self, faults: Vec<XadFault>) {
+        self.xad_faults = faults;
+    }
+
+    /// The compute units (gfx9) or WGPs (gfx10+) the emulated hardware ids
+    /// name, 1 to 64 (clamped); [`EMULATED_COMPUTE_UNITS`] unless set.
+    pub fn set_compute_units(&mut self, units: u32) {
+        self.compute_units = units.clamp(1, 64);
+    }
+
+    /// See [`EmuDevice::set_compute_units`].
+    pub fn compute_units(&self) -> u32 {
+        self.compute_units
     }
 
     pub fn options(&self) -> EmuOptions {
@@ -522,6 +600,8 @@ impl Device for EmuDevice {
                     program: &k.program,
                     step_budget: self.options.step_budget,
                     timeout,
+                    xad_faults: &self.xad_faults,
+                    compute_units: self.compute_units,
                 };
                 run_launch(&launch, &setup)
             }

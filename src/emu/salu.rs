@@ -160,6 +160,37 @@ impl<const W: usize> Wave<W> {
         }
     }
 
+    /// `s_getreg_b32`: a field of the hardware id register (HW_ID on gfx9,
+    /// HW_ID1 on gfx10+) with the emulated values of [`super::hw_id`]; any
+    /// other hardware register is unsupported, never a made-up value.
+    pub(super) fn s_getreg(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<(), DeviceError> {
+        let imm = inst.imm as u32;
+        let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+        let hw_id_reg = if inst.generation == crate::isa::Generation::Gfx9 {
+            super::HW_REG_HW_ID
+        } else {
+            super::HW_REG_HW_ID1
+        };
+        if id != hw_id_reg {
+            return Err(self.fault(
+                FaultKind::Unsupported,
+                inst,
+                format!(
+                    "s_getreg_b32 of hardware register {id} is not emulated (only the hardware id, register {hw_id_reg} on {})",
+                    inst.generation
+                ),
+            ));
+        }
+        let value = super::hw_id(inst.generation, self.at, ctx.compute_units);
+        let mask = if size == 32 {
+            u32::MAX
+        } else {
+            (1u32 << size) - 1
+        };
+        self.ws(inst.dst, (value >> offset) & mask);
+        Ok(())
+    }
+
     pub(super) fn s_cmovk(&mut self, inst: &Inst) {
         if self.scc {
             self.ws(inst.dst, inst.imm as u32)

@@ -170,6 +170,7 @@ pub(super) fn writes_scc(op: Op) -> bool {
             | SSextI32I8
             | SSextI32I16
             | SMovkI32
+            | SGetregB32
             | SCmovkI32
             | SMulkI32
     );
@@ -254,7 +255,8 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             }
         }
         K => match inst.op {
-            Op::SMovkI32 => d.dst_s(sbits(inst.dst, 1), true),
+            // s_getreg_b32 reads no SGPR: its value comes from the wave's place.
+            Op::SMovkI32 | Op::SGetregB32 => d.dst_s(sbits(inst.dst, 1), true),
             Op::SAddkI32 | Op::SMulkI32 => {
                 d.read_s(sbits(inst.dst, 1));
                 d.dst_s(sbits(inst.dst, 1), true);
@@ -995,7 +997,7 @@ impl<const W: usize> Wave<W> {
             return Flow::Run;
         }
         let result = match inst.op {
-            SMovkI32 => Some(S::default()),
+            SMovkI32 | SGetregB32 => Some(S::default()),
             SCmovkI32 | SCmovB32 | SCmovB64 => {
                 let src = if inst.op == SCmovkI32 {
                     S::default()

@@ -11,6 +11,32 @@ use crate::device::DeviceError;
 use crate::isa::{reg_name, Dpp, Inst, Shape, Src};
 
 impl<const W: usize> Wave<W> {
+    /// Flip the injected bits in the `v_xad_u32` results just written (to
+    /// `inst.dst`) by this wave and, when the op ran for a lockstep group,
+    /// by the other waves `rest`: only active lanes, whose result the op wrote.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn inject_xad_faults(
+        &mut self,
+        faults: &[super::XadFault],
+        inst: &Inst,
+        rest: &mut [Wave<W>],
+        grouped: bool,
+    ) {
+        let others: &mut [Wave<W>] = if grouped { rest } else { &mut [] };
+        for w in std::iter::once(self).chain(others.iter_mut()) {
+            let exec = w.exec();
+            for f in faults {
+                let Some(lane) = f.lane.checked_sub(w.first_lane) else {
+                    continue;
+                };
+                if lane < W as u64 && (exec >> lane) & 1 != 0 {
+                    w.v[inst.dst as usize][lane as usize] ^= 1u32 << (f.bit & 31);
+                }
+            }
+        }
+    }
+
     /// A lane-mask source (carry in, cndmask select): W bits.
     pub(super) fn mask_src(&self, src: Src, inst: &Inst) -> Result<u64, DeviceError> {
         if W == 32 {

@@ -40,6 +40,10 @@ pub struct Ctx<'a> {
     pub abort: &'a AtomicBool,
     /// Waves stopped by taint, collected as their workgroups finish.
     pub stops: &'a std::sync::Mutex<Vec<WaveStop>>,
+    /// Wrong `v_xad_u32` results to produce (fault injection; empty normally).
+    pub xad_faults: &'a [super::XadFault],
+    /// Compute units the `s_getreg_b32` hardware ids spread workgroups over.
+    pub compute_units: u32,
 }
 
 /// Why [`Wave::run`] returned without error.
@@ -288,7 +292,12 @@ impl<const W: usize> Wave<W> {
         }
         match inst.op {
             // ---- VALU (valu.rs) ----
-            VXadU32 => v3!(|a, b, c| (a ^ b).wrapping_add(c)),
+            VXadU32 => {
+                v3!(|a, b, c| (a ^ b).wrapping_add(c));
+                if !ctx.xad_faults.is_empty() {
+                    self.inject_xad_faults(ctx.xad_faults, inst, rest, *grouped);
+                }
+            }
             VNop => {}
             VMovB32 => v1!(|a| a),
             VNotB32 => v1!(|a| !a),
@@ -497,6 +506,7 @@ impl<const W: usize> Wave<W> {
             SCmpLgU64 => self.sopc64(inst, |a, b| a != b),
             // ---- SOPK ----
             SMovkI32 => self.ws(inst.dst, inst.imm as u32),
+            SGetregB32 => self.s_getreg(inst, ctx)?,
             SCmovkI32 => self.s_cmovk(inst),
             SCmpkEqI32 => self.sopk_cmp(inst, |a, k| a as i32 == k),
             SCmpkLgI32 => self.sopk_cmp(inst, |a, k| a as i32 != k),

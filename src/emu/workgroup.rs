@@ -24,6 +24,8 @@ pub(super) struct Launch<'a> {
     pub(super) program: &'a Program,
     pub(super) step_budget: u64,
     pub(super) timeout: Duration,
+    pub(super) xad_faults: &'a [super::XadFault],
+    pub(super) compute_units: u32,
 }
 
 /// Run every workgroup of `setup`'s dispatch; the first failure (by chunk
@@ -48,6 +50,8 @@ pub(super) fn run_launch(
         timeout: launch.timeout,
         abort: &abort,
         stops: &stops,
+        xad_faults: launch.xad_faults,
+        compute_units: launch.compute_units,
     };
     let threads = launch
         .pool

@@ -123,6 +123,12 @@ impl Inst {
             Shape::S2sh => vec![pair_name(self.dst), s[0].show(2), s[1].show(1)],
             Shape::Sc => vec![s[0].show(1), s[1].show(1)],
             Shape::Scw => vec![s[0].show(2), s[1].show(2)],
+            Shape::K if self.op == Op::SGetregB32 => {
+                vec![
+                    reg_name(self.dst),
+                    hwreg_text(self.imm as u16, self.generation),
+                ]
+            }
             Shape::K | Shape::KWait => vec![reg_name(self.dst), format!("0x{:x}", self.imm as u16)],
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
@@ -279,5 +285,24 @@ fn dpp16_ctrl(ctrl: u16) -> String {
         0x150..=0x15f => format!("row_share:{}", ctrl & 15),
         0x160..=0x16f => format!("row_xmask:{}", ctrl & 15),
         _ => format!("dpp_ctrl:0x{ctrl:x}"),
+    }
+}
+
+/// An `s_getreg_b32` operand as LLVM prints it: `hwreg(NAME)` for a whole
+/// register it names, `hwreg(NAME, offset, size)` for a field, the number for
+/// a register it has no name for here.
+pub(crate) fn hwreg_text(simm16: u16, generation: Generation) -> String {
+    let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
+    let name = match (id, generation) {
+        (4, Generation::Gfx9) => "HW_REG_HW_ID".to_string(),
+        (23, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => {
+            "HW_REG_HW_ID1".to_string()
+        }
+        _ => id.to_string(),
+    };
+    if offset == 0 && size == 32 {
+        format!("hwreg({name})")
+    } else {
+        format!("hwreg({name}, {offset}, {size})")
     }
 }

@@ -134,6 +134,7 @@ pub static OPCODES: &[(Format, u16, Op, &str)] = &[
     (Sopk, 0x00d, SCmpkLeU32, "s_cmpk_le_u32"),
     (Sopk, 0x00e, SAddkI32, "s_addk_i32"),
     (Sopk, 0x00f, SMulkI32, "s_mulk_i32"),
+    (Sopk, 0x011, SGetregB32, "s_getreg_b32"),
     (Sopp, 0x000, SNop, "s_nop"),
     (Sopp, 0x00e, SSleep, "s_sleep"),
     (Sopp, 0x00c, SWaitcnt, "s_waitcnt"),
@@ -951,6 +952,10 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::S2sh => vec![pair(inst.dst), show(s[0], 2), show(s[1], 1)],
         Shape::Sc => vec![show(s[0], 1), show(s[1], 1)],
         Shape::Scw => vec![show(s[0], 2), show(s[1], 2)],
+        Shape::K if inst.op == Op::SGetregB32 => vec![
+            name(inst.dst),
+            super::disasm::hwreg_text(inst.imm as u16, Generation::Gfx9),
+        ],
         Shape::K | Shape::KWait => vec![name(inst.dst), format!("0x{:x}", inst.imm as u16)],
         Shape::Nop | Shape::Control => match inst.op {
             Op::SEndpgm | Op::SBarrier => vec![],

@@ -314,6 +314,7 @@ op_table! {
     Sopk   [    -,    14,    14,     -] SCmpkLeU32  "s_cmpk_le_u32"   K,   "SCC = D <= zero_extend(simm16)";
     Sopk   [    -,    15,    15,     15] SAddkI32    "s_addk_i32"      K,   "D = D + sign_extend(simm16); SCC = signed overflow";
     Sopk   [    -,    16,    16,     16] SMulkI32    "s_mulk_i32"      K,   "D = D * sign_extend(simm16)";
+    Sopk   [    -,    18,    17,     17] SGetregB32  "s_getreg_b32"    K,   "D = bits [offset, offset + size) of hardware register id (simm16: id 5:0, offset 10:6, size - 1 15:11); only HW_ID (gfx9) and HW_ID1 (gfx10+), with emulated values (emu::hw_id)";
     Sopk   [    -,    23,    24,     -] SWaitcntVscnt "s_waitcnt_vscnt" KWait, "no effect: memory completes in program order here";
     Sopk   [    -,    24,    25,     -] SWaitcntVmcnt "s_waitcnt_vmcnt" KWait, "no effect: memory completes in program order here";
     Sopk   [    -,    25,    26,     -] SWaitcntExpcnt "s_waitcnt_expcnt" KWait, "no effect";

@@ -112,13 +112,10 @@ pub fn combine_exit_codes(codes: &[i32]) -> i32 {
         .iter()
         .copied()
         .min_by_key(|&c| rank(c))
-        .map_or(exit::SKIPPED, |c| {
-            if ORDER.contains(&c) {
-                c
-            } else {
-                exit::FAULT
-            }
-        })
+        .map_or(
+            exit::SKIPPED,
+            |c| if ORDER.contains(&c) { c } else { exit::FAULT },
+        )
 }
 
 /// The exit code of a set of case statuses: a failure (1), else a fault

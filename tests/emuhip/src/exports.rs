@@ -43,11 +43,25 @@ static GLOBAL: OnceLock<Global> = OnceLock::new();
 /// The device of gcnArchName `arch`: the emulator of the target that arch
 /// runs; an arch of no target of ours keeps gfx1100, and the loader's target
 /// check refuses its code objects.
-fn emulator(arch: &str) -> Box<dyn Device + Send> {
-    Box::new(xad_harness::hip::target_of(arch).map_or_else(
+///
+/// `XAD_EMUHIP_XAD_FAULT` is the emulator's own fault injection: the wrong
+/// value is `v_xad_u32`'s result inside the kernel, so the kernel's own checks
+/// see it (`XAD_EMUHIP_FLIP_BIT` changes the output buffer after the launch).
+/// Its hardware ids name as many units as the device reports multiprocessors.
+fn emulator(arch: &str, knobs: &Knobs) -> Box<dyn Device + Send> {
+    let mut device = xad_harness::hip::target_of(arch).map_or_else(
         xad_harness::emu::EmuDevice::new,
         xad_harness::emu::EmuDevice::for_target,
-    ))
+    );
+    device.set_xad_faults(
+        knobs
+            .xad_fault
+            .iter()
+            .map(|&(lane, bit)| xad_harness::emu::XadFault { lane, bit })
+            .collect(),
+    );
+    device.set_compute_units(crate::runtime::MULTIPROCESSORS as u32);
+    Box::new(device)
 }
 
 fn host() -> Result<&'static Host, Status> {

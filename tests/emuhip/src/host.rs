@@ -51,11 +51,12 @@ pub struct Host {
 }
 
 impl Host {
-    /// The visible devices of `knobs`, each over `make(arch)`.
-    pub fn new(knobs: Knobs, make: impl Fn(&str) -> Box<dyn Device + Send>) -> Host {
+    /// The visible devices of `knobs`, each over `make(arch, its knobs)`
+    /// (the device's own view: fault knobs cleared where they do not apply).
+    pub fn new(knobs: Knobs, make: impl Fn(&str, &Knobs) -> Box<dyn Device + Send>) -> Host {
         let devices = (0..knobs.visible.len())
             .map(|visible| {
-                let device = make(knobs.arch_of(visible));
+                let device = make(knobs.arch_of(visible), &knobs.for_device(visible));
                 Mutex::new(Runtime::for_device(device, &knobs, visible))
             })
             .collect();

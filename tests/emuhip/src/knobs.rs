@@ -38,6 +38,9 @@ pub fn status_functions() -> Vec<&'static str> {
 pub struct Knobs {
     /// `XAD_EMUHIP_FLIP_BIT=LANE:BIT`
     pub flip_bit: Option<(u32, u32)>,
+    /// `XAD_EMUHIP_XAD_FAULT=LANE:BIT[,LANE:BIT...]`: every `v_xad_u32` these
+    /// global lanes execute, in every launch, yields its result with BIT flipped.
+    pub xad_fault: Vec<(u64, u8)>,
     /// `XAD_EMUHIP_SKIP_LANE=LANE`
     pub skip_lane: Option<u32>,
     /// `XAD_EMUHIP_WRITE_PAST_END=N`
@@ -65,6 +68,7 @@ impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
             flip_bit: None,
+            xad_fault: Vec::new(),
             skip_lane: None,
             write_past_end: None,
             devices: vec![devices::DEFAULT_ARCH.to_string()],
@@ -112,6 +116,20 @@ impl Knobs {
                 return Err(format!("{var}={v}: BIT must be 0..31 (lanes are u32)"));
             }
             knobs.flip_bit = Some((lane, bit));
+        }
+        if let Some(v) = get("XAD_EMUHIP_XAD_FAULT") {
+            let var = "XAD_EMUHIP_XAD_FAULT";
+            for part in v.split(',') {
+                let (lane, bit) = part
+                    .split_once(':')
+                    .ok_or_else(|| format!("{var}={v}: expected LANE:BIT[,LANE:BIT...]"))?;
+                let lane = number::<u64>(var, &v, lane, "LANE")?;
+                let bit = number::<u8>(var, &v, bit, "BIT")?;
+                if bit > 31 {
+                    return Err(format!("{var}={v}: BIT must be 0..31 (results are u32)"));
+                }
+                knobs.xad_fault.push((lane, bit));
+            }
         }
         if let Some(v) = get("XAD_EMUHIP_SKIP_LANE") {
             knobs.skip_lane = Some(number("XAD_EMUHIP_SKIP_LANE", &v, &v, "LANE")?);
@@ -214,6 +232,7 @@ impl Knobs {
         }
         Knobs {
             flip_bit: None,
+            xad_fault: Vec::new(),
             skip_lane: None,
             write_past_end: None,
             hang: false,
@@ -293,6 +312,8 @@ mod tests {
         ])
         .expect("valid knobs");
         assert_eq!(k.flip_bit, Some((7, 31)));
+        let x = parse(&[("XAD_EMUHIP_XAD_FAULT", "5:3, 70:31")]).expect("valid");
+        assert_eq!(x.xad_fault, [(5, 3), (70, 31)]);
         assert_eq!(k.skip_lane, Some(3));
         assert_eq!(k.write_past_end, Some(2));
         assert_eq!(k.devices, ["gfx1030"]);
@@ -318,6 +339,9 @@ mod tests {
             ("XAD_EMUHIP_FLIP_BIT", "7"),
             ("XAD_EMUHIP_FLIP_BIT", "7:32"),
             ("XAD_EMUHIP_FLIP_BIT", "x:1"),
+            ("XAD_EMUHIP_XAD_FAULT", "7"),
+            ("XAD_EMUHIP_XAD_FAULT", "7:32"),
+            ("XAD_EMUHIP_XAD_FAULT", "1:2,x:1"),
             ("XAD_EMUHIP_SKIP_LANE", "-1"),
             ("XAD_EMUHIP_WRITE_PAST_END", "0"),
             ("XAD_EMUHIP_HANG", "yes"),

@@ -1091,7 +1091,7 @@ fn visibility_applies_rocr_then_hip_or_cuda() {
 /// A host of fake devices, one per entry of XAD_EMUHIP_DEVICES in `pairs`.
 fn fake_host(pairs: &[(&str, &str)]) -> (Host, Vec<FakeDevice>) {
     let made = Mutex::new(Vec::new());
-    let host = Host::new(knobs(pairs).expect("valid knobs"), |_arch| {
+    let host = Host::new(knobs(pairs).expect("valid knobs"), |_arch, _knobs| {
         let device = FakeDevice::default();
         made.lock().unwrap().push(device.clone());
         Box::new(device)
