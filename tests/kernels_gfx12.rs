@@ -348,8 +348,10 @@ fn gfx12_kernels_wait_for_their_loads_with_gfx12_waits() {
                 k.name,
                 t.name
             );
+            // The soak kernel generates its inputs and loads nothing global.
+            let loads = insts.iter().any(|i| i.mnemonic.starts_with("global_load"));
             assert!(
-                insts.iter().any(|i| i.mnemonic == "s_wait_loadcnt"),
+                !loads || insts.iter().any(|i| i.mnemonic == "s_wait_loadcnt"),
                 "{} for {}: no s_wait_loadcnt",
                 k.name,
                 t.name
@@ -360,12 +362,18 @@ fn gfx12_kernels_wait_for_their_loads_with_gfx12_waits() {
                 k.name,
                 t.name
             );
-            assert_eq!(
-                insts.last().map(|i| i.mnemonic.as_str()),
-                Some("s_endpgm"),
-                "{} for {}",
+            // The code ends the program, or (soak's out-of-line record block
+            // after its s_endpgm) branches back into it.
+            assert!(
+                insts.iter().any(|i| i.mnemonic == "s_endpgm")
+                    && matches!(
+                        insts.last().map(|i| i.mnemonic.as_str()),
+                        Some("s_endpgm" | "s_branch")
+                    ),
+                "{} for {}: ends with {:?}",
                 k.name,
-                t.name
+                t.name,
+                insts.last().map(|i| i.mnemonic.as_str())
             );
             let problems = unwaited_loads(&insts, &GFX12_WAITS);
             assert!(

@@ -149,8 +149,9 @@ fn llvm22() -> Option<Tools> {
 }
 
 /// The catalogue kernel sources of `dir` (stems, e.g. `xad_vgpr_w64`):
-/// every `.s` but `xad_microbench*`, the timing kernel of `microbench`,
-/// which is no case (tests/microbench.rs checks it).
+/// every `.s` but `xad_microbench*` and `xad_soak*`, the kernels of
+/// `microbench` and `soak`, which are no cases (tests/microbench.rs and
+/// tests/soak.rs check them).
 fn sources(dir: &str) -> BTreeSet<String> {
     let path = Path::new(ROOT).join("kernels").join(dir);
     std::fs::read_dir(&path)
@@ -158,7 +159,7 @@ fn sources(dir: &str) -> BTreeSet<String> {
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
         .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
-        .filter(|stem| !stem.starts_with("xad_microbench"))
+        .filter(|stem| !stem.starts_with("xad_microbench") && !stem.starts_with("xad_soak"))
         .collect()
 }
 
