@@ -112,7 +112,7 @@ fn malformed_code_object() {
     assert_one_line_error(
         &run(harness()
             .args(["run", "--backend", "emu", "--kernel"])
-            .arg(&x86)),
+            .arg(x86)),
         2,
         "not AMDGPU",
     );
