@@ -298,7 +298,11 @@ fn run_into(
         for unit in &selected.units {
             let last = report.cases.iter().rev().find(|r| r.device == unit.id);
             for t in &unit.targets {
-                if last.is_some_and(|r| r.target == t.name) {
+                let listed = interrupted
+                    .listed
+                    .iter()
+                    .any(|(d, name)| *d == unit.id && name == t.name);
+                if listed || last.is_some_and(|r| r.target == t.name) {
                     continue;
                 }
                 let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
@@ -439,6 +443,7 @@ fn absorb(report: &mut RunReport, shard: RunReport) {
         (Some(mine), Some(theirs)) => {
             mine.cases_completed += theirs.cases_completed;
             mine.not_run.extend(theirs.not_run);
+            mine.listed.extend(theirs.listed);
             if mine.cut_short.is_none() {
                 mine.cut_short = theirs.cut_short;
             }
@@ -485,7 +490,11 @@ fn run_unit(
                     run::check_target(&user.code, &device.arch_name())
                         .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
                 }
+                let before = report.interrupted.is_some();
                 run_cases(device, target, &p.runs, user, opts, report, on_progress)?;
+                if let (false, Some(interrupted)) = (before, &mut report.interrupted) {
+                    interrupted.listed.push((id.clone(), target.name.to_string()));
+                }
                 for c in &p.lacks {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
                     let why = format!("{} lacks {}", target.name, needs.join(", "));
@@ -1046,6 +1055,45 @@ mod tests {
     fn selected(names: &[&str]) -> Selected {
         let targets = names.iter().map(|n| target::find(n).unwrap()).collect();
         Selected::emulated(targets, Vec::new())
+    }
+
+    fn interrupted_before(target: Choice, cases: &str) -> Interrupted {
+        let interrupt = Interrupt::default();
+        interrupt.request(crate::interrupt::Signal::Term);
+        let request = Request {
+            lanes: 1 << 10,
+            seed: Some(5),
+            devices: None,
+            cases: Some(cases.into()),
+            kernel: None,
+            backend: BackendChoice::Emu,
+            target,
+            timeout: Duration::from_secs(60),
+            max_mismatches: 10,
+            interrupt,
+            dump: None,
+            command: Vec::new(),
+            lanes_done: Default::default(),
+        };
+        let report = run(&request, &mut |_| {});
+        assert!(report.cases.iter().all(|r| r.not_run.is_some()), "nothing ran");
+        report.interrupted.expect("marked interrupted")
+    }
+
+    /// A signal before the first dispatch names each unstarted case once:
+    /// the stopped target's bare, the others' as `case (target)` (the
+    /// stopped target was once listed both ways).
+    #[test]
+    fn a_signal_before_the_first_dispatch_lists_each_case_once() {
+        let one = interrupted_before(Choice::Device, "basic,vgpr_w32,vgpr_w64");
+        assert_eq!(one.not_run, ["basic", "vgpr_w32", "vgpr_w64"]);
+        let all = interrupted_before(Choice::All, "basic_w64");
+        let mut names = all.not_run.clone();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.not_run.len(), "{:?}", all.not_run);
+        assert_eq!(all.not_run.len(), target::TARGETS.len(), "{:?}", all.not_run);
+        assert_eq!(all.not_run[0], "basic_w64", "{:?}", all.not_run);
     }
 
     #[test]
