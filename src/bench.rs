@@ -69,6 +69,14 @@ fn host_simd() -> &'static str {
     "baseline"
 }
 
+/// Case `name` and its code object for the default target (gfx1100).
+fn embedded(name: &str) -> Result<(cases::Case, run::Loaded)> {
+    let case = cases::select(name).map_err(Error::Usage)?.remove(0);
+    let target = crate::target::find(crate::target::DEFAULT).expect("the default target");
+    let loaded = run::embedded(&case, target).map_err(Error::Io)?;
+    Ok((case, loaded))
+}
+
 /// One run of `case` through the whole pipeline on `device`; its seconds,
 /// or an error when it did not pass (a benchmark of a wrong answer is void).
 fn timed_pass(
@@ -120,9 +128,7 @@ pub fn sha256_lanes_ok(lanes: u64) -> Result<()> {
 /// hash of a message under 56 bytes, so M blocks/s is MH/s for short
 /// messages (the unit password-hashing benchmarks quote).
 pub fn sha256(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
-    let case = cases::select("sha256_w32").map_err(Error::Usage)?.remove(0);
-    let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap())
-        .map_err(Error::Io)?;
+    let (case, loaded) = embedded("sha256_w32")?;
     let kernel = run::kernel_for(&loaded, &case).map_err(Error::Io)?;
     let mut device = EmuDevice::new();
     let opts = Options {
@@ -141,18 +147,24 @@ pub fn sha256(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
     (case.inputs.fill)(seed, 0, &mut a, &mut b, &mut c);
     let blocks: usize = c.iter().map(|&c| cases::sha256::blocks(c)).sum();
     let (mut emulated, mut host) = (Vec::new(), Vec::new());
-    let mut sink = 0u32;
+    // The host baseline is the case's own model (sha2's compress256 of each
+    // lane's blocks), on this one thread.
+    let data = cases::LaneData {
+        a: &a,
+        b: &b,
+        c: &c,
+        scalars: &[],
+        prefill: &[],
+        count: lanes_n,
+    };
+    let mut digests = vec![0u32; lanes_n * case.outputs_per_lane];
     for _ in 0..repeat.max(1) {
         let started = Instant::now();
-        for lane in 0..lanes_n {
-            let state: [u32; 8] = b[lane * 8..][..8].try_into().expect("8 state words");
-            let n = cases::sha256::blocks(c[lane]);
-            sink ^= cases::sha256::compress(state, &a[lane * wa..][..16 * n])[0];
-        }
+        (case.model)(&data, 0..lanes_n, &mut digests);
+        std::hint::black_box(&mut digests);
         host.push(started.elapsed().as_secs_f64());
         emulated.push(timed_pass(&mut device, &case, &loaded, kernel, &opts)?);
     }
-    std::hint::black_box(sink);
     let (emu_s, host_s) = (median(emulated), median(host));
     let rate = |s: f64| blocks as f64 / s / 1e6;
     Ok(format!(
@@ -183,9 +195,7 @@ fn host_sha_extensions() -> bool {
 }
 
 pub fn run(lanes: u64, seed: u64, repeat: usize) -> Result<String> {
-    let case = cases::select("basic").map_err(Error::Usage)?.remove(0);
-    let loaded = run::embedded(&case, crate::target::find(crate::target::DEFAULT).unwrap())
-        .map_err(Error::Io)?;
+    let (case, loaded) = embedded("basic")?;
     let kernel = run::kernel_for(&loaded, &case).map_err(Error::Io)?;
     let mut device = EmuDevice::new();
     let opts = Options {

@@ -374,23 +374,31 @@ fn word_forms(case: &Case, code: &CodeObject, kernel: &Kernel) -> Vec<String> {
 
 /// The `v_xad_u32` instructions of `kernel` in program order, disassembled.
 fn xad_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<String> {
+    kernel_instructions(code, kernel)
+        .iter()
+        .filter(|inst| inst.mnemonic().starts_with("v_xad_u32"))
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The instructions of `kernel` from its entry point to the end of its code
+/// section (or the first undecodable padding word), in the code object's own
+/// instruction set (gfx12 spells memory and waits differently). Empty when no
+/// section holds the entry point.
+pub fn kernel_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<crate::isa::Inst> {
     let Some((base, text)) = code.code.iter().find(|(base, text)| {
         kernel.entry_address >= *base && kernel.entry_address - base < text.len() as u64
     }) else {
         return Vec::new();
     };
-    let mut forms = Vec::new();
-    // Decode to the end of the section (or the first undecodable padding word).
     let mut pos = (kernel.entry_address - base) as usize;
-    // In the code object's own instruction set (gfx12 spells memory and waits differently).
     let isa = crate::target::find(&code.target.arch).map_or(crate::isa::Isa::GFX11, |t| t.isa);
+    let mut insts = Vec::new();
     while let Ok(inst) = crate::isa::decode(isa, text, pos, *base) {
-        if inst.mnemonic().starts_with("v_xad_u32") {
-            forms.push(inst.to_string());
-        }
         pos += inst.len as usize;
+        insts.push(inst);
     }
-    forms
+    insts
 }
 
 fn execute(

@@ -31,27 +31,19 @@ fn code_object(target: &str, case: &Case) -> CodeObject {
     CodeObject::parse(&embedded.bytes.to_vec()).expect("embedded code object parses")
 }
 
-/// Mnemonics of the kernel `name` in `code`, decoded with the project's decoder.
-fn mnemonics(code: &CodeObject, name: &str, target: &str) -> Vec<String> {
+/// Mnemonics of the kernel `name` in `code` up to its `s_endpgm`, decoded
+/// with the project's decoder.
+fn mnemonics(code: &CodeObject, name: &str) -> Vec<String> {
     let kernel = code.kernel(name).expect("kernel");
-    let (base, text) = code
-        .code
+    let insts = xad_harness::run::kernel_instructions(code, kernel);
+    let end = insts
         .iter()
-        .find(|(base, text)| {
-            kernel.entry_address >= *base && kernel.entry_address - base < text.len() as u64
-        })
-        .expect("the kernel's code section");
-    let isa = xad_harness::target::find(target).expect("target").isa;
-    let mut pos = (kernel.entry_address - base) as usize;
-    let mut out = Vec::new();
-    while let Ok(inst) = xad_harness::isa::decode(isa, text, pos, *base) {
-        out.push(inst.mnemonic().to_string());
-        if inst.mnemonic() == "s_endpgm" {
-            break;
-        }
-        pos += inst.len as usize;
-    }
-    out
+        .position(|i| i.mnemonic() == "s_endpgm")
+        .map_or(insts.len(), |i| i + 1);
+    insts[..end]
+        .iter()
+        .map(|i| i.mnemonic().to_string())
+        .collect()
 }
 
 #[test]
@@ -63,7 +55,7 @@ fn every_target_has_224_v_xad_u32_a_block_and_the_sha_instructions() {
             .filter(|c| c.name.starts_with("sha256"))
         {
             let code = code_object(t.name, &case);
-            let m = mnemonics(&code, case.kernel, t.name);
+            let m = mnemonics(&code, case.kernel);
             let count = |prefix: &str| m.iter().filter(|n| n.starts_with(prefix)).count();
             assert_eq!(
                 count("v_xad_u32"),

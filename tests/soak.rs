@@ -238,17 +238,13 @@ fn a_device_record_the_host_cannot_reproduce_is_a_fault_not_a_mismatch() {
 fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_confirmed() {
     let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
     let lib = support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library: {e}"));
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-    cmd.args([
-        "soak",
-        "--backend",
-        "hip",
-        "--duration",
-        "0.2",
-        "--seed",
-        "9",
-    ]);
-    let output = support::run(cmd, Some(&lib), &[("XAD_EMUHIP_XAD_FAULT", "5:3")]).unwrap();
+    // The same soak, with and without the knob.
+    let soak = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
+        cmd.args(["soak", "--backend", "hip", "--duration", "0.2", "--seed", "9"]);
+        cmd
+    };
+    let output = support::run(soak(), Some(&lib), &[("XAD_EMUHIP_XAD_FAULT", "5:3")]).unwrap();
     let text = support::transcript(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -267,17 +263,7 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
         "{text}"
     );
     // Without the knob the same soak passes.
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-    cmd.args([
-        "soak",
-        "--backend",
-        "hip",
-        "--duration",
-        "0.2",
-        "--seed",
-        "9",
-    ]);
-    let output = support::run(cmd, Some(&lib), &[]).unwrap();
+    let output = support::run(soak(), Some(&lib), &[]).unwrap();
     assert_eq!(
         output.status.code(),
         Some(0),
