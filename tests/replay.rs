@@ -374,7 +374,7 @@ fn corrupt_dumps_are_one_line_naming_the_file_and_exit_2() {
     ]);
     expect(&r, 0, "the base dump");
     type Corrupt = fn(&Path);
-    let corruptions: [(&str, Corrupt, &str, &str); 9] = [
+    let corruptions: [(&str, Corrupt, &str, &str); 10] = [
         (
             "truncated",
             |d| {
@@ -425,6 +425,19 @@ fn corrupt_dumps_are_one_line_naming_the_file_and_exit_2() {
             },
             "manifest.json",
             "manifest version 99",
+        ),
+        (
+            "source words",
+            |d| {
+                // A dump claiming two words of `a` per lane: not this case's shape.
+                let p = d.join("manifest.json");
+                let mut m: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+                m["cases"][0]["source_words"] = serde_json::json!([2, 1, 1]);
+                std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+            },
+            "manifest.json",
+            "source words [2, 1, 1]",
         ),
         (
             "not an npy",
