@@ -106,6 +106,7 @@
 //!   ids in v0, v1, v2 (no packed ids); the SGPR count in rsrc1, which LLVM
 //!   19's code generator writes, is ignored as the hardware ignores it.
 
+mod counters;
 pub mod fault;
 mod gfx10;
 mod gfx9;

@@ -41,6 +41,9 @@ const VCC_HI: u8 = VCC + 1;
 pub(super) const UNINIT: u32 = u32::MAX;
 const DEALLOC: u32 = u32::MAX - 1;
 const HI_WRITTEN: u32 = u32::MAX - 2;
+/// A register a memory access may still write ([`super::counters`]): the
+/// text names the access and the wait it needs, resolved on each read.
+pub(super) const IN_FLIGHT: u32 = u32::MAX - 3;
 
 /// [`Deps::flags`]: a memory access (the memory shadow may matter).
 pub(super) const F_MEM: u8 = 1;
@@ -538,7 +541,19 @@ pub(super) struct L {
     origin: u32,
 }
 
+/// The taint a register takes when a memory access lands in it.
+pub(super) type Landing = L;
+
 impl L {
+    /// Undefined in every lane, from `origin`.
+    pub(super) fn undefined(origin: u32) -> L {
+        L {
+            u: u64::MAX,
+            n: 0,
+            origin,
+        }
+    }
+
     fn splat<const W: usize>(s: S) -> L {
         let full = Wave::<W>::FULL;
         L {
@@ -690,6 +705,11 @@ impl<const W: usize> Wave<W> {
     /// lanes (EXEC lanes for VGPRs: partial writes are reads in [`Deps`]).
     #[inline(never)]
     fn touches_taint(&mut self, d: &Deps, ctx: &Ctx<'_>) -> bool {
+        // A register in flight is only ever touched through the full step,
+        // which sees a write to it (see `check_in_flight_writes`).
+        if self.touches_in_flight(d) {
+            return true;
+        }
         let exec = self.exec();
         let t = &mut self.shadow;
         let st = t.s_undef | t.s_unset;
@@ -727,6 +747,9 @@ impl<const W: usize> Wave<W> {
     #[inline(never)]
     pub(super) fn taint_step(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
         let flow = self.taint_effects(inst, ctx);
+        if !self.inflight.is_empty() {
+            self.check_in_flight_writes(inst, ctx);
+        }
         self.update_clean();
         flow
     }
@@ -762,6 +785,7 @@ impl<const W: usize> Wave<W> {
         let what = match placeholder {
             DEALLOC => format!("{name} read after s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)"),
             HI_WRITTEN => format!("{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"),
+            IN_FLIGHT => self.in_flight_text(ctx, reg),
             // Only the dispatch's own unsettled registers (gfx12's system
             // SGPRs) are unsettled with no origin of their own.
             UNINIT if reg < 128 && self.shadow.s_unset >> reg & 1 != 0 && self.shadow.s_undef >> reg & 1 == 0 => format!(
@@ -797,7 +821,7 @@ impl<const W: usize> Wave<W> {
             unset: t.s_unset & bit != 0,
             origin,
         };
-        if !s.tainted() || s.origin < HI_WRITTEN {
+        if !s.tainted() || s.origin < IN_FLIGHT {
             return s;
         }
         let name = if r == SCC_BIT {
@@ -806,6 +830,10 @@ impl<const W: usize> Wave<W> {
             reg_name(r)
         };
         let origin = self.origin_of(ctx, s.origin, u16::from(r), &name, inst);
+        if s.origin == IN_FLIGHT {
+            // Kept: the register is in flight until a wait, each read says so.
+            return S { origin, ..s };
+        }
         self.shadow.s_origin[r as usize] = origin;
         self.shadow.s_oset |= 1 << r;
         S { origin, ..s }
@@ -839,10 +867,13 @@ impl<const W: usize> Wave<W> {
             n: t.v_unset[r as usize],
             origin: t.v_origin[r as usize],
         };
-        if (l.u | l.n) == 0 || l.origin < HI_WRITTEN {
+        if (l.u | l.n) == 0 || l.origin < IN_FLIGHT {
             return l;
         }
         let origin = self.origin_of(ctx, l.origin, 256 + u16::from(r), &format!("v{r}"), inst);
+        if l.origin == IN_FLIGHT {
+            return L { origin, ..l };
+        }
         self.shadow.v_origin[r as usize] = origin;
         L { origin, ..l }
     }
@@ -948,6 +979,56 @@ impl<const W: usize> Wave<W> {
             origin,
         });
         Flow::Stop
+    }
+
+    /// The taint of register `reg` (SGPR code, or 256 + VGPR number) in
+    /// `lanes` (VGPRs; an SGPR's taint is uniform).
+    fn reg_taint(&self, reg: u16, lanes: u64) -> L {
+        let t = &self.shadow;
+        if reg >= 256 {
+            let r = usize::from(reg - 256);
+            return L {
+                u: t.v_undef[r] & lanes,
+                n: t.v_unset[r] & lanes,
+                origin: t.v_origin[r],
+            };
+        }
+        let bit = 1u128 << reg;
+        L {
+            u: if t.s_undef & bit != 0 { u64::MAX } else { 0 },
+            n: if t.s_unset & bit != 0 { u64::MAX } else { 0 },
+            origin: if t.s_oset & bit != 0 {
+                t.s_origin[usize::from(reg)]
+            } else {
+                UNINIT
+            },
+        }
+    }
+
+    /// Set register `reg`'s taint in `lanes` (VGPRs) to `l`.
+    pub(super) fn land(&mut self, reg: u16, lanes: u64, l: L) {
+        if reg >= 256 {
+            self.set_v((reg - 256) as u8, l, lanes & Self::FULL);
+        } else {
+            // An SMEM load into EXEC stays as it is (set_s keeps EXEC clean).
+            self.set_s(reg as u8, l.reduce(u64::MAX));
+        }
+    }
+
+    /// Put `reg` in flight (undefined until a wait) in `lanes`; returns the
+    /// taint it had (the loaded value's, to land later).
+    pub(super) fn take_in_flight(&mut self, reg: u16, lanes: u64) -> L {
+        let old = self.reg_taint(reg, lanes);
+        self.land(reg, lanes, L::undefined(IN_FLIGHT));
+        self.shadow.clean = false;
+        old
+    }
+
+    /// Whether `reg` is still marked in flight in all of `lanes` (nothing wrote it since).
+    pub(super) fn still_in_flight(&self, reg: u16, lanes: u64) -> bool {
+        let lanes = if reg >= 256 { lanes & Self::FULL } else { 1 };
+        let l = self.reg_taint(reg, lanes);
+        lanes == 0 || (l.origin == IN_FLIGHT && l.u & lanes == lanes)
     }
 
     fn taint_salu(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
