@@ -362,3 +362,161 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
         "{o}"
     );
 }
+
+// ---- memory counters (src/emu/counters.rs) ----
+
+/// The project's own basic kernel for `dir` (a kernels/ directory),
+/// with every line for which `edit` returns `None` removed and the others
+/// replaced by what it returns, written to a scratch file.
+fn edited_basic(dir: &str, file: &str, stem: &str, edit: impl Fn(&str) -> Option<String>) -> std::path::PathBuf {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("kernels")
+        .join(dir)
+        .join(format!("{file}.s"));
+    let text = std::fs::read_to_string(&src).unwrap();
+    let edited: String = text
+        .lines()
+        .filter_map(|l| edit(l))
+        .map(|l| l + "\n")
+        .collect();
+    let out = common::scratch(&format!("counters-{stem}")).join(format!("{file}.s"));
+    std::fs::write(&out, edited).unwrap();
+    out
+}
+
+fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::Ran {
+    common::run(
+        common::harness()
+            .args(["run", "--backend", "emu", "--lanes", "600", "--seed", "7", "--target", target, "--case", case, "--kernel"])
+            .arg(path),
+    )
+}
+
+/// (kernels dir, file, case, a target of that generation, the vector-load wait line, how the
+/// wait for the first of three loads is spelled).
+const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
+    ("gfx9", "xad_basic_w64", "basic_w64", "gfx942", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx9", "xad_basic_w64", "basic_w64", "gfx908", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx10", "xad_basic", "basic", "gfx1010", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx11", "xad_basic", "basic", "gfx1100", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx11", "xad_basic", "basic", "gfx1151", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx12", "xad_basic", "basic", "gfx1201", "s_wait_loadcnt 0", "s_wait_loadcnt 2"),
+];
+
+#[test]
+fn a_load_read_before_its_wait_is_undefined_on_every_generation_and_passes_with_it() {
+    for (dir, file, case, target, wait, needed) in BASIC_BY_GENERATION {
+        // Positive twin: the kernel as it is (with its wait) passes.
+        let kept = edited_basic(dir, file, &format!("{target}-kept"), |l| Some(l.to_string()));
+        let r = run_user_kernel(&kept, target, case);
+        assert_eq!(r.code, 0, "{target} with its wait:\n{}", r.all());
+        let cut = edited_basic(dir, file, &format!("{target}-cut"), |l| {
+            (!l.trim_start().starts_with(wait)).then(|| l.to_string())
+        });
+        let r = run_user_kernel(&cut, target, case);
+        assert_eq!(r.code, 1, "{target} without `{wait}`:\n{}", r.all());
+        let text = r.all();
+        assert!(text.contains("undefined"), "{target}: {text}");
+        assert!(
+            text.contains("v2 read before `global_load") && text.contains(&format!("was waited for: needs {needed}")),
+            "{target}: the origin names the load and the wait:\n{text}"
+        );
+        assert!(!text.contains("passed, 0 failed"), "{target}: {text}");
+    }
+}
+
+#[test]
+fn a_wait_that_covers_only_the_older_loads_leaves_the_youngest_undefined() {
+    for (dir, file, case, target, wait, _) in BASIC_BY_GENERATION {
+        let partial = wait.replace("(0)", "(1)").replace(" 0", " 1");
+        let cut = edited_basic(dir, file, &format!("{target}-partial"), |l| {
+            Some(if l.trim_start().starts_with(wait) { format!("  {partial}") } else { l.to_string() })
+        });
+        let r = run_user_kernel(&cut, target, case);
+        assert_eq!(r.code, 1, "{target} with `{partial}`:\n{}", r.all());
+        let needed = if target == "gfx1201" { "s_wait_loadcnt 0" } else { "s_waitcnt vmcnt(0)" };
+        let text = r.all();
+        assert!(
+            text.contains("v4 read before `global_load") && text.contains(&format!("needs {needed}")),
+            "{target}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
+    // gfx11: the kernel's two s_loads then lgkmcnt(1): SMEM returns out of
+    // order, so neither is known to have landed (LLVM waits for 0 too).
+    let one = edited_basic("gfx11", "xad_basic", "lgkm1", |l| {
+        Some(l.replace("s_waitcnt lgkmcnt(0)", "s_waitcnt lgkmcnt(1)"))
+    });
+    let r = run_user_kernel(&one, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all().contains("before `s_load_b") && r.all().contains("needs s_waitcnt lgkmcnt(0)"),
+        "{}",
+        r.all()
+    );
+    // gfx12: s_wait_kmcnt 1 likewise; s_wait_kmcnt 0 (the kernel as it is) passes.
+    let one = edited_basic("gfx12", "xad_basic", "km1", |l| Some(l.replace("s_wait_kmcnt 0", "s_wait_kmcnt 1")));
+    let r = run_user_kernel(&one, "gfx1201", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("needs s_wait_kmcnt 0"), "{}", r.all());
+    let kept = edited_basic("gfx12", "xad_basic", "km0", |l| Some(l.to_string()));
+    assert_eq!(run_user_kernel(&kept, "gfx1201", "basic").code, 0);
+}
+
+#[test]
+fn writing_a_register_a_load_may_still_write_is_undefined() {
+    // v_mov_b32 v4, v4... no: v4 is overwritten before the wait (the load
+    // may land after the write), then the wait, then the xad reads v4.
+    let raced = edited_basic("gfx11", "xad_basic", "waw", |l| {
+        Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
+            "  v_mov_b32 v4, 0\n  s_waitcnt vmcnt(0)".to_string()
+        } else {
+            l.to_string()
+        })
+    });
+    let r = run_user_kernel(&raced, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all().contains("v4 written while `global_load_b32 v4") && r.all().contains("which lands last is a race"),
+        "{}",
+        r.all()
+    );
+    // Positive twin: the same write after the wait is an ordinary overwrite
+    // (the model then disagrees, but every lane is defined: failed, not undefined).
+    let after = edited_basic("gfx11", "xad_basic", "waw-after", |l| {
+        Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
+            "  s_waitcnt vmcnt(0)\n  v_mov_b32 v4, 0".to_string()
+        } else {
+            l.to_string()
+        })
+    });
+    let r = run_user_kernel(&after, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(!r.all().contains("undefined"), "{}", r.all());
+}
+
+#[test]
+fn a_flat_load_needs_both_of_its_counters() {
+    // FLAT counts on vmcnt and lgkmcnt (it may reach LDS): vmcnt(0) alone
+    // does not cover it; adding lgkmcnt(0) does.
+    let flat = |stem: &str, wait: &'static str| {
+        edited_basic("gfx11", "xad_basic", stem, move |l| {
+            let t = l.trim_start();
+            Some(if t.starts_with("global_load_b32 v2") {
+                "  v_mov_b32 v8, s5\n  v_add_co_u32 v9, vcc_lo, s4, v1\n  v_add_co_ci_u32 v10, vcc_lo, 0, v8, vcc_lo\n  flat_load_b32 v2, v[9:10]".to_string()
+            } else if t.starts_with("s_waitcnt vmcnt(0)") {
+                format!("  {wait}")
+            } else {
+                l.replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 11")
+            })
+        })
+    };
+    let r = run_user_kernel(&flat("flat-vm", "s_waitcnt vmcnt(0)"), "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("needs s_waitcnt vmcnt(0) and s_waitcnt lgkmcnt(0)") || r.all().contains("needs s_waitcnt lgkmcnt(0)"), "{}", r.all());
+    let r = run_user_kernel(&flat("flat-both", "s_waitcnt vmcnt(0) lgkmcnt(0)"), "gfx1100", "basic");
+    assert_eq!(r.code, 0, "{}", r.all());
+}

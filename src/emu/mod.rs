@@ -108,6 +108,7 @@
 
 mod counters;
 pub mod fault;
+mod hazards;
 mod gfx10;
 mod gfx9;
 mod launch;

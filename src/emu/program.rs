@@ -4,7 +4,9 @@
 //! and only if, they are executed.
 
 use super::fault::{Fault, FaultKind};
+use super::hazards::{self, Hazard};
 use super::taint::{self, Deps};
+use std::collections::HashMap;
 use crate::isa::{Inst, Isa, Op, Shape};
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
@@ -23,6 +25,9 @@ pub struct Program {
     pub(crate) deps: [Vec<Deps>; 2],
     /// Per wave size, the registers a path may read before writing them.
     pub(crate) may: [(u128, [u64; 4]); 2],
+    /// Per wave size, the hazards each instruction consumes ([`hazards`]):
+    /// only instructions listed here carry [`taint::F_HAZ`].
+    pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
 }
 
 impl Program {
@@ -66,7 +71,7 @@ impl Program {
                 })
                 .collect()
         };
-        let deps = [deps_for(false), deps_for(true)];
+        let mut deps = [deps_for(false), deps_for(true)];
         let n = insts.len();
         let successors = |i: usize| -> [Option<usize>; 2] {
             let next = (i + 1 < n).then_some(i + 1);
@@ -84,12 +89,22 @@ impl Program {
             taint::may_read_unwritten(&deps[0], successors),
             taint::may_read_unwritten(&deps[1], successors),
         ];
+        let decoded: Vec<Option<&Inst>> = insts.iter().map(|i| i.as_ref().ok()).collect();
+        let hazards = [false, true].map(|wave64| {
+            hazards::analyse(isa, &decoded, &deps[usize::from(wave64)], successors, wave64)
+        });
+        for (w, found) in hazards.iter().enumerate() {
+            for &i in found.keys() {
+                deps[w][i].flags |= taint::F_HAZ;
+            }
+        }
         Program {
             insts,
             targets,
             end_offset: base + code.len() as u64,
             deps,
             may,
+            hazards,
         }
     }
 
@@ -112,6 +127,13 @@ impl Program {
             flags: 0,
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
+    }
+
+    /// The hazards instruction `pc` consumes in a wave of `W` lanes.
+    pub(crate) fn hazards_at<const W: usize>(&self, pc: usize) -> &[Hazard] {
+        self.hazards[usize::from(W == 64)]
+            .get(&pc)
+            .map_or(&[], |v| v.as_slice())
     }
 }
 

@@ -58,8 +58,10 @@ pub(super) const F_HI: u8 = 16;
 /// A read the documents leave open whatever the state (gfx9 row_bcast into a
 /// row with no row to broadcast from): always unsettled.
 pub(super) const F_UNDOC: u8 = 32;
+/// Consumes a hazard ([`super::hazards`]): some source may be stale.
+pub(super) const F_HAZ: u8 = 64;
 /// The flags that send an instruction to the taint test even in a clean wave.
-pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC;
+pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC | F_HAZ;
 
 /// Every register an instruction touches, as masks (SGPR codes 0-127 with
 /// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
@@ -717,7 +719,7 @@ impl<const W: usize> Wave<W> {
             | (d.rv[1] & t.v_any[1])
             | (d.rv[2] & t.v_any[2])
             | (d.rv[3] & t.v_any[3]);
-        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC) != 0
+        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC | F_HAZ) != 0
             || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
             || (d.flags & F_DPP != 0 && exec != Self::FULL);
         if (d.rs & st) != 0 || rv != 0 || flagged {
@@ -746,7 +748,21 @@ impl<const W: usize> Wave<W> {
     #[cold]
     #[inline(never)]
     pub(super) fn taint_step(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
+        // `pc` already points past `inst` (step_one and lockstep set it first).
+        let hazards = ctx.prog.hazards_at::<W>(self.pc.wrapping_sub(1));
+        let marked = if hazards.is_empty() {
+            Vec::new()
+        } else {
+            self.mark_hazards(inst, ctx, hazards)
+        };
         let flow = self.taint_effects(inst, ctx);
+        for (reg, before, origin) in marked {
+            // The stale read is over: the register is as it was where `inst` did not write it.
+            let now = self.reg_taint(reg, u64::MAX);
+            if now.origin == origin && now.u != 0 {
+                self.land(reg, now.u, before);
+            }
+        }
         if !self.inflight.is_empty() {
             self.check_in_flight_writes(inst, ctx);
         }
@@ -1003,6 +1019,43 @@ impl<const W: usize> Wave<W> {
                 UNINIT
             },
         }
+    }
+
+    /// Make the registers `hazards` name undefined for `inst`'s read, with
+    /// an origin naming the rule; returns what to restore afterwards.
+    fn mark_hazards(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        hazards: &[super::hazards::Hazard],
+    ) -> Vec<(u16, L, u32)> {
+        let mut marked = Vec::new();
+        for h in hazards {
+            let rule = &super::hazards::RULES[h.rule];
+            let producer = match ctx.prog.insts.get(h.producer) {
+                Some(Ok(p)) => format!("`{p}` at 0x{:x}", p.offset),
+                _ => String::from("an earlier instruction"),
+            };
+            let name = if h.reg >= 256 {
+                format!("v{}", h.reg - 256)
+            } else {
+                reg_name(h.reg as u8)
+            };
+            let key = (160 + h.rule as u8, h.reg, inst.offset);
+            let origin = ctx.mem.taint.origin(key, || Origin {
+                what: format!(
+                    "{name} read inside a hazard window after {producer}: {} (needs {}; {})",
+                    rule.name, rule.needs, rule.source
+                ),
+                offset: inst.offset,
+                instruction: inst.to_string(),
+            });
+            let before = self.reg_taint(h.reg, u64::MAX);
+            self.land(h.reg, u64::MAX, L::undefined(origin));
+            marked.push((h.reg, before, origin));
+        }
+        self.shadow.clean = false;
+        marked
     }
 
     /// Set register `reg`'s taint in `lanes` (VGPRs) to `l`.
