@@ -365,23 +365,38 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
 
 // ---- memory counters (src/emu/counters.rs) ----
 
-/// The project's own basic kernel for `dir` (a kernels/ directory),
-/// with every line for which `edit` returns `None` removed and the others
-/// replaced by what it returns, written to a scratch file.
+/// The project's own basic kernel for `dir` (a kernels/ directory), with
+/// every line for which `edit` returns `None` removed and the others replaced
+/// by what it returns, in it and in the frame files it includes (copied
+/// beside it as `../include`, where `run --kernel` looks for them).
 fn edited_basic(dir: &str, file: &str, stem: &str, edit: impl Fn(&str) -> Option<String>) -> std::path::PathBuf {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("kernels")
-        .join(dir)
-        .join(format!("{file}.s"));
-    let text = std::fs::read_to_string(&src).unwrap();
-    let edited: String = text
-        .lines()
-        .filter_map(|l| edit(l))
-        .map(|l| l + "\n")
-        .collect();
-    let out = common::scratch(&format!("counters-{stem}")).join(format!("{file}.s"));
-    std::fs::write(&out, edited).unwrap();
+    let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let root = common::scratch(&format!("counters-{stem}"));
+    let apply = |from: &std::path::Path, to: &std::path::Path| {
+        let text = std::fs::read_to_string(from).unwrap();
+        let edited: String = text.lines().filter_map(&edit).map(|l| l + "\n").collect();
+        std::fs::write(to, edited).unwrap();
+    };
+    std::fs::create_dir_all(root.join("include")).unwrap();
+    for entry in std::fs::read_dir(kernels.join("include")).unwrap() {
+        let entry = entry.unwrap();
+        apply(&entry.path(), &root.join("include").join(entry.file_name()));
+    }
+    std::fs::create_dir_all(root.join("k")).unwrap();
+    let out = root.join("k").join(format!("{file}.s"));
+    apply(&kernels.join(dir).join(format!("{file}.s")), &out);
     out
+}
+
+/// `lines` inserted before the basic kernel's `v_xad_u32 v5, v2, v3, v4`.
+fn before_xad(dir: &str, file: &str, stem: &str, lines: &'static str) -> std::path::PathBuf {
+    edited_basic(dir, file, stem, move |l| {
+        Some(if l.trim_start().starts_with("v_xad_u32 v5, v2, v3, v4") {
+            format!("{lines}\n{l}")
+        } else {
+            l.to_string()
+        })
+    })
 }
 
 fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::Ran {
@@ -519,4 +534,56 @@ fn a_flat_load_needs_both_of_its_counters() {
     assert!(r.all().contains("needs s_waitcnt vmcnt(0) and s_waitcnt lgkmcnt(0)") || r.all().contains("needs s_waitcnt lgkmcnt(0)"), "{}", r.all());
     let r = run_user_kernel(&flat("flat-both", "s_waitcnt vmcnt(0) lgkmcnt(0)"), "gfx1100", "basic");
     assert_eq!(r.code, 0, "{}", r.all());
+}
+
+// ---- hazards (src/emu/hazards.rs) ----
+
+/// Runs `bad` (a hazard inside its window) and `good` (the same code with
+/// the window respected) on `target`: the first fails with an undefined
+/// result naming `rule`, the second passes.
+fn hazard_pair(target: &str, case: &str, bad: &std::path::Path, good: &std::path::Path, rule: &str) {
+    let r = run_user_kernel(bad, target, case);
+    assert_eq!(r.code, 1, "{target} inside the window:\n{}", r.all());
+    assert!(r.all().contains("hazard window") && r.all().contains(rule), "{target}: {}", r.all());
+    let r = run_user_kernel(good, target, case);
+    assert_eq!(r.code, 0, "{target} with the window respected:\n{}", r.all());
+}
+
+#[test]
+fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
+    let body = |wait: &'static str| -> &'static str {
+        if wait.is_empty() {
+            "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0\n  v_add_nc_u32 v2, s13, v2"
+        } else {
+            "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0\n  s_wait_alu 0xfffe\n  v_add_nc_u32 v2, s13, v2"
+        }
+    };
+    let bad = before_xad("gfx12", "xad_basic", "haz12-bad", body(""));
+    let good = before_xad("gfx12", "xad_basic", "haz12-good", body("wait"));
+    hazard_pair("gfx1201", "basic", &bad, &good, "gfx12 SALU writes an SGPR a VALU has read");
+}
+
+#[test]
+fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
+    for target in ["gfx908", "gfx942"] {
+        let bad = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-bad-{target}"),
+            "  v_mov_b32 v5, v2\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
+        let good = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-good-{target}"),
+            "  v_mov_b32 v5, v2\n  s_nop 1\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
+        hazard_pair(target, "basic_w64", &bad, &good, "gfx9 VALU writes a VGPR, then DPP reads it");
+    }
+}
+
+#[test]
+fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states() {
+    let reload = |nops: &'static str| -> &'static str {
+        if nops.is_empty() {
+            "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5\n  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)"
+        } else {
+            "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5\n  s_nop 4\n  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)"
+        }
+    };
+    let bad = before_xad("gfx9", "xad_basic_w64", "haz9vmem-bad", reload(""));
+    let good = before_xad("gfx9", "xad_basic_w64", "haz9vmem-good", reload("nops"));
+    hazard_pair("gfx90a", "basic_w64", &bad, &good, "then a vector memory instruction reads it");
 }
