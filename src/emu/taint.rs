@@ -306,6 +306,21 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
     d
 }
 
+/// Whether `inst` (with [`Deps`] `d`) writes register `reg` (SGPR code, or
+/// 256 + VGPR number), in all lanes or some.
+fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
+    if reg >= 256 {
+        let r = usize::from(reg - 256);
+        let vector_dst = !matches!(
+            inst.shape(),
+            Shape::MemStore(_) | Shape::ToScalar1 | Shape::ToScalar2 | Shape::Cmp | Shape::Cmpw | Shape::Cmpx | Shape::Cmpxw
+        ) && crate::isa::table::info(inst.op).format != Format::Smem;
+        d.wv[r / 64] >> (r % 64) & 1 == 1 || (vector_dst && usize::from(inst.dst) == r)
+    } else {
+        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && u16::from(inst.dst) == reg)
+    }
+}
+
 /// Call `f` with the index of every set bit of `bits`, ascending.
 #[inline(always)]
 fn for_bits(mut bits: u64, mut f: impl FnMut(usize)) {
@@ -756,11 +771,15 @@ impl<const W: usize> Wave<W> {
             self.mark_hazards(inst, ctx, hazards)
         };
         let flow = self.taint_effects(inst, ctx);
-        for (reg, before, origin) in marked {
-            // The stale read is over: the register is as it was where `inst` did not write it.
-            let now = self.reg_taint(reg, u64::MAX);
-            if now.origin == origin && now.u != 0 {
-                self.land(reg, now.u, before);
+        if !marked.is_empty() {
+            let d = ctx.prog.deps_at::<W>(self.pc.wrapping_sub(1));
+            for (reg, before, origin) in marked {
+                // The stale read is over: the register is as it was, unless
+                // `inst` wrote it (then it holds what `inst` computed).
+                let now = self.reg_taint(reg, u64::MAX);
+                if now.origin == origin && now.u != 0 && !writes(inst, d, reg) {
+                    self.land(reg, now.u, before);
+                }
             }
         }
         if !self.inflight.is_empty() {
