@@ -230,7 +230,23 @@ pub(super) struct Access {
     pub(super) clobbered: u16,
     /// The taint each destination register takes when the access lands
     /// (index i = register first + i; lanes of `exec` for VGPRs).
-    pub(super) landing: [Landing; 16],
+    /// `None` while every one lands clean (the common case: kept out of line
+    /// so an access stays small, since waves push and drop one per access).
+    landing: Option<Box<[Landing; 16]>>,
+}
+
+impl Access {
+    /// The taint destination register `i` takes when the access lands.
+    pub(super) fn landing(&self, i: usize) -> Landing {
+        self.landing.as_ref().map_or_else(Landing::default, |l| l[i])
+    }
+
+    pub(super) fn set_landing(&mut self, i: usize, l: Landing) {
+        if l.is_clean() && self.landing.is_none() {
+            return;
+        }
+        self.landing.get_or_insert_with(Default::default)[i] = l;
+    }
 }
 
 /// A wave's accesses in flight, oldest first.
@@ -240,11 +256,17 @@ pub(super) struct InFlight {
     /// VGPRs and SGPRs some in-flight access will still write.
     pub(super) v: [u64; 4],
     pub(super) s: u128,
+    /// Per counter slot, the accesses still pending on it.
+    pending: [u16; SLOTS],
+    /// Completed accesses on their way to land (kept for its capacity: a
+    /// wave lands accesses at every wait, and allocating each time shows).
+    landed: Vec<Access>,
 }
 
 impl InFlight {
     pub(super) fn clear(&mut self) {
         self.accesses.clear();
+        self.pending = [0; SLOTS];
         self.v = [0; 4];
         self.s = 0;
     }
@@ -257,6 +279,7 @@ impl InFlight {
     /// its oldest access returns, which completes it. Returns the accesses
     /// now complete on every counter (removed; to land), oldest first.
     pub(super) fn make_room(&mut self, inst: &Inst) -> Vec<Access> {
+        self.landed.clear();
         let model = Model::of(inst.generation);
         let counts = model.counts(inst);
         let mut completed = false;
@@ -270,19 +293,30 @@ impl InFlight {
             }
         }
         if completed {
-            self.take_completed()
-        } else {
-            Vec::new()
+            self.take_completed();
         }
+        std::mem::take(&mut self.landed)
     }
 
     /// Record `inst` (at index `pc`) as issued, writing `dest` when it
     /// lands. Returns the index of the new access, or `None` when `inst`
     /// counts on no counter.
     pub(super) fn push(&mut self, inst: &Inst, pc: usize, dest: Dest) -> Option<usize> {
-        let counts = Model::of(inst.generation).counts(inst);
-        if counts == 0 {
+        let model = Model::of(inst.generation);
+        let counts = model.counts(inst);
+        // An access that writes no register matters only by its place in an
+        // in-order counter that loads share (gfx9's vmcnt, gfx12's dscnt);
+        // elsewhere (stores on vscnt/storecnt, messages on lgkmcnt) nothing
+        // it does can change what a wait lands, so it is not kept.
+        let shares_loads = counts & (1 << LOAD | 1 << DS) != 0
+            && (0..SLOTS).any(|s| counts >> s & 1 == 1 && model.in_order[s] && (s == LOAD || s == DS));
+        if counts == 0 || (dest == Dest::None && !shares_loads) {
             return None;
+        }
+        for slot in 0..SLOTS {
+            if counts >> slot & 1 == 1 {
+                self.pending[slot] += 1;
+            }
         }
         self.accesses.push(Access {
             pc,
@@ -295,33 +329,35 @@ impl InFlight {
                 Dest::Vgprs { n, .. } | Dest::Sgprs { n, .. } => ((1u32 << n) - 1) as u16,
             },
             clobbered: 0,
-            landing: Default::default(),
+            landing: None,
         });
         Some(self.accesses.len() - 1)
     }
 
-    /// Remove and return the accesses complete on every counter, oldest first.
-    fn take_completed(&mut self) -> Vec<Access> {
-        let mut landed = Vec::new();
+    /// Move the accesses complete on every counter to `landed`, oldest first.
+    fn take_completed(&mut self) {
+        let before = self.landed.len();
         let mut i = 0;
         while i < self.accesses.len() {
             if self.accesses[i].done == self.accesses[i].counts {
-                landed.push(self.accesses.remove(i));
+                self.landed.push(self.accesses.remove(i));
             } else {
                 i += 1;
             }
         }
-        if !landed.is_empty() {
+        if self.landed.len() != before {
             self.recompute_masks();
         }
-        landed
+    }
+
+    /// Give back the buffer [`InFlight::make_room`] or [`InFlight::wait`] returned.
+    pub(super) fn recycle(&mut self, mut landed: Vec<Access>) {
+        landed.clear();
+        self.landed = landed;
     }
 
     fn pending_on(&self, slot: usize) -> usize {
-        self.accesses
-            .iter()
-            .filter(|a| (a.counts & !a.done) >> slot & 1 == 1)
-            .count()
+        usize::from(self.pending[slot])
     }
 
     fn complete_oldest(&mut self, slot: usize, mut n: usize) {
@@ -331,6 +367,7 @@ impl InFlight {
             }
             if (a.counts & !a.done) >> slot & 1 == 1 {
                 a.done |= 1 << slot;
+                self.pending[slot] -= 1;
                 n -= 1;
             }
         }
@@ -340,6 +377,7 @@ impl InFlight {
     /// The accesses now complete on all their counters are removed and
     /// returned (to land their registers), oldest first.
     pub(super) fn wait(&mut self, inst: &Inst) -> Vec<Access> {
+        self.landed.clear();
         let model = Model::of(inst.generation);
         let t = model.thresholds(inst, inst.generation);
         for (slot, &threshold) in t.iter().enumerate() {
@@ -353,7 +391,8 @@ impl InFlight {
                 self.complete_oldest(slot, pending);
             }
         }
-        self.take_completed()
+        self.take_completed();
+        std::mem::take(&mut self.landed)
     }
 
     pub(super) fn recompute_masks(&mut self) {
@@ -467,6 +506,9 @@ impl<const W: usize> Wave<W> {
     /// destination's shadow then holds the loaded value's taint).
     #[inline]
     pub(super) fn issued(&mut self, inst: &Inst, pc: usize, ctx: &Ctx<'_>) {
+        if ctx.prog.counters_clean::<W>() {
+            return;
+        }
         let dest = match inst.shape() {
             Shape::MemLoad(bytes) => Dest::Vgprs {
                 first: inst.dst,
@@ -483,12 +525,15 @@ impl<const W: usize> Wave<W> {
     fn issue_slow(&mut self, inst: &Inst, pc: usize, dest: Dest, ctx: &Ctx<'_>) {
         let completed = self.inflight.make_room(inst);
         self.land_all(&completed);
+        self.inflight.recycle(completed);
         let regs = dest_regs(dest);
         // An earlier access still to write one of these registers: one that
         // returns in order with this one lands first and is superseded;
         // otherwise which lands last is a race, and the register is undefined.
-        let before: Vec<Option<(usize, u8)>> =
-            regs.iter().map(|&r| self.inflight.writer_of(r)).collect();
+        let mut before = [None; 16];
+        for (i, &r) in regs.iter().enumerate() {
+            before[i] = self.inflight.writer_of(r);
+        }
         let Some(k) = self.inflight.push(inst, pc, dest) else {
             return;
         };
@@ -498,25 +543,26 @@ impl<const W: usize> Wave<W> {
             if let Some((j, di)) = before[i] {
                 if !self.inflight.ordered(inst.generation, j, k) {
                     landing = self.clobbered(ctx, reg, inst, j);
-                    self.inflight.accesses[j].landing[usize::from(di)] = landing;
+                    self.inflight.accesses[j].set_landing(usize::from(di), landing);
                     self.inflight.accesses[j].clobbered |= 1 << di;
                     self.inflight.accesses[k].clobbered |= 1 << i;
                 }
                 self.inflight.accesses[j].live &= !(1 << di);
             }
-            self.inflight.accesses[k].landing[i] = landing;
+            self.inflight.accesses[k].set_landing(i, landing);
         }
         self.inflight.recompute_masks();
     }
 
     /// A wait executed: land the accesses it completes.
-    #[inline]
+    #[inline(always)]
     pub(super) fn waited(&mut self, inst: &Inst) {
         if self.inflight.is_empty() {
             return;
         }
         let landed = self.inflight.wait(inst);
         self.land_all(&landed);
+        self.inflight.recycle(landed);
     }
 
     /// Land the registers of completed accesses, oldest first.
@@ -525,7 +571,7 @@ impl<const W: usize> Wave<W> {
             let lanes = dest_lanes(a.dest);
             for (i, &reg) in dest_regs(a.dest).iter().enumerate() {
                 if a.live >> i & 1 == 1 {
-                    self.land(reg, lanes, a.landing[i]);
+                    self.land(reg, lanes, a.landing(i));
                 }
             }
         }
@@ -550,18 +596,18 @@ impl<const W: usize> Wave<W> {
             let a = &self.inflight.accesses[k];
             let (dest, live) = (a.dest, a.live);
             let lanes = dest_lanes(dest);
-            for (i, reg) in dest_regs(dest).into_iter().enumerate() {
+            for (i, &reg) in dest_regs(dest).iter().enumerate() {
                 if live >> i & 1 == 0 || self.still_in_flight(reg, lanes) {
                     continue;
                 }
                 let a = &self.inflight.accesses[k];
                 let landing = if a.clobbered >> i & 1 == 1 {
-                    a.landing[i]
+                    a.landing(i)
                 } else {
                     self.clobbered(ctx, reg, inst, k)
                 };
                 let a = &mut self.inflight.accesses[k];
-                a.landing[i] = landing;
+                a.set_landing(i, landing);
                 a.clobbered |= 1 << i;
                 self.land(reg, lanes, landing);
             }
@@ -629,18 +675,169 @@ fn dest_lanes(dest: Dest) -> u64 {
     }
 }
 
-/// The registers of `dest` as SGPR codes or 256 + VGPR number.
-fn dest_regs(dest: Dest) -> Vec<u16> {
-    match dest {
-        Dest::None => Vec::new(),
-        Dest::Vgprs { first, n, .. } => (0..n)
-            .filter_map(|i| first.checked_add(i))
-            .map(|r| 256 + u16::from(r))
-            .collect(),
-        Dest::Sgprs { first, n } => (0..n)
-            .filter_map(|i| first.checked_add(i))
-            .filter(|&r| r < 128)
-            .map(u16::from)
-            .collect(),
+/// The registers of `dest` as SGPR codes or 256 + VGPR number (at most 16:
+/// `s_load_b512`), without allocating: this runs for every memory access.
+fn dest_regs(dest: Dest) -> Regs {
+    let mut out = Regs {
+        regs: [0; 16],
+        len: 0,
+    };
+    let (first, n, vgpr) = match dest {
+        Dest::None => return out,
+        Dest::Vgprs { first, n, .. } => (first, n, true),
+        Dest::Sgprs { first, n } => (first, n, false),
+    };
+    for i in 0..n.min(16) {
+        let Some(r) = first.checked_add(i) else { break };
+        if vgpr {
+            out.regs[usize::from(out.len)] = 256 + u16::from(r);
+        } else if r < 128 {
+            out.regs[usize::from(out.len)] = u16::from(r);
+        } else {
+            break;
+        }
+        out.len += 1;
     }
+    out
+}
+
+/// A short list of registers.
+#[derive(Clone, Copy)]
+struct Regs {
+    regs: [u16; 16],
+    len: u8,
+}
+
+impl Regs {
+    fn iter(&self) -> std::slice::Iter<'_, u16> {
+        self.regs[..usize::from(self.len)].iter()
+    }
+}
+
+/// Whether no path through a kernel touches a register while a memory
+/// access may still write it: then a wave of it needs no in-flight
+/// bookkeeping at all (the loads land where they issue, as before), and a
+/// correct kernel pays nothing for this module. A forward analysis to a
+/// fixpoint over an over-approximation of what may be in flight: per issuing
+/// instruction, the counters it may still be pending on and, per counter, a
+/// lower bound on the accesses issued after it (a wait for N completes an
+/// in-order access with at least N younger ones; fewer known younger ones
+/// keeps it in flight longer, which is the safe side). Counter maxima are
+/// ignored for the same reason. `false` as soon as an instruction touches a
+/// register some entry may still write.
+pub fn statically_clean(
+    insts: &[Option<&Inst>],
+    deps: &[super::taint::Deps],
+    successors: impl Fn(usize) -> [Option<usize>; 2],
+) -> bool {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    struct Entry {
+        pending: u8,
+        younger: [u8; SLOTS],
+    }
+    type State = std::collections::BTreeMap<usize, Entry>;
+    let n = insts.len();
+    if n == 0 {
+        return true;
+    }
+    let dest_masks = |inst: &Inst| -> (u128, [u64; 4]) {
+        let (mut s, mut v) = (0u128, [0u64; 4]);
+        let dest = match inst.shape() {
+            Shape::MemLoad(bytes) => Dest::Vgprs {
+                first: inst.dst,
+                n: bytes.div_ceil(4),
+                exec: 0,
+            },
+            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
+            _ => Dest::None,
+        };
+        for &r in dest_regs(dest).iter() {
+            if r >= 256 {
+                let r = usize::from(r - 256);
+                v[r / 64] |= 1 << (r % 64);
+            } else {
+                s |= 1 << r;
+            }
+        }
+        (s, v)
+    };
+    let mut states: Vec<Option<State>> = vec![None; n];
+    states[0] = Some(State::new());
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        let (Some(inst), Some(mut st)) = (insts[i], states[i].clone()) else {
+            continue;
+        };
+        // Touching a register an entry may still write.
+        let d = &deps[i];
+        let (mut fs, mut fv) = (0u128, [0u64; 4]);
+        for &pc in st.keys() {
+            if let Some(p) = insts[pc] {
+                let (s, v) = dest_masks(p);
+                fs |= s;
+                for k in 0..4 {
+                    fv[k] |= v[k];
+                }
+            }
+        }
+        if d.s & fs != 0 || (0..4).any(|k| d.v[k] & fv[k] != 0) {
+            return false;
+        }
+        let model = Model::of(inst.generation);
+        let t = model.thresholds(inst, inst.generation);
+        st.retain(|_, e| {
+            for slot in 0..SLOTS {
+                if e.pending >> slot & 1 == 1 {
+                    let covered = if model.in_order[slot] {
+                        u16::from(e.younger[slot]) >= t[slot]
+                    } else {
+                        t[slot] == 0
+                    };
+                    if covered {
+                        e.pending &= !(1 << slot);
+                    }
+                }
+            }
+            e.pending != 0
+        });
+        let counts = model.counts(inst);
+        if counts != 0 {
+            for e in st.values_mut() {
+                for slot in 0..SLOTS {
+                    if counts >> slot & 1 == 1 {
+                        e.younger[slot] = e.younger[slot].saturating_add(1).min(64);
+                    }
+                }
+            }
+            let (s, v) = dest_masks(inst);
+            if s != 0 || v != [0; 4] {
+                // A re-issue from a loop: one entry, the weaker bound.
+                st.insert(i, Entry { pending: counts, younger: [0; SLOTS] });
+            }
+        }
+        for next in successors(i).into_iter().flatten() {
+            let merged = match &states[next] {
+                None => st.clone(),
+                Some(old) => {
+                    let mut m = old.clone();
+                    for (&pc, e) in &st {
+                        m.entry(pc)
+                            .and_modify(|o| {
+                                o.pending |= e.pending;
+                                for k in 0..SLOTS {
+                                    o.younger[k] = o.younger[k].min(e.younger[k]);
+                                }
+                            })
+                            .or_insert(*e);
+                    }
+                    m
+                }
+            };
+            if states[next].as_ref() != Some(&merged) {
+                states[next] = Some(merged);
+                work.push(next);
+            }
+        }
+    }
+    true
 }

@@ -4,6 +4,7 @@
 //! and only if, they are executed.
 
 use super::fault::{Fault, FaultKind};
+use super::counters;
 use super::hazards::{self, Hazard};
 use super::taint::{self, Deps};
 use std::collections::HashMap;
@@ -28,6 +29,10 @@ pub struct Program {
     /// Per wave size, the hazards each instruction consumes ([`hazards`]):
     /// only instructions listed here carry [`taint::F_HAZ`].
     pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
+    /// Per wave size: no path touches a register a memory access may still
+    /// write ([`counters::statically_clean`]), so waves skip the in-flight
+    /// bookkeeping.
+    pub(crate) counters_clean: [bool; 2],
 }
 
 impl Program {
@@ -93,6 +98,8 @@ impl Program {
         let hazards = [false, true].map(|wave64| {
             hazards::analyse(isa, &decoded, &deps[usize::from(wave64)], successors, wave64)
         });
+        let counters_clean = [false, true]
+            .map(|wave64| counters::statically_clean(&decoded, &deps[usize::from(wave64)], successors));
         for (w, found) in hazards.iter().enumerate() {
             for &i in found.keys() {
                 deps[w][i].flags |= taint::F_HAZ;
@@ -105,6 +112,7 @@ impl Program {
             deps,
             may,
             hazards,
+            counters_clean,
         }
     }
 
@@ -127,6 +135,12 @@ impl Program {
             flags: 0,
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
+    }
+
+    /// Whether waves of `W` lanes skip the in-flight bookkeeping.
+    #[inline(always)]
+    pub(crate) fn counters_clean<const W: usize>(&self) -> bool {
+        self.counters_clean[usize::from(W == 64)]
     }
 
     /// The hazards instruction `pc` consumes in a wave of `W` lanes.

@@ -562,6 +562,11 @@ pub(super) struct L {
 pub(super) type Landing = L;
 
 impl L {
+    /// Neither undefined nor unsettled anywhere.
+    pub(super) fn is_clean(&self) -> bool {
+        (self.u | self.n) == 0
+    }
+
     /// Undefined in every lane, from `origin`.
     pub(super) fn undefined(origin: u32) -> L {
         L {
@@ -771,6 +776,9 @@ impl<const W: usize> Wave<W> {
             self.mark_hazards(inst, ctx, hazards)
         };
         let flow = self.taint_effects(inst, ctx);
+        if !hazards.is_empty() {
+            self.mark_hazard_results(inst, ctx, hazards);
+        }
         if !marked.is_empty() {
             let d = ctx.prog.deps_at::<W>(self.pc.wrapping_sub(1));
             for (reg, before, origin) in marked {
@@ -1061,20 +1069,39 @@ impl<const W: usize> Wave<W> {
                 reg_name(h.reg as u8)
             };
             let key = (160 + h.rule as u8, h.reg, inst.offset);
+            let (when, what) = match (rule.war, h.post) {
+                (false, _) => ("after", format!("{name} read")),
+                (true, false) => ("before", format!("{name} read")),
+                (true, true) => ("before", format!("{name} computed from EXEC")),
+            };
             let origin = ctx.mem.taint.origin(key, || Origin {
                 what: format!(
-                    "{name} read inside a hazard window after {producer}: {} (needs {}; {})",
+                    "{what} inside a hazard window {when} {producer}: {} (needs {}; {})",
                     rule.name, rule.needs, rule.source
                 ),
                 offset: inst.offset,
                 instruction: inst.to_string(),
             });
+            if h.post {
+                continue;
+            }
             let before = self.reg_taint(h.reg, u64::MAX);
             self.land(h.reg, u64::MAX, L::undefined(origin));
             marked.push((h.reg, before, origin));
         }
         self.shadow.clean = false;
         marked
+    }
+
+    /// The results `hazards` make undefined after `inst` (an SALU that read
+    /// EXEC a later v_cmpx may have changed first).
+    fn mark_hazard_results(&mut self, inst: &Inst, ctx: &Ctx<'_>, hazards: &[super::hazards::Hazard]) {
+        for h in hazards.iter().filter(|h| h.post) {
+            let key = (160 + h.rule as u8, h.reg, inst.offset);
+            if let Some(origin) = ctx.mem.taint.origin_id(key) {
+                self.land(h.reg, u64::MAX, L::undefined(origin));
+            }
+        }
     }
 
     /// Set register `reg`'s taint in `lanes` (VGPRs) to `l`.
