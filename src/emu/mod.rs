@@ -130,7 +130,7 @@ use crate::device::{
 use crate::target::{self, Target};
 use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
-use program::Program;
+use program::{Allocation, Program};
 use std::sync::Arc;
 use std::time::Duration;
 use taint::WaveStop;
@@ -334,7 +334,7 @@ impl EmuDevice {
             code,
             0,
             0,
-            descriptor.vgpr_count_for(self.target.name),
+            &Allocation::of(&descriptor, self.target),
         );
         self.modules.push(vec![EmuKernel {
             name: name.to_string(),
@@ -501,7 +501,7 @@ impl Device for EmuDevice {
                 code,
                 *base,
                 k.entry_address,
-                k.descriptor.vgpr_count_for(self.target.name),
+                &Allocation::of(&k.descriptor, self.target),
             );
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),
