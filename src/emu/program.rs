@@ -83,7 +83,7 @@ impl Allocation {
     /// names a register past the allocation (found from [`taint::deps`],
     /// which names every register an instruction reads or writes).
     fn check(&self, inst: Inst) -> Result<Inst, Fault> {
-        let deps = taint::deps(&inst, self.wave64);
+        let deps = deps_of(&inst, self.wave64);
         let vgpr_end = (0..4)
             .rev()
             .find(|&k| deps.v[k] != 0)
@@ -179,7 +179,7 @@ impl Program {
                 .iter()
                 .map(|i| {
                     i.as_ref()
-                        .map_or(Deps::default(), |inst| taint::deps(inst, wave64))
+                        .map_or(Deps::default(), |inst| deps_of(inst, wave64))
                 })
                 .collect()
         };
@@ -230,4 +230,19 @@ impl Program {
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
     }
+}
+
+/// [`taint::deps`], plus the SGPR pair a gfx9 `v_cmpx` writes besides EXEC
+/// ([`Inst::cmpx_sgpr_dst`]), written in full.
+fn deps_of(inst: &Inst, wave64: bool) -> Deps {
+    let mut deps = taint::deps(inst, wave64);
+    if let Some(pair) = inst.cmpx_sgpr_dst() {
+        let bits = (0..if wave64 { 2 } else { 1 })
+            .map(|i| u32::from(pair) + i)
+            .filter(|&r| r < 128)
+            .fold(0u128, |m, r| m | 1 << r);
+        deps.s |= bits;
+        deps.ws |= bits;
+    }
+    deps
 }

@@ -240,9 +240,10 @@ impl<'a> Decoder<'a> {
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
         table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
-            self.unsupported(format!(
-                "opcode {opcode} (0x{opcode:x}) is not supported on {}",
-                self.isa.generation
+            self.unsupported(super::unemulated::refusal(
+                self.isa.generation,
+                format,
+                opcode,
             ))
         })
     }
@@ -829,6 +830,15 @@ impl Inst {
 
     pub fn shape(&self) -> Shape {
         table::info(self.op).shape
+    }
+
+    /// The SGPR pair a gfx9 `v_cmpx_*` writes besides EXEC (VCC in VOPC, the
+    /// VOP3 destination): gfx9 writes the lane mask to both, gfx10+ to EXEC
+    /// only (`sdst`). `None` for every other instruction.
+    pub fn cmpx_sgpr_dst(&self) -> Option<u8> {
+        (self.generation == Generation::Gfx9
+            && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
+        .then_some(self.dst)
     }
 
     /// One past the highest VGPR this instruction reads or writes, for the
