@@ -364,6 +364,22 @@ fn gfx9_table_matches_llvm_mc_when_present() {
         rows, want,
         "gfx90a: regenerate with sh tests/kernels/emu/gen_decode_table.sh"
     );
+    // gfx908 (CDNA1) encodes the v_cmpx rows as gfx90a does (issue 26: they
+    // were refused there before).
+    let cmpx: String = source
+        .lines()
+        .filter(|l| l.starts_with("v_cmpx"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let gfx908 = llvm_mc_rows("gfx908", &cmpx).unwrap_or_default();
+    assert!(gfx908.len() >= 20, "gfx908 accepted {} v_cmpx rows", gfx908.len());
+    for (text, bytes) in &gfx908 {
+        assert!(
+            want.iter().any(|(t, b)| t == text && b == bytes),
+            "gfx908 encodes {text} as {}, not as the table",
+            hex(bytes)
+        );
+    }
     // gfx942 encodes every row alike, except that it spells the cache bits
     // sc0/sc1/nt (gfx942.part) and refuses glc/slc; those rows decode too.
     let gfx942 = llvm_mc_rows("gfx942", &source).unwrap_or_default();
