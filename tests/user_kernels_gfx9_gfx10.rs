@@ -310,3 +310,38 @@ fn a_commented_out_amdgcn_target_is_not_read() {
         assert!(r.stdout.contains("[emulated gfx942]"), "{}", r.stdout);
     }
 }
+
+/// Issue 26: an instruction LLVM assembles that the emulator lacks is named
+/// as such (exit 3), not called an unknown opcode; gfx9's `v_cmpx_gt_u32`,
+/// refused that way before, now runs.
+#[test]
+fn an_unemulated_instruction_is_named_and_gfx9_v_cmpx_runs() {
+    let dir = scratch("user-kernels-unemulated");
+    let base = gfx9_source("gfx908");
+    let lacking = edit(
+        &base,
+        XAD_LINE,
+        &format!("{XAD_LINE}  v_cmpx_lt_i64 vcc, v[2:3], v[4:5]\n"),
+    );
+    let r = run_edited(&dir, "cmpx_i64.s", &lacking, None);
+    assert_eq!(r.code, 3, "{}", r.all());
+    assert!(
+        r.stderr
+            .contains("v_cmpx_lt_i64 (VOPC opcode 241, 0xf1) is a gfx9 instruction the emulator does not implement"),
+        "{}",
+        r.stderr
+    );
+    // v_cmpx_gt_u32 vcc, v1, v1 is false in every lane: EXEC becomes 0 before
+    // the store, so no lane writes and every output word fails.
+    let cmpx = edit(
+        &base,
+        XAD_LINE,
+        &format!("{XAD_LINE}  v_cmpx_gt_u32 vcc, v1, v1\n"),
+    );
+    let r = run_edited(&dir, "cmpx_u32.s", &cmpx, None);
+    assert_eq!(r.code, 1, "EXEC cleared, nothing stored: {}", r.all());
+    assert!(!r.all().contains("not supported"), "{}", r.all());
+    let cmpx_true = edit(&cmpx, "v_cmpx_gt_u32 vcc, v1, v1", "v_cmpx_ge_u32 vcc, v1, v1");
+    let r = run_edited(&dir, "cmpx_u32_true.s", &cmpx_true, None);
+    assert_eq!(r.code, 0, "EXEC kept: {}", r.all());
+}

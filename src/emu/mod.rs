@@ -68,6 +68,11 @@
 //!   the shadow (`taint`) marks every register the dispatch did not
 //!   initialise as undefined, so output computed from one is reported as
 //!   undefined ([`crate::device::Device::definedness`]), never as a pass.
+//! - Registers past the descriptor's allocation ([`program::Allocation`]):
+//!   an instruction naming a VGPR past it (AGPRs from ACCUM_OFFSET on
+//!   gfx90a/gfx940+ included) or, on gfx9, an SGPR past
+//!   GRANULATED_WAVEFRONT_SGPR_COUNT's count is found when the kernel is
+//!   decoded and faults if executed, naming the register and the fields.
 //! - A branch, EXEC write or memory address that depends on an undefined or
 //!   unsettled value stops that wave (its lanes have no result); the other
 //!   waves run on and the launch succeeds.
@@ -93,7 +98,8 @@
 //!   their values (the runtime's) are unsettled; work-item ids in v0, v1, v2
 //!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
 //!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
-//!   refused; row_bcast into a row with no source row is unsettled.
+//!   refused; row_bcast into a row with no source row is unsettled;
+//!   `v_cmpx_*` writes its lane mask to EXEC and to VCC or its VOP3 SGPR pair.
 //! - `s_getreg_b32` reads only the hardware id (HW_REG_HW_ID on gfx9,
 //!   HW_REG_HW_ID1 on gfx10+), with emulated values ([`hw_id`]: the compute
 //!   unit or WGP is workgroup id x mod [`EMULATED_COMPUTE_UNITS`]); every

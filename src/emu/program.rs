@@ -25,15 +25,16 @@ const GFX9_ADDRESSABLE_SGPRS: u32 = 102;
 /// (`taint`) marks only these undefined; no instruction reaching past them
 /// executes, so no other row is ever read.
 ///
-/// SGPRs: on gfx9 only, (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8, which
-/// AMDGPUUsage ("compute_pgm_rsrc1 for GFX6-GFX12") says includes the
-/// special SGPRs VCC, FLAT_SCRATCH and XNACK_MASK. Which of those the
-/// assembler reserved (2, 4 or 6 SGPRs: `.amdhsa_reserve_*`) is not in the
-/// descriptor, so the limit is the whole count: an SGPR at or past it is
-/// certainly unallocated. gfx10+ hardware ignores the field and gives every
-/// wave all 106 SGPRs (AMDGPUUsage: "GFX10-GFX12: Reserved, must be 0 (not
-/// used since GFX10+ always allocates 128 SGPRs)"; LLVM writes 0 there since
-/// llvm-project PR 154666), so there is no SGPR limit to check.
+/// SGPRs: on gfx9 only, (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8 (the
+/// field's encoding granule; LLVM's AMDGPUUsage, compute_pgm_rsrc1 table:
+/// the count for GFX6-GFX9 includes the special SGPRs VCC, FLAT_SCRATCH and
+/// XNACK_MASK). Which of those the assembler reserved (2, 4 or 6 SGPRs,
+/// `.amdhsa_reserve_*`) is not in the descriptor, so the limit is the whole
+/// count: an SGPR at or past it is past anything the kernel declared.
+/// gfx10+ hardware ignores the field and allocates every SGPR (LLVM's
+/// AMDGPUAsmPrinter writes 0 there since llvm-project PR 154666, "GFX10+ will
+/// always allocate 128 SGPRs and this field must be 0", and llvm-objdump
+/// calls set bits reserved on gfx10+), so there is no SGPR limit to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Allocation {
     pub vgprs: u32,
@@ -245,4 +246,54 @@ fn deps_of(inst: &Inst, wave64: bool) -> Deps {
         deps.ws |= bits;
     }
     deps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(isa: Isa, words: &[u32], sgprs: Option<u32>) -> Program {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let allocation = Allocation {
+            vgprs: 8,
+            vgpr_origin: String::new(),
+            sgprs,
+            sgpr_origin: String::new(),
+            wave64: true,
+        };
+        Program::decode(isa, &bytes, 0, 0, &allocation)
+    }
+
+    /// gfx9 (llvm-mc-19 -mcpu=gfx908): VCC, EXEC, M0, flat_scratch,
+    /// xnack_mask and ttmp are outside the allocation's count; s23 is the last
+    /// of 24, s24 and s101 are past it. Without an SGPR limit (gfx10+) none faults.
+    #[test]
+    fn special_sgprs_are_not_counted_and_the_first_past_the_count_faults() {
+        let fine = [
+            0xbeea_017e, // s_mov_b64 vcc, exec
+            0xbefc_0000, // s_mov_b32 m0, s0
+            0xbefe_0166, // s_mov_b64 exec, flat_scratch
+            0xbee8_0001, // s_mov_b32 xnack_mask_lo, s1
+            0xbe97_0080, // s_mov_b32 s23, 0
+        ];
+        let past = [
+            0xbe98_0080, // s_mov_b32 s24, 0
+            0xbee5_006d, // s_mov_b32 s101, ttmp1
+        ];
+        let code: Vec<u32> = fine.iter().chain(&past).copied().collect();
+        let p = program(Isa::GFX9, &code, Some(24));
+        for (i, inst) in p.insts.iter().enumerate() {
+            match (i < fine.len(), inst) {
+                (true, Ok(_)) => {}
+                (false, Err(f)) => {
+                    assert_eq!(f.kind, FaultKind::SgprOutOfRange);
+                    let reg = if i == fine.len() { "s24" } else { "s101" };
+                    assert!(f.message.contains(&format!("uses {reg}, past the 24 SGPRs")), "{}", f.message);
+                }
+                (_, other) => panic!("instruction {i}: {other:?}"),
+            }
+        }
+        let unlimited = program(Isa::GFX9, &code, None);
+        assert!(unlimited.insts.iter().all(Result::is_ok));
+    }
 }

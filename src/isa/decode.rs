@@ -840,44 +840,4 @@ impl Inst {
             && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
         .then_some(self.dst)
     }
-
-    /// One past the highest VGPR this instruction reads or writes, for the
-    /// launch-time check against the kernel's allocation.
-    pub fn vgpr_end(&self) -> u32 {
-        let shape = self.shape();
-        let mut end = 0u32;
-        let mut see = |r: u8, n: u32| end = end.max(u32::from(r) + n);
-        let src_width = |i: usize| -> u32 {
-            match (shape, i) {
-                (Shape::Cmpw | Shape::Cmpxw, 0 | 1) => 2,
-                (Shape::Sh64, 1) | (Shape::Mad64, 2) | (Shape::LshlAdd64, 0 | 2) => 2,
-                _ => 1,
-            }
-        };
-        for (i, s) in self.src.iter().enumerate() {
-            if let Src::Vgpr(r) = s {
-                see(*r, src_width(i));
-            }
-        }
-        match shape {
-            Shape::V1
-            | Shape::V2
-            | Shape::V3
-            | Shape::Cnd
-            | Shape::Co
-            | Shape::Ci
-            | Shape::WriteLane => see(self.dst, 1),
-            Shape::Mad64 | Shape::Sh64 | Shape::LshlAdd64 => see(self.dst, 2),
-            Shape::MemLoad(n) => {
-                see(self.dst, u32::from(n).div_ceil(4));
-                see(self.addr, if self.saddr.is_some() { 1 } else { 2 });
-            }
-            Shape::MemStore(n) => {
-                see(self.data, u32::from(n).div_ceil(4));
-                see(self.addr, if self.saddr.is_some() { 1 } else { 2 });
-            }
-            _ => {}
-        }
-        end
-    }
 }

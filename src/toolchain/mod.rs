@@ -209,7 +209,7 @@ pub fn directive_target_id(source: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+mod directive_tests {
     use super::directive_target_id;
 
     #[test]
