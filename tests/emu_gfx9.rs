@@ -1111,7 +1111,11 @@ fn gfx9_v_cmpx_writes_exec_and_its_sgpr_pair() {
         for i in 0..r.a.len() {
             let gt = r.a[i] > r.b[i];
             greater += usize::from(gt);
-            let want = [if gt { 1 } else { 7 }, u32::from(gt), u32::from(r.a[i] < r.b[i])];
+            let want = [
+                if gt { 1 } else { 7 },
+                u32::from(gt),
+                u32::from(r.a[i] < r.b[i]),
+            ];
             assert_eq!(
                 r.out[3 * i..3 * i + 3],
                 want,

@@ -98,7 +98,10 @@ fn every_gfx9_table_row_decodes_as_llvm_encoded_it() {
         .iter()
         .filter(|u| u.contains("is not an instruction on"))
         .collect();
-    assert!(misnamed.is_empty(), "LLVM's encodings called no instruction: {misnamed:#?}");
+    assert!(
+        misnamed.is_empty(),
+        "LLVM's encodings called no instruction: {misnamed:#?}"
+    );
     assert!(
         unsupported.iter().all(|u| !u.contains("v_xad_u32")),
         "v_xad_u32 forms rejected: {unsupported:?}"
@@ -372,7 +375,11 @@ fn gfx9_table_matches_llvm_mc_when_present() {
         .map(|l| format!("{l}\n"))
         .collect();
     let gfx908 = llvm_mc_rows("gfx908", &cmpx).unwrap_or_default();
-    assert!(gfx908.len() >= 20, "gfx908 accepted {} v_cmpx rows", gfx908.len());
+    assert!(
+        gfx908.len() >= 20,
+        "gfx908 accepted {} v_cmpx rows",
+        gfx908.len()
+    );
     for (text, bytes) in &gfx908 {
         assert!(
             want.iter().any(|(t, b)| t == text && b == bytes),

@@ -145,7 +145,10 @@ fn edit(source: &str, from: &str, to: &str) -> String {
 /// gfx908 has no ACCUM_OFFSET (its AGPRs are a file of their own).
 fn gfx9_source(target: &str) -> String {
     let source = std::fs::read_to_string(user_source("gfx942_xad.s")).unwrap();
-    let source = source.replace("amdgcn-amd-amdhsa--gfx942", &format!("amdgcn-amd-amdhsa--{target}"));
+    let source = source.replace(
+        "amdgcn-amd-amdhsa--gfx942",
+        &format!("amdgcn-amd-amdhsa--{target}"),
+    );
     if target == "gfx908" {
         edit(&source, "  .amdhsa_accum_offset 8\n", "")
     } else {
@@ -158,8 +161,10 @@ fn gfx9_source(target: &str) -> String {
 /// the workgroup id in ttmp9).
 fn rdna_source(target: &str) -> String {
     let source = std::fs::read_to_string(user_source("gfx1030_xad.s")).unwrap();
-    let mut source =
-        source.replace("amdgcn-amd-amdhsa--gfx1030", &format!("amdgcn-amd-amdhsa--{target}"));
+    let mut source = source.replace(
+        "amdgcn-amd-amdhsa--gfx1030",
+        &format!("amdgcn-amd-amdhsa--{target}"),
+    );
     if target.starts_with("gfx12") {
         for (from, to) in [
             ("s_load_dwordx8", "s_load_b256"),
@@ -261,10 +266,18 @@ fn vgprs_past_accum_offset_or_the_allocation_fault() {
             "{target}: {}",
             r.stderr
         );
-        let allocated = edit(&past, ".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 14");
+        let allocated = edit(
+            &past,
+            ".amdhsa_next_free_vgpr 6",
+            ".amdhsa_next_free_vgpr 14",
+        );
         let r = run_edited(&dir, &format!("{target}_v13_allocated.s"), &allocated, None);
         assert_eq!(r.code, 0, "{target}: v13 allocated: {}", r.all());
-        assert!(r.stdout.contains(&format!("[emulated {target}]")), "{}", r.stdout);
+        assert!(
+            r.stdout.contains(&format!("[emulated {target}]")),
+            "{}",
+            r.stdout
+        );
     }
 }
 
@@ -275,7 +288,10 @@ fn vgprs_past_accum_offset_or_the_allocation_fault() {
 #[test]
 fn a_target_id_with_features_assembles_and_runs() {
     let dir = scratch("user-kernels-target-features");
-    for (processor, id) in [("gfx90a", "gfx90a:xnack+"), ("gfx942", "gfx942:sramecc+:xnack-")] {
+    for (processor, id) in [
+        ("gfx90a", "gfx90a:xnack+"),
+        ("gfx942", "gfx942:sramecc+:xnack-"),
+    ] {
         // The directive and the metadata's amdhsa.target both name the full ID.
         let source = gfx9_source(processor).replace(
             &format!("amdgcn-amd-amdhsa--{processor}"),
@@ -341,7 +357,11 @@ fn an_unemulated_instruction_is_named_and_gfx9_v_cmpx_runs() {
     let r = run_edited(&dir, "cmpx_u32.s", &cmpx, None);
     assert_eq!(r.code, 1, "EXEC cleared, nothing stored: {}", r.all());
     assert!(!r.all().contains("not supported"), "{}", r.all());
-    let cmpx_true = edit(&cmpx, "v_cmpx_gt_u32 vcc, v1, v1", "v_cmpx_ge_u32 vcc, v1, v1");
+    let cmpx_true = edit(
+        &cmpx,
+        "v_cmpx_gt_u32 vcc, v1, v1",
+        "v_cmpx_ge_u32 vcc, v1, v1",
+    );
     let r = run_edited(&dir, "cmpx_u32_true.s", &cmpx_true, None);
     assert_eq!(r.code, 0, "EXEC kept: {}", r.all());
 }

@@ -288,7 +288,12 @@ mod tests {
                 (false, Err(f)) => {
                     assert_eq!(f.kind, FaultKind::SgprOutOfRange);
                     let reg = if i == fine.len() { "s24" } else { "s101" };
-                    assert!(f.message.contains(&format!("uses {reg}, past the 24 SGPRs")), "{}", f.message);
+                    assert!(
+                        f.message
+                            .contains(&format!("uses {reg}, past the 24 SGPRs")),
+                        "{}",
+                        f.message
+                    );
                 }
                 (_, other) => panic!("instruction {i}: {other:?}"),
             }

@@ -836,8 +836,7 @@ impl Inst {
     /// VOP3 destination): gfx9 writes the lane mask to both, gfx10+ to EXEC
     /// only (`sdst`). `None` for every other instruction.
     pub fn cmpx_sgpr_dst(&self) -> Option<u8> {
-        (self.generation == Generation::Gfx9
-            && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
-        .then_some(self.dst)
+        (self.generation == Generation::Gfx9 && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
+            .then_some(self.dst)
     }
 }

@@ -30,7 +30,12 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
         error: e.to_string(),
     })?;
     let target_id = directive_target_id(&String::from_utf8_lossy(&text))
-        .map(|id| id.rsplit_once("--").map_or(&*id, |(_, rest)| rest).trim().to_string())
+        .map(|id| {
+            id.rsplit_once("--")
+                .map_or(&*id, |(_, rest)| rest)
+                .trim()
+                .to_string()
+        })
         .filter(|id| id.split(':').next() == Some(mcpu))
         .unwrap_or_else(|| mcpu.to_string());
     let scratch = scratch_dir(&std::env::temp_dir())?;
@@ -178,7 +183,8 @@ pub fn directive_target_id(source: &str) -> Option<String> {
                     quoted = !quoted;
                 }
                 let tail = &rest[i..];
-                let opens = !quoted && (c == ';' || tail.starts_with("//") || tail.starts_with("/*"));
+                let opens =
+                    !quoted && (c == ';' || tail.starts_with("//") || tail.starts_with("/*"));
                 opens.then_some(i)
             });
             match cut {
@@ -215,7 +221,10 @@ mod directive_tests {
     #[test]
     fn commented_out_directives_are_not_read() {
         let id = "amdgcn-amd-amdhsa--gfx90a:xnack+";
-        assert_eq!(directive_target_id(&format!(".amdgcn_target \"{id}\"")), Some(id.to_string()));
+        assert_eq!(
+            directive_target_id(&format!(".amdgcn_target \"{id}\"")),
+            Some(id.to_string())
+        );
         assert_eq!(
             directive_target_id(&format!("  .amdgcn_target \"{id}\" ; the target\n")),
             Some(id.to_string())
