@@ -1433,6 +1433,12 @@ impl<const W: usize> Wave<W> {
             Cmp | Cmpw | Cmpx | Cmpxw if !self.set_sn(inst.sdst, mask, acc.reduce(exec)) => {
                 return self.stop(inst, ctx, "the EXEC write (v_cmpx)", acc.reduce(exec));
             }
+            // gfx9's v_cmpx writes its SGPR pair too (its EXEC write passed above).
+            Cmpx | Cmpxw => {
+                if let Some(pair) = inst.cmpx_sgpr_dst() {
+                    self.set_sn(pair, mask, acc.reduce(exec));
+                }
+            }
             ToScalar1 | ToScalar2 => {
                 let lane = if shape == ToScalar2 {
                     self.s32(inst.src[1]) as usize % W

@@ -379,7 +379,7 @@ impl<const W: usize> Wave<W> {
             VReadfirstlaneB32 => self.readfirstlane(inst),
             VReadlaneB32 => self.readlane(inst),
             VWritelaneB32 => self.writelane(inst),
-            VCmpFI32 | VCmpFU32 | VCmpxFI32 | VCmpxFU32 => self.set_mask(inst.sdst, 0),
+            VCmpFI32 | VCmpFU32 | VCmpxFI32 | VCmpxFU32 => self.set_compare_mask(inst, 0),
             VCmpTI32 | VCmpTU32 | VCmpxTI32 | VCmpxTU32 => self.compare_true(inst),
             VCmpLtI32 | VCmpxLtI32 => cmp!(|a, b| (a as i32) < (b as i32)),
             VCmpEqI32 | VCmpxEqI32 | VCmpEqU32 | VCmpxEqU32 => cmp!(|a, b| a == b),
