@@ -338,3 +338,57 @@ mod tests {
         assert!(unlimited.insts.iter().all(Result::is_ok));
     }
 }
+
+/// The project's own kernels would compute wrong on hardware if they missed
+/// a wait or broke a wait-state rule: every embedded code object, on the
+/// target it was built for, must have no hazard and must pass the static
+/// counter check (which also keeps their waves off the in-flight
+/// bookkeeping, so the emulator's speed rests on this).
+#[cfg(test)]
+mod own_kernels {
+    use crate::device::Device;
+
+    #[test]
+    fn every_embedded_kernel_is_free_of_hazards_and_missing_waits() {
+        let mut problems = Vec::new();
+        for target in crate::target::TARGETS {
+            for k in crate::kernels::for_target(target.name) {
+                let mut dev = crate::emu::EmuDevice::for_target(target);
+                let module = match dev.load(&k.bytes.to_vec()) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        problems.push(format!("{} {}: {e}", target.name, k.name));
+                        continue;
+                    }
+                };
+                for kernel in dev.kernels(module).unwrap_or_default() {
+                    let p = &kernel.program;
+                    let w = usize::from(kernel.descriptor.wave_size() == 64);
+                    for (pc, hazards) in &p.hazards[w] {
+                        for h in hazards {
+                            let at = |i: usize| match p.insts.get(i) {
+                                Some(Ok(inst)) => format!("0x{:x} {inst}", inst.offset),
+                                _ => format!("#{i}"),
+                            };
+                            problems.push(format!(
+                                "{} {}: {} at {} (producer {})",
+                                target.name,
+                                k.name,
+                                super::hazards::RULES[h.rule].name,
+                                at(*pc),
+                                at(h.producer)
+                            ));
+                        }
+                    }
+                    if !p.counters_clean[w] {
+                        problems.push(format!(
+                            "{} {}: a path touches a register a memory access may still write",
+                            target.name, k.name
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+}
