@@ -587,3 +587,120 @@ fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states(
     let good = before_xad("gfx9", "xad_basic_w64", "haz9vmem-good", reload("nops"));
     hazard_pair("gfx90a", "basic_w64", &bad, &good, "then a vector memory instruction reads it");
 }
+
+// ---- LLVM as the oracle (tests/kernels/llvm/oracle.ll) ----
+
+/// oracle.ll compiled with `-O2` by `tc` for `mcpu`, as LLVM wrote it and
+/// with `drop` lines removed, assembled and linked by the same LLVM.
+fn llvm_kernel(
+    tc: &xad_harness::toolchain::Toolchain,
+    mcpu: &str,
+    dir: &std::path::Path,
+    stem: &str,
+    drop: Option<&dyn Fn(&str) -> bool>,
+) -> (std::path::PathBuf, String) {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/llvm/oracle.ll");
+    let asm = dir.join(format!("{stem}.s"));
+    let out = std::process::Command::new(&tc.clang)
+        .args(["--target=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), "-O2", "-nogpulib", "-S"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&asm)
+        .output()
+        .expect("run clang");
+    assert!(out.status.success(), "{mcpu}: {}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&asm).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !drop.is_some_and(|d| d(l.trim_start())))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&asm, &kept).unwrap();
+    let obj = dir.join(format!("{stem}.o"));
+    let out = std::process::Command::new(&tc.clang)
+        .args(["--target=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), "-c"])
+        .arg(&asm)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("run clang");
+    assert!(out.status.success(), "{mcpu}: {}", String::from_utf8_lossy(&out.stderr));
+    let hsaco = dir.join(format!("{stem}.hsaco"));
+    tc.link(&obj, &hsaco).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+    (hsaco, text)
+}
+
+fn is_memory_wait(l: &str) -> bool {
+    ["s_waitcnt ", "s_waitcnt\t", "s_wait_loadcnt", "s_wait_kmcnt", "s_wait_storecnt", "s_wait_dscnt"]
+        .iter()
+        .any(|w| l.starts_with(w))
+}
+
+fn is_hazard_padding(l: &str) -> bool {
+    ["s_nop", "s_wait_alu", "s_waitcnt_depctr"].iter().any(|w| l.starts_with(w))
+}
+
+/// For a target of every generation: the kernel as LLVM compiled it runs
+/// clean; without its memory waits every lane is undefined and the origin
+/// names the wait LLVM had put there; without its hazard padding (where LLVM
+/// padded a hazard: gfx9's DPP read, gfx12's VCC carry) the rule is named.
+/// gfx12 and gfx950 need LLVM 22 (LLVM 19 does not insert gfx12's
+/// `s_wait_alu`: the last row pins that disagreement down).
+#[test]
+fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
+    let dir = common::scratch("llvm-oracle");
+    let llvm22 = xad_harness::toolchain::discover("gfx950", &dir).ok();
+    // (target, needs LLVM 22, case, the hazard rule LLVM's padding avoids)
+    let rows: [(&str, bool, &str, Option<&str>); 9] = [
+        ("gfx908", false, "basic_w64", Some("gfx9 VALU writes a VGPR, then DPP reads it")),
+        ("gfx90a", false, "basic_w64", Some("gfx9 VALU writes a VGPR, then DPP reads it")),
+        ("gfx942", false, "basic_w64", Some("gfx9 VALU writes a VGPR, then DPP reads it")),
+        ("gfx950", true, "basic_w64", Some("gfx9 VALU writes a VGPR, then DPP reads it")),
+        ("gfx1010", false, "basic", None),
+        ("gfx1030", false, "basic", None),
+        ("gfx1100", false, "basic", None),
+        ("gfx1151", false, "basic", None),
+        ("gfx1201", true, "basic", Some("gfx12 VALU writes VCC (a VALU has read it), then a VALU reads VCC")),
+    ];
+    for (mcpu, needs22, case, rule) in rows {
+        let tc = if needs22 {
+            match &llvm22 {
+                Some(tc) => tc.clone(),
+                None => {
+                    eprintln!("skipping {mcpu}: no LLVM 22 here (ci/setup.sh installs it)");
+                    continue;
+                }
+            }
+        } else {
+            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"))
+        };
+        let (as_written, text) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-as-written"), None);
+        let r = run_user_kernel(&as_written, mcpu, case);
+        assert_eq!(r.code, 0, "{mcpu} as LLVM wrote it:\n{}", r.all());
+
+        let (no_waits, _) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-no-waits"), Some(&is_memory_wait));
+        let r = run_user_kernel(&no_waits, mcpu, case);
+        assert_eq!(r.code, 1, "{mcpu} without its waits:\n{}", r.all());
+        assert!(r.all().contains("was waited for: needs"), "{mcpu}: {}", r.all());
+
+        let (no_padding, _) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-no-padding"), Some(&is_hazard_padding));
+        let r = run_user_kernel(&no_padding, mcpu, case);
+        match rule {
+            Some(rule) => {
+                assert!(text.lines().any(|l| is_hazard_padding(l.trim_start())), "{mcpu}: LLVM padded nothing:\n{text}");
+                assert_eq!(r.code, 1, "{mcpu} without its padding:\n{}", r.all());
+                assert!(r.all().contains(rule), "{mcpu}: {}", r.all());
+            }
+            None => assert_eq!(r.code, 0, "{mcpu}: no hazard here, padding or not:\n{}", r.all()),
+        }
+    }
+    // LLVM 19 predates gfx12's s_wait_alu rules (AMDGPUWaitSGPRHazards): its
+    // gfx1201 code has the VCC hazard LLVM 22 pads, and the tool says so.
+    let tc19 = xad_harness::toolchain::discover("gfx1201", &dir).unwrap();
+    let (llvm19, text) = llvm_kernel(&tc19, "gfx1201", &dir, "gfx1201-llvm19", None);
+    if !text.contains("s_wait_alu") {
+        let r = run_user_kernel(&llvm19, "gfx1201", "basic");
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert!(r.all().contains("gfx12 VALU writes VCC"), "{}", r.all());
+    }
+}
