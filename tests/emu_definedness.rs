@@ -704,3 +704,19 @@ fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
         assert!(r.all().contains("gfx12 VALU writes VCC"), "{}", r.all());
     }
 }
+
+#[test]
+fn gfx11_wave64_salu_write_of_a_mask_a_valu_read_needs_sa_sdst() {
+    // v_cndmask reads VCC as its lane mask, SALU writes VCC, a VALU reads it
+    // again: needs s_waitcnt_depctr 0xfffe after the SALU writes.
+    let body = |wait: &'static str| -> &'static str {
+        if wait.is_empty() {
+            "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi\n  v_cndmask_b32 v2, v2, v2, vcc_lo"
+        } else {
+            "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi\n  s_waitcnt_depctr 0xfffe\n  v_cndmask_b32 v2, v2, v2, vcc_lo"
+        }
+    };
+    let bad = before_xad("gfx11", "xad_basic_w64", "haz11-bad", body(""));
+    let good = before_xad("gfx11", "xad_basic_w64", "haz11-good", body("wait"));
+    hazard_pair("gfx1100", "basic_w64", &bad, &good, "gfx11 wave64 VALU reads an SGPR as a lane mask");
+}
