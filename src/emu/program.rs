@@ -3,15 +3,15 @@
 //! which do not decode (or name registers the kernel descriptor did not
 //! allocate, [`Allocation`]) raise if, and only if, they are executed.
 
-use super::fault::{Fault, FaultKind};
 use super::counters;
+use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
 use super::taint::{self, Deps};
-use std::collections::HashMap;
 use crate::codeobj::descriptor::{gfx9_unified_vgprs, GRANULATED_WORKITEM_VGPR_COUNT};
 use crate::codeobj::KernelDescriptor;
 use crate::isa::{Generation, Inst, Isa, Op, Shape};
 use crate::target::Target;
+use std::collections::HashMap;
 
 /// gfx9's user-addressable SGPRs are s0-s101; codes 102-105 are
 /// flat_scratch and xnack_mask, then VCC, ttmp, m0 and EXEC: special
@@ -214,10 +214,17 @@ impl Program {
         ];
         let decoded: Vec<Option<&Inst>> = insts.iter().map(|i| i.as_ref().ok()).collect();
         let hazards = [false, true].map(|wave64| {
-            hazards::analyse(isa, &decoded, &deps[usize::from(wave64)], successors, wave64)
+            hazards::analyse(
+                isa,
+                &decoded,
+                &deps[usize::from(wave64)],
+                successors,
+                wave64,
+            )
         });
-        let counters_clean = [false, true]
-            .map(|wave64| counters::statically_clean(&decoded, &deps[usize::from(wave64)], successors));
+        let counters_clean = [false, true].map(|wave64| {
+            counters::statically_clean(&decoded, &deps[usize::from(wave64)], successors)
+        });
         for (w, found) in hazards.iter().enumerate() {
             for &i in found.keys() {
                 deps[w][i].flags |= taint::F_HAZ;
