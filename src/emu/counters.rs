@@ -496,6 +496,18 @@ mod tests {
                 "{word:08x} on {generation}"
             );
         }
+        // The SOPK forms with `null` (llvm-mc 19): vmcnt 1, vscnt 2, lgkmcnt 0.
+        for (isa, words, generation) in [
+            (Isa::GFX10, [0xbc7d_0001u32, 0xbbfd_0002, 0xbd7d_0000], Generation::Gfx10),
+            (Isa::GFX11, [0xbcfc_0001, 0xbc7c_0002, 0xbdfc_0000], Generation::Gfx11),
+        ] {
+            let t: Vec<[u16; SLOTS]> = words
+                .iter()
+                .map(|&w| Model::of(generation).thresholds(&inst(&[w], isa), generation))
+                .collect();
+            assert_eq!((t[0][LOAD], t[1][STORE], t[2][SCALAR]), (1, 2, 0), "{generation}");
+            assert_eq!((t[0][STORE], t[1][LOAD]), (u16::MAX, u16::MAX), "{generation}");
+        }
         // gfx12 s_wait_loadcnt_dscnt 0x102: loadcnt 1, dscnt 2.
         let i = inst(&[0xbfc8_0102], crate::isa::Isa::GFX12);
         let t = GFX12.thresholds(&i, Generation::Gfx12);
