@@ -131,8 +131,9 @@ pub enum Status {
     Pass,
     /// A lane was wrong, unwritten or undefined, or a guard word changed.
     Fail,
-    /// No lane failed, but some words depend on behaviour the ISA guides
-    /// leave open: neither pass nor fail (counted in the tally).
+    /// No lane failed and some words were verified, but others depend on
+    /// behaviour the ISA guides leave open: neither pass nor fail (counted in
+    /// the tally).
     Unsettled,
     /// The target (or the device) lacks what the case needs; nothing ran.
     NotSupported,
@@ -140,8 +141,9 @@ pub enum Status {
     Error,
     /// The kernel missed its watchdog.
     Timeout,
-    /// Not run, or stopped part-way: a signal, or the run stopped after an
-    /// earlier timeout.
+    /// Not run, or stopped part-way (a signal, or the run stopped after an
+    /// earlier timeout), or run to its end with nothing verified
+    /// ([`CaseResult::nothing_verified`]): no green without evidence.
     Skipped,
 }
 
@@ -231,11 +233,43 @@ impl CaseResult {
         } else if self.not_run.is_some() || self.tally.lanes_checked < self.lanes {
             // Stopped between two dispatches by a signal: not finished.
             Status::Skipped
+        } else if self.nothing_verified().is_some() {
+            // Ran to its end, failed nothing, proved nothing: no green
+            // without evidence.
+            Status::Skipped
         } else if self.tally.words_unsettled > 0 {
             Status::Unsettled
         } else {
             Status::Pass
         }
+    }
+
+    /// Why a case that ran every lane and failed none still verified
+    /// nothing: each word it compared was unsettled or one the model expects
+    /// the kernel to leave alone. `None` when some word was verified, or the
+    /// case failed, faulted or did not run to its end (its status says so).
+    pub fn nothing_verified(&self) -> Option<String> {
+        let t = &self.tally;
+        let finished = self.error.is_none()
+            && self.not_run.is_none()
+            && t.lanes_checked >= self.lanes
+            && t.lanes_failed == 0
+            && self.guard_violations.is_empty();
+        if !finished || t.words_verified() > 0 {
+            return None;
+        }
+        let lanes = t.lanes_checked;
+        Some(match (t.words_unsettled, t.lanes_unsettled) {
+            (0, _) => format!(
+                "every word of the {lanes} lanes checked is one the kernel must leave unwritten"
+            ),
+            (words, unsettled) if unsettled >= lanes => format!(
+                "all {lanes} lanes checked are unsettled ({words} words; neither pass nor fail)"
+            ),
+            (words, unsettled) => format!(
+                "of the {lanes} lanes checked, {unsettled} are unsettled ({words} words) and the rest hold only words the kernel must leave unwritten"
+            ),
+        })
     }
 
     /// Whether the case came out as its catalogue entry promises: a pass,

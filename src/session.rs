@@ -174,6 +174,7 @@ impl Progress<'_> {
                 });
                 stopped
                     .chain(unsupported)
+                    .chain(report.nothing_verified_line())
                     .chain(report.release_errors.iter().map(ToString::to_string))
                     .collect()
             }
@@ -493,7 +494,9 @@ fn run_unit(
                 let before = report.interrupted.is_some();
                 run_cases(device, target, &p.runs, user, opts, report, on_progress)?;
                 if let (false, Some(interrupted)) = (before, &mut report.interrupted) {
-                    interrupted.listed.push((id.clone(), target.name.to_string()));
+                    interrupted
+                        .listed
+                        .push((id.clone(), target.name.to_string()));
                 }
                 for c in &p.lacks {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
@@ -1076,7 +1079,10 @@ mod tests {
             lanes_done: Default::default(),
         };
         let report = run(&request, &mut |_| {});
-        assert!(report.cases.iter().all(|r| r.not_run.is_some()), "nothing ran");
+        assert!(
+            report.cases.iter().all(|r| r.not_run.is_some()),
+            "nothing ran"
+        );
         report.interrupted.expect("marked interrupted")
     }
 
@@ -1092,7 +1098,12 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), all.not_run.len(), "{:?}", all.not_run);
-        assert_eq!(all.not_run.len(), target::TARGETS.len(), "{:?}", all.not_run);
+        assert_eq!(
+            all.not_run.len(),
+            target::TARGETS.len(),
+            "{:?}",
+            all.not_run
+        );
         assert_eq!(all.not_run[0], "basic_w64", "{:?}", all.not_run);
     }
 

@@ -201,7 +201,10 @@ fn a_kernel_without_its_bounds_check_fails() {
         report["guard_seed"].is_u64(),
         "the guard seed is recorded: {report}"
     );
-    assert_eq!(report["guard_seed"], report["devices"][0]["cases"][0]["guard_seed"]);
+    assert_eq!(
+        report["guard_seed"],
+        report["devices"][0]["cases"][0]["guard_seed"]
+    );
     assert!(r.stdout.contains("most likely lane 100000"), "{}", r.stdout);
 }
 

@@ -343,8 +343,10 @@ fn the_readme_target_table_matches_the_target_table() {
 /// gfx12 passes workgroup ids in ttmp9/ttmp7 (architected SGPRs) and AMD does
 /// not document whether the gfx11-style system SGPR (s2) is still written: a
 /// gfx12 kernel that computes from s2 gets "unsettled" words (neither pass
-/// nor fail, each naming why), never a silent pass; the same kernel reading
-/// ttmp9 passes outright.
+/// nor fail, each naming why), never a silent pass: with every lane
+/// unsettled nothing was verified, so the case is skipped (JUnit
+/// `<skipped>` with the reason) and the run exits 77 with one stderr line.
+/// The same kernel reading ttmp9 passes outright.
 #[test]
 fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
     let dir = scratch("targets-gfx12-s2");
@@ -376,8 +378,30 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
         ])
         .arg(&src)
         .arg("--json")
-        .arg(&json));
-    assert_eq!(r.code, 0, "{}", r.all());
+        .arg(&json)
+        .arg("--junit")
+        .arg(dir.join("r.xml")));
+    assert_eq!(r.code, 77, "{}", r.all());
+    let said: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("xad-harness:"))
+        .collect();
+    assert!(
+        said.len() == 1 && said[0].contains("no lane verified anywhere"),
+        "{}",
+        r.all()
+    );
+    assert!(
+        r.stdout.contains("SKIPPED basic") && r.stdout.contains("nothing verified"),
+        "{}",
+        r.stdout
+    );
+    let junit = std::fs::read_to_string(dir.join("r.xml")).unwrap();
+    assert!(
+        junit.contains("<skipped message=\"nothing verified: all 600 lanes checked are unsettled"),
+        "{junit}"
+    );
     assert!(
         r.stdout
             .contains("600 unsettled (600 words; neither pass nor fail)"),
@@ -391,10 +415,13 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
     );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let case = &report["devices"][0]["cases"][0];
+    assert_eq!(case["tally"]["lanes_unsettled"], 600);
     assert_eq!(
-        report["devices"][0]["cases"][0]["tally"]["lanes_unsettled"],
-        600
+        (&case["status"], &case["lanes_passed"]),
+        (&"skipped".into(), &0.into())
     );
+    assert_eq!(report["exit_code"], 77);
     // The same kernel on gfx11, where s2 is the documented workgroup id, is not unsettled.
     let gfx11 = run(harness()
         .args([

@@ -83,6 +83,9 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
             t.lanes_unsettled, t.words_unsettled
         );
     }
+    if r.nothing_verified().is_some() {
+        head += "; nothing verified, so not a pass";
+    }
     head += &format!(", {:.2} s [{}]", r.seconds, executed_on(r));
     lines.push(head);
     for m in t.first.iter().chain(&t.first_unsettled) {
@@ -265,6 +268,7 @@ pub(crate) mod tests {
     pub(crate) fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally {
             lanes_checked: 64,
+            words_evidence: 64,
             ..Tally::default()
         };
         if failed {
