@@ -45,6 +45,9 @@ pub struct Options {
     /// Lanes checked so far, over every case of the run (read by a progress
     /// bar on another thread); `None` counts nothing.
     pub lanes_done: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// Instructions one emulated wave may execute (`--step-budget`); the
+    /// emulator only: hardware has the watchdog.
+    pub step_budget: u64,
 }
 
 impl Default for Options {
@@ -58,6 +61,7 @@ impl Default for Options {
             interrupt: Default::default(),
             dump: None,
             lanes_done: None,
+            step_budget: crate::emu::DEFAULT_STEP_BUDGET,
         }
     }
 }
@@ -116,6 +120,10 @@ pub struct CaseResult {
     /// behind each output word (word j is the kernel's j-th `v_xad_u32`), so a
     /// failing word names the operand form that failed.
     pub forms: Vec<String>,
+    /// `--step-budget` when the run set one other than the default, so the
+    /// replay line reproduces the run. Not in JSON (`command` has it).
+    #[serde(skip)]
+    pub step_budget: Option<u64>,
 }
 
 /// A case's verdict, as conformance suites name theirs (Vulkan CTS: Pass,
@@ -323,6 +331,7 @@ impl CaseResult {
             seconds: 0.0,
             unsettled: case.unsettled.map(str::to_string),
             forms: Vec::new(),
+            step_budget: None,
         }
     }
 }
@@ -376,6 +385,8 @@ pub fn run_case(
         seconds: 0.0,
         unsettled: case.unsettled.map(str::to_string),
         forms: Vec::new(),
+        step_budget: (opts.step_budget != crate::emu::DEFAULT_STEP_BUDGET)
+            .then_some(opts.step_budget),
     };
     if let Some(dump) = &opts.dump {
         dump.begin_case(case, code, kernel, &result);

@@ -58,6 +58,9 @@ pub struct Request {
     pub command: Vec<String>,
     /// Lanes checked so far over every case and device, for a progress bar.
     pub lanes_done: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Instructions one emulated wave may execute (`--step-budget`,
+    /// [`crate::emu::DEFAULT_STEP_BUDGET`] by default).
+    pub step_budget: u64,
 }
 
 /// A step of the run, handed to the caller as it completes.
@@ -273,6 +276,7 @@ fn run_into(
         interrupt: request.interrupt.clone(),
         dump: request.dump.clone(),
         lanes_done: Some(request.lanes_done.clone()),
+        step_budget: request.step_budget,
         ..Options::default()
     };
     let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
@@ -484,7 +488,11 @@ fn run_unit(
             executor: &executor,
         });
         let first = report.cases.len();
-        match unit.device_for(target) {
+        let emu = crate::emu::EmuOptions {
+            step_budget: opts.step_budget,
+            ..Default::default()
+        };
+        match unit.device_with(target, emu) {
             Some(device) => {
                 if let Some(user) = user {
                     // A user's kernel for another target is bad input: refuse before launch.
@@ -492,7 +500,16 @@ fn run_unit(
                         .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
                 }
                 let before = report.interrupted.is_some();
-                run_cases(device, target, &p.runs, user, opts, report, on_progress)?;
+                run_cases(
+                    device,
+                    &id,
+                    target,
+                    &p.runs,
+                    user,
+                    opts,
+                    report,
+                    on_progress,
+                )?;
                 if let (false, Some(interrupted)) = (before, &mut report.interrupted) {
                     interrupted
                         .listed
@@ -706,9 +723,12 @@ fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
 /// it. A signal in `opts.interrupt` stops it too, between cases or (inside
 /// [`run::run_case`]) between dispatches; `report.interrupted` then says
 /// what completed. Errors recorded while releasing device resources during a
-/// case are drained into that case's result.
+/// case are drained into that case's result. Each result names `device_id`
+/// (`hip:1`, `emulator:gfx1030`) before it is shown, so its replay line can
+/// name the backend and device that ran it.
 pub fn run_cases(
     device: &mut dyn Device,
+    device_id: &str,
     target: &Target,
     cases: &[Case],
     user: Option<&Loaded>,
@@ -742,6 +762,7 @@ pub fn run_cases(
             opts,
         );
         result.release_errors.extend(hip::safe::take_drop_errors());
+        result.device = device_id.to_string();
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
         let cut_short = result.error.is_none() && result.tally.lanes_checked < result.lanes;
@@ -1077,6 +1098,7 @@ mod tests {
             dump: None,
             command: Vec::new(),
             lanes_done: Default::default(),
+            step_budget: crate::emu::DEFAULT_STEP_BUDGET,
         };
         let report = run(&request, &mut |_| {});
         assert!(

@@ -581,3 +581,75 @@ fn list_per_target_says_why_a_case_is_missing() {
         }
     }
 }
+
+/// A correct gfx1201 kernel that spins 400000 times (1.2 M scalar
+/// instructions per wave) before its work: the default step budget (1 M)
+/// stops it as a suspected endless loop, exit 3, and the message names the
+/// option that lets it finish; `--step-budget 2000000` lets it pass, and a
+/// failure under that budget replays with it.
+#[test]
+fn a_long_correct_kernel_needs_and_gets_a_larger_step_budget() {
+    let dir = scratch("targets-step-budget");
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/kernels/gfx12/xad_basic.s"
+    ))
+    .unwrap();
+    let first = "  s_load_b256 s[4:11], s[0:1], 0x0";
+    assert!(source.contains(first), "kernels/gfx12/xad_basic.s changed");
+    // s3 is free in this kernel (kernarg pointer s[0:1], nothing else below s4).
+    let spin = "  s_mov_b32 s3, 400000\n.Lspin:\n  s_sub_co_u32 s3, s3, 1\n  s_cmp_lg_u32 s3, 0\n  s_cbranch_scc1 .Lspin\n";
+    let long = source.replacen(first, &format!("{spin}{first}"), 1);
+    let src = dir.join("long.s");
+    std::fs::write(&src, &long).unwrap();
+    let run_with = |extra: &[&str], kernel: &std::path::Path| {
+        run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--target",
+                "gfx1201",
+                "--lanes",
+                "64",
+            ])
+            .args(["--seed", "3"])
+            .args(extra)
+            .arg("--kernel")
+            .arg(kernel))
+    };
+    let stopped = run_with(&[], &src);
+    assert_eq!(stopped.code, 3, "{}", stopped.all());
+    assert!(
+        stopped
+            .stderr
+            .contains("step budget of 1000000 instructions per wave exhausted")
+            && stopped.stderr.contains("--step-budget"),
+        "{}",
+        stopped.all()
+    );
+    let passed = run_with(&["--step-budget", "2000000"], &src);
+    assert_eq!(passed.code, 0, "{}", passed.all());
+    assert!(passed.stdout.contains("PASS basic"), "{}", passed.stdout);
+    // A budget just below what the kernel needs still stops it.
+    let short = run_with(&["--step-budget", "1100000"], &src);
+    assert_eq!(short.code, 3, "{}", short.all());
+    // The replay line of a failure under a raised budget carries it.
+    let wrong = dir.join("long_wrong.s");
+    std::fs::write(
+        &wrong,
+        // src2 an inline 1 instead of c: wrong wherever c is not 1.
+        long.replace("v_xad_u32 v5, v2, v3, v4", "v_xad_u32 v5, v2, v3, 1"),
+    )
+    .unwrap();
+    let failed = run_with(&["--step-budget", "2000000"], &wrong);
+    assert_eq!(failed.code, 1, "{}", failed.all());
+    assert!(
+        failed.stdout.contains("--step-budget 2000000 --kernel"),
+        "{}",
+        failed.stdout
+    );
+    // Out of range is a usage error, one line.
+    let zero = run_with(&["--step-budget", "0"], &src);
+    assert_eq!(zero.code, 2, "{}", zero.all());
+}

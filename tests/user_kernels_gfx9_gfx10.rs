@@ -121,3 +121,62 @@ fn a_users_wrong_kernel_fails_on_each_family() {
         );
     }
 }
+
+/// The replay line of a failing `--kernel` run is a command that reproduces
+/// it: the kernel below names no `.amdgcn_target`, so only `--target gfx1030`
+/// assembles it for the target that ran (without it the file is built for
+/// the default gfx1100 and refused), and `--backend emu` keeps an `auto` run
+/// on a GPU host from running it elsewhere. Run again, the line gives the
+/// same failing lanes.
+#[test]
+fn a_kernel_runs_replay_line_names_target_and_backend_and_reproduces() {
+    let dir = scratch("user-kernels-replay");
+    let source = std::fs::read_to_string(user_source("gfx1030_xad.s")).unwrap();
+    let untargeted: String = source
+        .lines()
+        .filter(|l| !l.starts_with(".amdgcn_target"))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .replace("v_xad_u32 v5, v2, v3, v4", "v_xad_u32 v5, v2, v4, v3");
+    assert!(!untargeted.contains(".amdgcn_target") && untargeted.contains("v2, v4, v3"));
+    let path = dir.join("wrong.s");
+    std::fs::write(&path, untargeted).unwrap();
+    let first = run(harness()
+        .args(["run", "--backend", "emu", "--target", "gfx1030"])
+        .args(["--lanes", "700", "--seed", "11", "--kernel"])
+        .arg(&path));
+    assert_eq!(first.code, 1, "{}", first.all());
+    let replay = first
+        .stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("replay: xad-harness "))
+        .unwrap_or_else(|| panic!("no replay line: {}", first.stdout));
+    for needed in [
+        "--backend emu",
+        "--target gfx1030",
+        "--seed 11",
+        "--lanes 700",
+    ] {
+        assert!(replay.contains(needed), "{needed} missing from {replay:?}");
+    }
+    // The scratch path has no spaces, so the line splits into its arguments.
+    let again = run(harness().args(replay.split_whitespace()));
+    assert_eq!(again.code, 1, "{replay}: {}", again.all());
+    let failing = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.trim_start().starts_with("lane ") || l.starts_with("FAIL"))
+            .map(|l| l.split(", 0.").next().unwrap_or(l).to_string())
+            .collect()
+    };
+    assert_eq!(
+        failing(&again.stdout),
+        failing(&first.stdout),
+        "{}",
+        again.stdout
+    );
+    assert!(!failing(&first.stdout).is_empty());
+    // Without --target, as the line used to be, the run is not reproduced.
+    let without = replay.replace("--target gfx1030 ", "");
+    let lost = run(harness().args(without.split_whitespace()));
+    assert_ne!(lost.code, 1, "{}", lost.all());
+}
