@@ -513,7 +513,7 @@ fn execute(
             // Before anything touches `out`: which words the device left undefined or unsettled.
             let taint = dev.definedness(bufs[3].ptr(), count * k)?;
             for buf in &bufs {
-                buf.check(dev, first_lane, &mut result.guard_violations)?;
+                buf.check(dev, first_lane, count as u64, &mut result.guard_violations)?;
             }
             let got: &[u32] = match dev.host_words(&ranges[3..]) {
                 Some(views) => views?.pop().ok_or_else(views_refused)?,
