@@ -131,7 +131,10 @@ fn every_gfx10_kernel_matches_the_model_on_every_gfx10_target() {
             for seed in [1u64, 0x5eed_0000_0000_0010] {
                 let r = run(t(device), &case, &image, LANES, seed);
                 ran += 1;
-                if !r.passed() || r.tally.lanes_checked != LANES || !r.executor.contains(device) {
+                if !r.passed()
+                    || r.tally.lanes_checked != LANES
+                    || !r.executor.contains(device)
+                {
                     failures.push(format!(
                         "{code} code, seed {seed:#x} on emulated {device}: {}",
                         describe(&r)

@@ -241,15 +241,7 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
     // The same soak, with and without the knob.
     let soak = || {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-        cmd.args([
-            "soak",
-            "--backend",
-            "hip",
-            "--duration",
-            "0.2",
-            "--seed",
-            "9",
-        ]);
+        cmd.args(["soak", "--backend", "hip", "--duration", "0.2", "--seed", "9"]);
         cmd
     };
     let output = support::run(soak(), Some(&lib), &[("XAD_EMUHIP_XAD_FAULT", "5:3")]).unwrap();
