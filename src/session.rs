@@ -726,6 +726,7 @@ fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
 /// case are drained into that case's result. Each result names `device_id`
 /// (`hip:1`, `emulator:gfx1030`) before it is shown, so its replay line can
 /// name the backend and device that ran it.
+#[allow(clippy::too_many_arguments)] // each is one independent input of the loop
 pub fn run_cases(
     device: &mut dyn Device,
     device_id: &str,
