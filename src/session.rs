@@ -974,16 +974,12 @@ fn assemble(path: &Path, target: &Target) -> Result<CodeObject> {
 /// The target a source's `.amdgcn_target "amdgcn-amd-amdhsa--<processor>"`
 /// directive names, if it has one (the assembler refuses a directive that
 /// differs from `-mcpu`, so it decides what to assemble for).
+/// A directive inside a comment is not one ([`toolchain::directive_target_id`]).
 fn directive_target(source: &str) -> std::result::Result<Option<&'static Target>, String> {
-    let Some(line) = source
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with(".amdgcn_target"))
-    else {
+    let Some(id) = toolchain::directive_target_id(source) else {
         return Ok(None);
     };
-    let id = line.split('"').nth(1).unwrap_or_default();
-    let processor = target::processor_of(id);
+    let processor = target::processor_of(&id);
     target::find(processor).map(Some).ok_or_else(|| {
         format!(
             ".amdgcn_target names {processor}, which the harness has no target for; known: {}",

@@ -114,7 +114,7 @@ pub static TARGETS: &[Target] = &[
     processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", GFX9_DIRS),
     processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X", GFX9_DIRS),
     processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X", GFX9_DIRS),
-    processor("gfx1010", Isa::GFX10, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", GFX10_DIRS),
+    processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", GFX10_DIRS),
     processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620", GFX10_DIRS),
     Target {
         name: "gfx11-generic",
@@ -154,7 +154,7 @@ pub static TARGETS: &[Target] = &[
     },
     Target {
         name: "gfx10-1-generic",
-        isa: Isa::GFX10,
+        isa: Isa::GFX1010,
         architecture: "RDNA1",
         cards: "any gfx1010-gfx1013 device",
         covers: &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],

@@ -364,3 +364,228 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
         "{o}"
     );
 }
+
+// ---- memory counters (src/emu/counters.rs) ----
+
+/// The project's own basic kernel for `dir` (a kernels/ directory), with
+/// every line for which `edit` returns `None` removed and the others replaced
+/// by what it returns, in it and in the frame files it includes (copied
+/// beside it as `../include`, where `run --kernel` looks for them).
+fn edited_basic(dir: &str, file: &str, stem: &str, edit: impl Fn(&str) -> Option<String>) -> std::path::PathBuf {
+    let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let root = common::scratch(&format!("counters-{stem}"));
+    let apply = |from: &std::path::Path, to: &std::path::Path| {
+        let text = std::fs::read_to_string(from).unwrap();
+        let edited: String = text.lines().filter_map(&edit).map(|l| l + "\n").collect();
+        std::fs::write(to, edited).unwrap();
+    };
+    std::fs::create_dir_all(root.join("include")).unwrap();
+    for entry in std::fs::read_dir(kernels.join("include")).unwrap() {
+        let entry = entry.unwrap();
+        apply(&entry.path(), &root.join("include").join(entry.file_name()));
+    }
+    std::fs::create_dir_all(root.join("k")).unwrap();
+    let out = root.join("k").join(format!("{file}.s"));
+    apply(&kernels.join(dir).join(format!("{file}.s")), &out);
+    out
+}
+
+/// `lines` inserted before the basic kernel's `v_xad_u32 v5, v2, v3, v4`.
+fn before_xad(dir: &str, file: &str, stem: &str, lines: &'static str) -> std::path::PathBuf {
+    edited_basic(dir, file, stem, move |l| {
+        Some(if l.trim_start().starts_with("v_xad_u32 v5, v2, v3, v4") {
+            format!("{lines}\n{l}")
+        } else {
+            l.to_string()
+        })
+    })
+}
+
+fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::Ran {
+    common::run(
+        common::harness()
+            .args(["run", "--backend", "emu", "--lanes", "600", "--seed", "7", "--target", target, "--case", case, "--kernel"])
+            .arg(path),
+    )
+}
+
+/// (kernels dir, file, case, a target of that generation, the vector-load wait line, how the
+/// wait for the first of three loads is spelled).
+const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
+    ("gfx9", "xad_basic_w64", "basic_w64", "gfx942", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx9", "xad_basic_w64", "basic_w64", "gfx908", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx10", "xad_basic", "basic", "gfx1010", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx11", "xad_basic", "basic", "gfx1100", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx11", "xad_basic", "basic", "gfx1151", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
+    ("gfx12", "xad_basic", "basic", "gfx1201", "s_wait_loadcnt 0", "s_wait_loadcnt 2"),
+];
+
+#[test]
+fn a_load_read_before_its_wait_is_undefined_on_every_generation_and_passes_with_it() {
+    for (dir, file, case, target, wait, needed) in BASIC_BY_GENERATION {
+        // Positive twin: the kernel as it is (with its wait) passes.
+        let kept = edited_basic(dir, file, &format!("{target}-kept"), |l| Some(l.to_string()));
+        let r = run_user_kernel(&kept, target, case);
+        assert_eq!(r.code, 0, "{target} with its wait:\n{}", r.all());
+        let cut = edited_basic(dir, file, &format!("{target}-cut"), |l| {
+            (!l.trim_start().starts_with(wait)).then(|| l.to_string())
+        });
+        let r = run_user_kernel(&cut, target, case);
+        assert_eq!(r.code, 1, "{target} without `{wait}`:\n{}", r.all());
+        let text = r.all();
+        assert!(text.contains("undefined"), "{target}: {text}");
+        assert!(
+            text.contains("v2 read before `global_load") && text.contains(&format!("was waited for: needs {needed}")),
+            "{target}: the origin names the load and the wait:\n{text}"
+        );
+        assert!(!text.contains("passed, 0 failed"), "{target}: {text}");
+    }
+}
+
+#[test]
+fn a_wait_that_covers_only_the_older_loads_leaves_the_youngest_undefined() {
+    for (dir, file, case, target, wait, _) in BASIC_BY_GENERATION {
+        let partial = wait.replace("(0)", "(1)").replace(" 0", " 1");
+        let cut = edited_basic(dir, file, &format!("{target}-partial"), |l| {
+            Some(if l.trim_start().starts_with(wait) { format!("  {partial}") } else { l.to_string() })
+        });
+        let r = run_user_kernel(&cut, target, case);
+        assert_eq!(r.code, 1, "{target} with `{partial}`:\n{}", r.all());
+        let needed = if target == "gfx1201" { "s_wait_loadcnt 0" } else { "s_waitcnt vmcnt(0)" };
+        let text = r.all();
+        assert!(
+            text.contains("v4 read before `global_load") && text.contains(&format!("needs {needed}")),
+            "{target}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
+    // gfx11: the kernel's two s_loads then lgkmcnt(1): SMEM returns out of
+    // order, so neither is known to have landed (LLVM waits for 0 too).
+    let one = edited_basic("gfx11", "xad_basic", "lgkm1", |l| {
+        Some(l.replace("s_waitcnt lgkmcnt(0)", "s_waitcnt lgkmcnt(1)"))
+    });
+    let r = run_user_kernel(&one, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all().contains("before `s_load_b") && r.all().contains("needs s_waitcnt lgkmcnt(0)"),
+        "{}",
+        r.all()
+    );
+    // gfx12: s_wait_kmcnt 1 likewise; s_wait_kmcnt 0 (the kernel as it is) passes.
+    let one = edited_basic("gfx12", "xad_basic", "km1", |l| Some(l.replace("s_wait_kmcnt 0", "s_wait_kmcnt 1")));
+    let r = run_user_kernel(&one, "gfx1201", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("needs s_wait_kmcnt 0"), "{}", r.all());
+    let kept = edited_basic("gfx12", "xad_basic", "km0", |l| Some(l.to_string()));
+    assert_eq!(run_user_kernel(&kept, "gfx1201", "basic").code, 0);
+}
+
+#[test]
+fn writing_a_register_a_load_may_still_write_is_undefined() {
+    // v_mov_b32 v4, v4... no: v4 is overwritten before the wait (the load
+    // may land after the write), then the wait, then the xad reads v4.
+    let raced = edited_basic("gfx11", "xad_basic", "waw", |l| {
+        Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
+            "  v_mov_b32 v4, 0\n  s_waitcnt vmcnt(0)".to_string()
+        } else {
+            l.to_string()
+        })
+    });
+    let r = run_user_kernel(&raced, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all().contains("v4 written while `global_load_b32 v4") && r.all().contains("which lands last is a race"),
+        "{}",
+        r.all()
+    );
+    // Positive twin: the same write after the wait is an ordinary overwrite
+    // (the model then disagrees, but every lane is defined: failed, not undefined).
+    let after = edited_basic("gfx11", "xad_basic", "waw-after", |l| {
+        Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
+            "  s_waitcnt vmcnt(0)\n  v_mov_b32 v4, 0".to_string()
+        } else {
+            l.to_string()
+        })
+    });
+    let r = run_user_kernel(&after, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(!r.all().contains("undefined"), "{}", r.all());
+}
+
+#[test]
+fn a_flat_load_needs_both_of_its_counters() {
+    // FLAT counts on vmcnt and lgkmcnt (it may reach LDS): vmcnt(0) alone
+    // does not cover it; adding lgkmcnt(0) does.
+    let flat = |stem: &str, wait: &'static str| {
+        edited_basic("gfx11", "xad_basic", stem, move |l| {
+            let t = l.trim_start();
+            Some(if t.starts_with("global_load_b32 v2") {
+                "  v_mov_b32 v8, s5\n  v_add_co_u32 v9, vcc_lo, s4, v1\n  v_add_co_ci_u32 v10, vcc_lo, 0, v8, vcc_lo\n  flat_load_b32 v2, v[9:10]".to_string()
+            } else if t.starts_with("s_waitcnt vmcnt(0)") {
+                format!("  {wait}")
+            } else {
+                l.replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 11")
+            })
+        })
+    };
+    let r = run_user_kernel(&flat("flat-vm", "s_waitcnt vmcnt(0)"), "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("needs s_waitcnt vmcnt(0) and s_waitcnt lgkmcnt(0)") || r.all().contains("needs s_waitcnt lgkmcnt(0)"), "{}", r.all());
+    let r = run_user_kernel(&flat("flat-both", "s_waitcnt vmcnt(0) lgkmcnt(0)"), "gfx1100", "basic");
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
+// ---- hazards (src/emu/hazards.rs) ----
+
+/// Runs `bad` (a hazard inside its window) and `good` (the same code with
+/// the window respected) on `target`: the first fails with an undefined
+/// result naming `rule`, the second passes.
+fn hazard_pair(target: &str, case: &str, bad: &std::path::Path, good: &std::path::Path, rule: &str) {
+    let r = run_user_kernel(bad, target, case);
+    assert_eq!(r.code, 1, "{target} inside the window:\n{}", r.all());
+    assert!(r.all().contains("hazard window") && r.all().contains(rule), "{target}: {}", r.all());
+    let r = run_user_kernel(good, target, case);
+    assert_eq!(r.code, 0, "{target} with the window respected:\n{}", r.all());
+}
+
+#[test]
+fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
+    let body = |wait: &'static str| -> &'static str {
+        if wait.is_empty() {
+            "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0\n  v_add_nc_u32 v2, s13, v2"
+        } else {
+            "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0\n  s_wait_alu 0xfffe\n  v_add_nc_u32 v2, s13, v2"
+        }
+    };
+    let bad = before_xad("gfx12", "xad_basic", "haz12-bad", body(""));
+    let good = before_xad("gfx12", "xad_basic", "haz12-good", body("wait"));
+    hazard_pair("gfx1201", "basic", &bad, &good, "gfx12 SALU writes an SGPR a VALU has read");
+}
+
+#[test]
+fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
+    for target in ["gfx908", "gfx942"] {
+        let bad = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-bad-{target}"),
+            "  v_mov_b32 v5, v2\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
+        let good = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-good-{target}"),
+            "  v_mov_b32 v5, v2\n  s_nop 1\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
+        hazard_pair(target, "basic_w64", &bad, &good, "gfx9 VALU writes a VGPR, then DPP reads it");
+    }
+}
+
+#[test]
+fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states() {
+    let reload = |nops: &'static str| -> &'static str {
+        if nops.is_empty() {
+            "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5\n  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)"
+        } else {
+            "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5\n  s_nop 4\n  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)"
+        }
+    };
+    let bad = before_xad("gfx9", "xad_basic_w64", "haz9vmem-bad", reload(""));
+    let good = before_xad("gfx9", "xad_basic_w64", "haz9vmem-good", reload("nops"));
+    hazard_pair("gfx90a", "basic_w64", &bad, &good, "then a vector memory instruction reads it");
+}

@@ -1086,3 +1086,42 @@ fn vop2_carry_ops_write_and_read_the_whole_vcc() {
         );
     }
 }
+
+/// Issue 26: gfx9's `v_cmpx_*` (refused as "opcode 220 is not supported"
+/// before) writes its lane mask to EXEC and to VCC (VOPC) or its SGPR pair
+/// (VOP3), unlike gfx10+'s, which writes EXEC only: the lanes it turns off
+/// keep their old value, and both masks read back per lane.
+#[test]
+fn gfx9_v_cmpx_writes_exec_and_its_sgpr_pair() {
+    let scratch = common::scratch("emu_gfx9_cmpx");
+    let body = "  v_mov_b32 v9, 7\n  v_cmpx_gt_u32 vcc, v2, v3\n  v_mov_b32 v9, 1\n  s_mov_b64 exec, -1\n  s_nop 4\n  v_cndmask_b32 v10, 0, 1, vcc\n  v_cmpx_lt_u32_e64 s[14:15], v2, v3\n  s_mov_b64 exec, -1\n  s_nop 4\n  v_cndmask_b32 v11, 0, 1, s[14:15]\n  global_store_dword v7, v9, s[10:11]\n  global_store_dword v7, v10, s[10:11] offset:4\n  global_store_dword v7, v11, s[10:11] offset:8\n";
+    for mcpu in ["gfx908", "gfx942"] {
+        let tc = toolchain_for(mcpu, &scratch).unwrap();
+        let image = assemble(
+            &tc,
+            mcpu,
+            &kernel_source(mcpu, body, 3, 0, false),
+            &scratch.join(mcpu),
+            "cmpx",
+        );
+        let seed = 0xc3b;
+        let r = launch(mcpu, &image, 2, [256, 1, 1], 3, seed);
+        assert!(r.tainted.is_empty(), "{mcpu}: {:?}", r.tainted.first());
+        let mut greater = 0;
+        for i in 0..r.a.len() {
+            let gt = r.a[i] > r.b[i];
+            greater += usize::from(gt);
+            let want = [
+                if gt { 1 } else { 7 },
+                u32::from(gt),
+                u32::from(r.a[i] < r.b[i]),
+            ];
+            assert_eq!(
+                r.out[3 * i..3 * i + 3],
+                want,
+                "{mcpu} (emulated) seed {seed:#x} lane {i}"
+            );
+        }
+        assert!(greater > 100 && greater < r.a.len() - 100, "{greater}");
+    }
+}

@@ -19,6 +19,8 @@ pub enum FaultKind {
     Unsupported,
     /// An instruction uses VGPRs past the kernel descriptor's allocation.
     VgprOutOfRange,
+    /// An instruction uses SGPRs past the kernel descriptor's allocation (gfx9).
+    SgprOutOfRange,
     /// A wave executed more instructions than the step budget allows.
     StepBudget,
     /// A taken branch goes somewhere that is not an instruction of the kernel.

@@ -118,6 +118,11 @@ impl MemTaint {
             .map(|(_, why)| why.clone())
     }
 
+    /// The id of the origin registered under `key`, if one is.
+    pub fn origin_id(&self, key: OriginKey) -> Option<u32> {
+        self.lock().index.get(&key).copied()
+    }
+
     /// A copy of origin `id` (for building another origin's text).
     pub fn origin_text(&self, id: u32) -> Option<Origin> {
         self.lock().origins.get(id as usize).cloned()

@@ -68,6 +68,11 @@
 //!   the shadow (`taint`) marks every register the dispatch did not
 //!   initialise as undefined, so output computed from one is reported as
 //!   undefined ([`crate::device::Device::definedness`]), never as a pass.
+//! - Registers past the descriptor's allocation ([`program::Allocation`]):
+//!   an instruction naming a VGPR past it (AGPRs from ACCUM_OFFSET on
+//!   gfx90a/gfx940+ included) or, on gfx9, an SGPR past
+//!   GRANULATED_WAVEFRONT_SGPR_COUNT's count is found when the kernel is
+//!   decoded and faults if executed, naming the register and the fields.
 //! - A branch, EXEC write or memory address that depends on an undefined or
 //!   unsettled value stops that wave (its lanes have no result); the other
 //!   waves run on and the launch succeeds.
@@ -93,7 +98,8 @@
 //!   their values (the runtime's) are unsettled; work-item ids in v0, v1, v2
 //!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
 //!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
-//!   refused; row_bcast into a row with no source row is unsettled.
+//!   refused; row_bcast into a row with no source row is unsettled;
+//!   `v_cmpx_*` writes its lane mask to EXEC and to VCC or its VOP3 SGPR pair.
 //! - `s_getreg_b32` reads only the hardware id (HW_REG_HW_ID on gfx9,
 //!   HW_REG_HW_ID1 on gfx10+), with emulated values ([`hw_id`]: the compute
 //!   unit or WGP is workgroup id x mod [`EMULATED_COMPUTE_UNITS`]); every
@@ -106,7 +112,9 @@
 //!   ids in v0, v1, v2 (no packed ids); the SGPR count in rsrc1, which LLVM
 //!   19's code generator writes, is ignored as the hardware ignores it.
 
+mod counters;
 pub mod fault;
+mod hazards;
 mod gfx10;
 mod gfx9;
 mod launch;
@@ -130,7 +138,7 @@ use crate::device::{
 use crate::target::{self, Target};
 use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
-use program::Program;
+use program::{Allocation, Program};
 use std::sync::Arc;
 use std::time::Duration;
 use taint::WaveStop;
@@ -339,7 +347,7 @@ impl EmuDevice {
             code,
             0,
             0,
-            descriptor.vgpr_count_for(self.target.name),
+            &Allocation::of(&descriptor, self.target),
         );
         self.modules.push(vec![EmuKernel {
             name: name.to_string(),
@@ -506,7 +514,7 @@ impl Device for EmuDevice {
                 code,
                 *base,
                 k.entry_address,
-                k.descriptor.vgpr_count_for(self.target.name),
+                &Allocation::of(&k.descriptor, self.target),
             );
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),

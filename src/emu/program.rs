@@ -1,11 +1,126 @@
 //! A kernel's code, decoded once at load: the instructions from the entry to
 //! the section end, each branch's target index, and the faults that bytes
-//! which do not decode (or use VGPRs the kernel did not allocate) raise if,
-//! and only if, they are executed.
+//! which do not decode (or name registers the kernel descriptor did not
+//! allocate, [`Allocation`]) raise if, and only if, they are executed.
 
 use super::fault::{Fault, FaultKind};
+use super::counters;
+use super::hazards::{self, Hazard};
 use super::taint::{self, Deps};
-use crate::isa::{Inst, Isa, Op, Shape};
+use std::collections::HashMap;
+use crate::codeobj::descriptor::{gfx9_unified_vgprs, GRANULATED_WORKITEM_VGPR_COUNT};
+use crate::codeobj::KernelDescriptor;
+use crate::isa::{Generation, Inst, Isa, Op, Shape};
+use crate::target::Target;
+
+/// gfx9's user-addressable SGPRs are s0-s101; codes 102-105 are
+/// flat_scratch and xnack_mask, then VCC, ttmp, m0 and EXEC: special
+/// registers no allocation names.
+const GFX9_ADDRESSABLE_SGPRS: u32 = 102;
+
+/// The registers a kernel descriptor gives each wave on one target, and how
+/// each count follows from the descriptor's fields (for the fault messages).
+///
+/// VGPRs: [`KernelDescriptor::vgpr_count_for`] (granules of 8 in wave32 and 4
+/// in wave64 on gfx10+, 4 on gfx908 whose AGPRs are a separate file, and on
+/// gfx90a/gfx940+ the unified file in granules of 8 with the AGPRs from
+/// ACCUM_OFFSET). The launch clears only these rows and the shadow
+/// (`taint`) marks only these undefined; no instruction reaching past them
+/// executes, so no other row is ever read.
+///
+/// SGPRs: on gfx9 only, (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8 (the
+/// field's encoding granule; LLVM's AMDGPUUsage, compute_pgm_rsrc1 table:
+/// the count for GFX6-GFX9 includes the special SGPRs VCC, FLAT_SCRATCH and
+/// XNACK_MASK). Which of those the assembler reserved (2, 4 or 6 SGPRs,
+/// `.amdhsa_reserve_*`) is not in the descriptor, so the limit is the whole
+/// count: an SGPR at or past it is past anything the kernel declared.
+/// gfx10+ hardware ignores the field and allocates every SGPR (LLVM's
+/// AMDGPUAsmPrinter writes 0 there since llvm-project PR 154666, "GFX10+ will
+/// always allocate 128 SGPRs and this field must be 0", and llvm-objdump
+/// calls set bits reserved on gfx10+), so there is no SGPR limit to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allocation {
+    pub vgprs: u32,
+    pub vgpr_origin: String,
+    /// `None`: every SGPR is available (gfx10+).
+    pub sgprs: Option<u32>,
+    pub sgpr_origin: String,
+    /// Lane masks are SGPR pairs (wave64) or single SGPRs (wave32).
+    pub wave64: bool,
+}
+
+impl Allocation {
+    /// What `kd` allocates on `target`.
+    pub fn of(kd: &KernelDescriptor, target: &Target) -> Allocation {
+        let arch = target.name;
+        let granules = kd.get(GRANULATED_WORKITEM_VGPR_COUNT);
+        let vgpr_origin = if gfx9_unified_vgprs(arch) {
+            format!(
+                "GRANULATED_WORKITEM_VGPR_COUNT={granules}: {} VGPRs and AGPRs in granules of 8 on {arch}, \
+                 the AGPRs from ACCUM_OFFSET at {}",
+                kd.unified_vgpr_file(),
+                kd.accum_offset()
+            )
+        } else {
+            format!(
+                "GRANULATED_WORKITEM_VGPR_COUNT={granules}, granule {} in wave{}",
+                kd.vgpr_count() / (granules + 1),
+                kd.wave_size()
+            )
+        };
+        let gfx9 = target.generation() == Generation::Gfx9;
+        let sgprs = gfx9.then(|| kd.gfx9_sgpr_count());
+        let sgpr_origin = format!(
+            "GRANULATED_WAVEFRONT_SGPR_COUNT={}, granule 8 on gfx9; VCC, FLAT_SCRATCH and XNACK_MASK included",
+            kd.get(crate::codeobj::descriptor::GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9)
+        );
+        Allocation {
+            vgprs: kd.vgpr_count_for(arch),
+            vgpr_origin,
+            sgprs,
+            sgpr_origin,
+            wave64: kd.wave_size() == 64,
+        }
+    }
+
+    /// `inst` as decoded, or the fault it raises if executed because it
+    /// names a register past the allocation (found from [`taint::deps`],
+    /// which names every register an instruction reads or writes).
+    fn check(&self, inst: Inst) -> Result<Inst, Fault> {
+        let deps = deps_of(&inst, self.wave64);
+        let vgpr_end = (0..4)
+            .rev()
+            .find(|&k| deps.v[k] != 0)
+            .map_or(0, |k| 64 * k as u32 + 64 - deps.v[k].leading_zeros());
+        if vgpr_end > self.vgprs {
+            let message = format!(
+                "instruction at offset 0x{:x} ({inst}) uses VGPRs up to v{} but the kernel descriptor allocates {} ({})",
+                inst.offset,
+                vgpr_end - 1,
+                self.vgprs,
+                self.vgpr_origin
+            );
+            return Err(Fault::new(FaultKind::VgprOutOfRange, message)
+                .with_inst(inst.offset, inst.to_string()));
+        }
+        if let Some(sgprs) = self.sgprs {
+            let limit = sgprs.min(GFX9_ADDRESSABLE_SGPRS);
+            let addressable = (1u128 << GFX9_ADDRESSABLE_SGPRS) - 1;
+            let past = deps.s & addressable & !((1u128 << limit) - 1);
+            if past != 0 {
+                let message = format!(
+                    "instruction at offset 0x{:x} ({inst}) uses s{}, past the {sgprs} SGPRs the kernel descriptor allocates ({})",
+                    inst.offset,
+                    127 - past.leading_zeros(),
+                    self.sgpr_origin
+                );
+                return Err(Fault::new(FaultKind::SgprOutOfRange, message)
+                    .with_inst(inst.offset, inst.to_string()));
+            }
+        }
+        Ok(inst)
+    }
+}
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
 /// entry; bytes that do not decode become a fault that fires only if executed.
@@ -23,13 +138,26 @@ pub struct Program {
     pub(crate) deps: [Vec<Deps>; 2],
     /// Per wave size, the registers a path may read before writing them.
     pub(crate) may: [(u128, [u64; 4]); 2],
+    /// Per wave size, the hazards each instruction consumes ([`hazards`]):
+    /// only instructions listed here carry [`taint::F_HAZ`].
+    pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
+    /// Per wave size: no path touches a register a memory access may still
+    /// write ([`counters::statically_clean`]), so waves skip the in-flight
+    /// bookkeeping.
+    pub(crate) counters_clean: [bool; 2],
 }
 
 impl Program {
     /// Decode `code` (the section holding the kernel, at virtual address
     /// `base`) from `entry` to the section end as `isa`'s instructions.
-    /// Instructions touching VGPRs at or past `vgpr_count` become faults.
-    pub fn decode(isa: Isa, code: &[u8], base: u64, entry: u64, vgpr_count: u32) -> Program {
+    /// Instructions naming registers past `allocation` become faults.
+    pub fn decode(
+        isa: Isa,
+        code: &[u8],
+        base: u64,
+        entry: u64,
+        allocation: &Allocation,
+    ) -> Program {
         let mut insts = Vec::new();
         let mut offsets = Vec::new();
         let mut pos = entry.saturating_sub(base) as usize;
@@ -38,7 +166,7 @@ impl Program {
             match crate::isa::decode(isa, code, pos, base) {
                 Ok(inst) => {
                     pos += inst.len as usize;
-                    insts.push(check_vgprs(inst, vgpr_count));
+                    insts.push(allocation.check(inst));
                 }
                 Err(e) => {
                     insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string())
@@ -62,11 +190,11 @@ impl Program {
                 .iter()
                 .map(|i| {
                     i.as_ref()
-                        .map_or(Deps::default(), |inst| taint::deps(inst, wave64))
+                        .map_or(Deps::default(), |inst| deps_of(inst, wave64))
                 })
                 .collect()
         };
-        let deps = [deps_for(false), deps_for(true)];
+        let mut deps = [deps_for(false), deps_for(true)];
         let n = insts.len();
         let successors = |i: usize| -> [Option<usize>; 2] {
             let next = (i + 1 < n).then_some(i + 1);
@@ -84,12 +212,25 @@ impl Program {
             taint::may_read_unwritten(&deps[0], successors),
             taint::may_read_unwritten(&deps[1], successors),
         ];
+        let decoded: Vec<Option<&Inst>> = insts.iter().map(|i| i.as_ref().ok()).collect();
+        let hazards = [false, true].map(|wave64| {
+            hazards::analyse(isa, &decoded, &deps[usize::from(wave64)], successors, wave64)
+        });
+        let counters_clean = [false, true]
+            .map(|wave64| counters::statically_clean(&decoded, &deps[usize::from(wave64)], successors));
+        for (w, found) in hazards.iter().enumerate() {
+            for &i in found.keys() {
+                deps[w][i].flags |= taint::F_HAZ;
+            }
+        }
         Program {
             insts,
             targets,
             end_offset: base + code.len() as u64,
             deps,
             may,
+            hazards,
+            counters_clean,
         }
     }
 
@@ -113,16 +254,87 @@ impl Program {
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
     }
+
+    /// Whether waves of `W` lanes skip the in-flight bookkeeping.
+    #[inline(always)]
+    pub(crate) fn counters_clean<const W: usize>(&self) -> bool {
+        self.counters_clean[usize::from(W == 64)]
+    }
+
+    /// The hazards instruction `pc` consumes in a wave of `W` lanes.
+    pub(crate) fn hazards_at<const W: usize>(&self, pc: usize) -> &[Hazard] {
+        self.hazards[usize::from(W == 64)]
+            .get(&pc)
+            .map_or(&[], |v| v.as_slice())
+    }
 }
 
-fn check_vgprs(inst: Inst, vgpr_count: u32) -> Result<Inst, Fault> {
-    if inst.vgpr_end() <= vgpr_count {
-        return Ok(inst);
+/// [`taint::deps`], plus the SGPR pair a gfx9 `v_cmpx` writes besides EXEC
+/// ([`Inst::cmpx_sgpr_dst`]), written in full.
+fn deps_of(inst: &Inst, wave64: bool) -> Deps {
+    let mut deps = taint::deps(inst, wave64);
+    if let Some(pair) = inst.cmpx_sgpr_dst() {
+        let bits = (0..if wave64 { 2 } else { 1 })
+            .map(|i| u32::from(pair) + i)
+            .filter(|&r| r < 128)
+            .fold(0u128, |m, r| m | 1 << r);
+        deps.s |= bits;
+        deps.ws |= bits;
     }
-    let message = format!(
-        "instruction at offset 0x{:x} ({inst}) uses VGPRs up to v{} but the kernel descriptor allocates {vgpr_count}",
-        inst.offset,
-        inst.vgpr_end() - 1
-    );
-    Err(Fault::new(FaultKind::VgprOutOfRange, message).with_inst(inst.offset, inst.to_string()))
+    deps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(isa: Isa, words: &[u32], sgprs: Option<u32>) -> Program {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let allocation = Allocation {
+            vgprs: 8,
+            vgpr_origin: String::new(),
+            sgprs,
+            sgpr_origin: String::new(),
+            wave64: true,
+        };
+        Program::decode(isa, &bytes, 0, 0, &allocation)
+    }
+
+    /// gfx9 (llvm-mc-19 -mcpu=gfx908): VCC, EXEC, M0, flat_scratch,
+    /// xnack_mask and ttmp are outside the allocation's count; s23 is the last
+    /// of 24, s24 and s101 are past it. Without an SGPR limit (gfx10+) none faults.
+    #[test]
+    fn special_sgprs_are_not_counted_and_the_first_past_the_count_faults() {
+        let fine = [
+            0xbeea_017e, // s_mov_b64 vcc, exec
+            0xbefc_0000, // s_mov_b32 m0, s0
+            0xbefe_0166, // s_mov_b64 exec, flat_scratch
+            0xbee8_0001, // s_mov_b32 xnack_mask_lo, s1
+            0xbe97_0080, // s_mov_b32 s23, 0
+        ];
+        let past = [
+            0xbe98_0080, // s_mov_b32 s24, 0
+            0xbee5_006d, // s_mov_b32 s101, ttmp1
+        ];
+        let code: Vec<u32> = fine.iter().chain(&past).copied().collect();
+        let p = program(Isa::GFX9, &code, Some(24));
+        for (i, inst) in p.insts.iter().enumerate() {
+            match (i < fine.len(), inst) {
+                (true, Ok(_)) => {}
+                (false, Err(f)) => {
+                    assert_eq!(f.kind, FaultKind::SgprOutOfRange);
+                    let reg = if i == fine.len() { "s24" } else { "s101" };
+                    assert!(
+                        f.message
+                            .contains(&format!("uses {reg}, past the 24 SGPRs")),
+                        "{}",
+                        f.message
+                    );
+                }
+                (_, other) => panic!("instruction {i}: {other:?}"),
+            }
+        }
+        let unlimited = program(Isa::GFX9, &code, None);
+        assert!(unlimited.insts.iter().all(Result::is_ok));
+    }
 }

@@ -41,6 +41,9 @@ const VCC_HI: u8 = VCC + 1;
 pub(super) const UNINIT: u32 = u32::MAX;
 const DEALLOC: u32 = u32::MAX - 1;
 const HI_WRITTEN: u32 = u32::MAX - 2;
+/// A register a memory access may still write ([`super::counters`]): the
+/// text names the access and the wait it needs, resolved on each read.
+pub(super) const IN_FLIGHT: u32 = u32::MAX - 3;
 
 /// [`Deps::flags`]: a memory access (the memory shadow may matter).
 pub(super) const F_MEM: u8 = 1;
@@ -55,8 +58,10 @@ pub(super) const F_HI: u8 = 16;
 /// A read the documents leave open whatever the state (gfx9 row_bcast into a
 /// row with no row to broadcast from): always unsettled.
 pub(super) const F_UNDOC: u8 = 32;
+/// Consumes a hazard ([`super::hazards`]): some source may be stale.
+pub(super) const F_HAZ: u8 = 64;
 /// The flags that send an instruction to the taint test even in a clean wave.
-pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC;
+pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC | F_HAZ;
 
 /// Every register an instruction touches, as masks (SGPR codes 0-127 with
 /// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
@@ -301,6 +306,21 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
     d
 }
 
+/// Whether `inst` (with [`Deps`] `d`) writes register `reg` (SGPR code, or
+/// 256 + VGPR number), in all lanes or some.
+fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
+    if reg >= 256 {
+        let r = usize::from(reg - 256);
+        let vector_dst = !matches!(
+            inst.shape(),
+            Shape::MemStore(_) | Shape::ToScalar1 | Shape::ToScalar2 | Shape::Cmp | Shape::Cmpw | Shape::Cmpx | Shape::Cmpxw
+        ) && crate::isa::table::info(inst.op).format != Format::Smem;
+        d.wv[r / 64] >> (r % 64) & 1 == 1 || (vector_dst && usize::from(inst.dst) == r)
+    } else {
+        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && u16::from(inst.dst) == reg)
+    }
+}
+
 /// Call `f` with the index of every set bit of `bits`, ascending.
 #[inline(always)]
 fn for_bits(mut bits: u64, mut f: impl FnMut(usize)) {
@@ -538,7 +558,24 @@ pub(super) struct L {
     origin: u32,
 }
 
+/// The taint a register takes when a memory access lands in it.
+pub(super) type Landing = L;
+
 impl L {
+    /// Neither undefined nor unsettled anywhere.
+    pub(super) fn is_clean(&self) -> bool {
+        (self.u | self.n) == 0
+    }
+
+    /// Undefined in every lane, from `origin`.
+    pub(super) fn undefined(origin: u32) -> L {
+        L {
+            u: u64::MAX,
+            n: 0,
+            origin,
+        }
+    }
+
     fn splat<const W: usize>(s: S) -> L {
         let full = Wave::<W>::FULL;
         L {
@@ -690,6 +727,11 @@ impl<const W: usize> Wave<W> {
     /// lanes (EXEC lanes for VGPRs: partial writes are reads in [`Deps`]).
     #[inline(never)]
     fn touches_taint(&mut self, d: &Deps, ctx: &Ctx<'_>) -> bool {
+        // A register in flight is only ever touched through the full step,
+        // which sees a write to it (see `check_in_flight_writes`).
+        if self.touches_in_flight(d) {
+            return true;
+        }
         let exec = self.exec();
         let t = &mut self.shadow;
         let st = t.s_undef | t.s_unset;
@@ -697,7 +739,7 @@ impl<const W: usize> Wave<W> {
             | (d.rv[1] & t.v_any[1])
             | (d.rv[2] & t.v_any[2])
             | (d.rv[3] & t.v_any[3]);
-        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC) != 0
+        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC | F_HAZ) != 0
             || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
             || (d.flags & F_DPP != 0 && exec != Self::FULL);
         if (d.rs & st) != 0 || rv != 0 || flagged {
@@ -726,7 +768,31 @@ impl<const W: usize> Wave<W> {
     #[cold]
     #[inline(never)]
     pub(super) fn taint_step(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
+        // `pc` already points past `inst` (step_one and lockstep set it first).
+        let hazards = ctx.prog.hazards_at::<W>(self.pc.wrapping_sub(1));
+        let marked = if hazards.is_empty() {
+            Vec::new()
+        } else {
+            self.mark_hazards(inst, ctx, hazards)
+        };
         let flow = self.taint_effects(inst, ctx);
+        if !hazards.is_empty() {
+            self.mark_hazard_results(inst, ctx, hazards);
+        }
+        if !marked.is_empty() {
+            let d = ctx.prog.deps_at::<W>(self.pc.wrapping_sub(1));
+            for (reg, before, origin) in marked {
+                // The stale read is over: the register is as it was, unless
+                // `inst` wrote it (then it holds what `inst` computed).
+                let now = self.reg_taint(reg, u64::MAX);
+                if now.origin == origin && now.u != 0 && !writes(inst, d, reg) {
+                    self.land(reg, now.u, before);
+                }
+            }
+        }
+        if !self.inflight.is_empty() {
+            self.check_in_flight_writes(inst, ctx);
+        }
         self.update_clean();
         flow
     }
@@ -762,6 +828,7 @@ impl<const W: usize> Wave<W> {
         let what = match placeholder {
             DEALLOC => format!("{name} read after s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)"),
             HI_WRITTEN => format!("{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"),
+            IN_FLIGHT => self.in_flight_text(ctx, reg),
             // Only the dispatch's own unsettled registers (gfx12's system
             // SGPRs, gfx9's and gfx10's scratch setup) are unsettled with no
             // origin of their own; the launch setup says why, per target.
@@ -799,7 +866,7 @@ impl<const W: usize> Wave<W> {
             unset: t.s_unset & bit != 0,
             origin,
         };
-        if !s.tainted() || s.origin < HI_WRITTEN {
+        if !s.tainted() || s.origin < IN_FLIGHT {
             return s;
         }
         let name = if r == SCC_BIT {
@@ -808,6 +875,10 @@ impl<const W: usize> Wave<W> {
             reg_name(r)
         };
         let origin = self.origin_of(ctx, s.origin, u16::from(r), &name, inst);
+        if s.origin == IN_FLIGHT {
+            // Kept: the register is in flight until a wait, each read says so.
+            return S { origin, ..s };
+        }
         self.shadow.s_origin[r as usize] = origin;
         self.shadow.s_oset |= 1 << r;
         S { origin, ..s }
@@ -841,10 +912,13 @@ impl<const W: usize> Wave<W> {
             n: t.v_unset[r as usize],
             origin: t.v_origin[r as usize],
         };
-        if (l.u | l.n) == 0 || l.origin < HI_WRITTEN {
+        if (l.u | l.n) == 0 || l.origin < IN_FLIGHT {
             return l;
         }
         let origin = self.origin_of(ctx, l.origin, 256 + u16::from(r), &format!("v{r}"), inst);
+        if l.origin == IN_FLIGHT {
+            return L { origin, ..l };
+        }
         self.shadow.v_origin[r as usize] = origin;
         L { origin, ..l }
     }
@@ -950,6 +1024,112 @@ impl<const W: usize> Wave<W> {
             origin,
         });
         Flow::Stop
+    }
+
+    /// The taint of register `reg` (SGPR code, or 256 + VGPR number) in
+    /// `lanes` (VGPRs; an SGPR's taint is uniform).
+    fn reg_taint(&self, reg: u16, lanes: u64) -> L {
+        let t = &self.shadow;
+        if reg >= 256 {
+            let r = usize::from(reg - 256);
+            return L {
+                u: t.v_undef[r] & lanes,
+                n: t.v_unset[r] & lanes,
+                origin: t.v_origin[r],
+            };
+        }
+        let bit = 1u128 << reg;
+        L {
+            u: if t.s_undef & bit != 0 { u64::MAX } else { 0 },
+            n: if t.s_unset & bit != 0 { u64::MAX } else { 0 },
+            origin: if t.s_oset & bit != 0 {
+                t.s_origin[usize::from(reg)]
+            } else {
+                UNINIT
+            },
+        }
+    }
+
+    /// Make the registers `hazards` name undefined for `inst`'s read, with
+    /// an origin naming the rule; returns what to restore afterwards.
+    fn mark_hazards(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        hazards: &[super::hazards::Hazard],
+    ) -> Vec<(u16, L, u32)> {
+        let mut marked = Vec::new();
+        for h in hazards {
+            let rule = &super::hazards::RULES[h.rule];
+            let producer = match ctx.prog.insts.get(h.producer) {
+                Some(Ok(p)) => format!("`{p}` at 0x{:x}", p.offset),
+                _ => String::from("an earlier instruction"),
+            };
+            let name = if h.reg >= 256 {
+                format!("v{}", h.reg - 256)
+            } else {
+                reg_name(h.reg as u8)
+            };
+            let key = (160 + h.rule as u8, h.reg, inst.offset);
+            let (when, what) = match (rule.war, h.post) {
+                (false, _) => ("after", format!("{name} read")),
+                (true, false) => ("before", format!("{name} read")),
+                (true, true) => ("before", format!("{name} computed from EXEC")),
+            };
+            let origin = ctx.mem.taint.origin(key, || Origin {
+                what: format!(
+                    "{what} inside a hazard window {when} {producer}: {} (needs {}; {})",
+                    rule.name, rule.needs, rule.source
+                ),
+                offset: inst.offset,
+                instruction: inst.to_string(),
+            });
+            if h.post {
+                continue;
+            }
+            let before = self.reg_taint(h.reg, u64::MAX);
+            self.land(h.reg, u64::MAX, L::undefined(origin));
+            marked.push((h.reg, before, origin));
+        }
+        self.shadow.clean = false;
+        marked
+    }
+
+    /// The results `hazards` make undefined after `inst` (an SALU that read
+    /// EXEC a later v_cmpx may have changed first).
+    fn mark_hazard_results(&mut self, inst: &Inst, ctx: &Ctx<'_>, hazards: &[super::hazards::Hazard]) {
+        for h in hazards.iter().filter(|h| h.post) {
+            let key = (160 + h.rule as u8, h.reg, inst.offset);
+            if let Some(origin) = ctx.mem.taint.origin_id(key) {
+                self.land(h.reg, u64::MAX, L::undefined(origin));
+            }
+        }
+    }
+
+    /// Set register `reg`'s taint in `lanes` (VGPRs) to `l`.
+    pub(super) fn land(&mut self, reg: u16, lanes: u64, l: L) {
+        if reg >= 256 {
+            self.set_v((reg - 256) as u8, l, lanes & Self::FULL);
+        } else {
+            // An SMEM load into EXEC stays as it is (set_s keeps EXEC clean).
+            self.set_s(reg as u8, l.reduce(u64::MAX));
+        }
+    }
+
+    /// Put `reg` in flight (undefined until a wait) in `lanes`; returns the
+    /// taint it had (the loaded value's, to land later).
+    pub(super) fn take_in_flight(&mut self, reg: u16, lanes: u64) -> L {
+        let old = self.reg_taint(reg, lanes);
+        self.land(reg, lanes, L::undefined(IN_FLIGHT));
+        self.shadow.clean = false;
+        old
+    }
+
+    /// Whether `reg` is still marked in flight in all of `lanes` (nothing wrote it since).
+    pub(super) fn still_in_flight(&self, reg: u16, lanes: u64) -> bool {
+        let lanes = if reg >= 256 { lanes & Self::FULL } else { 1 };
+        let l = self.reg_taint(reg, lanes);
+        lanes == 0 || (l.origin == IN_FLIGHT && l.u & lanes == lanes)
     }
 
     fn taint_salu(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
@@ -1254,6 +1434,12 @@ impl<const W: usize> Wave<W> {
             }
             Cmp | Cmpw | Cmpx | Cmpxw if !self.set_sn(inst.sdst, mask, acc.reduce(exec)) => {
                 return self.stop(inst, ctx, "the EXEC write (v_cmpx)", acc.reduce(exec));
+            }
+            // gfx9's v_cmpx writes its SGPR pair too (its EXEC write passed above).
+            Cmpx | Cmpxw => {
+                if let Some(pair) = inst.cmpx_sgpr_dst() {
+                    self.set_sn(pair, mask, acc.reduce(exec));
+                }
             }
             ToScalar1 | ToScalar2 => {
                 let lane = if shape == ToScalar2 {

@@ -393,7 +393,18 @@ impl<const W: usize> Wave<W> {
     /// v_cmp_t / v_cmpx_t: every active lane.
     pub(super) fn compare_true(&mut self, inst: &Inst) {
         let e = self.exec();
-        self.set_mask(inst.sdst, e)
+        self.set_compare_mask(inst, e)
+    }
+
+    /// A compare's lane mask into its destination, and a gfx9 `v_cmpx`'s
+    /// into its SGPR pair too ([`Inst::cmpx_sgpr_dst`]; `m` is already
+    /// masked by the old EXEC, so both get the same value).
+    #[inline(always)]
+    pub(super) fn set_compare_mask(&mut self, inst: &Inst, m: u64) {
+        self.set_mask(inst.sdst, m);
+        if let Some(pair) = inst.cmpx_sgpr_dst() {
+            self.set_mask(pair, m);
+        }
     }
 
     /// A VOPC compare for this wave and `rest` (see `step`).
@@ -443,7 +454,7 @@ impl<const W: usize> Wave<W> {
             m |= packed << (8 * j);
         }
         let m = m & self.exec();
-        self.set_mask(inst.sdst, m);
+        self.set_compare_mask(inst, m);
     }
 
     #[inline(never)]
@@ -458,7 +469,7 @@ impl<const W: usize> Wave<W> {
             m |= u64::from(f(a, b)) << i;
         }
         let m = m & self.exec();
-        self.set_mask(inst.sdst, m);
+        self.set_compare_mask(inst, m);
     }
 }
 

@@ -16,6 +16,7 @@
 //! Before an instruction executes, [`Wave::needs_taint`] decides whether the
 //! shadow must follow it: never for a wave holding no taint (the common case).
 
+use super::counters::InFlight;
 use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
 use super::program::Program;
@@ -75,6 +76,8 @@ pub struct Wave<const W: usize> {
     pub(super) dword_offsets: [u32; W],
     /// Which register lanes are undefined or unsettled (see [`super::taint`]).
     pub(super) shadow: Shadow,
+    /// Memory accesses issued and not yet waited for (see [`super::counters`]).
+    pub(super) inflight: InFlight,
 }
 
 impl<const W: usize> Default for Wave<W> {
@@ -96,6 +99,7 @@ impl<const W: usize> Default for Wave<W> {
             bits: [0; W],
             dword_offsets: std::array::from_fn(|i| 4 * i as u32),
             shadow: Shadow::default(),
+            inflight: InFlight::default(),
         }
     }
 }
@@ -123,6 +127,7 @@ impl<const W: usize> Wave<W> {
         self.v[1..n].as_flattened_mut().fill(0);
         self.pc = 0;
         self.steps = 0;
+        self.inflight.clear();
     }
 
     /// Name the wave's place in the launch (for faults): its workgroup, its
@@ -374,7 +379,7 @@ impl<const W: usize> Wave<W> {
             VReadfirstlaneB32 => self.readfirstlane(inst),
             VReadlaneB32 => self.readlane(inst),
             VWritelaneB32 => self.writelane(inst),
-            VCmpFI32 | VCmpFU32 | VCmpxFI32 | VCmpxFU32 => self.set_mask(inst.sdst, 0),
+            VCmpFI32 | VCmpFU32 | VCmpxFI32 | VCmpxFU32 => self.set_compare_mask(inst, 0),
             VCmpTI32 | VCmpTU32 | VCmpxTI32 | VCmpxTU32 => self.compare_true(inst),
             VCmpLtI32 | VCmpxLtI32 => cmp!(|a, b| (a as i32) < (b as i32)),
             VCmpEqI32 | VCmpxEqI32 | VCmpEqU32 | VCmpxEqU32 => cmp!(|a, b| a == b),
@@ -401,12 +406,19 @@ impl<const W: usize> Wave<W> {
             GlobalLoadU8 | GlobalLoadI8 | GlobalLoadU16 | GlobalLoadI16 | GlobalLoadB32
             | GlobalLoadB64 | GlobalLoadB96 | GlobalLoadB128 | FlatLoadU8 | FlatLoadI8
             | FlatLoadU16 | FlatLoadI16 | FlatLoadB32 | FlatLoadB64 | FlatLoadB96
-            | FlatLoadB128 => self.mem_load(inst, ctx.mem)?,
+            | FlatLoadB128 => {
+                self.mem_load(inst, ctx.mem)?;
+                self.issued(inst, pc, ctx);
+            }
             GlobalStoreB8 | GlobalStoreB16 | GlobalStoreB32 | GlobalStoreB64 | GlobalStoreB96
             | GlobalStoreB128 | FlatStoreB8 | FlatStoreB16 | FlatStoreB32 | FlatStoreB64
-            | FlatStoreB96 | FlatStoreB128 => self.mem_store(inst, ctx.mem)?,
+            | FlatStoreB96 | FlatStoreB128 => {
+                self.mem_store(inst, ctx.mem)?;
+                self.issued(inst, pc, ctx);
+            }
             SLoadB32 | SLoadB64 | SLoadB96 | SLoadB128 | SLoadB256 | SLoadB512 => {
-                self.s_load(inst, ctx.mem)?
+                self.s_load(inst, ctx.mem)?;
+                self.issued(inst, pc, ctx);
             }
 
             // ---- SOP2 (salu.rs) ----
@@ -522,20 +534,15 @@ impl<const W: usize> Wave<W> {
             SCmpkLeU32 => self.sopk_cmp(inst, |a, k| a <= k as u16 as u32),
             SAddkI32 => self.s_addk(inst),
             SMulkI32 => self.s_mulk(inst),
-            // Memory completes in program order here: waits have nothing to wait for.
-            SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => {}
+            // Waits land the accesses they cover (counters.rs).
+            SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => self.waited(inst),
             // ---- SOPP ----
-            SNop
-            | SSleep
-            | SSetInstPrefetchDistance
-            | SClause
-            | SDelayAlu
-            | SWaitcntDepctr
-            | SWaitcnt
-            | SSendmsg => {}
-            // gfx12's per-counter waits: nothing is outstanding, as above.
-            SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
-            | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt | SWaitStorecntDscnt => {}
+            SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr => {}
+            SSendmsg => self.issued(inst, pc, ctx),
+            SWaitcnt | SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
+            | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt | SWaitStorecntDscnt => {
+                self.waited(inst)
+            }
             SEndpgm => return Ok(Some(Status::Ended)),
             SBarrier => return Ok(Some(Status::Barrier)),
             SCodeEnd => return Err(self.code_end(inst)),

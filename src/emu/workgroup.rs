@@ -306,16 +306,44 @@ pub fn run_lockstep<const W: usize>(
             }
             continue;
         }
+        // Memory ops, waits and messages change what is in flight
+        // (counters.rs), so the group's `clean` is read again after them.
+        let counted = matches!(
+            shape,
+            Shape::MemLoad(_)
+                | Shape::MemStore(_)
+                | Shape::Load(_)
+                | Shape::Nop
+                | Shape::KWait
+                | Shape::Control
+        );
         let group = match shape {
             // Only memory ops can take a workgroup path here: the shape test
             // is inline so other instructions pay no call.
-            Shape::MemLoad(_) | Shape::MemStore(_) => mem_group(waves, inst, ctx.mem),
-            Shape::Load(_) => sload_group(waves, inst, ctx.mem),
-            // Waits and hints do nothing in a synchronous emulator.
-            Shape::Nop | Shape::KWait => true,
+            Shape::MemLoad(_) | Shape::MemStore(_) | Shape::Load(_) => {
+                let done = if matches!(shape, Shape::Load(_)) {
+                    sload_group(waves, inst, ctx.mem)
+                } else {
+                    mem_group(waves, inst, ctx.mem)
+                };
+                if done {
+                    for w in waves.iter_mut() {
+                        w.issued(inst, pc, ctx);
+                    }
+                }
+                done
+            }
+            // Waits land what they cover; other hints do nothing here.
+            Shape::Nop | Shape::KWait => {
+                for w in waves.iter_mut() {
+                    w.waited(inst);
+                }
+                true
+            }
             _ => false,
         };
         if group {
+            clean = waves.iter().all(|w| w.shadow.clean);
             pc += 1;
             continue;
         }
@@ -332,6 +360,9 @@ pub fn run_lockstep<const W: usize>(
             for w in rest.iter_mut() {
                 status = w.step(inst, ctx, pc, &mut [], &mut grouped)?;
             }
+        }
+        if counted {
+            clean = waves.iter().all(|w| w.shadow.clean);
         }
         if status == Some(Status::Ended) {
             leave(waves, pc + 1, steps);

@@ -240,9 +240,10 @@ impl<'a> Decoder<'a> {
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
         table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
-            self.unsupported(format!(
-                "opcode {opcode} (0x{opcode:x}) is not supported on {}",
-                self.isa.generation
+            self.unsupported(super::unemulated::refusal(
+                self.isa.generation,
+                format,
+                opcode,
             ))
         })
     }
@@ -831,43 +832,11 @@ impl Inst {
         table::info(self.op).shape
     }
 
-    /// One past the highest VGPR this instruction reads or writes, for the
-    /// launch-time check against the kernel's allocation.
-    pub fn vgpr_end(&self) -> u32 {
-        let shape = self.shape();
-        let mut end = 0u32;
-        let mut see = |r: u8, n: u32| end = end.max(u32::from(r) + n);
-        let src_width = |i: usize| -> u32 {
-            match (shape, i) {
-                (Shape::Cmpw | Shape::Cmpxw, 0 | 1) => 2,
-                (Shape::Sh64, 1) | (Shape::Mad64, 2) | (Shape::LshlAdd64, 0 | 2) => 2,
-                _ => 1,
-            }
-        };
-        for (i, s) in self.src.iter().enumerate() {
-            if let Src::Vgpr(r) = s {
-                see(*r, src_width(i));
-            }
-        }
-        match shape {
-            Shape::V1
-            | Shape::V2
-            | Shape::V3
-            | Shape::Cnd
-            | Shape::Co
-            | Shape::Ci
-            | Shape::WriteLane => see(self.dst, 1),
-            Shape::Mad64 | Shape::Sh64 | Shape::LshlAdd64 => see(self.dst, 2),
-            Shape::MemLoad(n) => {
-                see(self.dst, u32::from(n).div_ceil(4));
-                see(self.addr, if self.saddr.is_some() { 1 } else { 2 });
-            }
-            Shape::MemStore(n) => {
-                see(self.data, u32::from(n).div_ceil(4));
-                see(self.addr, if self.saddr.is_some() { 1 } else { 2 });
-            }
-            _ => {}
-        }
-        end
+    /// The SGPR pair a gfx9 `v_cmpx_*` writes besides EXEC (VCC in VOPC, the
+    /// VOP3 destination): gfx9 writes the lane mask to both, gfx10+ to EXEC
+    /// only (`sdst`). `None` for every other instruction.
+    pub fn cmpx_sgpr_dst(&self) -> Option<u8> {
+        (self.generation == Generation::Gfx9 && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
+            .then_some(self.dst)
     }
 }

@@ -53,6 +53,11 @@ pub struct Isa {
     /// gfx9-4-generic, not gfx908, gfx90a or gfx9-generic. Kept per target
     /// because there the same bits are not an instruction at all.
     pub gfx940_insts: bool,
+    /// gfx1010-gfx1013's write-after-read hazards (LLVM's
+    /// `FeatureVMEMtoScalarWriteHazard`, `FeatureSMEMtoVectorWriteHazard`,
+    /// `FeatureVcmpxExecWARHazard`; RDNA1 only, not gfx1030+): the emulator's
+    /// hazard rules read it (`emu::hazards`).
+    pub rdna1_war_hazards: bool,
 }
 
 impl Isa {
@@ -61,12 +66,14 @@ impl Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        rdna1_war_hazards: false,
     };
     /// gfx1150-gfx1152 (RDNA3.5).
     pub const GFX115X: Isa = Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: true,
         gfx940_insts: false,
+        rdna1_war_hazards: false,
     };
     /// gfx9 without the gfx940 additions (GCN5/CDNA1-2: gfx908, gfx90a,
     /// gfx9-generic): wave64 only.
@@ -74,6 +81,7 @@ impl Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        rdna1_war_hazards: false,
     };
     /// gfx9 with the gfx940 additions (CDNA3/4: gfx942, gfx950,
     /// gfx9-4-generic): wave64 only.
@@ -81,17 +89,28 @@ impl Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: true,
+        rdna1_war_hazards: false,
     };
-    /// gfx10 (RDNA1/2: gfx1010, gfx1030).
+    /// gfx10.1 (RDNA1: gfx1010-gfx1013, gfx10-1-generic): gfx10 with the
+    /// write-after-read hazards.
+    pub const GFX1010: Isa = Isa {
+        generation: Generation::Gfx10,
+        dpp_src1_scalar: false,
+        gfx940_insts: false,
+        rdna1_war_hazards: true,
+    };
+    /// gfx10.3 (RDNA2: gfx1030, gfx10-3-generic).
     pub const GFX10: Isa = Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        rdna1_war_hazards: false,
     };
     /// gfx1200, gfx1201 and gfx12-generic.
     pub const GFX12: Isa = Isa {
         generation: Generation::Gfx12,
         dpp_src1_scalar: true,
         gfx940_insts: false,
+        rdna1_war_hazards: false,
     };
 }

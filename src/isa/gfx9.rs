@@ -27,8 +27,13 @@
 //! gfx950, gfx9-4-generic); on gfx908, gfx90a and gfx9-generic those bits are
 //! no instruction and decode to a [`DecodeError`] ([`GFX940_ONLY`]).
 //!
-//! Not decoded (a [`DecodeError`], never a guess): `v_cmpx_*` (on gfx9 it
-//! writes VCC as well as EXEC, unlike the emulated gfx10+ op), `s_sendmsg`
+//! `v_cmpx_*` on gfx9 writes its lane mask to EXEC and to an SGPR pair (VCC
+//! in VOPC, any pair in VOP3), where gfx10+ writes EXEC only (Vega ISA
+//! "VOPC Instructions": "v_cmpx_* write the result to EXEC and to VCC or the
+//! SGPR destination"): decoded as the gfx10+ op with `sdst` EXEC and the
+//! pair in `dst` ([`Inst::cmpx_sgpr_dst`]).
+//!
+//! Not decoded (a [`DecodeError`], never a guess): `s_sendmsg`
 //! (its message numbers differ), SDWA, scratch, LDS-direct and the
 //! shared/private aperture sources, AGPR data (gfx90a's acc bit).
 
@@ -200,6 +205,22 @@ pub static OPCODES: &[(Format, u16, Op, &str)] = &[
     (Vopc, 0x0cd, VCmpNeU32, "v_cmp_ne_u32"),
     (Vopc, 0x0ce, VCmpGeU32, "v_cmp_ge_u32"),
     (Vopc, 0x0cf, VCmpTU32, "v_cmp_t_u32"),
+    (Vopc, 0x0d0, VCmpxFI32, "v_cmpx_f_i32"),
+    (Vopc, 0x0d1, VCmpxLtI32, "v_cmpx_lt_i32"),
+    (Vopc, 0x0d2, VCmpxEqI32, "v_cmpx_eq_i32"),
+    (Vopc, 0x0d3, VCmpxLeI32, "v_cmpx_le_i32"),
+    (Vopc, 0x0d4, VCmpxGtI32, "v_cmpx_gt_i32"),
+    (Vopc, 0x0d5, VCmpxNeI32, "v_cmpx_ne_i32"),
+    (Vopc, 0x0d6, VCmpxGeI32, "v_cmpx_ge_i32"),
+    (Vopc, 0x0d7, VCmpxTI32, "v_cmpx_t_i32"),
+    (Vopc, 0x0d8, VCmpxFU32, "v_cmpx_f_u32"),
+    (Vopc, 0x0d9, VCmpxLtU32, "v_cmpx_lt_u32"),
+    (Vopc, 0x0da, VCmpxEqU32, "v_cmpx_eq_u32"),
+    (Vopc, 0x0db, VCmpxLeU32, "v_cmpx_le_u32"),
+    (Vopc, 0x0dc, VCmpxGtU32, "v_cmpx_gt_u32"),
+    (Vopc, 0x0dd, VCmpxNeU32, "v_cmpx_ne_u32"),
+    (Vopc, 0x0de, VCmpxGeU32, "v_cmpx_ge_u32"),
+    (Vopc, 0x0df, VCmpxTU32, "v_cmpx_t_u32"),
     (Vopc, 0x0e1, VCmpLtI64, "v_cmp_lt_i64"),
     (Vopc, 0x0e2, VCmpEqI64, "v_cmp_eq_i64"),
     (Vopc, 0x0e3, VCmpLeI64, "v_cmp_le_i64"),
@@ -212,6 +233,9 @@ pub static OPCODES: &[(Format, u16, Op, &str)] = &[
     (Vopc, 0x0ec, VCmpGtU64, "v_cmp_gt_u64"),
     (Vopc, 0x0ed, VCmpNeU64, "v_cmp_ne_u64"),
     (Vopc, 0x0ee, VCmpGeU64, "v_cmp_ge_u64"),
+    (Vopc, 0x0f9, VCmpxLtU64, "v_cmpx_lt_u64"),
+    (Vopc, 0x0fa, VCmpxEqU64, "v_cmpx_eq_u64"),
+    (Vopc, 0x0fd, VCmpxNeU64, "v_cmpx_ne_u64"),
     (Vop3, 0x1c2, VMadI32I24, "v_mad_i32_i24"),
     (Vop3, 0x1c3, VMadU32U24, "v_mad_u32_u24"),
     (Vop3, 0x1c8, VBfeU32, "v_bfe_u32"),
@@ -383,9 +407,7 @@ impl Decoder<'_> {
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
         let known = u16::try_from(opcode).ok().and_then(|n| lookup(format, n));
         let row = known.ok_or_else(|| {
-            self.unsupported(format!(
-                "opcode {opcode} (0x{opcode:x}) is not supported on gfx9"
-            ))
+            self.unsupported(super::unemulated::refusal(Generation::Gfx9, format, opcode))
         })?;
         if GFX940_ONLY.contains(&row.op) && !self.isa.gfx940_insts {
             return Err(self.unsupported(format!(
@@ -724,6 +746,9 @@ impl Decoder<'_> {
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u8);
         inst.sdst = VCC;
+        if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
+            (inst.sdst, inst.dst) = (EXEC, VCC);
+        }
         Ok(inst)
     }
 
@@ -821,6 +846,7 @@ impl Decoder<'_> {
         let vdst = bits(w0, 7, 0);
         match row.shape {
             Shape::Cmp | Shape::Cmpw => inst.sdst = self.sdst(vdst, true)?,
+            Shape::Cmpx | Shape::Cmpxw => (inst.sdst, inst.dst) = (EXEC, self.sdst(vdst, true)?),
             Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = self.sdst(vdst, false)?,
             _ => inst.dst = vdst as u8,
         }
@@ -859,10 +885,13 @@ impl Decoder<'_> {
         let codes = [bits(w1, 8, 0), bits(w1, 17, 9), bits(w1, 26, 18)];
         let (nsrc, wide) = match row.shape {
             Shape::V1 | Shape::ToScalar1 => (1, [false; 3]),
-            Shape::V2 | Shape::Co | Shape::Cmp | Shape::ToScalar2 | Shape::WriteLane => {
-                (2, [false; 3])
-            }
-            Shape::Cmpw => (2, [true, true, false]),
+            Shape::V2
+            | Shape::Co
+            | Shape::Cmp
+            | Shape::Cmpx
+            | Shape::ToScalar2
+            | Shape::WriteLane => (2, [false; 3]),
+            Shape::Cmpw | Shape::Cmpxw => (2, [true, true, false]),
             Shape::Sh64 => (2, [false, true, false]),
             // Carry-in and select masks are 64-bit lane masks: gfx9 is wave64 only.
             Shape::Ci | Shape::Cnd => (3, [false, false, true]),
@@ -988,7 +1017,8 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::LshlAdd64 => vec![wide(inst.dst), show(s[0], 2), show(s[1], 1), show(s[2], 2)],
         Shape::Cmp => vec![pair(inst.sdst), show(s[0], 1), show(s[1], 1)],
         Shape::Cmpw => vec![pair(inst.sdst), show(s[0], 2), show(s[1], 2)],
-        Shape::Cmpx | Shape::Cmpxw => vec![pair(EXEC), show(s[0], 1), show(s[1], 1)],
+        Shape::Cmpx => vec![pair(inst.dst), show(s[0], 1), show(s[1], 1)],
+        Shape::Cmpxw => vec![pair(inst.dst), show(s[0], 2), show(s[1], 2)],
         Shape::ToScalar1 => vec![name(inst.dst), show(s[0], 1)],
         Shape::ToScalar2 => vec![name(inst.dst), show(s[0], 1), show(s[1], 1)],
         Shape::Load(_) | Shape::MemLoad(_) | Shape::MemStore(_) => return None,

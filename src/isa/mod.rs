@@ -10,6 +10,7 @@
 //! | [`decode`](mod@decode) | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
 //! | [`gfx9`]    | gfx9 (GCN5/CDNA): its opcode list (formats differ per op there), field layouts, operand codes and spellings |
+//! | [`unemulated`] | encodings LLVM knows that the emulator does not implement, with their mnemonics (for refusals) |
 //!
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
 //! gfx12; gfx10 (RDNA1/2), gfx11 (RDNA3/3.5) and gfx12 (RDNA4) are filled in
@@ -25,6 +26,7 @@ pub mod disasm;
 pub mod gfx9;
 pub mod operand;
 pub mod table;
+pub mod unemulated;
 
 pub use decode::{decode, decode_at, decode_one, decode_one_for, DecodeError, Enc, Inst};
 pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};

@@ -315,10 +315,10 @@ op_table! {
     Sopk   [    -,    15,    15,     15] SAddkI32    "s_addk_i32"      K,   "D = D + sign_extend(simm16); SCC = signed overflow";
     Sopk   [    -,    16,    16,     16] SMulkI32    "s_mulk_i32"      K,   "D = D * sign_extend(simm16)";
     Sopk   [    -,    18,    17,     17] SGetregB32  "s_getreg_b32"    K,   "D = bits [offset, offset + size) of hardware register id (simm16: id 5:0, offset 10:6, size - 1 15:11); only HW_ID (gfx9) and HW_ID1 (gfx10+), with emulated values (emu::hw_id)";
-    Sopk   [    -,    23,    24,     -] SWaitcntVscnt "s_waitcnt_vscnt" KWait, "no effect: memory completes in program order here";
-    Sopk   [    -,    24,    25,     -] SWaitcntVmcnt "s_waitcnt_vmcnt" KWait, "no effect: memory completes in program order here";
-    Sopk   [    -,    25,    26,     -] SWaitcntExpcnt "s_waitcnt_expcnt" KWait, "no effect";
-    Sopk   [    -,    26,    27,     -] SWaitcntLgkmcnt "s_waitcnt_lgkmcnt" KWait, "no effect: memory completes in program order here";
+    Sopk   [    -,    23,    24,     -] SWaitcntVscnt "s_waitcnt_vscnt" KWait, "wait for vscnt <= simm16 (null sdst only); lands the stores it covers (emu/counters.rs)";
+    Sopk   [    -,    24,    25,     -] SWaitcntVmcnt "s_waitcnt_vmcnt" KWait, "wait for vmcnt <= simm16 (null sdst only); lands the loads it covers";
+    Sopk   [    -,    25,    26,     -] SWaitcntExpcnt "s_waitcnt_expcnt" KWait, "wait for expcnt <= simm16 (no exports here)";
+    Sopk   [    -,    26,    27,     -] SWaitcntLgkmcnt "s_waitcnt_lgkmcnt" KWait, "wait for lgkmcnt <= simm16 (null sdst only); SMEM lands only at 0";
     // ---- SOPP ----
     Sopp   [    -,     0,     0,     0] SNop        "s_nop"           Nop, "no effect";
     Sopp   [    -,    14,     3,     3] SSleep      "s_sleep"         Nop, "no effect";
@@ -326,7 +326,7 @@ op_table! {
     Sopp   [    -,    33,     5,     5] SClause     "s_clause"        Nop, "no effect";
     Sopp   [    -,     -,     7,     7] SDelayAlu   "s_delay_alu"     Nop, "no effect (dependency hint)";
     Sopp   [    -,    35,     8,     8] SWaitcntDepctr "s_waitcnt_depctr" Nop, "no effect";
-    Sopp   [    -,    12,     9,     9] SWaitcnt    "s_waitcnt"       Nop, "no effect: memory completes in program order here";
+    Sopp   [    -,    12,     9,     9] SWaitcnt    "s_waitcnt"       Nop, "wait for vmcnt/expcnt/lgkmcnt <= their simm16 fields; lands the accesses covered (emu/counters.rs)";
     Sopp   [    -,    31,    31,     31] SCodeEnd    "s_code_end"      Control, "padding after the last kernel; executing it is an error";
     Sopp   [    -,     2,    32,     32] SBranch     "s_branch"        Branch, "PC = PC + 4 + simm16 * 4";
     Sopp   [    -,     4,    33,     33] SCbranchScc0 "s_cbranch_scc0" Branch, "if SCC == 0: branch";
@@ -339,16 +339,16 @@ op_table! {
     Sopp   [    -,     -,    54,     54] SSendmsg    "s_sendmsg"       Control, "only MSG_DEALLOC_VGPRS (3), which has no effect here";
     Sopp   [    -,    10,    61,     -] SBarrier    "s_barrier"       Control, "wait until every wave of the workgroup arrives";
     // ---- SOPP waits of gfx12 (s_waitcnt's successors: one counter each) ----
-    Sopp   [    -,    34,  0x0a,  0x0a] SWaitIdle   "s_wait_idle"     Nop, "no effect: nothing is ever outstanding here";
-    Sopp   [    -,     -,     -,  0x40] SWaitLoadcnt "s_wait_loadcnt" Nop, "no effect: vector loads complete in program order here";
-    Sopp   [    -,     -,     -,  0x41] SWaitStorecnt "s_wait_storecnt" Nop, "no effect: vector stores complete in program order here";
+    Sopp   [    -,    34,  0x0a,  0x0a] SWaitIdle   "s_wait_idle"     Nop, "wait for every counter to reach 0";
+    Sopp   [    -,     -,     -,  0x40] SWaitLoadcnt "s_wait_loadcnt" Nop, "wait for loadcnt <= simm16; lands the loads covered";
+    Sopp   [    -,     -,     -,  0x41] SWaitStorecnt "s_wait_storecnt" Nop, "wait for storecnt <= simm16";
     Sopp   [    -,     -,     -,  0x42] SWaitSamplecnt "s_wait_samplecnt" Nop, "no effect (no image sampling here)";
     Sopp   [    -,     -,     -,  0x43] SWaitBvhcnt "s_wait_bvhcnt"   Nop, "no effect (no BVH instructions here)";
     Sopp   [    -,     -,     -,  0x44] SWaitExpcnt "s_wait_expcnt"   Nop, "no effect (no exports here)";
     Sopp   [    -,     -,     -,  0x46] SWaitDscnt  "s_wait_dscnt"    Nop, "no effect (no LDS/GDS here)";
-    Sopp   [    -,     -,     -,  0x47] SWaitKmcnt  "s_wait_kmcnt"    Nop, "no effect: scalar loads complete in program order here";
-    Sopp   [    -,     -,     -,  0x48] SWaitLoadcntDscnt "s_wait_loadcnt_dscnt" Nop, "no effect: loads complete in program order here";
-    Sopp   [    -,     -,     -,  0x49] SWaitStorecntDscnt "s_wait_storecnt_dscnt" Nop, "no effect: stores complete in program order here";
+    Sopp   [    -,     -,     -,  0x47] SWaitKmcnt  "s_wait_kmcnt"    Nop, "wait for kmcnt <= simm16; SMEM lands only at 0 (out of order)";
+    Sopp   [    -,     -,     -,  0x48] SWaitLoadcntDscnt "s_wait_loadcnt_dscnt" Nop, "wait for loadcnt <= simm16[13:8] and dscnt <= simm16[5:0]";
+    Sopp   [    -,     -,     -,  0x49] SWaitStorecntDscnt "s_wait_storecnt_dscnt" Nop, "wait for storecnt <= simm16[13:8] and dscnt <= simm16[5:0]";
     // ---- SMEM ----
     Smem   [    -,     0,     0,     0] SLoadB32    "s_load_b32"      Load(1), "D = MEM[base + offset] (1 dword)";
     Smem   [    -,     1,     1,     1] SLoadB64    "s_load_b64"      Load(2), "D = MEM[...] (2 dwords)";

@@ -500,9 +500,12 @@ impl Toolchain {
         let mut cmd = Command::new(&self.clang);
         cmd.arg("--target=amdgcn-amd-amdhsa")
             .arg(format!("-mcpu={mcpu}"));
+        // `mcpu` may be a target ID with features (`gfx90a:xnack+`, which clang
+        // takes as -mcpu); the code object version follows the processor.
+        let processor = mcpu.split(':').next().unwrap_or(mcpu);
         cmd.arg(format!(
             "-mcode-object-version={}",
-            code_object_version(mcpu)
+            code_object_version(processor)
         ));
         for dir in includes {
             // `.include "xad_frame_gfx11.inc"` in a kernel resolves against these.

@@ -19,7 +19,25 @@ pub use discover::{
 /// sibling `include/` (so a copy of `kernels/gfx11/x.s` edited in place
 /// finds `kernels/include/xad_frame_gfx11.inc`) and a generated
 /// `xad_target.inc` for `mcpu`, as `build.rs` arranges for the embedded kernels.
+///
+/// A source whose `.amdgcn_target` names `mcpu` with target features
+/// (`"amdgcn-amd-amdhsa--gfx90a:xnack+"`) is assembled with that full target
+/// ID as `-mcpu` (clang accepts `-mcpu=gfx90a:xnack+`): the assembler refuses
+/// a directive whose target ID differs from the one it was given.
 pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> {
+    let text = std::fs::read(src).map_err(|e| ToolchainError::Spawn {
+        command: format!("read {}", src.display()),
+        error: e.to_string(),
+    })?;
+    let target_id = directive_target_id(&String::from_utf8_lossy(&text))
+        .map(|id| {
+            id.rsplit_once("--")
+                .map_or(&*id, |(_, rest)| rest)
+                .trim()
+                .to_string()
+        })
+        .filter(|id| id.split(':').next() == Some(mcpu))
+        .unwrap_or_else(|| mcpu.to_string());
     let scratch = scratch_dir(&std::env::temp_dir())?;
     let dir = scratch.path();
     let tc = discover(mcpu, dir)?;
@@ -30,7 +48,7 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
     let sibling = src_dir.join("../include");
     let generated = dir.join("target");
     write_target_include(&generated, mcpu)?;
-    tc.build_code_object(mcpu, &src, &out, &[&src_dir, &sibling, &generated])?;
+    tc.build_code_object(&target_id, &src, &out, &[&src_dir, &sibling, &generated])?;
     std::fs::read(&out).map_err(|e| ToolchainError::Spawn {
         command: format!("read {}", out.display()),
         error: e.to_string(),
@@ -134,5 +152,103 @@ mod tests {
         let e = scratch_dir(&file).unwrap_err().to_string();
         assert!(e.contains("file is unusable: it is not a directory"), "{e}");
         assert!(!e.contains("LLVM"), "{e}");
+    }
+}
+
+/// The target ID of the first `.amdgcn_target "..."` directive in assembly
+/// `source` (the quoted text, e.g. `amdgcn-amd-amdhsa--gfx90a:xnack+`), or
+/// `None`. Comments are not directives: text after `;` or `//` on a line and
+/// inside `/* ... */` (which may span lines) is skipped, as LLVM's AMDGPU
+/// assembler lexes them (`;` is the target's comment string, `//` and
+/// `/* */` are the lexer's own).
+pub fn directive_target_id(source: &str) -> Option<String> {
+    let mut in_block = false;
+    for line in source.lines() {
+        let mut code = String::new();
+        let mut rest = line;
+        loop {
+            if in_block {
+                match rest.find("*/") {
+                    Some(end) => {
+                        rest = &rest[end + 2..];
+                        in_block = false;
+                    }
+                    None => break,
+                }
+            }
+            // The first comment opener outside a string ends the code here.
+            let mut quoted = false;
+            let cut = rest.char_indices().find_map(|(i, c)| {
+                if c == '"' {
+                    quoted = !quoted;
+                }
+                let tail = &rest[i..];
+                let opens =
+                    !quoted && (c == ';' || tail.starts_with("//") || tail.starts_with("/*"));
+                opens.then_some(i)
+            });
+            match cut {
+                Some(i) => {
+                    code.push_str(&rest[..i]);
+                    if rest[i..].starts_with("/*") {
+                        in_block = true;
+                        code.push(' ');
+                        rest = &rest[i + 2..];
+                    } else {
+                        break;
+                    }
+                }
+                None => {
+                    code.push_str(rest);
+                    break;
+                }
+            }
+        }
+        let code = code.trim();
+        if let Some(args) = code.strip_prefix(".amdgcn_target") {
+            if args.starts_with(|c: char| c.is_whitespace() || c == '"') {
+                return args.split('"').nth(1).map(str::to_string);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod directive_tests {
+    use super::directive_target_id;
+
+    #[test]
+    fn commented_out_directives_are_not_read() {
+        let id = "amdgcn-amd-amdhsa--gfx90a:xnack+";
+        assert_eq!(
+            directive_target_id(&format!(".amdgcn_target \"{id}\"")),
+            Some(id.to_string())
+        );
+        assert_eq!(
+            directive_target_id(&format!("  .amdgcn_target \"{id}\" ; the target\n")),
+            Some(id.to_string())
+        );
+        for commented in [
+            format!("; .amdgcn_target \"{id}\""),
+            format!("// .amdgcn_target \"{id}\""),
+            format!("s_nop 0 // .amdgcn_target \"{id}\""),
+            format!("/* .amdgcn_target \"{id}\" */"),
+            format!("/*\n.amdgcn_target \"{id}\"\n*/"),
+            format!(".amdgcn_targetx \"{id}\""),
+        ] {
+            assert_eq!(directive_target_id(&commented), None, "{commented}");
+        }
+        // The directive after a closed block comment on the same line is read.
+        assert_eq!(
+            directive_target_id(&format!("/* gfx1100 */ .amdgcn_target \"{id}\"")),
+            Some(id.to_string())
+        );
+        assert_eq!(
+            directive_target_id(&format!(
+                "// .amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.amdgcn_target \"{id}\""
+            )),
+            Some(id.to_string())
+        );
     }
 }

@@ -1,0 +1,843 @@
+//! Memory counters and in-flight registers: what a wave may not read yet.
+//!
+//! On hardware a memory instruction only *issues*: its result lands in the
+//! destination registers later, and the wave learns that it has landed only
+//! through a wait on the counter the instruction incremented (AMD's ISA
+//! guides, "Data dependency resolution" and the `S_WAITCNT` /
+//! `S_WAIT_*CNT` descriptions; LLVM `SIInsertWaitcnts.cpp`, which inserts
+//! the waits a compiler needs). The emulator executes the access at once, so
+//! without this module a kernel missing a wait computes the right answer
+//! here and a wrong one on silicon.
+//!
+//! Each wave keeps the loads it issued and not yet waited for ([`InFlight`]).
+//! A load's destination registers are *in flight* from issue until a wait
+//! covers it: their shadow says undefined (origin [`super::taint::IN_FLIGHT`],
+//! resolved on read into a text naming the load and the wait it needs), and
+//! the taint the loaded value really has is kept here to land when a wait
+//! covers the load. A write to an in-flight register leaves it undefined
+//! after the load lands too (the load may land after the write).
+//!
+//! Counters per generation ([`Model`], one value each; widths from the
+//! guides' S_WAITCNT field layouts, checked against llvm-mc 19's encodings):
+//!
+//! | generation | counters (max) |
+//! |---|---|
+//! | gfx9 | vmcnt 63 (loads and stores, in order), lgkmcnt 15, expcnt 7 |
+//! | gfx10, gfx11 | vmcnt 63 (loads), vscnt 63 (stores), lgkmcnt 63, expcnt 7 |
+//! | gfx12 | loadcnt 63, storecnt 63, kmcnt 31, dscnt 63, samplecnt 63, bvhcnt 7, expcnt 7 |
+//!
+//! Vector memory of one kind returns in issue order, so `vmcnt(N)` completes
+//! all but the N youngest. Scalar memory may return out of order, so only a
+//! wait for 0 on lgkmcnt/kmcnt covers an SMEM load (LLVM forces 0 there for
+//! the same reason). FLAT instructions count on both the vector counter and
+//! lgkmcnt (gfx9-11) or dscnt (gfx12), since they may reach LDS, and are
+//! complete only when both counters say so (the Vega and RDNA guides: "use
+//! S_WAITCNT on both"); lgkmcnt is treated as out of order throughout, as a
+//! FLAT or SMEM access shares it. A counter at its maximum stalls the next
+//! issue until the oldest in-order access returns, which completes it.
+//! `s_waitcnt_*cnt` with an SGPR operand other than `null` (which LLVM does
+//! not assemble) waits for nothing here: the guides do not say how the SGPR
+//! combines with the immediate, and waiting less is the strict reading.
+
+use super::taint::Landing;
+use super::wave::{Ctx, Wave};
+use crate::device::Origin;
+use crate::isa::{Generation, Inst, Op, Shape, NULL};
+
+/// Counter slots. Every generation uses the same slot for the same role;
+/// [`Model`] names them and says which exist.
+const LOAD: usize = 0;
+const SCALAR: usize = 1;
+const EXP: usize = 2;
+const STORE: usize = 3;
+const DS: usize = 4;
+const SAMPLE: usize = 5;
+const BVH: usize = 6;
+const SLOTS: usize = 7;
+
+/// One generation's counters: names, maxima, order, and which slot a store
+/// and a FLAT access's second count use (gfx9 counts stores on vmcnt; FLAT's
+/// second counter is lgkmcnt before gfx12, dscnt on gfx12).
+#[derive(Debug)]
+pub(super) struct Model {
+    names: [&'static str; SLOTS],
+    max: [u16; SLOTS],
+    in_order: [bool; SLOTS],
+    store: usize,
+    flat: usize,
+    /// How a wait is spelled: `s_waitcnt vmcnt(N)` or `s_wait_loadcnt N`.
+    gfx12_waits: bool,
+}
+
+const GFX9: Model = Model {
+    names: ["vmcnt", "lgkmcnt", "expcnt", "vmcnt", "lgkmcnt", "-", "-"],
+    max: [63, 15, 7, 63, 15, 0, 0],
+    in_order: [true, false, true, true, false, true, true],
+    store: LOAD,
+    flat: SCALAR,
+    gfx12_waits: false,
+};
+
+const GFX10: Model = Model {
+    names: ["vmcnt", "lgkmcnt", "expcnt", "vscnt", "lgkmcnt", "-", "-"],
+    max: [63, 63, 7, 63, 63, 0, 0],
+    in_order: [true, false, true, true, false, true, true],
+    store: STORE,
+    flat: SCALAR,
+    gfx12_waits: false,
+};
+
+const GFX12: Model = Model {
+    names: [
+        "loadcnt",
+        "kmcnt",
+        "expcnt",
+        "storecnt",
+        "dscnt",
+        "samplecnt",
+        "bvhcnt",
+    ],
+    max: [63, 31, 7, 63, 63, 63, 7],
+    in_order: [true, false, true, true, true, true, true],
+    store: STORE,
+    flat: DS,
+    gfx12_waits: true,
+};
+
+impl Model {
+    pub(super) fn of(generation: Generation) -> &'static Model {
+        match generation {
+            Generation::Gfx9 => &GFX9,
+            Generation::Gfx10 | Generation::Gfx11 => &GFX10,
+            Generation::Gfx12 => &GFX12,
+        }
+    }
+
+    /// The counters `inst` increments as a bit set of slots (0 for none).
+    fn counts(&self, inst: &Inst) -> u8 {
+        let flat = is_flat(inst.op);
+        let vector = match inst.shape() {
+            Shape::MemLoad(_) => LOAD,
+            Shape::MemStore(_) => self.store,
+            Shape::Load(_) => return 1 << SCALAR,
+            _ if inst.op == Op::SSendmsg => return 1 << SCALAR,
+            _ => return 0,
+        };
+        1 << vector | if flat { 1 << self.flat } else { 0 }
+    }
+
+    /// The wait `inst` performs, as a threshold per slot (`u16::MAX`: no wait).
+    fn thresholds(&self, inst: &Inst, generation: Generation) -> [u16; SLOTS] {
+        let mut t = [u16::MAX; SLOTS];
+        let imm = inst.imm as u16;
+        let field = |shift: u32, bits: u32| (imm >> shift) & ((1 << bits) - 1);
+        match inst.op {
+            Op::SWaitcnt => match generation {
+                Generation::Gfx9 | Generation::Gfx10 => {
+                    t[LOAD] = field(0, 4) | field(14, 2) << 4;
+                    t[EXP] = field(4, 3);
+                    t[SCALAR] = field(8, if generation == Generation::Gfx9 { 4 } else { 6 });
+                }
+                _ => {
+                    t[LOAD] = field(10, 6);
+                    t[EXP] = field(0, 3);
+                    t[SCALAR] = field(4, 6);
+                }
+            },
+            // SOPK waits (gfx10/11): only the `null` form has a documented count.
+            Op::SWaitcntVmcnt | Op::SWaitcntVscnt | Op::SWaitcntLgkmcnt | Op::SWaitcntExpcnt
+                if inst.dst == NULL =>
+            {
+                let slot = match inst.op {
+                    Op::SWaitcntVmcnt => LOAD,
+                    Op::SWaitcntVscnt => STORE,
+                    Op::SWaitcntLgkmcnt => SCALAR,
+                    _ => EXP,
+                };
+                t[slot] = imm;
+            }
+            Op::SWaitLoadcnt => t[LOAD] = imm,
+            Op::SWaitStorecnt => t[STORE] = imm,
+            Op::SWaitKmcnt => t[SCALAR] = imm,
+            Op::SWaitDscnt => t[DS] = imm,
+            Op::SWaitExpcnt => t[EXP] = imm,
+            Op::SWaitSamplecnt => t[SAMPLE] = imm,
+            Op::SWaitBvhcnt => t[BVH] = imm,
+            Op::SWaitLoadcntDscnt => (t[LOAD], t[DS]) = (field(8, 6), field(0, 6)),
+            Op::SWaitStorecntDscnt => (t[STORE], t[DS]) = (field(8, 6), field(0, 6)),
+            Op::SWaitIdle => t = [0; SLOTS],
+            _ => {}
+        }
+        // gfx9 has one vector counter for loads and stores; gfx9-11 one
+        // lgkmcnt for SMEM and LDS: the aliased slots wait alike.
+        if self.store == LOAD {
+            t[STORE] = t[LOAD];
+        }
+        if self.flat == SCALAR {
+            t[DS] = t[SCALAR];
+        }
+        t
+    }
+
+    /// The wait that completes an access `younger` accesses older than the
+    /// newest on slot `slot` (0 for an out-of-order counter).
+    fn spell(&self, slot: usize, younger: u16) -> String {
+        let n = if self.in_order[slot] { younger } else { 0 };
+        if self.gfx12_waits {
+            format!("s_wait_{} {n}", self.names[slot])
+        } else {
+            format!("s_waitcnt {}({n})", self.names[slot])
+        }
+    }
+}
+
+fn is_flat(op: Op) -> bool {
+    crate::isa::table::info(op).format == crate::isa::Format::Flat
+}
+
+/// The registers an access will write when it lands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dest {
+    None,
+    /// `n` VGPRs from `first`, in the lanes of `exec` at issue.
+    Vgprs {
+        first: u8,
+        n: u8,
+        exec: u64,
+    },
+    /// `n` SGPRs from `first`.
+    Sgprs {
+        first: u8,
+        n: u8,
+    },
+}
+
+/// One issued access not yet complete on every counter it counts on.
+#[derive(Debug, Clone)]
+pub(super) struct Access {
+    /// Instruction index (for its text) and byte offset.
+    pub(super) pc: usize,
+    pub(super) offset: u64,
+    /// Slots it counts on, and those on which it is complete.
+    counts: u8,
+    done: u8,
+    pub(super) dest: Dest,
+    /// Per destination register (bit i = register first + i): still to land.
+    /// A later in-order load of the same register supersedes it.
+    pub(super) live: u16,
+    /// Per destination register: written (or raced) while in flight, so it
+    /// lands undefined.
+    pub(super) clobbered: u16,
+    /// The taint each destination register takes when the access lands
+    /// (index i = register first + i; lanes of `exec` for VGPRs).
+    /// `None` while every one lands clean (the common case: kept out of line
+    /// so an access stays small, since waves push and drop one per access).
+    landing: Option<Box<[Landing; 16]>>,
+}
+
+impl Access {
+    /// The taint destination register `i` takes when the access lands.
+    pub(super) fn landing(&self, i: usize) -> Landing {
+        self.landing.as_ref().map_or_else(Landing::default, |l| l[i])
+    }
+
+    pub(super) fn set_landing(&mut self, i: usize, l: Landing) {
+        if l.is_clean() && self.landing.is_none() {
+            return;
+        }
+        self.landing.get_or_insert_with(Default::default)[i] = l;
+    }
+}
+
+/// A wave's accesses in flight, oldest first.
+#[derive(Debug, Default)]
+pub(super) struct InFlight {
+    pub(super) accesses: Vec<Access>,
+    /// VGPRs and SGPRs some in-flight access will still write.
+    pub(super) v: [u64; 4],
+    pub(super) s: u128,
+    /// Per counter slot, the accesses still pending on it.
+    pending: [u16; SLOTS],
+    /// Completed accesses on their way to land (kept for its capacity: a
+    /// wave lands accesses at every wait, and allocating each time shows).
+    landed: Vec<Access>,
+}
+
+impl InFlight {
+    pub(super) fn clear(&mut self) {
+        self.accesses.clear();
+        self.pending = [0; SLOTS];
+        self.v = [0; 4];
+        self.s = 0;
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.accesses.is_empty()
+    }
+
+    /// Make room for `inst`: a full in-order counter stalls the issue until
+    /// its oldest access returns, which completes it. Returns the accesses
+    /// now complete on every counter (removed; to land), oldest first.
+    pub(super) fn make_room(&mut self, inst: &Inst) -> Vec<Access> {
+        self.landed.clear();
+        let model = Model::of(inst.generation);
+        let counts = model.counts(inst);
+        let mut completed = false;
+        for slot in 0..SLOTS {
+            if counts >> slot & 1 == 1 && model.in_order[slot] {
+                let pending = self.pending_on(slot);
+                if pending >= usize::from(model.max[slot]) {
+                    self.complete_oldest(slot, pending + 1 - usize::from(model.max[slot]));
+                    completed = true;
+                }
+            }
+        }
+        if completed {
+            self.take_completed();
+        }
+        std::mem::take(&mut self.landed)
+    }
+
+    /// Record `inst` (at index `pc`) as issued, writing `dest` when it
+    /// lands. Returns the index of the new access, or `None` when `inst`
+    /// counts on no counter.
+    pub(super) fn push(&mut self, inst: &Inst, pc: usize, dest: Dest) -> Option<usize> {
+        let model = Model::of(inst.generation);
+        let counts = model.counts(inst);
+        // An access that writes no register matters only by its place in an
+        // in-order counter that loads share (gfx9's vmcnt, gfx12's dscnt);
+        // elsewhere (stores on vscnt/storecnt, messages on lgkmcnt) nothing
+        // it does can change what a wait lands, so it is not kept.
+        let shares_loads = counts & (1 << LOAD | 1 << DS) != 0
+            && (0..SLOTS).any(|s| counts >> s & 1 == 1 && model.in_order[s] && (s == LOAD || s == DS));
+        if counts == 0 || (dest == Dest::None && !shares_loads) {
+            return None;
+        }
+        for slot in 0..SLOTS {
+            if counts >> slot & 1 == 1 {
+                self.pending[slot] += 1;
+            }
+        }
+        self.accesses.push(Access {
+            pc,
+            offset: inst.offset,
+            counts,
+            done: 0,
+            dest,
+            live: match dest {
+                Dest::None => 0,
+                Dest::Vgprs { n, .. } | Dest::Sgprs { n, .. } => ((1u32 << n) - 1) as u16,
+            },
+            clobbered: 0,
+            landing: None,
+        });
+        Some(self.accesses.len() - 1)
+    }
+
+    /// Move the accesses complete on every counter to `landed`, oldest first.
+    fn take_completed(&mut self) {
+        let before = self.landed.len();
+        let mut i = 0;
+        while i < self.accesses.len() {
+            if self.accesses[i].done == self.accesses[i].counts {
+                self.landed.push(self.accesses.remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        if self.landed.len() != before {
+            self.recompute_masks();
+        }
+    }
+
+    /// Give back the buffer [`InFlight::make_room`] or [`InFlight::wait`] returned.
+    pub(super) fn recycle(&mut self, mut landed: Vec<Access>) {
+        landed.clear();
+        self.landed = landed;
+    }
+
+    fn pending_on(&self, slot: usize) -> usize {
+        usize::from(self.pending[slot])
+    }
+
+    fn complete_oldest(&mut self, slot: usize, mut n: usize) {
+        for a in &mut self.accesses {
+            if n == 0 {
+                break;
+            }
+            if (a.counts & !a.done) >> slot & 1 == 1 {
+                a.done |= 1 << slot;
+                self.pending[slot] -= 1;
+                n -= 1;
+            }
+        }
+    }
+
+    /// Apply the wait `inst`: mark what it covers complete on each counter.
+    /// The accesses now complete on all their counters are removed and
+    /// returned (to land their registers), oldest first.
+    pub(super) fn wait(&mut self, inst: &Inst) -> Vec<Access> {
+        self.landed.clear();
+        let model = Model::of(inst.generation);
+        let t = model.thresholds(inst, inst.generation);
+        for (slot, &threshold) in t.iter().enumerate() {
+            let pending = self.pending_on(slot);
+            if pending <= usize::from(threshold) {
+                continue;
+            }
+            if model.in_order[slot] {
+                self.complete_oldest(slot, pending - usize::from(threshold));
+            } else if threshold == 0 {
+                self.complete_oldest(slot, pending);
+            }
+        }
+        self.take_completed();
+        std::mem::take(&mut self.landed)
+    }
+
+    pub(super) fn recompute_masks(&mut self) {
+        let (mut v, mut s) = ([0u64; 4], 0u128);
+        for a in &self.accesses {
+            for i in 0..16u8 {
+                if a.live >> i & 1 == 0 {
+                    continue;
+                }
+                match a.dest {
+                    Dest::Vgprs { first, .. } => {
+                        let r = usize::from(first.wrapping_add(i));
+                        v[r / 64] |= 1 << (r % 64);
+                    }
+                    Dest::Sgprs { first, .. } => {
+                        if let Some(r) = first.checked_add(i).filter(|&r| r < 128) {
+                            s |= 1 << r;
+                        }
+                    }
+                    Dest::None => {}
+                }
+            }
+        }
+        (self.v, self.s) = (v, s);
+    }
+
+    /// The in-flight access that will write register `reg` (SGPR code, or
+    /// 256 + VGPR number), newest first, and its destination index.
+    pub(super) fn writer_of(&self, reg: u16) -> Option<(usize, u8)> {
+        self.accesses.iter().enumerate().rev().find_map(|(k, a)| {
+            let i = match a.dest {
+                Dest::Vgprs { first, n, .. } if reg >= 256 => (reg - 256)
+                    .checked_sub(u16::from(first))
+                    .filter(|&i| i < u16::from(n)),
+                Dest::Sgprs { first, n } if reg < 256 => reg
+                    .checked_sub(u16::from(first))
+                    .filter(|&i| i < u16::from(n)),
+                _ => None,
+            }?;
+            (a.live >> i & 1 == 1).then_some((k, i as u8))
+        })
+    }
+
+    /// Whether accesses `a` and `b` return in order with each other (they
+    /// share an in-order counter and neither counts on an out-of-order one).
+    pub(super) fn ordered(&self, generation: Generation, a: usize, b: usize) -> bool {
+        let model = Model::of(generation);
+        let (ca, cb) = (self.accesses[a].counts, self.accesses[b].counts);
+        let shared_in_order = (0..SLOTS).any(|s| ca & cb >> s & 1 == 1 && model.in_order[s]);
+        let out_of_order = (0..SLOTS).any(|s| (ca | cb) >> s & 1 == 1 && !model.in_order[s]);
+        shared_in_order && !out_of_order
+    }
+
+    /// The wait that would complete access `k`, spelled for its generation:
+    /// for each counter it is pending on, how many younger accesses may stay
+    /// outstanding.
+    pub(super) fn needed_wait(&self, k: usize, generation: Generation) -> String {
+        let model = Model::of(generation);
+        let a = &self.accesses[k];
+        let mut parts = Vec::new();
+        for slot in 0..SLOTS {
+            if (a.counts & !a.done) >> slot & 1 == 0 {
+                continue;
+            }
+            let younger = self.accesses[k + 1..]
+                .iter()
+                .filter(|b| (b.counts & !b.done) >> slot & 1 == 1)
+                .count();
+            parts.push(model.spell(slot, younger.min(usize::from(u16::MAX)) as u16));
+        }
+        parts.join(" and ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(words: &[u32], isa: crate::isa::Isa) -> Inst {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        crate::isa::decode(isa, &bytes, 0, 0).expect("decodes")
+    }
+
+    /// `s_waitcnt` fields as llvm-mc 19 encodes `vmcnt(1) expcnt(2) lgkmcnt(3)`.
+    #[test]
+    fn waitcnt_fields_per_generation() {
+        use crate::isa::Isa;
+        for (isa, word, generation) in [
+            (Isa::GFX9, 0xbf8c_0321u32, Generation::Gfx9),
+            (Isa::GFX10, 0xbf8c_0321, Generation::Gfx10),
+            (Isa::GFX11, 0xbf89_0432, Generation::Gfx11),
+        ] {
+            let i = inst(&[word], isa);
+            let t = Model::of(generation).thresholds(&i, generation);
+            assert_eq!(
+                (t[LOAD], t[EXP], t[SCALAR]),
+                (1, 2, 3),
+                "{word:08x} on {generation}"
+            );
+        }
+        // gfx12 s_wait_loadcnt_dscnt 0x102: loadcnt 1, dscnt 2.
+        let i = inst(&[0xbfc8_0102], crate::isa::Isa::GFX12);
+        let t = GFX12.thresholds(&i, Generation::Gfx12);
+        assert_eq!((t[LOAD], t[DS]), (1, 2));
+    }
+}
+
+impl<const W: usize> Wave<W> {
+    /// `inst` (at index `pc`) issued: count it, and put the registers it
+    /// loads in flight until a wait covers it. Called after it executed (its
+    /// destination's shadow then holds the loaded value's taint).
+    #[inline]
+    pub(super) fn issued(&mut self, inst: &Inst, pc: usize, ctx: &Ctx<'_>) {
+        if ctx.prog.counters_clean::<W>() {
+            return;
+        }
+        let dest = match inst.shape() {
+            Shape::MemLoad(bytes) => Dest::Vgprs {
+                first: inst.dst,
+                n: bytes.div_ceil(4),
+                exec: self.exec(),
+            },
+            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
+            _ => Dest::None,
+        };
+        self.issue_slow(inst, pc, dest, ctx);
+    }
+
+    #[inline(never)]
+    fn issue_slow(&mut self, inst: &Inst, pc: usize, dest: Dest, ctx: &Ctx<'_>) {
+        let completed = self.inflight.make_room(inst);
+        self.land_all(&completed);
+        self.inflight.recycle(completed);
+        let regs = dest_regs(dest);
+        // An earlier access still to write one of these registers: one that
+        // returns in order with this one lands first and is superseded;
+        // otherwise which lands last is a race, and the register is undefined.
+        let mut before = [None; 16];
+        for (i, &r) in regs.iter().enumerate() {
+            before[i] = self.inflight.writer_of(r);
+        }
+        let Some(k) = self.inflight.push(inst, pc, dest) else {
+            return;
+        };
+        let lanes = dest_lanes(dest);
+        for (i, &reg) in regs.iter().enumerate() {
+            let mut landing = self.take_in_flight(reg, lanes);
+            if let Some((j, di)) = before[i] {
+                if !self.inflight.ordered(inst.generation, j, k) {
+                    landing = self.clobbered(ctx, reg, inst, j);
+                    self.inflight.accesses[j].set_landing(usize::from(di), landing);
+                    self.inflight.accesses[j].clobbered |= 1 << di;
+                    self.inflight.accesses[k].clobbered |= 1 << i;
+                }
+                self.inflight.accesses[j].live &= !(1 << di);
+            }
+            self.inflight.accesses[k].set_landing(i, landing);
+        }
+        self.inflight.recompute_masks();
+    }
+
+    /// A wait executed: land the accesses it completes.
+    #[inline(always)]
+    pub(super) fn waited(&mut self, inst: &Inst) {
+        if self.inflight.is_empty() {
+            return;
+        }
+        let landed = self.inflight.wait(inst);
+        self.land_all(&landed);
+        self.inflight.recycle(landed);
+    }
+
+    /// Land the registers of completed accesses, oldest first.
+    fn land_all(&mut self, landed: &[Access]) {
+        for a in landed {
+            let lanes = dest_lanes(a.dest);
+            for (i, &reg) in dest_regs(a.dest).iter().enumerate() {
+                if a.live >> i & 1 == 1 {
+                    self.land(reg, lanes, a.landing(i));
+                }
+            }
+        }
+        if !landed.is_empty() {
+            self.update_clean();
+        }
+    }
+
+    /// Whether `d`'s instruction touches a register some access will still write.
+    #[inline(always)]
+    pub(super) fn touches_in_flight(&self, d: &super::taint::Deps) -> bool {
+        let f = &self.inflight;
+        (d.s & f.s) != 0
+            || (d.v[0] & f.v[0]) | (d.v[1] & f.v[1]) | (d.v[2] & f.v[2]) | (d.v[3] & f.v[3]) != 0
+    }
+
+    /// After the taint step of `inst`, which touches in-flight registers: one
+    /// whose shadow no longer says "in flight" was written while its load may
+    /// still land, so it is undefined now and stays so when the load lands.
+    pub(super) fn check_in_flight_writes(&mut self, inst: &Inst, ctx: &Ctx<'_>) {
+        for k in 0..self.inflight.accesses.len() {
+            let a = &self.inflight.accesses[k];
+            let (dest, live) = (a.dest, a.live);
+            let lanes = dest_lanes(dest);
+            for (i, &reg) in dest_regs(dest).iter().enumerate() {
+                if live >> i & 1 == 0 || self.still_in_flight(reg, lanes) {
+                    continue;
+                }
+                let a = &self.inflight.accesses[k];
+                let landing = if a.clobbered >> i & 1 == 1 {
+                    a.landing(i)
+                } else {
+                    self.clobbered(ctx, reg, inst, k)
+                };
+                let a = &mut self.inflight.accesses[k];
+                a.set_landing(i, landing);
+                a.clobbered |= 1 << i;
+                self.land(reg, lanes, landing);
+            }
+        }
+    }
+
+    /// The undefined taint of register `reg`, written by `inst` while access
+    /// `k` may still write it.
+    fn clobbered(&self, ctx: &Ctx<'_>, reg: u16, inst: &Inst, k: usize) -> Landing {
+        let a = &self.inflight.accesses[k];
+        let load = match &ctx.prog.insts[a.pc] {
+            Ok(load) => load.to_string(),
+            Err(_) => String::from("?"),
+        };
+        let name = reg_text(reg);
+        let wait = self.inflight.needed_wait(k, inst.generation);
+        let key = (150, reg, inst.offset ^ a.offset << 32);
+        let origin = ctx.mem.taint.origin(key, || Origin {
+            what: format!(
+                "{name} written while `{load}` at 0x{:x} may still write it (which lands last is a race): needs {wait} before the write",
+                a.offset
+            ),
+            offset: inst.offset,
+            instruction: inst.to_string(),
+        });
+        Landing::undefined(origin)
+    }
+
+    /// The text of an in-flight read's origin: `reg` read by `inst` before
+    /// the access that writes it was waited for.
+    pub(super) fn in_flight_text(&self, ctx: &Ctx<'_>, reg: u16) -> String {
+        let name = reg_text(reg);
+        let Some((k, _)) = self.inflight.writer_of(reg) else {
+            return format!("{name} read while a memory access may still write it");
+        };
+        let a = &self.inflight.accesses[k];
+        let load = match &ctx.prog.insts[a.pc] {
+            Ok(load) => load.to_string(),
+            Err(_) => String::from("?"),
+        };
+        let generation = ctx.prog.insts[a.pc]
+            .as_ref()
+            .map_or(Generation::Gfx11, |i| i.generation);
+        format!(
+            "{name} read before `{load}` at 0x{:x} was waited for: needs {}",
+            a.offset,
+            self.inflight.needed_wait(k, generation)
+        )
+    }
+}
+
+fn reg_text(reg: u16) -> String {
+    if reg >= 256 {
+        format!("v{}", reg - 256)
+    } else {
+        crate::isa::reg_name(reg as u8)
+    }
+}
+
+/// The lanes an access writes (all of them for SGPRs).
+fn dest_lanes(dest: Dest) -> u64 {
+    match dest {
+        Dest::Vgprs { exec, .. } => exec,
+        _ => u64::MAX,
+    }
+}
+
+/// The registers of `dest` as SGPR codes or 256 + VGPR number (at most 16:
+/// `s_load_b512`), without allocating: this runs for every memory access.
+fn dest_regs(dest: Dest) -> Regs {
+    let mut out = Regs {
+        regs: [0; 16],
+        len: 0,
+    };
+    let (first, n, vgpr) = match dest {
+        Dest::None => return out,
+        Dest::Vgprs { first, n, .. } => (first, n, true),
+        Dest::Sgprs { first, n } => (first, n, false),
+    };
+    for i in 0..n.min(16) {
+        let Some(r) = first.checked_add(i) else { break };
+        if vgpr {
+            out.regs[usize::from(out.len)] = 256 + u16::from(r);
+        } else if r < 128 {
+            out.regs[usize::from(out.len)] = u16::from(r);
+        } else {
+            break;
+        }
+        out.len += 1;
+    }
+    out
+}
+
+/// A short list of registers.
+#[derive(Clone, Copy)]
+struct Regs {
+    regs: [u16; 16],
+    len: u8,
+}
+
+impl Regs {
+    fn iter(&self) -> std::slice::Iter<'_, u16> {
+        self.regs[..usize::from(self.len)].iter()
+    }
+}
+
+/// Whether no path through a kernel touches a register while a memory
+/// access may still write it: then a wave of it needs no in-flight
+/// bookkeeping at all (the loads land where they issue, as before), and a
+/// correct kernel pays nothing for this module. A forward analysis to a
+/// fixpoint over an over-approximation of what may be in flight: per issuing
+/// instruction, the counters it may still be pending on and, per counter, a
+/// lower bound on the accesses issued after it (a wait for N completes an
+/// in-order access with at least N younger ones; fewer known younger ones
+/// keeps it in flight longer, which is the safe side). Counter maxima are
+/// ignored for the same reason. `false` as soon as an instruction touches a
+/// register some entry may still write.
+pub fn statically_clean(
+    insts: &[Option<&Inst>],
+    deps: &[super::taint::Deps],
+    successors: impl Fn(usize) -> [Option<usize>; 2],
+) -> bool {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    struct Entry {
+        pending: u8,
+        younger: [u8; SLOTS],
+    }
+    type State = std::collections::BTreeMap<usize, Entry>;
+    let n = insts.len();
+    if n == 0 {
+        return true;
+    }
+    let dest_masks = |inst: &Inst| -> (u128, [u64; 4]) {
+        let (mut s, mut v) = (0u128, [0u64; 4]);
+        let dest = match inst.shape() {
+            Shape::MemLoad(bytes) => Dest::Vgprs {
+                first: inst.dst,
+                n: bytes.div_ceil(4),
+                exec: 0,
+            },
+            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
+            _ => Dest::None,
+        };
+        for &r in dest_regs(dest).iter() {
+            if r >= 256 {
+                let r = usize::from(r - 256);
+                v[r / 64] |= 1 << (r % 64);
+            } else {
+                s |= 1 << r;
+            }
+        }
+        (s, v)
+    };
+    let mut states: Vec<Option<State>> = vec![None; n];
+    states[0] = Some(State::new());
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        let (Some(inst), Some(mut st)) = (insts[i], states[i].clone()) else {
+            continue;
+        };
+        // Touching a register an entry may still write.
+        let d = &deps[i];
+        let (mut fs, mut fv) = (0u128, [0u64; 4]);
+        for &pc in st.keys() {
+            if let Some(p) = insts[pc] {
+                let (s, v) = dest_masks(p);
+                fs |= s;
+                for k in 0..4 {
+                    fv[k] |= v[k];
+                }
+            }
+        }
+        if d.s & fs != 0 || (0..4).any(|k| d.v[k] & fv[k] != 0) {
+            return false;
+        }
+        let model = Model::of(inst.generation);
+        let t = model.thresholds(inst, inst.generation);
+        st.retain(|_, e| {
+            for slot in 0..SLOTS {
+                if e.pending >> slot & 1 == 1 {
+                    let covered = if model.in_order[slot] {
+                        u16::from(e.younger[slot]) >= t[slot]
+                    } else {
+                        t[slot] == 0
+                    };
+                    if covered {
+                        e.pending &= !(1 << slot);
+                    }
+                }
+            }
+            e.pending != 0
+        });
+        let counts = model.counts(inst);
+        if counts != 0 {
+            for e in st.values_mut() {
+                for slot in 0..SLOTS {
+                    if counts >> slot & 1 == 1 {
+                        e.younger[slot] = e.younger[slot].saturating_add(1).min(64);
+                    }
+                }
+            }
+            let (s, v) = dest_masks(inst);
+            if s != 0 || v != [0; 4] {
+                // A re-issue from a loop: one entry, the weaker bound.
+                st.insert(i, Entry { pending: counts, younger: [0; SLOTS] });
+            }
+        }
+        for next in successors(i).into_iter().flatten() {
+            let merged = match &states[next] {
+                None => st.clone(),
+                Some(old) => {
+                    let mut m = old.clone();
+                    for (&pc, e) in &st {
+                        m.entry(pc)
+                            .and_modify(|o| {
+                                o.pending |= e.pending;
+                                for k in 0..SLOTS {
+                                    o.younger[k] = o.younger[k].min(e.younger[k]);
+                                }
+                            })
+                            .or_insert(*e);
+                    }
+                    m
+                }
+            };
+            if states[next].as_ref() != Some(&merged) {
+                states[next] = Some(merged);
+                work.push(next);
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,967 @@
+//! Manually inserted wait states ("hazards"): pairs of instructions the
+//! hardware does not interlock, so a kernel must separate them by enough
+//! instructions (`s_nop N` counts N + 1) or by a dependency-counter wait
+//! (`s_waitcnt_depctr`, spelled `s_wait_alu` on gfx12). Inside the window
+//! the consumer may read a stale or half-written value: the emulator, which
+//! would otherwise read the new one, makes that read **undefined** and names
+//! the rule.
+//!
+//! The rules are one table ([`RULES`]), each row with its generations, the
+//! producer and consumer, the window or the wait that resolves it, and where
+//! it is written. Sources: LLVM `GCNHazardRecognizer.cpp` (the `check*`
+//! wait-state rules of gfx6-9 and the `fix*` rules of gfx10+) and
+//! `AMDGPUWaitSGPRHazards.cpp` (gfx12's `s_wait_alu` rules); AMD's ISA
+//! guides' "Manually Inserted Wait States" tables hold the same gfx9 numbers.
+//!
+//! The analysis runs once per kernel at load, over every path into each
+//! instruction, as LLVM's hazard recognizer does (a window is measured along
+//! the shortest path; a pending `s_wait_alu` hazard survives a merge if it
+//! is pending on any incoming path). So a verdict here agrees with what LLVM
+//! would insert; a hazard only on a path a wave did not take is still
+//! reported when the consumer runs (stricter than the one execution).
+//! The runtime cost is nil for a kernel without hazards: only instructions
+//! the analysis flags take the taint step ([`super::taint::F_HAZ`]).
+//!
+//! Not modelled (the emulator does not execute the instructions involved,
+//! so no kernel it runs can contain them): `s_setreg` hazards (only
+//! `s_getreg_b32` of the hardware id is emulated), M0 before `s_movrel`/LDS/
+//! GDS, transcendental results (gfx11 `fixVALUTransUseHazard`), permlane,
+//! LDS direct, MFMA/DOT. gfx1010's write-after-read hazards (VMEM or SMEM
+//! reading a register a later SALU/VALU writes, before the clearing
+//! instruction) are attached to the earlier reader, whose read then is the
+//! undefined one.
+
+use super::taint::{Deps, SCC_BIT};
+use crate::isa::{Format, Generation, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
+use std::collections::HashMap;
+
+/// One hazard rule. (`generations` and `checked` are read by the tests,
+/// which keep the table honest, not by the analysis.)
+#[derive(Debug)]
+#[allow(dead_code)]
+pub struct Rule {
+    /// Short name, as in the messages.
+    pub name: &'static str,
+    /// What must separate the two instructions.
+    pub needs: &'static str,
+    /// Where the rule is written.
+    pub source: &'static str,
+    pub generations: &'static [Generation],
+    /// Whether the emulator checks it (false: listed for completeness).
+    pub checked: bool,
+    /// Write after read: the *earlier* instruction's read may see the later
+    /// write, so the hazard is attached to the earlier one.
+    pub war: bool,
+}
+
+const GFX9: &[Generation] = &[Generation::Gfx9];
+const GFX10: &[Generation] = &[Generation::Gfx10];
+const GFX11: &[Generation] = &[Generation::Gfx11];
+const GFX12: &[Generation] = &[Generation::Gfx12];
+
+/// Index of each rule in [`RULES`].
+const VALU_VGPR_DPP: usize = 0;
+const VALU_EXEC_DPP: usize = 1;
+const VALU_SGPR_VMEM: usize = 2;
+const VALU_SGPR_LANESEL: usize = 3;
+const STORE_DATA_VALU: usize = 4;
+const VALU_SGPR_VALU_940: usize = 5;
+const VALU_EXEC_LANE_940: usize = 6;
+const VALU_VGPR_READLANE_940: usize = 7;
+const MASK_WRITE_11: usize = 8;
+const SALU_SGPR_12: usize = 9;
+const VALU_SGPR_12: usize = 10;
+const VALU_VCC_12: usize = 11;
+const VMEM_SCALAR_WRITE_10: usize = 12;
+const SMEM_VECTOR_WRITE_10: usize = 13;
+const EXEC_WAR_10: usize = 14;
+
+/// The rules, one row each.
+pub static RULES: [Rule; 16] = [
+    Rule {
+        name: "gfx9 VALU writes a VGPR, then DPP reads it",
+        needs: "2 wait states (s_nop 1)",
+        source: "LLVM GCNHazardRecognizer::checkDPPHazards (DppVgprWaitStates = 2)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx9 VALU writes EXEC, then a DPP instruction",
+        needs: "5 wait states (s_nop 4)",
+        source: "LLVM GCNHazardRecognizer::checkDPPHazards (DppExecWaitStates = 5)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx9 VALU writes an SGPR (or VCC, EXEC), then a vector memory instruction reads it",
+        needs: "5 wait states (s_nop 4)",
+        source: "LLVM GCNHazardRecognizer::checkVMEMHazards (VmemSgprWaitStates = 5)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx9 VALU writes an SGPR, then v_readlane/v_writelane selects the lane with it",
+        needs: "4 wait states (s_nop 3)",
+        source: "LLVM GCNHazardRecognizer::checkRWLaneHazards (RWLaneWaitStates = 4)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx9 vector store of more than 8 bytes, then a VALU writes its data VGPRs",
+        needs: "1 wait state (2 on gfx940+: s_nop 1)",
+        source: "LLVM GCNHazardRecognizer::checkVALUHazards / createsVALUHazard (VALUWaitStates)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx940+ VALU writes an SGPR, then a VALU reads it",
+        needs: "2 wait states (s_nop 1)",
+        source: "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteSGPRVALUReadWaitstates = 2, hasVDecCoExecHazard)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx940+ VALU writes EXEC, then v_readlane/v_readfirstlane/v_writelane",
+        needs: "4 wait states (s_nop 3)",
+        source: "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteEXECRWLane = 4)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx940+ VALU writes a VGPR, then v_readlane/v_readfirstlane reads it",
+        needs: "1 wait state (s_nop 0)",
+        source: "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteVGPRReadlaneRead = 1)",
+        generations: GFX9,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx11 wave64 VALU reads an SGPR as a lane mask or carry, an SALU writes it, then it is read",
+        needs: "s_waitcnt_depctr 0xfffe (sa_sdst(0)) after the SALU write",
+        source: "LLVM GCNHazardRecognizer::fixVALUMaskWriteHazard (hasVALUMaskWriteHazard)",
+        generations: GFX11,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx12 SALU writes an SGPR a VALU has read, then it is read",
+        needs: "s_wait_alu depctr_sa_sdst(0) (0xfffe)",
+        source: "LLVM AMDGPUWaitSGPRHazards.cpp (WA_SALU)",
+        generations: GFX12,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx12 VALU writes an SGPR a VALU has read, then a VALU reads it",
+        needs: "s_wait_alu depctr_va_sdst(0) (0xf1ff)",
+        source: "LLVM AMDGPUWaitSGPRHazards.cpp (WA_VALU)",
+        generations: GFX12,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx12 VALU writes VCC (a VALU has read it), then a VALU reads VCC",
+        needs: "s_wait_alu depctr_va_vcc(0) (0xfffd)",
+        source: "LLVM AMDGPUWaitSGPRHazards.cpp (WA_VCC)",
+        generations: GFX12,
+        checked: true,
+        war: false,
+    },
+    Rule {
+        name: "gfx1010 vector memory reads a register, then an SALU/SMEM writes it",
+        needs: "s_waitcnt_depctr 0xffe3 (vm_vsrc(0)) or a VALU in between",
+        source: "LLVM GCNHazardRecognizer::fixVMEMtoScalarWriteHazards (gfx1010-1013)",
+        generations: GFX10,
+        checked: true,
+        war: true,
+    },
+    Rule {
+        name: "gfx1010 SMEM reads an SGPR, then a VALU writes it",
+        needs: "an SALU in between (s_mov_b32 null, 0)",
+        source: "LLVM GCNHazardRecognizer::fixSMEMtoVectorWriteHazards (gfx1010-1013)",
+        generations: GFX10,
+        checked: true,
+        war: true,
+    },
+    Rule {
+        name: "gfx1010 a non-VALU reads EXEC, then a VALU (v_cmpx) writes it",
+        needs: "s_waitcnt_depctr 0xfffe (sa_sdst(0))",
+        source: "LLVM GCNHazardRecognizer::fixVcmpxExecWARHazard (gfx1010-1013)",
+        generations: GFX10,
+        checked: true,
+        war: true,
+    },
+    Rule {
+        name: "gfx9 s_setreg, then s_getreg of the same register",
+        needs: "2 wait states",
+        source: "LLVM GCNHazardRecognizer::checkGetRegHazards (GetRegWaitStates = 2); s_setreg is not emulated",
+        generations: GFX9,
+        checked: false,
+        war: false,
+    },
+];
+
+/// One hazard the analysis found: instruction `producer` (an index) and the
+/// instruction it is attached to are inside `rule`'s window; `reg` (SGPR
+/// code, or 256 + VGPR number) is the register whose value that instruction
+/// may see stale (for a write-after-read rule, `producer` is the later
+/// writer). `post`: `reg` is the instruction's own result, undefined after it
+/// (an SALU that read EXEC), rather than a source undefined while it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hazard {
+    pub rule: usize,
+    pub producer: usize,
+    pub reg: u16,
+    pub post: bool,
+}
+
+/// Registers as masks: SGPR codes (SCC excluded) and VGPRs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Regs {
+    s: u128,
+    v: [u64; 4],
+}
+
+impl Regs {
+    fn overlap(&self, o: &Regs) -> Option<u16> {
+        let s = self.s & o.s;
+        if s != 0 {
+            return Some(s.trailing_zeros() as u16);
+        }
+        (0..4).find_map(|k| {
+            let v = self.v[k] & o.v[k];
+            (v != 0).then(|| 256 + (64 * k) as u16 + v.trailing_zeros() as u16)
+        })
+    }
+    fn is_empty(&self) -> bool {
+        self.s == 0 && self.v == [0; 4]
+    }
+}
+
+fn sgpr(r: u8) -> u128 {
+    if r < 128 && r != NULL {
+        1u128 << r
+    } else {
+        0
+    }
+}
+
+fn vgprs(r: u8, n: u8) -> [u64; 4] {
+    let mut m = [0u64; 4];
+    for r in (0..n).filter_map(|i| r.checked_add(i)) {
+        m[usize::from(r) / 64] |= 1 << (r % 64);
+    }
+    m
+}
+
+fn is_valu(inst: &Inst) -> bool {
+    matches!(
+        crate::isa::table::info(inst.op).format,
+        Format::Vop1 | Format::Vop2 | Format::Vopc | Format::Vop3
+    )
+}
+
+fn is_salu(inst: &Inst) -> bool {
+    matches!(
+        crate::isa::table::info(inst.op).format,
+        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk
+    ) && inst.shape() != Shape::KWait
+}
+
+fn is_vmem(inst: &Inst) -> bool {
+    matches!(inst.shape(), Shape::MemLoad(_) | Shape::MemStore(_))
+}
+
+/// SGPRs `d` writes (full writes, and the partial ones it lists as reads
+/// when they are the instruction's destination).
+fn sgpr_writes(inst: &Inst, d: &Deps) -> u128 {
+    let partial = match inst.op {
+        Op::SCmovB32 | Op::SCmovkI32 => sgpr(inst.dst),
+        Op::SCmovB64 => sgpr(inst.dst) | sgpr(inst.dst.wrapping_add(1)),
+        _ => 0,
+    };
+    (d.ws | partial) & !(1u128 << SCC_BIT)
+}
+
+/// VGPRs `inst` writes, partial writes (DPP, v_writelane) included.
+fn vgpr_writes(inst: &Inst, d: &Deps) -> [u64; 4] {
+    let mut v = d.wv;
+    if is_valu(inst) && (inst.dpp.is_some() || inst.shape() == Shape::WriteLane) {
+        let extra = vgprs(inst.dst, 1);
+        for k in 0..4 {
+            v[k] |= extra[k];
+        }
+    }
+    v
+}
+
+fn sgpr_reads(d: &Deps) -> u128 {
+    d.rs & !(1u128 << SCC_BIT)
+}
+
+/// Wait states an instruction provides on gfx9: `s_nop N` is N + 1.
+fn wait_states(inst: &Inst) -> u32 {
+    if inst.op == Op::SNop {
+        (inst.imm as u32 & 0xf) + 1
+    } else {
+        1
+    }
+}
+
+/// The VGPR store data of a vector store wider than 8 bytes.
+fn wide_store_data(inst: &Inst) -> [u64; 4] {
+    match inst.shape() {
+        Shape::MemStore(bytes) if bytes > 8 => vgprs(inst.data, bytes.div_ceil(4)),
+        _ => [0; 4],
+    }
+}
+
+/// A window rule of gfx9: what the producer writes that the consumer must
+/// not read within `window` wait states.
+struct Window {
+    rule: usize,
+    window: u32,
+    producer: fn(&Inst, &Deps) -> Regs,
+    consumer: fn(&Inst, &Deps) -> Regs,
+}
+
+fn valu_vgpr_writes(i: &Inst, d: &Deps) -> Regs {
+    // LLVM: any instruction writing the VGPR (a load as much as a VALU).
+    Regs {
+        s: 0,
+        v: vgpr_writes(i, d),
+    }
+}
+fn dpp_vgpr_reads(i: &Inst, d: &Deps) -> Regs {
+    if i.dpp.is_some() {
+        Regs { s: 0, v: d.rv }
+    } else {
+        Regs::default()
+    }
+}
+fn valu_exec_write(i: &Inst, d: &Deps) -> Regs {
+    let exec = sgpr(EXEC) | sgpr(EXEC + 1);
+    Regs {
+        s: if is_valu(i) { sgpr_writes(i, d) & exec } else { 0 },
+        v: [0; 4],
+    }
+}
+fn dpp_exec(i: &Inst, _: &Deps) -> Regs {
+    Regs {
+        s: if i.dpp.is_some() { sgpr(EXEC) | sgpr(EXEC + 1) } else { 0 },
+        v: [0; 4],
+    }
+}
+fn valu_sgpr_writes(i: &Inst, d: &Deps) -> Regs {
+    Regs {
+        s: if is_valu(i) { sgpr_writes(i, d) } else { 0 },
+        v: [0; 4],
+    }
+}
+fn vmem_sgpr_reads(i: &Inst, d: &Deps) -> Regs {
+    // Every scalar the access uses, EXEC included.
+    Regs {
+        s: if is_vmem(i) {
+            sgpr_reads(d) | sgpr(EXEC) | sgpr(EXEC + 1)
+        } else {
+            0
+        },
+        v: [0; 4],
+    }
+}
+fn lane_select(i: &Inst, _: &Deps) -> Regs {
+    let s = match (i.op, i.src[1]) {
+        (Op::VReadlaneB32 | Op::VWritelaneB32, Src::Sgpr(r)) => sgpr(r),
+        _ => 0,
+    };
+    Regs { s, v: [0; 4] }
+}
+fn store_data(i: &Inst, _: &Deps) -> Regs {
+    Regs {
+        s: 0,
+        v: wide_store_data(i),
+    }
+}
+fn valu_vgpr_writes_only(i: &Inst, d: &Deps) -> Regs {
+    Regs {
+        s: 0,
+        v: if is_valu(i) { vgpr_writes(i, d) } else { [0; 4] },
+    }
+}
+fn valu_sgpr_reads(i: &Inst, d: &Deps) -> Regs {
+    Regs {
+        s: if is_valu(i) { sgpr_reads(d) } else { 0 },
+        v: [0; 4],
+    }
+}
+fn lane_op_exec(i: &Inst, _: &Deps) -> Regs {
+    let lane_op = matches!(
+        i.op,
+        Op::VReadlaneB32 | Op::VReadfirstlaneB32 | Op::VWritelaneB32
+    );
+    Regs {
+        s: if lane_op { sgpr(EXEC) | sgpr(EXEC + 1) } else { 0 },
+        v: [0; 4],
+    }
+}
+fn readlane_src0(i: &Inst, _: &Deps) -> Regs {
+    match (i.op, i.src[0]) {
+        (Op::VReadlaneB32 | Op::VReadfirstlaneB32, Src::Vgpr(r)) => Regs {
+            s: 0,
+            v: vgprs(r, 1),
+        },
+        _ => Regs::default(),
+    }
+}
+
+/// gfx9's window rules; the gfx940 ones apply only with `gfx940_insts`.
+fn windows(isa: Isa) -> Vec<Window> {
+    let mut w = vec![
+        Window {
+            rule: VALU_VGPR_DPP,
+            window: 2,
+            producer: valu_vgpr_writes,
+            consumer: dpp_vgpr_reads,
+        },
+        Window {
+            rule: VALU_EXEC_DPP,
+            window: 5,
+            producer: valu_exec_write,
+            consumer: dpp_exec,
+        },
+        Window {
+            rule: VALU_SGPR_VMEM,
+            window: 5,
+            producer: valu_sgpr_writes,
+            consumer: vmem_sgpr_reads,
+        },
+        Window {
+            rule: VALU_SGPR_LANESEL,
+            window: 4,
+            producer: valu_sgpr_writes,
+            consumer: lane_select,
+        },
+        Window {
+            rule: STORE_DATA_VALU,
+            window: if isa.gfx940_insts { 2 } else { 1 },
+            producer: store_data,
+            consumer: valu_vgpr_writes_only,
+        },
+    ];
+    if isa.gfx940_insts {
+        w.extend([
+            Window {
+                rule: VALU_SGPR_VALU_940,
+                window: 2,
+                producer: valu_sgpr_writes,
+                consumer: valu_sgpr_reads,
+            },
+            Window {
+                rule: VALU_EXEC_LANE_940,
+                window: 4,
+                producer: valu_exec_write,
+                consumer: lane_op_exec,
+            },
+            Window {
+                rule: VALU_VGPR_READLANE_940,
+                window: 1,
+                producer: valu_vgpr_writes_only,
+                consumer: readlane_src0,
+            },
+        ]);
+    }
+    w
+}
+
+/// The hazards of a kernel's instructions in a wave of 32 or 64 lanes:
+/// per instruction index, those it is the consumer of (most have none).
+pub fn analyse(
+    isa: Isa,
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    successors: impl Fn(usize) -> [Option<usize>; 2],
+    wave64: bool,
+) -> HashMap<usize, Vec<Hazard>> {
+    let n = insts.len();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for s in successors(i).into_iter().flatten() {
+            preds[s].push(i);
+        }
+    }
+    let mut found: HashMap<usize, Vec<Hazard>> = HashMap::new();
+    match isa.generation {
+        Generation::Gfx9 => {
+            let rules = windows(isa);
+            for (i, inst) in insts.iter().enumerate() {
+                let Some(inst) = inst else { continue };
+                for w in &rules {
+                    let wanted = (w.consumer)(inst, &deps[i]);
+                    if wanted.is_empty() {
+                        continue;
+                    }
+                    if let Some((producer, reg)) = search_back(i, 0, w, &wanted, insts, deps, &preds) {
+                        // EXEC itself cannot hold a stale value in the shadow
+                        // (a tainted EXEC stops the wave): the stale read is
+                        // of the consumer's first VGPR source instead.
+                        let reg = if reg == u16::from(EXEC) || reg == u16::from(EXEC) + 1 {
+                            first_vgpr_source(inst).unwrap_or(reg)
+                        } else {
+                            reg
+                        };
+                        found.entry(i).or_default().push(Hazard {
+                            rule: w.rule,
+                            producer,
+                            reg,
+                            post: false,
+                        });
+                    }
+                }
+            }
+        }
+        Generation::Gfx11 if wave64 => forward(insts, deps, &successors, Gfx11Mask, &mut found),
+        Generation::Gfx12 => forward(insts, deps, &successors, Gfx12Alu, &mut found),
+        Generation::Gfx10 if isa.rdna1_war_hazards => {
+            rdna1_war(insts, deps, &successors, &mut found)
+        }
+        Generation::Gfx10 | Generation::Gfx11 => {}
+    }
+    found
+}
+
+/// gfx1010's write-after-read rules: from each reader, forward along every
+/// path until the rule's clearing instruction; a writer of what it read
+/// before that is a hazard, attached to the reader.
+fn rdna1_war(
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    successors: &impl Fn(usize) -> [Option<usize>; 2],
+    found: &mut HashMap<usize, Vec<Hazard>>,
+) {
+    let exec = sgpr(EXEC) | sgpr(EXEC + 1);
+    for (p, inst) in insts.iter().enumerate() {
+        let Some(inst) = inst else { continue };
+        let d = &deps[p];
+        let smem = matches!(inst.shape(), Shape::Load(_));
+        let mut rules: Vec<(usize, u128)> = Vec::new();
+        if is_vmem(inst) {
+            // SGPR operands, and EXEC (read implicitly).
+            rules.push((VMEM_SCALAR_WRITE_10, (sgpr_reads(d) | exec) & !untracked_but_exec()));
+        }
+        if smem {
+            rules.push((SMEM_VECTOR_WRITE_10, sgpr_reads(d)));
+        }
+        if !is_valu(inst) && (is_vmem(inst) || sgpr_reads(d) & exec != 0) {
+            rules.push((EXEC_WAR_10, exec));
+        }
+        for (rule, read) in rules {
+            if read == 0 {
+                continue;
+            }
+            if let Some((writer, r)) = war_writer(p, rule, read, insts, deps, successors) {
+                let (reg, post) = war_victim(inst, d, r);
+                found.entry(p).or_default().push(Hazard {
+                    rule,
+                    producer: writer,
+                    reg,
+                    post,
+                });
+            }
+        }
+    }
+}
+
+/// What the reader of a write-after-read hazard gets wrong: an SGPR source
+/// (made undefined while it reads), or for EXEC (which the shadow cannot
+/// hold as undefined) its first VGPR source, or for an SALU its result.
+fn war_victim(inst: &Inst, d: &Deps, reg: u8) -> (u16, bool) {
+    if reg != EXEC && reg != EXEC + 1 {
+        return (u16::from(reg), false);
+    }
+    if let Some(v) = first_vgpr_source(inst) {
+        return (v, false);
+    }
+    let dst = sgpr_writes(inst, d) & !(sgpr(EXEC) | sgpr(EXEC + 1));
+    if dst != 0 {
+        (dst.trailing_zeros() as u16, true)
+    } else {
+        (u16::from(reg), false)
+    }
+}
+
+/// SGPR codes the gfx10 rules ignore (M0, SCC); EXEC counts for them.
+fn untracked_but_exec() -> u128 {
+    sgpr(M0) | (1u128 << SCC_BIT)
+}
+
+/// The first instruction after `p` on some path that writes one of `read`
+/// (as `rule` defines the writer) before the rule's clearing instruction.
+fn war_writer(
+    p: usize,
+    rule: usize,
+    read: u128,
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    successors: &impl Fn(usize) -> [Option<usize>; 2],
+) -> Option<(usize, u8)> {
+    let mut seen = vec![false; insts.len()];
+    let mut work: Vec<usize> = successors(p).into_iter().flatten().collect();
+    while let Some(q) = work.pop() {
+        if std::mem::replace(&mut seen[q], true) {
+            continue;
+        }
+        let Some(inst) = insts[q] else { continue };
+        let d = &deps[q];
+        let writes = sgpr_writes(inst, d) & read;
+        let (hit, clears) = match rule {
+            VMEM_SCALAR_WRITE_10 => {
+                let scalar = is_salu(inst) || matches!(inst.shape(), Shape::Load(_));
+                let waits_all = inst.op == Op::SWaitcnt && inst.imm == 0;
+                let vm_vsrc = depctr(inst).is_some() && (inst.imm as u32 >> 2) & 7 == 0;
+                (scalar && writes != 0, is_valu(inst) || waits_all || vm_vsrc)
+            }
+            SMEM_VECTOR_WRITE_10 => {
+                let lgkm0 = (inst.op == Op::SWaitcnt && (inst.imm as u32 >> 8) & 0x3f == 0)
+                    || (inst.op == Op::SWaitcntLgkmcnt && inst.dst == NULL && inst.imm == 0);
+                (is_valu(inst) && writes != 0, is_salu(inst) || lgkm0)
+            }
+            _ => {
+                let sa_sdst = depctr(inst).is_some_and(|(sa, _, _)| sa);
+                let valu_sgpr = is_valu(inst) && sgpr_writes(inst, d) != 0;
+                (is_valu(inst) && writes != 0, sa_sdst || valu_sgpr)
+            }
+        };
+        if hit {
+            return Some((q, writes.trailing_zeros() as u8));
+        }
+        if !clears && inst.op != Op::SEndpgm {
+            work.extend(successors(q).into_iter().flatten());
+        }
+    }
+    None
+}
+
+/// The VGPR an instruction reads first: a memory address, or src0.
+fn first_vgpr_source(inst: &Inst) -> Option<u16> {
+    if is_vmem(inst) {
+        return Some(256 + u16::from(inst.addr));
+    }
+    inst.src.iter().find_map(|s| match s {
+        Src::Vgpr(r) => Some(256 + u16::from(*r)),
+        _ => None,
+    })
+}
+
+/// The nearest producer of `w` before instruction `at` on some path, whose
+/// write `wanted` overlaps, with fewer than `w.window` wait states between.
+fn search_back(
+    at: usize,
+    dist: u32,
+    w: &Window,
+    wanted: &Regs,
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    preds: &[Vec<usize>],
+) -> Option<(usize, u16)> {
+    for &p in &preds[at] {
+        let Some(inst) = insts[p] else { continue };
+        if let Some(reg) = (w.producer)(inst, &deps[p]).overlap(wanted) {
+            return Some((p, reg));
+        }
+        let next = dist + wait_states(inst);
+        if next < w.window {
+            if let Some(hit) = search_back(p, next, w, wanted, insts, deps, preds) {
+                return Some(hit);
+            }
+        }
+    }
+    None
+}
+
+/// A forward "pending hazard" analysis: a state per instruction, merged by
+/// union over incoming paths, iterated to a fixpoint.
+trait Pending: Copy {
+    type State: Clone + PartialEq + Default;
+    /// The hazards `inst` consumes in `state` (rule, producer, register).
+    fn consume(self, inst: &Inst, d: &Deps, state: &Self::State, out: &mut Vec<Hazard>);
+    /// The state after `inst` (instruction index `i`).
+    fn step(self, inst: &Inst, d: &Deps, i: usize, state: &mut Self::State);
+    fn merge(self, into: &mut Self::State, from: &Self::State);
+}
+
+fn forward<P: Pending>(
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    successors: &impl Fn(usize) -> [Option<usize>; 2],
+    p: P,
+    found: &mut HashMap<usize, Vec<Hazard>>,
+) {
+    let n = insts.len();
+    if n == 0 {
+        return;
+    }
+    let mut states: Vec<Option<P::State>> = vec![None; n];
+    states[0] = Some(P::State::default());
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        let (Some(inst), Some(mut st)) = (insts[i], states[i].clone()) else {
+            continue;
+        };
+        p.step(inst, &deps[i], i, &mut st);
+        for s in successors(i).into_iter().flatten() {
+            let merged = match &states[s] {
+                None => st.clone(),
+                Some(old) => {
+                    let mut m = old.clone();
+                    p.merge(&mut m, &st);
+                    m
+                }
+            };
+            if states[s].as_ref() != Some(&merged) {
+                states[s] = Some(merged);
+                work.push(s);
+            }
+        }
+    }
+    for (i, inst) in insts.iter().enumerate() {
+        if let (Some(inst), Some(st)) = (inst, &states[i]) {
+            let mut out = Vec::new();
+            p.consume(inst, &deps[i], st, &mut out);
+            if !out.is_empty() {
+                found.entry(i).or_default().extend(out);
+            }
+        }
+    }
+}
+
+/// SGPRs with a pending hazard, and the instruction that produced each.
+#[derive(Clone, PartialEq, Default)]
+struct Sgprs {
+    pending: u128,
+    producer: Vec<(u8, usize)>,
+}
+
+impl Sgprs {
+    fn set(&mut self, regs: u128, i: usize) {
+        self.pending |= regs;
+        self.producer.retain(|&(r, _)| regs >> r & 1 == 0);
+        let mut bits = regs;
+        while bits != 0 {
+            let r = bits.trailing_zeros() as u8;
+            bits &= bits - 1;
+            self.producer.push((r, i));
+        }
+        self.producer.sort_unstable();
+    }
+    fn clear(&mut self) {
+        self.pending = 0;
+        self.producer.clear();
+    }
+    fn clear_regs(&mut self, regs: u128) {
+        self.pending &= !regs;
+        self.producer.retain(|&(r, _)| regs >> r & 1 == 0);
+    }
+    fn hit(&self, rule: usize, reads: u128, out: &mut Vec<Hazard>) {
+        let hit = self.pending & reads;
+        if hit == 0 {
+            return;
+        }
+        let reg = hit.trailing_zeros() as u8;
+        let producer = self
+            .producer
+            .iter()
+            .find(|&&(r, _)| r == reg)
+            .map_or(0, |&(_, i)| i);
+        out.push(Hazard {
+            rule,
+            producer,
+            reg: u16::from(reg),
+            post: false,
+        });
+    }
+    fn merge(&mut self, o: &Sgprs) {
+        self.pending |= o.pending;
+        for &p in &o.producer {
+            if !self.producer.iter().any(|&(r, _)| r == p.0) {
+                self.producer.push(p);
+            }
+        }
+        self.producer.sort_unstable();
+    }
+}
+
+/// SGPRs the hazard rules ignore: EXEC, M0, null, SCC.
+fn untracked() -> u128 {
+    sgpr(EXEC) | sgpr(EXEC + 1) | sgpr(M0) | (1u128 << SCC_BIT)
+}
+
+/// Both SGPRs of every pair one of `regs` is in.
+fn pairs(regs: u128) -> u128 {
+    let even = regs & 0x5555_5555_5555_5555_5555_5555_5555_5555;
+    let odd = regs & !0x5555_5555_5555_5555_5555_5555_5555_5555u128;
+    even | even << 1 | odd | odd >> 1
+}
+
+/// The `s_waitcnt_depctr`/`s_wait_alu` immediate fields (LLVM
+/// AMDGPUAsmUtils DepCtrInfo): sa_sdst bit 0, va_vcc bit 1, va_sdst 11:9.
+fn depctr(inst: &Inst) -> Option<(bool, bool, bool)> {
+    (inst.op == Op::SWaitcntDepctr).then(|| {
+        let imm = inst.imm as u32;
+        (imm & 1 == 0, imm >> 1 & 1 == 0, imm >> 9 & 7 == 0)
+    })
+}
+
+/// gfx12 `s_wait_alu` rules (AMDGPUWaitSGPRHazards.cpp): SGPR pairs a VALU
+/// has read are tracked; an SALU write to a tracked SGPR is pending until
+/// `depctr_sa_sdst(0)`, a VALU write until `depctr_va_sdst(0)` (VCC:
+/// `depctr_va_vcc(0)`); SMEM and non-FLAT vector memory clear everything, an
+/// SALU read of an SGPR clears the pending VALU writes (of VCC: VCC's).
+#[derive(Clone, Copy)]
+struct Gfx12Alu;
+
+#[derive(Clone, PartialEq, Default)]
+struct Alu12 {
+    tracked: u128,
+    salu: Sgprs,
+    valu: Sgprs,
+    vcc: Sgprs,
+}
+
+impl Pending for Gfx12Alu {
+    type State = Alu12;
+    fn consume(self, inst: &Inst, d: &Deps, st: &Alu12, out: &mut Vec<Hazard>) {
+        let reads = sgpr_reads(d) & !untracked();
+        if is_valu(inst) || is_salu(inst) {
+            st.salu.hit(SALU_SGPR_12, reads, out);
+        }
+        if is_valu(inst) {
+            st.valu.hit(VALU_SGPR_12, reads, out);
+            st.vcc.hit(VALU_VCC_12, reads, out);
+        }
+    }
+    fn step(self, inst: &Inst, d: &Deps, i: usize, st: &mut Alu12) {
+        let vcc = sgpr(VCC) | sgpr(VCC + 1);
+        let reads = sgpr_reads(d) & !untracked();
+        if let Some((sa, va_vcc, va)) = depctr(inst) {
+            if sa {
+                st.salu.clear();
+            }
+            if va_vcc {
+                st.vcc.clear();
+            }
+            if va {
+                st.valu.clear();
+            }
+            return;
+        }
+        let memory = matches!(inst.shape(), Shape::Load(_))
+            || (is_vmem(inst) && crate::isa::table::info(inst.op).format != Format::Flat);
+        if memory {
+            st.salu.clear();
+            st.valu.clear();
+            st.vcc.clear();
+        }
+        if is_salu(inst) {
+            if reads & !vcc != 0 {
+                st.valu.clear();
+            }
+            if reads & vcc != 0 {
+                st.vcc.clear();
+            }
+            let w = sgpr_writes(inst, d) & !untracked() & st.tracked;
+            st.salu.set(w, i);
+        }
+        if is_valu(inst) {
+            st.tracked |= pairs(reads);
+            let w = sgpr_writes(inst, d) & !untracked() & st.tracked;
+            st.valu.set(w & !vcc, i);
+            st.vcc.set(w & vcc, i);
+            // A VALU write supersedes a pending SALU write of the same SGPR.
+            st.salu.clear_regs(w);
+        }
+    }
+    fn merge(self, into: &mut Alu12, from: &Alu12) {
+        into.tracked |= from.tracked;
+        into.salu.merge(&from.salu);
+        into.valu.merge(&from.valu);
+        into.vcc.merge(&from.vcc);
+    }
+}
+
+/// gfx11 wave64 mask-write rule (fixVALUMaskWriteHazard): an SGPR a VALU
+/// read as a lane mask or carry-in (v_cndmask, v_add_co_ci and friends),
+/// then written by an SALU, is not to be read until `depctr_sa_sdst(0)`.
+#[derive(Clone, Copy)]
+struct Gfx11Mask;
+
+#[derive(Clone, PartialEq, Default)]
+struct Mask11 {
+    mask_read: u128,
+    salu: Sgprs,
+}
+
+fn mask_operand(inst: &Inst, wave64: bool) -> u128 {
+    match (inst.shape(), inst.src[2]) {
+        (Shape::Cnd | Shape::Ci, Src::Sgpr(r)) => {
+            sgpr(r) | if wave64 { sgpr(r.wrapping_add(1)) } else { 0 }
+        }
+        _ => 0,
+    }
+}
+
+impl Pending for Gfx11Mask {
+    type State = Mask11;
+    fn consume(self, _: &Inst, d: &Deps, st: &Mask11, out: &mut Vec<Hazard>) {
+        st.salu.hit(MASK_WRITE_11, sgpr_reads(d) & !untracked(), out);
+    }
+    fn step(self, inst: &Inst, d: &Deps, i: usize, st: &mut Mask11) {
+        if let Some((sa, _, _)) = depctr(inst) {
+            if sa {
+                st.salu.clear();
+            }
+            return;
+        }
+        if is_valu(inst) {
+            st.mask_read |= mask_operand(inst, true);
+        }
+        if is_salu(inst) {
+            let w = sgpr_writes(inst, d) & st.mask_read & !untracked();
+            st.salu.set(w, i);
+        }
+    }
+    fn merge(self, into: &mut Mask11, from: &Mask11) {
+        into.mask_read |= from.mask_read;
+        into.salu.merge(&from.salu);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_names_its_source_and_generation() {
+        for r in &RULES {
+            assert!(r.source.starts_with("LLVM "), "{}", r.name);
+            let generation = r.generations[0].name();
+            assert!(r.name.starts_with(generation) || r.name.starts_with("gfx940") || r.name.starts_with("gfx1010"), "{}", r.name);
+        }
+        // The one rule the analysis does not check is s_setreg's (not emulated).
+        let unchecked: Vec<&str> = RULES.iter().filter(|r| !r.checked).map(|r| r.name).collect();
+        assert_eq!(unchecked.len(), 1, "{unchecked:?}");
+    }
+
+    #[test]
+    fn pairs_cover_both_halves() {
+        assert_eq!(pairs(1 << 4), 0b11 << 4);
+        assert_eq!(pairs(1 << 5), 0b11 << 4);
+        assert_eq!(pairs(1 << 7 | 1 << 10), 0b11 << 6 | 0b11 << 10);
+    }
+}
