@@ -371,7 +371,12 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
 /// every line for which `edit` returns `None` removed and the others replaced
 /// by what it returns, in it and in the frame files it includes (copied
 /// beside it as `../include`, where `run --kernel` looks for them).
-fn edited_basic(dir: &str, file: &str, stem: &str, edit: impl Fn(&str) -> Option<String>) -> std::path::PathBuf {
+fn edited_basic(
+    dir: &str,
+    file: &str,
+    stem: &str,
+    edit: impl Fn(&str) -> Option<String>,
+) -> std::path::PathBuf {
     let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let root = common::scratch(&format!("counters-{stem}"));
     let apply = |from: &std::path::Path, to: &std::path::Path| {
@@ -404,7 +409,20 @@ fn before_xad(dir: &str, file: &str, stem: &str, lines: &'static str) -> std::pa
 fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::Ran {
     common::run(
         common::harness()
-            .args(["run", "--backend", "emu", "--lanes", "600", "--seed", "7", "--target", target, "--case", case, "--kernel"])
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--lanes",
+                "600",
+                "--seed",
+                "7",
+                "--target",
+                target,
+                "--case",
+                case,
+                "--kernel",
+            ])
             .arg(path),
     )
 }
@@ -412,19 +430,63 @@ fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::
 /// (kernels dir, file, case, a target of that generation, the vector-load wait line, how the
 /// wait for the first of three loads is spelled).
 const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
-    ("gfx9", "xad_basic_w64", "basic_w64", "gfx942", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
-    ("gfx9", "xad_basic_w64", "basic_w64", "gfx908", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
-    ("gfx10", "xad_basic", "basic", "gfx1010", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
-    ("gfx11", "xad_basic", "basic", "gfx1100", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
-    ("gfx11", "xad_basic", "basic", "gfx1151", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(2)"),
-    ("gfx12", "xad_basic", "basic", "gfx1201", "s_wait_loadcnt 0", "s_wait_loadcnt 2"),
+    (
+        "gfx9",
+        "xad_basic_w64",
+        "basic_w64",
+        "gfx942",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "gfx9",
+        "xad_basic_w64",
+        "basic_w64",
+        "gfx908",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "gfx10",
+        "xad_basic",
+        "basic",
+        "gfx1010",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "gfx11",
+        "xad_basic",
+        "basic",
+        "gfx1100",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "gfx11",
+        "xad_basic",
+        "basic",
+        "gfx1151",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "gfx12",
+        "xad_basic",
+        "basic",
+        "gfx1201",
+        "s_wait_loadcnt 0",
+        "s_wait_loadcnt 2",
+    ),
 ];
 
 #[test]
 fn a_load_read_before_its_wait_is_undefined_on_every_generation_and_passes_with_it() {
     for (dir, file, case, target, wait, needed) in BASIC_BY_GENERATION {
         // Positive twin: the kernel as it is (with its wait) passes.
-        let kept = edited_basic(dir, file, &format!("{target}-kept"), |l| Some(l.to_string()));
+        let kept = edited_basic(dir, file, &format!("{target}-kept"), |l| {
+            Some(l.to_string())
+        });
         let r = run_user_kernel(&kept, target, case);
         assert_eq!(r.code, 0, "{target} with its wait:\n{}", r.all());
         let cut = edited_basic(dir, file, &format!("{target}-cut"), |l| {
@@ -435,7 +497,8 @@ fn a_load_read_before_its_wait_is_undefined_on_every_generation_and_passes_with_
         let text = r.all();
         assert!(text.contains("undefined"), "{target}: {text}");
         assert!(
-            text.contains("v2 read before `global_load") && text.contains(&format!("was waited for: needs {needed}")),
+            text.contains("v2 read before `global_load")
+                && text.contains(&format!("was waited for: needs {needed}")),
             "{target}: the origin names the load and the wait:\n{text}"
         );
         assert!(!text.contains("passed, 0 failed"), "{target}: {text}");
@@ -447,14 +510,23 @@ fn a_wait_that_covers_only_the_older_loads_leaves_the_youngest_undefined() {
     for (dir, file, case, target, wait, _) in BASIC_BY_GENERATION {
         let partial = wait.replace("(0)", "(1)").replace(" 0", " 1");
         let cut = edited_basic(dir, file, &format!("{target}-partial"), |l| {
-            Some(if l.trim_start().starts_with(wait) { format!("  {partial}") } else { l.to_string() })
+            Some(if l.trim_start().starts_with(wait) {
+                format!("  {partial}")
+            } else {
+                l.to_string()
+            })
         });
         let r = run_user_kernel(&cut, target, case);
         assert_eq!(r.code, 1, "{target} with `{partial}`:\n{}", r.all());
-        let needed = if target == "gfx1201" { "s_wait_loadcnt 0" } else { "s_waitcnt vmcnt(0)" };
+        let needed = if target == "gfx1201" {
+            "s_wait_loadcnt 0"
+        } else {
+            "s_waitcnt vmcnt(0)"
+        };
         let text = r.all();
         assert!(
-            text.contains("v4 read before `global_load") && text.contains(&format!("needs {needed}")),
+            text.contains("v4 read before `global_load")
+                && text.contains(&format!("needs {needed}")),
             "{target}: {text}"
         );
     }
@@ -475,7 +547,9 @@ fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
         r.all()
     );
     // gfx12: s_wait_kmcnt 1 likewise; s_wait_kmcnt 0 (the kernel as it is) passes.
-    let one = edited_basic("gfx12", "xad_basic", "km1", |l| Some(l.replace("s_wait_kmcnt 0", "s_wait_kmcnt 1")));
+    let one = edited_basic("gfx12", "xad_basic", "km1", |l| {
+        Some(l.replace("s_wait_kmcnt 0", "s_wait_kmcnt 1"))
+    });
     let r = run_user_kernel(&one, "gfx1201", "basic");
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.all().contains("needs s_wait_kmcnt 0"), "{}", r.all());
@@ -497,7 +571,8 @@ fn writing_a_register_a_load_may_still_write_is_undefined() {
     let r = run_user_kernel(&raced, "gfx1100", "basic");
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(
-        r.all().contains("v4 written while `global_load_b32 v4") && r.all().contains("which lands last is a race"),
+        r.all().contains("v4 written while `global_load_b32 v4")
+            && r.all().contains("which lands last is a race"),
         "{}",
         r.all()
     );
@@ -533,8 +608,18 @@ fn a_flat_load_needs_both_of_its_counters() {
     };
     let r = run_user_kernel(&flat("flat-vm", "s_waitcnt vmcnt(0)"), "gfx1100", "basic");
     assert_eq!(r.code, 1, "{}", r.all());
-    assert!(r.all().contains("needs s_waitcnt vmcnt(0) and s_waitcnt lgkmcnt(0)") || r.all().contains("needs s_waitcnt lgkmcnt(0)"), "{}", r.all());
-    let r = run_user_kernel(&flat("flat-both", "s_waitcnt vmcnt(0) lgkmcnt(0)"), "gfx1100", "basic");
+    assert!(
+        r.all()
+            .contains("needs s_waitcnt vmcnt(0) and s_waitcnt lgkmcnt(0)")
+            || r.all().contains("needs s_waitcnt lgkmcnt(0)"),
+        "{}",
+        r.all()
+    );
+    let r = run_user_kernel(
+        &flat("flat-both", "s_waitcnt vmcnt(0) lgkmcnt(0)"),
+        "gfx1100",
+        "basic",
+    );
     assert_eq!(r.code, 0, "{}", r.all());
 }
 
@@ -543,12 +628,27 @@ fn a_flat_load_needs_both_of_its_counters() {
 /// Runs `bad` (a hazard inside its window) and `good` (the same code with
 /// the window respected) on `target`: the first fails with an undefined
 /// result naming `rule`, the second passes.
-fn hazard_pair(target: &str, case: &str, bad: &std::path::Path, good: &std::path::Path, rule: &str) {
+fn hazard_pair(
+    target: &str,
+    case: &str,
+    bad: &std::path::Path,
+    good: &std::path::Path,
+    rule: &str,
+) {
     let r = run_user_kernel(bad, target, case);
     assert_eq!(r.code, 1, "{target} inside the window:\n{}", r.all());
-    assert!(r.all().contains("hazard window") && r.all().contains(rule), "{target}: {}", r.all());
+    assert!(
+        r.all().contains("hazard window") && r.all().contains(rule),
+        "{target}: {}",
+        r.all()
+    );
     let r = run_user_kernel(good, target, case);
-    assert_eq!(r.code, 0, "{target} with the window respected:\n{}", r.all());
+    assert_eq!(
+        r.code,
+        0,
+        "{target} with the window respected:\n{}",
+        r.all()
+    );
 }
 
 #[test]
@@ -562,7 +662,13 @@ fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
     };
     let bad = before_xad("gfx12", "xad_basic", "haz12-bad", body(""));
     let good = before_xad("gfx12", "xad_basic", "haz12-good", body("wait"));
-    hazard_pair("gfx1201", "basic", &bad, &good, "gfx12 SALU writes an SGPR a VALU has read");
+    hazard_pair(
+        "gfx1201",
+        "basic",
+        &bad,
+        &good,
+        "gfx12 SALU writes an SGPR a VALU has read",
+    );
 }
 
 #[test]
@@ -572,7 +678,13 @@ fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
             "  v_mov_b32 v5, v2\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
         let good = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-good-{target}"),
             "  v_mov_b32 v5, v2\n  s_nop 1\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
-        hazard_pair(target, "basic_w64", &bad, &good, "gfx9 VALU writes a VGPR, then DPP reads it");
+        hazard_pair(
+            target,
+            "basic_w64",
+            &bad,
+            &good,
+            "gfx9 VALU writes a VGPR, then DPP reads it",
+        );
     }
 }
 
@@ -587,5 +699,223 @@ fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states(
     };
     let bad = before_xad("gfx9", "xad_basic_w64", "haz9vmem-bad", reload(""));
     let good = before_xad("gfx9", "xad_basic_w64", "haz9vmem-good", reload("nops"));
-    hazard_pair("gfx90a", "basic_w64", &bad, &good, "then a vector memory instruction reads it");
+    hazard_pair(
+        "gfx90a",
+        "basic_w64",
+        &bad,
+        &good,
+        "then a vector memory instruction reads it",
+    );
+}
+
+// ---- LLVM as the oracle (tests/kernels/llvm/oracle.ll) ----
+
+/// oracle.ll compiled with `-O2` by `tc` for `mcpu`, as LLVM wrote it and
+/// with `drop` lines removed, assembled and linked by the same LLVM.
+fn llvm_kernel(
+    tc: &xad_harness::toolchain::Toolchain,
+    mcpu: &str,
+    dir: &std::path::Path,
+    stem: &str,
+    drop: Option<&dyn Fn(&str) -> bool>,
+) -> (std::path::PathBuf, String) {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/llvm/oracle.ll");
+    let asm = dir.join(format!("{stem}.s"));
+    let out = std::process::Command::new(&tc.clang)
+        .args([
+            "--target=amdgcn-amd-amdhsa",
+            &format!("-mcpu={mcpu}"),
+            "-O2",
+            "-nogpulib",
+            "-S",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&asm)
+        .output()
+        .expect("run clang");
+    assert!(
+        out.status.success(),
+        "{mcpu}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&asm).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !drop.is_some_and(|d| d(l.trim_start())))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&asm, &kept).unwrap();
+    let obj = dir.join(format!("{stem}.o"));
+    let out = std::process::Command::new(&tc.clang)
+        .args(["--target=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), "-c"])
+        .arg(&asm)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("run clang");
+    assert!(
+        out.status.success(),
+        "{mcpu}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hsaco = dir.join(format!("{stem}.hsaco"));
+    tc.link(&obj, &hsaco)
+        .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+    (hsaco, text)
+}
+
+fn is_memory_wait(l: &str) -> bool {
+    [
+        "s_waitcnt ",
+        "s_waitcnt\t",
+        "s_wait_loadcnt",
+        "s_wait_kmcnt",
+        "s_wait_storecnt",
+        "s_wait_dscnt",
+    ]
+    .iter()
+    .any(|w| l.starts_with(w))
+}
+
+fn is_hazard_padding(l: &str) -> bool {
+    ["s_nop", "s_wait_alu", "s_waitcnt_depctr"]
+        .iter()
+        .any(|w| l.starts_with(w))
+}
+
+/// For a target of every generation: the kernel as LLVM compiled it runs
+/// clean; without its memory waits every lane is undefined and the origin
+/// names the wait LLVM had put there; without its hazard padding (where LLVM
+/// padded a hazard: gfx9's DPP read, gfx12's VCC carry) the rule is named.
+/// gfx12 and gfx950 need LLVM 22 (LLVM 19 does not insert gfx12's
+/// `s_wait_alu`: the last row pins that disagreement down).
+#[test]
+fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
+    let dir = common::scratch("llvm-oracle");
+    let llvm22 = xad_harness::toolchain::discover("gfx950", &dir).ok();
+    // (target, needs LLVM 22, case, the hazard rule LLVM's padding avoids)
+    let rows: [(&str, bool, &str, Option<&str>); 9] = [
+        (
+            "gfx908",
+            false,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        (
+            "gfx90a",
+            false,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        (
+            "gfx942",
+            false,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        (
+            "gfx950",
+            true,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        ("gfx1010", false, "basic", None),
+        ("gfx1030", false, "basic", None),
+        ("gfx1100", false, "basic", None),
+        ("gfx1151", false, "basic", None),
+        (
+            "gfx1201",
+            true,
+            "basic",
+            Some("gfx12 VALU writes VCC (a VALU has read it), then a VALU reads VCC"),
+        ),
+    ];
+    for (mcpu, needs22, case, rule) in rows {
+        let tc = if needs22 {
+            match &llvm22 {
+                Some(tc) => tc.clone(),
+                None => {
+                    eprintln!("skipping {mcpu}: no LLVM 22 here (ci/setup.sh installs it)");
+                    continue;
+                }
+            }
+        } else {
+            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"))
+        };
+        let (as_written, text) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-as-written"), None);
+        let r = run_user_kernel(&as_written, mcpu, case);
+        assert_eq!(r.code, 0, "{mcpu} as LLVM wrote it:\n{}", r.all());
+
+        let (no_waits, _) = llvm_kernel(
+            &tc,
+            mcpu,
+            &dir,
+            &format!("{mcpu}-no-waits"),
+            Some(&is_memory_wait),
+        );
+        let r = run_user_kernel(&no_waits, mcpu, case);
+        assert_eq!(r.code, 1, "{mcpu} without its waits:\n{}", r.all());
+        assert!(
+            r.all().contains("was waited for: needs"),
+            "{mcpu}: {}",
+            r.all()
+        );
+
+        let (no_padding, _) = llvm_kernel(
+            &tc,
+            mcpu,
+            &dir,
+            &format!("{mcpu}-no-padding"),
+            Some(&is_hazard_padding),
+        );
+        let r = run_user_kernel(&no_padding, mcpu, case);
+        match rule {
+            Some(rule) => {
+                assert!(
+                    text.lines().any(|l| is_hazard_padding(l.trim_start())),
+                    "{mcpu}: LLVM padded nothing:\n{text}"
+                );
+                assert_eq!(r.code, 1, "{mcpu} without its padding:\n{}", r.all());
+                assert!(r.all().contains(rule), "{mcpu}: {}", r.all());
+            }
+            None => assert_eq!(
+                r.code,
+                0,
+                "{mcpu}: no hazard here, padding or not:\n{}",
+                r.all()
+            ),
+        }
+    }
+    // LLVM 19 predates gfx12's s_wait_alu rules (AMDGPUWaitSGPRHazards): its
+    // gfx1201 code has the VCC hazard LLVM 22 pads, and the tool says so.
+    let tc19 = xad_harness::toolchain::discover("gfx1201", &dir).unwrap();
+    let (llvm19, text) = llvm_kernel(&tc19, "gfx1201", &dir, "gfx1201-llvm19", None);
+    if !text.contains("s_wait_alu") {
+        let r = run_user_kernel(&llvm19, "gfx1201", "basic");
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert!(r.all().contains("gfx12 VALU writes VCC"), "{}", r.all());
+    }
+}
+
+#[test]
+fn gfx11_wave64_salu_write_of_a_mask_a_valu_read_needs_sa_sdst() {
+    // v_cndmask reads VCC as its lane mask, SALU writes VCC, a VALU reads it
+    // again: needs s_waitcnt_depctr 0xfffe after the SALU writes.
+    let body = |wait: &'static str| -> &'static str {
+        if wait.is_empty() {
+            "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi\n  v_cndmask_b32 v2, v2, v2, vcc_lo"
+        } else {
+            "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi\n  s_waitcnt_depctr 0xfffe\n  v_cndmask_b32 v2, v2, v2, vcc_lo"
+        }
+    };
+    let bad = before_xad("gfx11", "xad_basic_w64", "haz11-bad", body(""));
+    let good = before_xad("gfx11", "xad_basic_w64", "haz11-good", body("wait"));
+    hazard_pair(
+        "gfx1100",
+        "basic_w64",
+        &bad,
+        &good,
+        "gfx11 wave64 VALU reads an SGPR as a lane mask",
+    );
 }

@@ -1055,7 +1055,9 @@ fn gfx9_waitcnt_prints_its_own_fields() {
 #[test]
 fn vop2_carry_ops_write_and_read_the_whole_vcc() {
     let scratch = common::scratch("emu_gfx9_carry");
-    let body = "  v_add_co_u32 v5, vcc, v2, v4\n  v_cndmask_b32 v9, 0, 1, vcc\n  v_addc_co_u32 v6, vcc, 0, v3, vcc\n  global_store_dword v7, v5, s[10:11]\n  global_store_dword v7, v6, s[10:11] offset:4\n  global_store_dword v7, v9, s[10:11] offset:8\n";
+    // `s_nop 1`: on gfx940+ a VALU read of VCC within 2 wait states of a
+    // VALU write of it is a hazard (LLVM GCNHazardRecognizer, hasVDecCoExecHazard).
+    let body = "  v_add_co_u32 v5, vcc, v2, v4\n  s_nop 1\n  v_cndmask_b32 v9, 0, 1, vcc\n  v_addc_co_u32 v6, vcc, 0, v3, vcc\n  global_store_dword v7, v5, s[10:11]\n  global_store_dword v7, v6, s[10:11] offset:4\n  global_store_dword v7, v9, s[10:11] offset:8\n";
     for mcpu in ["gfx908", "gfx942"] {
         let tc = toolchain_for(mcpu, &scratch).unwrap();
         let image = assemble(

@@ -352,7 +352,9 @@ fn an_unemulated_instruction_is_named_and_gfx9_v_cmpx_runs() {
     let cmpx = edit(
         &base,
         XAD_LINE,
-        &format!("{XAD_LINE}  v_cmpx_gt_u32 vcc, v1, v1\n"),
+        // s_nop 4: a VALU write of EXEC needs 5 wait states before the
+        // store reads it (gfx9 hazard, GCNHazardRecognizer::checkVMEMHazards).
+        &format!("{XAD_LINE}  v_cmpx_gt_u32 vcc, v1, v1\n  s_nop 4\n"),
     );
     let r = run_edited(&dir, "cmpx_u32.s", &cmpx, None);
     assert_eq!(r.code, 1, "EXEC cleared, nothing stored: {}", r.all());

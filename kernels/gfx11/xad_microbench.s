@@ -47,5 +47,8 @@
   s_mov_b32 exec_lo, 1
 .endm
 
+.macro XMB_READLANE_WAIT
+.endm
+
 .include "xad_microbench.inc"
 XMB_KERNEL xad_microbench

@@ -47,5 +47,9 @@
   s_mov_b64 exec, 1
 .endm
 
+.macro XMB_READLANE_WAIT
+  s_nop 0                                 // gfx940+: a VALU write, then v_readfirstlane of it, needs 1 wait state
+.endm
+
 .include "xad_microbench.inc"
 XMB_KERNEL xad_microbench_w64

@@ -238,7 +238,9 @@ pub(super) struct Access {
 impl Access {
     /// The taint destination register `i` takes when the access lands.
     pub(super) fn landing(&self, i: usize) -> Landing {
-        self.landing.as_ref().map_or_else(Landing::default, |l| l[i])
+        self.landing
+            .as_ref()
+            .map_or_else(Landing::default, |l| l[i])
     }
 
     pub(super) fn set_landing(&mut self, i: usize, l: Landing) {
@@ -309,7 +311,8 @@ impl InFlight {
         // elsewhere (stores on vscnt/storecnt, messages on lgkmcnt) nothing
         // it does can change what a wait lands, so it is not kept.
         let shares_loads = counts & (1 << LOAD | 1 << DS) != 0
-            && (0..SLOTS).any(|s| counts >> s & 1 == 1 && model.in_order[s] && (s == LOAD || s == DS));
+            && (0..SLOTS)
+                .any(|s| counts >> s & 1 == 1 && model.in_order[s] && (s == LOAD || s == DS));
         if counts == 0 || (dest == Dest::None && !shares_loads) {
             return None;
         }
@@ -786,12 +789,12 @@ pub fn statically_clean(
         let model = Model::of(inst.generation);
         let t = model.thresholds(inst, inst.generation);
         st.retain(|_, e| {
-            for slot in 0..SLOTS {
+            for (slot, &threshold) in t.iter().enumerate() {
                 if e.pending >> slot & 1 == 1 {
                     let covered = if model.in_order[slot] {
-                        u16::from(e.younger[slot]) >= t[slot]
+                        u16::from(e.younger[slot]) >= threshold
                     } else {
-                        t[slot] == 0
+                        threshold == 0
                     };
                     if covered {
                         e.pending &= !(1 << slot);
@@ -812,7 +815,13 @@ pub fn statically_clean(
             let (s, v) = dest_masks(inst);
             if s != 0 || v != [0; 4] {
                 // A re-issue from a loop: one entry, the weaker bound.
-                st.insert(i, Entry { pending: counts, younger: [0; SLOTS] });
+                st.insert(
+                    i,
+                    Entry {
+                        pending: counts,
+                        younger: [0; SLOTS],
+                    },
+                );
             }
         }
         for next in successors(i).into_iter().flatten() {

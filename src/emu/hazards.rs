@@ -349,13 +349,21 @@ fn dpp_vgpr_reads(i: &Inst, d: &Deps) -> Regs {
 fn valu_exec_write(i: &Inst, d: &Deps) -> Regs {
     let exec = sgpr(EXEC) | sgpr(EXEC + 1);
     Regs {
-        s: if is_valu(i) { sgpr_writes(i, d) & exec } else { 0 },
+        s: if is_valu(i) {
+            sgpr_writes(i, d) & exec
+        } else {
+            0
+        },
         v: [0; 4],
     }
 }
 fn dpp_exec(i: &Inst, _: &Deps) -> Regs {
     Regs {
-        s: if i.dpp.is_some() { sgpr(EXEC) | sgpr(EXEC + 1) } else { 0 },
+        s: if i.dpp.is_some() {
+            sgpr(EXEC) | sgpr(EXEC + 1)
+        } else {
+            0
+        },
         v: [0; 4],
     }
 }
@@ -392,7 +400,11 @@ fn store_data(i: &Inst, _: &Deps) -> Regs {
 fn valu_vgpr_writes_only(i: &Inst, d: &Deps) -> Regs {
     Regs {
         s: 0,
-        v: if is_valu(i) { vgpr_writes(i, d) } else { [0; 4] },
+        v: if is_valu(i) {
+            vgpr_writes(i, d)
+        } else {
+            [0; 4]
+        },
     }
 }
 fn valu_sgpr_reads(i: &Inst, d: &Deps) -> Regs {
@@ -407,7 +419,11 @@ fn lane_op_exec(i: &Inst, _: &Deps) -> Regs {
         Op::VReadlaneB32 | Op::VReadfirstlaneB32 | Op::VWritelaneB32
     );
     Regs {
-        s: if lane_op { sgpr(EXEC) | sgpr(EXEC + 1) } else { 0 },
+        s: if lane_op {
+            sgpr(EXEC) | sgpr(EXEC + 1)
+        } else {
+            0
+        },
         v: [0; 4],
     }
 }
@@ -507,7 +523,9 @@ pub fn analyse(
                     if wanted.is_empty() {
                         continue;
                     }
-                    if let Some((producer, reg)) = search_back(i, 0, w, &wanted, insts, deps, &preds) {
+                    if let Some((producer, reg)) =
+                        search_back(i, 0, w, &wanted, insts, deps, &preds)
+                    {
                         // EXEC itself cannot hold a stale value in the shadow
                         // (a tainted EXEC stops the wave): the stale read is
                         // of the consumer's first VGPR source instead.
@@ -553,7 +571,10 @@ fn rdna1_war(
         let mut rules: Vec<(usize, u128)> = Vec::new();
         if is_vmem(inst) {
             // SGPR operands, and EXEC (read implicitly).
-            rules.push((VMEM_SCALAR_WRITE_10, (sgpr_reads(d) | exec) & !untracked_but_exec()));
+            rules.push((
+                VMEM_SCALAR_WRITE_10,
+                (sgpr_reads(d) | exec) & !untracked_but_exec(),
+            ));
         }
         if smem {
             rules.push((SMEM_VECTOR_WRITE_10, sgpr_reads(d)));
@@ -919,7 +940,8 @@ fn mask_operand(inst: &Inst, wave64: bool) -> u128 {
 impl Pending for Gfx11Mask {
     type State = Mask11;
     fn consume(self, _: &Inst, d: &Deps, st: &Mask11, out: &mut Vec<Hazard>) {
-        st.salu.hit(MASK_WRITE_11, sgpr_reads(d) & !untracked(), out);
+        st.salu
+            .hit(MASK_WRITE_11, sgpr_reads(d) & !untracked(), out);
     }
     fn step(self, inst: &Inst, d: &Deps, i: usize, st: &mut Mask11) {
         if let Some((sa, _, _)) = depctr(inst) {
@@ -951,10 +973,20 @@ mod tests {
         for r in &RULES {
             assert!(r.source.starts_with("LLVM "), "{}", r.name);
             let generation = r.generations[0].name();
-            assert!(r.name.starts_with(generation) || r.name.starts_with("gfx940") || r.name.starts_with("gfx1010"), "{}", r.name);
+            assert!(
+                r.name.starts_with(generation)
+                    || r.name.starts_with("gfx940")
+                    || r.name.starts_with("gfx1010"),
+                "{}",
+                r.name
+            );
         }
         // The one rule the analysis does not check is s_setreg's (not emulated).
-        let unchecked: Vec<&str> = RULES.iter().filter(|r| !r.checked).map(|r| r.name).collect();
+        let unchecked: Vec<&str> = RULES
+            .iter()
+            .filter(|r| !r.checked)
+            .map(|r| r.name)
+            .collect();
         assert_eq!(unchecked.len(), 1, "{unchecked:?}");
     }
 

@@ -1,4 +1,4 @@
-//! Embedded RDNA3/3.5/4 (gfx11, gfx12) emulator: [`EmuDevice`] implements
+//! Embedded GCN5/CDNA, RDNA1-4 (gfx9, gfx10, gfx11, gfx12) emulator: [`EmuDevice`] implements
 //! [`crate::device::Device`] on the CPU for one [`Target`] (gfx1100 unless
 //! built with [`EmuDevice::for_target`]). It executes what [`crate::isa`]
 //! decodes for the target's [`crate::isa::Isa`]; nothing here knows bit
@@ -18,6 +18,8 @@
 //! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
 //! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
+//! | `counters`    | memory counters per generation: loads in flight until a wait covers them; a static pass that lets correct kernels skip it |
+//! | `hazards`     | the manual wait-state rules as one table, analysed once per kernel over every path |
 //! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
@@ -33,9 +35,11 @@
 //! (`host_words`): the pipeline fills inputs and checks outputs in place.
 //!
 //! Emulator choices where the hardware is not documented or not modelled:
-//! - Memory operations complete immediately and in program order, so
-//!   `s_waitcnt` has no effect and a kernel missing one still computes the
-//!   right answer here.
+//! - Memory operations execute at once, but their destinations are in
+//!   flight until a wait covers them (`counters`): a read before the wait
+//!   is undefined, naming the load and the wait it needs; a write races.
+//!   Manual wait-state rules (`hazards`) make a read inside a window
+//!   undefined, naming the rule.
 //! - Flat addresses are global addresses (no LDS or scratch apertures).
 //! - In wave32, EXEC_HI/VCC_HI are stored registers, initially 0, ignored for
 //!   masking and readable as data.
@@ -85,8 +89,8 @@
 //!   checker counts it as neither pass nor fail and checks every other lane.
 //! - exec_hi/vcc_hi read as data in wave32 are undefined until written and
 //!   unsettled after a write (the guide does not say the write is kept).
-//! - gfx12: the `s_wait_*` counters have no effect, like `s_waitcnt`; cache
-//!   policy bits (th, scope) have none either. Besides the system SGPRs the
+//! - gfx12: the `s_wait_*` counters land what they cover, like `s_waitcnt`;
+//!   cache policy bits (th, scope) have no effect. Besides the system SGPRs the
 //!   descriptor enables, every wave gets the workgroup ids in ttmp9 (x) and
 //!   ttmp7 (y in 15:0, z in 31:16), LLVM's architected SGPRs, which count as
 //!   initialised. `s_barrier_signal`/`s_barrier_wait` and scratch are not

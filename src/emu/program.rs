@@ -3,15 +3,15 @@
 //! which do not decode (or name registers the kernel descriptor did not
 //! allocate, [`Allocation`]) raise if, and only if, they are executed.
 
-use super::fault::{Fault, FaultKind};
 use super::counters;
+use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
 use super::taint::{self, Deps};
-use std::collections::HashMap;
 use crate::codeobj::descriptor::{gfx9_unified_vgprs, GRANULATED_WORKITEM_VGPR_COUNT};
 use crate::codeobj::KernelDescriptor;
 use crate::isa::{Generation, Inst, Isa, Op, Shape};
 use crate::target::Target;
+use std::collections::HashMap;
 
 /// gfx9's user-addressable SGPRs are s0-s101; codes 102-105 are
 /// flat_scratch and xnack_mask, then VCC, ttmp, m0 and EXEC: special
@@ -214,10 +214,17 @@ impl Program {
         ];
         let decoded: Vec<Option<&Inst>> = insts.iter().map(|i| i.as_ref().ok()).collect();
         let hazards = [false, true].map(|wave64| {
-            hazards::analyse(isa, &decoded, &deps[usize::from(wave64)], successors, wave64)
+            hazards::analyse(
+                isa,
+                &decoded,
+                &deps[usize::from(wave64)],
+                successors,
+                wave64,
+            )
         });
-        let counters_clean = [false, true]
-            .map(|wave64| counters::statically_clean(&decoded, &deps[usize::from(wave64)], successors));
+        let counters_clean = [false, true].map(|wave64| {
+            counters::statically_clean(&decoded, &deps[usize::from(wave64)], successors)
+        });
         for (w, found) in hazards.iter().enumerate() {
             for &i in found.keys() {
                 deps[w][i].flags |= taint::F_HAZ;
@@ -336,5 +343,59 @@ mod tests {
         }
         let unlimited = program(Isa::GFX9, &code, None);
         assert!(unlimited.insts.iter().all(Result::is_ok));
+    }
+}
+
+/// The project's own kernels would compute wrong on hardware if they missed
+/// a wait or broke a wait-state rule: every embedded code object, on the
+/// target it was built for, must have no hazard and must pass the static
+/// counter check (which also keeps their waves off the in-flight
+/// bookkeeping, so the emulator's speed rests on this).
+#[cfg(test)]
+mod own_kernels {
+    use crate::device::Device;
+
+    #[test]
+    fn every_embedded_kernel_is_free_of_hazards_and_missing_waits() {
+        let mut problems = Vec::new();
+        for target in crate::target::TARGETS {
+            for k in crate::kernels::for_target(target.name) {
+                let mut dev = crate::emu::EmuDevice::for_target(target);
+                let module = match dev.load(&k.bytes.to_vec()) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        problems.push(format!("{} {}: {e}", target.name, k.name));
+                        continue;
+                    }
+                };
+                for kernel in dev.kernels(module).unwrap_or_default() {
+                    let p = &kernel.program;
+                    let w = usize::from(kernel.descriptor.wave_size() == 64);
+                    for (pc, hazards) in &p.hazards[w] {
+                        for h in hazards {
+                            let at = |i: usize| match p.insts.get(i) {
+                                Some(Ok(inst)) => format!("0x{:x} {inst}", inst.offset),
+                                _ => format!("#{i}"),
+                            };
+                            problems.push(format!(
+                                "{} {}: {} at {} (producer {})",
+                                target.name,
+                                k.name,
+                                super::hazards::RULES[h.rule].name,
+                                at(*pc),
+                                at(h.producer)
+                            ));
+                        }
+                    }
+                    if !p.counters_clean[w] {
+                        problems.push(format!(
+                            "{} {}: a path touches a register a memory access may still write",
+                            target.name, k.name
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }

@@ -313,7 +313,13 @@ fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
         let r = usize::from(reg - 256);
         let vector_dst = !matches!(
             inst.shape(),
-            Shape::MemStore(_) | Shape::ToScalar1 | Shape::ToScalar2 | Shape::Cmp | Shape::Cmpw | Shape::Cmpx | Shape::Cmpxw
+            Shape::MemStore(_)
+                | Shape::ToScalar1
+                | Shape::ToScalar2
+                | Shape::Cmp
+                | Shape::Cmpw
+                | Shape::Cmpx
+                | Shape::Cmpxw
         ) && crate::isa::table::info(inst.op).format != Format::Smem;
         d.wv[r / 64] >> (r % 64) & 1 == 1 || (vector_dst && usize::from(inst.dst) == r)
     } else {
@@ -1097,7 +1103,12 @@ impl<const W: usize> Wave<W> {
 
     /// The results `hazards` make undefined after `inst` (an SALU that read
     /// EXEC a later v_cmpx may have changed first).
-    fn mark_hazard_results(&mut self, inst: &Inst, ctx: &Ctx<'_>, hazards: &[super::hazards::Hazard]) {
+    fn mark_hazard_results(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        hazards: &[super::hazards::Hazard],
+    ) {
         for h in hazards.iter().filter(|h| h.post) {
             let key = (160 + h.rule as u8, h.reg, inst.offset);
             if let Some(origin) = ctx.mem.taint.origin_id(key) {

@@ -372,7 +372,7 @@ impl<const W: usize> Wave<W> {
             VSubrevCoCiU32 => self.carry(inst, |a, b, c| sub_with_borrow(b, a, c))?,
             VMadU64U32 => self.mad64(inst, false),
             VMadI64I32 => self.mad64(inst, true),
-            VLshlrevB64 => self.shift64(inst, |x, sh| x << sh),
+            VLshlrevB64 | VLshlrevB64E32 => self.shift64(inst, |x, sh| x << sh),
             VLshrrevB64 => self.shift64(inst, |x, sh| x >> sh),
             VAshrrevI64 => self.shift64(inst, |x, sh| ((x as i64) >> sh) as u64),
             VLshlAddU64 => self.lshl_add64(inst),

@@ -588,7 +588,8 @@ impl<'a> Decoder<'a> {
                 inst.src[2] = Src::Sgpr(VCC);
                 inst.sdst = VCC;
             }
-            Shape::V2 => {}
+            // vsrc1 names the low VGPR of the 64-bit operand (gfx12's v_lshlrev_b64_e32).
+            Shape::V2 | Shape::Sh64 => {}
             _ => return Err(self.unsupported(format!("{} has no VOP2 form", row.mnemonic))),
         }
         Ok(inst)

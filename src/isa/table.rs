@@ -366,6 +366,10 @@ op_table! {
     Vop1   [    -,    58,    58,     58] VCtzI32B32  "v_ctz_i32_b32"   V1,  "D = count of trailing zeros of S0, or -1 if S0 == 0";
     // ---- VOP2 (VOP3 opcode 0x100 + op) ----
     Vop2   [    -,     1,     1,     1] VCndmaskB32 "v_cndmask_b32"   Cnd, "D = MASK[lane] ? S1 : S0 (MASK = VCC in e32, S2 in e64)";
+    // gfx12 moved v_lshlrev_b64 from VOP3-only to VOP2 (llvm-mc-19/22 -mcpu=gfx1200:
+    // `v_lshlrev_b64_e32 v[0:1], v2, v[4:5]` is 3E000902); LLVM 22's gfx12 code uses it
+    // for every sign-extended index. Same semantics as the VOP3 row below.
+    Vop2   [    -,     -,     -,  0x1f] VLshlrevB64E32 "v_lshlrev_b64" Sh64, "D.b64 = S1.b64 << S0[5:0]";
     Vop2   [    -,     9,     9,     9] VMulI32I24  "v_mul_i32_i24"   V2,  "D = sext(S0[23:0]) * sext(S1[23:0])";
     Vop2   [    -,    10,    10,     10] VMulHiI32I24 "v_mul_hi_i32_i24" V2, "D = (sext(S0[23:0]) * sext(S1[23:0])) >> 32";
     Vop2   [    -,    11,    11,     11] VMulU32U24  "v_mul_u32_u24"   V2,  "D = S0[23:0] * S1[23:0]";

@@ -5,7 +5,8 @@
 ; AMDGPUWaitSGPRHazards) decide the waits, nops and s_wait_alu. The xor
 ; result goes through an identity DPP move (quad_perm:[0,1,2,3]) so gfx9 has
 ; a VALU-write-then-DPP-read hazard for LLVM to pad; the 64-bit address
-; arithmetic gives gfx12 its VCC hazards. tests/emu_definedness.rs compiles
+; arithmetic gives gfx12 its VCC hazards (LLVM 20+ pads those; LLVM 19 does
+; not know the rule, see README "Verdicts as strict as silicon"). tests/emu_definedness.rs compiles
 ; it with -O2 for a target of every generation, runs it as `--kernel` (clean
 ; as LLVM wrote it), then again with the waits or hazard padding removed.
 target triple = "amdgcn-amd-amdhsa"
@@ -23,8 +24,10 @@ define amdgpu_kernel void @xad_basic(ptr addrspace(1) %a, ptr addrspace(1) %b, p
   %in = icmp ult i32 %i, %count
   br i1 %in, label %body, label %done
 body:
-  %off32 = shl i32 %i, 2
-  %off = zext i32 %off32 to i64
+  ; A sign-extended index: 64-bit address arithmetic in VGPRs (a VCC carry
+  ; chain, which gfx12 must wait for with s_wait_alu depctr_va_vcc(0)).
+  %i64 = sext i32 %i to i64
+  %off = shl i64 %i64, 2
   %pa = getelementptr i8, ptr addrspace(1) %a, i64 %off
   %pb = getelementptr i8, ptr addrspace(1) %b, i64 %off
   %pc = getelementptr i8, ptr addrspace(1) %c, i64 %off
