@@ -4,7 +4,7 @@
 //! the only place above the [`Device`] seam that knows both exist.
 
 use crate::device::Device;
-use crate::emu::EmuDevice;
+use crate::emu::{EmuDevice, EmuOptions};
 use crate::error::Error;
 use crate::hip;
 use crate::target::{self, Choice, Target};
@@ -73,11 +73,22 @@ impl Unit {
     /// for every target), or a new emulated device of `target`; `None` for
     /// a device that runs nothing asked.
     pub fn device_for(&mut self, target: &'static Target) -> Option<&mut dyn Device> {
+        self.device_with(target, EmuOptions::default())
+    }
+
+    /// As [`device_for`](Self::device_for), with the emulator's knobs
+    /// (`run --step-budget`); a HIP device has none (its guard against an
+    /// endless kernel is the watchdog).
+    pub fn device_with(
+        &mut self,
+        target: &'static Target,
+        emu: EmuOptions,
+    ) -> Option<&mut dyn Device> {
         match &mut self.runner {
             Runner::Hip(device) => Some(device.as_mut()),
             Runner::Emulator(current) => Some(
                 current
-                    .insert(Box::new(EmuDevice::for_target(target)))
+                    .insert(Box::new(EmuDevice::for_target_with_options(target, emu)))
                     .as_mut(),
             ),
             Runner::Unsupported(_) => None,

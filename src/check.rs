@@ -72,6 +72,14 @@ pub struct Tally {
     pub first: Vec<Mismatch>,
     /// The first unsettled words in lane order, at most `keep` of them.
     pub first_unsettled: Vec<Mismatch>,
+    /// Words compared that could show the instruction at work: every word
+    /// checked, less those the model expects to keep their prefill (an EXEC-
+    /// or DPP-masked lane is unwritten by design, so it proves nothing about
+    /// `v_xad_u32`). Less the unsettled words, what is left is the case's
+    /// evidence ([`Tally::words_verified`]). Not in JSON: `lanes_passed` and
+    /// the status carry the verdict there.
+    #[serde(skip)]
+    pub words_evidence: u64,
 }
 
 /// XORed into an expected value to make the poison that goes into `out` before
@@ -195,6 +203,7 @@ impl Tally {
             })
             .collect();
         self.lanes_checked += lanes as u64;
+        self.words_evidence += (lanes * k) as u64 - kept_by_design(cmp, &taints);
         for piece in pieces {
             self.lanes_failed += piece.failed;
             self.lanes_unwritten += piece.unwritten;
@@ -208,6 +217,39 @@ impl Tally {
                 .extend(piece.unsettled.into_iter().take(room));
         }
     }
+}
+
+impl Tally {
+    /// Settled words that could show the instruction at work and were
+    /// compared: when no word failed, each of them matched the model. Zero
+    /// means the case verified nothing, whatever it did not fail.
+    pub fn words_verified(&self) -> u64 {
+        self.words_evidence.saturating_sub(self.words_unsettled)
+    }
+}
+
+/// Untainted words of a dispatch whose expected value is their prefill: the
+/// model says the kernel must leave them alone (masked lanes), so matching
+/// is no evidence of the instruction. A poisoned prefill never equals the
+/// expected value ([`POISON_XOR`] is not 0).
+fn kept_by_design(cmp: &Compare<'_>, taints: &[WordTaint]) -> u64 {
+    let Prefill::Words(prefill) = cmp.prefill else {
+        return 0;
+    };
+    let kept = cmp
+        .expected
+        .par_iter()
+        .zip(prefill.par_iter())
+        .filter(|(e, p)| e == p)
+        .count();
+    // Tainted words are counted as unsettled (or failed) already; leave them
+    // out here so the evidence is not subtracted twice.
+    let tainted_kept = taints
+        .iter()
+        .filter(|t| t.0 < prefill.len() && cmp.expected[t.0] == prefill[t.0])
+        .filter(|t| t.1 == Taint::Unsettled)
+        .count();
+    (kept - tainted_kept) as u64
 }
 
 /// Compare lanes `range` of a dispatch; `taints` are the tainted words in
@@ -395,6 +437,21 @@ mod tests {
             keep,
         );
         t
+    }
+
+    /// Words the model says must keep their prefill (masked lanes) match
+    /// without proving anything about the instruction: a dispatch of only
+    /// those verifies nothing; one written word is evidence.
+    #[test]
+    fn words_kept_by_design_are_not_evidence() {
+        let prefill: Vec<u32> = (0..64).map(|i| i * 7 + 1).collect();
+        let t = run(&prefill, &prefill, &prefill, 2, 10);
+        assert_eq!((t.lanes_checked, t.lanes_failed), (32, 0));
+        assert_eq!(t.words_verified(), 0, "{t:?}");
+        let mut written = prefill.clone();
+        written[9] = 12345;
+        let t = run(&written, &written, &prefill, 2, 10);
+        assert_eq!(t.words_verified(), 1, "{t:?}");
     }
 
     #[test]

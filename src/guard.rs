@@ -48,9 +48,12 @@ pub struct GuardViolation {
     /// Index of the changed guard word nearest the buffer, in the buffer's own
     /// word numbering: negative before it, `len` and up after it.
     pub word: i64,
-    /// The global lane whose index addresses that word under the case's
-    /// layout (`lane * words_per_lane + k`): the lane most likely to have written it.
-    pub lane: i64,
+    /// The global lane of the dispatch whose words (`lane * words_per_lane +
+    /// k`) include that word, if one does; `None` (JSON null) when no lane
+    /// of the dispatch addresses it: a guard word is outside every lane's
+    /// words, so a stray store there came from a work-item past `count`
+    /// (a missing `i < count` check) or a wrong address, not from a lane.
+    pub lane: Option<u64>,
     /// Byte distance of the nearest changed byte from the buffer's start
     /// (before: negative) or end (after).
     pub nearest_offset: i64,
@@ -58,6 +61,10 @@ pub struct GuardViolation {
     /// The guard word there before the launch, and what the kernel left.
     pub expected: u32,
     pub got: u32,
+    /// The dispatch's global lanes, to say which lanes exist when none
+    /// addresses the word. Not in JSON (`lane` is null there).
+    #[serde(skip)]
+    pub lanes: std::ops::Range<u64>,
 }
 
 impl std::fmt::Display for GuardViolation {
@@ -66,10 +73,19 @@ impl std::fmt::Display for GuardViolation {
             Side::After => format!("{} bytes past its end", self.nearest_offset),
             Side::Before => format!("{} bytes before its start", -self.nearest_offset),
         };
+        let by = match self.lane {
+            Some(lane) => format!("lane {lane} addresses it"),
+            None if self.lanes.is_empty() => "no lane addresses it".to_string(),
+            None => format!(
+                "no lane addresses it (this dispatch's lanes {}-{} address only words inside the buffer)",
+                self.lanes.start,
+                self.lanes.end - 1
+            ),
+        };
         write!(
             f,
-            "kernel wrote outside buffer `{}`: {} guard words changed, nearest {at} (word {}: 0x{:08x} became 0x{:08x}; most likely lane {})",
-            self.buffer, self.words_changed, self.word, self.expected, self.got, self.lane
+            "kernel wrote outside buffer `{}`: {} guard words changed, nearest word {} of `{}` ({at}): 0x{:08x} became 0x{:08x}; {by}",
+            self.buffer, self.words_changed, self.word, self.buffer, self.expected, self.got
         )
     }
 }
@@ -84,6 +100,8 @@ pub struct GuardSpot<'a> {
     pub words_per_lane: usize,
     /// Global lane of the buffer's word 0 (the chunk's first lane).
     pub first_lane: u64,
+    /// Lanes the dispatch ran (from `first_lane`): only these address words.
+    pub lanes: u64,
     pub expected: &'a [u32],
 }
 
@@ -110,15 +128,22 @@ pub fn check_guard(spot: &GuardSpot<'_>, got: &[u8]) -> Option<GuardViolation> {
         Side::Before => index as i64 - spot.expected.len() as i64,
     };
     let got_word = u32::from_le_bytes(got[index * 4..index * 4 + 4].try_into().ok()?);
+    // The dispatch's lane whose words include `word`, if that lane exists.
+    let local = word.div_euclid(spot.words_per_lane.max(1) as i64);
+    let lane = u64::try_from(local)
+        .ok()
+        .filter(|&l| l < spot.lanes)
+        .map(|l| spot.first_lane + l);
     Some(GuardViolation {
         buffer: spot.buffer.to_string(),
         side: spot.side,
         word,
-        lane: spot.first_lane as i64 + word.div_euclid(spot.words_per_lane.max(1) as i64),
+        lane,
         nearest_offset: byte,
         words_changed,
         expected: spot.expected[index],
         got: got_word,
+        lanes: spot.first_lane..spot.first_lane + spot.lanes,
     })
 }
 
@@ -186,13 +211,14 @@ impl GuardedBuffer {
         dev.write(at, bytemuck::cast_slice(words))
     }
 
-    /// Check both guards after a dispatch whose first lane is `first_lane`;
-    /// restore any that changed so later chunks are judged alone. The first
-    /// violation per buffer side is kept.
+    /// Check both guards after a dispatch of `lanes` lanes whose first lane
+    /// is `first_lane`; restore any that changed so later chunks are judged
+    /// alone. The first violation per buffer side is kept.
     pub fn check(
         &self,
         dev: &mut dyn Device,
         first_lane: u64,
+        lanes: u64,
         found: &mut Vec<GuardViolation>,
     ) -> Result<(), DeviceError> {
         let mut got = vec![0u8; GUARD_BYTES];
@@ -205,6 +231,7 @@ impl GuardedBuffer {
                 len_words: self.bytes / 4,
                 words_per_lane: self.words_per_lane,
                 first_lane,
+                lanes,
                 expected,
             };
             if let Some(v) = check_guard(&spot, &got) {
@@ -241,6 +268,7 @@ mod tests {
             len_words: 100,
             words_per_lane: 2,
             first_lane: 1000,
+            lanes: 50,
             expected,
         }
     }
@@ -295,13 +323,34 @@ mod tests {
         got[40] ^= 1;
         let v = check_guard(&spot(Side::After, &g), &got).unwrap();
         assert_eq!((v.word, v.nearest_offset, v.words_changed), (102, 9, 2));
-        assert_eq!(
-            v.lane,
-            1000 + 51,
-            "word 102 with 2 words per lane belongs to lane 51 of the chunk"
-        );
+        // Word 102 with 2 words per lane would be lane 51 of a 50-lane
+        // dispatch: no such lane, so none is named.
+        assert_eq!(v.lane, None);
         assert_eq!((v.expected, v.got), (g[2], g[2] ^ 0x1000));
-        assert!(v.to_string().contains("most likely lane 1051"), "{v}");
+        let text = v.to_string();
+        assert!(
+            text.contains("nearest word 102 of `out` (9 bytes past its end)")
+                && text.contains("no lane addresses it (this dispatch's lanes 1000-1049")
+                && !text.contains("lane 1051"),
+            "{text}"
+        );
+    }
+
+    /// A lane is named only when the dispatch has it: a buffer larger than
+    /// the dispatch's lanes (buffers are reused by a shorter last chunk)
+    /// does not make a lane past `count` appear.
+    #[test]
+    fn a_lane_is_named_only_when_the_dispatch_has_it() {
+        let g = guard_words(7, "out", Side::After);
+        let mut got: Vec<u8> = bytemuck::cast_slice(&g).to_vec();
+        got[0] ^= 1;
+        let wide = GuardSpot {
+            lanes: 60,
+            ..spot(Side::After, &g)
+        };
+        let v = check_guard(&wide, &got).unwrap();
+        assert_eq!((v.word, v.lane), (100, Some(1050)));
+        assert!(v.to_string().contains("; lane 1050 addresses it"), "{v}");
     }
 
     #[test]
@@ -313,7 +362,14 @@ mod tests {
         got[0] ^= 1;
         let v = check_guard(&spot(Side::Before, &g), &got).unwrap();
         assert_eq!((v.word, v.nearest_offset, v.words_changed), (-1, -4, 2));
-        assert_eq!(v.lane, 999, "word -1 belongs to the lane before the chunk");
+        assert_eq!(v.lane, None, "no lane of the dispatch addresses word -1");
         assert_eq!(v.expected, g[GUARD_WORDS - 1]);
+        let text = v.to_string();
+        assert!(
+            text.contains("nearest word -1 of `out` (4 bytes before its start)")
+                && text.contains("no lane addresses it")
+                && !text.contains("lane 999"),
+            "{text}"
+        );
     }
 }

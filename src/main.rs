@@ -185,7 +185,17 @@ struct RunArgs {
     /// With --dump: every lane, not only failing ones (at most 1048576 lanes per case).
     #[arg(long, requires = "dump")]
     dump_all: bool,
+    /// Instructions one emulated wave may execute before the emulator stops it as an endless
+    /// loop (exit 3): 1 to 1000000000000. The embedded emulator only; a HIP device has the
+    /// --timeout watchdog.
+    #[arg(long, value_name = "N", default_value_t = xad_harness::emu::DEFAULT_STEP_BUDGET,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_STEP_BUDGET), allow_hyphen_values = true)]
+    step_budget: u64,
 }
+
+/// Largest `--step-budget`: a wave that many instructions long runs for
+/// hours on the emulator, which the watchdog (`--timeout`) stops first.
+const MAX_STEP_BUDGET: u64 = 1_000_000_000_000;
 
 #[derive(clap::Args)]
 struct ReplayArgs {
@@ -449,6 +459,7 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
         dump: None,
         command: std::env::args().collect(),
         lanes_done: Default::default(),
+        step_budget: args.step_budget,
     };
     // A report that could not be written is found now, not after the run;
     // other usage errors are shown beside it.

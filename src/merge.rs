@@ -375,7 +375,16 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
         let code = report["exit_code"]
             .as_i64()
             .unwrap_or(i64::from(exit::FAULT));
-        codes.push(i32::try_from(code).unwrap_or(exit::FAULT));
+        let mut node_code = i32::try_from(code).unwrap_or(exit::FAULT);
+        if node_code == exit::PASS && !verified_something(report) {
+            // A report written before exit 0 needed evidence (its cases all
+            // unsettled): the merge holds it to today's rule.
+            node_code = exit::SKIPPED;
+            notes.push(Value::String(format!(
+                "{host} ({file}): exit 0 but no case verified a lane (every word unsettled); counted as 77"
+            )));
+        }
+        codes.push(node_code);
         let input_devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
         for device in input_devices {
             let mut device = device.clone();
@@ -491,6 +500,31 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
     }
     merged.insert("merged_from".into(), Value::Array(merged_from));
     Value::Object(merged)
+}
+
+/// Whether some case of `report` verified a word: a `pass`, or an
+/// `unsettled` case with a lane that passed or fewer unsettled words than
+/// words compared (a multi-output case's lanes each hold one word per
+/// form). Reports of this version mark a case that verified nothing
+/// `skipped`; earlier ones called it `unsettled`.
+fn verified_something(report: &Value) -> bool {
+    let cases = report["devices"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|d| d["cases"].as_array().into_iter().flatten());
+    cases.into_iter().any(|case| match case["status"].as_str() {
+        Some("pass") => true,
+        Some("unsettled") => {
+            let tally = &case["tally"];
+            let number = |v: &Value| v.as_u64().unwrap_or(0);
+            let words_per_lane = case["forms"].as_array().map_or(1, |f| f.len().max(1)) as u64;
+            number(&case["lanes_passed"]) > 0
+                || number(&tally["words_unsettled"])
+                    < number(&tally["lanes_checked"]).saturating_mul(words_per_lane)
+        }
+        _ => false,
+    })
 }
 
 /// Cases per status over every device, every status present.
@@ -984,6 +1018,33 @@ mod tests {
             "{notes:?}"
         );
         assert_eq!(merged["merged_from"][1]["seed"], 2);
+    }
+
+    /// No green without evidence, in a fleet too: a node's report that says
+    /// 0 although its one case verified nothing (all lanes unsettled, as
+    /// reports before that rule wrote it) does not make the merge pass; the
+    /// same case with one verified lane does.
+    #[test]
+    fn a_node_whose_exit_0_verified_nothing_is_77_in_the_merge() {
+        let unsettled = |lanes_passed: u64| {
+            let mut r = report("gpu1", 1, 0, &["unsettled"]);
+            let case = &mut r["devices"][0]["cases"][0];
+            case["lanes_passed"] = json!(lanes_passed);
+            case["forms"] = json!([]);
+            case["tally"] = json!({"lanes_checked": 256, "lanes_unsettled": 256 - lanes_passed, "words_unsettled": 256 - lanes_passed});
+            r
+        };
+        let merged = merge_reports(&[("a".into(), unsettled(0))], None);
+        assert_eq!(merged["exit_code"], 77, "{merged:#}");
+        assert!(merged["notes"]
+            .to_string()
+            .contains("no case verified a lane"));
+        assert_eq!(
+            merged["merged_from"][0]["exit_code"], 0,
+            "the input's own code"
+        );
+        let merged = merge_reports(&[("a".into(), unsettled(1))], None);
+        assert_eq!(merged["exit_code"], 0, "{merged:#}");
     }
 
     #[test]

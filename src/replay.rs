@@ -762,7 +762,7 @@ fn execute(
         )?;
         let taint = dev.definedness(bufs[3].ptr(), count * k)?;
         for buf in &bufs {
-            buf.check(dev, 0, &mut out.guard_violations)?;
+            buf.check(dev, 0, count as u64, &mut out.guard_violations)?;
         }
         let mut got = vec![0u32; count * k];
         bufs[3].read(dev, &mut got)?;

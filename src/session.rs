@@ -58,6 +58,9 @@ pub struct Request {
     pub command: Vec<String>,
     /// Lanes checked so far over every case and device, for a progress bar.
     pub lanes_done: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Instructions one emulated wave may execute (`--step-budget`,
+    /// [`crate::emu::DEFAULT_STEP_BUDGET`] by default).
+    pub step_budget: u64,
 }
 
 /// A step of the run, handed to the caller as it completes.
@@ -174,6 +177,7 @@ impl Progress<'_> {
                 });
                 stopped
                     .chain(unsupported)
+                    .chain(report.nothing_verified_line())
                     .chain(report.release_errors.iter().map(ToString::to_string))
                     .collect()
             }
@@ -272,6 +276,7 @@ fn run_into(
         interrupt: request.interrupt.clone(),
         dump: request.dump.clone(),
         lanes_done: Some(request.lanes_done.clone()),
+        step_budget: request.step_budget,
         ..Options::default()
     };
     let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
@@ -483,7 +488,11 @@ fn run_unit(
             executor: &executor,
         });
         let first = report.cases.len();
-        match unit.device_for(target) {
+        let emu = crate::emu::EmuOptions {
+            step_budget: opts.step_budget,
+            ..Default::default()
+        };
+        match unit.device_with(target, emu) {
             Some(device) => {
                 if let Some(user) = user {
                     // A user's kernel for another target is bad input: refuse before launch.
@@ -491,9 +500,20 @@ fn run_unit(
                         .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
                 }
                 let before = report.interrupted.is_some();
-                run_cases(device, target, &p.runs, user, opts, report, on_progress)?;
+                run_cases(
+                    device,
+                    &id,
+                    target,
+                    &p.runs,
+                    user,
+                    opts,
+                    report,
+                    on_progress,
+                )?;
                 if let (false, Some(interrupted)) = (before, &mut report.interrupted) {
-                    interrupted.listed.push((id.clone(), target.name.to_string()));
+                    interrupted
+                        .listed
+                        .push((id.clone(), target.name.to_string()));
                 }
                 for c in &p.lacks {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
@@ -703,9 +723,13 @@ fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
 /// it. A signal in `opts.interrupt` stops it too, between cases or (inside
 /// [`run::run_case`]) between dispatches; `report.interrupted` then says
 /// what completed. Errors recorded while releasing device resources during a
-/// case are drained into that case's result.
+/// case are drained into that case's result. Each result names `device_id`
+/// (`hip:1`, `emulator:gfx1030`) before it is shown, so its replay line can
+/// name the backend and device that ran it.
+#[allow(clippy::too_many_arguments)] // each is one independent input of the loop
 pub fn run_cases(
     device: &mut dyn Device,
+    device_id: &str,
     target: &Target,
     cases: &[Case],
     user: Option<&Loaded>,
@@ -739,6 +763,7 @@ pub fn run_cases(
             opts,
         );
         result.release_errors.extend(hip::safe::take_drop_errors());
+        result.device = device_id.to_string();
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
         let cut_short = result.error.is_none() && result.tally.lanes_checked < result.lanes;
@@ -1070,9 +1095,13 @@ mod tests {
             dump: None,
             command: Vec::new(),
             lanes_done: Default::default(),
+            step_budget: crate::emu::DEFAULT_STEP_BUDGET,
         };
         let report = run(&request, &mut |_| {});
-        assert!(report.cases.iter().all(|r| r.not_run.is_some()), "nothing ran");
+        assert!(
+            report.cases.iter().all(|r| r.not_run.is_some()),
+            "nothing ran"
+        );
         report.interrupted.expect("marked interrupted")
     }
 
@@ -1088,7 +1117,12 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), all.not_run.len(), "{:?}", all.not_run);
-        assert_eq!(all.not_run.len(), target::TARGETS.len(), "{:?}", all.not_run);
+        assert_eq!(
+            all.not_run.len(),
+            target::TARGETS.len(),
+            "{:?}",
+            all.not_run
+        );
         assert_eq!(all.not_run[0], "basic_w64", "{:?}", all.not_run);
     }
 

@@ -377,7 +377,7 @@ fn step_budget_fault_names_kind_instruction_and_wave() {
         "{err}"
     );
     assert_eq!((fault.lane, fault.address), (None, None), "{err}");
-    assert_eq!(err.to_string(), "emulator: step budget of 10000 instructions per wave exhausted at offset 0x4 (s_branch -1 (to 0x4)): endless loop?");
+    assert_eq!(err.to_string(), "emulator: step budget of 10000 instructions per wave exhausted at offset 0x4 (s_branch -1 (to 0x4)): endless loop? (a longer kernel: raise it with `run --step-budget N`)");
 }
 
 #[test]

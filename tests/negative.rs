@@ -188,10 +188,9 @@ fn a_kernel_without_its_bounds_check_fails() {
         "{report}"
     );
     assert_eq!(v["word"], LANES as u64, "the first word past the end");
-    assert_eq!(
-        v["lane"], LANES as u64,
-        "written by the first lane past count"
-    );
+    // Written by work-items past count (the partial last workgroup's), which
+    // are no lanes: none is named (once: "most likely lane 100000" of 100000).
+    assert_eq!(v["lane"], serde_json::Value::Null, "{v}");
     assert_eq!(
         v["words_changed"],
         256 - LANES as u64 % 256,
@@ -201,8 +200,68 @@ fn a_kernel_without_its_bounds_check_fails() {
         report["guard_seed"].is_u64(),
         "the guard seed is recorded: {report}"
     );
-    assert_eq!(report["guard_seed"], report["devices"][0]["cases"][0]["guard_seed"]);
-    assert!(r.stdout.contains("most likely lane 100000"), "{}", r.stdout);
+    assert_eq!(
+        report["guard_seed"],
+        report["devices"][0]["cases"][0]["guard_seed"]
+    );
+    assert!(
+        r.stdout
+            .contains("no lane addresses it (this dispatch's lanes 0-99999")
+            && !r.stdout.contains("lane 100000"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Lane 0 also stores one word before `out` and one 100 words past its end:
+/// both guards fail the case, each message names the buffer word (word -1,
+/// word count + 100) and its distance from the buffer, and says no lane
+/// addresses it, never naming a lane the run does not have ("lane -1",
+/// "lane 100100" of 100000 lanes).
+#[test]
+fn writes_before_and_past_the_buffer_name_the_word_not_a_lane_that_does_not_exist() {
+    let stray = format!(
+        "{STORE_LINE}\n  v_cmp_eq_u32 vcc_lo, 0, v1\n  s_and_b32 exec_lo, exec_lo, vcc_lo\n  global_store_b32 v1, v5, s[10:11] offset:-4\n  s_add_u32 s15, s12, 100\n  s_lshl_b32 s15, s15, 2\n  v_mov_b32 v6, s15\n  global_store_b32 v6, v5, s[10:11]"
+    );
+    let (r, report) = run_user_kernel("guard_both", &variant(STORE_LINE, &stray));
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert_eq!(failed(&report), (0, 0), "every lane itself is right");
+    let found = report["devices"][0]["cases"][0]["guard_violations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let sides: Vec<(&str, &str, i64, &serde_json::Value)> = found
+        .iter()
+        .map(|v| {
+            (
+                v["buffer"].as_str().unwrap_or(""),
+                v["side"].as_str().unwrap_or(""),
+                v["word"].as_i64().unwrap_or(0),
+                &v["lane"],
+            )
+        })
+        .collect();
+    let none = serde_json::Value::Null;
+    assert_eq!(
+        sides,
+        [
+            ("out", "before", -1, &none),
+            ("out", "after", LANES as i64 + 100, &none)
+        ],
+        "{report}"
+    );
+    for needle in [
+        // Lane 0's result is 0: the changed byte nearest the buffer is the
+        // word's top byte, 1 byte before the start.
+        "nearest word -1 of `out` (1 bytes before its start)",
+        "nearest word 100100 of `out` (400 bytes past its end)",
+        "no lane addresses it (this dispatch's lanes 0-99999",
+    ] {
+        assert!(r.stdout.contains(needle), "{needle:?} in\n{}", r.stdout);
+    }
+    for wrong in ["lane -1", "lane 100100", "most likely"] {
+        assert!(!r.stdout.contains(wrong), "{wrong:?} in\n{}", r.stdout);
+    }
 }
 
 #[test]

@@ -141,6 +141,7 @@ fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<St
     let mut printed = Vec::new();
     session::run_cases(
         dev,
+        "emulator:gfx1100",
         xad_harness::target::find("gfx1100").unwrap(),
         cases,
         None,

@@ -101,13 +101,32 @@ pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
 /// emulator does not know: the private segment buffer, flat scratch init and
 /// the private segment wave offset.
 pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
+    unmodelled_sgpr_reasons(kd, target)
+        .iter()
+        .fold(0, |m, (range, _)| m | range)
+}
+
+/// [`unmodelled_sgprs`] per range, each with why it is unsettled on this
+/// generation, for the origin of a word computed from one.
+pub(super) fn unmodelled_sgpr_reasons(
+    kd: &KernelDescriptor,
+    target: &Target,
+) -> Vec<(u128, String)> {
     if !applies(target) {
-        return 0;
+        return Vec::new();
     }
     let run = |from: u32, n: u32| ((1u128 << n) - 1) << from;
-    let mut m = 0;
+    let mut m = Vec::new();
+    let scratch =
+        "the runtime's scratch setup, which the emulator does not model (it has no scratch)";
     if kd.private_segment_buffer() {
-        m |= run(0, 4);
+        m.push((
+            run(0, 4),
+            format!(
+                "a gfx9 ({}) private segment buffer user SGPR (s0-s3: the scratch buffer descriptor); its value is {scratch}",
+                target.name
+            ),
+        ));
     }
     if kd.flat_scratch_init() {
         let before = 4 * u32::from(kd.private_segment_buffer())
@@ -120,13 +139,27 @@ pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
             .iter()
             .filter(|&&e| e)
             .count() as u32;
-        m |= run(before, 2);
+        m.push((
+            run(before, 2),
+            format!(
+                "a gfx9 ({}) flat scratch init user SGPR (s{before}-s{}: the wave's scratch address); its value is {scratch}",
+                target.name,
+                before + 1
+            ),
+        ));
     }
     if wave_offset_sgpr(kd, target) {
         let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32
             + u32::from(kd.workgroup_info_enabled());
         // USER_SGPR_COUNT <= 16 (validated), so this stays below 22.
-        m |= run(kd.user_sgpr_count() + system, 1);
+        let at = kd.user_sgpr_count() + system;
+        m.push((
+            run(at, 1),
+            format!(
+                "the gfx9 ({}) private segment wave offset system SGPR (s{at}: this wave's scratch offset); its value is {scratch}",
+                target.name
+            ),
+        ));
     }
     m
 }

@@ -88,8 +88,15 @@ pub(super) struct InitialRegisters {
     /// (the scratch setup of gfx9 and gfx10, `super::gfx9::unmodelled_sgprs`,
     /// `super::gfx10::unmodelled_sgprs`): unsettled.
     pub(super) unmodelled: u128,
+    /// Why each unsettled SGPR range (bit i = s_i) is unsettled on this
+    /// target: gfx12's system SGPRs, gfx9's and gfx10's scratch setup. The
+    /// origin of a word computed from one names it with this reason.
+    pub(super) unsettled_why: Vec<(u128, String)>,
     // EXEC (and EXEC_HI in wave64) is always initialised.
 }
+
+/// Why a gfx12 kernel's system SGPRs are unsettled.
+const GFX12_SYSTEM_SGPR: &str = "a gfx12 system SGPR (workgroup id/info); gfx12 passes workgroup ids in ttmp9/ttmp7 and AMD does not document whether the system SGPRs are still written";
 
 /// Per-launch constants every wave's setup reads.
 pub(super) struct LaunchSetup {
@@ -115,6 +122,8 @@ pub(super) struct LaunchSetup {
     pub(super) vgprs: u32,
     /// SGPRs written with unknown scratch setup values (gfx9, gfx10).
     unmodelled: u128,
+    /// `unmodelled` per range, with the generation's reason.
+    unmodelled_why: Vec<(u128, String)>,
     /// Without architected flat scratch (gfx908, gfx90a, gfx10): the private
     /// segment wave offset system SGPR follows the others.
     wave_offset: bool,
@@ -215,6 +224,8 @@ impl LaunchSetup {
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
         let ttmp_ids = target.generation() == Generation::Gfx12;
+        let mut unmodelled_why = super::gfx9::unmodelled_sgpr_reasons(&kd, target);
+        unmodelled_why.extend(super::gfx10::unmodelled_sgpr_reasons(&kd, target));
         let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target)
             | super::gfx10::unmodelled_sgprs(&kd, target);
         let wave_offset = super::gfx9::wave_offset_sgpr(&kd, target)
@@ -224,6 +235,7 @@ impl LaunchSetup {
             ids_yz,
             vgprs,
             unmodelled,
+            unmodelled_why,
             wave_offset,
             kd,
             ttmp_ids,
@@ -249,12 +261,22 @@ impl LaunchSetup {
         let system =
             ids + usize::from(self.kd.workgroup_info_enabled()) + usize::from(self.wave_offset);
         let id_vgprs = 1 + self.ids_yz.first().map_or(0, Vec::len);
+        let system_sgprs = first_system..first_system + system;
+        let mut unsettled_why = self.unmodelled_why.clone();
+        if self.ttmp_ids {
+            let mask = system_sgprs
+                .clone()
+                .filter(|&i| i < 106)
+                .fold(0u128, |m, i| m | 1u128 << i);
+            unsettled_why.push((mask, GFX12_SYSTEM_SGPR.to_string()));
+        }
         InitialRegisters {
             user_sgprs: 0..user,
-            system_sgprs: first_system..first_system + system,
+            system_sgprs,
             vgprs: 0..id_vgprs,
             ttmp_ids: self.ttmp_ids,
             unmodelled: self.unmodelled,
+            unsettled_why,
         }
     }
 
@@ -483,6 +505,7 @@ mod tests {
                 vgprs: 0..1,
                 ttmp_ids: false,
                 unmodelled: 0,
+                unsettled_why: Vec::new(),
             }
         );
         // Too small a count is refused, naming the field.

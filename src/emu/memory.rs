@@ -62,6 +62,9 @@ struct TaintInner {
     words: BTreeMap<u64, Mark>,
     origins: Vec<Origin>,
     index: HashMap<OriginKey, u32>,
+    /// The running launch's unsettled SGPR ranges (bit i = s_i), each with
+    /// why it is unsettled on that target (`launch::InitialRegisters`).
+    sgpr_reasons: Vec<(u128, String)>,
 }
 
 /// The memory shadow: a sparse map of tainted words and the launch-wide
@@ -97,6 +100,22 @@ impl MemTaint {
         inner.origins.push(make());
         inner.index.insert(key, id);
         id
+    }
+
+    /// Publish why the launch about to run leaves each SGPR range unsettled.
+    pub fn set_sgpr_reasons(&self, reasons: Vec<(u128, String)>) {
+        self.lock().sgpr_reasons = reasons;
+    }
+
+    /// Why SGPR `s{reg}` of the running launch is unsettled, if it is one
+    /// the launch setup named.
+    pub fn sgpr_reason(&self, reg: u16) -> Option<String> {
+        let bit = 1u128.checked_shl(u32::from(reg))?;
+        self.lock()
+            .sgpr_reasons
+            .iter()
+            .find(|(range, _)| range & bit != 0)
+            .map(|(_, why)| why.clone())
     }
 
     /// The id of the origin registered under `key`, if one is.

@@ -159,11 +159,16 @@ pub struct EmuOptions {
     pub memory_limit: u64,
 }
 
+/// The instructions one emulated wave may execute by default (`run
+/// --step-budget`): far above any catalogue kernel (a few hundred), low
+/// enough that an endless loop stops in seconds.
+pub const DEFAULT_STEP_BUDGET: u64 = 1_000_000;
+
 impl Default for EmuOptions {
     fn default() -> Self {
         EmuOptions {
             threads: 0,
-            step_budget: 1_000_000,
+            step_budget: DEFAULT_STEP_BUDGET,
             memory_limit: 8 << 30,
         }
     }

@@ -836,9 +836,11 @@ impl<const W: usize> Wave<W> {
             HI_WRITTEN => format!("{name} read as data in wave32 after a write (the RDNA3 ISA guide does not say the write is kept)"),
             IN_FLIGHT => self.in_flight_text(ctx, reg),
             // Only the dispatch's own unsettled registers (gfx12's system
-            // SGPRs) are unsettled with no origin of their own.
+            // SGPRs, gfx9's and gfx10's scratch setup) are unsettled with no
+            // origin of their own; the launch setup says why, per target.
             UNINIT if reg < 128 && self.shadow.s_unset >> reg & 1 != 0 && self.shadow.s_undef >> reg & 1 == 0 => format!(
-                "{name} read: a gfx12 system SGPR (workgroup id/info); gfx12 passes workgroup ids in ttmp9/ttmp7 and AMD does not document whether the system SGPRs are still written"
+                "{name} read: {}",
+                ctx.mem.taint.sgpr_reason(reg).unwrap_or_else(|| "an SGPR the dispatch writes with a value the emulator does not know".into())
             ),
             _ if W == 32 && (reg == u16::from(EXEC_HI) || reg == u16::from(VCC_HI)) => {
                 format!("{name} read as data in wave32 (not initialised, and the RDNA3 ISA guide does not say what it reads)")

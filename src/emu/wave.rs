@@ -607,7 +607,7 @@ pub(super) fn check_steps(
 #[cold]
 fn budget_exhausted(ctx: &Ctx<'_>, inst: &Inst, wave: WaveAt) -> DeviceError {
     let message = format!(
-        "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop?",
+        "step budget of {} instructions per wave exhausted at offset 0x{:x} ({inst}): endless loop? (a longer kernel: raise it with `run --step-budget N`)",
         ctx.step_budget, inst.offset
     );
     DeviceError::from(

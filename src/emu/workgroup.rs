@@ -42,6 +42,12 @@ pub(super) fn run_launch(
         .product();
     let abort = AtomicBool::new(false);
     let stops = std::sync::Mutex::new(Vec::new());
+    // The origin of a word computed from an unsettled SGPR names this
+    // target's reason, not another generation's.
+    launch
+        .memory
+        .taint
+        .set_sgpr_reasons(setup.initialised().unsettled_why);
     let ctx = Ctx {
         mem: launch.memory,
         prog: launch.program,

@@ -124,6 +124,9 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
             "interrupted after {} of {} lanes (every checked lane passed)",
             r.tally.lanes_checked, r.lanes
         )),
+        Status::Skipped if r.not_run.is_none() => r
+            .nothing_verified()
+            .map(|why| format!("nothing verified: {why}")),
         Status::NotSupported | Status::Skipped => r.not_run.as_ref().map(|n| match n {
             crate::run::NotRun::NotSupported(why) => format!("not supported: {why}"),
             crate::run::NotRun::Skipped(why) => format!("skipped: {why}"),

@@ -119,22 +119,27 @@ pub fn combine_exit_codes(codes: &[i32]) -> i32 {
         .iter()
         .copied()
         .min_by_key(|&c| rank(c))
-        .map_or(
-            exit::SKIPPED,
-            |c| if ORDER.contains(&c) { c } else { exit::FAULT },
-        )
+        .map_or(exit::SKIPPED, |c| {
+            if ORDER.contains(&c) {
+                c
+            } else {
+                exit::FAULT
+            }
+        })
 }
 
 /// The exit code of a set of case statuses: a failure (1), else a fault
 /// (3), else 0 when anything passed (cases a target lacks do not make a run
-/// fail), else 77 when nothing ran, else 0 for no cases at all.
+/// fail), else 77: nothing ran, nothing was verified (a case that verified
+/// no word is skipped, [`CaseResult::nothing_verified`]), or there were no
+/// cases at all. 0 always means some lane was verified and none failed.
 pub fn cases_exit_code(statuses: impl IntoIterator<Item = Status>) -> i32 {
     let codes: Vec<i32> = statuses.into_iter().map(Status::exit_code).collect();
     if codes.contains(&exit::MISMATCH) {
         exit::MISMATCH
     } else if codes.contains(&exit::FAULT) {
         exit::FAULT
-    } else if codes.contains(&exit::PASS) || codes.is_empty() {
+    } else if codes.contains(&exit::PASS) {
         exit::PASS
     } else {
         exit::SKIPPED
@@ -293,6 +298,31 @@ impl RunReport {
         }
     }
 
+    /// The one stderr line of a run that exits 77 because its cases ran and
+    /// verified nothing (every word unsettled, or one the kernel must leave
+    /// unwritten): CI must not read that as a pass. `None` otherwise (a run
+    /// that ran nothing says why elsewhere).
+    pub fn nothing_verified_line(&self) -> Option<String> {
+        if self.exit_code() != exit::SKIPPED {
+            return None;
+        }
+        let empty: Vec<(&CaseResult, String)> = self
+            .cases
+            .iter()
+            .filter_map(|c| c.nothing_verified().map(|why| (c, why)))
+            .collect();
+        let (first, why) = empty.first()?;
+        let more = match empty.len() {
+            1 => String::new(),
+            n => format!(" (and {} more case(s) alike)", n - 1),
+        };
+        Some(format!(
+            "no lane verified anywhere: {} [{}]: {why}{more}; exit 77, not a pass",
+            first.case,
+            text::executed_on(first)
+        ))
+    }
+
     pub fn count(&self, status: Status) -> usize {
         self.cases.iter().filter(|c| c.status() == status).count()
     }
@@ -312,5 +342,49 @@ impl RunReport {
     /// The JSON report, in the versioned schema ([`SCHEMA`]).
     pub fn to_json(&self) -> String {
         json::to_json(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case whose every lane is unsettled ran, failed nothing and proved
+    /// nothing: skipped (JUnit `<skipped>` with the reason), exit 77 with one
+    /// line saying so. One verified lane more makes it unsettled, exit 0.
+    #[test]
+    fn a_run_that_verified_no_lane_is_77_not_a_pass() {
+        let mut report = RunReport::new(9, 64);
+        let mut r = text::tests::result(false, None);
+        r.tally.lanes_unsettled = 64;
+        r.tally.words_unsettled = 64;
+        report.cases.push(r);
+        assert_eq!(report.cases[0].status(), Status::Skipped);
+        assert_eq!(report.exit_code(), exit::SKIPPED);
+        let line = report.nothing_verified_line().expect("one line saying so");
+        assert!(line.contains("no lane verified anywhere: basic"), "{line}");
+        let xml = to_junit(&report);
+        assert!(
+            xml.contains("<skipped message=\"nothing verified: all 64 lanes checked are unsettled"),
+            "{xml}"
+        );
+        assert!(case_lines(&report.cases[0])[0].contains("nothing verified"));
+
+        report.cases[0].tally.lanes_unsettled = 63;
+        report.cases[0].tally.words_unsettled = 63;
+        assert_eq!(report.cases[0].status(), Status::Unsettled);
+        assert_eq!(report.exit_code(), exit::PASS);
+        assert_eq!(report.nothing_verified_line(), None);
+        assert!(!to_junit(&report).contains("<skipped"));
+    }
+
+    /// No cases at all verified nothing either.
+    #[test]
+    fn no_cases_is_77() {
+        assert_eq!(cases_exit_code([]), exit::SKIPPED);
+        assert_eq!(
+            cases_exit_code([Status::Unsettled, Status::NotSupported]),
+            exit::PASS
+        );
     }
 }

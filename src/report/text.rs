@@ -83,6 +83,9 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
             t.lanes_unsettled, t.words_unsettled
         );
     }
+    if r.nothing_verified().is_some() {
+        head += "; nothing verified, so not a pass";
+    }
     head += &format!(", {:.2} s [{}]", r.seconds, executed_on(r));
     lines.push(head);
     for m in t.first.iter().chain(&t.first_unsettled) {
@@ -113,16 +116,50 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
         lines.push(format!("  error: {e}"));
     }
     if t.lanes_failed > 0 || !r.guard_violations.is_empty() {
-        let kernel = match &r.kernel_source {
-            KernelSource::User { path } => format!(" --kernel {path}"),
-            KernelSource::Embedded { .. } => format!(" --target {}", r.target),
-        };
-        lines.push(format!(
-            "  replay: xad-harness run --case {} --seed {} --lanes {}{kernel}",
-            r.case, r.seed, r.lanes
-        ));
+        lines.push(format!("  replay: {}", replay_command(r)));
     }
     lines
+}
+
+/// The command that runs `r` again as it ran: the same backend and device,
+/// target, case, seed, lanes, emulator step budget and (for a user's
+/// kernel) file. Without `--backend` an `auto` run elsewhere could pick
+/// other hardware or the emulator; without `--target` a `--kernel` run
+/// would take the device's own target.
+pub fn replay_command(r: &CaseResult) -> String {
+    let mut command = String::from("xad-harness run");
+    match r.device.split_once(':') {
+        Some(("emulator", _)) => command += " --backend emu",
+        Some(("hip", index)) => command += &format!(" --backend hip --device {index}"),
+        _ => {}
+    }
+    if !r.target.is_empty() {
+        command += &format!(" --target {}", shell_word(&r.target));
+    }
+    command += &format!(
+        " --case {} --seed {} --lanes {}",
+        shell_word(&r.case),
+        r.seed,
+        r.lanes
+    );
+    if let Some(budget) = r.step_budget {
+        command += &format!(" --step-budget {budget}");
+    }
+    if let KernelSource::User { path } = &r.kernel_source {
+        command += &format!(" --kernel {}", shell_word(path));
+    }
+    command
+}
+
+/// `word` as one POSIX shell word: as is when it holds only characters no
+/// shell treats specially, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// What ran the case and, unless the executor already says it (`emulated
@@ -265,6 +302,7 @@ pub(crate) mod tests {
     pub(crate) fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally {
             lanes_checked: 64,
+            words_evidence: 64,
             ..Tally::default()
         };
         if failed {
@@ -303,6 +341,7 @@ pub(crate) mod tests {
             seconds: 0.0,
             unsettled: unsettled.map(str::to_string),
             forms: vec![],
+            step_budget: None,
         }
     }
 
@@ -324,7 +363,7 @@ pub(crate) mod tests {
         );
         assert!(
             fail.contains(
-                "replay: xad-harness run --case basic --seed 9 --lanes 64 --target gfx1100"
+                "replay: xad-harness run --backend emu --target gfx1100 --case basic --seed 9 --lanes 64"
             ),
             "{fail}"
         );
