@@ -181,6 +181,14 @@ pub fn check_outputs(
             errors.push(refuse("is a directory".into()));
             continue;
         }
+        // The merged report is renamed into place: over a device node, FIFO
+        // or symlink that would replace the node itself (as root, /dev/full).
+        if let Some(kind) = not_replaceable(out) {
+            errors.push(refuse(format!(
+                "is {kind}; the merged report replaces its target, so give a regular file or a new name"
+            )));
+            continue;
+        }
         let dir = match out.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -270,9 +278,37 @@ impl serde::Serialize for InOrder<'_> {
     }
 }
 
+/// What `path` is when it exists and is not a regular file (not to be
+/// renamed over), without following a symlink.
+fn not_replaceable(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::symlink_metadata(path).ok()?.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_symlink() {
+        Some("a symbolic link")
+    } else if kind.is_dir() {
+        Some("a directory")
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_char_device() || kind.is_block_device() {
+        Some("a device node")
+    } else {
+        Some("not a regular file")
+    }
+}
+
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write as _;
     let fail = |e: std::io::Error| Error::Io(format!("{}: cannot be written: {e}", path.display()));
+    // Checked before the run too (`check_outputs`); again here, in case the
+    // path changed meanwhile: a rename never replaces anything but a file.
+    if let Some(kind) = not_replaceable(path) {
+        return Err(Error::Io(format!(
+            "{}: is {kind}; not replaced",
+            path.display()
+        )));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

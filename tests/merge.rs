@@ -348,3 +348,72 @@ fn two_emulator_runs_merge_into_a_valid_report() {
         "{merged}"
     );
 }
+
+/// `merge` renames its report into place, so a device node, FIFO or symlink
+/// at an output path would be replaced by a regular file (as root, a private
+/// copy of /dev/full was): each is refused before anything is read, one line,
+/// exit 2, and the node is still there afterwards. A regular file is replaced.
+#[test]
+fn merge_never_replaces_a_device_node_fifo_or_symlink() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("merge_special_outputs");
+    let input = write_report(&dir, "node1.json", &report("node1", 0, &["pass"]));
+    let fifo = dir.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let target = write(&dir, "target.json", "keep me\n");
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let mut outputs = vec![(fifo.clone(), "a FIFO"), (link.clone(), "a symbolic link")];
+    // A private character device (the same numbers as /dev/full) where mknod is allowed (root).
+    let device = dir.join("full");
+    let made = std::process::Command::new("mknod")
+        .arg(&device)
+        .args(["c", "1", "7"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        outputs.push((device.clone(), "a device node"));
+    } else {
+        eprintln!("mknod not allowed here: the device-node row is not exercised");
+    }
+    let xml = write(&dir, "node1.xml", JUNIT);
+    for (out, kind) in &outputs {
+        for option in ["--json", "--junit"] {
+            let mut cmd = harness();
+            cmd.args(["merge", option]).arg(out).arg(&input);
+            if option == "--junit" {
+                cmd.arg("--junit-in").arg(&xml);
+            }
+            let ran = run(&mut cmd);
+            assert_eq!(ran.code, 2, "{option} {kind}: {}", ran.all());
+            let lines: Vec<&str> = ran.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{}", ran.stderr);
+            assert!(lines[0].contains(kind), "{}", lines[0]);
+        }
+    }
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
+    if made {
+        assert!(std::fs::symlink_metadata(&device)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
+    // Positive twin: a regular file is replaced by the merged report.
+    let ran = run(harness().args(["merge", "--json"]).arg(&target).arg(&input));
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .contains("xad-harness/report"));
+}
