@@ -457,7 +457,7 @@ fn cmd_run(args: RunArgs) -> Result<i32> {
         max_mismatches: usize::try_from(args.max_mismatches).unwrap_or(0), // 0..=MAX_MISMATCHES by the parser
         interrupt,
         dump: None,
-        command: std::env::args().collect(),
+        command: command_line(),
         lanes_done: Default::default(),
         step_budget: args.step_budget,
     };
@@ -590,7 +590,7 @@ fn cmd_kernels(out: &Path) -> Result<i32> {
 }
 
 fn cmd_merge(args: MergeArgs) -> Result<i32> {
-    let command: Vec<String> = std::env::args().collect();
+    let command: Vec<String> = command_line();
     let request = merge::Request {
         reports: &args.reports,
         junit: &args.junit_in,
@@ -655,4 +655,24 @@ fn cmd_soak(args: SoakArgs) -> Result<i32> {
         }
     }
     Ok(outcome.exit_code)
+}
+
+/// The command line for the reports' `command` field. Any Unix path is an
+/// argument (`std::env::args` would panic on one that is not UTF-8), so
+/// bytes that are not UTF-8 are written as `\xNN`: the line stays one
+/// string and loses nothing.
+fn command_line() -> Vec<String> {
+    use std::os::unix::ffi::OsStrExt;
+    std::env::args_os()
+        .map(|arg| {
+            let mut out = String::new();
+            for chunk in arg.as_bytes().utf8_chunks() {
+                out.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out
+        })
+        .collect()
 }

@@ -700,3 +700,47 @@ fn a_closed_or_full_stderr_or_stdout_never_panics() {
         assert!(!r.stderr.contains("panicked"), "{args:?}: {}", r.stderr);
     }
 }
+
+/// Any Unix path is an argument: a report path that is not UTF-8 is written
+/// where it says, and the report's `command` records it losslessly (`\xNN`);
+/// before, collecting the command line panicked (exit 101). A `merge` input
+/// of such a name is one line, exit 2.
+#[test]
+fn a_path_that_is_not_utf8_is_an_ordinary_argument() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("cli_non_utf8");
+    let json = dir.join(OsStr::from_bytes(b"r\xff.json"));
+    let ran = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "--json",
+        ])
+        .arg(&json));
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let command: Vec<&str> = report["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        command.last().unwrap().ends_with("r\\xff.json"),
+        "{command:?}"
+    );
+    let missing = dir.join(OsStr::from_bytes(b"in\xfe.json"));
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(dir.join("m.json"))
+        .arg(&missing));
+    assert_eq!(ran.code, 2, "{}", ran.all());
+    assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+    assert!(!ran.all().contains("panicked"), "{}", ran.all());
+}
