@@ -396,8 +396,8 @@ fn edited_basic(
 }
 
 /// `lines` inserted before the basic kernel's `v_xad_u32 v5, v2, v3, v4`.
-fn before_xad(dir: &str, file: &str, stem: &str, lines: &'static str) -> std::path::PathBuf {
-    edited_basic(dir, file, stem, move |l| {
+fn before_xad(dir: &str, file: &str, stem: &str, lines: &str) -> std::path::PathBuf {
+    edited_basic(dir, file, stem, |l| {
         Some(if l.trim_start().starts_with("v_xad_u32 v5, v2, v3, v4") {
             format!("{lines}\n{l}")
         } else {
@@ -625,24 +625,37 @@ fn a_flat_load_needs_both_of_its_counters() {
 
 // ---- hazards (src/emu/hazards.rs) ----
 
-/// Runs `bad` (a hazard inside its window) and `good` (the same code with
-/// the window respected) on `target`: the first fails with an undefined
-/// result naming `rule`, the second passes.
+/// The basic kernel of `dir`/`file` with `producer` then `consumer` before
+/// its `v_xad_u32`: run on `target`, it fails with an undefined result
+/// naming `rule`; with `padding` between the two (the window respected) it
+/// passes.
 fn hazard_pair(
-    target: &str,
-    case: &str,
-    bad: &std::path::Path,
-    good: &std::path::Path,
+    (dir, file, target, case): (&str, &str, &str, &str),
+    producer: &str,
+    padding: &str,
+    consumer: &str,
     rule: &str,
 ) {
-    let r = run_user_kernel(bad, target, case);
+    let bad = before_xad(
+        dir,
+        file,
+        &format!("haz-{target}-bad"),
+        &format!("{producer}\n{consumer}"),
+    );
+    let good = before_xad(
+        dir,
+        file,
+        &format!("haz-{target}-good"),
+        &format!("{producer}\n{padding}\n{consumer}"),
+    );
+    let r = run_user_kernel(&bad, target, case);
     assert_eq!(r.code, 1, "{target} inside the window:\n{}", r.all());
     assert!(
         r.all().contains("hazard window") && r.all().contains(rule),
         "{target}: {}",
         r.all()
     );
-    let r = run_user_kernel(good, target, case);
+    let r = run_user_kernel(&good, target, case);
     assert_eq!(
         r.code,
         0,
@@ -653,20 +666,11 @@ fn hazard_pair(
 
 #[test]
 fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
-    let body = |wait: &'static str| -> &'static str {
-        if wait.is_empty() {
-            "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0\n  v_add_nc_u32 v2, s13, v2"
-        } else {
-            "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0\n  s_wait_alu 0xfffe\n  v_add_nc_u32 v2, s13, v2"
-        }
-    };
-    let bad = before_xad("gfx12", "xad_basic", "haz12-bad", body(""));
-    let good = before_xad("gfx12", "xad_basic", "haz12-good", body("wait"));
     hazard_pair(
-        "gfx1201",
-        "basic",
-        &bad,
-        &good,
+        ("gfx12", "xad_basic", "gfx1201", "basic"),
+        "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0",
+        "  s_wait_alu 0xfffe",
+        "  v_add_nc_u32 v2, s13, v2",
         "gfx12 SALU writes an SGPR a VALU has read",
     );
 }
@@ -674,15 +678,11 @@ fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
 #[test]
 fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
     for target in ["gfx908", "gfx942"] {
-        let bad = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-bad-{target}"),
-            "  v_mov_b32 v5, v2\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
-        let good = before_xad("gfx9", "xad_basic_w64", &format!("haz9dpp-good-{target}"),
-            "  v_mov_b32 v5, v2\n  s_nop 1\n  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf");
         hazard_pair(
-            target,
-            "basic_w64",
-            &bad,
-            &good,
+            ("gfx9", "xad_basic_w64", target, "basic_w64"),
+            "  v_mov_b32 v5, v2",
+            "  s_nop 1",
+            "  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
             "gfx9 VALU writes a VGPR, then DPP reads it",
         );
     }
@@ -690,20 +690,11 @@ fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
 
 #[test]
 fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states() {
-    let reload = |nops: &'static str| -> &'static str {
-        if nops.is_empty() {
-            "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5\n  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)"
-        } else {
-            "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5\n  s_nop 4\n  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)"
-        }
-    };
-    let bad = before_xad("gfx9", "xad_basic_w64", "haz9vmem-bad", reload(""));
-    let good = before_xad("gfx9", "xad_basic_w64", "haz9vmem-good", reload("nops"));
     hazard_pair(
-        "gfx90a",
-        "basic_w64",
-        &bad,
-        &good,
+        ("gfx9", "xad_basic_w64", "gfx90a", "basic_w64"),
+        "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5",
+        "  s_nop 4",
+        "  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)",
         "then a vector memory instruction reads it",
     );
 }
@@ -902,20 +893,11 @@ fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
 fn gfx11_wave64_salu_write_of_a_mask_a_valu_read_needs_sa_sdst() {
     // v_cndmask reads VCC as its lane mask, SALU writes VCC, a VALU reads it
     // again: needs s_waitcnt_depctr 0xfffe after the SALU writes.
-    let body = |wait: &'static str| -> &'static str {
-        if wait.is_empty() {
-            "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi\n  v_cndmask_b32 v2, v2, v2, vcc_lo"
-        } else {
-            "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi\n  s_waitcnt_depctr 0xfffe\n  v_cndmask_b32 v2, v2, v2, vcc_lo"
-        }
-    };
-    let bad = before_xad("gfx11", "xad_basic_w64", "haz11-bad", body(""));
-    let good = before_xad("gfx11", "xad_basic_w64", "haz11-good", body("wait"));
     hazard_pair(
-        "gfx1100",
-        "basic_w64",
-        &bad,
-        &good,
+        ("gfx11", "xad_basic_w64", "gfx1100", "basic_w64"),
+        "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi",
+        "  s_waitcnt_depctr 0xfffe",
+        "  v_cndmask_b32 v2, v2, v2, vcc_lo",
         "gfx11 wave64 VALU reads an SGPR as a lane mask",
     );
 }

@@ -212,6 +212,21 @@ pub(super) enum Dest {
     },
 }
 
+impl Dest {
+    /// What `inst` loads into, in the lanes of `exec` for a vector load.
+    fn of(inst: &Inst, exec: u64) -> Dest {
+        match inst.shape() {
+            Shape::MemLoad(bytes) => Dest::Vgprs {
+                first: inst.dst,
+                n: bytes.div_ceil(4),
+                exec,
+            },
+            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
+            _ => Dest::None,
+        }
+    }
+}
+
 /// One issued access not yet complete on every counter it counts on.
 #[derive(Debug, Clone)]
 pub(super) struct Access {
@@ -498,15 +513,31 @@ mod tests {
         }
         // The SOPK forms with `null` (llvm-mc 19): vmcnt 1, vscnt 2, lgkmcnt 0.
         for (isa, words, generation) in [
-            (Isa::GFX10, [0xbc7d_0001u32, 0xbbfd_0002, 0xbd7d_0000], Generation::Gfx10),
-            (Isa::GFX11, [0xbcfc_0001, 0xbc7c_0002, 0xbdfc_0000], Generation::Gfx11),
+            (
+                Isa::GFX10,
+                [0xbc7d_0001u32, 0xbbfd_0002, 0xbd7d_0000],
+                Generation::Gfx10,
+            ),
+            (
+                Isa::GFX11,
+                [0xbcfc_0001, 0xbc7c_0002, 0xbdfc_0000],
+                Generation::Gfx11,
+            ),
         ] {
             let t: Vec<[u16; SLOTS]> = words
                 .iter()
                 .map(|&w| Model::of(generation).thresholds(&inst(&[w], isa), generation))
                 .collect();
-            assert_eq!((t[0][LOAD], t[1][STORE], t[2][SCALAR]), (1, 2, 0), "{generation}");
-            assert_eq!((t[0][STORE], t[1][LOAD]), (u16::MAX, u16::MAX), "{generation}");
+            assert_eq!(
+                (t[0][LOAD], t[1][STORE], t[2][SCALAR]),
+                (1, 2, 0),
+                "{generation}"
+            );
+            assert_eq!(
+                (t[0][STORE], t[1][LOAD]),
+                (u16::MAX, u16::MAX),
+                "{generation}"
+            );
         }
         // gfx12 s_wait_loadcnt_dscnt 0x102: loadcnt 1, dscnt 2.
         let i = inst(&[0xbfc8_0102], crate::isa::Isa::GFX12);
@@ -524,15 +555,7 @@ impl<const W: usize> Wave<W> {
         if ctx.prog.counters_clean::<W>() {
             return;
         }
-        let dest = match inst.shape() {
-            Shape::MemLoad(bytes) => Dest::Vgprs {
-                first: inst.dst,
-                n: bytes.div_ceil(4),
-                exec: self.exec(),
-            },
-            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
-            _ => Dest::None,
-        };
+        let dest = Dest::of(inst, self.exec());
         self.issue_slow(inst, pc, dest, ctx);
     }
 
@@ -757,16 +780,7 @@ pub fn statically_clean(
     }
     let dest_masks = |inst: &Inst| -> (u128, [u64; 4]) {
         let (mut s, mut v) = (0u128, [0u64; 4]);
-        let dest = match inst.shape() {
-            Shape::MemLoad(bytes) => Dest::Vgprs {
-                first: inst.dst,
-                n: bytes.div_ceil(4),
-                exec: 0,
-            },
-            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
-            _ => Dest::None,
-        };
-        for &r in dest_regs(dest).iter() {
+        for &r in dest_regs(Dest::of(inst, 0)).iter() {
             if r >= 256 {
                 let r = usize::from(r - 256);
                 v[r / 64] |= 1 << (r % 64);

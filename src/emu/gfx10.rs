@@ -72,13 +72,11 @@ pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
 /// scratch init (after the dispatch, queue, kernarg and dispatch id SGPRs)
 /// and the private segment wave offset (after the other system SGPRs).
 pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
-    unmodelled_sgpr_reasons(kd, target)
-        .iter()
-        .fold(0, |m, (range, _)| m | range)
+    super::gfx9::mask_of(&unmodelled_sgpr_reasons(kd, target))
 }
 
 /// [`unmodelled_sgprs`] per range, each with why it is unsettled on gfx10,
-/// for the origin of a word computed from one.
+/// for the origin of a word computed from one: placed as on gfx9.
 pub(super) fn unmodelled_sgpr_reasons(
     kd: &KernelDescriptor,
     target: &Target,
@@ -86,51 +84,7 @@ pub(super) fn unmodelled_sgpr_reasons(
     if !applies(target) {
         return Vec::new();
     }
-    let run = |from: u32, n: u32| ((1u128 << n) - 1) << from;
-    let pairs_before_scratch_init = [
-        kd.dispatch_ptr(),
-        kd.queue_ptr(),
-        kd.kernarg_ptr(),
-        kd.dispatch_id(),
-    ];
-    let scratch =
-        "the runtime's scratch setup, which the emulator does not model (it has no scratch)";
-    let mut m = Vec::new();
-    if kd.private_segment_buffer() {
-        m.push((
-            run(0, 4),
-            format!(
-                "a gfx10 ({}) private segment buffer user SGPR (s0-s3: the scratch buffer descriptor); its value is {scratch}",
-                target.name
-            ),
-        ));
-    }
-    if kd.flat_scratch_init() {
-        let pairs = pairs_before_scratch_init.iter().filter(|&&e| e).count() as u32;
-        let at = 4 * u32::from(kd.private_segment_buffer()) + 2 * pairs;
-        m.push((
-            run(at, 2),
-            format!(
-                "a gfx10 ({}) flat scratch init user SGPR (s{at}-s{}: the wave's scratch address); its value is {scratch}",
-                target.name,
-                at + 1
-            ),
-        ));
-    }
-    if wave_offset_sgpr(kd, target) {
-        let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32
-            + u32::from(kd.workgroup_info_enabled());
-        // USER_SGPR_COUNT <= 16 (validated), so this stays below 22.
-        let at = kd.user_sgpr_count() + system;
-        m.push((
-            run(at, 1),
-            format!(
-                "the gfx10 ({}) private segment wave offset system SGPR (s{at}: this wave's scratch offset); its value is {scratch}",
-                target.name
-            ),
-        ));
-    }
-    m
+    super::gfx9::scratch_sgpr_reasons(kd, target, wave_offset_sgpr(kd, target))
 }
 
 #[cfg(test)]

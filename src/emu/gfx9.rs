@@ -101,9 +101,7 @@ pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
 /// emulator does not know: the private segment buffer, flat scratch init and
 /// the private segment wave offset.
 pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
-    unmodelled_sgpr_reasons(kd, target)
-        .iter()
-        .fold(0, |m, (range, _)| m | range)
+    mask_of(&unmodelled_sgpr_reasons(kd, target))
 }
 
 /// [`unmodelled_sgprs`] per range, each with why it is unsettled on this
@@ -115,7 +113,27 @@ pub(super) fn unmodelled_sgpr_reasons(
     if !applies(target) {
         return Vec::new();
     }
+    scratch_sgpr_reasons(kd, target, wave_offset_sgpr(kd, target))
+}
+
+/// The union of the ranges of [`unmodelled_sgpr_reasons`] (gfx10's too).
+pub(super) fn mask_of(reasons: &[(u128, String)]) -> u128 {
+    reasons.iter().fold(0, |m, (range, _)| m | range)
+}
+
+/// Where the scratch setup SGPRs sit when a generation has them (gfx9, and
+/// gfx10, which places them alike): the private segment buffer from s0,
+/// flat scratch init after the dispatch, queue, kernarg and dispatch id
+/// pairs, and (with `wave_offset`) the wave offset after the other system
+/// SGPRs; each with why its value is unsettled, naming `target` and its
+/// generation.
+pub(super) fn scratch_sgpr_reasons(
+    kd: &KernelDescriptor,
+    target: &Target,
+    wave_offset: bool,
+) -> Vec<(u128, String)> {
     let run = |from: u32, n: u32| ((1u128 << n) - 1) << from;
+    let generation = target.generation().name();
     let mut m = Vec::new();
     let scratch =
         "the runtime's scratch setup, which the emulator does not model (it has no scratch)";
@@ -123,7 +141,7 @@ pub(super) fn unmodelled_sgpr_reasons(
         m.push((
             run(0, 4),
             format!(
-                "a gfx9 ({}) private segment buffer user SGPR (s0-s3: the scratch buffer descriptor); its value is {scratch}",
+                "a {generation} ({}) private segment buffer user SGPR (s0-s3: the scratch buffer descriptor); its value is {scratch}",
                 target.name
             ),
         ));
@@ -142,13 +160,13 @@ pub(super) fn unmodelled_sgpr_reasons(
         m.push((
             run(before, 2),
             format!(
-                "a gfx9 ({}) flat scratch init user SGPR (s{before}-s{}: the wave's scratch address); its value is {scratch}",
+                "a {generation} ({}) flat scratch init user SGPR (s{before}-s{}: the wave's scratch address); its value is {scratch}",
                 target.name,
                 before + 1
             ),
         ));
     }
-    if wave_offset_sgpr(kd, target) {
+    if wave_offset {
         let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32
             + u32::from(kd.workgroup_info_enabled());
         // USER_SGPR_COUNT <= 16 (validated), so this stays below 22.
@@ -156,7 +174,7 @@ pub(super) fn unmodelled_sgpr_reasons(
         m.push((
             run(at, 1),
             format!(
-                "the gfx9 ({}) private segment wave offset system SGPR (s{at}: this wave's scratch offset); its value is {scratch}",
+                "the {generation} ({}) private segment wave offset system SGPR (s{at}: this wave's scratch offset); its value is {scratch}",
                 target.name
             ),
         ));

@@ -361,6 +361,9 @@ mod own_kernels {
         for target in crate::target::TARGETS {
             for k in crate::kernels::for_target(target.name) {
                 let mut dev = crate::emu::EmuDevice::for_target(target);
+                // A Vec, so the ELF parser gets an allocator-aligned buffer
+                // (the embedded bytes are not aligned).
+                #[allow(clippy::unnecessary_to_owned)]
                 let module = match dev.load(&k.bytes.to_vec()) {
                     Ok(m) => m,
                     Err(e) => {

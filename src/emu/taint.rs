@@ -775,7 +775,13 @@ impl<const W: usize> Wave<W> {
     #[inline(never)]
     pub(super) fn taint_step(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<Flow, DeviceError> {
         // `pc` already points past `inst` (step_one and lockstep set it first).
-        let hazards = ctx.prog.hazards_at::<W>(self.pc.wrapping_sub(1));
+        // Only instructions flagged F_HAZ have hazards: the others skip the lookup.
+        let pc = self.pc.wrapping_sub(1);
+        let hazards = if ctx.prog.deps_at::<W>(pc).flags & F_HAZ != 0 {
+            ctx.prog.hazards_at::<W>(pc)
+        } else {
+            &[]
+        };
         let marked = if hazards.is_empty() {
             Vec::new()
         } else {
@@ -786,7 +792,7 @@ impl<const W: usize> Wave<W> {
             self.mark_hazard_results(inst, ctx, hazards);
         }
         if !marked.is_empty() {
-            let d = ctx.prog.deps_at::<W>(self.pc.wrapping_sub(1));
+            let d = ctx.prog.deps_at::<W>(pc);
             for (reg, before, origin) in marked {
                 // The stale read is over: the register is as it was, unless
                 // `inst` wrote it (then it holds what `inst` computed).
