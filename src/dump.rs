@@ -46,7 +46,6 @@
 //! [`MAX_DUMP_ALL_LANES`] lanes per case.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -239,8 +238,15 @@ pub fn check_dir(option: &str, dir: &Path) -> Result<(), Error> {
     if dir.as_os_str().is_empty() {
         return Err(refuse("an empty path".into()));
     }
-    let probe_in = match std::fs::metadata(dir) {
-        Ok(meta) if !meta.is_dir() => return Err(refuse("is not a directory".into())),
+    // Not followed: a symlink is refused like any node that is not a plain
+    // directory, so a dump is written where the path says.
+    let probe_in = match std::fs::symlink_metadata(dir) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(refuse(match crate::files::not_regular(dir) {
+                Some(kind) => format!("is {kind}; give a new or empty directory"),
+                None => "is not a directory".into(),
+            }))
+        }
         Ok(_) => {
             let mut entries =
                 std::fs::read_dir(dir).map_err(|e| refuse(format!("cannot be read: {e}")))?;
@@ -588,7 +594,11 @@ impl Current {
         }
         write_npy(&dir.join(&f.verdict), "|u1", &[n], &self.verdicts)?;
         let code = dir.join(&f.code_object);
-        std::fs::write(&code, &self.code).map_err(|e| format!("writing {}: {e}", code.display()))
+        // Each case has a directory of its own, new in a dump the run made:
+        // its files are created, never opened over something found there.
+        crate::files::create_new(&code)
+            .and_then(|mut f| f.write_all(&self.code))
+            .map_err(|e| format!("writing {}: {e}", code.display()))
     }
 }
 
@@ -599,10 +609,7 @@ impl Writer {
         let path = self.dir.join(MANIFEST);
         let text = serde_json::to_string_pretty(&self.manifest)
             .map_err(|e| format!("encoding {}: {e}", path.display()))?;
-        let tmp = self.dir.join(format!(".{MANIFEST}.tmp"));
-        std::fs::write(&tmp, text + "\n")
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|e| format!("writing {}: {e}", path.display()))
+        crate::files::write_output(&path, (text + "\n").as_bytes()).map_err(|e| e.to_string())
     }
 }
 
@@ -616,7 +623,7 @@ fn write_npy<T: npyz::Serialize + Copy>(
     use npyz::WriterBuilder;
     let fail = |e: std::io::Error| format!("writing {}: {e}", path.display());
     let type_str: npyz::TypeStr = dtype.parse().expect("a valid dtype literal");
-    let mut file = BufWriter::new(File::create(path).map_err(fail)?);
+    let mut file = BufWriter::new(crate::files::create_new(path).map_err(fail)?);
     let mut writer = npyz::WriteOptions::<T>::new()
         .dtype(npyz::DType::Plain(type_str))
         .shape(shape)

@@ -63,8 +63,7 @@ pub fn write_all(
         std::fs::create_dir_all(&sub)
             .map_err(|e| Error::Io(format!("creating {}: {e}", sub.display())))?;
         let path = sub.join(format!("{}.hsaco", k.name));
-        std::fs::write(&path, k.bytes)
-            .map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
+        crate::files::write_output(&path, k.bytes)?;
         written(&path, k);
     }
     Ok(())

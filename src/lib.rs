@@ -45,6 +45,7 @@ pub mod device;
 pub mod dump;
 pub mod emu;
 pub mod error;
+pub mod files;
 pub mod guard;
 #[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
 pub mod hip;

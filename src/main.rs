@@ -641,8 +641,23 @@ fn cmd_soak(args: SoakArgs) -> Result<i32> {
         interrupt: Some(interrupt),
         fixed: None,
     };
-    let outcome = soak::run(&request, &mut |line| say!("{line}"))?;
+    // The report is written on every ending: a soak that cannot start
+    // writes its error, one that faults writes what ran before the fault.
+    let outcome = match soak::run(&request, &mut |line| say!("{line}")) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if let Some(path) = &args.json {
+                if let Err(written) = soak::write_error_json(&request, &e, path) {
+                    warn!("xad-harness: {written}");
+                }
+            }
+            return Err(e);
+        }
+    };
     say_lines(outcome.lines());
+    if let Some(e) = &outcome.error {
+        warn!("xad-harness: {e}");
+    }
     if let Some(path) = &args.json {
         if let Err(e) = soak::write_json(&outcome, path) {
             warn!("xad-harness: {e}");

@@ -150,10 +150,10 @@ pub fn write(merged: &Merged, json_out: Option<&Path>, junit_out: Option<&Path>)
                 ))
             })?;
         text.push('\n');
-        write_atomically(path, text.as_bytes())?;
+        crate::files::write_output(path, text.as_bytes())?;
     }
     if let (Some(path), Some(xml)) = (junit_out, &merged.junit) {
-        write_atomically(path, xml.as_bytes())?;
+        crate::files::write_output(path, xml.as_bytes())?;
     }
     Ok(())
 }
@@ -177,27 +177,9 @@ pub fn check_outputs(
     for (option, out) in [("--json", json_out), ("--junit", junit_out)] {
         let Some(out) = out else { continue };
         let refuse = |why: String| Error::Usage(format!("{option} {}: {why}", out.display()));
-        if out.is_dir() {
-            errors.push(refuse("is a directory".into()));
-            continue;
-        }
-        // The merged report is renamed into place: over a device node, FIFO
-        // or symlink that would replace the node itself (as root, /dev/full).
-        if let Some(kind) = not_replaceable(out) {
-            errors.push(refuse(format!(
-                "is {kind}; the merged report replaces its target, so give a regular file or a new name"
-            )));
-            continue;
-        }
-        let dir = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !dir.is_dir() {
-            errors.push(refuse(format!(
-                "directory {} does not exist",
-                dir.display()
-            )));
+        // The tool-wide write rule: a regular file or a new name, in a directory that exists.
+        if let Err(e) = crate::files::check_output(option, out) {
+            errors.push(e);
             continue;
         }
         let Some(resolved) = resolve(out) else {
@@ -278,56 +260,19 @@ impl serde::Serialize for InOrder<'_> {
     }
 }
 
-/// What `path` is when it exists and is not a regular file (not to be
-/// renamed over), without following a symlink.
-fn not_replaceable(path: &Path) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = std::fs::symlink_metadata(path).ok()?.file_type();
-    if kind.is_file() {
-        None
-    } else if kind.is_symlink() {
-        Some("a symbolic link")
-    } else if kind.is_dir() {
-        Some("a directory")
-    } else if kind.is_fifo() {
-        Some("a FIFO")
-    } else if kind.is_char_device() || kind.is_block_device() {
-        Some("a device node")
-    } else {
-        Some("not a regular file")
-    }
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write as _;
-    let fail = |e: std::io::Error| Error::Io(format!("{}: cannot be written: {e}", path.display()));
-    // Checked before the run too (`check_outputs`); again here, in case the
-    // path changed meanwhile: a rename never replaces anything but a file.
-    if let Some(kind) = not_replaceable(path) {
-        return Err(Error::Io(format!(
-            "{}: is {kind}; not replaced",
-            path.display()
-        )));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    file.as_file().sync_all().map_err(fail)?;
-    file.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
-}
-
 /// How an input is named in the merged report and in errors.
 fn label(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// An input report's text, by the tool's rule for inputs: a regular file
+/// (a FIFO would block the merge forever) of at most
+/// [`crate::files::MAX_REPORT_BYTES`] (`/dev/zero` would take memory until
+/// allocation fails).
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("{}: cannot be read: {e}", path.display())))
+    let shown = path.display().to_string();
+    let bytes = crate::files::read_input(&shown, path, crate::files::MAX_REPORT_BYTES)?;
+    String::from_utf8(bytes).map_err(|e| Error::Usage(format!("{shown}: not UTF-8 text: {e}")))
 }
 
 /// One JSON report, checked against the schema-1 contract.

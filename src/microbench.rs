@@ -788,8 +788,7 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)
             .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")))?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))?;
+        crate::files::write_output(path, (text + "\n").as_bytes())?;
     }
     Ok(exit::PASS)
 }

@@ -22,6 +22,7 @@ use std::time::Duration;
 use crate::backend::{self, BackendChoice};
 use crate::cases::{self, Case, LaneData};
 use crate::check::{self, Compare, LaneVerdict, Prefill};
+use crate::codeobj::elf::MAX_CODE_OBJECT_BYTES;
 use crate::codeobj::{CodeObject, Kernel};
 use crate::device::{Definedness, Device, DeviceError};
 use crate::dump::{self, CaseEntry, Manifest};
@@ -86,6 +87,21 @@ fn bad(path: &Path, what: impl std::fmt::Display) -> Error {
     Error::Usage(format!("{}: {what}", path.display()))
 }
 
+/// A manifest larger than this is not one the harness wrote (a manifest
+/// entry is well under a kilobyte and a dump holds at most a few thousand).
+const MAX_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// The largest `.npy` header (format 1.0's length field is 16 bits) and its
+/// preamble: a file longer than its data by more is not the dump's.
+const NPY_HEADER_MAX: u64 = 10 + 0xffff;
+
+/// A file of the dump `root` by the tool's rule for inputs
+/// ([`crate::files::read_input_in`]): a regular file, at most `cap` bytes,
+/// not reached through a symlink leading out of the dump.
+fn read_in_dump(root: &Path, path: &Path, cap: u64) -> Result<Vec<u8>> {
+    crate::files::read_input_in(root, path, cap).map_err(|why| bad(path, why))
+}
+
 /// Read `dir`'s manifest and every file of the cases `request` selects,
 /// check them, and plan the dispatches.
 pub fn load(dir: &Path, cases_glob: Option<&str>, lanes: Option<&[u64]>) -> Result<Dump> {
@@ -139,13 +155,13 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     if !dir.is_dir() {
         return Err(bad(dir, "no such dump directory"));
     }
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match crate::files::read_input_in(dir, &path, MAX_MANIFEST_BYTES) {
+        Err(why) if why.ends_with("missing file") => {
             return Err(bad(&path, "missing file (not a dump directory?)"))
         }
-        Err(e) => return Err(bad(&path, e)),
+        read => read.map_err(|why| bad(&path, why))?,
     };
+    let text = String::from_utf8(bytes).map_err(|e| bad(&path, format!("not UTF-8: {e}")))?;
     // Schema and version first, so a newer dump says so instead of failing on a field.
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| bad(&path, format!("not valid JSON: {e}")))?;
@@ -175,15 +191,27 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     serde_json::from_value(value).map_err(|e| bad(&path, format!("malformed manifest: {e}")))
 }
 
-/// Read `path` as a C-order `.npy` array of `dtype` and `shape`, exactly.
-fn read_npy<T: npyz::Deserialize>(path: &Path, dtype: &str, shape: &[u64]) -> Result<Vec<T>> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(bad(path, "missing file"))
-        }
-        Err(e) => return Err(bad(path, e)),
-    };
+/// Read `path`, a file of the dump `root`, as a C-order `.npy` array of
+/// `dtype` and `shape`, exactly. The file may be no larger than that shape
+/// and the largest header allow, so it is judged before it is read whole.
+fn read_npy<T: npyz::Deserialize>(
+    root: &Path,
+    path: &Path,
+    dtype: &str,
+    shape: &[u64],
+) -> Result<Vec<T>> {
+    let data_bytes = shape
+        .iter()
+        .try_fold(std::mem::size_of::<T>() as u64, |n, &d| n.checked_mul(d));
+    let cap = data_bytes
+        .and_then(|n| n.checked_add(NPY_HEADER_MAX))
+        .ok_or_else(|| {
+            bad(
+                path,
+                format!("shape {shape:?} (from the manifest) is too large"),
+            )
+        })?;
+    let bytes = read_in_dump(root, path, cap)?;
     let npy = npyz::NpyFile::new(&bytes[..])
         .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
     let found = npy.dtype().descr();
@@ -268,7 +296,7 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
     let n = entry.lanes_dumped;
     let k = entry.outputs_per_lane as u64;
     let f = &entry.files;
-    let lanes: Vec<u64> = read_npy(&dir.join(&f.lanes), "<u8", &[n])?;
+    let lanes: Vec<u64> = read_npy(root, &dir.join(&f.lanes), "<u8", &[n])?;
     let expanded: u64 = entry.ranges.iter().map(|r| r[1]).sum();
     let from_ranges = entry.ranges.iter().flat_map(|r| r[0]..r[0] + r[1]);
     if expanded != n || !lanes.iter().copied().eq(from_ranges) {
@@ -284,29 +312,23 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
         ));
     }
     let [wa, wb, wc] = entry.source_words;
-    let a: Vec<u32> = read_npy(&dir.join(&f.a), "<u4", &dump::source_shape(n, wa))?;
-    let b: Vec<u32> = read_npy(&dir.join(&f.b), "<u4", &dump::source_shape(n, wb))?;
-    let c: Vec<u32> = read_npy(&dir.join(&f.c), "<u4", &dump::source_shape(n, wc))?;
-    let expected: Vec<u32> = read_npy(&dir.join(&f.expected), "<u4", &[n, k])?;
-    let got: Vec<u32> = read_npy(&dir.join(&f.got), "<u4", &[n, k])?;
+    let a: Vec<u32> = read_npy(root, &dir.join(&f.a), "<u4", &dump::source_shape(n, wa))?;
+    let b: Vec<u32> = read_npy(root, &dir.join(&f.b), "<u4", &dump::source_shape(n, wb))?;
+    let c: Vec<u32> = read_npy(root, &dir.join(&f.c), "<u4", &dump::source_shape(n, wc))?;
+    let expected: Vec<u32> = read_npy(root, &dir.join(&f.expected), "<u4", &[n, k])?;
+    let got: Vec<u32> = read_npy(root, &dir.join(&f.got), "<u4", &[n, k])?;
     let prefill: Option<Vec<u32>> = match &f.prefill {
-        Some(name) => Some(read_npy(&dir.join(name), "<u4", &[n, k])?),
+        Some(name) => Some(read_npy(root, &dir.join(name), "<u4", &[n, k])?),
         None => None,
     };
-    let codes: Vec<u8> = read_npy(&dir.join(&f.verdict), "|u1", &[n])?;
+    let codes: Vec<u8> = read_npy(root, &dir.join(&f.verdict), "|u1", &[n])?;
     let verdicts = codes
         .iter()
         .map(|&v| LaneVerdict::from_code(v))
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| bad(&dir.join(&f.verdict), "a verdict code that is not 0-4"))?;
     let code_path = dir.join(&f.code_object);
-    let bytes = match std::fs::read(&code_path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(bad(&code_path, "missing file"))
-        }
-        Err(e) => return Err(bad(&code_path, e)),
-    };
+    let bytes = read_in_dump(root, &code_path, MAX_CODE_OBJECT_BYTES)?;
     if bytes.len() as u64 != entry.code_object_bytes {
         return Err(bad(
             &code_path,

@@ -846,7 +846,8 @@ fn is_source(path: &Path) -> bool {
 impl UserKernel {
     pub fn open(path: &Path, choice: Choice) -> Result<UserKernel> {
         let shown = path.display();
-        if !path.is_file() {
+        // A FIFO, device or directory is refused by the read below, by name.
+        if std::fs::metadata(path).is_err() {
             return Err(Error::Usage(format!("--kernel {shown}: no such file")));
         }
         if choice == Choice::All {
@@ -988,36 +989,15 @@ fn directive_target(source: &str) -> std::result::Result<Option<&'static Target>
     })
 }
 
-/// Read `path` through a reader that stops after [`MAX_CODE_OBJECT_BYTES`]:
-/// the size is checked before reading and again while reading (a file that
-/// grows, or a device file whose size says 0, cannot get past the cap).
+/// Read `path` by the tool's rule for inputs ([`crate::files::read_input`]):
+/// a regular file of at most [`MAX_CODE_OBJECT_BYTES`], checked before
+/// reading and again while reading.
 fn read_bounded(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let shown = path.display();
-    let too_large = |size: String| {
-        Error::Usage(format!(
-            "--kernel {shown}: {size}; code objects are limited to {MAX_CODE_OBJECT_BYTES} bytes"
-        ))
-    };
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    let len = file
-        .metadata()
-        .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?
-        .len();
-    if len > MAX_CODE_OBJECT_BYTES {
-        return Err(too_large(format!("{len} bytes")));
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.take(MAX_CODE_OBJECT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
-    if bytes.len() as u64 > MAX_CODE_OBJECT_BYTES {
-        return Err(too_large(format!(
-            "more than {MAX_CODE_OBJECT_BYTES} bytes when read"
-        )));
-    }
-    Ok(bytes)
+    crate::files::read_input(
+        &format!("--kernel {}", path.display()),
+        path,
+        MAX_CODE_OBJECT_BYTES,
+    )
 }
 
 /// How a `run` invocation ends: the exit code (or the error that decides
@@ -1061,7 +1041,7 @@ pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Pat
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| Error::Io(format!("writing {}: {e}", path.display())))
+    crate::files::write_output(path, text.as_bytes())
 }
 
 #[cfg(test)]

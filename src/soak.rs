@@ -418,6 +418,9 @@ pub struct Outcome {
     pub runtime_compute_units: Option<u32>,
     pub emulated_compute_units: Option<u32>,
     pub interrupted: Option<String>,
+    /// The error that stopped the soak early (a runtime status, a failed
+    /// allocation, a hang); what ran before it is reported all the same.
+    pub error: Option<String>,
     pub exit_code: i32,
 }
 
@@ -425,7 +428,7 @@ impl Outcome {
     fn code(&self) -> i32 {
         if self.confirmed + self.checksum_only > 0 {
             exit::MISMATCH
-        } else if self.unreproduced > 0 {
+        } else if self.unreproduced > 0 || self.error.is_some() {
             exit::FAULT
         } else if let Some(s) = &self.interrupted {
             if s == "SIGTERM" {
@@ -484,9 +487,13 @@ impl Outcome {
         let verdict = match self.code() {
             exit::PASS => "PASS: no mismatch".to_string(),
             exit::MISMATCH => "FAIL: v_xad_u32 mismatches confirmed by the host".to_string(),
-            exit::FAULT => {
+            exit::FAULT if self.unreproduced > 0 => {
                 "FAULT: the device recorded mismatches the host cannot reproduce".to_string()
             }
+            exit::FAULT => format!(
+                "FAULT: the soak stopped early after {} dispatch(es) (the error is on stderr and in the JSON report); no mismatch in what ran",
+                self.dispatches
+            ),
             _ => format!(
                 "interrupted by {}: no mismatch in what ran",
                 self.interrupted.as_deref().unwrap_or("a signal")
@@ -607,6 +614,67 @@ pub fn run_on(
     req: &Request,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Outcome> {
+    let mut out = Outcome {
+        executor: executor.to_string(),
+        target: target.name.to_string(),
+        seed: req.seed,
+        seconds: 0.0,
+        dispatches: 0,
+        xads: 0,
+        xads_per_second: 0.0,
+        min_shape: [u64::MAX, u64::MAX],
+        max_shape: [0, 0],
+        next_index: 0,
+        device_mismatches: 0,
+        lanes_rechecked: 0,
+        confirmed: 0,
+        checksum_only: 0,
+        unreproduced: 0,
+        findings: Vec::new(),
+        coverage: BTreeMap::new(),
+        runtime_compute_units: hardware.then_some(compute_units),
+        emulated_compute_units: (!hardware).then_some(compute_units),
+        interrupted: None,
+        error: None,
+        exit_code: exit::PASS,
+    };
+    let started = Instant::now();
+    // A fault ends the soak, not its report: what ran before it is kept.
+    if let Err(e) = soak_into(
+        &mut out,
+        device,
+        target,
+        hardware,
+        compute_units,
+        code,
+        req,
+        progress,
+    ) {
+        out.error = Some(e.to_string());
+    }
+    if out.dispatches == 0 {
+        out.min_shape = [0, 0]; // no dispatch finished: no shape to report
+    }
+    out.seconds = started.elapsed().as_secs_f64();
+    out.xads_per_second = out.xads as f64 / out.seconds.max(1e-9);
+    out.exit_code = out.code();
+    Ok(out)
+}
+
+/// The soak itself, filling `out` as it goes (so a fault leaves what was
+/// done before it).
+#[allow(clippy::too_many_arguments)]
+fn soak_into(
+    out: &mut Outcome,
+    device: &mut dyn Device,
+    target: &'static Target,
+    hardware: bool,
+    compute_units: u32,
+    code: &[u8],
+    req: &Request,
+    progress: &mut dyn FnMut(&str),
+) -> Result<()> {
+    let executor = out.executor.clone();
     let fault = |what: &str| {
         let what = what.to_string();
         move |e| Error::device(what, e)
@@ -655,29 +723,6 @@ pub fn run_on(
     let started = Instant::now();
     let mut shape = limits.start;
     let mut index = 0u64;
-    let mut out = Outcome {
-        executor: executor.to_string(),
-        target: target.name.to_string(),
-        seed: req.seed,
-        seconds: 0.0,
-        dispatches: 0,
-        xads: 0,
-        xads_per_second: 0.0,
-        min_shape: [u64::MAX, u64::MAX],
-        max_shape: [0, 0],
-        next_index: 0,
-        device_mismatches: 0,
-        lanes_rechecked: 0,
-        confirmed: 0,
-        checksum_only: 0,
-        unreproduced: 0,
-        findings: Vec::new(),
-        coverage: BTreeMap::new(),
-        runtime_compute_units: hardware.then_some(compute_units),
-        emulated_compute_units: (!hardware).then_some(compute_units),
-        interrupted: None,
-        exit_code: exit::PASS,
-    };
     let mut wave_words = Vec::new();
     let mut record_bytes = vec![0u8; RECORD_WORDS * 4];
     loop {
@@ -782,6 +827,7 @@ pub fn run_on(
             out.max_shape[1].max(u64::from(iterations)),
         ];
         index = first + lanes * u64::from(iterations);
+        out.next_index = index;
         let elapsed = started.elapsed();
         if let Some(signal) = req.interrupt.as_ref().and_then(Interrupt::requested) {
             out.interrupted = Some(signal.name().to_string());
@@ -804,11 +850,7 @@ pub fn run_on(
         }
         shape = next_shape(shape, took, &limits, req.duration - elapsed);
     }
-    out.seconds = started.elapsed().as_secs_f64();
-    out.xads_per_second = out.xads as f64 / out.seconds.max(1e-9);
-    out.next_index = index;
-    out.exit_code = out.code();
-    Ok(out)
+    Ok(())
 }
 
 /// Write the outcome as JSON to `path`.
@@ -816,10 +858,27 @@ pub fn write_json(out: &Outcome, path: &std::path::Path) -> Result<()> {
     let mut value =
         serde_json::to_value(out).map_err(|e| Error::Io(format!("soak report: {e}")))?;
     value["command"] = serde_json::json!("soak");
+    write_value(&value, path)
+}
+
+/// Write the report of a soak that could not start (no device, no kernel,
+/// a runtime that failed before the first dispatch): the request, the
+/// error and its exit code, so `--json` is written on every ending.
+pub fn write_error_json(req: &Request, error: &Error, path: &std::path::Path) -> Result<()> {
+    let value = serde_json::json!({
+        "command": "soak",
+        "seed": req.seed,
+        "dispatches": 0,
+        "error": error.to_string(),
+        "exit_code": error.exit_code(),
+    });
+    write_value(&value, path)
+}
+
+fn write_value(value: &serde_json::Value, path: &std::path::Path) -> Result<()> {
     let text =
-        serde_json::to_string_pretty(&value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| Error::Io(format!("writing --json {}: {e}", path.display())))
+        serde_json::to_string_pretty(value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
+    crate::files::write_output(path, (text + "\n").as_bytes())
 }
 
 #[cfg(test)]

@@ -241,7 +241,15 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
     // The same soak, with and without the knob.
     let soak = || {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-        cmd.args(["soak", "--backend", "hip", "--duration", "0.2", "--seed", "9"]);
+        cmd.args([
+            "soak",
+            "--backend",
+            "hip",
+            "--duration",
+            "0.2",
+            "--seed",
+            "9",
+        ]);
         cmd
     };
     let output = support::run(soak(), Some(&lib), &[("XAD_EMUHIP_XAD_FAULT", "5:3")]).unwrap();
@@ -300,4 +308,62 @@ fn bad_durations_are_usage_errors() {
         "{}",
         r.all()
     );
+}
+
+#[test]
+fn a_soak_that_faults_still_writes_its_json_report() {
+    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
+    let lib = support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    // A failed copy stops the soak mid-run; a failed allocation before the
+    // first dispatch; no device at all before the soak starts.
+    for (knob, value, dispatches) in [
+        ("XAD_EMUHIP_FAIL_COPY", "5", None),
+        ("XAD_EMUHIP_FAIL_ALLOC", "1", Some(0)),
+        ("XAD_EMUHIP_DEVICES", "gfx801", Some(0)),
+    ] {
+        let json = dir.path().join(format!("{knob}.json"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
+        cmd.args([
+            "soak",
+            "--backend",
+            "hip",
+            "--duration",
+            "0.3",
+            "--seed",
+            "3",
+            "--json",
+        ])
+        .arg(&json);
+        let output = support::run(cmd, Some(&lib), &[(knob, value)]).unwrap();
+        let text = support::transcript(&output);
+        let code = output.status.code();
+        let report: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(&json)
+                .unwrap_or_else(|e| panic!("{knob}: no --json report ({e}): {text}")),
+        )
+        .unwrap();
+        assert_eq!(report["command"], "soak", "{knob}");
+        assert_eq!(report["seed"], 3, "{knob}");
+        assert_eq!(
+            Some(report["exit_code"].as_i64().unwrap() as i32),
+            code,
+            "{knob}: {text}"
+        );
+        assert!(report["error"].is_string(), "{knob}: {report}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let ours: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("xad-harness:"))
+            .collect();
+        assert_eq!(ours.len(), 1, "{knob}: one error line: {text}");
+        assert!(
+            ours[0].contains(report["error"].as_str().unwrap()),
+            "{knob}: {text}"
+        );
+        if let Some(n) = dispatches {
+            assert_eq!(report["dispatches"], n, "{knob}: {report}");
+        }
+        assert_ne!(code, Some(0), "{knob}: {text}");
+    }
 }
