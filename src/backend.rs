@@ -303,7 +303,9 @@ fn identity(probe: &hip::Probe, d: &hip::ProbedDevice) -> Identity {
 /// `None`) and `targets` (`--target`) ask for. Every picked device that runs
 /// an asked target is a unit of its own (a multi-GPU host tests all of them);
 /// with `hip`, devices that run none are units whose cases are
-/// `not_supported` (nothing launches on them), and no devices at all is
+/// `not_supported` (nothing launches on them), and so is every device
+/// `--device` lists that runs none beside ones that do (whatever the
+/// backend: a listed device is never dropped). No devices at all is
 /// [`Error::Skipped`] (exit 77). With `auto`, no fitting device means the
 /// emulator, with a note saying why.
 pub fn select(
@@ -327,14 +329,18 @@ pub fn select(
     let what = wanted(targets);
     let picked = pick(&probe, indices, choice)?;
     let (fit, unfit): (Vec<_>, Vec<_>) = picked.into_iter().partition(|d| fits(d, targets));
-    // Devices of another card are reported (their cases not_supported) only
-    // when one target was asked for: the Kubernetes case, a node labelled
-    // for one card carrying another. Otherwise there is nothing to report
-    // them against.
+    // Devices of another card are reported (their cases not_supported) when
+    // one target was asked for with `hip`: the Kubernetes case, a node
+    // labelled for one card carrying another. Otherwise, with none fitting,
+    // there is nothing to report them against (`auto` takes the emulator).
     let asked = match (choice, targets) {
         (BackendChoice::Hip, Choice::One(t)) => Some(t),
         _ => None,
     };
+    // A device named in `--device` is never left out: the user pinned it, so
+    // a run that passes on the others must not pass without a word about it
+    // (a fleet job pinning the card passed with the wrong card in the node).
+    let listed = indices.is_some();
     if fit.is_empty() && (unfit.is_empty() || asked.is_none()) {
         return match choice {
             BackendChoice::Hip => Err(Error::Skipped(format!(
@@ -367,18 +373,41 @@ pub fn select(
             runner: Runner::Hip(Box::new(device)),
         });
     }
-    if let (true, Some(asked)) = (selected.units.is_empty(), asked) {
+    let report_unfit = if selected.units.is_empty() {
         // `hip`, and devices that run none of what was asked: each is
         // reported, its cases not_supported, so the report says what the
         // node has (a Kubernetes node labelled for the wrong card, say).
+        asked.is_some()
+    } else {
+        // Some devices run it: the listed ones that do not are reported
+        // beside them, so the run is 77, not a pass (a device that ran
+        // nothing makes a multi-GPU run 77, README "Exit codes").
+        listed
+    };
+    if report_unfit {
         for d in unfit {
             let reason = format!("device {} does not run {what} code objects", describe(d));
             selected.units.push(Unit {
                 id: format!("hip:{}", d.index),
                 identity: identity(&probe, d),
                 executor: format!("hardware: {}", describe(d)),
-                targets: vec![asked],
+                // The asked target, to report its cases against; with no
+                // single target asked, none (the device then has no cases,
+                // and its exit code is 77 all the same).
+                targets: match targets {
+                    Choice::One(t) => vec![t],
+                    Choice::Device | Choice::All => Vec::new(),
+                },
                 runner: Runner::Unsupported(reason),
+            });
+        }
+        // In `--device` order, as listed, rather than fitting ones first.
+        if let Some(order) = indices {
+            selected.units.sort_by_key(|u| {
+                order
+                    .iter()
+                    .position(|&i| u.id == format!("hip:{i}"))
+                    .unwrap_or(usize::MAX)
             });
         }
     }

@@ -340,6 +340,7 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
         ));
     }
     let code = CodeObject::parse(&bytes).map_err(|e| bad(&code_path, e))?;
+    check_code_target(&code, target, &code_path, entry)?;
     let kernel = code.kernel(&entry.kernel).map_err(|e| bad(&code_path, e))?;
     let launch_block = kernel.launch_workgroup_size().iter().product::<u32>();
     if launch_block != entry.workgroup_size {
@@ -373,6 +374,33 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
         .map(|planned| prepare(&dumped, &data, planned, &dir.join(&f.expected)))
         .collect::<Result<Vec<_>>>()?;
     Ok(dumped)
+}
+
+/// The manifest's target must be the code object's own (its
+/// `.amdgcn_target`, which parsing checked against the ELF `e_flags`
+/// machine): `run` records the code object's processor there. A dump that
+/// contradicts itself would choose a device by one target and launch code
+/// of the other, a refusal at launch (a fault, exit 3) on a device opened
+/// for nothing; it is a corrupt dump, refused here before any device opens.
+fn check_code_target(
+    code: &CodeObject,
+    target: &Target,
+    code_path: &Path,
+    entry: &CaseEntry,
+) -> Result<()> {
+    if code.target.arch == target.name {
+        return Ok(());
+    }
+    Err(bad(
+        code_path,
+        format!(
+            "the code object is for {} (its .amdgcn_target and ELF e_flags) but {} says case {} is for {}",
+            code.target,
+            dump::MANIFEST,
+            entry.case,
+            target.name
+        ),
+    ))
 }
 
 /// The dumped columns of one case, indexed by row.
@@ -652,13 +680,43 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
         lanes.saturating_sub(failed + unsettled)
     ));
     if ran == 0 && !dump.cases.is_empty() {
-        return Ok(exit::SKIPPED);
+        // Exit 77 says only "skipped": one line on stderr says why, where a
+        // CI log looks (as `run`'s does), naming the devices seen and the
+        // target(s) the dump needs.
+        return Err(Error::Skipped(nothing_replayed(&targets, &selected)));
     }
     Ok(if failed > 0 || guards > 0 {
         exit::MISMATCH
     } else {
         exit::PASS
     })
+}
+
+/// Why no dumped case could replay: the targets the dump needs, and each
+/// device seen with why it does not run them (or what it runs instead).
+fn nothing_replayed(needs: &[&'static Target], selected: &backend::Selected) -> String {
+    let needs: Vec<&str> = needs.iter().map(|t| t.name).collect();
+    let seen: Vec<String> = selected
+        .units
+        .iter()
+        .map(|u| match &u.runner {
+            backend::Runner::Unsupported(why) => why.clone(),
+            _ => {
+                let runs: Vec<&str> = u.targets.iter().map(|t| t.name).collect();
+                format!(
+                    "{} ({}) runs {} code objects only",
+                    u.id,
+                    u.executor,
+                    runs.join(", ")
+                )
+            }
+        })
+        .collect();
+    format!(
+        "replay: no device here runs the dump's {} code objects, so nothing was replayed: {}; use --backend emu or auto to replay on the emulator",
+        needs.join(", "),
+        seen.join("; ")
+    )
 }
 
 /// Run `dumped`'s dispatches on `dev` and judge every lane.

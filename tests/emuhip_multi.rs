@@ -236,3 +236,118 @@ fn a_fault_device_beyond_the_visible_ones_is_a_loud_misconfiguration() {
         "{transcript}"
     );
 }
+
+/// The report's schema, to check a mixed report (one device ran, one could
+/// not) is still one the schema accepts.
+fn report_schema() -> jsonschema::Validator {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report/report.schema.json");
+    let text = std::fs::read_to_string(&path).expect("the schema is in the repository");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::draft202012::new(&schema).expect("a draft 2020-12 schema")
+}
+
+/// `--device 0,1 --target gfx1100` on a gfx1100 and a gfx1030: device 1
+/// cannot run gfx1100 code objects. It was dropped without a word and the
+/// run passed on device 0 alone, so a fleet job pinning the card passed with
+/// the wrong card in the node. Every listed device must be in the report;
+/// device 1's cases are not_supported, one stderr line names it and why, and
+/// the run is 77 (README: one device of a multi-GPU host that ran nothing
+/// makes the run 77, not a pass), under `hip` and under `auto` alike.
+#[test]
+fn a_listed_device_of_another_card_is_reported_not_supported_and_the_run_is_not_a_pass() {
+    let two = ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030");
+    for backend in ["hip", "auto"] {
+        let dir =
+            std::env::temp_dir().join(format!("xad-i27-devices-{}-{backend}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let json = dir.join("report.json");
+        let (output, transcript) = harness(
+            &[
+                "run",
+                "--backend",
+                backend,
+                "--device",
+                "0,1",
+                "--target",
+                "gfx1100",
+                "--case",
+                "basic",
+                "--lanes",
+                "300",
+                "--seed",
+                "5",
+                "--json",
+                json.to_str().unwrap(),
+            ],
+            &[two],
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(77),
+            "--backend {backend}: device 1 ran nothing, so not a pass\n{transcript}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let errors: Vec<String> = report_schema()
+            .iter_errors(&doc)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}\n{transcript}");
+        let ids: Vec<&str> = doc["devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["hip:0", "hip:1"], "--backend {backend}\n{transcript}");
+        let statuses = |i: usize| -> Vec<String> {
+            doc["devices"][i]["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["status"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(statuses(0), ["pass"], "{transcript}");
+        assert_eq!(statuses(1), ["not_supported"], "{transcript}");
+        assert_eq!(doc["devices"][0]["exit_code"], 0, "{transcript}");
+        assert_eq!(doc["devices"][1]["exit_code"], 77, "{transcript}");
+        assert_eq!(doc["exit_code"], 77, "{transcript}");
+        // One stderr line for device 1, naming it, its card and the target.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("hip:1")).collect();
+        assert_eq!(lines.len(), 1, "{transcript}");
+        assert!(
+            lines[0].starts_with("xad-harness: ")
+                && lines[0].contains("gfx1030")
+                && lines[0].contains("does not run gfx1100 code objects"),
+            "{transcript}"
+        );
+        assert!(!stderr.contains("hip:0"), "device 0 passed\n{transcript}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // Device 1 alone stays what it was: nothing ran anywhere, 77, its line.
+    let (output, transcript) = harness(
+        &[
+            "run",
+            "--backend",
+            "hip",
+            "--device",
+            "1",
+            "--target",
+            "gfx1100",
+            "--case",
+            "basic",
+            "--lanes",
+            "300",
+        ],
+        &[two],
+    );
+    assert_eq!(output.status.code(), Some(77), "{transcript}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("does not run gfx1100 code objects"),
+        "{transcript}"
+    );
+}

@@ -562,3 +562,120 @@ fn an_unusable_dump_directory_is_refused_before_anything_runs() {
         r.all()
     );
 }
+
+/// A one-case dump (`basic`, every lane) made on the emulator for `target`.
+fn basic_dump(dir: &Path, target: &str) {
+    let r = xad(&[
+        "run",
+        "--backend",
+        "emu",
+        "--target",
+        target,
+        "--case",
+        "basic",
+        "--lanes",
+        "300",
+        "--seed",
+        "3",
+        "--dump",
+        dir.to_str().unwrap(),
+        "--dump-all",
+    ]);
+    expect(&r, 0, &format!("the base dump on {target}"));
+}
+
+/// Set case 0's `target` in `dir`'s manifest to `to`.
+fn set_manifest_target(dir: &Path, to: &str) {
+    let p = dir.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    m["cases"][0]["target"] = serde_json::json!(to);
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+/// A manifest whose target contradicts its code object (gfx1201 code, the
+/// manifest saying gfx1100) is a corrupt dump: it used to open a device
+/// and fail at launch (exit 3, a fault). It is refused while the dump is
+/// read, before any device opens: exit 2, one line naming the code object,
+/// manifest.json and both targets, nothing on stdout. Both ways round, on
+/// the emulator and on the emulated HIP device (a gfx1100).
+#[test]
+fn a_manifest_target_that_contradicts_its_code_object_is_refused_with_exit_2() {
+    let work = scratch("replay-target-contradiction");
+    for (made_for, claimed) in [("gfx1201", "gfx1100"), ("gfx1100", "gfx1201")] {
+        let dir = work.join(format!("{made_for}-as-{claimed}"));
+        basic_dump(&dir, made_for);
+        set_manifest_target(&dir, claimed);
+        let dir_s = dir.to_str().unwrap();
+        for (backend, r) in [
+            ("emu", xad(&["replay", dir_s, "--backend", "emu"])),
+            ("hip", xad_hip(&["replay", dir_s, "--backend", "hip"], &[])),
+        ] {
+            let what = format!("{made_for} code claimed {claimed}, --backend {backend}");
+            expect(&r, 2, &what);
+            let lines: Vec<&str> = r.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{what}: one line\n{}", r.all());
+            for needle in ["kernel.hsaco", "manifest.json", made_for, claimed] {
+                assert!(
+                    lines[0].contains(needle),
+                    "{what}: {:?} should name {needle}",
+                    lines[0]
+                );
+            }
+            assert!(r.stdout.is_empty(), "{what}: nothing opened\n{}", r.stdout);
+        }
+    }
+}
+
+/// A dump of gfx1100 replayed with `--backend hip` where the only devices
+/// are other cards: nothing can replay (exit 77, as documented), and one
+/// stderr line says why, naming every device seen and the target the dump
+/// needs, as `run`'s exit-77 line does. It used to say nothing on stderr.
+#[test]
+fn replay_on_a_device_of_another_target_says_why_on_stderr() {
+    let dir = scratch("replay-other-card").join("dump");
+    basic_dump(&dir, "gfx1100");
+    let dir_s = dir.to_str().unwrap();
+    let one = ("XAD_EMUHIP_ARCH", "gfx1030");
+    let two = ("XAD_EMUHIP_DEVICES", "gfx1030,gfx1201");
+    for (args, knob, seen) in [
+        (
+            vec!["replay", dir_s, "--backend", "hip"],
+            one,
+            vec!["gfx1030"],
+        ),
+        (
+            vec!["replay", dir_s, "--backend", "hip", "--device", "0"],
+            one,
+            vec!["gfx1030"],
+        ),
+        (
+            vec!["replay", dir_s, "--backend", "hip"],
+            two,
+            vec!["gfx1030", "gfx1201"],
+        ),
+    ] {
+        let what = format!("{args:?} with {knob:?}");
+        let r = xad_hip(&args, &[knob]);
+        expect(&r, 77, &what);
+        let lines: Vec<&str> = r.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{what}: one line\n{}", r.all());
+        assert!(
+            lines[0].starts_with("xad-harness: ") && lines[0].contains("gfx1100"),
+            "{what}: {:?} should name the dump's target",
+            lines[0]
+        );
+        for arch in seen {
+            assert!(
+                lines[0].contains(arch),
+                "{what}: {:?} should name the device seen ({arch})",
+                lines[0]
+            );
+        }
+        assert!(
+            !r.stdout.contains("PASS"),
+            "{what}: nothing ran\n{}",
+            r.all()
+        );
+    }
+}
