@@ -108,6 +108,9 @@ pub static TARGETS: &[Target] = &[
     processor("gfx1150", Isa::GFX115X, "RDNA3.5", "Radeon 890M/880M (Ryzen AI 300, Strix Point)", GFX115X_DIRS),
     processor("gfx1151", Isa::GFX115X, "RDNA3.5", "Radeon 8060S/8050S (Ryzen AI Max, Strix Halo)", GFX115X_DIRS),
     processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)", GFX115X_DIRS),
+    // LLVM 22 knows it (LLVM 19 does not: built only where LLVM 22 is found);
+    // the documents read here name no product for it.
+    processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)", GFX115X_DIRS),
     processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060", GFX12_DIRS),
     processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", GFX12_DIRS),
     processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", GFX9_DIRS),
@@ -271,11 +274,27 @@ pub fn names() -> Vec<&'static str> {
 /// The target a device of `processor` runs: its own row, else the first
 /// generic target covering it.
 pub fn for_processor(processor: &str) -> Option<&'static Target> {
-    find(processor).filter(|t| !t.is_generic()).or_else(|| {
+    for_processor_where(processor, |_| true)
+}
+
+/// As [`for_processor`], preferring the rows `built` accepts: a processor
+/// whose own row was not built (gfx1153 where only LLVM 19 was found) runs
+/// the generic target covering it when that one was; when none was built,
+/// its own row (whose "not built" then says why).
+pub fn for_processor_where(
+    processor: &str,
+    built: impl Fn(&Target) -> bool,
+) -> Option<&'static Target> {
+    let own = find(processor).filter(|t| !t.is_generic());
+    let generic = || {
         TARGETS
             .iter()
-            .find(|t| t.is_generic() && t.runs_on(processor))
-    })
+            .filter(|t| t.is_generic() && t.runs_on(processor))
+    };
+    own.filter(|t| built(t))
+        .or_else(|| generic().find(|t| built(t)))
+        .or(own)
+        .or_else(|| generic().next())
 }
 
 /// What `--target` asks for.
@@ -339,8 +358,10 @@ mod tests {
         assert_eq!(for_processor("gfx1101").map(|t| t.name), Some("gfx1101"));
         assert_eq!(
             for_processor("gfx1153").map(|t| t.name),
-            Some("gfx11-generic")
+            Some("gfx1153"),
+            "its own row since LLVM 22"
         );
+        assert_eq!(for_processor("gfx1103").map(|t| t.name), Some("gfx1103"));
         assert_eq!(for_processor("gfx90a").map(|t| t.name), Some("gfx90a"));
         assert_eq!(
             for_processor("gfx906").map(|t| t.name),
@@ -351,6 +372,21 @@ mod tests {
             Some("gfx10-3-generic")
         );
         assert_eq!(for_processor("gfx803"), None, "no v_xad_u32 before gfx9");
+        // A processor whose own row was not built runs its generic target
+        // when that was built, and its own row when neither was.
+        let not_gfx1153 = |t: &Target| t.name != "gfx1153";
+        assert_eq!(
+            for_processor_where("gfx1153", not_gfx1153).map(|t| t.name),
+            Some("gfx11-generic")
+        );
+        assert_eq!(
+            for_processor_where("gfx1153", |_| false).map(|t| t.name),
+            Some("gfx1153")
+        );
+        assert_eq!(
+            for_processor_where("gfx906", |_| false).map(|t| t.name),
+            Some("gfx9-generic")
+        );
         assert_eq!(
             for_processor("gfx11-generic"),
             None,

@@ -535,6 +535,7 @@ mod tests {
                 "gfx1150",
                 "gfx1151",
                 "gfx1152",
+                "gfx1153",
                 "gfx1200",
                 "gfx1201",
                 "gfx12-generic"

@@ -244,6 +244,7 @@ const KNOWN_MACHS: &[(&str, u8)] = &[
     ("gfx1150", 0x43),
     ("gfx1151", 0x4a),
     ("gfx1152", 0x55),
+    ("gfx1153", 0x58), // LLVM 22.1.8
     ("gfx1200", 0x48),
     ("gfx1201", 0x4e),
     ("gfx11-generic", 0x54),

@@ -49,8 +49,9 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
     let src = dir.join(format!("{stem}.s"));
     std::fs::write(&src, source).unwrap();
-    // The canary proves gfx11 encodings; the same LLVM then assembles any AMDGPU target.
-    let tc = xad_harness::toolchain::discover("gfx1100", dir).expect("toolchain");
+    // The LLVM whose canary proves `mcpu` (gfx1153 needs LLVM 22, as in build.rs).
+    let processor = xad_harness::target::processor_of(mcpu);
+    let tc = xad_harness::toolchain::discover(processor, dir).expect("toolchain");
     let out = dir.join(format!("{stem}.hsaco"));
     tc.build_code_object(mcpu, &src, &out, &[])
         .expect("assemble test kernel");
