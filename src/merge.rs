@@ -513,6 +513,28 @@ pub fn schema_violation(report: &Value) -> Option<String> {
     conforms(root, root, report, "").err()
 }
 
+/// The JSON Schema keywords [`conforms`] checks (or, for annotations, knows to
+/// ignore): those the report schema uses.
+const SCHEMA_KEYWORDS: [&str; 17] = [
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "$ref",
+    "type",
+    "const",
+    "enum",
+    "minimum",
+    "maximum",
+    "pattern",
+    "required",
+    "properties",
+    "additionalProperties",
+    "items",
+    "oneOf",
+    "$defs",
+];
+
 /// Whether `value` at `path` satisfies `schema` (a part of `root`).
 fn conforms(
     root: &Value,
@@ -530,30 +552,12 @@ fn conforms(
     let Some(rules) = schema.as_object() else {
         return Ok(());
     };
-    const KNOWN: [&str; 17] = [
-        "$schema",
-        "$id",
-        "title",
-        "description",
-        "$ref",
-        "type",
-        "const",
-        "enum",
-        "minimum",
-        "maximum",
-        "pattern",
-        "required",
-        "properties",
-        "additionalProperties",
-        "items",
-        "oneOf",
-        "$defs",
-    ];
-    if let Some(keyword) = rules.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+    if let Some(keyword) = rules.keys().find(|k| !SCHEMA_KEYWORDS.contains(&k.as_str())) {
         return Err(at(format!(
             "the report schema uses {keyword:?}, which this check does not know"
         )));
     }
+
     if let Some(rule) = rules.get("$ref") {
         let target = rule
             .as_str()
@@ -1466,21 +1470,46 @@ fn attribute(e: &BytesStart, key: &str) -> std::result::Result<Option<String>, S
 mod tests {
     use super::*;
 
+    /// A complete schema-1 report of one emulated device whose cases have
+    /// `statuses`; `exit_code` is the report's and the device's (the caller
+    /// gives the one `run` would write).
     fn report(host: &str, seed: u64, exit_code: i32, statuses: &[&str]) -> Value {
         let cases: Vec<Value> = statuses
             .iter()
             .enumerate()
-            .map(|(i, s)| json!({"case": format!("case{i}"), "target": "gfx1100", "status": s, "lanes": 256}))
+            .map(|(i, s)| {
+                let passed = u64::from(*s == "pass") * 256;
+                json!({
+                    "status": s, "lanes_passed": passed, "case": format!("case{i}"),
+                    "description": "", "kernel": "xad_basic",
+                    "kernel_source": {"embedded": {"source": "kernels/gfx11/xad_basic.s"}},
+                    "device": "emulator:gfx1100", "executor": "emulated gfx1100",
+                    "target": "gfx1100", "seed": seed, "guard_seed": seed ^ 1, "lanes": 256,
+                    "scalars": [],
+                    "tally": {"lanes_checked": passed, "lanes_failed": 0, "lanes_unwritten": 0,
+                              "lanes_undefined": 0, "lanes_unsettled": 0, "words_unsettled": 0,
+                              "first": [], "first_unsettled": []},
+                    "guard_violations": [], "error": null, "seconds": 0.01,
+                    "unsettled": null, "forms": []
+                })
+            })
             .collect();
+        let mut device = json!({
+            "id": "emulator:gfx1100", "executor": "emulated gfx1100",
+            "identity": {"kind": "emulated", "target": "gfx1100"}, "targets": ["gfx1100"],
+            "notes": [], "error": null, "seconds": 0.1, "host": host,
+            "exit_code": exit_code, "summary": {}, "cases": cases
+        });
+        device["summary"] = summary(std::slice::from_ref(&device));
         json!({
             "schema": SCHEMA, "schema_version": 1,
             "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0-1-gabc"},
-            "host": host, "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
-            "exit_code": exit_code,
-            "summary": {"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0, "error": 0, "timeout": 0, "skipped": 0},
-            "devices": [{"id": "emulator:gfx1100", "executor": "emulated gfx1100", "identity": {},
-                         "exit_code": exit_code, "cases": cases, "future_field": [1, 2]}],
-            "notes": ["a note"], "error": null, "extra_top": "kept only per device"
+            "host": host, "command": ["xad-harness", "run"], "environment": {},
+            "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
+            "executor": "emulated gfx1100", "targets": ["gfx1100"],
+            "notes": ["a note"], "exit_code": exit_code,
+            "summary": summary(std::slice::from_ref(&device)),
+            "devices": [device], "error": null
         })
     }
 
@@ -1529,11 +1558,6 @@ mod tests {
         assert_eq!(devices.len(), 2);
         assert_eq!(devices[0]["host"], "node1");
         assert_eq!(devices[1]["host"], "node2");
-        assert_eq!(
-            devices[1]["future_field"],
-            json!([1, 2]),
-            "unknown fields are kept"
-        );
         assert_eq!(merged["summary"]["pass"], 3);
         assert_eq!(merged["summary"]["fail"], 1);
         assert_eq!(merged["summary"]["unsettled"], 1);
@@ -1546,8 +1570,8 @@ mod tests {
         assert_eq!(
             from[1],
             json!({"file": "b.json", "host": "node2", "exit_code": 1, "devices": 1,
-            "executor": null, "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
-            "environment": null, "tool": inputs[1].1["tool"], "error": null})
+            "executor": "emulated gfx1100", "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
+            "environment": {}, "tool": inputs[1].1["tool"], "error": null})
         );
         assert_eq!(merged["notes"][0], "node1 (a.json): a note");
         assert!(merged["error"].is_null());
@@ -1658,8 +1682,7 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("expected 1 report(s), got 2: more than"));
-        let mut failing = inputs[0].1.clone();
-        failing["exit_code"] = json!(1);
+        let failing = report("gpu1", 1, 1, &["fail"]);
         assert_eq!(
             merge_reports(&[("a".into(), failing)], Some(2))["exit_code"],
             1,
@@ -1670,6 +1693,7 @@ mod tests {
     #[test]
     fn interrupted_inputs_are_listed_and_win() {
         let mut cut = report("gpu3", 1, 143, &["pass", "skipped"]);
+        cut["devices"][0]["exit_code"] = json!(0); // a device's code ignores the signal
         cut["interrupted"] = json!({"signal": "SIGTERM", "exit_code": 143});
         let merged = merge_reports(
             &[
@@ -1738,6 +1762,88 @@ mod tests {
             },
             "no status",
         );
+        // Fields the schema does not list, anywhere: the merged report would
+        // carry them and break the schema it names.
+        refuse(
+            &|r| r["devices"][0]["future_field"] = json!([1, 2]),
+            "devices[0]: unknown field \"future_field\"",
+        );
+        refuse(
+            &|r| r["devices"][0]["cases"][0]["tally"]["extra"] = json!(1),
+            "devices[0].cases[0].tally: unknown field \"extra\"",
+        );
+        refuse(
+            &|r| r["devices"][0]["identity"]["extra"] = json!(1),
+            "devices[0].identity: unknown field \"extra\"",
+        );
+        refuse(&|r| r["extra_top"] = json!("x"), "unknown field \"extra_top\"");
+        refuse(
+            &|r| {
+                r["devices"][0]["cases"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("tally");
+            },
+            "devices[0].cases[0]: no \"tally\" field",
+        );
+        refuse(
+            &|r| r["devices"][0]["executor"] = json!("a GPU"),
+            "does not match",
+        );
+        refuse(&|r| r["exit_code"] = json!(137), "137 is not one of");
+        // Codes that contradict the cases: edited or corrupted.
+        refuse(
+            &|r| r["devices"][0]["cases"][0]["status"] = json!("fail"),
+            "devices[0] exit_code 0 contradicts its cases, which make it 1",
+        );
+        refuse(
+            &|r| r["exit_code"] = json!(1),
+            "exit_code 1 contradicts its cases, which make it 0",
+        );
+        refuse(
+            &|r| r["summary"]["pass"] = json!(7),
+            "summary {\"error\":0,\"fail\":0,\"not_supported\":0,\"pass\":7",
+        );
+        refuse(
+            &|r| r["error"] = json!("something stopped it"),
+            "exit_code 0 contradicts its cases, which make it 3",
+        );
+    }
+
+    /// The schema is interpreted by [`conforms`], which knows only some
+    /// keywords and patterns: every one the schema uses is among them.
+    #[test]
+    fn every_keyword_and_pattern_of_the_schema_is_checked() {
+        fn walk(node: &Value, at: &str) {
+            let Some(rules) = node.as_object() else {
+                return;
+            };
+            for (key, rule) in rules {
+                assert!(
+                    SCHEMA_KEYWORDS.contains(&key.as_str()),
+                    "{at}: keyword {key} unknown"
+                );
+                match key.as_str() {
+                    "properties" | "$defs" => {
+                        for (name, inner) in rule.as_object().unwrap() {
+                            walk(inner, &format!("{at}/{key}/{name}"));
+                        }
+                    }
+                    "items" | "additionalProperties" => walk(rule, &format!("{at}/{key}")),
+                    "oneOf" => {
+                        for (i, inner) in rule.as_array().unwrap().iter().enumerate() {
+                            walk(inner, &format!("{at}/oneOf/{i}"));
+                        }
+                    }
+                    "pattern" => assert!(
+                        matches_pattern(rule.as_str().unwrap(), "x").is_some(),
+                        "{at}: pattern {rule} unknown"
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        walk(report_schema(), "#");
     }
 
     const SUITE_A: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
