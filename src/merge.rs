@@ -463,7 +463,9 @@ fn recomputed_exit_code(report: &Value) -> std::result::Result<i32, String> {
         codes.push(code);
     }
     if devices.is_empty() {
-        codes.push(cases_exit_code(all_cases.iter().filter_map(|c| status_of(c))));
+        codes.push(cases_exit_code(
+            all_cases.iter().filter_map(|c| status_of(c)),
+        ));
     }
     let counted = summary(devices);
     if report["summary"] != counted {
@@ -478,9 +480,8 @@ fn recomputed_exit_code(report: &Value) -> std::result::Result<i32, String> {
     // code; its kinds' codes are 2, 3 and 77 ([`Error::exit_code`]). Any
     // other error (a stop after a timeout) is a fault beside the devices'.
     let stopped_by_error = !report["error"].is_null();
-    let failed = claimed.filter(|c| {
-        stopped_by_error && [exit::USAGE, exit::FAULT, exit::SKIPPED].contains(c)
-    });
+    let failed = claimed
+        .filter(|c| stopped_by_error && [exit::USAGE, exit::FAULT, exit::SKIPPED].contains(c));
     let code = run_exit_code(interrupted, failed, codes, faulted || stopped_by_error);
     if claimed != Some(code) {
         return contradiction("exit_code".into(), says, code.to_string());
@@ -552,7 +553,10 @@ fn conforms(
     let Some(rules) = schema.as_object() else {
         return Ok(());
     };
-    if let Some(keyword) = rules.keys().find(|k| !SCHEMA_KEYWORDS.contains(&k.as_str())) {
+    if let Some(keyword) = rules
+        .keys()
+        .find(|k| !SCHEMA_KEYWORDS.contains(&k.as_str()))
+    {
         return Err(at(format!(
             "the report schema uses {keyword:?}, which this check does not know"
         )));
@@ -612,12 +616,7 @@ fn conforms(
         let pattern = rule.as_str().unwrap_or_default();
         match matches_pattern(pattern, text) {
             Some(true) => {}
-            Some(false) => {
-                return Err(at(format!(
-                    "{} does not match {pattern}",
-                    brief(value)
-                )))
-            }
+            Some(false) => return Err(at(format!("{} does not match {pattern}", brief(value)))),
             None => {
                 return Err(at(format!(
                     "the report schema's pattern {pattern} is not one this check knows"
@@ -692,9 +691,7 @@ fn conforms(
 /// How closely `value` aims at the `oneOf` branch `schema`: its type, then
 /// its `const` fields (an identity's `kind`), then its required fields.
 fn aims_at(schema: &Value, value: &Value) -> (bool, bool, bool) {
-    let typed = schema["type"]
-        .as_str()
-        .map_or(true, |t| has_type(value, t));
+    let typed = schema["type"].as_str().map_or(true, |t| has_type(value, t));
     let consts = schema["properties"].as_object().is_none_or(|p| {
         p.iter()
             .all(|(k, rule)| rule.get("const").is_none_or(|c| same(&value[k], c)))
@@ -719,7 +716,9 @@ fn has_type(value: &Value, name: &str) -> bool {
         "integer" => {
             value.is_i64()
                 || value.is_u64()
-                || value.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+                || value
+                    .as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
         }
         _ => false,
     }
@@ -1308,9 +1307,7 @@ fn ill_formed(event: &Event, first: bool) -> std::result::Result<(), String> {
 /// The first character XML 1.0 does not allow (`Char`: tab, newline,
 /// carriage return and U+0020 up, less the surrogates, U+FFFE and U+FFFF).
 fn legal_chars(text: &str, place: &str) -> std::result::Result<(), String> {
-    let legal = |c: char| {
-        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-    };
+    let legal = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
     match text.chars().find(|&c| !legal(c)) {
         Some(c) => Err(format!(
             "U+{:04X} in {place}, a character XML 1.0 does not allow",
@@ -1776,7 +1773,10 @@ mod tests {
             &|r| r["devices"][0]["identity"]["extra"] = json!(1),
             "devices[0].identity: unknown field \"extra\"",
         );
-        refuse(&|r| r["extra_top"] = json!("x"), "unknown field \"extra_top\"");
+        refuse(
+            &|r| r["extra_top"] = json!("x"),
+            "unknown field \"extra_top\"",
+        );
         refuse(
             &|r| {
                 r["devices"][0]["cases"][0]
