@@ -1088,6 +1088,8 @@ fn copy_suites(
     // (<properties> etc.): read, checked, not copied.
     let mut skipping: Option<usize> = None;
     let mut first = true;
+    // Text outside the root element, first seen.
+    let mut stray: Option<String> = None;
     loop {
         let event = reader.read_event().map_err(|e| {
             format!(
@@ -1095,13 +1097,21 @@ fn copy_suites(
                 reader.error_position()
             )
         })?;
+        let position = reader.buffer_position();
         if let Err(why) = ill_formed(&event, first) {
-            return Err(format!(
-                "not well-formed XML near byte {}: {why}",
-                reader.buffer_position()
-            ));
+            return Err(format!("not well-formed XML near byte {position}: {why}"));
         }
         first = false;
+        if depth == 0 {
+            match top_level(&event, root.is_some()) {
+                Err(why) => return Err(format!("not well-formed XML near byte {position}: {why}")),
+                // Said after "no root element", when there is one.
+                Ok(Some(why)) => {
+                    stray.get_or_insert(format!("not well-formed XML near byte {position}: {why}"));
+                }
+                Ok(None) => {}
+            }
+        }
         let write = |out: &mut Writer<Vec<u8>>, event: Event| {
             out.write_event(event)
                 .map_err(|e| format!("copying a test suite: {e}"))
@@ -1200,7 +1210,7 @@ fn copy_suites(
     if depth != 0 {
         return Err("not well-formed XML: the document ends inside an element".into());
     }
-    Ok(())
+    stray.map_or(Ok(()), Err)
 }
 
 /// Why `xml` is not a well-formed XML 1.0 document as far as the merge can
@@ -1209,20 +1219,46 @@ fn well_formed(xml: &str) -> std::result::Result<(), String> {
     let mut reader = Reader::from_str(xml);
     let mut first = true;
     let mut depth = 0usize;
+    let mut rooted = false;
     loop {
         let event = reader
             .read_event()
             .map_err(|e| format!("at byte {}: {e}", reader.error_position()))?;
-        ill_formed(&event, first)
-            .map_err(|why| format!("near byte {}: {why}", reader.buffer_position()))?;
+        let near = |why: String| format!("near byte {}: {why}", reader.buffer_position());
+        ill_formed(&event, first).map_err(near)?;
         first = false;
+        if depth == 0 {
+            if let Some(why) = top_level(&event, rooted).map_err(near)? {
+                return Err(near(why.into()));
+            }
+        }
         match event {
-            Event::Start(_) => depth += 1,
+            Event::Start(_) => {
+                depth += 1;
+                rooted = true;
+            }
+            Event::Empty(_) => rooted = true,
             Event::End(_) => depth = depth.saturating_sub(1),
-            Event::Eof if depth == 0 => return Ok(()),
+            Event::Eof if depth == 0 && rooted => return Ok(()),
+            Event::Eof if depth == 0 => return Err("no root element".into()),
             Event::Eof => return Err("the document ends inside an element".into()),
             _ => {}
         }
+    }
+}
+
+/// What an event outside every element breaks: a second root element
+/// (`Err`), or text that is not white space (`Ok(Some)`: the caller says it
+/// only after checking that there is a root at all). `rooted`: the root
+/// element came before.
+fn top_level(event: &Event, rooted: bool) -> std::result::Result<Option<&'static str>, String> {
+    match event {
+        Event::Start(_) | Event::Empty(_) if rooted => Err("a second root element".into()),
+        Event::Text(t) if !t.iter().all(|b| b" \t\r\n".contains(b)) => {
+            Ok(Some("text outside the root element"))
+        }
+        Event::CData(_) | Event::GeneralRef(_) => Ok(Some("text outside the root element")),
+        _ => Ok(None),
     }
 }
 

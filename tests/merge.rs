@@ -553,6 +553,16 @@ fn ill_formed_junit_inputs_are_refused_and_the_merged_junit_is_well_formed() {
             ),
             "attribute name of <property>",
         ),
+        (
+            "second_root",
+            "<testsuite name=\"a\"/>\n<testsuite name=\"b\"/>\n".to_string(),
+            "a second root element",
+        ),
+        (
+            "stray_text",
+            format!("{}trailing words\n", suite("<testcase name=\"a\"/>")),
+            "text outside the root element",
+        ),
     ];
     let (out, xml_out) = (dir.join("m.json"), dir.join("m.xml"));
     for (name, text, why) in &bad {
