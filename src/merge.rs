@@ -115,7 +115,9 @@ impl Merged {
 }
 
 /// Read and merge every input. An input that cannot be read, is not JSON (or
-/// XML), or is not a schema-1 report is a usage error (exit 2) naming the file.
+/// well-formed XML), is not a schema-1 report satisfying the schema, or
+/// whose exit code contradicts its cases is a usage error (exit 2) naming the
+/// file. A merged report that would break its schema is a fault (exit 3).
 pub fn merge(request: &Request) -> Result<Merged> {
     let mut reports = Vec::with_capacity(request.reports.len());
     for path in request.reports {
@@ -639,10 +641,16 @@ fn conforms(
         let properties = rules.get("properties").and_then(Value::as_object);
         let others = rules.get("additionalProperties");
         for (key, field) in fields {
-            let inner = if path.is_empty() {
-                key.clone()
-            } else {
-                format!("{path}.{key}")
+            // A key from the input is quoted unless plain, so that the
+            // error stays one line whatever the key holds.
+            let plain = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let inner = match (plain, path.is_empty()) {
+                (true, true) => key.clone(),
+                (true, false) => format!("{path}.{key}"),
+                (false, _) => format!("{path}[{key:?}]"),
             };
             match (properties.and_then(|p| p.get(key)), others) {
                 (Some(rule), _) => conforms(root, rule, field, &inner)?,
