@@ -699,7 +699,7 @@ fn conforms(
 /// How closely `value` aims at the `oneOf` branch `schema`: its type, then
 /// its `const` fields (an identity's `kind`), then its required fields.
 fn aims_at(schema: &Value, value: &Value) -> (bool, bool, bool) {
-    let typed = schema["type"].as_str().map_or(true, |t| has_type(value, t));
+    let typed = schema["type"].as_str().is_none_or(|t| has_type(value, t));
     let consts = schema["properties"].as_object().is_none_or(|p| {
         p.iter()
             .all(|(k, rule)| rule.get("const").is_none_or(|c| same(&value[k], c)))
