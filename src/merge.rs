@@ -2,23 +2,31 @@
 //! Kubernetes pods, CI runners), each of which wrote its own JSON and JUnit
 //! report on its own node.
 //!
-//! JSON reports are read as [`serde_json::Value`], so fields this version does
-//! not know are carried through untouched; only the fields of the versioned
-//! report contract (`schema`, `schema_version` 1, `exit_code`, `devices[].cases[].status`)
-//! are required. Devices are concatenated in input order, each keeping its
-//! host; the summary is recounted from the case statuses and the exit code is
-//! [`combine_exit_codes`] over the inputs'. JUnit reports are parsed with
-//! quick-xml and their `<testsuite>` elements copied, event by event, into one
-//! `<testsuites>` whose totals are recounted from the test cases.
+//! JSON reports are read as [`serde_json::Value`] and must satisfy the schema
+//! they name (`src/report/report.schema.json`, which allows no field it does
+//! not list): the merged report names that schema too, so an input field it
+//! does not know would make the merged report break it. Each input's exit code
+//! is recomputed from its cases by the rule `run` uses
+//! ([`crate::report::run_exit_code`]); an input whose `exit_code` contradicts
+//! its own cases was edited or corrupted and is refused. Devices are
+//! concatenated in input order, each keeping its host; the summary is
+//! recounted from the case statuses and the exit code is [`combine_exit_codes`]
+//! over the inputs' recomputed codes. JUnit reports are parsed with quick-xml,
+//! checked to be well-formed XML 1.0 (quick-xml checks tags and nesting, not
+//! characters, references or names), and their `<testsuite>` elements copied,
+//! event by event, into one `<testsuites>` whose totals are recounted from the
+//! test cases.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use quick_xml::events::{BytesDecl, BytesStart, BytesText, Event};
 use quick_xml::{Reader, Writer};
 use serde_json::{json, Map, Value};
 
 use crate::error::{exit, Error, Result};
+use crate::report::{cases_exit_code, device_code, run_exit_code, CaseStatus};
 
 /// `schema` of every report this merge reads and writes.
 pub const SCHEMA: &str = "xad-harness/report";
@@ -107,7 +115,9 @@ impl Merged {
 }
 
 /// Read and merge every input. An input that cannot be read, is not JSON (or
-/// XML), or is not a schema-1 report is a usage error (exit 2) naming the file.
+/// well-formed XML), is not a schema-1 report satisfying the schema, or
+/// whose exit code contradicts its cases is a usage error (exit 2) naming the
+/// file. A merged report that would break its schema is a fault (exit 3).
 pub fn merge(request: &Request) -> Result<Merged> {
     let mut reports = Vec::with_capacity(request.reports.len());
     for path in request.reports {
@@ -125,6 +135,13 @@ pub fn merge(request: &Request) -> Result<Merged> {
         let (xml, suites) = merge_junit(&inputs)?;
         (Some(xml), suites)
     };
+    // Built from checked inputs, the merged report satisfies its schema; checked
+    // again so that a bug here is a fault, never a report that breaks its contract.
+    if let Some(why) = schema_violation(&report) {
+        return Err(Error::Io(format!(
+            "the merged report would break its schema ({why}); nothing written"
+        )));
+    }
     let exit_code = report["exit_code"]
         .as_i64()
         .and_then(|c| i32::try_from(c).ok())
@@ -334,7 +351,364 @@ pub fn check_report(report: &Value) -> std::result::Result<(), String> {
             }
         }
     }
+    // The merged report names this schema, and every device and case of an
+    // input is copied into it: a field the schema does not allow (or one it
+    // requires, missing) would make the merged report break its own contract.
+    if let Some(why) = schema_violation(report) {
+        return Err(format!(
+            "does not satisfy the schema of schema_version {SCHEMA_VERSION}: {why}"
+        ));
+    }
+    recomputed_exit_code(report).map(|_| ())
+}
+
+/// The exit code `run` gives the run `report` records, recomputed from its
+/// cases, devices, release errors and interruption by `run`'s own rule
+/// ([`run_exit_code`], [`device_code`]); `Err` says how the report's
+/// `exit_code`, a device's `exit_code` or a `summary` contradicts its cases
+/// (the report was edited or corrupted: its code cannot be trusted either
+/// way). The one thing taken from `exit_code` itself is the code of an error
+/// that stopped the run, which the JSON records only as text: with a
+/// non-null `error`, a code such an error has (2, 3, 77) stands.
+fn recomputed_exit_code(report: &Value) -> std::result::Result<i32, String> {
+    let contradiction = |field: String, says: &Value, cases: String| {
+        Err(format!(
+            "{field} {says} contradicts its cases, which make it {cases}: edited or corrupted, not merged"
+        ))
+    };
+    let devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut codes = Vec::with_capacity(devices.len());
+    let mut faulted = report["release_errors"]
+        .as_array()
+        .is_some_and(|e| !e.is_empty());
+    let mut all_cases: Vec<&Value> = Vec::new();
+    for (d, device) in devices.iter().enumerate() {
+        let cases = device["cases"].as_array().map_or(&[][..], Vec::as_slice);
+        let statuses: Vec<CaseStatus> = cases.iter().filter_map(status_of).collect();
+        let code = device_code(statuses, !device["error"].is_null());
+        if device["exit_code"].as_i64() != Some(i64::from(code)) {
+            return contradiction(
+                format!("devices[{d}] exit_code"),
+                &device["exit_code"],
+                code.to_string(),
+            );
+        }
+        let counted = summary(std::slice::from_ref(device));
+        if device["summary"] != counted {
+            return contradiction(
+                format!("devices[{d}] summary"),
+                &device["summary"],
+                counted.to_string(),
+            );
+        }
+        faulted |= cases.iter().any(|c| {
+            c["release_errors"]
+                .as_array()
+                .is_some_and(|e| !e.is_empty())
+        });
+        all_cases.extend(cases);
+        codes.push(code);
+    }
+    if devices.is_empty() {
+        codes.push(cases_exit_code(
+            all_cases.iter().filter_map(|c| status_of(c)),
+        ));
+    }
+    let counted = summary(devices);
+    if report["summary"] != counted {
+        return contradiction("summary".into(), &report["summary"], counted.to_string());
+    }
+    let says = &report["exit_code"];
+    let claimed = says.as_i64().and_then(|c| i32::try_from(c).ok());
+    let interrupted = report["interrupted"]["exit_code"]
+        .as_i64()
+        .and_then(|c| i32::try_from(c).ok());
+    // An error that stopped the run (`RunError::Failed`) decides the run's
+    // code; its kinds' codes are 2, 3 and 77 ([`Error::exit_code`]). Any
+    // other error (a stop after a timeout) is a fault beside the devices'.
+    let stopped_by_error = !report["error"].is_null();
+    let failed = claimed
+        .filter(|c| stopped_by_error && [exit::USAGE, exit::FAULT, exit::SKIPPED].contains(c));
+    let code = run_exit_code(interrupted, failed, codes, faulted || stopped_by_error);
+    if claimed != Some(code) {
+        return contradiction("exit_code".into(), says, code.to_string());
+    }
+    Ok(code)
+}
+
+/// A case's status, when it is one of schema version 1's.
+fn status_of(case: &Value) -> Option<CaseStatus> {
+    let name = case["status"].as_str()?;
+    CaseStatus::ALL.into_iter().find(|s| s.name() == name)
+}
+
+/// The report schema every report names (`xad-harness schema`), parsed once.
+fn report_schema() -> &'static Value {
+    static PARSED: OnceLock<Value> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        serde_json::from_str(crate::report::SCHEMA).expect("the embedded report schema is JSON")
+    })
+}
+
+/// Where `report` breaks the report schema (`src/report/report.schema.json`,
+/// the one `schema` and `schema_version` name), as one line naming the first
+/// place, e.g. `devices[0].cases[2]: unknown field "x"`; `None` when it
+/// satisfies it. The schema itself is interpreted (the keywords it uses), so
+/// this check and the contract cannot drift apart; a keyword it does not know
+/// is reported rather than skipped.
+pub fn schema_violation(report: &Value) -> Option<String> {
+    let root = report_schema();
+    conforms(root, root, report, "").err()
+}
+
+/// The JSON Schema keywords [`conforms`] checks (or, for annotations, knows to
+/// ignore): those the report schema uses.
+const SCHEMA_KEYWORDS: [&str; 17] = [
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "$ref",
+    "type",
+    "const",
+    "enum",
+    "minimum",
+    "maximum",
+    "pattern",
+    "required",
+    "properties",
+    "additionalProperties",
+    "items",
+    "oneOf",
+    "$defs",
+];
+
+/// Whether `value` at `path` satisfies `schema` (a part of `root`).
+fn conforms(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    path: &str,
+) -> std::result::Result<(), String> {
+    let at = |why: String| {
+        if path.is_empty() {
+            why
+        } else {
+            format!("{path}: {why}")
+        }
+    };
+    let Some(rules) = schema.as_object() else {
+        return Ok(());
+    };
+    if let Some(keyword) = rules
+        .keys()
+        .find(|k| !SCHEMA_KEYWORDS.contains(&k.as_str()))
+    {
+        return Err(at(format!(
+            "the report schema uses {keyword:?}, which this check does not know"
+        )));
+    }
+
+    if let Some(rule) = rules.get("$ref") {
+        let target = rule
+            .as_str()
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(|name| root["$defs"].get(name))
+            .ok_or_else(|| at(format!("the report schema's $ref {rule} does not resolve")))?;
+        conforms(root, target, value, path)?;
+    }
+    if let Some(rule) = rules.get("type") {
+        let types: Vec<&str> = match rule {
+            Value::Array(types) => types.iter().filter_map(Value::as_str).collect(),
+            other => other.as_str().into_iter().collect(),
+        };
+        if !types.iter().any(|t| has_type(value, t)) {
+            return Err(at(format!(
+                "{} where the schema wants {}",
+                brief(value),
+                types.join(" or ")
+            )));
+        }
+    }
+    if let Some(rule) = rules.get("const") {
+        if !same(value, rule) {
+            return Err(at(format!(
+                "{} where the schema wants {rule}",
+                brief(value)
+            )));
+        }
+    }
+    if let Some(rule) = rules.get("enum") {
+        let allowed = rule.as_array().map_or(&[][..], Vec::as_slice);
+        if !allowed.iter().any(|v| same(value, v)) {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            return Err(at(format!(
+                "{} is not one of {}",
+                brief(value),
+                list.join(", ")
+            )));
+        }
+    }
+    if let (Some(n), Some(min)) = (value.as_f64(), rules.get("minimum").and_then(Value::as_f64)) {
+        if n < min {
+            return Err(at(format!("{value} is below the minimum {min}")));
+        }
+    }
+    if let (Some(n), Some(max)) = (value.as_f64(), rules.get("maximum").and_then(Value::as_f64)) {
+        if n > max {
+            return Err(at(format!("{value} is above the maximum {max}")));
+        }
+    }
+    if let (Some(text), Some(rule)) = (value.as_str(), rules.get("pattern")) {
+        let pattern = rule.as_str().unwrap_or_default();
+        match matches_pattern(pattern, text) {
+            Some(true) => {}
+            Some(false) => return Err(at(format!("{} does not match {pattern}", brief(value)))),
+            None => {
+                return Err(at(format!(
+                    "the report schema's pattern {pattern} is not one this check knows"
+                )))
+            }
+        }
+    }
+    if let Some(fields) = value.as_object() {
+        for key in rules
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if !fields.contains_key(key) {
+                return Err(at(format!("no {key:?} field, which the schema requires")));
+            }
+        }
+        let properties = rules.get("properties").and_then(Value::as_object);
+        let others = rules.get("additionalProperties");
+        for (key, field) in fields {
+            // A key from the input is quoted unless plain, so that the
+            // error stays one line whatever the key holds.
+            let plain = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let inner = match (plain, path.is_empty()) {
+                (true, true) => key.clone(),
+                (true, false) => format!("{path}.{key}"),
+                (false, _) => format!("{path}[{key:?}]"),
+            };
+            match (properties.and_then(|p| p.get(key)), others) {
+                (Some(rule), _) => conforms(root, rule, field, &inner)?,
+                (None, Some(Value::Bool(false))) => {
+                    return Err(at(format!(
+                        "unknown field {key:?} (the schema allows none it does not list)"
+                    )))
+                }
+                (None, Some(rule)) => conforms(root, rule, field, &inner)?,
+                (None, None) => {}
+            }
+        }
+    }
+    if let (Some(items), Some(rule)) = (value.as_array(), rules.get("items")) {
+        for (i, item) in items.iter().enumerate() {
+            conforms(root, rule, item, &format!("{path}[{i}]"))?;
+        }
+    }
+    if let Some(branches) = rules.get("oneOf").and_then(Value::as_array) {
+        let results: Vec<_> = branches
+            .iter()
+            .map(|b| conforms(root, b, value, path))
+            .collect();
+        match results.iter().filter(|r| r.is_ok()).count() {
+            1 => {}
+            0 => {
+                // The form the value was meant to be (its type, its `kind`,
+                // its required fields) says best what is wrong with it.
+                let mut best: Option<((bool, bool, bool), String)> = None;
+                for (branch, result) in branches.iter().zip(results) {
+                    let aim = aims_at(branch, value);
+                    if let Err(why) = result {
+                        if best.as_ref().is_none_or(|(b, _)| aim > *b) {
+                            best = Some((aim, why));
+                        }
+                    }
+                }
+                return Err(best.map_or_else(|| at("matches none of its forms".into()), |b| b.1));
+            }
+            _ => return Err(at("matches more than one of its forms".into())),
+        }
+    }
     Ok(())
+}
+
+/// How closely `value` aims at the `oneOf` branch `schema`: its type, then
+/// its `const` fields (an identity's `kind`), then its required fields.
+fn aims_at(schema: &Value, value: &Value) -> (bool, bool, bool) {
+    let typed = schema["type"].as_str().is_none_or(|t| has_type(value, t));
+    let consts = schema["properties"].as_object().is_none_or(|p| {
+        p.iter()
+            .all(|(k, rule)| rule.get("const").is_none_or(|c| same(&value[k], c)))
+    });
+    let required = schema["required"].as_array().is_none_or(|r| {
+        r.iter()
+            .filter_map(Value::as_str)
+            .all(|k| value.get(k).is_some())
+    });
+    (typed, consts, required)
+}
+
+/// JSON Schema's type of `value` (an integral number is an `integer`).
+fn has_type(value: &Value, name: &str) -> bool {
+    match name {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        "number" => value.is_number(),
+        "integer" => {
+            value.is_i64()
+                || value.is_u64()
+                || value
+                    .as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+        }
+        _ => false,
+    }
+}
+
+/// JSON Schema's equality: numbers by value (1 and 1.0 are one number).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// A value for an error line: short, and on one line (JSON escapes).
+fn brief(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
+}
+
+/// Whether `text` matches `pattern`, for the patterns the report schema uses
+/// (ECMA-262: `.` is any character but a line terminator); `None` for
+/// another, which the caller reports instead of passing.
+fn matches_pattern(pattern: &str, text: &str) -> Option<bool> {
+    let one_line = |t: &str| !t.is_empty() && !t.contains(['\n', '\r', '\u{2028}', '\u{2029}']);
+    match pattern {
+        "^(hardware: .+|emulated .+)$" => Some(
+            text.strip_prefix("hardware: ")
+                .or_else(|| text.strip_prefix("emulated "))
+                .is_some_and(one_line),
+        ),
+        // Its last alternative, `.+`, takes in the others.
+        "^(hip:[0-9]+|emulator:[a-z0-9-]+|unrecorded|.+)$" => Some(one_line(text)),
+        _ => None,
+    }
 }
 
 /// Merge checked reports, each with the label it is named by. `expect`: the
@@ -356,7 +730,10 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
         let code = report["exit_code"]
             .as_i64()
             .unwrap_or(i64::from(exit::FAULT));
-        let mut node_code = i32::try_from(code).unwrap_or(exit::FAULT);
+        // Recomputed from the input's cases, never copied from its
+        // `exit_code` (checked inputs agree with theirs; an unchecked one
+        // that does not is a fault).
+        let mut node_code = recomputed_exit_code(report).unwrap_or(exit::FAULT);
         if node_code == exit::PASS && !verified_something(report) {
             // A report written before exit 0 needed evidence (its cases all
             // unsettled): the merge holds it to today's rule.
@@ -474,9 +851,13 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
         },
     );
     // The schema's `interrupted` is one run's; the merged report carries the
-    // first interrupted input's (whose code won the combination, or tied),
-    // and each input's is in its merged_from entry.
-    if let Some(first) = interrupted.first() {
+    // first interrupted input's whose code won the combination (SIGINT's 130
+    // beats SIGTERM's 143), and each input's is in its merged_from entry.
+    let won = interrupted
+        .iter()
+        .find(|i| i["exit_code"] == json!(exit_code))
+        .or(interrupted.first());
+    if let Some(first) = won {
         merged.insert("interrupted".into(), (*first).clone());
     }
     merged.insert("merged_from".into(), Value::Array(merged_from));
@@ -633,6 +1014,13 @@ pub fn merge_junit(inputs: &[(String, String)]) -> Result<(String, usize)> {
     bytes.extend_from_slice(b"\n</testsuites>\n");
     let xml = String::from_utf8(bytes)
         .map_err(|e| Error::Io(format!("building the merged JUnit report: {e}")))?;
+    // Copied from checked inputs, the result is well-formed; read back with
+    // the same checks, so that a bug here is a fault, never an unreadable report.
+    well_formed(&xml).map_err(|why| {
+        Error::Io(format!(
+            "the merged JUnit report would not be well-formed XML ({why}); nothing written"
+        ))
+    })?;
     Ok((xml, names.len()))
 }
 
@@ -649,6 +1037,12 @@ fn copy_suites(
     let mut depth = 0usize; // elements open, the root included
     let mut root: Option<String> = None;
     let mut suite: Option<SuiteScan> = None;
+    // Depth of an element directly under <testsuites> that is not a suite
+    // (<properties> etc.): read, checked, not copied.
+    let mut skipping: Option<usize> = None;
+    let mut first = true;
+    // Text outside the root element, first seen.
+    let mut stray: Option<String> = None;
     loop {
         let event = reader.read_event().map_err(|e| {
             format!(
@@ -656,6 +1050,21 @@ fn copy_suites(
                 reader.error_position()
             )
         })?;
+        let position = reader.buffer_position();
+        if let Err(why) = ill_formed(&event, first) {
+            return Err(format!("not well-formed XML near byte {position}: {why}"));
+        }
+        first = false;
+        if depth == 0 {
+            match top_level(&event, root.is_some()) {
+                Err(why) => return Err(format!("not well-formed XML near byte {position}: {why}")),
+                // Said after "no root element", when there is one.
+                Ok(Some(why)) => {
+                    stray.get_or_insert(format!("not well-formed XML near byte {position}: {why}"));
+                }
+                Ok(None) => {}
+            }
+        }
         let write = |out: &mut Writer<Vec<u8>>, event: Event| {
             out.write_event(event)
                 .map_err(|e| format!("copying a test suite: {e}"))
@@ -664,6 +1073,10 @@ fn copy_suites(
             Event::Eof => break,
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(event, Event::Empty(_));
+                if skipping.is_some() {
+                    depth += usize::from(!empty);
+                    continue;
+                }
                 let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
                 if root.is_none() {
                     if name != "testsuites" && name != "testsuite" {
@@ -679,11 +1092,12 @@ fn copy_suites(
                 };
                 if suite_level {
                     if name != "testsuite" {
-                        // <properties> etc. directly under <testsuites>: not ours to keep.
+                        // <properties> etc. directly under <testsuites>: not
+                        // ours to keep, but read through (and checked) like
+                        // the rest: an input is well-formed everywhere or refused.
                         if !empty {
-                            reader
-                                .read_to_end(e.name())
-                                .map_err(|e| format!("not well-formed XML: {e}"))?;
+                            skipping = Some(depth);
+                            depth += 1;
                         }
                         continue;
                     }
@@ -710,6 +1124,12 @@ fn copy_suites(
             }
             Event::End(ref e) => {
                 depth = depth.saturating_sub(1);
+                if skipping.is_some() {
+                    if skipping == Some(depth) {
+                        skipping = None;
+                    }
+                    continue;
+                }
                 if let Some(scan) = suite.as_mut() {
                     let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
                     scan.end(&name, depth);
@@ -725,10 +1145,13 @@ fn copy_suites(
                     }
                 }
             }
-            // Text, CDATA, entity references, comments inside a suite are
-            // copied as they are (already escaped); outside one, dropped.
+            // A processing instruction is for the program that wrote the
+            // input, not for the merged report's readers: dropped.
+            Event::PI(_) => {}
+            // Text, CDATA, references and comments inside a suite are copied
+            // as they are (checked above, still escaped); outside one, dropped.
             other => {
-                if suite.is_some() {
+                if suite.is_some() && skipping.is_none() {
                     write(out, other)?;
                 }
             }
@@ -740,7 +1163,164 @@ fn copy_suites(
     if depth != 0 {
         return Err("not well-formed XML: the document ends inside an element".into());
     }
-    Ok(())
+    stray.map_or(Ok(()), Err)
+}
+
+/// Why `xml` is not a well-formed XML 1.0 document as far as the merge can
+/// tell (quick-xml's checks and [`ill_formed`]'s), if it is not.
+fn well_formed(xml: &str) -> std::result::Result<(), String> {
+    let mut reader = Reader::from_str(xml);
+    let mut first = true;
+    let mut depth = 0usize;
+    let mut rooted = false;
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|e| format!("at byte {}: {e}", reader.error_position()))?;
+        let near = |why: String| format!("near byte {}: {why}", reader.buffer_position());
+        ill_formed(&event, first).map_err(near)?;
+        first = false;
+        if depth == 0 {
+            if let Some(why) = top_level(&event, rooted).map_err(near)? {
+                return Err(near(why.into()));
+            }
+        }
+        match event {
+            Event::Start(_) => {
+                depth += 1;
+                rooted = true;
+            }
+            Event::Empty(_) => rooted = true,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            Event::Eof if depth == 0 && rooted => return Ok(()),
+            Event::Eof if depth == 0 => return Err("no root element".into()),
+            Event::Eof => return Err("the document ends inside an element".into()),
+            _ => {}
+        }
+    }
+}
+
+/// What an event outside every element breaks: a second root element
+/// (`Err`), or text that is not white space (`Ok(Some)`: the caller says it
+/// only after checking that there is a root at all). `rooted`: the root
+/// element came before.
+fn top_level(event: &Event, rooted: bool) -> std::result::Result<Option<&'static str>, String> {
+    match event {
+        Event::Start(_) | Event::Empty(_) if rooted => Err("a second root element".into()),
+        Event::Text(t) if !t.iter().all(|b| b" \t\r\n".contains(b)) => {
+            Ok(Some("text outside the root element"))
+        }
+        Event::CData(_) | Event::GeneralRef(_) => Ok(Some("text outside the root element")),
+        _ => Ok(None),
+    }
+}
+
+/// What in one event breaks XML 1.0 where quick-xml lets it through: it
+/// checks tags and their nesting, not characters (a control character such
+/// as U+0001 is allowed nowhere, not even as `&#1;`), references (only `&lt;`
+/// `&gt;` `&amp;` `&apos;` `&quot;` and character references are defined
+/// without a DTD), names or comments. Copied into the merged report, any of
+/// these would make it unreadable. A DTD is refused outright: a JUnit report
+/// has none, and the entities it declares would not come through the merge.
+/// `first`: no event came before this one (where an XML declaration belongs).
+fn ill_formed(event: &Event, first: bool) -> std::result::Result<(), String> {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    match event {
+        Event::DocType(_) => Err(
+            "a DTD (<!DOCTYPE ...>): a JUnit report has none, and the entities it declares would not survive the merge"
+                .into(),
+        ),
+        Event::Decl(_) if !first => Err("an XML declaration after the start of the document".into()),
+        Event::Decl(_) | Event::Eof | Event::End(_) => Ok(()),
+        Event::Start(e) | Event::Empty(e) => {
+            let element = text(e.name().as_ref());
+            if !is_xml_name(&element) {
+                return Err(format!("an element named {element:?}, not an XML name"));
+            }
+            for attribute in e.attributes() {
+                let attribute = attribute.map_err(|e| format!("in <{element}>: {e}"))?;
+                let key = text(attribute.key.as_ref());
+                if !is_xml_name(&key) {
+                    return Err(format!("in <{element}>: an attribute named {key:?}, not an XML name"));
+                }
+                let place = || format!("attribute {key} of <{element}>");
+                if attribute.value.contains(&b'<') {
+                    return Err(format!("a raw '<' in {}", place()));
+                }
+                // Unescaping refuses an undefined entity or a malformed
+                // reference; the characters are checked after it, so that a
+                // reference to a forbidden one (`&#1;`) is caught too.
+                let value = attribute
+                    .unescape_value()
+                    .map_err(|e| format!("{}: {e}", place()))?;
+                legal_chars(&value, &place())?;
+            }
+            Ok(())
+        }
+        Event::Text(t) => {
+            let raw = text(t.as_ref());
+            legal_chars(&raw, "text")?;
+            if raw.contains("]]>") {
+                return Err("\"]]>\" in text (it ends only a CDATA section)".into());
+            }
+            Ok(())
+        }
+        Event::GeneralRef(r) => {
+            let name = text(r.as_ref());
+            if r.is_char_ref() {
+                match r.resolve_char_ref() {
+                    Ok(Some(c)) => legal_chars(&c.to_string(), &format!("the reference &{name};")),
+                    _ => Err(format!("a malformed character reference &{name};")),
+                }
+            } else if ["lt", "gt", "amp", "apos", "quot"].contains(&name.as_str()) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "an undefined entity &{name}; (without a DTD only &lt; &gt; &amp; &apos; &quot; are defined)"
+                ))
+            }
+        }
+        Event::CData(c) => legal_chars(&text(c.as_ref()), "a CDATA section"),
+        Event::Comment(c) => {
+            let raw = text(c.as_ref());
+            legal_chars(&raw, "a comment")?;
+            if raw.contains("--") || raw.ends_with('-') {
+                return Err("a comment holding \"--\"".into());
+            }
+            Ok(())
+        }
+        Event::PI(p) => legal_chars(&text(p.as_ref()), "a processing instruction"),
+    }
+}
+
+/// The first character XML 1.0 does not allow (`Char`: tab, newline,
+/// carriage return and U+0020 up, less the surrogates, U+FFFE and U+FFFF).
+fn legal_chars(text: &str, place: &str) -> std::result::Result<(), String> {
+    let legal = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+    match text.chars().find(|&c| !legal(c)) {
+        Some(c) => Err(format!(
+            "U+{:04X} in {place}, a character XML 1.0 does not allow",
+            u32::from(c)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether `name` is an XML 1.0 `Name` (element and attribute names).
+fn is_xml_name(name: &str) -> bool {
+    let start = |c: char| {
+        matches!(c, ':' | 'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+            | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
+            | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
+            | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
+            | '\u{10000}'..='\u{EFFFF}')
+    };
+    let rest = |c: char| {
+        start(c)
+            || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+    };
+    let mut chars = name.chars();
+    chars.next().is_some_and(start) && chars.all(rest)
 }
 
 /// The suite's start tag, renamed when an earlier suite has its name.
@@ -876,21 +1456,46 @@ fn attribute(e: &BytesStart, key: &str) -> std::result::Result<Option<String>, S
 mod tests {
     use super::*;
 
+    /// A complete schema-1 report of one emulated device whose cases have
+    /// `statuses`; `exit_code` is the report's and the device's (the caller
+    /// gives the one `run` would write).
     fn report(host: &str, seed: u64, exit_code: i32, statuses: &[&str]) -> Value {
         let cases: Vec<Value> = statuses
             .iter()
             .enumerate()
-            .map(|(i, s)| json!({"case": format!("case{i}"), "target": "gfx1100", "status": s, "lanes": 256}))
+            .map(|(i, s)| {
+                let passed = u64::from(*s == "pass") * 256;
+                json!({
+                    "status": s, "lanes_passed": passed, "case": format!("case{i}"),
+                    "description": "", "kernel": "xad_basic",
+                    "kernel_source": {"embedded": {"source": "kernels/gfx11/xad_basic.s"}},
+                    "device": "emulator:gfx1100", "executor": "emulated gfx1100",
+                    "target": "gfx1100", "seed": seed, "guard_seed": seed ^ 1, "lanes": 256,
+                    "scalars": [],
+                    "tally": {"lanes_checked": passed, "lanes_failed": 0, "lanes_unwritten": 0,
+                              "lanes_undefined": 0, "lanes_unsettled": 0, "words_unsettled": 0,
+                              "first": [], "first_unsettled": []},
+                    "guard_violations": [], "error": null, "seconds": 0.01,
+                    "unsettled": null, "forms": []
+                })
+            })
             .collect();
+        let mut device = json!({
+            "id": "emulator:gfx1100", "executor": "emulated gfx1100",
+            "identity": {"kind": "emulated", "target": "gfx1100"}, "targets": ["gfx1100"],
+            "notes": [], "error": null, "seconds": 0.1, "host": host,
+            "exit_code": exit_code, "summary": {}, "cases": cases
+        });
+        device["summary"] = summary(std::slice::from_ref(&device));
         json!({
             "schema": SCHEMA, "schema_version": 1,
             "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0-1-gabc"},
-            "host": host, "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
-            "exit_code": exit_code,
-            "summary": {"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0, "error": 0, "timeout": 0, "skipped": 0},
-            "devices": [{"id": "emulator:gfx1100", "executor": "emulated gfx1100", "identity": {},
-                         "exit_code": exit_code, "cases": cases, "future_field": [1, 2]}],
-            "notes": ["a note"], "error": null, "extra_top": "kept only per device"
+            "host": host, "command": ["xad-harness", "run"], "environment": {},
+            "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
+            "executor": "emulated gfx1100", "targets": ["gfx1100"],
+            "notes": ["a note"], "exit_code": exit_code,
+            "summary": summary(std::slice::from_ref(&device)),
+            "devices": [device], "error": null
         })
     }
 
@@ -939,11 +1544,6 @@ mod tests {
         assert_eq!(devices.len(), 2);
         assert_eq!(devices[0]["host"], "node1");
         assert_eq!(devices[1]["host"], "node2");
-        assert_eq!(
-            devices[1]["future_field"],
-            json!([1, 2]),
-            "unknown fields are kept"
-        );
         assert_eq!(merged["summary"]["pass"], 3);
         assert_eq!(merged["summary"]["fail"], 1);
         assert_eq!(merged["summary"]["unsettled"], 1);
@@ -956,8 +1556,8 @@ mod tests {
         assert_eq!(
             from[1],
             json!({"file": "b.json", "host": "node2", "exit_code": 1, "devices": 1,
-            "executor": null, "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
-            "environment": null, "tool": inputs[1].1["tool"], "error": null})
+            "executor": "emulated gfx1100", "seed": 7, "guard_seed": 6, "lanes_per_case": 256,
+            "environment": {}, "tool": inputs[1].1["tool"], "error": null})
         );
         assert_eq!(merged["notes"][0], "node1 (a.json): a note");
         assert!(merged["error"].is_null());
@@ -1068,8 +1668,7 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("expected 1 report(s), got 2: more than"));
-        let mut failing = inputs[0].1.clone();
-        failing["exit_code"] = json!(1);
+        let failing = report("gpu1", 1, 1, &["fail"]);
         assert_eq!(
             merge_reports(&[("a".into(), failing)], Some(2))["exit_code"],
             1,
@@ -1080,6 +1679,7 @@ mod tests {
     #[test]
     fn interrupted_inputs_are_listed_and_win() {
         let mut cut = report("gpu3", 1, 143, &["pass", "skipped"]);
+        cut["devices"][0]["exit_code"] = json!(0); // a device's code ignores the signal
         cut["interrupted"] = json!({"signal": "SIGTERM", "exit_code": 143});
         let merged = merge_reports(
             &[
@@ -1148,6 +1748,91 @@ mod tests {
             },
             "no status",
         );
+        // Fields the schema does not list, anywhere: the merged report would
+        // carry them and break the schema it names.
+        refuse(
+            &|r| r["devices"][0]["future_field"] = json!([1, 2]),
+            "devices[0]: unknown field \"future_field\"",
+        );
+        refuse(
+            &|r| r["devices"][0]["cases"][0]["tally"]["extra"] = json!(1),
+            "devices[0].cases[0].tally: unknown field \"extra\"",
+        );
+        refuse(
+            &|r| r["devices"][0]["identity"]["extra"] = json!(1),
+            "devices[0].identity: unknown field \"extra\"",
+        );
+        refuse(
+            &|r| r["extra_top"] = json!("x"),
+            "unknown field \"extra_top\"",
+        );
+        refuse(
+            &|r| {
+                r["devices"][0]["cases"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("tally");
+            },
+            "devices[0].cases[0]: no \"tally\" field",
+        );
+        refuse(
+            &|r| r["devices"][0]["executor"] = json!("a GPU"),
+            "does not match",
+        );
+        refuse(&|r| r["exit_code"] = json!(137), "137 is not one of");
+        // Codes that contradict the cases: edited or corrupted.
+        refuse(
+            &|r| r["devices"][0]["cases"][0]["status"] = json!("fail"),
+            "devices[0] exit_code 0 contradicts its cases, which make it 1",
+        );
+        refuse(
+            &|r| r["exit_code"] = json!(1),
+            "exit_code 1 contradicts its cases, which make it 0",
+        );
+        refuse(
+            &|r| r["summary"]["pass"] = json!(7),
+            "summary {\"error\":0,\"fail\":0,\"not_supported\":0,\"pass\":7",
+        );
+        refuse(
+            &|r| r["error"] = json!("something stopped it"),
+            "exit_code 0 contradicts its cases, which make it 3",
+        );
+    }
+
+    /// The schema is interpreted by [`conforms`], which knows only some
+    /// keywords and patterns: every one the schema uses is among them.
+    #[test]
+    fn every_keyword_and_pattern_of_the_schema_is_checked() {
+        fn walk(node: &Value, at: &str) {
+            let Some(rules) = node.as_object() else {
+                return;
+            };
+            for (key, rule) in rules {
+                assert!(
+                    SCHEMA_KEYWORDS.contains(&key.as_str()),
+                    "{at}: keyword {key} unknown"
+                );
+                match key.as_str() {
+                    "properties" | "$defs" => {
+                        for (name, inner) in rule.as_object().unwrap() {
+                            walk(inner, &format!("{at}/{key}/{name}"));
+                        }
+                    }
+                    "items" | "additionalProperties" => walk(rule, &format!("{at}/{key}")),
+                    "oneOf" => {
+                        for (i, inner) in rule.as_array().unwrap().iter().enumerate() {
+                            walk(inner, &format!("{at}/oneOf/{i}"));
+                        }
+                    }
+                    "pattern" => assert!(
+                        matches_pattern(rule.as_str().unwrap(), "x").is_some(),
+                        "{at}: pattern {rule} unknown"
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        walk(report_schema(), "#");
     }
 
     const SUITE_A: &str = r#"<?xml version="1.0" encoding="UTF-8"?>

@@ -9,21 +9,46 @@ use std::path::{Path, PathBuf};
 use common::{harness, run, scratch};
 use serde_json::{json, Value};
 
+/// A complete schema-1 report of one emulated device whose cases have
+/// `statuses`; `exit_code` is the report's and its device's, the one `run`
+/// would write for those statuses (the fixtures below keep to that).
 fn report(host: &str, exit_code: i32, statuses: &[&str]) -> Value {
     let cases: Vec<Value> = statuses
         .iter()
         .enumerate()
-        .map(|(i, s)| json!({"case": format!("case{i}"), "target": "gfx1100", "status": s}))
+        .map(|(i, s)| {
+            let passed = if *s == "pass" { 64 } else { 0 };
+            json!({
+                "status": s, "lanes_passed": passed, "case": format!("case{i}"),
+                "description": "", "kernel": "xad_basic",
+                "kernel_source": {"embedded": {"source": "kernels/gfx11/xad_basic.s"}},
+                "device": "emulator:gfx1100", "executor": "emulated gfx1100",
+                "target": "gfx1100", "seed": 5, "guard_seed": 6, "lanes": 64, "scalars": [],
+                "tally": {"lanes_checked": passed, "lanes_failed": 0, "lanes_unwritten": 0,
+                          "lanes_undefined": 0, "lanes_unsettled": 0, "words_unsettled": 0,
+                          "first": [], "first_unsettled": []},
+                "guard_violations": [], "error": null, "seconds": 0.01,
+                "unsettled": null, "forms": []
+            })
+        })
         .collect();
+    let mut summary = json!({"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0,
+                             "error": 0, "timeout": 0, "skipped": 0});
+    for s in statuses {
+        summary[*s] = json!(summary[*s].as_u64().unwrap() + 1);
+    }
     json!({
         "schema": "xad-harness/report", "schema_version": 1,
         "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0"},
-        "host": host, "seed": 5, "guard_seed": 6, "lanes_per_case": 64, "exit_code": exit_code,
-        "summary": {"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0, "error": 0, "timeout": 0, "skipped": 0},
-        "devices": [{"id": "emulator:gfx1100", "host": host, "executor": "emulated gfx1100",
-                     "identity": {"emulated": true}, "exit_code": exit_code, "cases": cases,
-                     "summary": {}, "not_in_the_contract": {"kept": true}}],
-        "notes": [], "error": null
+        "host": host, "command": ["xad-harness", "run"], "environment": {},
+        "seed": 5, "guard_seed": 6, "lanes_per_case": 64,
+        "executor": "emulated gfx1100", "targets": ["gfx1100"], "notes": [],
+        "exit_code": exit_code, "summary": summary,
+        "devices": [{"id": "emulator:gfx1100", "executor": "emulated gfx1100",
+                     "identity": {"kind": "emulated", "target": "gfx1100"},
+                     "targets": ["gfx1100"], "notes": [], "error": null, "seconds": 0.1,
+                     "host": host, "exit_code": exit_code, "summary": summary, "cases": cases}],
+        "error": null
     })
 }
 
@@ -85,7 +110,7 @@ fn two_nodes_merge_into_one_report_and_one_junit() {
     assert_eq!(devices.len(), 2);
     assert_eq!(devices[0]["host"], "node1");
     assert_eq!(devices[1]["host"], "node2");
-    assert_eq!(devices[1]["not_in_the_contract"]["kept"], true);
+    assert_valid(&merged);
     let from = merged["merged_from"].as_array().unwrap();
     assert_eq!(from[0]["file"], a.display().to_string());
     assert_eq!(from[1]["host"], "node2");
@@ -114,6 +139,7 @@ fn the_combined_exit_code_is_the_worst_node() {
     let fault = write_report(&dir, "fault.json", &report("e", 3, &["error"]));
     let mut none = report("s", 77, &[]);
     none["devices"] = json!([]);
+    none["targets"] = json!([]);
     none["error"] = json!("no HIP device runs gfx1100's code objects");
     let skipped = write_report(&dir, "skipped.json", &none);
     let out = dir.join("m.json");
@@ -416,4 +442,309 @@ fn merge_never_replaces_a_device_node_fifo_or_symlink() {
     assert!(std::fs::read_to_string(&target)
         .unwrap()
         .contains("xad-harness/report"));
+}
+
+/// Whether `xml` is a well-formed XML 1.0 document, read as a strict reader
+/// would: quick-xml for tags and nesting, plus what it lets through, each
+/// text, attribute and reference resolved (only the five predefined entities
+/// and character references exist without a DTD) and every character one
+/// XML allows. The JUnit parser a CI runner might use must read it too.
+fn assert_well_formed(xml: &str) {
+    use quick_xml::events::Event;
+    let legal = |c: char| matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..);
+    let check = |what: &str, text: &str| {
+        assert!(text.chars().all(legal), "{what} {text:?} in\n{xml}");
+    };
+    let mut reader = quick_xml::Reader::from_str(xml);
+    loop {
+        match reader
+            .read_event()
+            .unwrap_or_else(|e| panic!("{e} in\n{xml}"))
+        {
+            Event::Eof => break,
+            Event::DocType(d) => panic!("a DTD {d:?} in\n{xml}"),
+            Event::Start(e) | Event::Empty(e) => {
+                for a in e.attributes() {
+                    let a = a.unwrap_or_else(|e| panic!("{e} in\n{xml}"));
+                    check(
+                        "attribute",
+                        &a.unescape_value()
+                            .unwrap_or_else(|e| panic!("{e} in\n{xml}")),
+                    );
+                }
+            }
+            Event::Text(t) => check("text", &t.decode().unwrap()),
+            Event::CData(t) => check("CDATA", &t.decode().unwrap()),
+            Event::GeneralRef(r) => match r.resolve_char_ref() {
+                Ok(Some(c)) => check("reference", &c.to_string()),
+                Ok(None) => assert!(
+                    ["lt", "gt", "amp", "apos", "quot"].contains(&&*r.decode().unwrap()),
+                    "undefined entity {r:?} in\n{xml}"
+                ),
+                Err(e) => panic!("{e} in\n{xml}"),
+            },
+            _ => {}
+        }
+    }
+    junit_parser::from_reader(std::io::Cursor::new(xml.as_bytes()))
+        .unwrap_or_else(|e| panic!("the JUnit parser refuses it: {e}\n{xml}"));
+}
+
+/// A JUnit input quick-xml reads but that is not well-formed XML (an
+/// undefined entity, a control character raw or by reference, a DTD whose
+/// entity the merge would drop) used to be copied into the merged JUnit and
+/// make it unreadable, while truncated XML was refused. Each is refused the
+/// same way: exit 2, one line naming the file and what is wrong, nothing
+/// written. Escapes, CDATA and comments that are well-formed still merge,
+/// and the merged JUnit is well-formed.
+#[test]
+fn ill_formed_junit_inputs_are_refused_and_the_merged_junit_is_well_formed() {
+    let dir = scratch("merge_ill_formed_junit");
+    let good = write_report(&dir, "good.json", &report("g", 0, &["pass"]));
+    let suite = |inner: &str| {
+        format!(
+            "<testsuites>\n  <testsuite name=\"s\" tests=\"1\">\n    {inner}\n  </testsuite>\n</testsuites>\n"
+        )
+    };
+    let bad = [
+        (
+            "entity_text",
+            suite("<testcase name=\"a\"><system-out>x &foo; y</system-out></testcase>"),
+            "undefined entity &foo;",
+        ),
+        (
+            "entity_attr",
+            suite("<testcase name=\"a &foo; b\"/>"),
+            "attribute name of <testcase>",
+        ),
+        (
+            "control_attr",
+            suite("<testcase name=\"a\u{1}b\"/>"),
+            "U+0001 in attribute name of <testcase>",
+        ),
+        (
+            "control_text",
+            suite("<testcase name=\"a\"><system-out>a\u{1}b</system-out></testcase>"),
+            "U+0001 in text",
+        ),
+        (
+            "control_ref",
+            suite("<testcase name=\"a\"><system-out>a&#1;b</system-out></testcase>"),
+            "U+0001 in the reference &#1;",
+        ),
+        (
+            "control_cdata",
+            suite("<testcase name=\"a\"><system-out><![CDATA[a\u{1b}[31mred]]></system-out></testcase>"),
+            "U+001B in a CDATA section",
+        ),
+        (
+            "dtd",
+            format!(
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE x [<!ENTITY a \"b\">]>\n{}",
+                suite("<testcase name=\"&a;\"/>")
+            ),
+            "a DTD",
+        ),
+        (
+            "properties",
+            format!(
+                "<testsuites><properties><property name=\"&foo;\"/></properties>{}",
+                &suite("<testcase name=\"a\"/>")["<testsuites>".len()..]
+            ),
+            "attribute name of <property>",
+        ),
+        (
+            "second_root",
+            "<testsuite name=\"a\"/>\n<testsuite name=\"b\"/>\n".to_string(),
+            "a second root element",
+        ),
+        (
+            "stray_text",
+            format!("{}trailing words\n", suite("<testcase name=\"a\"/>")),
+            "text outside the root element",
+        ),
+    ];
+    let (out, xml_out) = (dir.join("m.json"), dir.join("m.xml"));
+    for (name, text, why) in &bad {
+        let input = write(&dir, &format!("{name}.xml"), text);
+        let ran = run(harness()
+            .args(["merge", "--json"])
+            .arg(&out)
+            .arg("--junit")
+            .arg(&xml_out)
+            .arg(&good)
+            .arg("--junit-in")
+            .arg(&input));
+        assert_eq!(ran.code, 2, "{name}: {}", ran.all());
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: {}", ran.stderr);
+        assert!(
+            lines[0].starts_with(&format!(
+                "xad-harness: {}: not well-formed XML",
+                input.display()
+            )) && lines[0].contains(why),
+            "{name}: {}",
+            lines[0]
+        );
+        assert!(
+            !out.exists() && !xml_out.exists(),
+            "{name}: nothing is written"
+        );
+    }
+    // Well-formed escapes, references, CDATA and comments come through, and
+    // the merged JUnit reads back as XML and as JUnit.
+    let fine = write(
+        &dir,
+        "fine.xml",
+        &format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- by node1 -->\n{}",
+            suite(
+                "<testcase name=\"a &amp; &#x41;&#66; &lt;b&gt; &quot;c&quot; &apos;\">\
+                 <system-out>\u{e9}t\u{e9} &#233; \t tab <![CDATA[<raw> & ]]><!-- a note --></system-out></testcase>"
+            )
+        ),
+    );
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg("--junit")
+        .arg(&xml_out)
+        .arg(&good)
+        .arg("--junit-in")
+        .args([&fine, &fine])
+        .arg(dir.join("fine.xml")));
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    let merged = std::fs::read_to_string(&xml_out).unwrap();
+    assert_well_formed(&merged);
+    assert!(merged.contains("<![CDATA[<raw> & ]]>"), "{merged}");
+    assert_eq!(merged.matches("<testsuite ").count(), 3, "{merged}");
+}
+
+/// The merged report names schema-1 and must satisfy it: the schema allows
+/// no field it does not list, so an input carrying one (on the report, a
+/// device, a case, an identity) used to make a merged report that broke its
+/// own schema. Such an input is refused: exit 2, one line naming the file and
+/// the field; the merge of inputs that satisfy the schema does too.
+#[test]
+fn inputs_with_fields_outside_the_schema_are_refused_and_the_merge_is_valid() {
+    let dir = scratch("merge_unknown_fields");
+    let good = write_report(&dir, "good.json", &report("g", 0, &["pass"]));
+    let edits: [(&str, &dyn Fn(&mut Value), &str); 5] = [
+        (
+            "device",
+            &|r| r["devices"][0]["not_in_the_contract"] = json!({"kept": true}),
+            "devices[0]: unknown field \"not_in_the_contract\"",
+        ),
+        (
+            "case",
+            &|r| r["devices"][0]["cases"][0]["colour"] = json!("red"),
+            "devices[0].cases[0]: unknown field \"colour\"",
+        ),
+        (
+            "identity",
+            &|r| r["devices"][0]["identity"]["serial"] = json!("x"),
+            "devices[0].identity: unknown field \"serial\"",
+        ),
+        ("top", &|r| r["extra"] = json!(1), "unknown field \"extra\""),
+        (
+            "missing",
+            &|r| {
+                r["devices"][0].as_object_mut().unwrap().remove("summary");
+            },
+            "devices[0]: no \"summary\" field",
+        ),
+    ];
+    let out = dir.join("m.json");
+    for (name, edit, why) in edits {
+        let mut input = report("n", 0, &["pass"]);
+        edit(&mut input);
+        let path = write_report(&dir, &format!("{name}.json"), &input);
+        let ran = run(harness()
+            .args(["merge", "--json"])
+            .arg(&out)
+            .arg(&good)
+            .arg(&path));
+        assert_eq!(ran.code, 2, "{name}: {}", ran.all());
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: {}", ran.stderr);
+        assert!(
+            lines[0].starts_with(&format!("xad-harness: {}: ", path.display()))
+                && lines[0].contains(why),
+            "{name}: {}",
+            lines[0]
+        );
+        assert!(!out.exists(), "{name}: nothing is written");
+    }
+    let other = write_report(&dir, "other.json", &report("o", 1, &["pass", "fail"]));
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg(&good)
+        .arg(&other));
+    assert_eq!(ran.code, 1, "{}", ran.all());
+    assert_valid(&read_json(&out));
+}
+
+/// A report edited to `exit_code: 0` beside a failing case used to merge to
+/// exit 0: the code was copied. Each input's code is recomputed from its
+/// cases by `run`'s rule, and an input whose `exit_code` (or a device's)
+/// contradicts its cases was edited or corrupted: refused, exit 2, one line
+/// naming the file and both codes.
+#[test]
+fn an_exit_code_that_contradicts_the_cases_is_refused() {
+    let dir = scratch("merge_edited_exit_code");
+    let good = write_report(&dir, "good.json", &report("g", 0, &["pass"]));
+    let mut edited = report("e", 1, &["pass", "fail"]);
+    edited["exit_code"] = json!(0);
+    let mut device = report("d", 1, &["fail"]);
+    device["devices"][0]["exit_code"] = json!(0);
+    let mut interrupted = report("i", 0, &["pass"]);
+    interrupted["interrupted"] = json!({"signal": "SIGTERM", "exit_code": 143,
+        "cases_completed": 1, "cut_short": null, "not_run": []});
+    let out = dir.join("m.json");
+    for (name, input, why) in [
+        (
+            "edited",
+            &edited,
+            "exit_code 0 contradicts its cases, which make it 1",
+        ),
+        (
+            "device",
+            &device,
+            "devices[0] exit_code 0 contradicts its cases, which make it 1",
+        ),
+        (
+            "interrupted",
+            &interrupted,
+            "exit_code 0 contradicts its cases, which make it 143",
+        ),
+    ] {
+        let path = write_report(&dir, &format!("{name}.json"), input);
+        let ran = run(harness()
+            .args(["merge", "--json"])
+            .arg(&out)
+            .arg(&good)
+            .arg(&path));
+        assert_eq!(ran.code, 2, "{name}: {}", ran.all());
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: {}", ran.stderr);
+        assert!(
+            lines[0].starts_with(&format!("xad-harness: {}: ", path.display()))
+                && lines[0].contains(why),
+            "{name}: {}",
+            lines[0]
+        );
+        assert!(!out.exists(), "{name}: nothing is written");
+    }
+    // The same failing report, unedited, makes the merge fail.
+    let failing = write_report(&dir, "failing.json", &report("e", 1, &["pass", "fail"]));
+    let ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(&out)
+        .arg(&good)
+        .arg(&failing));
+    assert_eq!(ran.code, 1, "{}", ran.all());
+    let merged = read_json(&out);
+    assert_eq!(merged["exit_code"], 1);
+    assert_valid(&merged);
 }

@@ -146,6 +146,44 @@ pub fn cases_exit_code(statuses: impl IntoIterator<Item = Status>) -> i32 {
     }
 }
 
+/// The exit code of one device from its cases' statuses and whether its run
+/// stopped early (its `error`, a watchdog timeout: a fault beside what the
+/// cases say); a device with no case ran nothing (77). One function, so that
+/// `merge` recomputes a report's device codes by the rule `run` wrote them
+/// with ([`RunReport::device_exit_code`]).
+pub fn device_code(statuses: Vec<Status>, stopped: bool) -> i32 {
+    match (statuses.is_empty(), stopped) {
+        (_, true) => combine_exit_codes(&[cases_exit_code(statuses), exit::FAULT]),
+        (true, false) => exit::SKIPPED,
+        (false, false) => cases_exit_code(statuses),
+    }
+}
+
+/// A run's exit code from what [`RunReport::exit_code`] chooses it from: the
+/// signal that stopped it (its code decides), the code of the error that
+/// stopped it (`failed`, which decides next), its devices' codes (or, with no
+/// device, its cases'), and whether something else faulted (a stop after a
+/// timeout, a resource not released). Shared with `merge`, which recomputes
+/// each input's code from its JSON instead of trusting the `exit_code` field.
+pub fn run_exit_code(
+    interrupted: Option<i32>,
+    failed: Option<i32>,
+    mut codes: Vec<i32>,
+    faulted: bool,
+) -> i32 {
+    if let Some(code) = interrupted.or(failed) {
+        return code;
+    }
+    if faulted {
+        codes.push(exit::FAULT);
+    }
+    match combine_exit_codes(&codes) {
+        // A fault beats "nothing ran here" within one run: the run broke.
+        exit::SKIPPED if codes.contains(&exit::FAULT) => exit::FAULT,
+        code => code,
+    }
+}
+
 /// Cases per status, every status present (0 when none).
 pub fn summary<'a>(
     cases: impl IntoIterator<Item = &'a CaseResult>,
@@ -257,12 +295,10 @@ impl RunReport {
     /// then a device that ran nothing); a resource that could not be released
     /// or a stop after a timeout makes a passing run 3.
     pub fn exit_code(&self) -> i32 {
-        if let Some(i) = &self.interrupted {
-            return i.exit_code;
-        }
-        if let Some(RunError::Failed(e)) = &self.error {
-            return e.exit_code();
-        }
+        let failed = match &self.error {
+            Some(RunError::Failed(e)) => Some(e.exit_code()),
+            _ => None,
+        };
         let mut codes: Vec<i32> = self
             .devices
             .iter()
@@ -271,14 +307,12 @@ impl RunReport {
         if self.devices.is_empty() {
             codes.push(cases_exit_code(self.cases.iter().map(CaseResult::status)));
         }
-        if self.error.is_some() || self.all_release_errors().next().is_some() {
-            codes.push(exit::FAULT);
-        }
-        match combine_exit_codes(&codes) {
-            // A fault beats "nothing ran here" within one run: the run broke.
-            exit::SKIPPED if codes.contains(&exit::FAULT) => exit::FAULT,
-            code => code,
-        }
+        run_exit_code(
+            self.interrupted.as_ref().map(|i| i.exit_code),
+            failed,
+            codes,
+            self.error.is_some() || self.all_release_errors().next().is_some(),
+        )
     }
 
     /// The cases that ran on device `id`.
@@ -291,11 +325,7 @@ impl RunReport {
     pub fn device_exit_code(&self, id: &str) -> i32 {
         let statuses: Vec<Status> = self.device_cases(id).map(CaseResult::status).collect();
         let stopped = self.devices.iter().any(|d| d.id == id && d.error.is_some());
-        match (statuses.is_empty(), stopped) {
-            (_, true) => combine_exit_codes(&[cases_exit_code(statuses), exit::FAULT]),
-            (true, false) => exit::SKIPPED,
-            (false, false) => cases_exit_code(statuses),
-        }
+        device_code(statuses, stopped)
     }
 
     /// The one stderr line of a run that exits 77 because its cases ran and
