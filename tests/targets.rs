@@ -653,3 +653,82 @@ fn a_long_correct_kernel_needs_and_gets_a_larger_step_budget() {
     let zero = run_with(&["--step-budget", "0"], &src);
     assert_eq!(zero.code, 2, "{}", zero.all());
 }
+
+/// Issue 28's rule, as a ratchet while it is carried out: a generation is a
+/// value (a target row's `Isa` and features), so code outside the generation
+/// modules asks a feature question instead of naming one (`Generation::Gfx9`,
+/// `Isa::GFX12`, `starts_with("gfx94")`). The files that still name one are
+/// listed with how many times; a new file naming a generation, or a listed
+/// file naming more, fails here. Shrink the list; never grow it.
+#[test]
+fn no_new_code_names_a_generation() {
+    // The generation modules: where a generation is defined.
+    let home = ["src/target.rs", "src/isa/generation.rs"];
+    // Still to be turned into feature questions (issue 28, item 1).
+    let still: &[(&str, usize)] = &[
+        ("src/cases/dpp_src1.rs", 2),
+        ("src/cases/encode.rs", 39),
+        ("src/cases/mod.rs", 6),
+        ("src/codeobj/descriptor.rs", 8),
+        ("src/codeobj/mod.rs", 1),
+        ("src/emu/counters.rs", 20),
+        ("src/emu/gfx10.rs", 1),
+        ("src/emu/gfx9.rs", 1),
+        ("src/emu/hazards.rs", 12),
+        ("src/emu/launch.rs", 1),
+        ("src/emu/mod.rs", 1),
+        ("src/emu/program.rs", 3),
+        ("src/emu/salu.rs", 1),
+        ("src/isa/decode.rs", 9),
+        ("src/isa/disasm.rs", 8),
+        ("src/isa/gfx9.rs", 4),
+        ("src/isa/table.rs", 8),
+        ("src/microbench.rs", 4),
+        ("src/run.rs", 1),
+        ("src/soak.rs", 9),
+        ("src/toolchain/discover.rs", 4),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("build.rs")];
+    let mut dirs = vec![root.join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let names_a_generation = |line: &str| {
+        ["Generation::Gfx", "Isa::GFX", "starts_with(\"gfx"]
+            .iter()
+            .map(|needle| line.matches(needle).count())
+            .sum::<usize>()
+    };
+    let mut grown = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if home.contains(&rel.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let found: usize = text.lines().map(names_a_generation).sum();
+        let allowed = still.iter().find(|(f, _)| *f == rel).map_or(0, |&(_, n)| n);
+        if found > allowed {
+            grown.push(format!(
+                "{rel}: names a generation {found} times (allowed {allowed})"
+            ));
+        }
+    }
+    assert!(
+        grown.is_empty(),
+        "ask the target row a feature question instead (issue 28):\n{}",
+        grown.join("\n")
+    );
+}
