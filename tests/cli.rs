@@ -744,3 +744,55 @@ fn a_path_that_is_not_utf8_is_an_ordinary_argument() {
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
     assert!(!ran.all().contains("panicked"), "{}", ran.all());
 }
+
+/// Issue 27: a glob selects the matching cases the target has (those it
+/// lacks are `not_supported`, as without `--case`); only a glob matching
+/// nothing the target has is a usage error, and so is a case named exactly
+/// that the target lacks.
+#[test]
+fn a_glob_with_a_target_runs_the_cases_the_target_has() {
+    let dir = scratch("cli_glob_target");
+    for (target, glob) in [("gfx908", "*"), ("gfx1100", "dpp*"), ("gfx908", "basic*")] {
+        let json = dir.join(format!("{target}.json"));
+        let r = run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--target",
+                target,
+                "--case",
+                glob,
+            ])
+            .args(["--lanes", "64", "--seed", "1", "-q", "--json"])
+            .arg(&json));
+        assert_eq!(r.code, 0, "--target {target} --case {glob:?}:\n{}", r.all());
+        assert!(r.stderr.is_empty(), "{}", r.stderr);
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let cases = report["devices"][0]["cases"].as_array().unwrap();
+        let status = |s: &str| cases.iter().filter(|c| c["status"] == s).count();
+        assert!(status("pass") > 0, "{report}");
+        assert!(
+            status("not_supported") > 0,
+            "the cases {target} lacks are listed"
+        );
+        assert_eq!(status("pass") + status("not_supported"), cases.len());
+    }
+    // basic_w64 runs on gfx908; `basic` is asked for by name and needs wave32.
+    assert_one_line_error(
+        &run(harness()
+            .args(["run", "--backend", "emu", "--target", "gfx908"])
+            .args(["--case", "basic_w64,basic", "--lanes", "64"])),
+        2,
+        "case basic needs wave32, which gfx908 lacks",
+    );
+    // gfx908 has no DPP8: the glob leaves it nothing to run.
+    assert_one_line_error(
+        &run(harness()
+            .args(["run", "--backend", "emu", "--target", "gfx908"])
+            .args(["--case", "dpp8*", "--lanes", "64"])),
+        2,
+        "no target of this run (gfx908) has case(s) dpp8_w32, dpp8_w64",
+    );
+}
