@@ -388,7 +388,9 @@ fn refuse_arguments(e: &clap::Error) -> i32 {
 
 /// The value of `run`'s `option` (`--json`/`--junit`) in arguments clap
 /// refused for another reason. `devices --json` and `list --json` are flags,
-/// so only a `run` (or no subcommand) counts.
+/// so only a `run` (or no subcommand) counts. An empty value is left out:
+/// clap refuses it itself (`a value is required for '--json <FILE>'`), and
+/// the same error on a second line would read as two.
 fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf> {
     let first = args
         .first()
@@ -408,6 +410,7 @@ fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf>
                 .map(PathBuf::from),
             None => None,
         }
+        .filter(|path| !path.as_os_str().is_empty())
     })
 }
 

@@ -796,3 +796,28 @@ fn a_glob_with_a_target_runs_the_cases_the_target_has() {
         "no target of this run (gfx908) has case(s) dpp8_w32, dpp8_w64",
     );
 }
+
+/// Issue 27: an empty report path is one error, said once (clap's line; the
+/// report-path check no longer repeats it), with `=` or as its own argument.
+#[test]
+fn an_empty_report_path_is_one_line() {
+    for args in [
+        &["run", "--json", ""][..],
+        &["run", "--junit", ""],
+        &["run", "--json="],
+        &["--json", ""],
+    ] {
+        let r = run(harness().args(args));
+        assert_eq!(r.code, 2, "{args:?}:\n{}", r.all());
+        let option = if args.contains(&"--junit") {
+            "--junit"
+        } else {
+            "--json"
+        };
+        assert_one_line_error(&r, 2, option);
+    }
+    // Another refusal beside a report path that is not empty still shows both.
+    let r = run(harness().args(["run", "--lanes", "0", "--json", "/nonexistent-dir/r.json"]));
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert_eq!(r.stderr.lines().count(), 2, "{}", r.stderr);
+}
