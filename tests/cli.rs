@@ -821,3 +821,22 @@ fn an_empty_report_path_is_one_line() {
     assert_eq!(r.code, 2, "{}", r.all());
     assert_eq!(r.stderr.lines().count(), 2, "{}", r.stderr);
 }
+
+/// Issue 27: a negative number given to an option is refused naming that
+/// option, not as an unexpected argument of its own.
+#[test]
+fn a_negative_value_names_its_option() {
+    let dir = scratch("cli_negative");
+    let report = dir.join("r.json").to_string_lossy().into_owned();
+    let dump = dir.to_string_lossy().into_owned();
+    for (args, option) in [
+        (vec!["list", "--target", "-1"], "'--target <TARGET>'"),
+        (vec!["run", "--target", "-1"], "'--target <TARGET>'"),
+        (vec!["replay", &dump, "--lane", "-1"], "'--lane <LANES>'"),
+        (vec!["replay", &dump, "--lane", "0,-1"], "'--lane <LANES>'"),
+        (vec!["merge", "--expect", "-1", &report], "'--expect <N>'"),
+    ] {
+        let r = run(harness().args(&args));
+        assert_one_line_error(&r, 2, &format!("invalid value '-1' for {option}"));
+    }
+}
