@@ -184,8 +184,12 @@ fn read_npy<T: npyz::Deserialize>(path: &Path, dtype: &str, shape: &[u64]) -> Re
         }
         Err(e) => return Err(bad(path, e)),
     };
-    let npy = npyz::NpyFile::new(&bytes[..])
-        .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
+    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| {
+        bad(
+            path,
+            format!("not a readable .npy file: {}", dump::npy_error_line(&e)),
+        )
+    })?;
     let found = npy.dtype().descr();
     if found != format!("'{dtype}'") {
         return Err(bad(

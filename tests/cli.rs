@@ -840,3 +840,44 @@ fn a_negative_value_names_its_option() {
         assert_one_line_error(&r, 2, &format!("invalid value '-1' for {option}"));
     }
 }
+
+/// Issue 27: a `.npy` header the parser cannot read is one line naming the
+/// file (npyz's diagnostic is several: the header echoed, a caret, what it
+/// expected), whatever the bad bytes are.
+#[test]
+fn a_malformed_npy_header_is_one_line_naming_the_file() {
+    let work = scratch("cli_npy_header");
+    let base = work.join("base");
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+        ])
+        .args(["--seed", "1", "-q", "--dump-all", "--dump"])
+        .arg(&base));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let npy = base.join("gfx1100/basic/a.npy");
+    let pristine = std::fs::read(&npy).unwrap();
+    // The header's dict opened with `(`, a line break in it, a control byte.
+    for (name, from, to) in [
+        ("paren", &b"{'descr'"[..], &b"('descr'"[..]),
+        ("newline", b"'shape'", b"'sh\npe'"),
+        ("control", b"'descr'", b"'de\x01cr'"),
+    ] {
+        let at = pristine
+            .windows(from.len())
+            .position(|w| w == from)
+            .unwrap_or_else(|| panic!("{name}: {from:?} in the header"));
+        let mut bytes = pristine.clone();
+        bytes.splice(at..at + from.len(), to.iter().copied());
+        std::fs::write(&npy, &bytes).unwrap();
+        let r = run(harness().args(["replay", "--backend", "emu"]).arg(&base));
+        assert_one_line_error(&r, 2, "a.npy: not a readable .npy file");
+        assert!(!r.stderr.contains("-->"), "{name}: {}", r.stderr);
+    }
+}
