@@ -612,6 +612,11 @@ fn cmd_merge(args: MergeArgs) -> Result<i32> {
     let merged = merge::merge(&request)?;
     let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
     say!("{}", merged.summary_line());
+    // Why the merge is not a pass (`--expect`'s count, a node's error) on
+    // stderr too, one line, not only inside the JSON report.
+    if let Some(error) = merged.report["error"].as_str().filter(|e| !e.is_empty()) {
+        warn!("xad-harness: merge: {error}");
+    }
     match written {
         Ok(()) => Ok(merged.exit_code),
         Err(e) => {

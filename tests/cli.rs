@@ -881,3 +881,44 @@ fn a_malformed_npy_header_is_one_line_naming_the_file() {
         assert!(!r.stderr.contains("-->"), "{name}: {}", r.stderr);
     }
 }
+
+/// Issue 27: `merge --expect N` with another number of reports is exit 3 and
+/// says why on stderr (one line), not only in the merged JSON's `error`.
+#[test]
+fn merge_expect_mismatch_says_why_on_stderr() {
+    let dir = scratch("cli_merge_expect");
+    let node = dir.join("node.json");
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "-q",
+            "--json",
+        ])
+        .arg(&node));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let merged = dir.join("merged.json");
+    let r = run(harness()
+        .args(["merge", "--expect", "2", "--json"])
+        .arg(&merged)
+        .arg(&node));
+    assert_one_line_error(&r, 3, "expected 2 report(s), got 1");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert!(report["error"]
+        .as_str()
+        .unwrap()
+        .contains("expected 2 report(s), got 1"));
+    // The count met: nothing on stderr.
+    let r = run(harness()
+        .args(["merge", "--expect", "1", "--json"])
+        .arg(&merged)
+        .arg(&node));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+}
