@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use xad_harness::backend::BackendChoice;
+use xad_harness::device::{DeviceError, DevicePtr, Dispatch, ModuleId};
 use xad_harness::emu::{EmuDevice, XadFault, EMULATED_COMPUTE_UNITS};
 use xad_harness::soak::{self, Outcome, Request, Verdict};
 use xad_harness::target::{self, Target};
@@ -241,7 +242,15 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
     // The same soak, with and without the knob.
     let soak = || {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
-        cmd.args(["soak", "--backend", "hip", "--duration", "0.2", "--seed", "9"]);
+        cmd.args([
+            "soak",
+            "--backend",
+            "hip",
+            "--duration",
+            "0.2",
+            "--seed",
+            "9",
+        ]);
         cmd
     };
     let output = support::run(soak(), Some(&lib), &[("XAD_EMUHIP_XAD_FAULT", "5:3")]).unwrap();
@@ -299,5 +308,79 @@ fn bad_durations_are_usage_errors() {
         r.stderr.contains("must be a duration from 0.1 s to 7 days"),
         "{}",
         r.all()
+    );
+}
+
+/// An emulated device whose every launch misses the watchdog, as a hung GPU's does.
+struct Hung(EmuDevice);
+
+impl xad_harness::device::Device for Hung {
+    fn executor(&self) -> xad_harness::device::Executor {
+        self.0.executor()
+    }
+    fn arch_name(&self) -> String {
+        self.0.arch_name()
+    }
+    fn memory_bytes(&self) -> u64 {
+        self.0.memory_bytes()
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        self.0.alloc(bytes)
+    }
+    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
+        self.0.free(ptr)
+    }
+    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        self.0.write(dst, src)
+    }
+    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        self.0.read(src, dst)
+    }
+    fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
+        self.0.load(image)
+    }
+    fn launch(
+        &mut self,
+        _module: ModuleId,
+        _kernel: &str,
+        _kernarg: &[u8],
+        _dispatch: Dispatch,
+        timeout: Duration,
+    ) -> Result<(), DeviceError> {
+        Err(DeviceError::Timeout(timeout))
+    }
+}
+
+/// Issue 27: soak's watchdog message names no option soak lacks (the device's
+/// own text says "raise it with --timeout", a `run`/`replay` option): it says
+/// the limit is fixed and the device stopped responding. Exit 3, one line.
+#[test]
+fn a_soak_watchdog_timeout_names_no_option_soak_lacks() {
+    let target = t("gfx1100");
+    let mut dev = Hung(EmuDevice::for_target(target));
+    let e = soak::run_on(
+        &mut dev,
+        "emulated gfx1100",
+        target,
+        false,
+        EMULATED_COMPUTE_UNITS,
+        embedded(target),
+        &request(1, 64),
+        &mut |_| {},
+    )
+    .err()
+    .expect("a hung dispatch is an error");
+    let text = e.to_string();
+    assert_eq!(e.exit_code(), 3, "{text}");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("soak dispatch 0: kernel did not complete within 600s")
+            && text.contains("soak's watchdog")
+            && text.contains("stopped responding"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("--timeout"),
+        "soak takes no --timeout: {text}"
     );
 }
