@@ -265,6 +265,15 @@ mod tests {
     use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
 
     #[test]
+    fn only_plain_names_are_named_exactly() {
+        assert_eq!(
+            named_exactly(" basic, dpp16_*,vgpr_w?,sreg_[ab]*,, basic_w64 "),
+            ["basic", "basic_w64"]
+        );
+        assert!(named_exactly("*").is_empty());
+    }
+
+    #[test]
     fn xad_known_answers() {
         // (s0, s1, s2, expected): wrap-around, sign boundary, xor identities.
         let vectors: [(u32, u32, u32, u32); 8] = [
