@@ -358,7 +358,7 @@ impl xad_harness::device::Device for Hung {
 fn a_soak_watchdog_timeout_names_no_option_soak_lacks() {
     let target = t("gfx1100");
     let mut dev = Hung(EmuDevice::for_target(target));
-    let e = soak::run_on(
+    let Err(e) = soak::run_on(
         &mut dev,
         "emulated gfx1100",
         target,
@@ -367,9 +367,9 @@ fn a_soak_watchdog_timeout_names_no_option_soak_lacks() {
         embedded(target),
         &request(1, 64),
         &mut |_| {},
-    )
-    .err()
-    .expect("a hung dispatch is an error");
+    ) else {
+        panic!("a hung dispatch is an error");
+    };
     let text = e.to_string();
     assert_eq!(e.exit_code(), 3, "{text}");
     assert_eq!(text.lines().count(), 1, "{text}");
