@@ -614,6 +614,19 @@ impl Writer {
 }
 
 /// Write `data` as a C-order `.npy` array of `dtype` and `shape`.
+/// One line for npyz's refusal of a `.npy` file. A header it cannot parse
+/// comes back as a parser diagnostic of several lines (the header echoed
+/// with a caret under the fault, then what was expected); an error is one
+/// line, and the echo may hold any bytes of a corrupt file, so only the
+/// first line is kept, its whitespace collapsed, with the position
+/// (`--> line:column` of the header) said in words.
+pub fn npy_error_line(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let line = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    line.replace(": -->", " at header position")
+}
+
 fn write_npy<T: npyz::Serialize + Copy>(
     path: &Path,
     dtype: &str,

@@ -62,6 +62,15 @@ impl Interrupt {
     /// process with the signal's default action.
     pub fn install() -> std::io::Result<Interrupt> {
         let flag = Interrupt::default();
+        // A `.s` kernel assembling when the signal comes is stopped, and
+        // reported as interrupted, not as a source that does not assemble.
+        *installed() = Some(flag.clone());
+        crate::toolchain::stop_when(|| {
+            let latest = installed().clone();
+            latest
+                .and_then(|flag| flag.requested())
+                .map(|s| s.name().to_string())
+        });
         let seen = Arc::new(AtomicBool::new(false));
         for signal in Signal::ALL {
             // Registered first, so it sees `seen` as it was before this delivery.
@@ -92,6 +101,15 @@ impl Interrupt {
             Ordering::Relaxed,
         );
     }
+}
+
+/// The flag of the latest [`Interrupt::install`], which the toolchain
+/// watches while a tool runs.
+fn installed() -> std::sync::MutexGuard<'static, Option<Interrupt>> {
+    static INSTALLED: std::sync::Mutex<Option<Interrupt>> = std::sync::Mutex::new(None);
+    INSTALLED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

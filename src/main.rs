@@ -61,7 +61,8 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Only the cases this target has (a name, or `all` for every target's list).
-        #[arg(long, value_name = "TARGET", value_parser = target::parse_choice)]
+        // Negative numbers are values, so `--target -1` is refused naming the option.
+        #[arg(long, value_name = "TARGET", value_parser = target::parse_choice, allow_negative_numbers = true)]
         target: Option<Choice>,
     },
     /// Write every target's embedded code objects to DIR/<target>/ (for llvm-objdump or other loaders).
@@ -131,7 +132,8 @@ struct MergeArgs {
     #[arg(long = "junit-in", value_name = "FILE", num_args = 1.., requires = "junit")]
     junit_in: Vec<PathBuf>,
     /// How many JSON reports the fleet should have produced; any other number is a fault (exit 3).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    // Negative numbers are values, so `--expect -1` is refused naming the option.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     expect: Option<u32>,
     /// The JSON reports to merge, in order.
     #[arg(required = true, value_name = "REPORT.json")]
@@ -161,7 +163,7 @@ struct RunArgs {
     backend: Option<BackendChoice>,
     /// Target whose code objects run: a name (gfx1151, gfx12-generic, ...; see `list --target`) or
     /// `all`. Default: the device's own target (gfx1100 on the emulator).
-    #[arg(long, value_name = "TARGET", value_parser = target::parse_choice)]
+    #[arg(long, value_name = "TARGET", value_parser = target::parse_choice, allow_negative_numbers = true)]
     target: Option<Choice>,
     /// Watchdog per dispatch, in seconds: 0.001 to 86400.
     #[arg(long, value_parser = parse_timeout, allow_hyphen_values = true, default_value = "60")]
@@ -212,7 +214,7 @@ struct ReplayArgs {
     #[arg(long, value_name = "PATTERN")]
     case: Option<String>,
     /// Only the blocks holding these global lanes (comma separated).
-    #[arg(long, value_name = "LANES", value_delimiter = ',', value_parser = parse_lane)]
+    #[arg(long, value_name = "LANES", value_delimiter = ',', value_parser = parse_lane, allow_hyphen_values = true)]
     lane: Option<Vec<u64>>,
     /// Watchdog per dispatch, in seconds: 0.001 to 86400.
     #[arg(long, value_parser = parse_timeout, allow_hyphen_values = true, default_value = "60")]
@@ -388,7 +390,9 @@ fn refuse_arguments(e: &clap::Error) -> i32 {
 
 /// The value of `run`'s `option` (`--json`/`--junit`) in arguments clap
 /// refused for another reason. `devices --json` and `list --json` are flags,
-/// so only a `run` (or no subcommand) counts.
+/// so only a `run` (or no subcommand) counts. An empty value is left out:
+/// clap refuses it itself (`a value is required for '--json <FILE>'`), and
+/// the same error on a second line would read as two.
 fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf> {
     let first = args
         .first()
@@ -408,6 +412,7 @@ fn report_path_arg(args: &[std::ffi::OsString], option: &str) -> Option<PathBuf>
                 .map(PathBuf::from),
             None => None,
         }
+        .filter(|path| !path.as_os_str().is_empty())
     })
 }
 
@@ -607,6 +612,11 @@ fn cmd_merge(args: MergeArgs) -> Result<i32> {
     let merged = merge::merge(&request)?;
     let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
     say!("{}", merged.summary_line());
+    // Why the merge is not a pass (`--expect`'s count, a node's error) on
+    // stderr too, one line, not only inside the JSON report.
+    if let Some(error) = merged.report["error"].as_str().filter(|e| !e.is_empty()) {
+        warn!("xad-harness: merge: {error}");
+    }
     match written {
         Ok(()) => Ok(merged.exit_code),
         Err(e) => {

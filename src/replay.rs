@@ -212,8 +212,12 @@ fn read_npy<T: npyz::Deserialize>(
             )
         })?;
     let bytes = read_in_dump(root, path, cap)?;
-    let npy = npyz::NpyFile::new(&bytes[..])
-        .map_err(|e| bad(path, format!("not a readable .npy file: {e}")))?;
+    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| {
+        bad(
+            path,
+            format!("not a readable .npy file: {}", dump::npy_error_line(&e)),
+        )
+    })?;
     let found = npy.dtype().descr();
     if found != format!("'{dtype}'") {
         return Err(bad(

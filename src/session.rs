@@ -232,8 +232,14 @@ fn run_into(
     if user.is_none() {
         leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
     }
-    let named = request.cases.is_some() || user.is_some();
-    let plan = plan(&chosen, &selected.targets(), request.target, named)?;
+    // A user's kernel stands for its one case; otherwise only the patterns
+    // that are plain names ask for a case, a glob only picks among them.
+    let named: Vec<&str> = match (&user, &request.cases) {
+        (Some(_), _) => chosen.iter().map(|c| c.name).collect(),
+        (None, Some(patterns)) => cases::named_exactly(patterns),
+        (None, None) => Vec::new(),
+    };
+    let plan = plan(&chosen, &selected.targets(), request.target, &named)?;
     // Only the targets that have one of the chosen cases run, and are named;
     // a device left with none is not part of the run (unless it is one that
     // runs nothing asked: it is reported, its cases not_supported).
@@ -625,20 +631,24 @@ struct TargetPlan {
 }
 
 /// The cases each target runs: those of `chosen` its ISA has. A case `named`
-/// explicitly (`--case`, or `--kernel`'s) that one `--target` lacks is a usage
-/// error; in the whole catalogue, with `--target all` or on the device's
-/// target, a case the ISA lacks is reported `not_supported` there (`list
-/// --target` says why). A target left with no case to run is dropped.
+/// by its exact name (`--case NAME`, or `--kernel`'s case) that one
+/// `--target` lacks is a usage error: the user asked for it and it cannot
+/// run. A case a glob picked, like every case of the whole catalogue, with
+/// `--target all` or on the device's target, is reported `not_supported`
+/// where the ISA lacks it (`list --target` says why): `--target gfx908
+/// --case '*'` runs what gfx908 has. A target left with no case to run is
+/// dropped; none left at all is a usage error.
 fn plan(
     chosen: &[Case],
     targets: &[&'static Target],
     choice: Choice,
-    named: bool,
+    named: &[&str],
 ) -> Result<Vec<TargetPlan>> {
     let mut plan = Vec::new();
     for &t in targets {
         let (runs, lacks): (Vec<Case>, Vec<Case>) = chosen.iter().partition(|c| c.runs_on(t));
-        if let (Choice::One(_), true, Some(missing)) = (choice, named, lacks.first()) {
+        let missing = lacks.iter().find(|c| named.contains(&c.name));
+        if let (Choice::One(_), Some(missing)) = (choice, missing) {
             let needs: Vec<&str> = missing.lacks_on(t).iter().map(|f| f.name()).collect();
             let needs = needs.join(", ");
             return Err(Error::Usage(format!(

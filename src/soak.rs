@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::backend::{self, BackendChoice, Identity};
 use crate::codeobj::{kernarg, CodeObject};
-use crate::device::{Device, DevicePtr, Dispatch, ModuleId};
+use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 use crate::error::{exit, Error, Result};
 use crate::inputs;
 use crate::interrupt::Interrupt;
@@ -749,7 +749,19 @@ fn soak_into(
         let t0 = Instant::now();
         bufs.dev
             .launch(module, &meta.name, &image, dispatch, req.timeout)
-            .map_err(fault(&format!("soak dispatch {}", out.dispatches)))?;
+            .map_err(|e| match e {
+                // The device's own text says "raise it with --timeout", an
+                // option soak does not take: its watchdog is fixed, far above
+                // the time a dispatch is sized to take, so missing it means
+                // the device stopped responding.
+                DeviceError::Timeout(limit) => Error::Io(format!(
+                    "soak dispatch {}: kernel did not complete within {limit:?} (soak's watchdog, \
+                     fixed: dispatches are sized to take about {:?}, so the device stopped \
+                     responding; --duration sets the soak's length, not this limit)",
+                    out.dispatches, limits.dispatch_time
+                )),
+                e => fault(&format!("soak dispatch {}", out.dispatches))(e),
+            })?;
         let took = t0.elapsed();
 
         // Per wave: coverage, and which waves hold mismatching lanes.

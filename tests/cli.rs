@@ -1130,3 +1130,181 @@ fn replay_reads_only_the_dump_s_own_regular_files() {
         assert!(lines[0].contains(needle), "variant {n}: {}", r.stderr);
     }
 }
+
+/// Issue 27: a glob selects the matching cases the target has (those it
+/// lacks are `not_supported`, as without `--case`); only a glob matching
+/// nothing the target has is a usage error, and so is a case named exactly
+/// that the target lacks.
+#[test]
+fn a_glob_with_a_target_runs_the_cases_the_target_has() {
+    let dir = scratch("cli_glob_target");
+    for (target, glob) in [("gfx908", "*"), ("gfx1100", "dpp*"), ("gfx908", "basic*")] {
+        let json = dir.join(format!("{target}.json"));
+        let r = run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--target",
+                target,
+                "--case",
+                glob,
+            ])
+            .args(["--lanes", "64", "--seed", "1", "-q", "--json"])
+            .arg(&json));
+        assert_eq!(r.code, 0, "--target {target} --case {glob:?}:\n{}", r.all());
+        assert!(r.stderr.is_empty(), "{}", r.stderr);
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let cases = report["devices"][0]["cases"].as_array().unwrap();
+        let status = |s: &str| cases.iter().filter(|c| c["status"] == s).count();
+        assert!(status("pass") > 0, "{report}");
+        assert!(
+            status("not_supported") > 0,
+            "the cases {target} lacks are listed"
+        );
+        assert_eq!(status("pass") + status("not_supported"), cases.len());
+    }
+    // basic_w64 runs on gfx908; `basic` is asked for by name and needs wave32.
+    assert_one_line_error(
+        &run(harness()
+            .args(["run", "--backend", "emu", "--target", "gfx908"])
+            .args(["--case", "basic_w64,basic", "--lanes", "64"])),
+        2,
+        "case basic needs wave32, which gfx908 lacks",
+    );
+    // gfx908 has no DPP8: the glob leaves it nothing to run.
+    assert_one_line_error(
+        &run(harness()
+            .args(["run", "--backend", "emu", "--target", "gfx908"])
+            .args(["--case", "dpp8*", "--lanes", "64"])),
+        2,
+        "no target of this run (gfx908) has case(s) dpp8_w32, dpp8_w64",
+    );
+}
+
+/// Issue 27: an empty report path is one error, said once (clap's line; the
+/// report-path check no longer repeats it), with `=` or as its own argument.
+#[test]
+fn an_empty_report_path_is_one_line() {
+    for args in [
+        &["run", "--json", ""][..],
+        &["run", "--junit", ""],
+        &["run", "--json="],
+        &["--json", ""],
+    ] {
+        let r = run(harness().args(args));
+        assert_eq!(r.code, 2, "{args:?}:\n{}", r.all());
+        let option = if args.contains(&"--junit") {
+            "--junit"
+        } else {
+            "--json"
+        };
+        assert_one_line_error(&r, 2, option);
+    }
+    // Another refusal beside a report path that is not empty still shows both.
+    let r = run(harness().args(["run", "--lanes", "0", "--json", "/nonexistent-dir/r.json"]));
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert_eq!(r.stderr.lines().count(), 2, "{}", r.stderr);
+}
+
+/// Issue 27: a negative number given to an option is refused naming that
+/// option, not as an unexpected argument of its own.
+#[test]
+fn a_negative_value_names_its_option() {
+    let dir = scratch("cli_negative");
+    let report = dir.join("r.json").to_string_lossy().into_owned();
+    let dump = dir.to_string_lossy().into_owned();
+    for (args, option) in [
+        (vec!["list", "--target", "-1"], "'--target <TARGET>'"),
+        (vec!["run", "--target", "-1"], "'--target <TARGET>'"),
+        (vec!["replay", &dump, "--lane", "-1"], "'--lane <LANES>'"),
+        (vec!["replay", &dump, "--lane", "0,-1"], "'--lane <LANES>'"),
+        (vec!["merge", "--expect", "-1", &report], "'--expect <N>'"),
+    ] {
+        let r = run(harness().args(&args));
+        assert_one_line_error(&r, 2, &format!("invalid value '-1' for {option}"));
+    }
+}
+
+/// Issue 27: a `.npy` header the parser cannot read is one line naming the
+/// file (npyz's diagnostic is several: the header echoed, a caret, what it
+/// expected), whatever the bad bytes are.
+#[test]
+fn a_malformed_npy_header_is_one_line_naming_the_file() {
+    let work = scratch("cli_npy_header");
+    let base = work.join("base");
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+        ])
+        .args(["--seed", "1", "-q", "--dump-all", "--dump"])
+        .arg(&base));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let npy = base.join("gfx1100/basic/a.npy");
+    let pristine = std::fs::read(&npy).unwrap();
+    // The header's dict opened with `(`, a line break in it, a control byte.
+    for (name, from, to) in [
+        ("paren", &b"{'descr'"[..], &b"('descr'"[..]),
+        ("newline", b"'shape'", b"'sh\npe'"),
+        ("control", b"'descr'", b"'de\x01cr'"),
+    ] {
+        let at = pristine
+            .windows(from.len())
+            .position(|w| w == from)
+            .unwrap_or_else(|| panic!("{name}: {from:?} in the header"));
+        let mut bytes = pristine.clone();
+        bytes.splice(at..at + from.len(), to.iter().copied());
+        std::fs::write(&npy, &bytes).unwrap();
+        let r = run(harness().args(["replay", "--backend", "emu"]).arg(&base));
+        assert_one_line_error(&r, 2, "a.npy: not a readable .npy file");
+        assert!(!r.stderr.contains("-->"), "{name}: {}", r.stderr);
+    }
+}
+
+/// Issue 27: `merge --expect N` with another number of reports is exit 3 and
+/// says why on stderr (one line), not only in the merged JSON's `error`.
+#[test]
+fn merge_expect_mismatch_says_why_on_stderr() {
+    let dir = scratch("cli_merge_expect");
+    let node = dir.join("node.json");
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "-q",
+            "--json",
+        ])
+        .arg(&node));
+    assert_eq!(r.code, 0, "{}", r.all());
+    let merged = dir.join("merged.json");
+    let r = run(harness()
+        .args(["merge", "--expect", "2", "--json"])
+        .arg(&merged)
+        .arg(&node));
+    assert_one_line_error(&r, 3, "expected 2 report(s), got 1");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert!(report["error"]
+        .as_str()
+        .unwrap()
+        .contains("expected 2 report(s), got 1"));
+    // The count met: nothing on stderr.
+    let r = run(harness()
+        .args(["merge", "--expect", "1", "--json"])
+        .arg(&merged)
+        .arg(&node));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+}

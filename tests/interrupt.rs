@@ -196,3 +196,109 @@ fn an_uninterrupted_run_carries_no_marker() {
     assert!(doc.get("interrupted").is_none(), "{doc}");
     assert!(!r.stdout.contains("interrupted"), "{}", r.stdout);
 }
+
+/// A `clang` that is the real one for the canary and, for the user's
+/// source, marks that it started and then never finishes (`exec`, so the
+/// signal or a kill reaches the process the harness waits for), beside the
+/// real `ld.lld`.
+fn slow_assembler(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let real = xad_harness::toolchain::discover("gfx1100", dir).expect("an LLVM for gfx1100");
+    let bin = dir.join("slow-llvm");
+    std::fs::create_dir_all(&bin).unwrap();
+    let clang = bin.join("clang");
+    std::fs::write(
+        &clang,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *canary-*) exec '{}' \"$@\";; esac\n\
+             touch \"$XAD_TEST_STARTED\"\nexec sleep 3600\n",
+            real.clang.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&clang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink(&real.lld, bin.join("ld.lld")).unwrap();
+    bin
+}
+
+/// Issue 27: SIGINT while the user's `.s` assembles is an interruption
+/// (exit 130, one stderr line saying so), not "does not assemble" or "no
+/// LLVM toolchain": the terminal's Ctrl-C (the whole process group, the
+/// assembler too) and a signal to the harness alone (it stops the
+/// assembler itself).
+#[test]
+fn sigint_while_a_kernel_assembles_says_so() {
+    use std::os::unix::process::CommandExt;
+    for to_group in [true, false] {
+        let dir = scratch(if to_group {
+            "interrupt-asm-group"
+        } else {
+            "interrupt-asm-one"
+        });
+        let bin = slow_assembler(&dir);
+        let src = dir.join("k.s");
+        std::fs::write(&src, basic_source()).unwrap();
+        let started = dir.join("started");
+        let mut child = harness()
+            .args(["run", "--backend", "emu", "--kernel"])
+            .arg(&src)
+            .env("XAD_LLVM_DIR", &bin)
+            .env("XAD_TOOL_TIMEOUT", "3600")
+            .env("XAD_TEST_STARTED", &started)
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start xad-harness");
+        let since = Instant::now();
+        while !started.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "ended ({status}) before assembling:\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            assert!(since.elapsed() < HANG_GUARD, "the assembler never started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let target = if to_group {
+            format!("-{}", child.id())
+        } else {
+            child.id().to_string()
+        };
+        let sent = std::process::Command::new("kill")
+            .args(["-INT", "--", &target])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -INT {target}");
+        let since = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if since.elapsed() > HANG_GUARD {
+                let _ = child.kill();
+                panic!("no exit within {HANG_GUARD:?} of SIGINT");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let how = if to_group {
+            "process group"
+        } else {
+            "harness alone"
+        };
+        assert_eq!(out.status.code(), Some(130), "{how}:\n{stdout}{stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{how}: one line:\n{stderr}");
+        assert!(
+            lines[0].starts_with("xad-harness: interrupted by SIGINT while assembling the kernel"),
+            "{how}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("does not assemble") && !stderr.contains("no LLVM toolchain"),
+            "{how}: {stderr}"
+        );
+        assert!(stdout.contains("interrupted by SIGINT"), "{how}: {stdout}");
+    }
+}

@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use xad_harness::backend::BackendChoice;
+use xad_harness::device::{DeviceError, DevicePtr, Dispatch, ModuleId};
 use xad_harness::emu::{EmuDevice, XadFault, EMULATED_COMPUTE_UNITS};
 use xad_harness::soak::{self, Outcome, Request, Verdict};
 use xad_harness::target::{self, Target};
@@ -366,4 +367,81 @@ fn a_soak_that_faults_still_writes_its_json_report() {
         }
         assert_ne!(code, Some(0), "{knob}: {text}");
     }
+}
+
+/// An emulated device whose every launch misses the watchdog, as a hung GPU's does.
+struct Hung(EmuDevice);
+
+impl xad_harness::device::Device for Hung {
+    fn executor(&self) -> xad_harness::device::Executor {
+        self.0.executor()
+    }
+    fn arch_name(&self) -> String {
+        self.0.arch_name()
+    }
+    fn memory_bytes(&self) -> u64 {
+        self.0.memory_bytes()
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        self.0.alloc(bytes)
+    }
+    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
+        self.0.free(ptr)
+    }
+    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        self.0.write(dst, src)
+    }
+    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        self.0.read(src, dst)
+    }
+    fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
+        self.0.load(image)
+    }
+    fn launch(
+        &mut self,
+        _module: ModuleId,
+        _kernel: &str,
+        _kernarg: &[u8],
+        _dispatch: Dispatch,
+        timeout: Duration,
+    ) -> Result<(), DeviceError> {
+        Err(DeviceError::Timeout(timeout))
+    }
+}
+
+/// Issue 27: soak's watchdog message names no option soak lacks (the device's
+/// own text says "raise it with --timeout", a `run`/`replay` option): it says
+/// the limit is fixed and the device stopped responding. Exit 3, one line.
+#[test]
+fn a_soak_watchdog_timeout_names_no_option_soak_lacks() {
+    let target = t("gfx1100");
+    let mut dev = Hung(EmuDevice::for_target(target));
+    // The soak's outcome keeps the error (and what ran before it) for its report.
+    let out = soak::run_on(
+        &mut dev,
+        "emulated gfx1100",
+        target,
+        false,
+        EMULATED_COMPUTE_UNITS,
+        embedded(target),
+        &request(1, 64),
+        &mut |_| {},
+    )
+    .expect("a fault ends the soak, not its outcome");
+    let Some(text) = out.error.clone() else {
+        panic!("a hung dispatch is an error");
+    };
+    assert_eq!(out.exit_code, 3, "{text}");
+    assert_eq!(out.dispatches, 0, "{text}");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("soak dispatch 0: kernel did not complete within 600s")
+            && text.contains("soak's watchdog")
+            && text.contains("stopped responding"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("--timeout"),
+        "soak takes no --timeout: {text}"
+    );
 }

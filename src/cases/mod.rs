@@ -238,6 +238,18 @@ pub fn select(patterns: &str) -> Result<Vec<Case>, String> {
     Ok(chosen)
 }
 
+/// The comma-separated `patterns` that are plain case names (no `*`, `?` or
+/// `[`): cases the user asked for by name, as opposed to those a glob picked
+/// among others. A target that lacks a named case refuses the run; a glob
+/// only selects the matching cases each target has.
+pub fn named_exactly(patterns: &str) -> Vec<&str> {
+    patterns
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.contains(['*', '?', '[']))
+        .collect()
+}
+
 /// `(s0 ^ s1) + s2`, wrapping: the ISA's `D0.u32 = (S0.u32 ^ S1.u32) + S2.u32`.
 #[inline(always)]
 pub fn xad(s0: u32, s1: u32, s2: u32) -> u32 {
@@ -251,6 +263,15 @@ mod tests {
     use encode::encode_for;
     use model::{dpp16_ctrl_valid, inline_value};
     use program::{Dpp, Exec, Op, Src, EXEC_HI, EXEC_LO, LITERAL};
+
+    #[test]
+    fn only_plain_names_are_named_exactly() {
+        assert_eq!(
+            named_exactly(" basic, dpp16_*,vgpr_w?,sreg_[ab]*,, basic_w64 "),
+            ["basic", "basic_w64"]
+        );
+        assert!(named_exactly("*").is_empty());
+    }
 
     #[test]
     fn xad_known_answers() {

@@ -12,7 +12,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -102,6 +102,11 @@ pub enum ToolchainError {
     /// The private scratch directory could not be made: `dir` names the
     /// temporary directory (`TMPDIR=...` when set) and `why` what is wrong with it.
     Scratch { dir: String, why: String },
+    /// A signal asked the process to stop ([`stop_when`]) while a tool ran
+    /// (`what`: the command, or the canary of a candidate): it was stopped
+    /// (or died of the same Ctrl-C), which says nothing about the source or
+    /// the toolchain.
+    Interrupted { signal: String, what: String },
 }
 
 impl fmt::Display for ToolchainError {
@@ -138,6 +143,10 @@ impl fmt::Display for ToolchainError {
             ToolchainError::Scratch { dir, why } => {
                 write!(f, "temporary directory {dir} is unusable: {why}; set TMPDIR to a writable directory")
             }
+            ToolchainError::Interrupted { signal, what } => write!(
+                f,
+                "interrupted by {signal} while assembling the kernel ({what} was stopped); nothing ran"
+            ),
         }
     }
 }
@@ -298,6 +307,14 @@ pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError>
                     origin: cand.origin,
                 })
             }
+            // A canary stopped by Ctrl-C proves nothing about this candidate,
+            // and the user asked to stop: no "no LLVM toolchain", no next one.
+            Err(_) if stop_requested().is_some() => {
+                return Err(ToolchainError::Interrupted {
+                    signal: stop_requested().unwrap_or_default(),
+                    what: format!("the canary proving {}", cand.origin),
+                })
+            }
             Err(why) => tried.push(format!("{} ({})", cand.origin, why)),
         }
     }
@@ -418,22 +435,56 @@ impl Capture {
     }
 }
 
-/// Wait for `child` until `limit` has passed since `started`; kill it then.
-/// `None` when it was killed.
+/// Asked while a tool runs: the name of the signal (`SIGINT`, `SIGTERM`)
+/// that asked this process to stop, if one has. Set once by the harness
+/// (`interrupt.rs`, when it installs its handlers); build.rs never sets it.
+/// A global because this file cannot name the harness's types (build.rs
+/// compiles it alone) and the assembler runs deep below the run's options.
+static STOP: OnceLock<Box<dyn Fn() -> Option<String> + Send + Sync>> = OnceLock::new();
+
+/// Make every later tool run watch `check` (the first call wins): a tool
+/// still running when it says a signal came is killed, and a tool that
+/// failed then (the terminal's Ctrl-C reaches it too) is reported as
+/// [`ToolchainError::Interrupted`], not as a failure of the source or the
+/// toolchain.
+pub fn stop_when(check: impl Fn() -> Option<String> + Send + Sync + 'static) {
+    let _ = STOP.set(Box::new(check));
+}
+
+fn stop_requested() -> Option<String> {
+    STOP.get().and_then(|check| check())
+}
+
+/// How a waited-for tool ended.
+enum Ended {
+    Exited(ExitStatus),
+    /// Killed at its time limit.
+    TimedOut,
+    /// Killed because a signal asked this process to stop ([`stop_when`]).
+    Stopped(String),
+}
+
+/// Wait for `child` until `limit` has passed since `started`, or a signal
+/// asks this process to stop; kill it then.
 fn wait_bounded(
     child: &mut std::process::Child,
     started: Instant,
     limit: Duration,
-) -> std::io::Result<Option<ExitStatus>> {
+) -> std::io::Result<Ended> {
     let mut pause = Duration::from_millis(1);
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+            return Ok(Ended::Exited(status));
+        }
+        if let Some(signal) = stop_requested() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(Ended::Stopped(signal));
         }
         if started.elapsed() >= limit {
             let _ = child.kill();
             let _ = child.wait();
-            return Ok(None);
+            return Ok(Ended::TimedOut);
         }
         std::thread::sleep(pause.min(limit.saturating_sub(started.elapsed())));
         pause = (pause * 2).min(Duration::from_millis(50));
@@ -444,6 +495,13 @@ fn wait_bounded(
 /// output kept ([`OUTPUT_CAP`] per stream).
 fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
     let shown = format!("{cmd:?}").replace('"', "");
+    if let Some(signal) = stop_requested() {
+        // Asked to stop before this step (e.g. between assembling and linking).
+        return Err(ToolchainError::Interrupted {
+            signal,
+            what: format!("`{shown}`"),
+        });
+    }
     let limit = tool_timeout();
     let started = Instant::now();
     let mut child = cmd
@@ -462,11 +520,17 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
     let _ = stdout.map(|c| c.finish(grace));
     let stderr = stderr.map(|c| c.finish(grace)).unwrap_or_default();
     let status = match waited {
-        Ok(Some(status)) => status,
-        Ok(None) => {
+        Ok(Ended::Exited(status)) => status,
+        Ok(Ended::TimedOut) => {
             return Err(ToolchainError::TimedOut {
                 command: shown,
                 limit,
+            })
+        }
+        Ok(Ended::Stopped(signal)) => {
+            return Err(ToolchainError::Interrupted {
+                signal,
+                what: format!("`{shown}`"),
             })
         }
         Err(e) => {
@@ -476,6 +540,14 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
             })
         }
     };
+    if !status.success() {
+        if let Some(signal) = stopped_with(status) {
+            return Err(ToolchainError::Interrupted {
+                signal,
+                what: format!("`{shown}`"),
+            });
+        }
+    }
     // An unknown -mcpu is only a warning to old clang; treat it as the failure it is.
     if !status.success() || stderr.contains("not a recognized processor") {
         return Err(ToolchainError::Failed {
@@ -485,6 +557,26 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
         });
     }
     Ok(())
+}
+
+/// The signal that asked this process to stop, when a tool that failed
+/// with `status` most likely failed of it: the terminal's Ctrl-C goes to the
+/// whole process group, so the tool dies of the same SIGINT. A tool killed
+/// by SIGINT or SIGTERM may end before our own handler has run: wait a
+/// moment for it then, so the failure is not blamed on the source.
+fn stopped_with(status: ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    let by_stop_signal = matches!(status.signal(), Some(2 | 15));
+    let grace = Instant::now() + Duration::from_millis(if by_stop_signal { 500 } else { 0 });
+    loop {
+        if let Some(signal) = stop_requested() {
+            return Some(signal);
+        }
+        if Instant::now() >= grace {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 impl Toolchain {

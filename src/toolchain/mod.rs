@@ -7,7 +7,7 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    code_object_version, discover, elf_abi_version, target_include, tool_timeout,
+    code_object_version, discover, elf_abi_version, stop_when, target_include, tool_timeout,
     write_target_include, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION,
     GENERIC_CODE_OBJECT_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT,
     TOOL_TIMEOUT_VAR,
