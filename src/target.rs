@@ -52,6 +52,23 @@ pub enum Feature {
     /// flat_scratch_lo/hi and xnack_mask_lo/hi as operands (gfx9 only;
     /// gfx10+: "register not available on this GPU").
     Gfx9SpecialSgprs,
+    /// The dispatch packs the work-item ids into v0 (x bits 9:0, y 19:10, z
+    /// 29:20) rather than giving them in v0, v1, v2 (LLVM `FeaturePackedTID`:
+    /// gfx90a, gfx940-gfx950, gfx9-4-generic, gfx11+; `llc -mcpu=gfx90a`
+    /// reads y as `v_bfe_u32 v, v0, 10, 10`, `-mcpu=gfx908` reads v1,
+    /// `clang-19 -mcpu=gfx1030` reads y from v1 and z from v2).
+    PackedWorkItemIds,
+    /// gfx90a's unified VGPR/AGPR file, allocated together with AGPRs from
+    /// ACCUM_OFFSET (LLVM `FeatureGFX90AInsts`: gfx90a, gfx940-gfx950,
+    /// gfx9-4-generic).
+    UnifiedVgprs,
+    /// Architected flat scratch (LLVM `FeatureArchitectedFlatScratch`:
+    /// gfx940-gfx950, gfx9-4-generic, gfx11+): no private segment buffer or
+    /// flat scratch init user SGPRs, no private segment wave offset.
+    ArchitectedFlatScratch,
+    /// Workgroup ids in ttmp9 (x) and ttmp7 (y, z) rather than system SGPRs
+    /// (LLVM `FeatureArchitectedSGPRs`: gfx12).
+    ArchitectedSgprs,
 }
 
 impl Feature {
@@ -69,6 +86,10 @@ impl Feature {
             Feature::Dpp8 => "DPP8",
             Feature::DppFetchInactive => "DPP fi (fetch inactive lanes)",
             Feature::Gfx9SpecialSgprs => "flat_scratch and xnack_mask operands (gfx9 only)",
+            Feature::PackedWorkItemIds => "work-item ids packed into v0",
+            Feature::UnifiedVgprs => "a unified VGPR/AGPR file (gfx90a and later CDNA)",
+            Feature::ArchitectedFlatScratch => "architected flat scratch",
+            Feature::ArchitectedSgprs => "workgroup ids in ttmp registers (architected SGPRs)",
         }
     }
 }
@@ -91,7 +112,14 @@ pub struct Target {
     pub code_object_version: u8,
     /// Directories under `kernels/` whose `*.s` are assembled for it.
     pub kernel_dirs: &'static [&'static str],
+    /// Features this processor has beyond what its [`Isa`] implies (gfx90a:
+    /// the gfx90a additions gfx908 lacks, in the same instruction set).
+    pub features: &'static [Feature],
 }
+
+/// gfx90a's additions to gfx908's instruction set (LLVM `FeatureGFX90AInsts`
+/// and `FeaturePackedTID`); gfx940 and later have them through their Isa.
+const GFX90A_FEATURES: &[Feature] = &[Feature::PackedWorkItemIds, Feature::UnifiedVgprs];
 
 const GFX11_DIRS: &[&str] = &["gfx11"];
 const GFX115X_DIRS: &[&str] = &["gfx11", "gfx115x"];
@@ -114,7 +142,10 @@ pub static TARGETS: &[Target] = &[
     processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060", GFX12_DIRS),
     processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", GFX12_DIRS),
     processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", GFX9_DIRS),
-    processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", GFX9_DIRS),
+    Target {
+        features: GFX90A_FEATURES,
+        ..processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", GFX9_DIRS)
+    },
     processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X", GFX9_DIRS),
     processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X", GFX9_DIRS),
     processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", GFX10_DIRS),
@@ -126,6 +157,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx1100-gfx1103 or gfx1150-gfx1153 device",
         covers: &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
         code_object_version: 6,
+        features: &[],
         kernel_dirs: GFX11_DIRS,
     },
     Target {
@@ -135,6 +167,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx1200 or gfx1201 device",
         covers: &["gfx1200", "gfx1201"],
         code_object_version: 6,
+        features: &[],
         kernel_dirs: GFX12_DIRS,
     },
     Target {
@@ -144,6 +177,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx900-gfx90c device: Radeon RX Vega 56/64, Radeon VII, Instinct MI25/MI50/MI60, Vega APUs",
         covers: &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
         code_object_version: 6,
+        features: &[],
         kernel_dirs: GFX9_DIRS,
     },
     Target {
@@ -153,6 +187,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx940-gfx942 or gfx950 device",
         covers: &["gfx940", "gfx941", "gfx942", "gfx950"],
         code_object_version: 6,
+        features: &[],
         kernel_dirs: GFX9_DIRS,
     },
     Target {
@@ -162,6 +197,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx1010-gfx1013 device",
         covers: &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
         code_object_version: 6,
+        features: &[],
         kernel_dirs: GFX10_DIRS,
     },
     Target {
@@ -171,6 +207,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx1030-gfx1036 device",
         covers: &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
         code_object_version: 6,
+        features: &[],
         kernel_dirs: GFX10_DIRS,
     },
 ];
@@ -190,6 +227,7 @@ const fn processor(
         covers: &[],
         code_object_version: 5,
         kernel_dirs,
+        features: &[],
     }
 }
 
@@ -205,15 +243,27 @@ impl Target {
         self.isa.generation
     }
 
-    /// Whether the target's ISA has `feature`: from its generation (gfx9
-    /// lacks what gfx10 added, gfx10 lacks VOP3 DPP), except
-    /// [`Feature::DppSrc1Scalar`], which differs inside gfx11.
+    /// Whether the target has `feature`: from its generation (gfx9 lacks
+    /// what gfx10 added, gfx10 lacks VOP3 DPP), from the Isa's own facts
+    /// ([`Feature::DppSrc1Scalar`] differs inside gfx11, the gfx940
+    /// additions inside gfx9), or listed on the row ([`Target::features`]).
+    /// The one place a generation is turned into capabilities: other modules
+    /// ask this, not a name.
     pub fn has(&self, feature: Feature) -> bool {
+        if self.features.contains(&feature) {
+            return true;
+        }
         let generation = self.isa.generation;
         let gfx10_on = generation != Generation::Gfx9;
+        let gfx11_on = matches!(generation, Generation::Gfx11 | Generation::Gfx12);
         match feature {
+            Feature::PackedWorkItemIds | Feature::ArchitectedFlatScratch => {
+                gfx11_on || self.isa.gfx940_insts
+            }
+            Feature::UnifiedVgprs => self.isa.gfx940_insts,
+            Feature::ArchitectedSgprs => generation == Generation::Gfx12,
             Feature::DppSrc1Scalar => self.isa.dpp_src1_scalar,
-            Feature::Vop3Dpp => matches!(generation, Generation::Gfx11 | Generation::Gfx12),
+            Feature::Vop3Dpp => gfx11_on,
             Feature::Wave32
             | Feature::Vop3Literal
             | Feature::TwoScalarReads
@@ -234,21 +284,6 @@ impl Target {
         } else {
             self.name == processor
         }
-    }
-
-    /// Whether the dispatch packs the work-item ids into v0 (x bits 9:0, y
-    /// 19:10, z 29:20) rather than giving them in v0, v1, v2: gfx11+ and the
-    /// gfx9 targets with LLVM's `FeaturePackedTID` (gfx90a, gfx940-gfx950,
-    /// gfx9-4-generic; `llc -mcpu=gfx90a` reads y as `v_bfe_u32 v, v0, 10, 10`,
-    /// `-mcpu=gfx908` reads v1). gfx10 does not pack (`clang-19 -mcpu=gfx1030`
-    /// reads y from v1 and z from v2).
-    pub fn packed_workitem_ids(&self) -> bool {
-        let n = self.name;
-        matches!(self.isa.generation, Generation::Gfx11 | Generation::Gfx12)
-            || n == "gfx90a"
-            || n == "gfx9-4-generic"
-            || n.starts_with("gfx94")
-            || n.starts_with("gfx95")
     }
 }
 

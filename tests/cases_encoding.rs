@@ -60,14 +60,33 @@ fn lines_where(listing: &str, keep: impl Fn(&str, &[u32]) -> bool) -> Vec<Found>
             .split_whitespace()
             .map_while(|w| u32::from_str_radix(w, 16).ok())
             .collect();
-        if keep(asm.trim(), &words) {
-            found.push(Found {
-                text: asm.trim().to_string(),
-                words,
-            });
+        let text = llvm19_literals(asm.trim());
+        if keep(&text, &words) {
+            found.push(Found { text, words });
         }
     }
     found
+}
+
+/// LLVM 22's objdump (the one that disassembles gfx950 and gfx1153) marks a
+/// literal whose value also has an inline constant as `lit(0xffffffff)`;
+/// LLVM 19 prints the value as it would any literal. The words are compared
+/// separately, so the text is brought to LLVM 19's spelling.
+fn llvm19_literals(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("lit(0x") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "lit(0x".len()..];
+        let Some(end) = after.find(')') else { break };
+        match u32::from_str_radix(&after[..end], 16) {
+            Ok(v) => out.push_str(&literal_text(v)),
+            Err(_) => out.push_str(&rest[at..at + "lit(0x".len() + end + 1]),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The VOP3 opcode field (first dword's upper half) of `v_xad_u32` on `target`.

@@ -345,7 +345,7 @@ const MBCNT: &str = "  v_mbcnt_lo_u32_b32 v1, -1, 0\n  v_mbcnt_hi_u32_b32 v1, -1
 /// are not). Workgroups of 256 lanes in x, or (`one_wave`) of one wave of
 /// any shape, the lane then counted by v_mbcnt.
 fn kernel_source(mcpu: &str, body: &str, words: usize, ids: u32, one_wave: bool) -> String {
-    let accum = if t(mcpu).packed_workitem_ids() {
+    let accum = if t(mcpu).has(xad_harness::target::Feature::PackedWorkItemIds) {
         "  .amdhsa_accum_offset 16"
     } else {
         ""
@@ -614,7 +614,11 @@ fn work_item_ids_are_separate_on_gfx908_and_packed_on_gfx90a_and_gfx940() {
         ("gfx90a", true),
         ("gfx942", true),
     ] {
-        assert_eq!(t(mcpu).packed_workitem_ids(), packed, "{mcpu}");
+        assert_eq!(
+            t(mcpu).has(xad_harness::target::Feature::PackedWorkItemIds),
+            packed,
+            "{mcpu}"
+        );
         let tc = toolchain_for(mcpu, &scratch).unwrap();
         for (dims, block) in [(2u32, [4u32, 4, 4]), (1, [8, 8, 1])] {
             // The frame overwrites v1 and v2: copy them first.

@@ -105,6 +105,8 @@ impl BitField {
     }
 }
 
+use crate::isa::Generation;
+use crate::target::{Feature, Target};
 use Rule::{Any, Zero};
 use Word::{CodeProperties as Cp, KernargPreload as Kp, Rsrc1 as R1, Rsrc2 as R2, Rsrc3 as R3};
 
@@ -391,22 +393,16 @@ pub const RSRC3_GFX90A: &[BitField] = &[
     RSRC3_GFX90A_RESERVED1,
 ];
 
-/// gfx9 processors (and generic targets) with gfx90a's unified VGPR/AGPR
-/// file: gfx90a, gfx940-gfx950, gfx9-4-generic (LLVM `FeatureGFX90AInsts`).
-/// They also pack the work-item ids into v0 and know kernarg preloading.
-pub fn gfx9_unified_vgprs(arch: &str) -> bool {
-    arch == "gfx90a"
-        || arch == "gfx9-4-generic"
-        || arch.starts_with("gfx94")
-        || arch.starts_with("gfx95")
+/// The target row a code object's processor `arch` runs as (its own, or
+/// the generic target covering it): where the descriptor's per-processor
+/// rules come from, as feature questions rather than name prefixes.
+fn row(arch: &str) -> Option<&'static Target> {
+    crate::target::find(arch).or_else(|| crate::target::for_processor(arch))
 }
 
-/// gfx9 processors with architected flat scratch (gfx940-gfx950 and
-/// gfx9-4-generic, LLVM `FeatureArchitectedFlatScratch`, as gfx11): no
-/// private segment buffer or flat scratch init user SGPRs, no private segment
-/// wave offset system SGPR. LLVM 19 refuses those directives for gfx942.
-pub fn gfx9_architected_flat_scratch(arch: &str) -> bool {
-    arch == "gfx9-4-generic" || arch.starts_with("gfx94") || arch.starts_with("gfx95")
+/// Whether `arch` has `feature` (false for a processor with no row).
+fn has(arch: &str, feature: Feature) -> bool {
+    row(arch).is_some_and(|t| t.has(feature))
 }
 
 // KERNEL_CODE_PROPERTIES. The six user SGPR enables are, in this bit order,
@@ -636,16 +632,15 @@ impl KernelDescriptor {
         for f in [CODE_PROPERTIES_RESERVED0, CODE_PROPERTIES_RESERVED1] {
             check_zero(self, f)?;
         }
-        if arch.starts_with("gfx10") {
-            self.validate_gfx10()?;
-        } else if arch.starts_with("gfx11") {
-            self.validate_rdna3_4("gfx11", RSRC1, RSRC3)?;
-        } else if arch.starts_with("gfx12") {
-            self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12)?;
-        } else if arch.starts_with("gfx9") {
-            self.validate_gfx9(arch)?;
+        // The layout and its rules are the generation's; a processor with no
+        // row of ours gets the checks every generation shares.
+        match row(arch).map(|t| t.generation()) {
+            Some(Generation::Gfx9) => self.validate_gfx9(arch),
+            Some(Generation::Gfx10) => self.validate_gfx10(),
+            Some(Generation::Gfx11) => self.validate_rdna3_4("gfx11", RSRC1, RSRC3),
+            Some(Generation::Gfx12) => self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn validate_reserved_bytes(&self) -> Result<(), DescriptorError> {
@@ -756,7 +751,7 @@ impl KernelDescriptor {
     /// ACCUM_OFFSET: the VGPRs are those below both (and below 256). Every
     /// other target: [`KernelDescriptor::vgpr_count`] (gfx908: granules of 4).
     pub fn vgpr_count_for(&self, arch: &str) -> u32 {
-        if !gfx9_unified_vgprs(arch) {
+        if !has(arch, Feature::UnifiedVgprs) {
             return self.vgpr_count();
         }
         self.unified_vgpr_file()
@@ -786,7 +781,7 @@ impl KernelDescriptor {
     /// (legal there: whether an executor implements it is its own check), the
     /// user SGPR and work-item id limits, and ACCUM_OFFSET inside the allocation.
     fn validate_gfx9(&self, arch: &str) -> Result<(), DescriptorError> {
-        let unified = gfx9_unified_vgprs(arch);
+        let unified = has(arch, Feature::UnifiedVgprs);
         let rsrc3 = if unified { RSRC3_GFX90A } else { RSRC3_GFX9 };
         for f in RSRC1_GFX9
             .iter()
@@ -800,7 +795,7 @@ impl KernelDescriptor {
         if self.flag(ENABLE_WAVEFRONT_SIZE32) {
             return refuse("ENABLE_WAVEFRONT_SIZE32 is set, but gfx9 is wave64 only".into());
         }
-        if gfx9_architected_flat_scratch(arch) {
+        if has(arch, Feature::ArchitectedFlatScratch) {
             if let Some(f) = [
                 ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
                 ENABLE_SGPR_FLAT_SCRATCH_INIT,

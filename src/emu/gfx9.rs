@@ -18,7 +18,7 @@
 //!   them is neither a pass nor a fail. Their presence still places every
 //!   following SGPR where the hardware does.
 //! - Work-item ids: packed into v0 on gfx90a/gfx940+ (as gfx10+), separate in
-//!   v0, v1, v2 on gfx908 and gfx9-generic ([`crate::target::Target::packed_workitem_ids`]).
+//!   v0, v1, v2 on gfx908 and gfx9-generic ([`crate::target::Feature::PackedWorkItemIds`]).
 //! - Kernarg preloading (legal on gfx90a/gfx940+) is not implemented: such a
 //!   kernel is refused with one line.
 //!
@@ -38,8 +38,7 @@
 use super::launch::DispatchAddrs;
 use super::valu::DppRead;
 use crate::codeobj::descriptor::{
-    gfx9_architected_flat_scratch, ENABLE_SGPR_FLAT_SCRATCH_INIT,
-    ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
+    ENABLE_SGPR_FLAT_SCRATCH_INIT, ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
 };
 use crate::codeobj::KernelDescriptor;
 use crate::isa::Generation;
@@ -94,7 +93,9 @@ pub(super) fn user_sgprs(kd: &KernelDescriptor, addrs: &DispatchAddrs) -> Result
 /// Whether the private segment wave offset system SGPR follows the others:
 /// ENABLE_PRIVATE_SEGMENT without architected flat scratch.
 pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
-    applies(target) && kd.private_segment_enabled() && !gfx9_architected_flat_scratch(target.name)
+    applies(target)
+        && kd.private_segment_enabled()
+        && !target.has(crate::target::Feature::ArchitectedFlatScratch)
 }
 
 /// The SGPRs (bit i = s_i) the dispatch writes with scratch setup values the

@@ -33,7 +33,7 @@ use super::wave::{Wave, SGPR_INIT};
 use crate::codeobj::descriptor::KD_SIZE;
 use crate::codeobj::KernelDescriptor;
 use crate::device::Dispatch;
-use crate::isa::{Generation, EXEC};
+use crate::isa::EXEC;
 use crate::target::Target;
 use std::ops::Range;
 
@@ -201,7 +201,7 @@ impl LaunchSetup {
         let group_lanes = (bx * by * bz) as usize;
         let waves_per_group = group_lanes.div_ceil(wave_size);
         let dims = kd.workitem_id_dims();
-        let packed = target.packed_workitem_ids();
+        let packed = target.has(crate::target::Feature::PackedWorkItemIds);
         let mut v0 = vec![vec![0u32; wave_size]; waves_per_group];
         let mut exec = vec![0u64; waves_per_group];
         let split = if packed { 0 } else { dims as usize };
@@ -223,7 +223,7 @@ impl LaunchSetup {
         }
         let mut sgprs = [0u32; SGPR_INIT];
         sgprs[..user.len()].copy_from_slice(&user);
-        let ttmp_ids = target.generation() == Generation::Gfx12;
+        let ttmp_ids = target.has(crate::target::Feature::ArchitectedSgprs);
         let mut unmodelled_why = super::gfx9::unmodelled_sgpr_reasons(&kd, target);
         unmodelled_why.extend(super::gfx10::unmodelled_sgpr_reasons(&kd, target));
         let unmodelled = super::gfx9::unmodelled_sgprs(&kd, target)

@@ -7,7 +7,7 @@ use super::counters;
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
 use super::taint::{self, Deps};
-use crate::codeobj::descriptor::{gfx9_unified_vgprs, GRANULATED_WORKITEM_VGPR_COUNT};
+use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
 use crate::isa::{Generation, Inst, Isa, Op, Shape};
 use crate::target::Target;
@@ -54,7 +54,7 @@ impl Allocation {
     pub fn of(kd: &KernelDescriptor, target: &Target) -> Allocation {
         let arch = target.name;
         let granules = kd.get(GRANULATED_WORKITEM_VGPR_COUNT);
-        let vgpr_origin = if gfx9_unified_vgprs(arch) {
+        let vgpr_origin = if target.has(crate::target::Feature::UnifiedVgprs) {
             format!(
                 "GRANULATED_WORKITEM_VGPR_COUNT={granules}: {} VGPRs and AGPRs in granules of 8 on {arch}, \
                  the AGPRs from ACCUM_OFFSET at {}",
