@@ -153,7 +153,14 @@ pub fn load(dir: &Path, cases_glob: Option<&str>, lanes: Option<&[u64]>) -> Resu
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join(dump::MANIFEST);
     if !dir.is_dir() {
-        return Err(bad(dir, "no such dump directory"));
+        // A FIFO or file is named for what it is, not as missing.
+        let why = if std::fs::metadata(dir).is_ok() {
+            let kind = crate::files::not_regular(dir).unwrap_or("a file");
+            format!("is {kind}, not a directory; give the directory `run --dump` wrote")
+        } else {
+            "no such dump directory".to_string()
+        };
+        return Err(bad(dir, why));
     }
     let bytes = match crate::files::read_input_in(dir, &path, MAX_MANIFEST_BYTES) {
         Err(why) if why.ends_with("missing file") => {

@@ -1004,6 +1004,7 @@ fn no_command_reads_a_fifo_or_device_or_hangs() {
                 .chain([node.as_os_str()])
                 .collect(),
             vec!["merge".as_ref(), node.as_os_str()],
+            vec!["replay".as_ref(), node.as_os_str()],
             vec![
                 "merge".as_ref(),
                 report.as_os_str(),
