@@ -42,7 +42,7 @@
 use super::taint::Landing;
 use super::wave::{Ctx, Wave};
 use crate::device::Origin;
-use crate::isa::{Generation, Inst, Op, Shape, NULL};
+use crate::isa::{Generation, Inst, MemoryCounters, Op, Shape, NULL};
 
 /// Counter slots. Every generation uses the same slot for the same role;
 /// [`Model`] names them and says which exist.
@@ -105,11 +105,12 @@ const GFX12: Model = Model {
 };
 
 impl Model {
+    /// The model of a generation's counters (its [`MemoryCounters`] value).
     pub(super) fn of(generation: Generation) -> &'static Model {
-        match generation {
-            Generation::Gfx9 => &GFX9,
-            Generation::Gfx10 | Generation::Gfx11 => &GFX10,
-            Generation::Gfx12 => &GFX12,
+        match generation.memory_counters() {
+            MemoryCounters::VmcntLgkm4 => &GFX9,
+            MemoryCounters::Vscnt | MemoryCounters::VscntPacked => &GFX10,
+            MemoryCounters::Split => &GFX12,
         }
     }
 
@@ -132,11 +133,16 @@ impl Model {
         let imm = inst.imm as u16;
         let field = |shift: u32, bits: u32| (imm >> shift) & ((1 << bits) - 1);
         match inst.op {
-            Op::SWaitcnt => match generation {
-                Generation::Gfx9 | Generation::Gfx10 => {
+            Op::SWaitcnt => match generation.memory_counters() {
+                kind @ (MemoryCounters::VmcntLgkm4 | MemoryCounters::Vscnt) => {
                     t[LOAD] = field(0, 4) | field(14, 2) << 4;
                     t[EXP] = field(4, 3);
-                    t[SCALAR] = field(8, if generation == Generation::Gfx9 { 4 } else { 6 });
+                    let lgkm_bits = if kind == MemoryCounters::VmcntLgkm4 {
+                        4
+                    } else {
+                        6
+                    };
+                    t[SCALAR] = field(8, lgkm_bits);
                 }
                 _ => {
                     t[LOAD] = field(10, 6);

@@ -33,6 +33,38 @@ impl Generation {
     }
 }
 
+/// The memory counters a wave keeps and how `s_waitcnt` packs them (AMD
+/// ISA guides, "Data dependency resolution" and S_WAITCNT; LLVM
+/// `SIInsertWaitcnts.cpp`): a generation's value
+/// ([`Generation::memory_counters`]), read by the emulator's counter model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemoryCounters {
+    /// vmcnt for loads and stores, lgkmcnt (4 bits), expcnt; `s_waitcnt`
+    /// has vmcnt in bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8.
+    VmcntLgkm4,
+    /// vmcnt for loads, vscnt for stores, lgkmcnt 6 bits (13:8); vmcnt and
+    /// expcnt where [`MemoryCounters::VmcntLgkm4`] has them.
+    Vscnt,
+    /// As [`MemoryCounters::Vscnt`], `s_waitcnt` packed anew: vmcnt 15:10,
+    /// lgkmcnt 9:4, expcnt 2:0.
+    VscntPacked,
+    /// loadcnt, storecnt, kmcnt, dscnt, samplecnt, bvhcnt and expcnt, each
+    /// with its own `s_wait_*` instruction.
+    Split,
+}
+
+impl Generation {
+    /// The generation's memory counters.
+    pub const fn memory_counters(self) -> MemoryCounters {
+        match self {
+            Generation::Gfx9 => MemoryCounters::VmcntLgkm4,
+            Generation::Gfx10 => MemoryCounters::Vscnt,
+            Generation::Gfx11 => MemoryCounters::VscntPacked,
+            Generation::Gfx12 => MemoryCounters::Split,
+        }
+    }
+}
+
 impl std::fmt::Display for Generation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
