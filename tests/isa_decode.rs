@@ -261,7 +261,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
             generation,
             dpp_src1_scalar: false,
             gfx940_insts: false,
-            rdna1_war_hazards: false,
+            hazards: xad_harness::isa::HazardRules::Interlocked,
         };
         let inst = decode(isa, &bytes, 0, 0x100).unwrap_or_else(|e| panic!("{generation}: {e}"));
         assert_eq!(
@@ -275,7 +275,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
             generation,
             dpp_src1_scalar: true,
             gfx940_insts: true,
-            rdna1_war_hazards: true,
+            hazards: xad_harness::isa::HazardRules::WriteAfterRead,
         };
         let _ = decode(isa, &[], 0, 0);
         let _ = decode(isa, &[0xff; 7], 3, 0);

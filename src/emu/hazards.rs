@@ -32,10 +32,10 @@
 //! undefined one.
 
 use super::taint::{Deps, SCC_BIT};
-use crate::isa::{Format, Generation, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
+use crate::isa::{Format, HazardRules, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
 use std::collections::HashMap;
 
-/// One hazard rule. (`generations` and `checked` are read by the tests,
+/// One hazard rule. (`family` and `checked` are read by the tests,
 /// which keep the table honest, not by the analysis.)
 #[derive(Debug)]
 #[allow(dead_code)]
@@ -46,18 +46,14 @@ pub struct Rule {
     pub needs: &'static str,
     /// Where the rule is written.
     pub source: &'static str,
-    pub generations: &'static [Generation],
+    /// The family of rules it belongs to (an [`Isa`]'s `hazards`).
+    pub family: HazardRules,
     /// Whether the emulator checks it (false: listed for completeness).
     pub checked: bool,
     /// Write after read: the *earlier* instruction's read may see the later
     /// write, so the hazard is attached to the earlier one.
     pub war: bool,
 }
-
-const GFX9: &[Generation] = &[Generation::Gfx9];
-const GFX10: &[Generation] = &[Generation::Gfx10];
-const GFX11: &[Generation] = &[Generation::Gfx11];
-const GFX12: &[Generation] = &[Generation::Gfx12];
 
 /// Index of each rule in [`RULES`].
 const VALU_VGPR_DPP: usize = 0;
@@ -82,7 +78,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx9 VALU writes a VGPR, then DPP reads it",
         needs: "2 wait states (s_nop 1)",
         source: "LLVM GCNHazardRecognizer::checkDPPHazards (DppVgprWaitStates = 2)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -90,7 +86,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx9 VALU writes EXEC, then a DPP instruction",
         needs: "5 wait states (s_nop 4)",
         source: "LLVM GCNHazardRecognizer::checkDPPHazards (DppExecWaitStates = 5)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -98,7 +94,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx9 VALU writes an SGPR (or VCC, EXEC), then a vector memory instruction reads it",
         needs: "5 wait states (s_nop 4)",
         source: "LLVM GCNHazardRecognizer::checkVMEMHazards (VmemSgprWaitStates = 5)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -106,7 +102,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx9 VALU writes an SGPR, then v_readlane/v_writelane selects the lane with it",
         needs: "4 wait states (s_nop 3)",
         source: "LLVM GCNHazardRecognizer::checkRWLaneHazards (RWLaneWaitStates = 4)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -114,7 +110,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx9 vector store of more than 8 bytes, then a VALU writes its data VGPRs",
         needs: "1 wait state (2 on gfx940+: s_nop 1)",
         source: "LLVM GCNHazardRecognizer::checkVALUHazards / createsVALUHazard (VALUWaitStates)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -122,7 +118,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx940+ VALU writes an SGPR, then a VALU reads it",
         needs: "2 wait states (s_nop 1)",
         source: "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteSGPRVALUReadWaitstates = 2, hasVDecCoExecHazard)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -130,7 +126,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx940+ VALU writes EXEC, then v_readlane/v_readfirstlane/v_writelane",
         needs: "4 wait states (s_nop 3)",
         source: "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteEXECRWLane = 4)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -138,7 +134,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx940+ VALU writes a VGPR, then v_readlane/v_readfirstlane reads it",
         needs: "1 wait state (s_nop 0)",
         source: "LLVM GCNHazardRecognizer::checkVALUHazards (VALUWriteVGPRReadlaneRead = 1)",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: true,
         war: false,
     },
@@ -146,7 +142,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx11 wave64 VALU reads an SGPR as a lane mask or carry, an SALU writes it, then it is read",
         needs: "s_waitcnt_depctr 0xfffe (sa_sdst(0)) after the SALU write",
         source: "LLVM GCNHazardRecognizer::fixVALUMaskWriteHazard (hasVALUMaskWriteHazard)",
-        generations: GFX11,
+        family: HazardRules::Wave64MaskWrite,
         checked: true,
         war: false,
     },
@@ -154,7 +150,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx12 SALU writes an SGPR a VALU has read, then it is read",
         needs: "s_wait_alu depctr_sa_sdst(0) (0xfffe)",
         source: "LLVM AMDGPUWaitSGPRHazards.cpp (WA_SALU)",
-        generations: GFX12,
+        family: HazardRules::WaitAlu,
         checked: true,
         war: false,
     },
@@ -162,7 +158,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx12 VALU writes an SGPR a VALU has read, then a VALU reads it",
         needs: "s_wait_alu depctr_va_sdst(0) (0xf1ff)",
         source: "LLVM AMDGPUWaitSGPRHazards.cpp (WA_VALU)",
-        generations: GFX12,
+        family: HazardRules::WaitAlu,
         checked: true,
         war: false,
     },
@@ -170,7 +166,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx12 VALU writes VCC (a VALU has read it), then a VALU reads VCC",
         needs: "s_wait_alu depctr_va_vcc(0) (0xfffd)",
         source: "LLVM AMDGPUWaitSGPRHazards.cpp (WA_VCC)",
-        generations: GFX12,
+        family: HazardRules::WaitAlu,
         checked: true,
         war: false,
     },
@@ -178,7 +174,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx1010 vector memory reads a register, then an SALU/SMEM writes it",
         needs: "s_waitcnt_depctr 0xffe3 (vm_vsrc(0)) or a VALU in between",
         source: "LLVM GCNHazardRecognizer::fixVMEMtoScalarWriteHazards (gfx1010-1013)",
-        generations: GFX10,
+        family: HazardRules::WriteAfterRead,
         checked: true,
         war: true,
     },
@@ -186,7 +182,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx1010 SMEM reads an SGPR, then a VALU writes it",
         needs: "an SALU in between (s_mov_b32 null, 0)",
         source: "LLVM GCNHazardRecognizer::fixSMEMtoVectorWriteHazards (gfx1010-1013)",
-        generations: GFX10,
+        family: HazardRules::WriteAfterRead,
         checked: true,
         war: true,
     },
@@ -194,7 +190,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx1010 a non-VALU reads EXEC, then a VALU (v_cmpx) writes it",
         needs: "s_waitcnt_depctr 0xfffe (sa_sdst(0))",
         source: "LLVM GCNHazardRecognizer::fixVcmpxExecWARHazard (gfx1010-1013)",
-        generations: GFX10,
+        family: HazardRules::WriteAfterRead,
         checked: true,
         war: true,
     },
@@ -202,7 +198,7 @@ pub static RULES: [Rule; 16] = [
         name: "gfx9 s_setreg, then s_getreg of the same register",
         needs: "2 wait states",
         source: "LLVM GCNHazardRecognizer::checkGetRegHazards (GetRegWaitStates = 2); s_setreg is not emulated",
-        generations: GFX9,
+        family: HazardRules::WaitStates,
         checked: false,
         war: false,
     },
@@ -513,8 +509,8 @@ pub fn analyse(
         }
     }
     let mut found: HashMap<usize, Vec<Hazard>> = HashMap::new();
-    match isa.generation {
-        Generation::Gfx9 => {
+    match isa.hazards {
+        HazardRules::WaitStates => {
             let rules = windows(isa);
             for (i, inst) in insts.iter().enumerate() {
                 let Some(inst) = inst else { continue };
@@ -544,12 +540,12 @@ pub fn analyse(
                 }
             }
         }
-        Generation::Gfx11 if wave64 => forward(insts, deps, &successors, Gfx11Mask, &mut found),
-        Generation::Gfx12 => forward(insts, deps, &successors, Gfx12Alu, &mut found),
-        Generation::Gfx10 if isa.rdna1_war_hazards => {
-            rdna1_war(insts, deps, &successors, &mut found)
+        HazardRules::Wave64MaskWrite if wave64 => {
+            forward(insts, deps, &successors, Gfx11Mask, &mut found)
         }
-        Generation::Gfx10 | Generation::Gfx11 => {}
+        HazardRules::WaitAlu => forward(insts, deps, &successors, Gfx12Alu, &mut found),
+        HazardRules::WriteAfterRead => rdna1_war(insts, deps, &successors, &mut found),
+        HazardRules::Wave64MaskWrite | HazardRules::Interlocked => {}
     }
     found
 }
@@ -972,14 +968,15 @@ mod tests {
     fn every_rule_names_its_source_and_generation() {
         for r in &RULES {
             assert!(r.source.starts_with("LLVM "), "{}", r.name);
-            let generation = r.generations[0].name();
-            assert!(
-                r.name.starts_with(generation)
-                    || r.name.starts_with("gfx940")
-                    || r.name.starts_with("gfx1010"),
-                "{}",
-                r.name
-            );
+            // Each row is named for the first processors its family has.
+            let named = match r.family {
+                HazardRules::WaitStates => ["gfx9 ", "gfx940+ "],
+                HazardRules::WriteAfterRead => ["gfx1010 ", "gfx1010 "],
+                HazardRules::Wave64MaskWrite => ["gfx11 ", "gfx11 "],
+                HazardRules::WaitAlu => ["gfx12 ", "gfx12 "],
+                HazardRules::Interlocked => panic!("{}: a rule of no family", r.name),
+            };
+            assert!(named.iter().any(|p| r.name.starts_with(p)), "{}", r.name);
         }
         // The one rule the analysis does not check is s_setreg's (not emulated).
         let unchecked: Vec<&str> = RULES

@@ -85,11 +85,30 @@ pub struct Isa {
     /// gfx9-4-generic, not gfx908, gfx90a or gfx9-generic. Kept per target
     /// because there the same bits are not an instruction at all.
     pub gfx940_insts: bool,
-    /// gfx1010-gfx1013's write-after-read hazards (LLVM's
+    /// The manually inserted wait states this instruction set needs (the
+    /// emulator's hazard analysis, `emu::hazards`, reads it).
+    pub hazards: HazardRules,
+}
+
+/// Which family of manually inserted wait-state rules ("hazards") an
+/// instruction set has (LLVM `GCNHazardRecognizer.cpp`,
+/// `AMDGPUWaitSGPRHazards.cpp`; the ISA guides' "Manually Inserted Wait
+/// States" tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HazardRules {
+    /// Counted wait-state windows between a producer and a consumer (gfx9's
+    /// `check*` rules; the gfx940 additions where `gfx940_insts`).
+    WaitStates,
+    /// Write-after-read hazards cleared by a later instruction (LLVM's
     /// `FeatureVMEMtoScalarWriteHazard`, `FeatureSMEMtoVectorWriteHazard`,
-    /// `FeatureVcmpxExecWARHazard`; RDNA1 only, not gfx1030+): the emulator's
-    /// hazard rules read it (`emu::hazards`).
-    pub rdna1_war_hazards: bool,
+    /// `FeatureVcmpxExecWARHazard`: gfx1010-gfx1013 only, not gfx1030+).
+    WriteAfterRead,
+    /// None of the modelled rules applies (gfx1030+: interlocked).
+    Interlocked,
+    /// A VALU write of a lane mask read in wave64 (gfx11).
+    Wave64MaskWrite,
+    /// SALU/VALU writes read before an `s_wait_alu` (gfx12).
+    WaitAlu,
 }
 
 impl Isa {
@@ -98,14 +117,14 @@ impl Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: false,
         gfx940_insts: false,
-        rdna1_war_hazards: false,
+        hazards: HazardRules::Wave64MaskWrite,
     };
     /// gfx1150-gfx1152 (RDNA3.5).
     pub const GFX115X: Isa = Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: true,
         gfx940_insts: false,
-        rdna1_war_hazards: false,
+        hazards: HazardRules::Wave64MaskWrite,
     };
     /// gfx9 without the gfx940 additions (GCN5/CDNA1-2: gfx908, gfx90a,
     /// gfx9-generic): wave64 only.
@@ -113,7 +132,7 @@ impl Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: false,
-        rdna1_war_hazards: false,
+        hazards: HazardRules::WaitStates,
     };
     /// gfx9 with the gfx940 additions (CDNA3/4: gfx942, gfx950,
     /// gfx9-4-generic): wave64 only.
@@ -121,7 +140,7 @@ impl Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: true,
-        rdna1_war_hazards: false,
+        hazards: HazardRules::WaitStates,
     };
     /// gfx10.1 (RDNA1: gfx1010-gfx1013, gfx10-1-generic): gfx10 with the
     /// write-after-read hazards.
@@ -129,20 +148,20 @@ impl Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
-        rdna1_war_hazards: true,
+        hazards: HazardRules::WriteAfterRead,
     };
     /// gfx10.3 (RDNA2: gfx1030, gfx10-3-generic).
     pub const GFX10: Isa = Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
-        rdna1_war_hazards: false,
+        hazards: HazardRules::Interlocked,
     };
     /// gfx1200, gfx1201 and gfx12-generic.
     pub const GFX12: Isa = Isa {
         generation: Generation::Gfx12,
         dpp_src1_scalar: true,
         gfx940_insts: false,
-        rdna1_war_hazards: false,
+        hazards: HazardRules::WaitAlu,
     };
 }
