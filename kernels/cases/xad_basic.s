@@ -3,6 +3,6 @@
 // `basic` case (src/cases/basic.rs). Its body differs per generation (memory
 // and wait spellings, where the workgroup id is), and it is kept as a whole
 // kernel without frame macros so it reads as one: the frame includes
-// kernels/include/xad_basic_gfx<N>.inc, this generation's text.
+// kernels/include/xad_basic_gfx<N>.s, this generation's text.
 .include "xad_frame.inc"
-XAD_GEN_INCLUDE xad_basic
+XAD_GEN_INCLUDE xad_basic, s

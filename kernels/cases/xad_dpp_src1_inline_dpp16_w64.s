@@ -1,6 +1,6 @@
 // needs: vop3_dpp dpp_src1_scalar
 // xad_dpp_src1_inline_dpp16_w64: v_xad_u32 with DPP16 on src0 and each inline constant as src1, wave64.
-// RDNA4 (gfx1200, gfx1201, gfx12-generic); gfx1100-1103 reject a scalar src1 with DPP.
+// Built where the target takes a scalar src1 with DPP (needs dpp_src1_scalar).
 // See kernels/include/xad_dpp_src1.inc and src/cases/dpp_src1.rs.
 .include "xad_frame.inc"
 .include "xad_dpp.inc"

@@ -1,6 +1,6 @@
 // needs: wave32 vop3_dpp dpp_src1_scalar
 // xad_dpp_src1_sgpr_dpp16_w32: v_xad_u32 with DPP16 on src0 and an SGPR or special register as src1, wave32.
-// RDNA4 (gfx1200, gfx1201, gfx12-generic); gfx1100-1103 reject a scalar src1 with DPP.
+// Built where the target takes a scalar src1 with DPP (needs dpp_src1_scalar).
 // See kernels/include/xad_dpp_src1.inc and src/cases/dpp_src1.rs.
 .include "xad_frame.inc"
 .include "xad_dpp.inc"

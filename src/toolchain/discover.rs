@@ -258,14 +258,22 @@ fn canary_bytes(mcpu: &str) -> Option<([u8; 12], &'static str)> {
 /// macro `m` with the target ID and the metadata minor version
 /// (`amdhsa.version: [1, minor]`, 2 for v5, 3 for v6) before `args` (the
 /// metadata is raw text, so both reach it as macro arguments).
+///
+/// Guarded so a second `.include` is a no-op: the reference kernel
+/// (`kernels/include/xad_basic_gfx*.s`) names it to assemble on its own and
+/// is also included after a frame that named it. The guard is a `.L` symbol,
+/// which the assembler keeps out of the object.
 pub fn target_include(mcpu: &str) -> String {
     let minor = code_object_version(mcpu) - 3;
     format!(
         "// xad_target.inc for {mcpu}: written by xad-harness (build.rs, run --kernel).\n\
+         .ifndef .Lxad_target_inc\n\
+         .set .Lxad_target_inc, 1\n\
          .amdgcn_target \"amdgcn-amd-amdhsa--{mcpu}\"\n\
          .macro XAD_TARGETED macro:req, args:vararg\n\
          \\macro amdgcn-amd-amdhsa--{mcpu}, {minor}, \\args\n\
-         .endm\n"
+         .endm\n\
+         .endif\n"
     )
 }
 

@@ -14,17 +14,19 @@
 // ttmp9 = workgroup id x (gfx12's architected SGPRs; gfx11's system SGPR s2
 // is not relied on), v0 = packed work-item id (x in bits 9:0).
 //
-// The gfx12 (RDNA4) twin of kernels/include/xad_basic_gfx11.inc: the same instructions
+// The gfx12 (RDNA4) twin of kernels/include/xad_basic_gfx11.s: the same instructions
 // but for the workgroup id and the waits (gfx12 has `s_wait_kmcnt` for scalar
 // loads and `s_wait_loadcnt` for vector loads instead of `s_waitcnt`). Why no
 // `s_wait_storecnt`/`s_sendmsg MSG_DEALLOC_VGPRS` precedes `s_endpgm`: see
 // kernels/include/xad_frame_gfx12.inc.
 
-// The gfx12 text of the reference kernel: kernels/cases/xad_basic.s includes
-// it through xad_frame_gfx12.inc's XAD_GEN_INCLUDE, after that frame included
-// xad_target.inc (the target's `.amdgcn_target` and XAD_TARGETED, which the
-// metadata below uses). Self-contained otherwise: no frame macro, so it
-// reads as a whole kernel.
+// The gfx12 text of the reference kernel, a whole kernel without frame
+// macros: kernels/cases/xad_basic.s includes it through xad_frame_gfx12.inc's
+// XAD_GEN_INCLUDE, and it also assembles on its own (`run --kernel` this
+// file, or a copy). `.amdgcn_target` and XAD_TARGETED (which the metadata
+// below uses): xad_target.inc, written per target from src/target.rs and
+// included once however often it is named (the frame names it too).
+.include "xad_target.inc"
 
 .text
 .globl xad_basic

@@ -13,11 +13,13 @@
 // Wave32. Initial state (kernel descriptor below): s[0:1] = kernarg pointer,
 // s2 = workgroup id x, v0 = packed work-item id (x in bits 9:0).
 
-// The gfx11 text of the reference kernel: kernels/cases/xad_basic.s includes
-// it through xad_frame_gfx11.inc's XAD_GEN_INCLUDE, after that frame included
-// xad_target.inc (the target's `.amdgcn_target` and XAD_TARGETED, which the
-// metadata below uses). Self-contained otherwise: no frame macro, so it
-// reads as a whole kernel.
+// The gfx11 text of the reference kernel, a whole kernel without frame
+// macros: kernels/cases/xad_basic.s includes it through xad_frame_gfx11.inc's
+// XAD_GEN_INCLUDE, and it also assembles on its own (`run --kernel` this
+// file, or a copy). `.amdgcn_target` and XAD_TARGETED (which the metadata
+// below uses): xad_target.inc, written per target from src/target.rs and
+// included once however often it is named (the frame names it too).
+.include "xad_target.inc"
 
 .text
 .globl xad_basic
