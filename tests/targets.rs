@@ -677,6 +677,7 @@ fn case_stubs() -> Vec<(String, Vec<xad_harness::target::Need>)> {
 #[test]
 fn each_case_stub_needs_what_its_case_requires() {
     let stubs = case_stubs();
+    let mut wrong = Vec::new();
     for case in cases::catalogue() {
         let (_, needs) = stubs
             .iter()
@@ -692,8 +693,14 @@ fn each_case_stub_needs_what_its_case_requires() {
             .collect();
         want.sort_unstable();
         got.sort_unstable();
-        assert_eq!(got, want, "kernels/cases/{}.s needs line", case.kernel);
+        if got != want {
+            wrong.push(format!(
+                "kernels/cases/{}.s: needs {got:?}, its case requires {want:?}",
+                case.kernel
+            ));
+        }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     for t in TARGETS {
         let built: Vec<&str> = stubs
             .iter()

@@ -1,4 +1,4 @@
-// needs: wave32
+// needs: wave32 vop3_literal
 // xad_chain_w32: dependent v_xad_u32 back to back, wave32. See
 // kernels/include/xad_chain.inc and src/cases/chain.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: wave32
+// needs: wave32 vop3_literal two_scalar_reads
 // xad_literal_w32: 32-bit literal sources, wave32. See
 // kernels/include/xad_literal.inc and src/cases/literal.rs.
 .include "xad_frame.inc"

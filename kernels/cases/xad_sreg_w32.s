@@ -1,4 +1,4 @@
-// needs: wave32
+// needs: wave32 two_scalar_reads null_sgpr high_sgprs
 // xad_sreg_w32: scalar and special-register sources, wave32. See
 // kernels/include/xad_sreg.inc and src/cases/sreg.rs.
 .include "xad_frame.inc"
