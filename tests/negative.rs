@@ -295,14 +295,14 @@ fn store_outside_every_allocation_is_a_memory_fault() {
 fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
     let dir = scratch("neg-catalogue-copy");
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    for sub in ["gfx11", "include"] {
+    for sub in ["cases", "include"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
         for entry in std::fs::read_dir(src.join(sub)).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, dir.join(sub).join(path.file_name().unwrap())).unwrap();
         }
     }
-    let kernel = dir.join("gfx11/xad_dpp16_shift_w32.s");
+    let kernel = dir.join("cases/xad_dpp16_shift_w32.s");
     let run_it = || {
         run(harness()
             .args([
