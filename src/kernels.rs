@@ -1,5 +1,5 @@
-//! The code objects `build.rs` assembled from `kernels/<dir>/<name>.s` for each
-//! target of [`crate::target::TARGETS`], embedded in the binary so the tool runs
+//! The code objects `build.rs` assembled from `kernels/cases/<name>.s` for each
+//! target of [`crate::target::TARGETS`] that has the stub's needs, embedded in the binary so the tool runs
 //! without a toolchain.
 
 use std::path::Path;

@@ -1468,7 +1468,7 @@ mod tests {
                 json!({
                     "status": s, "lanes_passed": passed, "case": format!("case{i}"),
                     "description": "", "kernel": "xad_basic",
-                    "kernel_source": {"embedded": {"source": "kernels/gfx11/xad_basic.s"}},
+                    "kernel_source": {"embedded": {"source": "kernels/cases/xad_basic.s"}},
                     "device": "emulator:gfx1100", "executor": "emulated gfx1100",
                     "target": "gfx1100", "seed": seed, "guard_seed": seed ^ 1, "lanes": 256,
                     "scalars": [],

@@ -1,8 +1,9 @@
 //! The GPU targets the harness builds and runs kernels for, as data: one row
-//! per target with its instruction set ([`Isa`]), the kernel directories its
-//! code objects are assembled from, the code object version, and the cards it
-//! is. `build.rs` includes this file too (it assembles `kernel_dirs` for each
-//! row), so a target is added here and nowhere else.
+//! per target with its instruction set ([`Isa`]), the code object version,
+//! and the cards it is. `build.rs` includes this file too (it assembles each
+//! `kernels/cases/` stub for every row that [`Target::has`] the features the
+//! stub's `// needs:` line names, with the frame of the row's generation), so
+//! a target is added here and nowhere else.
 //!
 //! A device runs the code object built for its exact processor (its
 //! gcnArchName without feature suffixes); a processor with no row of its own
@@ -72,6 +73,42 @@ pub enum Feature {
 }
 
 impl Feature {
+    /// Every feature with the word a kernel stub names it by in its
+    /// `// needs:` line (`kernels/cases/*.s`; build.rs builds a stub for each
+    /// target that [`Target::has`] every word of it). LLVM's feature names
+    /// where LLVM has one, lower-case.
+    pub const KEYS: [(Feature, &'static str); 12] = [
+        (Feature::DppSrc1Scalar, "dpp_src1_scalar"),
+        (Feature::Wave32, "wave32"),
+        (Feature::Vop3Dpp, "vop3_dpp"),
+        (Feature::Vop3Literal, "vop3_literal"),
+        (Feature::TwoScalarReads, "two_scalar_reads"),
+        (Feature::NullSgpr, "null_sgpr"),
+        (Feature::HighSgprs, "high_sgprs"),
+        (Feature::DppWaveControls, "dpp_wave_controls"),
+        (Feature::DppRowShare, "dpp_row_share"),
+        (Feature::Dpp8, "dpp8"),
+        (Feature::DppFetchInactive, "dpp_fetch_inactive"),
+        (Feature::Gfx9SpecialSgprs, "gfx9_special_sgprs"),
+    ];
+
+    /// The word of [`Feature::KEYS`] for this feature.
+    pub fn key(self) -> &'static str {
+        Feature::KEYS
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, k)| *k)
+            .expect("every feature has a key")
+    }
+
+    /// The feature a `// needs:` word names.
+    pub fn from_key(key: &str) -> Option<Feature> {
+        Feature::KEYS
+            .iter()
+            .find(|(_, k)| *k == key)
+            .map(|(f, _)| *f)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Feature::DppSrc1Scalar => "an SGPR or inline constant as src1 of a DPP VOP3",
@@ -94,6 +131,38 @@ impl Feature {
     }
 }
 
+/// One word of a kernel stub's `// needs:` line: a feature, and whether the
+/// target must have it (`wave32`) or lack it (`!wave32`: the wave64 soak and
+/// microbench kernels exist only where there is no wave32 one).
+pub type Need = (Feature, bool);
+
+/// The needs of a `kernels/cases/` stub from its first line,
+/// `// needs: w1 w2 !w3` (words of [`Feature::KEYS`]) or `// needs: none` (every
+/// target). build.rs builds the stub for each target that [`Target::meets`]
+/// them; tests read them the same way.
+pub fn parse_needs(line: &str) -> Result<Vec<Need>, String> {
+    let words = line
+        .strip_prefix("// needs:")
+        .ok_or("not a `// needs: ...` line (`// needs: none` for every target)")?;
+    let words: Vec<&str> = words.split_whitespace().collect();
+    if words == ["none"] {
+        return Ok(Vec::new());
+    }
+    if words.is_empty() {
+        return Err("`// needs:` names nothing; write `// needs: none`".into());
+    }
+    words
+        .iter()
+        .map(|w| {
+            let (key, wanted) = w.strip_prefix('!').map_or((*w, true), |k| (k, false));
+            Feature::from_key(key).map(|f| (f, wanted)).ok_or_else(|| {
+                let known: Vec<&str> = Feature::KEYS.iter().map(|(_, k)| *k).collect();
+                format!("unknown feature {key:?} (known: {})", known.join(", "))
+            })
+        })
+        .collect()
+}
+
 /// One target: a processor (`gfx1151`) or a generic target (`gfx11-generic`).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Target {
@@ -110,8 +179,6 @@ pub struct Target {
     /// Code object version assembled (`-mcode-object-version`): generic
     /// targets need v6, processors use v5 (what ROCm 6 and 7 both load).
     pub code_object_version: u8,
-    /// Directories under `kernels/` whose `*.s` are assembled for it.
-    pub kernel_dirs: &'static [&'static str],
     /// Features this processor has beyond what its [`Isa`] implies (gfx90a:
     /// the gfx90a additions gfx908 lacks, in the same instruction set).
     pub features: &'static [Feature],
@@ -121,35 +188,29 @@ pub struct Target {
 /// and `FeaturePackedTID`); gfx940 and later have them through their Isa.
 const GFX90A_FEATURES: &[Feature] = &[Feature::PackedWorkItemIds, Feature::UnifiedVgprs];
 
-const GFX11_DIRS: &[&str] = &["gfx11"];
-const GFX115X_DIRS: &[&str] = &["gfx11", "gfx115x"];
-const GFX12_DIRS: &[&str] = &["gfx12"];
-const GFX9_DIRS: &[&str] = &["gfx9"];
-const GFX10_DIRS: &[&str] = &["gfx10"];
-
 /// Every target, in the order `--target all` runs them.
 pub static TARGETS: &[Target] = &[
-    processor("gfx1100", Isa::GFX11, "RDNA3", "Radeon RX 7900 XTX/XT/GRE, Radeon PRO W7900/W7800", GFX11_DIRS),
-    processor("gfx1101", Isa::GFX11, "RDNA3", "Radeon RX 7800 XT/7700 XT, Radeon PRO W7700", GFX11_DIRS),
-    processor("gfx1102", Isa::GFX11, "RDNA3", "Radeon RX 7600/7600 XT, Radeon PRO W7600/W7500", GFX11_DIRS),
-    processor("gfx1103", Isa::GFX11, "RDNA3", "Radeon 780M/760M/740M (Ryzen 7040/8040 APUs)", GFX11_DIRS),
-    processor("gfx1150", Isa::GFX115X, "RDNA3.5", "Radeon 890M/880M (Ryzen AI 300, Strix Point)", GFX115X_DIRS),
-    processor("gfx1151", Isa::GFX115X, "RDNA3.5", "Radeon 8060S/8050S (Ryzen AI Max, Strix Halo)", GFX115X_DIRS),
-    processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)", GFX115X_DIRS),
+    processor("gfx1100", Isa::GFX11, "RDNA3", "Radeon RX 7900 XTX/XT/GRE, Radeon PRO W7900/W7800"),
+    processor("gfx1101", Isa::GFX11, "RDNA3", "Radeon RX 7800 XT/7700 XT, Radeon PRO W7700"),
+    processor("gfx1102", Isa::GFX11, "RDNA3", "Radeon RX 7600/7600 XT, Radeon PRO W7600/W7500"),
+    processor("gfx1103", Isa::GFX11, "RDNA3", "Radeon 780M/760M/740M (Ryzen 7040/8040 APUs)"),
+    processor("gfx1150", Isa::GFX115X, "RDNA3.5", "Radeon 890M/880M (Ryzen AI 300, Strix Point)"),
+    processor("gfx1151", Isa::GFX115X, "RDNA3.5", "Radeon 8060S/8050S (Ryzen AI Max, Strix Halo)"),
+    processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)"),
     // LLVM 22 knows it (LLVM 19 does not: built only where LLVM 22 is found);
     // the documents read here name no product for it.
-    processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)", GFX115X_DIRS),
-    processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060", GFX12_DIRS),
-    processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", GFX12_DIRS),
-    processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", GFX9_DIRS),
+    processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)"),
+    processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060"),
+    processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700"),
+    processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100"),
     Target {
         features: GFX90A_FEATURES,
-        ..processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", GFX9_DIRS)
+        ..processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X")
     },
-    processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X", GFX9_DIRS),
-    processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X", GFX9_DIRS),
-    processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", GFX10_DIRS),
-    processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620", GFX10_DIRS),
+    processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X"),
+    processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X"),
+    processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700"),
+    processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620"),
     Target {
         name: "gfx11-generic",
         isa: Isa::GFX11,
@@ -158,7 +219,6 @@ pub static TARGETS: &[Target] = &[
         covers: &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
         code_object_version: 6,
         features: &[],
-        kernel_dirs: GFX11_DIRS,
     },
     Target {
         name: "gfx12-generic",
@@ -168,7 +228,6 @@ pub static TARGETS: &[Target] = &[
         covers: &["gfx1200", "gfx1201"],
         code_object_version: 6,
         features: &[],
-        kernel_dirs: GFX12_DIRS,
     },
     Target {
         name: "gfx9-generic",
@@ -178,7 +237,6 @@ pub static TARGETS: &[Target] = &[
         covers: &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
         code_object_version: 6,
         features: &[],
-        kernel_dirs: GFX9_DIRS,
     },
     Target {
         name: "gfx9-4-generic",
@@ -188,7 +246,6 @@ pub static TARGETS: &[Target] = &[
         covers: &["gfx940", "gfx941", "gfx942", "gfx950"],
         code_object_version: 6,
         features: &[],
-        kernel_dirs: GFX9_DIRS,
     },
     Target {
         name: "gfx10-1-generic",
@@ -198,7 +255,6 @@ pub static TARGETS: &[Target] = &[
         covers: &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
         code_object_version: 6,
         features: &[],
-        kernel_dirs: GFX10_DIRS,
     },
     Target {
         name: "gfx10-3-generic",
@@ -208,7 +264,6 @@ pub static TARGETS: &[Target] = &[
         covers: &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
         code_object_version: 6,
         features: &[],
-        kernel_dirs: GFX10_DIRS,
     },
 ];
 
@@ -217,7 +272,6 @@ const fn processor(
     isa: Isa,
     architecture: &'static str,
     cards: &'static str,
-    kernel_dirs: &'static [&'static str],
 ) -> Target {
     Target {
         name,
@@ -226,7 +280,6 @@ const fn processor(
         cards,
         covers: &[],
         code_object_version: 5,
-        kernel_dirs,
         features: &[],
     }
 }
@@ -274,6 +327,12 @@ impl Target {
             | Feature::DppFetchInactive => gfx10_on,
             Feature::DppWaveControls | Feature::Gfx9SpecialSgprs => !gfx10_on,
         }
+    }
+
+    /// Whether the target has every feature of `needs` it must have and none
+    /// it must lack: a `kernels/cases/` stub with these needs is built for it.
+    pub fn meets(&self, needs: &[Need]) -> bool {
+        needs.iter().all(|&(f, wanted)| self.has(f) == wanted)
     }
 
     /// Whether a device whose processor is `processor` (gcnArchName without

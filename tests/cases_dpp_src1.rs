@@ -198,10 +198,11 @@ fn coverage_of_scalar_src1_forms() {
     }
 }
 
-fn source(dir: &str, kernel: &str) -> PathBuf {
+/// `kernel`'s stub (one for every generation: the frame comes from the
+/// `xad_frame.inc` written for the target it is assembled for).
+fn source(kernel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("kernels")
-        .join(dir)
+        .join("kernels/cases")
         .join(format!("{kernel}.s"))
 }
 
@@ -211,7 +212,7 @@ fn source(dir: &str, kernel: &str) -> PathBuf {
 #[test]
 fn the_gfx1100_toolchain_refuses_the_kernels() {
     for spec in dpp_src1_specs() {
-        let src = source("gfx115x", spec.case.kernel);
+        let src = source(spec.case.kernel);
         assemble_file(&src, "gfx1151")
             .unwrap_or_else(|e| panic!("{} for gfx1151: {e}", src.display()));
         for mcpu in ["gfx1100", "gfx11-generic"] {
@@ -368,14 +369,14 @@ fn boundary_lane_counts() {
     }
 }
 
-/// `kernel`'s source for `dir` (gfx115x or gfx12) assembled for `mcpu` with
-/// one line of the case bodies (kernels/include/xad_dpp_src1.inc) replaced:
-/// a copy of kernels/include in a scratch directory, the wrapper beside it.
-fn assemble_edited(dir: &str, kernel: &str, mcpu: &str, from: &str, to: &str) -> Vec<u8> {
+/// `kernel`'s stub assembled for `mcpu` with one line of the case bodies
+/// (kernels/include/xad_dpp_src1.inc) replaced: a copy of kernels/include in
+/// a scratch directory, the stub in a sibling `cases/`.
+fn assemble_edited(kernel: &str, mcpu: &str, from: &str, to: &str) -> Vec<u8> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let scratch = tempfile::tempdir().expect("temp dir");
     let include = scratch.path().join("include");
-    let wrappers = scratch.path().join(dir);
+    let wrappers = scratch.path().join("cases");
     std::fs::create_dir_all(&include)
         .and_then(|()| std::fs::create_dir_all(&wrappers))
         .expect("scratch dirs");
@@ -391,7 +392,7 @@ fn assemble_edited(dir: &str, kernel: &str, mcpu: &str, from: &str, to: &str) ->
     );
     std::fs::write(include.join("xad_dpp_src1.inc"), body.replace(from, to)).expect("write body");
     let wrapper = wrappers.join(format!("{kernel}.s"));
-    std::fs::copy(source(dir, kernel), &wrapper).expect("copy wrapper");
+    std::fs::copy(source(kernel), &wrapper).expect("copy wrapper");
     assemble_file(&wrapper, mcpu).unwrap_or_else(|e| panic!("edited {kernel} for {mcpu}: {e}"))
 }
 
@@ -416,13 +417,13 @@ fn a_kernel_with_one_operand_changed_fails() {
             11,
         ),
     ];
-    for (device, dir) in [("gfx1151", "gfx115x"), ("gfx1201", "gfx12")] {
+    for device in ["gfx1151", "gfx1201"] {
         for (name, from, to, word) in edits {
             let spec = dpp_src1_specs()
                 .into_iter()
                 .find(|s| s.case.name == name)
                 .expect("case");
-            let same = assemble_edited(dir, spec.case.kernel, device, from, from);
+            let same = assemble_edited(spec.case.kernel, device, from, from);
             let r = run_on(device, &spec.case, &same, 200, 11);
             assert_eq!(
                 r.status(),
@@ -430,7 +431,7 @@ fn a_kernel_with_one_operand_changed_fails() {
                 "{device} unedited {name}, seed 11: {}",
                 describe(&r)
             );
-            let wrong = assemble_edited(dir, spec.case.kernel, device, from, to);
+            let wrong = assemble_edited(spec.case.kernel, device, from, to);
             let r = run_on(device, &spec.case, &wrong, 200, 11);
             assert_eq!(
                 r.status(),

@@ -9,7 +9,7 @@
 //!   ([`asm_text`], built from the table's operand forms alone, not from the
 //!   encoder), so the encoder and the tables cannot agree on a mistake.
 //!
-//! Since gfx11 (kernels/gfx11) and gfx12 (kernels/gfx12) kernels both match
+//! Since the gfx11 and gfx12 builds of each kernels/cases stub both match
 //! the same tables, they hold the same forms in the same order. Also checks the
 //! kernel's wave size (descriptor and metadata), argument list and target ID.
 

@@ -1,4 +1,4 @@
-//! Code object parsing against what `kernels/gfx1100/xad_basic.s` declares, the
+//! Code object parsing against what `kernels/include/xad_basic_gfx11.s` declares, the
 //! kernarg layout built from it, target IDs, and the toolchain canary.
 
 mod common;

@@ -367,7 +367,8 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
 
 // ---- memory counters (src/emu/counters.rs) ----
 
-/// The project's own basic kernel for `dir` (a kernels/ directory), with
+/// The project's own basic kernel `file` of `dir` (a kernels/ directory:
+/// `cases` for a stub, `include` for a generation's reference kernel), with
 /// every line for which `edit` returns `None` removed and the others replaced
 /// by what it returns, in it and in the frame files it includes (copied
 /// beside it as `../include`, where `run --kernel` looks for them).
@@ -431,7 +432,7 @@ fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::
 /// wait for the first of three loads is spelled).
 const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
     (
-        "gfx9",
+        "cases",
         "xad_basic_w64",
         "basic_w64",
         "gfx942",
@@ -439,7 +440,7 @@ const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
         "s_waitcnt vmcnt(2)",
     ),
     (
-        "gfx9",
+        "cases",
         "xad_basic_w64",
         "basic_w64",
         "gfx908",
@@ -447,32 +448,32 @@ const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
         "s_waitcnt vmcnt(2)",
     ),
     (
-        "gfx10",
-        "xad_basic",
+        "include",
+        "xad_basic_gfx10",
         "basic",
         "gfx1010",
         "s_waitcnt vmcnt(0)",
         "s_waitcnt vmcnt(2)",
     ),
     (
-        "gfx11",
-        "xad_basic",
+        "include",
+        "xad_basic_gfx11",
         "basic",
         "gfx1100",
         "s_waitcnt vmcnt(0)",
         "s_waitcnt vmcnt(2)",
     ),
     (
-        "gfx11",
-        "xad_basic",
+        "include",
+        "xad_basic_gfx11",
         "basic",
         "gfx1151",
         "s_waitcnt vmcnt(0)",
         "s_waitcnt vmcnt(2)",
     ),
     (
-        "gfx12",
-        "xad_basic",
+        "include",
+        "xad_basic_gfx12",
         "basic",
         "gfx1201",
         "s_wait_loadcnt 0",
@@ -536,7 +537,7 @@ fn a_wait_that_covers_only_the_older_loads_leaves_the_youngest_undefined() {
 fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
     // gfx11: the kernel's two s_loads then lgkmcnt(1): SMEM returns out of
     // order, so neither is known to have landed (LLVM waits for 0 too).
-    let one = edited_basic("gfx11", "xad_basic", "lgkm1", |l| {
+    let one = edited_basic("include", "xad_basic_gfx11", "lgkm1", |l| {
         Some(l.replace("s_waitcnt lgkmcnt(0)", "s_waitcnt lgkmcnt(1)"))
     });
     let r = run_user_kernel(&one, "gfx1100", "basic");
@@ -547,13 +548,13 @@ fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
         r.all()
     );
     // gfx12: s_wait_kmcnt 1 likewise; s_wait_kmcnt 0 (the kernel as it is) passes.
-    let one = edited_basic("gfx12", "xad_basic", "km1", |l| {
+    let one = edited_basic("include", "xad_basic_gfx12", "km1", |l| {
         Some(l.replace("s_wait_kmcnt 0", "s_wait_kmcnt 1"))
     });
     let r = run_user_kernel(&one, "gfx1201", "basic");
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.all().contains("needs s_wait_kmcnt 0"), "{}", r.all());
-    let kept = edited_basic("gfx12", "xad_basic", "km0", |l| Some(l.to_string()));
+    let kept = edited_basic("include", "xad_basic_gfx12", "km0", |l| Some(l.to_string()));
     assert_eq!(run_user_kernel(&kept, "gfx1201", "basic").code, 0);
 }
 
@@ -561,7 +562,7 @@ fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
 fn writing_a_register_a_load_may_still_write_is_undefined() {
     // v_mov_b32 v4, v4... no: v4 is overwritten before the wait (the load
     // may land after the write), then the wait, then the xad reads v4.
-    let raced = edited_basic("gfx11", "xad_basic", "waw", |l| {
+    let raced = edited_basic("include", "xad_basic_gfx11", "waw", |l| {
         Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
             "  v_mov_b32 v4, 0\n  s_waitcnt vmcnt(0)".to_string()
         } else {
@@ -578,7 +579,7 @@ fn writing_a_register_a_load_may_still_write_is_undefined() {
     );
     // Positive twin: the same write after the wait is an ordinary overwrite
     // (the model then disagrees, but every lane is defined: failed, not undefined).
-    let after = edited_basic("gfx11", "xad_basic", "waw-after", |l| {
+    let after = edited_basic("include", "xad_basic_gfx11", "waw-after", |l| {
         Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
             "  s_waitcnt vmcnt(0)\n  v_mov_b32 v4, 0".to_string()
         } else {
@@ -595,7 +596,7 @@ fn a_flat_load_needs_both_of_its_counters() {
     // FLAT counts on vmcnt and lgkmcnt (it may reach LDS): vmcnt(0) alone
     // does not cover it; adding lgkmcnt(0) does.
     let flat = |stem: &str, wait: &'static str| {
-        edited_basic("gfx11", "xad_basic", stem, move |l| {
+        edited_basic("include", "xad_basic_gfx11", stem, move |l| {
             let t = l.trim_start();
             Some(if t.starts_with("global_load_b32 v2") {
                 "  v_mov_b32 v8, s5\n  v_add_co_u32 v9, vcc_lo, s4, v1\n  v_add_co_ci_u32 v10, vcc_lo, 0, v8, vcc_lo\n  flat_load_b32 v2, v[9:10]".to_string()
@@ -667,7 +668,7 @@ fn hazard_pair(
 #[test]
 fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
     hazard_pair(
-        ("gfx12", "xad_basic", "gfx1201", "basic"),
+        ("include", "xad_basic_gfx12", "gfx1201", "basic"),
         "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0",
         "  s_wait_alu 0xfffe",
         "  v_add_nc_u32 v2, s13, v2",
@@ -679,7 +680,7 @@ fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
 fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
     for target in ["gfx908", "gfx942"] {
         hazard_pair(
-            ("gfx9", "xad_basic_w64", target, "basic_w64"),
+            ("cases", "xad_basic_w64", target, "basic_w64"),
             "  v_mov_b32 v5, v2",
             "  s_nop 1",
             "  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
@@ -691,7 +692,7 @@ fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
 #[test]
 fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states() {
     hazard_pair(
-        ("gfx9", "xad_basic_w64", "gfx90a", "basic_w64"),
+        ("cases", "xad_basic_w64", "gfx90a", "basic_w64"),
         "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5",
         "  s_nop 4",
         "  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)",
@@ -894,7 +895,7 @@ fn gfx11_wave64_salu_write_of_a_mask_a_valu_read_needs_sa_sdst() {
     // v_cndmask reads VCC as its lane mask, SALU writes VCC, a VALU reads it
     // again: needs s_waitcnt_depctr 0xfffe after the SALU writes.
     hazard_pair(
-        ("gfx11", "xad_basic_w64", "gfx1100", "basic_w64"),
+        ("cases", "xad_basic_w64", "gfx1100", "basic_w64"),
         "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi",
         "  s_waitcnt_depctr 0xfffe",
         "  v_cndmask_b32 v2, v2, v2, vcc_lo",

@@ -1,7 +1,7 @@
 //! The emulator runs gfx10 (RDNA1/2) code, as `EmuDevice::for_target` of
 //! gfx1010, gfx1030 and the gfx10-1/gfx10-3 generic targets (everything here
 //! is emulated; nothing ran on hardware):
-//! - every kernels/gfx10 catalogue kernel (the code objects build.rs embeds,
+//! - every gfx10 catalogue kernel (the code objects build.rs embeds,
 //!   and the same sources assembled here with LLVM 19) matches the
 //!   catalogue's CPU model on every lane, wave32 and wave64;
 //! - hand-written kernels (tests/kernels/emu/gfx10/kernels): DPP moves
@@ -35,12 +35,13 @@ fn toolchain(dir: &Path) -> Toolchain {
     toolchain::discover("gfx1100", dir).expect("an LLVM that assembles gfx1100 (the canary)")
 }
 
-/// Assemble kernels/gfx10/`kernel`.s for `mcpu` into `dir`.
+/// Assemble kernels/cases/`kernel`.s for `mcpu` into `dir`.
 fn build(tc: &Toolchain, mcpu: &str, kernel: &str, dir: &Path) -> Vec<u8> {
     std::fs::create_dir_all(dir).expect("scratch dir");
-    toolchain::write_target_include(dir, mcpu).expect("xad_target.inc");
+    toolchain::write_target_include(dir, mcpu, Some(t(mcpu).generation().frame()))
+        .expect("xad_target.inc");
     let src = Path::new(ROOT)
-        .join("kernels/gfx10")
+        .join("kernels/cases")
         .join(format!("{kernel}.s"));
     let out = dir.join(format!("{kernel}.hsaco"));
     let include = Path::new(ROOT).join("kernels/include");
@@ -66,7 +67,7 @@ fn run(device: &'static Target, case: &Case, image: &[u8], lanes: u64, seed: u64
         ..Options::default()
     };
     let source = KernelSource::User {
-        path: format!("kernels/gfx10/{}.s", case.kernel),
+        path: format!("kernels/cases/{}.s", case.kernel),
     };
     run_case(
         &mut EmuDevice::for_target(device),

@@ -1,7 +1,7 @@
 //! The emulator runs gfx9 (GCN5/CDNA) code: everything here is emulated, no
 //! GPU is involved.
 //!
-//! - Every kernels/gfx9 catalogue kernel, assembled here for gfx908, gfx90a,
+//! - Every gfx9 catalogue kernel (kernels/cases), assembled here for gfx908, gfx90a,
 //!   gfx942, gfx9-generic, gfx9-4-generic (LLVM 19) and gfx950 (LLVM 22,
 //!   skipped with a printed note when absent), passes on its emulated target
 //!   against the catalogue's CPU model, over partial waves and workgroups.
@@ -104,13 +104,14 @@ fn every_gfx9_catalogue_kernel_passes_on_every_emulated_gfx9_target() {
             continue;
         };
         let dir = scratch.join(mcpu);
-        toolchain::write_target_include(&dir, mcpu).expect("xad_target.inc");
+        toolchain::write_target_include(&dir, mcpu, Some(t(mcpu).generation().frame()))
+            .expect("xad_target.inc");
         let include = Path::new(ROOT).join("kernels/include");
         let cases = cases::catalogue_for(t(mcpu));
         assert!(cases.len() >= 4, "{mcpu}: {} gfx9 cases", cases.len());
         for case in &cases {
             let src = Path::new(ROOT)
-                .join("kernels/gfx9")
+                .join("kernels/cases")
                 .join(format!("{}.s", case.kernel));
             let out = dir.join(format!("{}.hsaco", case.kernel));
             tc.build_code_object(mcpu, &src, &out, &[&dir, &include])

@@ -242,3 +242,47 @@ fn program_headers_past_the_end_are_refused_before_any_runtime_call() {
         "{transcript}"
     );
 }
+
+/// A user's copy of a `kernels/cases` stub names no generation: `run --kernel`
+/// writes `xad_frame.inc` for the target beside `xad_target.inc`, so the same
+/// copy assembles with gfx9's, gfx10's, gfx11's and gfx12's frame, and what
+/// runs is the copy as edited (an operand swap fails, the unedited copy passes).
+#[test]
+fn an_edited_copy_of_a_case_stub_assembles_for_every_generation() {
+    let dir = scratch("kernel-input-stub");
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    // The layout `run --kernel` resolves `.include` in: the source's
+    // directory and a sibling include/.
+    std::fs::create_dir_all(dir.join("include")).unwrap();
+    std::fs::create_dir_all(dir.join("mine")).unwrap();
+    for entry in std::fs::read_dir(kernels.join("include")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join("include").join(path.file_name().unwrap())).unwrap();
+    }
+    let stub = std::fs::read_to_string(kernels.join("cases/xad_basic_w64.s")).unwrap();
+    let xad = "v_xad_u32 v5, v2, v3, v4";
+    assert!(stub.contains(".include \"xad_frame.inc\"") && stub.contains(xad));
+    let same = dir.join("mine/same.s");
+    let swapped = dir.join("mine/swapped.s");
+    std::fs::write(&same, &stub).unwrap();
+    // (a ^ c) + b instead of (a ^ b) + c.
+    std::fs::write(&swapped, stub.replace(xad, "v_xad_u32 v5, v2, v4, v3")).unwrap();
+    for target in ["gfx90a", "gfx1030", "gfx1100", "gfx1201"] {
+        let run_on = |kernel: &Path| {
+            run(harness()
+                .args(["run", "--backend", "emu", "--target", target])
+                .args(["--lanes", "512", "--seed", "1", "--case", "basic_w64"])
+                .arg("--kernel")
+                .arg(kernel))
+        };
+        let r = run_on(&same);
+        assert_eq!(r.code, 0, "{target}, the copy as is: {}", r.all());
+        let r = run_on(&swapped);
+        assert_eq!(r.code, 1, "{target}, operands swapped: {}", r.all());
+        assert!(
+            r.stdout.contains("FAIL basic_w64"),
+            "{target}: {}",
+            r.stdout
+        );
+    }
+}

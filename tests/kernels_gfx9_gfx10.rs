@@ -1,11 +1,11 @@
 //! The gfx9 (CDNA: gfx908, gfx90a, gfx942, gfx950) and gfx10 (RDNA1/2:
-//! gfx1010, gfx1030) kernels (kernels/gfx9, kernels/gfx10, frames
-//! kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
+//! gfx1010, gfx1030) kernels (the kernels/cases stubs they meet the needs of,
+//! frames kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
 //! here from source for every processor of the family with the LLVM that
 //! knows it (independently of build.rs, which embeds them per
 //! `target::TARGETS` row; tests/cases_encoding.rs checks those), with LLVM's
 //! disassembly read back:
-//! - each directory holds exactly the kernels of the cases the family has
+//! - the stubs built for each processor are exactly the kernels of the cases it has
 //!   (`cases::catalogue_for` of a gfx9/gfx10 `Target`);
 //! - every `v_xad_u32` is, in order, the case table's op (`cases::program`)
 //!   in that generation's encoding (`encode::encode_for`: opcode D1F3 on gfx9,
@@ -42,12 +42,10 @@ fn target(name: &'static str, isa: Isa) -> Target {
         cards: "test",
         covers: &[],
         code_object_version: 5,
-        kernel_dirs: &[],
     }
 }
 
 struct Family {
-    dir: &'static str,
     isa: Isa,
     /// The first dword's upper half of `v_xad_u32` (VOP3 encoding + opcode).
     opcode: u32,
@@ -58,14 +56,12 @@ struct Family {
 }
 
 const GFX9: Family = Family {
-    dir: "gfx9",
     isa: Isa::GFX9,
     opcode: 0xD1F3,
     llvm19: &["gfx908", "gfx90a", "gfx942"],
     llvm22: &["gfx950"],
 };
 const GFX10: Family = Family {
-    dir: "gfx10",
     isa: Isa::GFX10,
     opcode: 0xD745,
     llvm19: &["gfx1010", "gfx1030"],
@@ -148,16 +144,23 @@ fn llvm22() -> Option<Tools> {
     })
 }
 
-/// The catalogue kernel sources of `dir` (stems, e.g. `xad_vgpr_w64`):
-/// every `.s` but `xad_microbench*` and `xad_soak*`, the kernels of
-/// `microbench` and `soak`, which are no cases (tests/microbench.rs and
-/// tests/soak.rs check them).
-fn sources(dir: &str) -> BTreeSet<String> {
-    let path = Path::new(ROOT).join("kernels").join(dir);
+/// The catalogue kernel stubs of kernels/cases that build.rs builds for `t`
+/// (stems, e.g. `xad_vgpr_w64`): every `.s` whose `// needs:` line `t` meets,
+/// but `xad_microbench*` and `xad_soak*`, the kernels of `microbench` and
+/// `soak`, which are no cases (tests/microbench.rs and tests/soak.rs check
+/// them).
+fn sources(t: &Target) -> BTreeSet<String> {
+    let path = Path::new(ROOT).join("kernels/cases");
     std::fs::read_dir(&path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).expect("stub");
+            let needs = xad_harness::target::parse_needs(text.lines().next().unwrap_or(""))
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            t.meets(&needs)
+        })
         .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
         .filter(|stem| !stem.starts_with("xad_microbench") && !stem.starts_with("xad_soak"))
         .collect()
@@ -171,10 +174,10 @@ fn build(
     kernel: &str,
     dir: &Path,
 ) -> (Vec<u8>, String) {
-    toolchain::write_target_include(dir, mcpu).expect("xad_target.inc");
+    toolchain::write_target_include(dir, mcpu, Some(family.isa.generation.frame()))
+        .expect("xad_target.inc");
     let src = Path::new(ROOT)
-        .join("kernels")
-        .join(family.dir)
+        .join("kernels/cases")
         .join(format!("{kernel}.s"));
     let out = dir.join(format!("{kernel}.hsaco"));
     let include = Path::new(ROOT).join("kernels/include");
@@ -291,10 +294,9 @@ fn check_target(tools: &Tools, family: &Family, mcpu: &'static str, scratch: &Pa
     let cases = cases::catalogue_for(&t);
     let want: BTreeSet<String> = cases.iter().map(|c| c.kernel.to_string()).collect();
     assert_eq!(
-        sources(family.dir),
+        sources(&t),
         want,
-        "kernels/{} must hold exactly the kernels of the cases {mcpu} has",
-        family.dir
+        "the kernels/cases stubs built for {mcpu} must be exactly the kernels of the cases it has",
     );
     let dir = scratch.join(mcpu);
     let mut checked = 0;

@@ -21,7 +21,7 @@ fn report(host: &str, exit_code: i32, statuses: &[&str]) -> Value {
             json!({
                 "status": s, "lanes_passed": passed, "case": format!("case{i}"),
                 "description": "", "kernel": "xad_basic",
-                "kernel_source": {"embedded": {"source": "kernels/gfx11/xad_basic.s"}},
+                "kernel_source": {"embedded": {"source": "kernels/cases/xad_basic.s"}},
                 "device": "emulator:gfx1100", "executor": "emulated gfx1100",
                 "target": "gfx1100", "seed": 5, "guard_seed": 6, "lanes": 64, "scalars": [],
                 "tally": {"lanes_checked": passed, "lanes_failed": 0, "lanes_unwritten": 0,

@@ -3,10 +3,10 @@
 //! failing, with exactly the lane counts the inputs imply. If any of these
 //! passed, the harness could not be trusted to catch a broken GPU.
 //!
-//! Each control is the reference kernel `kernels/gfx11/xad_basic.s` with one
+//! Each control is the reference kernel `kernels/include/xad_basic_gfx11.s` with one
 //! edit, written out as a user's `.s` and passed with `--kernel` (so the
 //! run-time assembly path is exercised too). The gfx12 controls at the end edit
-//! `kernels/gfx12/xad_basic.s` and run on the emulated gfx1201, through the
+//! `kernels/include/xad_basic_gfx12.s` and run on the emulated gfx1201, through the
 //! library and through the CLI.
 
 mod common;
@@ -295,14 +295,14 @@ fn store_outside_every_allocation_is_a_memory_fault() {
 fn edited_copy_of_a_catalogue_kernel_is_checked_against_its_case() {
     let dir = scratch("neg-catalogue-copy");
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
-    for sub in ["gfx11", "include"] {
+    for sub in ["cases", "include"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
         for entry in std::fs::read_dir(src.join(sub)).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, dir.join(sub).join(path.file_name().unwrap())).unwrap();
         }
     }
-    let kernel = dir.join("gfx11/xad_dpp16_shift_w32.s");
+    let kernel = dir.join("cases/xad_dpp16_shift_w32.s");
     let run_it = || {
         run(harness()
             .args([
@@ -425,20 +425,21 @@ fn permuted_waves_and_lanes_take_the_general_memory_path() {
     }
 }
 
-// ---- gfx12 (RDNA4) controls: the same kind of edits on kernels/gfx12/xad_basic.s,
+// ---- gfx12 (RDNA4) controls: the same kind of edits on kernels/include/xad_basic_gfx12.s,
 // run on the emulated gfx1201.
 
 const GFX12: &str = "gfx1201";
 
-/// kernels/gfx12/xad_basic.s made self-contained for gfx1201, with `from`
+/// kernels/include/xad_basic_gfx12.s made self-contained for gfx1201, with `from`
 /// replaced by `to` (which must occur).
 fn gfx12_variant(from: &str, to: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx12/xad_basic.s");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx12.s");
     let src = std::fs::read_to_string(path).unwrap();
     assert!(src.contains(".include \"xad_target.inc\"\n"));
     assert!(
         src.contains(from),
-        "kernels/gfx12/xad_basic.s no longer contains {from:?}"
+        "kernels/include/xad_basic_gfx12.s no longer contains {from:?}"
     );
     src.replace(
         ".include \"xad_target.inc\"\n",

@@ -432,11 +432,14 @@ fn the_schema_subcommand_prints_the_schema_in_the_repository() {
 fn a_guard_word_no_lane_addresses_has_a_null_lane_in_schema() {
     let dir = tempfile::tempdir().unwrap();
     let source = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx11/xad_basic.s"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx11.s"),
     )
     .unwrap();
     let store = "  global_store_b32 v1, v5, s[10:11]";
-    assert!(source.contains(store), "kernels/gfx11/xad_basic.s changed");
+    assert!(
+        source.contains(store),
+        "kernels/include/xad_basic_gfx11.s changed"
+    );
     let stray = format!(
         "{store}\n  v_cmp_eq_u32 vcc_lo, 0, v1\n  s_and_b32 exec_lo, exec_lo, vcc_lo\n  global_store_b32 v1, v5, s[10:11] offset:1024"
     );

@@ -188,7 +188,7 @@ fn emulated_digests_of_the_fips_messages_equal_sha2_and_the_dump_replays() {
 fn swapped_kernels(dir: &Path) -> std::path::PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let copy = dir.join("kernels");
-    for sub in ["include", "gfx9", "gfx11"] {
+    for sub in ["include", "cases"] {
         std::fs::create_dir_all(copy.join(sub)).unwrap();
         for entry in std::fs::read_dir(src.join(sub)).unwrap() {
             let path = entry.unwrap().path();
@@ -208,8 +208,8 @@ fn a_kernel_with_one_v_xad_u32_operand_swapped_is_caught() {
     let dir = common::scratch("sha256-swapped");
     let kernels = swapped_kernels(&dir);
     for (case, target, file) in [
-        ("sha256_w32", "gfx1100", "gfx11/xad_sha256_w32.s"),
-        ("sha256_w64", "gfx90a", "gfx9/xad_sha256_w64.s"),
+        ("sha256_w32", "gfx1100", "cases/xad_sha256_w32.s"),
+        ("sha256_w64", "gfx90a", "cases/xad_sha256_w64.s"),
     ] {
         let r = run(harness()
             .args([

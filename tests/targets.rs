@@ -311,8 +311,8 @@ fn a_wrong_kernel_fails_on_every_gfx11_target() {
 }
 
 /// README's target table is the table in src/target.rs: a row per target
-/// with its architecture, kernel directories, case count and code object
-/// version, so the documentation cannot drift from what is built.
+/// with its architecture, kernel frame, case count and code object version,
+/// so the documentation cannot drift from what is built.
 #[test]
 fn the_readme_target_table_matches_the_target_table() {
     let readme =
@@ -326,16 +326,11 @@ fn the_readme_target_table_matches_the_target_table() {
     );
     for (row, t) in rows.iter().zip(TARGETS) {
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        let dirs: Vec<String> = t
-            .kernel_dirs
-            .iter()
-            .map(|d| format!("`kernels/{d}`"))
-            .collect();
         let want = [
             format!("`{}`", t.name),
             t.architecture.to_string(),
             t.cards.to_string(),
-            dirs.join(" + "),
+            format!("`{}`", t.generation().frame()),
             cases::catalogue_for(t).len().to_string(),
             format!("v{}", t.code_object_version),
         ];
@@ -355,13 +350,13 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
     let dir = scratch("targets-gfx12-s2");
     let source = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/kernels/gfx12/xad_basic.s"
+        "/kernels/include/xad_basic_gfx12.s"
     ))
     .unwrap();
     let line = "s_lshl_b32 s13, ttmp9, 8";
     assert!(
         source.contains(line),
-        "kernels/gfx12/xad_basic.s no longer reads ttmp9 this way"
+        "kernels/include/xad_basic_gfx12.s no longer reads ttmp9 this way"
     );
     let src = dir.join("s2.s");
     std::fs::write(&src, source.replace(line, "s_lshl_b32 s13, s2, 8")).unwrap();
@@ -439,7 +434,7 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
         ])
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/kernels/gfx11/xad_basic.s"
+            "/kernels/include/xad_basic_gfx11.s"
         )));
     assert!(
         gfx11.code == 0 && !gfx11.stdout.contains("unsettled"),
@@ -592,11 +587,14 @@ fn a_long_correct_kernel_needs_and_gets_a_larger_step_budget() {
     let dir = scratch("targets-step-budget");
     let source = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/kernels/gfx12/xad_basic.s"
+        "/kernels/include/xad_basic_gfx12.s"
     ))
     .unwrap();
     let first = "  s_load_b256 s[4:11], s[0:1], 0x0";
-    assert!(source.contains(first), "kernels/gfx12/xad_basic.s changed");
+    assert!(
+        source.contains(first),
+        "kernels/include/xad_basic_gfx12.s changed"
+    );
     // s3 is free in this kernel (kernarg pointer s[0:1], nothing else below s4).
     let spin = "  s_mov_b32 s3, 400000\n.Lspin:\n  s_sub_co_u32 s3, s3, 1\n  s_cmp_lg_u32 s3, 0\n  s_cbranch_scc1 .Lspin\n";
     let long = source.replacen(first, &format!("{spin}{first}"), 1);
@@ -737,4 +735,92 @@ fn no_new_code_names_a_generation() {
         "ask the target row a feature question instead (issue 28):\n{}",
         grown.join("\n")
     );
+}
+
+/// The `// needs:` line of every kernels/cases stub (what build.rs builds it
+/// by), parsed as build.rs parses it.
+fn case_stubs() -> Vec<(String, Vec<xad_harness::target::Need>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/cases");
+    let mut stubs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "s"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let needs = xad_harness::target::parse_needs(text.lines().next().unwrap_or(""))
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p.file_stem().unwrap().to_string_lossy().into_owned(), needs)
+        })
+        .collect();
+    stubs.sort_by(|a, b| a.0.cmp(&b.0));
+    stubs
+}
+
+/// A case stub's needs line says what its Rust case requires, no more and
+/// no less: build.rs builds the kernel exactly where the catalogue runs the
+/// case, on every target, and every case has its stub.
+#[test]
+fn each_case_stub_needs_what_its_case_requires() {
+    let stubs = case_stubs();
+    let mut wrong = Vec::new();
+    for case in cases::catalogue() {
+        let (_, needs) = stubs
+            .iter()
+            .find(|(stem, _)| stem == case.kernel)
+            .unwrap_or_else(|| panic!("no kernels/cases/{}.s", case.kernel));
+        let mut want: Vec<&str> = case.requires.iter().map(|f| f.key()).collect();
+        let mut got: Vec<&str> = needs
+            .iter()
+            .map(|&(f, wanted)| {
+                assert!(wanted, "{}: a case needs no missing feature", case.kernel);
+                f.key()
+            })
+            .collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        if got != want {
+            wrong.push(format!(
+                "kernels/cases/{}.s: needs {got:?}, its case requires {want:?}",
+                case.kernel
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    for t in TARGETS {
+        let built: Vec<&str> = stubs
+            .iter()
+            .filter(|(_, needs)| t.meets(needs))
+            .map(|(stem, _)| stem.as_str())
+            .collect();
+        let mut want: Vec<&str> = cases::catalogue_for(t).iter().map(|c| c.kernel).collect();
+        // The tools' own kernels: microbench and soak, in the target's wave size.
+        let wave = if t.has(xad_harness::target::Feature::Wave32) {
+            ["xad_microbench", "xad_soak_w32"]
+        } else {
+            ["xad_microbench_w64", "xad_soak_w64"]
+        };
+        want.extend(wave);
+        want.sort_unstable();
+        assert_eq!(built, want, "stubs built for {}", t.name);
+    }
+}
+
+/// Every stub's needs line parses; a wrong one is refused with the reason.
+#[test]
+fn needs_lines_parse_and_refuse_unknown_words() {
+    use xad_harness::target::{parse_needs, Feature};
+    assert_eq!(parse_needs("// needs: none"), Ok(vec![]));
+    assert_eq!(
+        parse_needs("// needs: wave32 !dpp8"),
+        Ok(vec![(Feature::Wave32, true), (Feature::Dpp8, false)])
+    );
+    assert!(parse_needs("// needs:").unwrap_err().contains("none"));
+    assert!(parse_needs("// needs: gfx11")
+        .unwrap_err()
+        .contains("unknown feature \"gfx11\""));
+    assert!(parse_needs(".include \"xad_frame.inc\"").is_err());
+    for (f, key) in Feature::KEYS {
+        assert_eq!(Feature::from_key(key), Some(f));
+        assert_eq!(f.key(), key);
+    }
 }

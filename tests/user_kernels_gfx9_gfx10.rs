@@ -498,7 +498,7 @@ fn unsettled_sgpr_origins_name_their_own_generations_register() {
             edited(
                 &std::fs::read_to_string(concat!(
                     env!("CARGO_MANIFEST_DIR"),
-                    "/kernels/gfx12/xad_basic.s"
+                    "/kernels/include/xad_basic_gfx12.s"
                 ))
                 .unwrap(),
                 &[("s_lshl_b32 s13, ttmp9, 8", "s_lshl_b32 s13, s2, 8")],

@@ -2,8 +2,8 @@
 //! [`Case`] and the [`Program`] its kernel runs) from what is stated once: the
 //! case's name, wave size, op table, scalar argument count and description
 //! (and, optionally, an unsettled note or a fast model). Everything else is
-//! derived: the kernel is `xad_<name>` (`kernels/<family dir>/` of every target whose ISA has
-//! the case's `requires`), the words per
+//! derived: the kernel is `xad_<name>` (`kernels/cases/`, built for every target whose ISA
+//! has the case's `requires`, which its stub's `// needs:` line repeats), the words per
 //! lane and `keeps_lanes` come from the op table ([`Program::new`],
 //! [`Program::keeps_lanes`]), and the model is [`run`](super::model::run) of
 //! the program unless a fast model is given.

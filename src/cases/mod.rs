@@ -1,5 +1,5 @@
 //! The catalogue: each case is a hand-written kernel (embedded from
-//! `kernels/<dir>/<kernel>.s` for each target) plus a CPU model of exactly what the ISA says the
+//! `kernels/cases/<kernel>.s` for each target that has its needs) plus a CPU model of exactly what the ISA says the
 //! hardware must produce, over the standard lane ABI below.
 //!
 //! Module map (imports run one way: families -> shared modules; only this file

@@ -4,7 +4,7 @@
 //! are checked against the `sha2` crate's `compress256`.
 //!
 //! Kernel: `kernels/include/xad_sha256.inc` inside each generation's frame
-//! (`kernels/<gen>/xad_sha256_w32.s`, `_w64.s`). Every round and every
+//! (`kernels/cases/xad_sha256_w32.s`, `_w64.s`). Every round and every
 //! message-schedule step folds an xor into an add with `v_xad_u32`, the form
 //! LLVM itself selects for `(x ^ y) + z`:
 //!

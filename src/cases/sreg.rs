@@ -1,5 +1,5 @@
 //! Scalar and special-register sources. Kernels: kernels/include/xad_sreg.inc
-//! and kernels/gfx11/xad_sreg_hi_w32.s (and its gfx12 twin). Scalar argument k sits in s[20+k];
+//! and kernels/cases/xad_sreg_hi_w32.s. Scalar argument k sits in s[20+k];
 //! the kernels copy s22 to s105, s23 to vcc_lo, s24 to vcc_hi, s25 to m0
 //! (and s25 to exec_hi in the wave32 "hi" kernel).
 
@@ -110,7 +110,7 @@ const ONE_OPS: [Op; 37] = join(&[
 ]);
 
 /// gfx9's flat_scratch and xnack_mask (codes 102-105) in each slot, each set
-/// from a scalar argument first (s22-s25). Kernel: kernels/gfx9/xad_sreg_gfx9_w64.s.
+/// from a scalar argument first (s22-s25). Kernel: kernels/cases/xad_sreg_gfx9_w64.s.
 const GFX9_OPS: [Op; 13] = join(&[
     &slots(0, Gfx9Sreg(FLAT_SCRATCH_LO, 2)),
     &slots(3, Gfx9Sreg(FLAT_SCRATCH_HI, 3)),

@@ -31,6 +31,18 @@ impl Generation {
             Generation::Gfx12 => "gfx12",
         }
     }
+
+    /// The kernel frame of this generation (`kernels/include/`): the
+    /// `xad_frame.inc` generated per target (build.rs, `run --kernel`)
+    /// includes it, so a case stub in `kernels/cases/` names no generation.
+    pub fn frame(self) -> &'static str {
+        match self {
+            Generation::Gfx9 => "xad_frame_gfx9.inc",
+            Generation::Gfx10 => "xad_frame_gfx10.inc",
+            Generation::Gfx11 => "xad_frame_gfx11.inc",
+            Generation::Gfx12 => "xad_frame_gfx12.inc",
+        }
+    }
 }
 
 /// The memory counters a wave keeps and how `s_waitcnt` packs them (AMD

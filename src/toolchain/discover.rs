@@ -267,26 +267,60 @@ fn canary_bytes(mcpu: &str) -> Option<([u8; 12], &'static str)> {
 /// macro `m` with the target ID and the metadata minor version
 /// (`amdhsa.version: [1, minor]`, 2 for v5, 3 for v6) before `args` (the
 /// metadata is raw text, so both reach it as macro arguments).
+///
+/// Guarded so a second `.include` is a no-op: the reference kernel
+/// (`kernels/include/xad_basic_gfx*.s`) names it to assemble on its own and
+/// is also included after a frame that named it. The guard is a `.L` symbol,
+/// which the assembler keeps out of the object.
 pub fn target_include(mcpu: &str) -> String {
     let minor = code_object_version(mcpu) - 3;
     format!(
         "// xad_target.inc for {mcpu}: written by xad-harness (build.rs, run --kernel).\n\
+         .ifndef .Lxad_target_inc\n\
+         .set .Lxad_target_inc, 1\n\
          .amdgcn_target \"amdgcn-amd-amdhsa--{mcpu}\"\n\
          .macro XAD_TARGETED macro:req, args:vararg\n\
          \\macro amdgcn-amd-amdhsa--{mcpu}, {minor}, \\args\n\
-         .endm\n"
+         .endm\n\
+         .endif\n"
     )
 }
 
-/// Write [`target_include`] for `mcpu` as `dir/xad_target.inc`.
-pub fn write_target_include(dir: &Path, mcpu: &str) -> Result<(), ToolchainError> {
-    let path = dir.join("xad_target.inc");
-    std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&path, target_include(mcpu)))
-        .map_err(|e| ToolchainError::Spawn {
+/// The `xad_frame.inc` every case stub in `kernels/cases/` includes: the
+/// target's generation frame, `frame` (`Generation::frame` of its row; this
+/// file knows no target table, so the caller names it). One stub then builds
+/// for every generation instead of one copy per generation.
+pub fn frame_include(mcpu: &str, frame: &str) -> String {
+    format!(
+        "// xad_frame.inc for {mcpu}: written by xad-harness (build.rs, run --kernel).\n\
+         .include \"{frame}\"\n"
+    )
+}
+
+/// Write [`target_include`] for `mcpu` as `dir/xad_target.inc` and, given
+/// the generation frame (`None` for a processor with no target row, whose
+/// generation is not known here), [`frame_include`] as `dir/xad_frame.inc`.
+pub fn write_target_include(
+    dir: &Path,
+    mcpu: &str,
+    frame: Option<&str>,
+) -> Result<(), ToolchainError> {
+    std::fs::create_dir_all(dir).map_err(|e| ToolchainError::Spawn {
+        command: format!("create {}", dir.display()),
+        error: e.to_string(),
+    })?;
+    let frame = frame.map(|f| ("xad_frame.inc", frame_include(mcpu, f)));
+    for (name, text) in [("xad_target.inc", target_include(mcpu))]
+        .into_iter()
+        .chain(frame)
+    {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| ToolchainError::Spawn {
             command: format!("write {}", path.display()),
             error: e.to_string(),
-        })
+        })?;
+    }
+    Ok(())
 }
 
 /// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`). `scratch` is a
@@ -600,7 +634,7 @@ impl Toolchain {
             code_object_version(processor)
         ));
         for dir in includes {
-            // `.include "xad_frame_gfx11.inc"` in a kernel resolves against these.
+            // `.include "xad_frame.inc"` in a kernel resolves against these.
             cmd.arg(format!("-I{}", dir.display()));
         }
         run(cmd.arg("-c").arg(src).arg("-o").arg(obj))

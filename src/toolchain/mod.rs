@@ -7,18 +7,20 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    code_object_version, discover, elf_abi_version, stop_when, target_include, tool_timeout,
-    write_target_include, Toolchain, ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION,
-    GENERIC_CODE_OBJECT_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT,
-    TOOL_TIMEOUT_VAR,
+    code_object_version, discover, elf_abi_version, frame_include, stop_when, target_include,
+    tool_timeout, write_target_include, Toolchain, ToolchainError, CODE_OBJECT_VERSION,
+    ELF_ABI_VERSION, GENERIC_CODE_OBJECT_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP,
+    TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
 };
 
 /// Assemble and link `src` for `mcpu` into code object bytes, in a private
 /// scratch directory under the system's temporary directory that is removed
 /// afterwards. `.include` resolves against the source's directory, a
-/// sibling `include/` (so a copy of `kernels/gfx11/x.s` edited in place
-/// finds `kernels/include/xad_frame_gfx11.inc`) and a generated
-/// `xad_target.inc` for `mcpu`, as `build.rs` arranges for the embedded kernels.
+/// sibling `include/` (so a copy of `kernels/cases/x.s` edited in place
+/// finds the frames in `kernels/include/`) and a generated
+/// `xad_target.inc` and `xad_frame.inc` (the frame of `mcpu`'s generation,
+/// from its target row) for `mcpu`, as `build.rs` arranges for the embedded
+/// kernels.
 ///
 /// A source whose `.amdgcn_target` names `mcpu` with target features
 /// (`"amdgcn-amd-amdhsa--gfx90a:xnack+"`) is assembled with that full target
@@ -47,7 +49,13 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
     let src_dir = src.parent().unwrap_or(Path::new("/")).to_path_buf();
     let sibling = src_dir.join("../include");
     let generated = dir.join("target");
-    write_target_include(&generated, mcpu)?;
+    // A processor without a row of its own takes its generation from the
+    // generic target covering it; with neither, a source that includes
+    // xad_frame.inc gets the assembler's "file not found".
+    let frame = crate::target::for_processor(mcpu)
+        .or_else(|| crate::target::find(mcpu))
+        .map(|t| t.generation().frame());
+    write_target_include(&generated, mcpu, frame)?;
     tc.build_code_object(&target_id, &src, &out, &[&src_dir, &sibling, &generated])?;
     std::fs::read(&out).map_err(|e| ToolchainError::Spawn {
         command: format!("read {}", out.display()),

@@ -63,7 +63,7 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
 /// `gfx1100` for other targets, or edit it, and assemble it anywhere).
 pub fn basic_source() -> String {
     let source = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/gfx11/xad_basic.s"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx11.s"),
     )
     .unwrap();
     assert!(source.contains(".include \"xad_target.inc\"\n"));

@@ -1,7 +1,0 @@
-// xad_dpp_mov_quad_perm_w64: v_mov_b32_dpp quad_perm feeding v_xad_u32, wave64. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
-.include "xad_frame_gfx10.inc"
-.include "xad_dpp_mov.inc"
-XAD_BEGIN xad_dpp_mov_quad_perm_w64, 1, 14, 8
-XAD_MOV_QUAD_PERM_BODY 1
-XAD_END xad_dpp_mov_quad_perm_w64, 1, 14, 8, 30

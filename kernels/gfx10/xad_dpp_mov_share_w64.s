@@ -1,7 +1,0 @@
-// xad_dpp_mov_share_w64: v_mov_b32_dpp row_share/xmask (gfx10+) feeding v_xad_u32, wave64. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
-.include "xad_frame_gfx10.inc"
-.include "xad_dpp_mov.inc"
-XAD_BEGIN xad_dpp_mov_share_w64, 1, 34, 0
-XAD_MOV_SHARE_BODY 1
-XAD_END xad_dpp_mov_share_w64, 1, 34, 0, 50

@@ -1,7 +1,0 @@
-// xad_literal_w64: 32-bit literal sources, wave64. See
-// kernels/include/xad_literal.inc and src/cases/literal.rs.
-.include "xad_frame_gfx10.inc"
-.include "xad_literal.inc"
-XAD_BEGIN xad_literal_w64, 1, 55, 8
-XAD_LITERAL_BODY
-XAD_END xad_literal_w64, 1, 55, 8, 72

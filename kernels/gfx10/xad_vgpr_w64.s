@@ -1,7 +1,0 @@
-// xad_vgpr_w64: VGPR operand forms and vdst aliasing, wave64. See
-// kernels/include/xad_vgpr.inc and src/cases/vgpr.rs.
-.include "xad_frame_gfx10.inc"
-.include "xad_vgpr.inc"
-XAD_BEGIN xad_vgpr_w64, 1, 13, 0
-XAD_VGPR_BODY 1
-XAD_END xad_vgpr_w64, 1, 13, 0, 256

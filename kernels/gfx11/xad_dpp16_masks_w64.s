@@ -1,7 +1,0 @@
-// xad_dpp16_masks_w64: v_xad_u32 with dpp16 on src0, wave64. See
-// kernels/include/xad_dpp.inc and src/cases/dpp16.rs.
-.include "xad_frame_gfx11.inc"
-.include "xad_dpp.inc"
-XAD_BEGIN xad_dpp16_masks_w64, 1, 16, 8
-XAD_DPP16_MASKS 1
-XAD_END xad_dpp16_masks_w64, 1, 16, 8, 32

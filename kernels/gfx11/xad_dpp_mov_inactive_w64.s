@@ -1,8 +1,0 @@
-// xad_dpp_mov_inactive_w64: v_mov_b32_dpp reading inactive lanes (fi, DPP8; gfx10+) feeding v_xad_u32;
-// lanes off keep their destination, wave64. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
-.include "xad_frame_gfx11.inc"
-.include "xad_dpp_mov.inc"
-XAD_BEGIN xad_dpp_mov_inactive_w64, 1, 10, 8
-XAD_MOV_INACTIVE_BODY 1
-XAD_END xad_dpp_mov_inactive_w64, 1, 10, 8, 26

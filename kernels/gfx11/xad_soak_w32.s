@@ -1,4 +1,0 @@
-// xad_soak_w32: the soak kernel, wave32 (kernels/include/xad_soak.inc has its algorithm,
-// arguments and records; `xad-harness soak` runs it, src/soak.rs).
-.include "xad_soak.inc"
-XAD_SOAK xad_soak_w32, 0

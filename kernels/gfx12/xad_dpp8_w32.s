@@ -1,7 +1,0 @@
-// xad_dpp8_w32: v_xad_u32 with dpp8 on src0, wave32. See
-// kernels/include/xad_dpp.inc and src/cases/dpp8.rs.
-.include "xad_frame_gfx12.inc"
-.include "xad_dpp.inc"
-XAD_BEGIN xad_dpp8_w32, 0, 12, 8
-XAD_DPP8 0
-XAD_END xad_dpp8_w32, 0, 12, 8, 28

@@ -1,7 +1,0 @@
-// xad_dpp_mov_dpp8_w32: v_mov_b32_dpp dpp8 (gfx10+) feeding v_xad_u32, wave32. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
-.include "xad_frame_gfx12.inc"
-.include "xad_dpp_mov.inc"
-XAD_BEGIN xad_dpp_mov_dpp8_w32, 0, 8, 8
-XAD_MOV_DPP8_BODY 0
-XAD_END xad_dpp_mov_dpp8_w32, 0, 8, 8, 24

@@ -1,9 +1,0 @@
-// xad_dpp_src1_inline_dpp16_w64: v_xad_u32 with DPP16 on src0 and each inline constant as src1, wave64.
-// RDNA4 (gfx1200, gfx1201, gfx12-generic); gfx1100-1103 reject a scalar src1 with DPP.
-// See kernels/include/xad_dpp_src1.inc and src/cases/dpp_src1.rs.
-.include "xad_frame_gfx12.inc"
-.include "xad_dpp.inc"
-.include "xad_dpp_src1.inc"
-XAD_BEGIN xad_dpp_src1_inline_dpp16_w64, 1, 90, 8
-XAD_DPP_SRC1_INLINE 1, XAD_DPP_SRC1_INLINE16_OP
-XAD_END xad_dpp_src1_inline_dpp16_w64, 1, 90, 8, 106

@@ -1,9 +1,0 @@
-// xad_dpp_src1_inline_dpp8_w32: v_xad_u32 with DPP8 on src0 and each inline constant as src1, wave32.
-// RDNA4 (gfx1200, gfx1201, gfx12-generic); gfx1100-1103 reject a scalar src1 with DPP.
-// See kernels/include/xad_dpp_src1.inc and src/cases/dpp_src1.rs.
-.include "xad_frame_gfx12.inc"
-.include "xad_dpp.inc"
-.include "xad_dpp_src1.inc"
-XAD_BEGIN xad_dpp_src1_inline_dpp8_w32, 0, 90, 8
-XAD_DPP_SRC1_INLINE 0, XAD_DPP_SRC1_INLINE8_OP
-XAD_END xad_dpp_src1_inline_dpp8_w32, 0, 90, 8, 106

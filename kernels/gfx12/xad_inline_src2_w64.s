@@ -1,7 +1,0 @@
-// xad_inline_src2_w64: every inline constant in src2, wave64. See
-// kernels/include/xad_inline.inc and src/cases/inline.rs.
-.include "xad_frame_gfx12.inc"
-.include "xad_inline.inc"
-XAD_BEGIN xad_inline_src2_w64, 1, 90, 0
-XAD_INLINE_BODY 2
-XAD_END xad_inline_src2_w64, 1, 90, 0, 106

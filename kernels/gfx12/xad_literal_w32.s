@@ -1,7 +1,0 @@
-// xad_literal_w32: 32-bit literal sources, wave32. See
-// kernels/include/xad_literal.inc and src/cases/literal.rs.
-.include "xad_frame_gfx12.inc"
-.include "xad_literal.inc"
-XAD_BEGIN xad_literal_w32, 0, 55, 8
-XAD_LITERAL_BODY
-XAD_END xad_literal_w32, 0, 55, 8, 72
