@@ -42,6 +42,7 @@ fn target(name: &'static str, isa: Isa) -> Target {
         cards: "test",
         covers: &[],
         code_object_version: 5,
+        features: &[],
     }
 }
 
