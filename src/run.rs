@@ -445,7 +445,15 @@ pub fn kernel_instructions(code: &CodeObject, kernel: &Kernel) -> Vec<crate::isa
         return Vec::new();
     };
     let mut pos = (kernel.entry_address - base) as usize;
-    let isa = crate::target::find(&code.target.arch).map_or(crate::isa::Isa::GFX11, |t| t.isa);
+    // A processor with no row decodes as the generic target covering it, or
+    // else as the default target's instruction set.
+    let Some(isa) = crate::target::find(&code.target.arch)
+        .or_else(|| crate::target::for_processor(&code.target.arch))
+        .or_else(|| crate::target::find(crate::target::DEFAULT))
+        .map(|t| t.isa)
+    else {
+        return Vec::new();
+    };
     let mut insts = Vec::new();
     while let Ok(inst) = crate::isa::decode(isa, text, pos, *base) {
         pos += inst.len as usize;

@@ -681,7 +681,6 @@ fn no_new_code_names_a_generation() {
         ("src/isa/disasm.rs", 8),
         ("src/isa/table.rs", 8),
         ("src/microbench.rs", 3),
-        ("src/run.rs", 1),
         ("src/soak.rs", 2),
         ("src/toolchain/discover.rs", 4),
     ];
