@@ -321,31 +321,25 @@ pub struct Unit {
     pub id: u32,
 }
 
-/// The unit in a hardware id word: gfx9 HW_ID (CU_ID 11:8, SH_ID 12, SE_ID
-/// 14:13), gfx10+ HW_ID1 (WGP_ID 13:10, SA_ID 16, SE_ID 20:18).
+/// The unit in a hardware id word, by the generation's layout
+/// ([`Generation::hw_id`]: gfx9 HW_ID, gfx10+ HW_ID1).
 pub fn decode_hw_id(generation: Generation, word: u32) -> Unit {
-    if generation == Generation::Gfx9 {
-        Unit {
-            se: (word >> 13) & 3,
-            array: (word >> 12) & 1,
-            id: (word >> 8) & 15,
-        }
-    } else {
-        Unit {
-            se: (word >> 18) & 7,
-            array: (word >> 16) & 1,
-            id: (word >> 10) & 15,
-        }
+    let layout = generation.hw_id();
+    let get = |(shift, bits): (u32, u32)| (word >> shift) & ((1 << bits) - 1);
+    Unit {
+        se: get(layout.se),
+        array: get(layout.array),
+        id: get(layout.unit),
     }
 }
 
 /// How a unit is named in output: `SE0.SH1.CU3` or `SE0.SA1.WGP3`.
 pub fn unit_name(generation: Generation, u: Unit) -> String {
-    if generation == Generation::Gfx9 {
-        format!("SE{}.SH{}.CU{}", u.se, u.array, u.id)
-    } else {
-        format!("SE{}.SA{}.WGP{}", u.se, u.array, u.id)
-    }
+    let layout = generation.hw_id();
+    format!(
+        "SE{}.{}{}.{}{}",
+        u.se, layout.array_word, u.array, layout.unit_word, u.id
+    )
 }
 
 /// A small counter-based generator for the sample (splitmix64 of a counter).

@@ -118,9 +118,9 @@
 
 mod counters;
 pub mod fault;
-mod hazards;
 mod gfx10;
 mod gfx9;
+mod hazards;
 mod launch;
 pub mod memory;
 pub mod program;
@@ -187,37 +187,27 @@ pub struct XadFault {
 /// name unless [`EmuDevice::set_compute_units`] says otherwise.
 pub const EMULATED_COMPUTE_UNITS: u32 = 8;
 
-/// `s_getreg_b32`'s register id of the hardware id on gfx9 (HW_REG_HW_ID)
-/// and on gfx10+ (HW_REG_HW_ID1), as LLVM 19 encodes them.
-pub const HW_REG_HW_ID: u32 = 4;
-pub const HW_REG_HW_ID1: u32 = 23;
-
 /// The emulated hardware id of the wave at `at` on a device of `units` compute
 /// units (gfx9) or WGPs (gfx10+). Emulated values, not hardware's: the unit
 /// is workgroup id x mod `units` (1-D dispatches, as every harness kernel's),
 /// spread over shader engines and arrays as below; SIMD = wave index in the
-/// workgroup mod 4, wave slot = wave index / 4. Field layouts (what the soak
-/// host decodes, src/soak.rs):
+/// workgroup mod 4, wave slot = wave index / 4. Field layouts (the
+/// generation's [`crate::isa::HwIdLayout`], which the soak host decodes too):
 /// - gfx9 HW_ID: WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8 (unit mod 16),
 ///   SH_ID 12 ((unit / 16) mod 2), SE_ID 14:13 (unit / 32).
 /// - gfx10+ HW_ID1: WAVE_ID 4:0, SIMD_ID 9:8, WGP_ID 13:10 (unit mod 4),
 ///   SA_ID 16 ((unit / 4) mod 2), SE_ID 20:18 (unit / 8).
 pub fn hw_id(generation: crate::isa::Generation, at: WaveAt, units: u32) -> u32 {
+    let layout = generation.hw_id();
     let unit = at.workgroup[0] % units.max(1);
     let (simd, slot) = (at.index & 3, at.index >> 2);
-    if generation == crate::isa::Generation::Gfx9 {
-        (slot & 15)
-            | simd << 4
-            | (unit & 15) << 8
-            | ((unit >> 4) & 1) << 12
-            | ((unit >> 5) & 3) << 13
-    } else {
-        (slot & 31)
-            | simd << 8
-            | (unit & 3) << 10
-            | ((unit >> 2) & 1) << 16
-            | ((unit >> 3) & 7) << 18
-    }
+    let per = layout.emulated_per_array;
+    let put = |(shift, bits): (u32, u32), value: u32| (value & ((1 << bits) - 1)) << shift;
+    put(layout.wave, slot)
+        | put(layout.simd, simd)
+        | put(layout.unit, unit % per)
+        | put(layout.array, unit / per)
+        | put(layout.se, unit / per >> layout.array.1)
 }
 
 /// One kernel ready to launch.

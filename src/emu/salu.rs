@@ -166,11 +166,7 @@ impl<const W: usize> Wave<W> {
     pub(super) fn s_getreg(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<(), DeviceError> {
         let imm = inst.imm as u32;
         let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
-        let hw_id_reg = if inst.generation == crate::isa::Generation::Gfx9 {
-            super::HW_REG_HW_ID
-        } else {
-            super::HW_REG_HW_ID1
-        };
+        let hw_id_reg = inst.generation.hw_id().register;
         if id != hw_id_reg {
             return Err(self.fault(
                 FaultKind::Unsupported,

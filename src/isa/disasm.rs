@@ -293,12 +293,11 @@ fn dpp16_ctrl(ctrl: u16) -> String {
 /// a register it has no name for here.
 pub(crate) fn hwreg_text(simm16: u16, generation: Generation) -> String {
     let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
-    let name = match (id, generation) {
-        (4, Generation::Gfx9) => "HW_REG_HW_ID".to_string(),
-        (23, Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12) => {
-            "HW_REG_HW_ID1".to_string()
-        }
-        _ => id.to_string(),
+    let layout = generation.hw_id();
+    let name = if u32::from(id) == layout.register {
+        layout.register_name.to_string()
+    } else {
+        id.to_string()
     };
     if offset == 0 && size == 32 {
         format!("hwreg({name})")

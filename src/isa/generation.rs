@@ -65,7 +65,71 @@ pub enum MemoryCounters {
     Split,
 }
 
+/// A bit field of a register: (lowest bit, width).
+pub type Field = (u32, u32);
+
+/// The hardware-id register `s_getreg_b32` reads for where a wave runs, and
+/// where its fields sit (the ISA guides' HW_ID / HW_ID1 tables, LLVM 19's
+/// register ids): a generation's value, read by the emulator (which fills it)
+/// and by soak (which decodes it into unit names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HwIdLayout {
+    /// The register id in `s_getreg_b32`'s simm16.
+    pub register: u32,
+    /// Its name as LLVM prints it in `hwreg(...)`.
+    pub register_name: &'static str,
+    pub wave: Field,
+    pub simd: Field,
+    /// CU_ID (gfx9) or WGP_ID (gfx10+).
+    pub unit: Field,
+    /// SH_ID (gfx9) or SA_ID (gfx10+).
+    pub array: Field,
+    pub se: Field,
+    /// How units and arrays are named: `CU`/`SH`, or `WGP`/`SA`.
+    pub unit_word: &'static str,
+    pub array_word: &'static str,
+    /// Units per array in the emulator's topology (a part has up to 16 CUs
+    /// per SH on gfx9; the emulator spreads RDNA workgroups over 4 WGPs per SA).
+    pub emulated_per_array: u32,
+}
+
+/// gfx9's HW_ID (register 4): WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8, SH_ID 12, SE_ID 14:13.
+const HW_ID: HwIdLayout = HwIdLayout {
+    register: 4,
+    register_name: "HW_REG_HW_ID",
+    wave: (0, 4),
+    simd: (4, 2),
+    unit: (8, 4),
+    array: (12, 1),
+    se: (13, 2),
+    unit_word: "CU",
+    array_word: "SH",
+    emulated_per_array: 16,
+};
+
+/// gfx10+'s HW_ID1 (register 23): WAVE_ID 4:0, SIMD_ID 9:8, WGP_ID 13:10, SA_ID 16, SE_ID 20:18.
+const HW_ID1: HwIdLayout = HwIdLayout {
+    register: 23,
+    register_name: "HW_REG_HW_ID1",
+    wave: (0, 5),
+    simd: (8, 2),
+    unit: (10, 4),
+    array: (16, 1),
+    se: (18, 3),
+    unit_word: "WGP",
+    array_word: "SA",
+    emulated_per_array: 4,
+};
+
 impl Generation {
+    /// The generation's hardware-id register.
+    pub const fn hw_id(self) -> &'static HwIdLayout {
+        match self {
+            Generation::Gfx9 => &HW_ID,
+            Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => &HW_ID1,
+        }
+    }
+
     /// The generation's memory counters.
     pub const fn memory_counters(self) -> MemoryCounters {
         match self {

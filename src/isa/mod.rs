@@ -33,4 +33,4 @@ pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
 pub use table::{Format, Op, OpInfo, Opcodes, Shape};
 
 mod generation;
-pub use generation::{Generation, HazardRules, Isa, MemoryCounters};
+pub use generation::{Generation, HazardRules, HwIdLayout, Isa, MemoryCounters};
