@@ -176,8 +176,9 @@ pub fn write(merged: &Merged, json_out: Option<&Path>, junit_out: Option<&Path>)
 }
 
 /// Why the output paths cannot be used, found before any input is read: a
-/// directory, a missing parent directory, an output that is also an input (by
-/// any spelling: compared after resolving), or both outputs naming one file.
+/// path the tool-wide write rule refuses, an output that is also an input (by
+/// any spelling: compared after resolving), or both outputs naming one file
+/// (`run`'s rule for its reports).
 pub fn check_outputs(
     request: &Request,
     json_out: Option<&Path>,
@@ -209,19 +210,7 @@ pub fn check_outputs(
             )));
         }
     }
-    if let (Some(a), Some(b)) = (json_out, junit_out) {
-        let same = match (resolve(a), resolve(b)) {
-            (Some(x), Some(y)) => x == y,
-            _ => a == b,
-        };
-        if same {
-            errors.push(Error::Usage(format!(
-                "--json {} and --junit {} name the same file; give each report its own",
-                a.display(),
-                b.display()
-            )));
-        }
-    }
+    errors.extend(crate::report::files::one_file_twice(json_out, junit_out));
     errors
 }
 

@@ -13,26 +13,25 @@ use crate::error::Error;
 /// Every reason the report paths cannot be used, one error per line; empty
 /// when both can be written. `json` and `junit` are the options' values.
 pub fn check(json: Option<&Path>, junit: Option<&Path>) -> Vec<Error> {
-    let mut errors: Vec<Error> = [("--json", json), ("--junit", junit)]
+    // Each path by the tool-wide write rule: a regular file or a new name.
+    [("--json", json), ("--junit", junit)]
         .into_iter()
-        .filter_map(|(option, path)| writable(option, path?).err())
-        .collect();
-    if let (Some(a), Some(b)) = (json, junit) {
-        if same_file(a, b) {
-            errors.push(Error::Usage(format!(
-                "--json {} and --junit {} name the same file; give each report its own",
-                a.display(),
-                b.display()
-            )));
-        }
-    }
-    errors
+        .filter_map(|(option, path)| crate::files::check_output(option, path?).err())
+        .chain(one_file_twice(json, junit))
+        .collect()
 }
 
-/// Can `path` be written as a report? The tool-wide rule
-/// ([`crate::files::check_output`]): a regular file or a new name.
-fn writable(option: &str, path: &Path) -> Result<(), Error> {
-    crate::files::check_output(option, path)
+/// `--json` and `--junit` naming one file by any spelling ([`same_file`]);
+/// `merge` applies the same rule to its outputs.
+pub fn one_file_twice(json: Option<&Path>, junit: Option<&Path>) -> Option<Error> {
+    let (a, b) = (json?, junit?);
+    same_file(a, b).then(|| {
+        Error::Usage(format!(
+            "--json {} and --junit {} name the same file; give each report its own",
+            a.display(),
+            b.display()
+        ))
+    })
 }
 
 /// Do `a` and `b` name one file? Existing files are compared by device and
