@@ -657,12 +657,7 @@ fn with_closed_stderr(args: &[&str]) -> Ran {
 /// directory: never the system's node. `None` where mknod is not allowed.
 fn private_full() -> Option<std::path::PathBuf> {
     let node = scratch("cli-full").join("full");
-    std::process::Command::new("mknod")
-        .arg(&node)
-        .args(["c", "1", "7"])
-        .status()
-        .is_ok_and(|s| s.success())
-        .then_some(node)
+    mknod_char(&node, 1, 7).then_some(node)
 }
 
 fn open_full(node: &std::path::Path) -> std::fs::File {
@@ -836,11 +831,7 @@ fn run_unless_hung(cmd: &mut std::process::Command) -> Ran {
 fn hostile_nodes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str)> {
     let mut nodes = Vec::new();
     let fifo = dir.join("fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     nodes.push((fifo, "a FIFO"));
     let dangling = dir.join("dangling");
     std::os::unix::fs::symlink(dir.join("nowhere"), &dangling).unwrap();
@@ -850,14 +841,9 @@ fn hostile_nodes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, &'static str
     let link = dir.join("link");
     std::os::unix::fs::symlink(&kept, &link).unwrap();
     nodes.push((link, "a symbolic link"));
-    for (name, minor) in [("zero", "5"), ("full", "7")] {
+    for (name, minor) in [("zero", 5), ("full", 7)] {
         let node = dir.join(name);
-        let made = std::process::Command::new("mknod")
-            .arg(&node)
-            .args(["c", "1", minor])
-            .status()
-            .is_ok_and(|s| s.success());
-        if made {
+        if mknod_char(&node, 1, minor) {
             nodes.push((node, "a device node"));
         } else {
             eprintln!("mknod not allowed here: the device-node rows are not exercised");
@@ -954,11 +940,7 @@ fn no_command_writes_over_a_fifo_symlink_or_device_node() {
     let gfx1100 = out.join("gfx1100");
     std::fs::create_dir_all(&gfx1100).unwrap();
     let fifo = gfx1100.join("xad_basic.hsaco");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     let r = run_unless_hung(harness().args(["kernels", "--out"]).arg(&out));
     assert_eq!(r.code, 3, "{}", r.all());
     assert!(
@@ -1066,13 +1048,6 @@ fn replay_reads_only_the_dump_s_own_regular_files() {
     let got = case_dir.join(case["files"]["got"].as_str().unwrap());
     let secret = dir.join("outside.npy");
     std::fs::copy(&got, &secret).unwrap();
-    let mkfifo = |p: &std::path::Path| {
-        assert!(std::process::Command::new("mkfifo")
-            .arg(p)
-            .status()
-            .unwrap()
-            .success())
-    };
     let variants: Vec<(&str, Box<dyn Fn(&std::path::Path)>)> = vec![
         (
             "a FIFO",

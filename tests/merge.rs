@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{harness, run, scratch};
+use common::{harness, mkfifo, mknod_char, run, scratch, Ran};
 use serde_json::{json, Value};
 
 /// A complete schema-1 report of one emulated device whose cases have
@@ -72,6 +72,30 @@ fn write_report(dir: &Path, name: &str, report: &Value) -> PathBuf {
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `merge --json out good bad` refuses `bad`: exit 2, one stderr line that
+/// starts with its path and says `why`, and nothing written. `name` labels
+/// the failure.
+fn assert_input_refused(out: &Path, good: &Path, bad: &Path, why: &str, name: &str) {
+    let ran: Ran = run(harness()
+        .args(["merge", "--json"])
+        .arg(out)
+        .arg(good)
+        .arg(bad));
+    assert_eq!(ran.code, 2, "{name}: {}", ran.all());
+    let lines: Vec<&str> = ran.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{name}: {}", ran.stderr);
+    assert!(
+        lines[0].starts_with(&format!("xad-harness: {}: ", bad.display()))
+            && lines[0].contains(why),
+        "{name}: {}",
+        lines[0]
+    );
+    assert!(
+        !out.exists(),
+        "{name}: nothing is written for a refused input"
+    );
 }
 
 #[test]
@@ -199,21 +223,7 @@ fn inputs_that_are_not_schema_1_reports_are_refused_naming_the_file() {
     ];
     let out = dir.join("m.json");
     for (bad, why) in &cases {
-        let ran = run(harness()
-            .args(["merge", "--json"])
-            .arg(&out)
-            .arg(&good)
-            .arg(bad));
-        assert_eq!(ran.code, 2, "{}", ran.all());
-        let lines: Vec<&str> = ran.stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{}", ran.stderr);
-        assert!(
-            lines[0].starts_with(&format!("xad-harness: {}: ", bad.display()))
-                && lines[0].contains(why),
-            "{}",
-            lines[0]
-        );
-        assert!(!out.exists(), "nothing is written for a refused input");
+        assert_input_refused(&out, &good, bad, why, &bad.display().to_string());
     }
     let xml = write(&dir, "bad.xml", "<html/>");
     let ran = run(harness()
@@ -385,22 +395,14 @@ fn merge_never_replaces_a_device_node_fifo_or_symlink() {
     let dir = scratch("merge_special_outputs");
     let input = write_report(&dir, "node1.json", &report("node1", 0, &["pass"]));
     let fifo = dir.join("fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
+    mkfifo(&fifo);
     let target = write(&dir, "target.json", "keep me\n");
     let link = dir.join("link.json");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let mut outputs = vec![(fifo.clone(), "a FIFO"), (link.clone(), "a symbolic link")];
     // A private character device (the same numbers as /dev/full) where mknod is allowed (root).
     let device = dir.join("full");
-    let made = std::process::Command::new("mknod")
-        .arg(&device)
-        .args(["c", "1", "7"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let made = mknod_char(&device, 1, 7);
     if made {
         outputs.push((device.clone(), "a device node"));
     } else {
@@ -659,21 +661,7 @@ fn inputs_with_fields_outside_the_schema_are_refused_and_the_merge_is_valid() {
         let mut input = report("n", 0, &["pass"]);
         edit(&mut input);
         let path = write_report(&dir, &format!("{name}.json"), &input);
-        let ran = run(harness()
-            .args(["merge", "--json"])
-            .arg(&out)
-            .arg(&good)
-            .arg(&path));
-        assert_eq!(ran.code, 2, "{name}: {}", ran.all());
-        let lines: Vec<&str> = ran.stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{name}: {}", ran.stderr);
-        assert!(
-            lines[0].starts_with(&format!("xad-harness: {}: ", path.display()))
-                && lines[0].contains(why),
-            "{name}: {}",
-            lines[0]
-        );
-        assert!(!out.exists(), "{name}: nothing is written");
+        assert_input_refused(&out, &good, &path, why, name);
     }
     let other = write_report(&dir, "other.json", &report("o", 1, &["pass", "fail"]));
     let ran = run(harness()
@@ -720,21 +708,7 @@ fn an_exit_code_that_contradicts_the_cases_is_refused() {
         ),
     ] {
         let path = write_report(&dir, &format!("{name}.json"), input);
-        let ran = run(harness()
-            .args(["merge", "--json"])
-            .arg(&out)
-            .arg(&good)
-            .arg(&path));
-        assert_eq!(ran.code, 2, "{name}: {}", ran.all());
-        let lines: Vec<&str> = ran.stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{name}: {}", ran.stderr);
-        assert!(
-            lines[0].starts_with(&format!("xad-harness: {}: ", path.display()))
-                && lines[0].contains(why),
-            "{name}: {}",
-            lines[0]
-        );
-        assert!(!out.exists(), "{name}: nothing is written");
+        assert_input_refused(&out, &good, &path, why, name);
     }
     // The same failing report, unedited, makes the merge fail.
     let failing = write_report(&dir, "failing.json", &report("e", 1, &["pass", "fail"]));

@@ -122,3 +122,20 @@ impl HostMemory {
         bytemuck::cast_slice(&b).to_vec()
     }
 }
+
+/// Make a FIFO at `path` (tests of hostile paths use private nodes, never
+/// the system's).
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
+/// Make a private character device `major:minor` at `path` (1:5 is what
+/// /dev/zero is, 1:7 /dev/full); false where mknod is not allowed (not root).
+pub fn mknod_char(path: &Path, major: u32, minor: u32) -> bool {
+    Command::new("mknod")
+        .arg(path)
+        .args(["c", &major.to_string(), &minor.to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
+}
