@@ -651,35 +651,12 @@ fn cmd_soak(args: SoakArgs) -> Result<i32> {
         interrupt: Some(interrupt),
         fixed: None,
     };
-    // The report is written on every ending: a soak that cannot start
-    // writes its error, one that faults writes what ran before the fault.
-    let outcome = match soak::run(&request, &mut |line| say!("{line}")) {
-        Ok(outcome) => outcome,
-        Err(e) => {
-            if let Some(path) = &args.json {
-                if let Err(written) = soak::write_error_json(&request, &e, path) {
-                    warn!("xad-harness: {written}");
-                }
-            }
-            return Err(e);
-        }
-    };
-    say_lines(outcome.lines());
-    if let Some(e) = &outcome.error {
-        warn!("xad-harness: {e}");
-    }
-    if let Some(path) = &args.json {
-        if let Err(e) = soak::write_json(&outcome, path) {
-            warn!("xad-harness: {e}");
-            // A report that could not be written fails a passing soak; a mismatch stays 1.
-            return Ok(if outcome.exit_code == exit::MISMATCH {
-                exit::MISMATCH
-            } else {
-                exit::FAULT
-            });
-        }
-    }
-    Ok(outcome.exit_code)
+    soak::run_reported(
+        &request,
+        args.json.as_deref(),
+        &mut |line| say!("{line}"),
+        &mut |line| warn!("xad-harness: {line}"),
+    )
 }
 
 /// The command line for the reports' `command` field. Any Unix path is an

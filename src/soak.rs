@@ -859,6 +859,44 @@ fn soak_into(
     Ok(())
 }
 
+/// Run `req` and end it as `soak` promises: the outcome's lines through
+/// `say`, its error (and a report that could not be written) through `warn`,
+/// one line each, and the `--json` report (`json`) written on every ending:
+/// what ran before a fault, or the error of a soak that could not start
+/// (then returned, after its report is written). The exit code: the
+/// outcome's, or 3 for a report that could not be written (a mismatch stays 1).
+pub fn run_reported(
+    req: &Request,
+    json: Option<&std::path::Path>,
+    say: &mut dyn FnMut(&str),
+    warn: &mut dyn FnMut(&str),
+) -> Result<i32> {
+    let outcome = match run(req, say) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if let Some(written) = json.and_then(|path| write_error_json(req, &e, path).err()) {
+                warn(&written.to_string());
+            }
+            return Err(e);
+        }
+    };
+    for line in outcome.lines() {
+        say(&line);
+    }
+    if let Some(e) = &outcome.error {
+        warn(e);
+    }
+    if let Some(written) = json.and_then(|path| write_json(&outcome, path).err()) {
+        warn(&written.to_string());
+        return Ok(if outcome.exit_code == exit::MISMATCH {
+            exit::MISMATCH
+        } else {
+            exit::FAULT
+        });
+    }
+    Ok(outcome.exit_code)
+}
+
 /// Write the outcome as JSON to `path`.
 pub fn write_json(out: &Outcome, path: &std::path::Path) -> Result<()> {
     let mut value =
@@ -870,7 +908,7 @@ pub fn write_json(out: &Outcome, path: &std::path::Path) -> Result<()> {
 /// Write the report of a soak that could not start (no device, no kernel,
 /// a runtime that failed before the first dispatch): the request, the
 /// error and its exit code, so `--json` is written on every ending.
-pub fn write_error_json(req: &Request, error: &Error, path: &std::path::Path) -> Result<()> {
+fn write_error_json(req: &Request, error: &Error, path: &std::path::Path) -> Result<()> {
     let value = serde_json::json!({
         "command": "soak",
         "seed": req.seed,
