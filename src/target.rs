@@ -24,6 +24,9 @@ pub enum Feature {
     DppSrc1Scalar,
     /// Wave32 dispatch (gfx10+; gfx9 is wave64 only).
     Wave32,
+    /// Wave64 dispatch (every target but CDNA5: gfx1250/gfx1251 are wave32
+    /// only; `llvm-mc-22 -mcpu=gfx1250 -mattr=+wavefrontsize64` fails).
+    Wave64,
     /// `v_xad_u32_e64_dpp` (DPP16/DPP8 on a VOP3, gfx11+; gfx9 and gfx10:
     /// "e64_dpp variant of this instruction is not supported").
     Vop3Dpp,
@@ -70,6 +73,10 @@ pub enum Feature {
     /// Workgroup ids in ttmp9 (x) and ttmp7 (y, z) rather than system SGPRs
     /// (LLVM `FeatureArchitectedSGPRs`: gfx12).
     ArchitectedSgprs,
+    /// VGPRs 256-1023, bits 9:8 of each operand's number set by
+    /// `s_set_vgpr_msb` (CDNA5: gfx1250, gfx1251; LLVM
+    /// `AMDGPULowerVGPREncoding.cpp`).
+    VgprMsb,
 }
 
 impl Feature {
@@ -77,9 +84,10 @@ impl Feature {
     /// `// needs:` line (`kernels/cases/*.s`; build.rs builds a stub for each
     /// target that [`Target::has`] every word of it). LLVM's feature names
     /// where LLVM has one, lower-case.
-    pub const KEYS: [(Feature, &'static str); 12] = [
+    pub const KEYS: [(Feature, &'static str); 14] = [
         (Feature::DppSrc1Scalar, "dpp_src1_scalar"),
         (Feature::Wave32, "wave32"),
+        (Feature::Wave64, "wave64"),
         (Feature::Vop3Dpp, "vop3_dpp"),
         (Feature::Vop3Literal, "vop3_literal"),
         (Feature::TwoScalarReads, "two_scalar_reads"),
@@ -90,6 +98,7 @@ impl Feature {
         (Feature::Dpp8, "dpp8"),
         (Feature::DppFetchInactive, "dpp_fetch_inactive"),
         (Feature::Gfx9SpecialSgprs, "gfx9_special_sgprs"),
+        (Feature::VgprMsb, "vgpr_msb"),
     ];
 
     /// The word of [`Feature::KEYS`] for this feature.
@@ -113,6 +122,7 @@ impl Feature {
         match self {
             Feature::DppSrc1Scalar => "an SGPR or inline constant as src1 of a DPP VOP3",
             Feature::Wave32 => "wave32",
+            Feature::Wave64 => "wave64",
             Feature::Vop3Dpp => "DPP on a VOP3 (v_xad_u32_e64_dpp)",
             Feature::Vop3Literal => "a literal in a VOP3",
             Feature::TwoScalarReads => "two scalar values in one VALU op (constant bus limit 2)",
@@ -127,6 +137,7 @@ impl Feature {
             Feature::UnifiedVgprs => "a unified VGPR/AGPR file (gfx90a and later CDNA)",
             Feature::ArchitectedFlatScratch => "architected flat scratch",
             Feature::ArchitectedSgprs => "workgroup ids in ttmp registers (architected SGPRs)",
+            Feature::VgprMsb => "VGPRs 256-1023 through s_set_vgpr_msb (CDNA5)",
         }
     }
 }
@@ -316,6 +327,8 @@ impl Target {
             Feature::UnifiedVgprs => self.isa.gfx940_insts,
             Feature::ArchitectedSgprs => generation == Generation::Gfx12,
             Feature::DppSrc1Scalar => self.isa.dpp_src1_scalar,
+            Feature::Wave64 => !self.isa.gfx1250_insts,
+            Feature::VgprMsb => self.isa.gfx1250_insts,
             Feature::Vop3Dpp => gfx11_on,
             Feature::Wave32
             | Feature::Vop3Literal

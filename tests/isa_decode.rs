@@ -261,6 +261,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
             generation,
             dpp_src1_scalar: false,
             gfx940_insts: false,
+            gfx1250_insts: false,
             hazards: xad_harness::isa::HazardRules::Interlocked,
         };
         let inst = decode(isa, &bytes, 0, 0x100).unwrap_or_else(|e| panic!("{generation}: {e}"));
@@ -275,6 +276,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
             generation,
             dpp_src1_scalar: true,
             gfx940_insts: true,
+            gfx1250_insts: false,
             hazards: xad_harness::isa::HazardRules::WriteAfterRead,
         };
         let _ = decode(isa, &[], 0, 0);

@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_basic_w64: v_xad_u32 v5, v2, v3, v4 on a, b, c, wave64 (basic for gfx9, which is
 // wave64 only). See src/cases/basic.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_chain_inline_w64: xad_chain_w64 with inline 1/(2pi) for its literal, wave64. See
 // kernels/include/xad_chain.inc and src/cases/chain.rs.
 .include "xad_frame.inc"

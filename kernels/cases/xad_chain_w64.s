@@ -1,4 +1,4 @@
-// needs: vop3_literal
+// needs: wave64 vop3_literal
 // xad_chain_w64: dependent v_xad_u32 back to back, wave64. See
 // kernels/include/xad_chain.inc and src/cases/chain.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: vop3_dpp dpp_row_share
+// needs: wave64 vop3_dpp dpp_row_share
 // xad_dpp16_row_w64: v_xad_u32 with dpp16 on src0, wave64. See
 // kernels/include/xad_dpp.inc and src/cases/dpp16.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: vop3_dpp dpp8 dpp_fetch_inactive
+// needs: wave64 vop3_dpp dpp8 dpp_fetch_inactive
 // xad_dpp8_w64: v_xad_u32 with dpp8 on src0, wave64. See
 // kernels/include/xad_dpp.inc and src/cases/dpp8.rs.
 .include "xad_frame.inc"

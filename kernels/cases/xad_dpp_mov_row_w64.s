@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_dpp_mov_row_w64: v_mov_b32_dpp row_mirror/half_mirror and masks feeding v_xad_u32, wave64. See
 // kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
 .include "xad_frame.inc"

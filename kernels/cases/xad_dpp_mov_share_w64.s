@@ -1,4 +1,4 @@
-// needs: dpp_row_share
+// needs: wave64 dpp_row_share
 // xad_dpp_mov_share_w64: v_mov_b32_dpp row_share/xmask (gfx10+) feeding v_xad_u32, wave64. See
 // kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: dpp_wave_controls
+// needs: wave64 dpp_wave_controls
 // xad_dpp_mov_wave_w64: gfx9 v_mov_b32_dpp wave_shl/rol/shr/ror:1 and row_bcast:15/31 feeding
 // v_xad_u32, wave64. See
 // kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.

@@ -1,4 +1,4 @@
-// needs: vop3_dpp dpp_src1_scalar dpp_row_share dpp_fetch_inactive
+// needs: wave64 vop3_dpp dpp_src1_scalar dpp_row_share dpp_fetch_inactive
 // xad_dpp_src1_inline_dpp16_w64: v_xad_u32 with DPP16 on src0 and each inline constant as src1, wave64.
 // Built where the target takes a scalar src1 with DPP (needs dpp_src1_scalar).
 // See kernels/include/xad_dpp_src1.inc and src/cases/dpp_src1.rs.

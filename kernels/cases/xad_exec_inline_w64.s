@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_exec_inline_w64: xad_exec_w64 with inline 1/(2pi) for its literal, wave64; masked lanes
 // must keep their destination. See kernels/include/xad_exec.inc and src/cases/exec.rs.
 .include "xad_frame.inc"

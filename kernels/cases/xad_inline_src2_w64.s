@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_inline_src2_w64: every inline constant in src2, wave64. See
 // kernels/include/xad_inline.inc and src/cases/inline.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: vop3_literal two_scalar_reads
+// needs: wave64 vop3_literal two_scalar_reads
 // xad_literal_w64: 32-bit literal sources, wave64. See
 // kernels/include/xad_literal.inc and src/cases/literal.rs.
 .include "xad_frame.inc"

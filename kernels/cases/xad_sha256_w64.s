@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_sha256_w64: SHA-256 compression of one or two 64-byte blocks per lane,
 // wave64, 224 v_xad_u32 a block. See kernels/include/xad_sha256.inc and
 // src/cases/sha256.rs.

@@ -1,4 +1,4 @@
-// needs: gfx9_special_sgprs
+// needs: wave64 gfx9_special_sgprs
 // xad_sreg_gfx9_w64: gfx9's flat_scratch_lo/hi and xnack_mask_lo/hi (source
 // codes 102-105; s102-s105 on gfx10+) in each slot, wave64. Each is first
 // written with a scalar argument (s22-s25), so the model expects that value;

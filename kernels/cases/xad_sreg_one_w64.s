@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_sreg_one_w64: one scalar value per op (gfx9's constant bus limit), wave64. See
 // kernels/include/xad_sreg.inc and src/cases/sreg.rs.
 .include "xad_frame.inc"

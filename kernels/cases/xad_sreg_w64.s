@@ -1,4 +1,4 @@
-// needs: two_scalar_reads null_sgpr high_sgprs
+// needs: wave64 two_scalar_reads null_sgpr high_sgprs
 // xad_sreg_w64: scalar and special-register sources, wave64. See
 // kernels/include/xad_sreg.inc and src/cases/sreg.rs.
 .include "xad_frame.inc"

@@ -1,4 +1,4 @@
-// needs: none
+// needs: wave64
 // xad_vgpr_w64: VGPR operand forms and vdst aliasing, wave64. See
 // kernels/include/xad_vgpr.inc and src/cases/vgpr.rs.
 .include "xad_frame.inc"

@@ -161,6 +161,11 @@ pub struct Isa {
     /// gfx9-4-generic, not gfx908, gfx90a or gfx9-generic. Kept per target
     /// because there the same bits are not an instruction at all.
     pub gfx940_insts: bool,
+    /// CDNA5's additions (LLVM `FeatureGFX1250Insts`: gfx1250, gfx1251):
+    /// 1024 VGPRs reached through `s_set_vgpr_msb`, the XCNT counter
+    /// (`s_wait_xcnt`), wave32 only. In the gfx12 instruction set otherwise:
+    /// LLVM 22 encodes every op the catalogue uses as it does for gfx1201.
+    pub gfx1250_insts: bool,
     /// The manually inserted wait states this instruction set needs (the
     /// emulator's hazard analysis, `emu::hazards`, reads it).
     pub hazards: HazardRules,
@@ -193,6 +198,7 @@ impl Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx1250_insts: false,
         hazards: HazardRules::Wave64MaskWrite,
     };
     /// gfx1150-gfx1152 (RDNA3.5).
@@ -200,6 +206,7 @@ impl Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: true,
         gfx940_insts: false,
+        gfx1250_insts: false,
         hazards: HazardRules::Wave64MaskWrite,
     };
     /// gfx9 without the gfx940 additions (GCN5/CDNA1-2: gfx908, gfx90a,
@@ -208,6 +215,7 @@ impl Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx1250_insts: false,
         hazards: HazardRules::WaitStates,
     };
     /// gfx9 with the gfx940 additions (CDNA3/4: gfx942, gfx950,
@@ -216,6 +224,7 @@ impl Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: true,
+        gfx1250_insts: false,
         hazards: HazardRules::WaitStates,
     };
     /// gfx10.1 (RDNA1: gfx1010-gfx1013, gfx10-1-generic): gfx10 with the
@@ -224,6 +233,7 @@ impl Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx1250_insts: false,
         hazards: HazardRules::WriteAfterRead,
     };
     /// gfx10.3 (RDNA2: gfx1030, gfx10-3-generic).
@@ -231,6 +241,7 @@ impl Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx1250_insts: false,
         hazards: HazardRules::Interlocked,
     };
     /// gfx1200, gfx1201 and gfx12-generic.
@@ -238,6 +249,12 @@ impl Isa {
         generation: Generation::Gfx12,
         dpp_src1_scalar: true,
         gfx940_insts: false,
+        gfx1250_insts: false,
         hazards: HazardRules::WaitAlu,
+    };
+    /// gfx1250 and gfx1251 (CDNA5, "GFX12.5"): gfx12 with the CDNA5 additions.
+    pub const GFX1250: Isa = Isa {
+        gfx1250_insts: true,
+        ..Isa::GFX12
     };
 }
