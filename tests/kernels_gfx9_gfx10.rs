@@ -175,7 +175,7 @@ fn build(
     kernel: &str,
     dir: &Path,
 ) -> (Vec<u8>, String) {
-    toolchain::write_target_include(dir, mcpu, Some(family.isa.generation.frame()))
+    toolchain::write_target_include(dir, mcpu, Some(family.isa.frame()))
         .expect("xad_target.inc");
     let src = Path::new(ROOT)
         .join("kernels/cases")

@@ -330,7 +330,7 @@ fn the_readme_target_table_matches_the_target_table() {
             format!("`{}`", t.name),
             t.architecture.to_string(),
             t.cards.to_string(),
-            format!("`{}`", t.generation().frame()),
+            format!("`{}`", t.frame()),
             cases::catalogue_for(t).len().to_string(),
             format!("v{}", t.code_object_version),
         ];

@@ -751,6 +751,11 @@ impl KernelDescriptor {
     /// ACCUM_OFFSET: the VGPRs are those below both (and below 256). Every
     /// other target: [`KernelDescriptor::vgpr_count`] (gfx908: granules of 4).
     pub fn vgpr_count_for(&self, arch: &str) -> u32 {
+        if has(arch, Feature::VgprMsb) {
+            // CDNA5 (1024 VGPRs): granules of 16 in the same 6-bit field
+            // (llvm-mc-22 -mcpu=gfx1250: next_free_vgpr 24 -> 1, 1024 -> 63).
+            return (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * 16;
+        }
         if !has(arch, Feature::UnifiedVgprs) {
             return self.vgpr_count();
         }

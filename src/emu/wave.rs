@@ -538,6 +538,9 @@ impl<const W: usize> Wave<W> {
             SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => self.waited(inst),
             // ---- SOPP ----
             SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr => {}
+            // XCNT tracks address translations, not data: what it orders is
+            // checked before the kernel runs (hazards.rs, the XCNT rule).
+            SWaitXcnt => {}
             SSendmsg => self.issued(inst, pc, ctx),
             SWaitcnt | SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
             | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt | SWaitStorecntDscnt => {

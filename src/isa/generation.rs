@@ -190,9 +190,23 @@ pub enum HazardRules {
     Wave64MaskWrite,
     /// SALU/VALU writes read before an `s_wait_alu` (gfx12).
     WaitAlu,
+    /// CDNA5's XCNT: a register a memory instruction reads (address, store
+    /// data, scalar base) written before the translation counter covers it
+    /// (`s_wait_xcnt`); none of gfx12's `s_wait_alu` rules (gfx1250).
+    Xcnt,
 }
 
 impl Isa {
+    /// The kernel frame of this instruction set (`kernels/include/`): its
+    /// generation's, or CDNA5's own (gfx12's with CDNA5's rules stated).
+    pub fn frame(&self) -> &'static str {
+        if self.gfx1250_insts {
+            "xad_frame_gfx125.inc"
+        } else {
+            self.generation.frame()
+        }
+    }
+
     /// gfx1100-gfx1103 and gfx11-generic.
     pub const GFX11: Isa = Isa {
         generation: Generation::Gfx11,
@@ -253,8 +267,12 @@ impl Isa {
         hazards: HazardRules::WaitAlu,
     };
     /// gfx1250 and gfx1251 (CDNA5, "GFX12.5"): gfx12 with the CDNA5 additions.
+    /// None of gfx12's `s_wait_alu` hazards: LLVM 22 inserts no wait for them
+    /// on gfx1250 (measured through llc-22's hazard passes, `emu::hazards`
+    /// tests); the XCNT rule instead ([`HazardRules::Xcnt`]).
     pub const GFX1250: Isa = Isa {
         gfx1250_insts: true,
+        hazards: HazardRules::Xcnt,
         ..Isa::GFX12
     };
 }
