@@ -331,7 +331,6 @@ mod tests {
     use super::super::declare::testing::{model_out, spec};
     use super::super::encode::encode_for;
     use super::SPECS;
-    use crate::isa::Isa;
     use crate::target::TARGETS;
 
     const KEEP: u32 = 0xEEEE_0000;
@@ -567,15 +566,17 @@ mod tests {
         }
         for s in SPECS {
             assert!(
-                s.program
-                    .ops
-                    .iter()
-                    .any(|op| encode_for(op, Isa::GFX11).is_err()),
+                s.program.ops.iter().any(|op| encode_for(
+                    op,
+                    crate::target::find("gfx1100").unwrap()
+                )
+                .is_err()),
                 "{}: no op needs the feature",
                 s.case.name
             );
             for op in s.program.ops {
-                encode_for(op, Isa::GFX115X).unwrap_or_else(|e| panic!("{}: {e}", s.case.name));
+                encode_for(op, crate::target::find("gfx1151").unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", s.case.name));
             }
         }
     }

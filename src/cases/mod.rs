@@ -467,7 +467,7 @@ mod tests {
                 // Every target that has the case can encode each op; one that
                 // lacks its feature refuses some op (so `requires` is needed).
                 for t in crate::target::TARGETS.iter().filter(|t| case.runs_on(t)) {
-                    encode_for(op, t.isa)
+                    encode_for(op, t)
                         .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 }
                 if op.word.is_none() {
