@@ -700,6 +700,78 @@ fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states(
     );
 }
 
+/// CDNA5's XCNT: a load whose address register is rewritten before
+/// `s_wait_xcnt` covers it loads an undefined value (a replayed translation
+/// reads the new address); with the wait it passes.
+#[test]
+fn gfx1250_load_address_rewritten_before_s_wait_xcnt_is_undefined() {
+    hazard_pair(
+        ("include", "xad_basic_gfx12", "gfx1250", "basic"),
+        "  global_load_b32 v2, v1, s[4:5]",
+        "  s_wait_xcnt 0",
+        "  v_mov_b32 v1, v1\n  s_wait_loadcnt 0",
+        "gfx1250 (CDNA5) memory instruction reads a register",
+    );
+}
+
+/// A store's data rewritten right after it: the stored words are undefined
+/// (the replay may read the new data); after `s_wait_xcnt 0` they are not.
+/// Rewritten after only the load's own counter wait: unsettled, since LLVM
+/// 22 still waits for XCNT there and no document says whether it must.
+#[test]
+fn gfx1250_store_data_rewritten_before_s_wait_xcnt_is_undefined_and_after_loadcnt_unsettled() {
+    let store = "global_store_b32 v1, v5, s[10:11]";
+    let after_store = |stem: &str, lines: &'static str| {
+        edited_basic("include", "xad_basic_gfx12", stem, move |l| {
+            Some(if l.trim_start().starts_with(store) {
+                format!("{l}\n{lines}")
+            } else {
+                l.to_string()
+            })
+        })
+    };
+    let r = run_user_kernel(
+        &after_store("xcnt-store-bad", "  v_mov_b32 v5, 0"),
+        "gfx1250",
+        "basic",
+    );
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("v5 read inside a hazard window before `v_mov_b32_e32 v5, 0`"),
+        "{}",
+        r.all()
+    );
+    assert!(r.all().contains("needs s_wait_xcnt"), "{}", r.all());
+    let r = run_user_kernel(
+        &after_store("xcnt-store-good", "  s_wait_xcnt 0\n  v_mov_b32 v5, 0"),
+        "gfx1250",
+        "basic",
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    // The same rewrite on gfx1201 (no XCNT there) passes.
+    let r = run_user_kernel(
+        &after_store("xcnt-store-gfx12", "  v_mov_b32 v5, 0"),
+        "gfx1201",
+        "basic",
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    let unsettled = before_xad(
+        "include",
+        "xad_basic_gfx12",
+        "xcnt-load-counter",
+        "  global_load_b32 v2, v1, s[4:5]\n  s_wait_loadcnt 0\n  v_mov_b32 v1, v1",
+    );
+    let r = run_user_kernel(&unsettled, "gfx1250", "basic");
+    assert_eq!(r.code, 77, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("after a wait on the access's own counter but before s_wait_xcnt"),
+        "{}",
+        r.all()
+    );
+}
+
 // ---- LLVM as the oracle (tests/kernels/llvm/oracle.ll) ----
 
 /// oracle.ll compiled with `-O2` by `tc` for `mcpu`, as LLVM wrote it and

@@ -237,7 +237,7 @@ pub static RULES: [Rule; 18] = [
     },
     Rule {
         name: "gfx1250 (CDNA5) memory instruction reads a register (address, store data, scalar base) that a later instruction writes before XCNT covers it (a replayed address translation reads the new value)",
-        needs: "s_wait_xcnt (in order for vector memory, 0 for scalar memory), a wait on the access's own counter, or a memory instruction of the other kind in between",
+        needs: "s_wait_xcnt before the write (in order for vector memory, 0 for scalar memory), or a memory instruction of the other kind in between",
         source: "LLVM 22 SIInsertWaitcnts on gfx1250 (X_CNT), as llc-22 inserts it (checked against llc-22 by this module's tests)",
         family: HazardRules::Xcnt,
         checked: true,

@@ -299,6 +299,13 @@ pub(super) fn user_sgprs(
 /// (one line naming the descriptor field), or `Ok`.
 pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String> {
     kd.validate(target.name).map_err(|e| e.to_string())?;
+    // CDNA5 is wave32 only, yet LLVM 22 assembles a wave64 descriptor for it.
+    if kd.wave_size() == 64 && !target.has(crate::target::Feature::Wave64) {
+        return Err(format!(
+            "kernel descriptor: ENABLE_WAVEFRONT_SIZE32 is 0 (wave64), but {} runs wave32 only",
+            target.name
+        ));
+    }
     // `validate` refuses kernarg preloading where the processor lacks it, so
     // a descriptor asking for it here targets a processor that has it.
     if kd.kernarg_preload != 0 {
