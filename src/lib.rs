@@ -29,6 +29,7 @@
 //! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
 //! | [`microbench`] | `xad-harness microbench`: latency and throughput of v_xad_u32 vs v_xor_b32 + add and v_add3_u32 from the GPU's cycle counter; hardware only |
 //! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
+//! | [`commands`] | the command line as library code: the clap tree, one module per command, `dispatch` |
 //! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
 //! | [`error`]   | the error types (`Error`, `RunError`, `ReleaseError`) and exit codes |
 //!
@@ -41,6 +42,7 @@ pub mod bench;
 pub mod cases;
 pub mod check;
 pub mod codeobj;
+pub mod commands;
 pub mod device;
 pub mod dump;
 pub mod emu;

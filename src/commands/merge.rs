@@ -1,0 +1,61 @@
+//! `xad-harness merge`: check the outputs, merge with [`crate::merge`],
+//! write, and exit with the nodes' combined code.
+
+use std::path::PathBuf;
+
+use super::{command_line, refuse, say, warn, Failure};
+use crate::merge;
+
+// `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Write the merged JSON report here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the merged JUnit report here (from the --junit-in reports).
+    #[arg(long, value_name = "FILE", requires = "junit_in")]
+    pub junit: Option<PathBuf>,
+    /// JUnit reports to merge: one or more after each --junit-in, after the JSON reports.
+    #[arg(long = "junit-in", value_name = "FILE", num_args = 1.., requires = "junit")]
+    pub junit_in: Vec<PathBuf>,
+    /// How many JSON reports the fleet should have produced; any other number is a fault (exit 3).
+    // Negative numbers are values, so `--expect -1` is refused naming the option.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    pub expect: Option<u32>,
+    /// The JSON reports to merge, in order.
+    #[arg(required = true, value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
+}
+
+pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
+    let command: Vec<String> = command_line();
+    let request = merge::Request {
+        reports: &args.reports,
+        junit: &args.junit_in,
+        expect: args.expect.map(|n| n as usize),
+        command: &command,
+    };
+    refuse(merge::check_outputs(
+        &request,
+        args.json.as_deref(),
+        args.junit.as_deref(),
+    ))?;
+    let merged = merge::merge(&request)?;
+    let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
+    say(merged.summary_line());
+    // Why the merge is not a pass (`--expect`'s count, a node's error) on
+    // stderr too, one line, not only inside the JSON report.
+    if let Some(error) = merged.report["error"].as_str().filter(|e| !e.is_empty()) {
+        warn(format_args!("merge: {error}"));
+    }
+    match written {
+        Ok(()) => Ok(merged.exit_code),
+        Err(e) => {
+            warn(&e);
+            Ok(merge::combine_exit_codes(&[
+                merged.exit_code,
+                e.exit_code(),
+            ]))
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! `xad-harness microbench`: its arguments and policy are
+//! [`crate::microbench`]'s; this adds the backend choice and stdout.
+
+use super::{backend_choice, say, Failure};
+
+pub fn run(args: &crate::microbench::Args) -> Result<i32, Failure> {
+    let backend = backend_choice(args.backend)?;
+    Ok(crate::microbench::run(args, backend, &mut |line| {
+        say(line)
+    })?)
+}
