@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Installs what building xad-harness needs on Debian 12 or Ubuntu 24.04, and
-# nothing when it is already there: an LLVM that assembles gfx9-gfx12 (clang/lld
-# 19, and 22 for gfx950 where apt has it),
-# the HIP runtime and headers (libamdhip64-dev), libclang for bindgen, and
-# qemu-user, python3-numpy and Slurm (munge, slurmctld, slurmd, slurm-client)
-# for the tests.
+# Installs what building and running xad-harness needs on Debian 12 or Ubuntu
+# 24.04, and nothing when it is already there: an LLVM that assembles
+# gfx9-gfx12 (clang/lld 19, and 22 for gfx950 where apt has it), the HIP
+# runtime and headers (libamdhip64-dev) and libclang for bindgen.
+# With --tests (ci/test.sh) also what only the tests need: qemu-user,
+# python3-numpy and Slurm (munge, slurmctld, slurmd, slurm-client).
 # Rust itself comes from rustup (https://rustup.rs), which this script does not run.
 set -euo pipefail
 
-# qemu-user is for the test job only: ci/simd-paths.sh runs the input
-# generator's SSE2, SSE4.1 and AVX2 paths under emulated CPUs. So is
-# python3-numpy: tests/replay.rs loads every .npy of a dump with numpy. So are
-# munge, slurmctld, slurmd and slurm-client (Debian 12: Slurm 22.05):
-# tests/slurm.rs starts a one-node cluster on localhost and runs ci/slurm/ on
-# it. Installing them starts no daemon where systemd is not running; where it
-# is, the packages' own services use /etc/slurm and the default ports, which
-# the test's cluster does not (its own configuration, free ports, its own
-# munge socket).
-packages=(clang-19 lld-19 llvm-19 libclang-dev qemu-user python3-numpy munge slurmctld slurmd slurm-client)
+# Only the test job (--tests) needs the rest: qemu-user, because
+# ci/simd-paths.sh runs the input generator's SSE2, SSE4.1 and AVX2 paths under
+# emulated CPUs; python3-numpy, because tests/replay.rs loads every .npy of a
+# dump with numpy; munge, slurmctld, slurmd and slurm-client (Debian 12: Slurm
+# 22.05), because tests/slurm.rs starts a one-node cluster on localhost and
+# runs ci/slurm/ on it. Installing them starts no daemon where systemd is not
+# running; where it is, the packages' own services use /etc/slurm and the
+# default ports, which the test's cluster does not (its own configuration,
+# free ports, its own munge socket).
+packages=(clang-19 lld-19 llvm-19 libclang-dev)
+case "${1:-}" in
+  --tests) packages+=(qemu-user python3-numpy munge slurmctld slurmd slurm-client) ;;
+  "") ;;
+  *) echo "usage: ci/setup.sh [--tests]" >&2; exit 2 ;;
+esac
 # Debian's HIP headers and runtime only when no ROCm installation is there: a
 # ROCm runner builds against its own /opt/rocm (ci/env.sh picks that root), and
 # a second HIP under /usr would only invite mixing the two.

@@ -6,7 +6,8 @@
 # Cold on 2 cores: about 12 minutes (the matrix about 4 of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/setup.sh
+# Building needs and what only the tests need (Slurm, munge, qemu, numpy).
+bash ci/setup.sh --tests
 . ci/env.sh
 cargo build --locked --workspace
 log="$(mktemp)"

@@ -78,7 +78,7 @@ fn numpy_agrees(dir: &Path) {
     });
     let Some(python) = python else {
         eprintln!(
-            "skipped the numpy check of {}: python3 with numpy is not available (ci/setup.sh installs python3-numpy)",
+            "skipped the numpy check of {}: python3 with numpy is not available (ci/setup.sh --tests installs python3-numpy)",
             dir.display()
         );
         return;

@@ -64,7 +64,7 @@ fn missing_prerequisite() -> Option<String> {
     let missing: Vec<&str> = BINARIES.into_iter().filter(|b| find(b).is_none()).collect();
     if !missing.is_empty() {
         return Some(format!(
-            "{} not installed (apt-get install munge slurmctld slurmd; ci/setup.sh does)",
+            "{} not installed (apt-get install munge slurmctld slurmd; ci/setup.sh --tests does)",
             missing.join(", ")
         ));
     }

@@ -130,6 +130,8 @@ pub fn generate(out_dir: &Path) -> Result<(), String> {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=src/hip/build_support.rs");
+    // `include!`d at the top of this file: the function list bindgen declares.
+    println!("cargo:rerun-if-changed=src/hip/functions.rs");
     println!("cargo:rerun-if-changed=src/hip/shim.c");
     println!("cargo:rerun-if-changed=src/hip/shim.h");
 
