@@ -6,7 +6,7 @@
 use super::counters;
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
-use super::taint::{self, Deps};
+use super::taint::{self, Deps, VMask, VGPR_WORDS};
 use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
 use crate::isa::{Generation, Inst, Isa, Op, Shape};
@@ -88,7 +88,7 @@ impl Allocation {
     /// which names every register an instruction reads or writes).
     fn check(&self, inst: Inst) -> Result<Inst, Fault> {
         let deps = deps_of(&inst, self.wave64);
-        let vgpr_end = (0..4)
+        let vgpr_end = (0..VGPR_WORDS)
             .rev()
             .find(|&k| deps.v[k] != 0)
             .map_or(0, |k| 64 * k as u32 + 64 - deps.v[k].leading_zeros());
@@ -137,7 +137,7 @@ pub struct Program {
     /// wave64 (lane masks are one or two SGPRs wide).
     pub(crate) deps: [Vec<Deps>; 2],
     /// Per wave size, the registers a path may read before writing them.
-    pub(crate) may: [(u128, [u64; 4]); 2],
+    pub(crate) may: [(u128, VMask); 2],
     /// Per wave size, the hazards each instruction consumes ([`hazards`]):
     /// only instructions listed here carry [`taint::F_HAZ`].
     pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
@@ -242,7 +242,7 @@ impl Program {
     }
 
     /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
-    pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, [u64; 4]) {
+    pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, VMask) {
         &self.may[usize::from(W == 64)]
     }
 
@@ -251,12 +251,12 @@ impl Program {
     pub(crate) fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
         static NONE: Deps = Deps {
             s: 0,
-            v: [0; 4],
+            v: [0; VGPR_WORDS],
             rs: 0,
-            rv: [0; 4],
+            rv: [0; VGPR_WORDS],
             ws: 0,
-            wv: [0; 4],
-            xv: [0; 4],
+            wv: [0; VGPR_WORDS],
+            xv: [0; VGPR_WORDS],
             flags: 0,
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
