@@ -544,6 +544,9 @@ impl<const W: usize> Wave<W> {
             SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => self.waited(inst),
             // ---- SOPP ----
             SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr => {}
+            // Resolved into every later instruction's VGPR numbers when the
+            // program is decoded (program.rs, `resolve_vgpr_msb`).
+            SSetVgprMsb => {}
             SSendmsg => self.issued(inst, pc, ctx),
             SWaitcnt | SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
             | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt | SWaitStorecntDscnt => {

@@ -240,13 +240,20 @@ impl<'a> Decoder<'a> {
     }
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
-        table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
+        let row = table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
             self.unsupported(super::unemulated::refusal(
                 self.isa.generation,
                 format,
                 opcode,
             ))
-        })
+        })?;
+        if table::GFX1250_ONLY.contains(&row.op) && !self.isa.gfx1250_insts {
+            return Err(self.unsupported(format!(
+                "{} exists only on CDNA5 (gfx1250, gfx1251); on this target these bits are no instruction",
+                row.mnemonic
+            )));
+        }
+        Ok(row)
     }
 
     fn decode(&mut self) -> Result<Inst, DecodeError> {

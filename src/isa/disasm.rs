@@ -147,6 +147,7 @@ impl Inst {
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
+                Op::SSetVgprMsb if self.imm == 0 => vec!["0".into()],
                 Op::SWaitcnt if self.generation == Generation::Gfx10 => {
                     vec![super::decode::gfx10::waitcnt_text(self.imm as u16)]
                 }
