@@ -64,7 +64,7 @@ impl Allocation {
         } else {
             format!(
                 "GRANULATED_WORKITEM_VGPR_COUNT={granules}, granule {} in wave{}",
-                kd.vgpr_count() / (granules + 1),
+                kd.vgpr_count_for(arch) / (granules + 1),
                 kd.wave_size()
             )
         };
