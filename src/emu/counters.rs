@@ -632,8 +632,7 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn touches_in_flight(&self, d: &super::taint::Deps) -> bool {
         let f = &self.inflight;
-        (d.s & f.s) != 0
-            || (d.v[0] & f.v[0]) | (d.v[1] & f.v[1]) | (d.v[2] & f.v[2]) | (d.v[3] & f.v[3]) != 0
+        (d.s & f.s) != 0 || (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & f.v[k])) != 0
     }
 
     /// After the taint step of `inst`, which touches in-flight registers: one

@@ -654,11 +654,9 @@ impl<const W: usize> Wave<W> {
         may: &(u128, VMask),
     ) {
         let exec = self.exec();
-        let (may_s, may_v) = if exec == Self::FULL {
-            *may
-        } else {
-            (u128::MAX, [u64::MAX; VGPR_WORDS])
-        };
+        let all_launched = exec == Self::FULL;
+        let may_s = if all_launched { may.0 } else { u128::MAX };
+        let may_v = |k: usize| if all_launched { may.1[k] } else { u64::MAX };
         let hi = if W == 32 { HI } else { 0 };
         let exec_bits = if W == 64 {
             3u128 << EXEC
@@ -689,14 +687,17 @@ impl<const W: usize> Wave<W> {
         let id_rows = ones(ids.clamp(1, 3));
         let t = &mut self.shadow;
         // A row whose `v_any` bit is clear is all zero, so only rows tainted
-        // before (none, after a clean wave) need clearing.
+        // before (none, after a clean wave) need clearing. `v_any` has bits
+        // only for the shadow's rows (256 unless a CDNA5 launch grew it), so
+        // the words past them are zero and skipped: this runs for every wave.
+        let rows = t.v_undef.len();
         let mut any_v = 0u64;
-        for k in 0..VGPR_WORDS {
+        let mut word = |k: usize| {
             for_bits(t.v_any[k], |b| {
                 t.v_undef[64 * k + b] = 0;
                 t.v_unset[64 * k + b] = 0;
             });
-            let mut bits = ones(n.saturating_sub(64 * k)) & may_v[k];
+            let mut bits = ones(n.saturating_sub(64 * k)) & may_v(k);
             if k == 0 {
                 bits = (bits & !id_rows) | if v0 != 0 { id_rows } else { 0 };
             }
@@ -706,6 +707,13 @@ impl<const W: usize> Wave<W> {
             });
             t.v_any[k] = bits;
             any_v |= bits;
+        };
+        // A constant trip count where the shadow has its 256 rows, so the
+        // loop unrolls as it did before CDNA5's larger file existed.
+        if rows <= 256 {
+            (0..4).for_each(&mut word);
+        } else {
+            (0..rows.div_ceil(64)).for_each(&mut word);
         }
         if v0 != 0 {
             // (The id rows are otherwise zero already: the shadow rows stay
