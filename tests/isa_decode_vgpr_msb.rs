@@ -21,13 +21,16 @@ use xad_harness::isa::{decode_one_for, Isa, Op, Src};
 /// The assembly [`ROWS`] were measured from (llvm-mc-22 -triple=amdgcn
 /// -mcpu=gfx1250 -show-encoding, LLVM 22.1.8).
 const SOURCE: &str =
-    "s_set_vgpr_msb 0\ns_set_vgpr_msb 0x41\ns_set_vgpr_msb 0xe4\ns_set_vgpr_msb 0xe455\n";
+    "s_set_vgpr_msb 0\ns_set_vgpr_msb 3\ns_set_vgpr_msb 64\ns_set_vgpr_msb 0x41\ns_set_vgpr_msb 0xe4\ns_set_vgpr_msb 0xe455\ns_set_vgpr_msb 0xffff\n";
 
 const ROWS: &[(&str, [u8; 4])] = &[
     ("s_set_vgpr_msb 0", [0x00, 0x00, 0x86, 0xbf]),
+    ("s_set_vgpr_msb 3", [0x03, 0x00, 0x86, 0xbf]),
+    ("s_set_vgpr_msb 64", [0x40, 0x00, 0x86, 0xbf]),
     ("s_set_vgpr_msb 0x41", [0x41, 0x00, 0x86, 0xbf]),
     ("s_set_vgpr_msb 0xe4", [0xe4, 0x00, 0x86, 0xbf]),
     ("s_set_vgpr_msb 0xe455", [0x55, 0xe4, 0x86, 0xbf]),
+    ("s_set_vgpr_msb 0xffff", [0xff, 0xff, 0x86, 0xbf]),
 ];
 
 /// A straight-line program, and llvm-objdump-22 -d --mcpu=gfx1250's text

@@ -147,7 +147,8 @@ impl Inst {
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
-                Op::SSetVgprMsb if self.imm == 0 => vec!["0".into()],
+                // LLVM 22 prints 0-64 in decimal, the rest as hex.
+                Op::SSetVgprMsb if (0..=64).contains(&self.imm) => vec![self.imm.to_string()],
                 Op::SWaitcnt if self.generation == Generation::Gfx10 => {
                     vec![super::decode::gfx10::waitcnt_text(self.imm as u16)]
                 }
