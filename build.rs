@@ -137,7 +137,7 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
         };
         let target_dir = out_dir.join("targets").join(t.name);
         // The frame comes from the row's generation, never from its name.
-        discover::write_target_include(&target_dir, t.name, Some(t.generation().frame()))
+        discover::write_target_include(&target_dir, t.name, Some(t.frame()))
             .map_err(|e| e.to_string())?;
         for stub in stubs.iter().filter(|s| t.meets(&s.needs)) {
             let stem = stub.src.file_stem().unwrap().to_string_lossy().into_owned();

@@ -213,6 +213,11 @@ pub static TARGETS: &[Target] = &[
     processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)"),
     processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060"),
     processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700"),
+    // CDNA5 ("GFX12.5"): LLVM 22 knows them (LLVM 19 does not: built only
+    // where LLVM 22 is found). LLVM 22's AMDGPUUsage lists gfx1250 as an APU
+    // with products "TBA"; wave32 only.
+    processor("gfx1250", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (products \"TBA\" in its AMDGPUUsage)"),
+    processor("gfx1251", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (no product named in the documents read)"),
     processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100"),
     Target {
         features: GFX90A_FEATURES,
@@ -305,6 +310,11 @@ impl Target {
 
     pub fn generation(&self) -> Generation {
         self.isa.generation
+    }
+
+    /// The kernel frame its cases are assembled with ([`Isa::frame`]).
+    pub fn frame(&self) -> &'static str {
+        self.isa.frame()
     }
 
     /// Whether the target has `feature`: from its generation (gfx9 lacks

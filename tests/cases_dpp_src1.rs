@@ -134,7 +134,7 @@ fn every_target_kernel_encodes_its_declared_forms() {
                 ops.len()
             );
             for (j, (op, (line, words))) in ops.iter().zip(&found).enumerate() {
-                let want = encode_for(op, t.isa)
+                let want = encode_for(op, t)
                     .unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
                 assert_eq!(
                     words, &want,
@@ -254,9 +254,9 @@ fn a_wrong_table_entry_is_caught() {
         spec.case.kernel,
     );
     let mut op = spec.program.ops[9]; // src1 = vcc_lo
-    assert_eq!(found[9].1, encode_for(&op, t.isa).unwrap());
+    assert_eq!(found[9].1, encode_for(&op, t).unwrap());
     op.src[1] = Src::Sreg(M0, 5);
-    assert_ne!(found[9].1, encode_for(&op, t.isa).unwrap());
+    assert_ne!(found[9].1, encode_for(&op, t).unwrap());
 }
 
 /// Run `case` with code object `bytes` on an emulated `device` target.

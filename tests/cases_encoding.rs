@@ -359,7 +359,7 @@ fn every_kernel_encodes_its_declared_forms_on_every_target() {
                 ops.len()
             );
             for (j, (op, f)) in ops.iter().zip(found).enumerate() {
-                let want = encode_for(op, t.isa)
+                let want = encode_for(op, t)
                     .unwrap_or_else(|e| panic!("{} op {j} on {}: {e}", case.name, t.name));
                 assert_eq!(
                     f.words, want,
@@ -424,8 +424,8 @@ fn every_move_encodes_and_disassembles_as_declared() {
             let mut words = Vec::new();
             let mut texts = Vec::new();
             for (j, op) in spec.program.ops.iter().enumerate() {
-                let w = movs_for(op, t.isa)
-                    .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
+                let w =
+                    movs_for(op, t).unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 words.extend(w.iter().map(|w| (j, w.to_vec())));
                 texts.extend(mov_texts(op).into_iter().map(|m| (j, m)));
             }

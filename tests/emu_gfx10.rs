@@ -38,7 +38,7 @@ fn toolchain(dir: &Path) -> Toolchain {
 /// Assemble kernels/cases/`kernel`.s for `mcpu` into `dir`.
 fn build(tc: &Toolchain, mcpu: &str, kernel: &str, dir: &Path) -> Vec<u8> {
     std::fs::create_dir_all(dir).expect("scratch dir");
-    toolchain::write_target_include(dir, mcpu, Some(t(mcpu).generation().frame()))
+    toolchain::write_target_include(dir, mcpu, Some(t(mcpu).frame()))
         .expect("xad_target.inc");
     let src = Path::new(ROOT)
         .join("kernels/cases")

@@ -104,7 +104,7 @@ fn every_gfx9_catalogue_kernel_passes_on_every_emulated_gfx9_target() {
             continue;
         };
         let dir = scratch.join(mcpu);
-        toolchain::write_target_include(&dir, mcpu, Some(t(mcpu).generation().frame()))
+        toolchain::write_target_include(&dir, mcpu, Some(t(mcpu).frame()))
             .expect("xad_target.inc");
         let include = Path::new(ROOT).join("kernels/include");
         let cases = cases::catalogue_for(t(mcpu));

@@ -8,7 +8,8 @@
 //!   (quad_perm:[1,0,3,2]) and VOP3-DPP8 (dpp8:[7,6,5,4,3,2,1,0]) forms. Each
 //!   high source is a copy of the loaded value whose low twin (same 8 encoded
 //!   bits) is then overwritten with 0, so reading the low register gives a
-//!   wrong word, not the right one by accident.
+//!   wrong word, not the right one by accident; the high destination's low
+//!   twin is poisoned the same way before the result is copied back.
 //! - Negative controls: the setting before `v_xad_u32` with src0's bits
 //!   cleared (the poisoned v2 is read: wrong words), and the setting of the
 //!   copy back from the high destination naming an unwritten VGPR (the
@@ -108,7 +109,10 @@ fn body(form: Form, high: High, mistake: Mistake) -> String {
     };
     s.push_str(&format!("  {mnemonic} {dst}, v2, v3, {src2}{control}\n"));
     if has(High::Dst) {
-        // v6 <- v773 (src0 bits 1:0 = 3).
+        // Poison the destination's low twin v5, then v6 <- v773 (src0 bits
+        // 1:0 = 3): a result left in v5 reads as 0.
+        set(&mut s, 0);
+        s.push_str("  v_mov_b32 v5, 0\n");
         let from = if mistake == Mistake::CopyBackFromWrongRow {
             2
         } else {
@@ -342,8 +346,8 @@ fn a_wrong_setting_is_caught() {
     for form in [Form::Vop3, Form::Dpp16, Form::Dpp8] {
         // src0's bits cleared: v2 (poisoned to 0) is read instead of v258.
         let stem = format!("{form:?}_src0_cleared").to_lowercase();
-        let body = body(form, High::All, Mistake::Src0BitsCleared);
-        let Some(image) = build(&source(&body), &dir, &stem) else {
+        let cleared = body(form, High::All, Mistake::Src0BitsCleared);
+        let Some(image) = build(&source(&cleared), &dir, &stem) else {
             return;
         };
         let o = launch(&image, form, 0x0bad_5eed);
@@ -354,8 +358,8 @@ fn a_wrong_setting_is_caught() {
         );
         // The copy back reads v517, which nothing wrote: undefined, never a pass.
         let stem = format!("{form:?}_copy_back_wrong").to_lowercase();
-        let body = body(form, High::All, Mistake::CopyBackFromWrongRow);
-        let image = build(&source(&body), &dir, &stem).unwrap();
+        let wrong_row = body(form, High::All, Mistake::CopyBackFromWrongRow);
+        let image = build(&source(&wrong_row), &dir, &stem).unwrap();
         let o = launch(&image, form, 0x0bad_5eed);
         let passed = (0..LANES).filter(|&i| o.got[i] == o.want[i]).count();
         assert!(

@@ -69,10 +69,18 @@ const GFX10: Family = Family {
     llvm22: &[],
 };
 
+impl Family {
+    /// A target of the family: the encoder asks a target its features,
+    /// which all come from the family's Isa.
+    fn target(&self) -> Target {
+        target(self.llvm19[0], self.isa)
+    }
+}
+
 /// The words `op` must assemble to on `family`: the case tables' encoder for
 /// the family's ISA (opcode, m0/null codes and refusals per generation).
 fn expected_words(op: &Op, family: &Family) -> Result<Vec<u32>, String> {
-    let words = encode_for(op, family.isa)?;
+    let words = encode_for(op, &family.target())?;
     // The family's opcode, stated here independently of the encoder.
     if words[0] >> 16 != family.opcode {
         return Err(format!(
@@ -175,7 +183,7 @@ fn build(
     kernel: &str,
     dir: &Path,
 ) -> (Vec<u8>, String) {
-    toolchain::write_target_include(dir, mcpu, Some(family.isa.generation.frame()))
+    toolchain::write_target_include(dir, mcpu, Some(family.isa.frame()))
         .expect("xad_target.inc");
     let src = Path::new(ROOT)
         .join("kernels/cases")
@@ -230,7 +238,7 @@ fn compare(case: &Case, ops: &[Op], family: &Family, listing: &str) -> Option<St
     let moves = lines_of(listing, "v_mov_b32_dpp");
     let mut want = Vec::new();
     for (j, op) in ops.iter().enumerate() {
-        match movs_for(op, family.isa) {
+        match movs_for(op, &family.target()) {
             Ok(words) => want.extend(words.into_iter().map(|w| (j, w.to_vec()))),
             Err(e) => return Some(format!("{} op {j}: {e}", case.name)),
         }

@@ -35,6 +35,7 @@ pub(super) static SPECS: &[Spec] = &[
     case!(
         "basic_w64", wave: 64, ops: &OPS, scalars: 0,
         description: "v_xad_u32 v5, v2, v3, v4: VGPR sources from a, b, c; wave64; tail lanes masked by EXEC",
+        requires: &[Feature::Wave64]
     ),
 ];
 

@@ -64,9 +64,11 @@ random s20, inline -7 or literal 0x5a5a5a5a; 16 links in place (vdst = forwarded
 
 pub(super) static SPECS: &[Spec] = &[
     case!("chain_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave32, Feature::Vop3Literal]),
-    case!("chain_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Vop3Literal]),
+    case!("chain_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave64, Feature::Vop3Literal]),
     case!("chain_inline_w64", wave: 64, ops: &INLINE_OPS, scalars: 8,
-        description: "as chain_w64 with inline 1/(2pi) (0x3e22f983) where chain_w64 has its literal: the chain gfx9 can encode"),
+        description: "as chain_w64 with inline 1/(2pi) (0x3e22f983) where chain_w64 has its literal: the chain gfx9 can encode",
+        requires: &[Feature::Wave64]
+    ),
 ];
 
 #[cfg(test)]

@@ -154,15 +154,15 @@ const FI: Feature = Feature::DppFetchInactive;
 
 pub(super) static SPECS: &[Spec] = &[
     case!("dpp16_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Wave32, Feature::Vop3Dpp, Feature::NullSgpr, FI]),
-    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Vop3Dpp, Feature::NullSgpr, FI]),
+    case!("dpp16_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Wave64, Feature::Vop3Dpp, Feature::NullSgpr, FI]),
     case!("dpp16_shift_w32", wave: 32, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Wave32, Feature::Vop3Dpp]),
-    case!("dpp16_shift_w64", wave: 64, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Vop3Dpp]),
+    case!("dpp16_shift_w64", wave: 64, ops: &SHIFT, scalars: 8, description: D_SHIFT, requires: &[Feature::Wave64, Feature::Vop3Dpp]),
     case!("dpp16_row_w32", wave: 32, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Wave32, Feature::Vop3Dpp, SHARE]),
-    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Vop3Dpp, SHARE]),
+    case!("dpp16_row_w64", wave: 64, ops: &ROW, scalars: 8, description: D_ROW, requires: &[Feature::Wave64, Feature::Vop3Dpp, SHARE]),
     case!("dpp16_masks_w32", wave: 32, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Wave32, Feature::Vop3Dpp, SHARE, FI]),
-    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Vop3Dpp, SHARE, FI]),
+    case!("dpp16_masks_w64", wave: 64, ops: &MASKS, scalars: 8, description: D_MASKS, requires: &[Feature::Wave64, Feature::Vop3Dpp, SHARE, FI]),
     case!("dpp16_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Wave32, Feature::Vop3Dpp, SHARE, FI]),
-    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Vop3Dpp, SHARE, FI]),
+    case!("dpp16_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE, requires: &[Feature::Wave64, Feature::Vop3Dpp, SHARE, FI]),
 ];
 
 #[cfg(test)]

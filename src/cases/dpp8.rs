@@ -60,7 +60,7 @@ then source lanes off under EXEC patterns (alternating, half-bytes, all-but-one,
 
 pub(super) static SPECS: &[Spec] = &[
     case!("dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Wave32, Feature::Vop3Dpp, Feature::Dpp8, Feature::DppFetchInactive]),
-    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Vop3Dpp, Feature::Dpp8, Feature::DppFetchInactive]),
+    case!("dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Wave64, Feature::Vop3Dpp, Feature::Dpp8, Feature::DppFetchInactive]),
 ];
 
 #[cfg(test)]

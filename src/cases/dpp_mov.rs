@@ -324,20 +324,20 @@ const W32: Feature = Wave32;
 
 pub(super) static SPECS: &[Spec] = &[
     case!("dpp_mov_quad_perm_w32", wave: 32, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[W32]),
-    case!("dpp_mov_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP),
+    case!("dpp_mov_quad_perm_w64", wave: 64, ops: &QUAD_PERM, scalars: 8, description: D_QP, requires: &[Feature::Wave64]),
     case!("dpp_mov_shift_w32", wave: 32, ops: &SHIFT, scalars: 0, description: D_SHIFT, requires: &[W32]),
-    case!("dpp_mov_shift_w64", wave: 64, ops: &SHIFT, scalars: 0, description: D_SHIFT),
+    case!("dpp_mov_shift_w64", wave: 64, ops: &SHIFT, scalars: 0, description: D_SHIFT, requires: &[Feature::Wave64]),
     case!("dpp_mov_row_w32", wave: 32, ops: &ROW, scalars: 0, description: D_ROW, requires: &[W32]),
-    case!("dpp_mov_row_w64", wave: 64, ops: &ROW, scalars: 0, description: D_ROW),
-    case!("dpp_mov_wave_w64", wave: 64, ops: &WAVE, scalars: 0, description: D_WAVE, requires: &[DppWaveControls]),
+    case!("dpp_mov_row_w64", wave: 64, ops: &ROW, scalars: 0, description: D_ROW, requires: &[Feature::Wave64]),
+    case!("dpp_mov_wave_w64", wave: 64, ops: &WAVE, scalars: 0, description: D_WAVE, requires: &[Feature::Wave64, DppWaveControls]),
     case!("dpp_mov_share_w32", wave: 32, ops: &SHARE, scalars: 0, description: D_SHARE, requires: &[W32, DppRowShare]),
-    case!("dpp_mov_share_w64", wave: 64, ops: &SHARE, scalars: 0, description: D_SHARE, requires: &[DppRowShare]),
+    case!("dpp_mov_share_w64", wave: 64, ops: &SHARE, scalars: 0, description: D_SHARE, requires: &[Feature::Wave64, DppRowShare]),
     case!("dpp_mov_dpp8_w32", wave: 32, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[W32, Dpp8, DppFetchInactive]),
-    case!("dpp_mov_dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Dpp8, DppFetchInactive]),
+    case!("dpp_mov_dpp8_w64", wave: 64, ops: &DPP8, scalars: 8, description: D_DPP8, requires: &[Feature::Wave64, Dpp8, DppFetchInactive]),
     case!("dpp_mov_inactive_w32", wave: 32, ops: &INACTIVE, scalars: 8, description: D_INACTIVE,
         requires: &[W32, DppRowShare, Dpp8, DppFetchInactive]),
     case!("dpp_mov_inactive_w64", wave: 64, ops: &INACTIVE, scalars: 8, description: D_INACTIVE,
-        requires: &[DppRowShare, Dpp8, DppFetchInactive]),
+        requires: &[Feature::Wave64, DppRowShare, Dpp8, DppFetchInactive]),
 ];
 
 #[cfg(test)]

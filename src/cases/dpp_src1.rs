@@ -252,7 +252,13 @@ use Feature::{
     Dpp8, DppFetchInactive, DppRowShare, DppSrc1Scalar, HighSgprs, NullSgpr, TwoScalarReads,
     Vop3Dpp, Wave32,
 };
-const NEEDS16_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, DppRowShare, DppFetchInactive];
+const NEEDS16_W64: &[Feature] = &[
+    Feature::Wave64,
+    Vop3Dpp,
+    DppSrc1Scalar,
+    DppRowShare,
+    DppFetchInactive,
+];
 const NEEDS16_W32: &[Feature] = &[
     Wave32,
     Vop3Dpp,
@@ -260,9 +266,16 @@ const NEEDS16_W32: &[Feature] = &[
     DppRowShare,
     DppFetchInactive,
 ];
-const NEEDS8_W64: &[Feature] = &[Vop3Dpp, DppSrc1Scalar, Dpp8, DppFetchInactive];
+const NEEDS8_W64: &[Feature] = &[
+    Feature::Wave64,
+    Vop3Dpp,
+    DppSrc1Scalar,
+    Dpp8,
+    DppFetchInactive,
+];
 const NEEDS8_W32: &[Feature] = &[Wave32, Vop3Dpp, DppSrc1Scalar, Dpp8, DppFetchInactive];
 const SGPR16_W64: &[Feature] = &[
+    Feature::Wave64,
     Vop3Dpp,
     DppSrc1Scalar,
     TwoScalarReads,
@@ -282,6 +295,7 @@ const SGPR16_W32: &[Feature] = &[
     DppFetchInactive,
 ];
 const SGPR8_W64: &[Feature] = &[
+    Feature::Wave64,
     Vop3Dpp,
     DppSrc1Scalar,
     TwoScalarReads,
@@ -317,7 +331,6 @@ mod tests {
     use super::super::declare::testing::{model_out, spec};
     use super::super::encode::encode_for;
     use super::SPECS;
-    use crate::isa::Isa;
     use crate::target::TARGETS;
 
     const KEEP: u32 = 0xEEEE_0000;
@@ -541,21 +554,29 @@ mod tests {
                 "gfx12-generic"
             ]
         );
-        assert!(TARGETS
-            .iter()
-            .filter(|t| !with.contains(&t.name))
-            .all(|t| SPECS.iter().all(|s| !s.case.runs_on(t))));
+        // The others run none, but a wave32-only target with the feature
+        // (CDNA5), which runs exactly the wave32 ones.
+        for t in TARGETS.iter().filter(|t| !with.contains(&t.name)) {
+            for s in SPECS {
+                let want = t.has(crate::target::Feature::DppSrc1Scalar)
+                    && !t.has(crate::target::Feature::Wave64)
+                    && s.case.wave_size == 32;
+                assert_eq!(s.case.runs_on(t), want, "{} on {}", s.case.name, t.name);
+            }
+        }
         for s in SPECS {
             assert!(
-                s.program
-                    .ops
-                    .iter()
-                    .any(|op| encode_for(op, Isa::GFX11).is_err()),
+                s.program.ops.iter().any(|op| encode_for(
+                    op,
+                    crate::target::find("gfx1100").unwrap()
+                )
+                .is_err()),
                 "{}: no op needs the feature",
                 s.case.name
             );
             for op in s.program.ops {
-                encode_for(op, Isa::GFX115X).unwrap_or_else(|e| panic!("{}: {e}", s.case.name));
+                encode_for(op, crate::target::find("gfx1151").unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", s.case.name));
             }
         }
     }

@@ -7,18 +7,21 @@
 //!
 //! [`encode`] gives the gfx11/gfx12 words (VOP3 opcode 581, the same on every
 //! gfx11 and gfx12 target; checked against llvm-mc 19 for gfx1100, gfx1151
-//! and gfx1200). [`encode_for`] gives a target ISA's words: opcode 499
-//! (`D1F3`) on gfx9, 837 (`D745`) on gfx10, and m0/null as codes 124/125 there
-//! (gfx11 swapped them); and it refuses what the ISA lacks, as LLVM does: an
-//! SGPR or inline DPP src1 without [`Isa::dpp_src1_scalar`], VOP3 DPP before
-//! gfx11, and on gfx9 a VOP3 literal, `null`, s102-s105 or a second scalar
-//! value (constant bus limit 1).
+//! and gfx1200). [`encode_for`] gives a target's words: the first dword and
+//! the m0/null codes its generation fixes (`Generation::xad_vop3_word`:
+//! opcode 499, `D1F3`, on gfx9 and 837, `D745`, on gfx10;
+//! `Generation::m0_code`, `null_code`: 124/125 there, gfx11 swapped them);
+//! and it refuses what the target lacks, as LLVM does, asking its features
+//! ([`Target::has`]): an SGPR or inline DPP src1 without
+//! [`Feature::DppSrc1Scalar`], VOP3 DPP without [`Feature::Vop3Dpp`], and
+//! without the gfx10 additions (gfx9) a VOP3 literal, `null`, s102-s105 or a
+//! second scalar value (constant bus limit 1).
 
 use super::model::{dpp16_ctrl_gfx10_on, dpp16_ctrl_gfx9_only, dpp16_ctrl_valid};
 use super::program::{
     Dpp, Mov, Op, Src, DPP16, DPP8, DPP8_FI, EXEC_HI, EXEC_LO, LITERAL, M0, NULL, SRC_SCC,
 };
-use crate::isa::{Generation, Isa};
+use crate::target::{Feature, Target};
 
 /// The 9-bit source field of a non-DPP operand.
 pub fn src_code(src: &Src) -> u16 {
@@ -34,69 +37,65 @@ pub fn src_code(src: &Src) -> u16 {
     }
 }
 
-/// The `v_xad_u32` words a kernel for a target with `isa` must contain for
-/// `op` (see the module doc), or why that ISA has no such instruction.
-pub fn encode_for(op: &Op, isa: Isa) -> Result<Vec<u32>, String> {
-    refuse_for(op, isa)?;
+/// The `v_xad_u32` words a kernel for `target` must contain for `op` (see the
+/// module doc), or why its ISA has no such instruction.
+pub fn encode_for(op: &Op, target: &Target) -> Result<Vec<u32>, String> {
+    refuse_for(op, target)?;
     for slot in &op.src {
         if let Src::Moved(_, mov) = slot {
-            mov_refusal(mov, isa.generation)?;
+            mov_refusal(mov, target)?;
         }
     }
     let mut words = encode(op)?;
-    let opcode = match isa.generation {
-        Generation::Gfx9 => 0xD1F3,
-        Generation::Gfx10 => 0xD745,
-        Generation::Gfx11 | Generation::Gfx12 => return Ok(words),
-    };
-    words[0] = opcode << 16 | (words[0] & 0xFFFF);
-    // gfx9/gfx10 code m0 as 124 and null as 125 (gfx11 swapped them). Source
-    // fields of dword 1: 9 bits each at 0, 9, 18.
+    let generation = target.generation();
+    // `encode`'s words are gfx11's: the opcode and the m0/null codes are the
+    // generation's values.
+    words[0] = generation.xad_vop3_word() | (words[0] & 0xFFFF);
+    let null = generation.null_code();
+    // Source fields of dword 1: 9 bits each at 0, 9, 18.
     for shift in [0, 9, 18] {
-        let code = (words[1] >> shift) & 0x1FF;
-        let code = match code as u16 {
-            NULL => u32::from(M0),
-            M0 => u32::from(NULL),
+        let code = ((words[1] >> shift) & 0x1FF) as u16;
+        let code = match code {
+            M0 => generation.m0_code(),
+            // Refused above where the target has no null.
+            NULL => null.ok_or_else(|| format!("{op:?}: {generation} has no null"))?,
             _ => code,
         };
-        words[1] = (words[1] & !(0x1FF << shift)) | code << shift;
+        words[1] = (words[1] & !(0x1FF << shift)) | u32::from(code) << shift;
     }
     Ok(words)
 }
 
-/// Why `isa` has no `v_xad_u32` of `op`'s operand forms (the assembler's
+/// Why `target` has no `v_xad_u32` of `op`'s operand forms (the assembler's
 /// refusal), if it has none.
-fn refuse_for(op: &Op, isa: Isa) -> Result<(), String> {
-    let generation = isa.generation;
+fn refuse_for(op: &Op, target: &Target) -> Result<(), String> {
+    let generation = target.generation();
+    let lacks = |feature| !target.has(feature);
     let dpp = !matches!(op.dpp, Dpp::None);
-    if dpp && matches!(generation, Generation::Gfx9 | Generation::Gfx10) {
+    if dpp && lacks(Feature::Vop3Dpp) {
         return Err(format!(
             "{op:?}: {generation} has no VOP3 DPP (v_xad_u32_e64_dpp)"
         ));
     }
-    if dpp && !isa.dpp_src1_scalar && !matches!(op.src[1], Src::V(..) | Src::Res(..)) {
+    if dpp && lacks(Feature::DppSrc1Scalar) && !matches!(op.src[1], Src::V(..) | Src::Res(..)) {
         return Err(format!(
             "{op:?}: a DPP src1 must be a VGPR on {generation} without FeatureDPPSrc1SGPR"
         ));
     }
-    let gfx9 = generation == Generation::Gfx9;
-    if !gfx9 && op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))) {
+    if lacks(Feature::Gfx9SpecialSgprs) && op.src.iter().any(|s| matches!(s, Src::Gfx9Sreg(..))) {
         return Err(format!(
             "{op:?}: flat_scratch and xnack_mask are not operands on {generation}"
         ));
     }
-    if !gfx9 {
-        return Ok(());
+    if lacks(Feature::Vop3Literal) && op.src.iter().any(|s| matches!(s, Src::Lit(_))) {
+        return Err(format!("{op:?}: {generation} has no literal in a VOP3"));
     }
-    if op.src.iter().any(|s| matches!(s, Src::Lit(_))) {
-        return Err(format!("{op:?}: gfx9 has no literal in a VOP3"));
+    if lacks(Feature::NullSgpr) && op.src.contains(&Src::Null) {
+        return Err(format!("{op:?}: {generation} has no null"));
     }
-    if op.src.contains(&Src::Null) {
-        return Err(format!("{op:?}: gfx9 has no null"));
-    }
-    if op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))) {
+    if lacks(Feature::HighSgprs) && op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))) {
         return Err(format!(
-            "{op:?}: gfx9 addresses s0-s101 (codes 102-105 are flat_scratch and xnack_mask)"
+            "{op:?}: {generation} addresses s0-s101 (codes 102-105 are flat_scratch and xnack_mask)"
         ));
     }
     let mut scalars: Vec<u16> = op
@@ -107,52 +106,58 @@ fn refuse_for(op: &Op, isa: Isa) -> Result<(), String> {
         .collect();
     scalars.sort_unstable();
     scalars.dedup();
-    if scalars.len() > 1 {
+    if lacks(Feature::TwoScalarReads) && scalars.len() > 1 {
         return Err(format!(
-            "{op:?}: gfx9 reads one scalar value per VALU op (constant bus limit 1)"
+            "{op:?}: {generation} reads one scalar value per VALU op (constant bus limit 1)"
         ));
     }
     Ok(())
 }
 
-/// Why `generation` has no `v_mov_b32_dpp` with `mov`'s control, if it has none:
+/// Why `target` has no `v_mov_b32_dpp` with `mov`'s control, if it has none:
 /// wave_shl/rol/shr/ror and row_bcast are gfx9's only; row_share, row_xmask,
 /// fi and DPP8 came with gfx10.
-fn mov_refusal(mov: &Mov, generation: Generation) -> Result<(), String> {
-    let gfx9 = generation == Generation::Gfx9;
+fn mov_refusal(mov: &Mov, target: &Target) -> Result<(), String> {
+    let generation = target.generation();
+    let has = |feature| target.has(feature);
     match mov.dpp {
         Dpp::None => Err(format!("{mov:?}: a move without a DPP control")),
-        Dpp::Row { ctrl, fi, .. } if gfx9 => {
-            if fi {
-                Err(format!("{mov:?}: gfx9 DPP has no fi"))
-            } else if dpp16_ctrl_gfx9_only(ctrl)
-                || (dpp16_ctrl_valid(ctrl) && !dpp16_ctrl_gfx10_on(ctrl))
-            {
+        Dpp::Row { fi: true, .. } if !has(Feature::DppFetchInactive) => {
+            Err(format!("{mov:?}: {generation} DPP has no fi"))
+        }
+        Dpp::Row { ctrl, .. } => {
+            let known = if dpp16_ctrl_gfx9_only(ctrl) {
+                has(Feature::DppWaveControls)
+            } else if dpp16_ctrl_gfx10_on(ctrl) {
+                has(Feature::DppRowShare)
+            } else {
+                dpp16_ctrl_valid(ctrl)
+            };
+            if known {
                 Ok(())
             } else {
                 Err(format!(
-                    "{mov:?}: DPP control {ctrl:#x} is not a gfx9 control"
+                    "{mov:?}: DPP control {ctrl:#x} is not a {generation} control"
                 ))
             }
         }
-        Dpp::Row { ctrl, .. } if !dpp16_ctrl_valid(ctrl) => Err(format!(
-            "{mov:?}: DPP control {ctrl:#x} is not a {generation} control"
-        )),
-        Dpp::Lane8 { .. } if gfx9 => Err(format!("{mov:?}: gfx9 has no DPP8")),
-        _ => Ok(()),
+        Dpp::Lane8 { .. } if !has(Feature::Dpp8) => {
+            Err(format!("{mov:?}: {generation} has no DPP8"))
+        }
+        Dpp::Lane8 { .. } => Ok(()),
     }
 }
 
 /// The `v_mov_b32_dpp` words of each moved source of `op` (slot order), as
-/// `isa` encodes them: VOP1 (`0x7E000000 | vdst << 17 | 1 << 9 | src0`, src0
+/// `target` encodes them: VOP1 (`0x7E000000 | vdst << 17 | 1 << 9 | src0`, src0
 /// 0xFA for DPP16, 0xE9/0xEA for DPP8) then the DPP word, the same layout on
 /// gfx9-gfx12 (llvm-mc 19: `v_mov_b32_dpp v10, v2 wave_shl:1 row_mask:0xf
 /// bank_mask:0xf` is 7E1402FA FF013002 on gfx908).
-pub fn movs_for(op: &Op, isa: Isa) -> Result<Vec<[u32; 2]>, String> {
+pub fn movs_for(op: &Op, target: &Target) -> Result<Vec<[u32; 2]>, String> {
     let mut words = Vec::new();
     for slot in &op.src {
         if let Src::Moved(dst, mov) = slot {
-            mov_refusal(mov, isa.generation)?;
+            mov_refusal(mov, target)?;
             let (code, dpp_word) =
                 dpp_word(mov.src, mov.dpp).ok_or_else(|| format!("{mov:?}: no DPP control"))?;
             words.push([
@@ -229,10 +234,28 @@ pub fn encode(op: &Op) -> Result<Vec<u32>, String> {
     Ok(words)
 }
 
+/// The target row `name`, for the test modules below.
+#[cfg(test)]
+fn on(name: &str) -> &'static Target {
+    crate::target::find(name).unwrap_or_else(|| panic!("{name} row"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cases::program::{quad_perm, Lane};
+    use crate::isa::Generation;
+
+    /// The first dword each generation fixes for `v_xad_u32` carries the
+    /// opcode the ISA table has for it: one number, two places that must agree.
+    #[test]
+    fn xad_word_opcodes_are_the_tables() {
+        let row = crate::isa::table::info(crate::isa::Op::VXadU32);
+        for generation in Generation::ALL {
+            let opcode = (generation.xad_vop3_word() >> 16 & 0x3FF) as u16;
+            assert_eq!(Some(opcode), row.opcode(generation), "{generation}");
+        }
+    }
 
     #[test]
     fn encodings_match_llvm_mc() {
@@ -384,20 +407,20 @@ mod dpp_src1_tests {
         };
         let c = Src::V(4, Lane::C);
         for (op, want) in llvm_mc_table() {
-            assert_eq!(encode_for(&op, Isa::GFX115X).unwrap(), want, "{op:?}");
-            assert_eq!(encode_for(&op, Isa::GFX12).unwrap(), want, "{op:?}");
+            assert_eq!(encode_for(&op, on("gfx1151")).unwrap(), want, "{op:?}");
+            assert_eq!(encode_for(&op, on("gfx1200")).unwrap(), want, "{op:?}");
             // gfx1100: "invalid operand for instruction" / "src1 immediate operand invalid".
-            let refused = encode_for(&op, Isa::GFX11).unwrap_err();
+            let refused = encode_for(&op, on("gfx1100")).unwrap_err();
             assert!(refused.contains("DPP src1 must be a VGPR"), "{refused}");
         }
         // v_xad_u32_e64_dpp v5, v2, s20, v4 row_shl:1 row_mask:0x5 bank_mask:0x3 bound_ctrl:1 fi:1
         assert_eq!(
-            encode_for(&v(Src::Sreg(20, 0), c, shl), Isa::GFX12).unwrap(),
+            encode_for(&v(Src::Sreg(20, 0), c, shl), on("gfx1200")).unwrap(),
             [0xD645_0005, 0x0410_28FA, 0x530D_0102]
         );
         // v_xad_u32_e64_dpp v5, v2, m0, v4 dpp8:[7,6,5,4,3,2,1,0] fi:1
         assert_eq!(
-            encode_for(&v(Src::Sreg(M0, 0), c, D8FI), Isa::GFX115X).unwrap(),
+            encode_for(&v(Src::Sreg(M0, 0), c, D8FI), on("gfx1151")).unwrap(),
             [0xD645_0005, 0x0410_FAEA, 0x0539_7702]
         );
     }
@@ -415,14 +438,14 @@ mod dpp_src1_tests {
         // llvm-mc-19 gfx1151/gfx1200: "invalid operand for instruction" for a literal src1 with DPP.
         let lit = Op::new(0, 5, [Src::V(2, A), Src::Lit(100), Src::V(4, C)]).dpp(qp);
         let sgpr_src0 = Op::new(0, 5, [Src::Sreg(20, 0), Src::V(3, B), Src::V(4, C)]).dpp(qp);
-        for isa in [Isa::GFX11, Isa::GFX115X, Isa::GFX12] {
-            assert!(encode_for(&lit, isa).is_err(), "{isa:?}");
-            assert!(encode_for(&sgpr_src0, isa).is_err(), "{isa:?}");
+        for isa in [on("gfx1100"), on("gfx1151"), on("gfx1200")] {
+            assert!(encode_for(&lit, isa).is_err(), "{}", isa.name);
+            assert!(encode_for(&sgpr_src0, isa).is_err(), "{}", isa.name);
         }
         // Without DPP a scalar src1 is fine everywhere.
         let plain = Op::new(0, 5, [Src::V(2, A), Src::Sreg(20, 0), Src::V(4, C)]);
         assert_eq!(
-            encode_for(&plain, Isa::GFX11).unwrap(),
+            encode_for(&plain, on("gfx1100")).unwrap(),
             encode(&plain).unwrap()
         );
     }
@@ -457,34 +480,34 @@ mod gfx9_gfx10_tests {
         // v_xad_u32 v5, m0, v2, v3: m0 is 124 on gfx9 and gfx10.
         let m0 = xad5(Src::Sreg(M0, 0));
         assert_eq!(
-            encode_for(&m0, Isa::GFX9).unwrap(),
+            encode_for(&m0, on("gfx908")).unwrap(),
             [0xD1F3_0005, 0x040E_047C]
         );
         assert_eq!(
-            encode_for(&m0, Isa::GFX10).unwrap(),
+            encode_for(&m0, on("gfx1030")).unwrap(),
             [0xD745_0005, 0x040E_047C]
         );
         // v_xad_u32 v5, flat_scratch_lo, v2, v3 (gfx9 only)
         let fs = xad5(Src::Gfx9Sreg(FLAT_SCRATCH_LO, 0));
         assert_eq!(
-            encode_for(&fs, Isa::GFX9).unwrap(),
+            encode_for(&fs, on("gfx908")).unwrap(),
             [0xD1F3_0005, 0x040E_0466]
         );
-        assert!(encode_for(&fs, Isa::GFX10).is_err() && encode_for(&fs, Isa::GFX11).is_err());
+        assert!(encode_for(&fs, on("gfx1030")).is_err() && encode_for(&fs, on("gfx1100")).is_err());
         // v_mov_b32_dpp v10, v2 wave_shl:1 row_mask:0xf bank_mask:0xf; v_xad_u32 v5, v10, v2, v3
         let shl = xad5(moved(10, 2, A, row(WAVE_SHL1, 0xf, false, false), 0));
         assert_eq!(
-            movs_for(&shl, Isa::GFX9).unwrap(),
+            movs_for(&shl, on("gfx908")).unwrap(),
             [[0x7E14_02FA, 0xFF01_3002]]
         );
         assert_eq!(
-            encode_for(&shl, Isa::GFX9).unwrap(),
+            encode_for(&shl, on("gfx908")).unwrap(),
             [0xD1F3_0005, 0x040E_050A]
         );
         // v_mov_b32_dpp v10, v2 row_bcast:15 row_mask:0xa bank_mask:0xf
         let bcast = xad5(moved(10, 2, A, row(ROW_BCAST15, 0xa, false, false), 0));
         assert_eq!(
-            movs_for(&bcast, Isa::GFX9).unwrap(),
+            movs_for(&bcast, on("gfx908")).unwrap(),
             [[0x7E14_02FA, 0xAF01_4202]]
         );
         // v_mov_b32_dpp v10, v2 quad_perm:[1,2,3,0] row_mask:0x5 bank_mask:0x3 bound_ctrl:1 (gfx9 and gfx10)
@@ -496,17 +519,18 @@ mod gfx9_gfx10_tests {
             fi: false,
         };
         let qp = xad5(moved(10, 2, A, qp, 0));
-        for isa in [Isa::GFX9, Isa::GFX10, Isa::GFX11] {
+        for isa in [on("gfx908"), on("gfx1030"), on("gfx1100")] {
             assert_eq!(
                 movs_for(&qp, isa).unwrap(),
                 [[0x7E14_02FA, 0x5308_3902]],
-                "{isa:?}"
+                "{}",
+                isa.name
             );
         }
         // gfx1030: v_mov_b32_dpp v10, v2 row_shl:1 row_mask:0xf bank_mask:0xf fi:1 / dpp8:[7,6,5,4,3,2,1,0] / row_share:1
         let fi = xad5(moved(10, 2, A, row(row_shl(1), 0xf, false, true), 0));
         assert_eq!(
-            movs_for(&fi, Isa::GFX10).unwrap(),
+            movs_for(&fi, on("gfx1030")).unwrap(),
             [[0x7E14_02FA, 0xFF05_0102]]
         );
         let d8 = xad5(moved(
@@ -520,12 +544,12 @@ mod gfx9_gfx10_tests {
             0,
         ));
         assert_eq!(
-            movs_for(&d8, Isa::GFX10).unwrap(),
+            movs_for(&d8, on("gfx1030")).unwrap(),
             [[0x7E14_02E9, 0x0539_7702]]
         );
         let share = xad5(moved(10, 2, A, row(row_share(1), 0xf, false, false), 0));
         assert_eq!(
-            movs_for(&share, Isa::GFX10).unwrap(),
+            movs_for(&share, on("gfx1030")).unwrap(),
             [[0x7E14_02FA, 0xFF01_5102]]
         );
     }
@@ -545,15 +569,16 @@ mod gfx9_gfx10_tests {
         let shl = mv(row(WAVE_SHL1, 0xf, false, false));
         let bcast = mv(row(ROW_BCAST15, 0xa, false, false));
         for (op, isa) in [
-            (&fi, Isa::GFX9),
-            (&d8, Isa::GFX9),
-            (&share, Isa::GFX9),
-            (&shl, Isa::GFX10),
-            (&bcast, Isa::GFX11),
+            (&fi, on("gfx908")),
+            (&d8, on("gfx908")),
+            (&share, on("gfx908")),
+            (&shl, on("gfx1030")),
+            (&bcast, on("gfx1100")),
         ] {
             assert!(
                 movs_for(op, isa).is_err() && encode_for(op, isa).is_err(),
-                "{op:?} on {isa:?}"
+                "{op:?} on {}",
+                isa.name
             );
         }
         let lit = Op::new(0, 5, [Src::Lit(0x1234_5678), Src::V(2, B), v3]);
@@ -563,13 +588,13 @@ mod gfx9_gfx10_tests {
         let vop3_dpp =
             Op::new(0, 5, [Src::V(2, A), Src::V(3, B), v3]).dpp(row(row_shl(1), 0xf, false, false));
         for op in [&lit, &null, &two, &s102, &vop3_dpp] {
-            assert!(encode_for(op, Isa::GFX9).is_err(), "{op:?} on gfx9");
+            assert!(encode_for(op, on("gfx908")).is_err(), "{op:?} on gfx9");
         }
-        assert!(encode_for(&vop3_dpp, Isa::GFX10).is_err());
+        assert!(encode_for(&vop3_dpp, on("gfx1030")).is_err());
         // One SGPR in two slots is one value, and inline constants are off the bus.
         let same = Op::new(0, 5, [Src::Sreg(20, 0), Src::Sreg(20, 0), int(7)]);
         assert_eq!(
-            encode_for(&same, Isa::GFX9).unwrap(),
+            encode_for(&same, on("gfx908")).unwrap(),
             [0xD1F3_0005, 0x021C_2814]
         );
     }

@@ -69,12 +69,13 @@ pub(super) static SPECS: &[Spec] = &[
         "exec_w64", wave: 64, ops: &W64_OPS, scalars: 8,
         description: "wave64: a, b, c (and exec_lo, exec_hi, SGPR, inline, literal) under EXEC = all but lane \
                 0/63/40, even, odd, each half, lane 45, none, two random 64-bit masks; masked lanes keep their prefill",
-        requires: &[Feature::Vop3Literal, Feature::TwoScalarReads]
+        requires: &[Feature::Wave64, Feature::Vop3Literal, Feature::TwoScalarReads]
     ),
     case!(
         "exec_inline_w64", wave: 64, ops: &W64_INLINE_OPS, scalars: 8,
         description: "as exec_w64 with inline 1/(2pi) where exec_w64 has its literal (beside s24: one scalar value per \
                 op): the EXEC set gfx9 can encode",
+        requires: &[Feature::Wave64]
     ),
 ];
 

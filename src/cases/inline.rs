@@ -31,11 +31,17 @@ pub(super) static SPECS: &[Spec] = &[
     case!("inline_src2_w32", wave: 32, ops: &SRC2, scalars: 0,
         description: "src2 = each inline integer -16..64 and f32 constant (as bits); src0 = a, src1 = b", requires: &[Feature::Wave32]),
     case!("inline_src0_w64", wave: 64, ops: &SRC0, scalars: 0,
-        description: "wave64: src0 = each inline integer and f32 constant (as bits); src1 = b, src2 = c"),
+        description: "wave64: src0 = each inline integer and f32 constant (as bits); src1 = b, src2 = c",
+        requires: &[Feature::Wave64]
+    ),
     case!("inline_src1_w64", wave: 64, ops: &SRC1, scalars: 0,
-        description: "wave64: src1 = each inline integer and f32 constant (as bits); src0 = a, src2 = c"),
+        description: "wave64: src1 = each inline integer and f32 constant (as bits); src0 = a, src2 = c",
+        requires: &[Feature::Wave64]
+    ),
     case!("inline_src2_w64", wave: 64, ops: &SRC2, scalars: 0,
-        description: "wave64: src2 = each inline integer and f32 constant (as bits); src0 = a, src1 = b"),
+        description: "wave64: src2 = each inline integer and f32 constant (as bits); src0 = a, src1 = b",
+        requires: &[Feature::Wave64]
+    ),
 ];
 
 #[cfg(test)]

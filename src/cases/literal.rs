@@ -65,7 +65,7 @@ and all three; literal + random SGPR; raw-encoded literals 0xffffffff, 0x3f80000
 
 pub(super) static SPECS: &[Spec] = &[
     case!("literal_w32", wave: 32, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave32, Feature::Vop3Literal, Feature::TwoScalarReads]),
-    case!("literal_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Vop3Literal, Feature::TwoScalarReads]),
+    case!("literal_w64", wave: 64, ops: &OPS, scalars: 8, description: DESCRIPTION, requires: &[Feature::Wave64, Feature::Vop3Literal, Feature::TwoScalarReads]),
 ];
 
 #[cfg(test)]

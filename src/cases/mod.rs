@@ -467,7 +467,7 @@ mod tests {
                 // Every target that has the case can encode each op; one that
                 // lacks its feature refuses some op (so `requires` is needed).
                 for t in crate::target::TARGETS.iter().filter(|t| case.runs_on(t)) {
-                    encode_for(op, t.isa)
+                    encode_for(op, t)
                         .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 }
                 if op.word.is_none() {
@@ -568,6 +568,7 @@ mod tests {
             }
         };
         need(Feature::Wave32, p.wave == 32);
+        need(Feature::Wave64, p.wave == 64);
         for op in p.ops {
             let dpp = !matches!(op.dpp, Dpp::None);
             need(Feature::Vop3Dpp, dpp);
@@ -667,7 +668,9 @@ mod tests {
                 .iter()
                 .copied()
                 .filter(|n| {
-                    (t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_")) && !GFX9_ONLY.contains(n)
+                    (t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_"))
+                        && !GFX9_ONLY.contains(n)
+                        && (t.has(Feature::Wave64) || !n.ends_with("_w64"))
                 })
                 .collect();
             assert_eq!(names, want, "{}", t.name);
@@ -729,16 +732,17 @@ mod tests {
         );
     }
 
-    /// Every target has the SHA-256 workload: wave64 everywhere, wave32 where
-    /// the target has wave32; after the op-table cases.
+    /// Every target has the SHA-256 workload in each wave size it has
+    /// (wave64 everywhere but CDNA5, wave32 from gfx10 on); after the
+    /// op-table cases.
     #[test]
     fn every_target_has_the_sha256_cases() {
         for t in crate::target::TARGETS {
             let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
-            let tail: Vec<&str> = if t.has(Feature::Wave32) {
-                WORKLOAD_ORDER.to_vec()
-            } else {
-                vec!["sha256_w64"]
+            let tail: Vec<&str> = match (t.has(Feature::Wave32), t.has(Feature::Wave64)) {
+                (true, true) => WORKLOAD_ORDER.to_vec(),
+                (true, false) => vec!["sha256_w32"],
+                _ => vec!["sha256_w64"],
             };
             assert_eq!(names[names.len() - tail.len()..], tail, "{}", t.name);
             assert_eq!(
@@ -939,14 +943,25 @@ mod tests {
         let vgpr = specs()
             .find(|s| s.case.name == "vgpr_w64")
             .expect("vgpr_w64");
-        assert!(needed(vgpr.program).is_empty(), "vgpr_w64 needs nothing");
+        assert_eq!(
+            needed(vgpr.program),
+            [Feature::Wave64],
+            "vgpr_w64 needs only wave64"
+        );
         let with_lit = [program::Op::new(
             0,
             16,
             [Src::Lit(5), Src::Sreg(20, 0), Src::Inline(128)],
         )];
         let p = program::Program::new(64, Box::leak(Box::new(with_lit)));
-        assert_eq!(needed(&p), [Feature::Vop3Literal, Feature::TwoScalarReads]);
+        assert_eq!(
+            needed(&p),
+            [
+                Feature::Wave64,
+                Feature::Vop3Literal,
+                Feature::TwoScalarReads
+            ]
+        );
         // One SGPR in two slots is one value; null is off the constant bus.
         let same_sgpr = [program::Op::new(
             0,
@@ -955,7 +970,7 @@ mod tests {
         )];
         assert_eq!(
             needed(&program::Program::new(64, Box::leak(Box::new(same_sgpr)))),
-            [Feature::NullSgpr]
+            [Feature::Wave64, Feature::NullSgpr]
         );
     }
 

@@ -188,7 +188,11 @@ const fn sha_case(name: &'static str, kernel: &'static str, wave: u32) -> Case {
         inputs: &INPUTS,
         model,
         unsettled: None,
-        requires: if wave == 32 { &[Feature::Wave32] } else { &[] },
+        requires: if wave == 32 {
+            &[Feature::Wave32]
+        } else {
+            &[Feature::Wave64]
+        },
     }
 }
 

@@ -137,7 +137,7 @@ pub(super) static SPECS: &[Spec] = &[
     case!(
         "sreg_w64", wave: 64, ops: &OPS, scalars: 8,
         description: "as sreg_w32 in wave64, plus vcc_hi and exec_hi (EXEC bits 63:32) in each slot",
-        requires: &[Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]
+        requires: &[Feature::Wave64, Feature::TwoScalarReads, Feature::NullSgpr, Feature::HighSgprs]
     ),
     case!(
         "sreg_hi_w32", wave: 32, ops: &HI_OPS, scalars: 8,
@@ -149,7 +149,8 @@ pub(super) static SPECS: &[Spec] = &[
     case!(
         "sreg_one_w64", wave: 64, ops: &ONE_OPS, scalars: 8,
         description: "one scalar value per op (gfx9's constant bus): random SGPR in each slot and thrice, s101, \
-                vcc_lo, vcc_hi, m0, exec_lo, exec_hi, src_scc (1, 0, random) in each slot; mixes with inline constants"
+                vcc_lo, vcc_hi, m0, exec_lo, exec_hi, src_scc (1, 0, random) in each slot; mixes with inline constants",
+        requires: &[Feature::Wave64]
     ),
     case!(
         "sreg_gfx9_w64", wave: 64, ops: &GFX9_OPS, scalars: 8,
@@ -157,7 +158,7 @@ pub(super) static SPECS: &[Spec] = &[
         unsettled: "the Vega/CDNA guides list FLAT_SCRATCH and XNACK_MASK as SALU-writable SGPR-space registers but do \
                  not say that XNACK_MASK keeps a written value when XNACK is off, nor that FLAT_SCRATCH does on gfx940+ \
                  (architected flat scratch); the model expects the value written just before",
-        requires: &[Feature::Gfx9SpecialSgprs]
+        requires: &[Feature::Wave64, Feature::Gfx9SpecialSgprs]
     ),
 ];
 

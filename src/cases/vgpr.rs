@@ -27,7 +27,7 @@ v255/v200/v128, vdst = src0, src1, src2, src0+src2 and all three";
 
 pub(super) static SPECS: &[Spec] = &[
     case!("vgpr_w32", wave: 32, ops: &OPS, scalars: 0, description: DESCRIPTION, requires: &[Feature::Wave32]),
-    case!("vgpr_w64", wave: 64, ops: &OPS, scalars: 0, description: DESCRIPTION),
+    case!("vgpr_w64", wave: 64, ops: &OPS, scalars: 0, description: DESCRIPTION, requires: &[Feature::Wave64]),
 ];
 
 #[cfg(test)]

@@ -765,6 +765,7 @@ impl KernelDescriptor {
     /// ACCUM_OFFSET: the VGPRs are those below both (and below 256). Every
     /// other target: [`KernelDescriptor::vgpr_count`] (gfx908: granules of 4).
     pub fn vgpr_count_for(&self, arch: &str) -> u32 {
+        // CDNA5's granules of 16 are its Isa's (Isa::vgpr_granule).
         if !has(arch, Feature::UnifiedVgprs) {
             return row(arch).map_or(self.vgpr_count(), |t| self.vgpr_count_on(t.isa));
         }

@@ -247,6 +247,8 @@ const KNOWN_MACHS: &[(&str, u8)] = &[
     ("gfx1153", 0x58), // LLVM 22.1.8
     ("gfx1200", 0x48),
     ("gfx1201", 0x4e),
+    ("gfx1250", 0x49), // LLVM 22.1.8
+    ("gfx1251", 0x5a), // LLVM 22.1.8
     ("gfx11-generic", 0x54),
     ("gfx12-generic", 0x59),
     ("gfx9-generic", 0x51),

@@ -12,12 +12,13 @@
 //!
 //! Initial wave state (LLVM AMDGPUUsage "Initial Kernel Execution State";
 //! checked against what `clang-19 -mcpu=gfx1030 -O2` generates, see
-//! tests/kernels/emu/gfx10/llvm/user_kernels.ll):
+//! tests/kernels/emu/gfx10/llvm/user_kernels.ll), set up by `super::launch`
+//! from the target's [`super::launch::LaunchAbi`]:
 //! - gfx10 has no architected flat scratch (LLVM's
 //!   `FeatureArchitectedFlatScratch` starts at gfx940/gfx11), so the user
 //!   SGPRs are gfx9's: private segment buffer (4), dispatch ptr, queue ptr,
 //!   kernarg ptr, dispatch id (2 each), flat scratch init (2), private segment
-//!   size (1), packed from s0 ([`super::gfx9::user_sgprs`]). LLVM 19 enables
+//!   size (1), packed from s0 (`super::launch::user_sgprs`). LLVM 19 enables
 //!   the private segment buffer in every gfx10 kernel it compiles, so a
 //!   user's kernel has its kernarg pointer at s[4:5], not s[0:1].
 //! - System SGPRs from `s[USER_SGPR_COUNT]`: workgroup id x, y, z, workgroup
@@ -45,51 +46,11 @@
 //! as it is written (a kernel missing a wait still computes the right answer
 //! here; the emulator does not judge wait placement).
 
-use super::launch::DispatchAddrs;
-use crate::codeobj::KernelDescriptor;
-use crate::isa::Generation;
-use crate::target::Target;
-
-/// Whether `target` is gfx10 (then this module's rules apply).
-pub(super) fn applies(target: &Target) -> bool {
-    target.generation() == Generation::Gfx10
-}
-
-/// The user SGPR values from s0: gfx10's order is gfx9's (both lack
-/// architected flat scratch), with the scratch SGPRs written as 0.
-pub(super) fn user_sgprs(kd: &KernelDescriptor, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
-    super::gfx9::user_sgprs(kd, addrs)
-}
-
-/// Whether the private segment wave offset system SGPR follows the others:
-/// ENABLE_PRIVATE_SEGMENT on gfx10 (no architected flat scratch).
-pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
-    applies(target) && kd.private_segment_enabled()
-}
-
-/// The SGPRs (bit i = s_i) a gfx10 dispatch writes with scratch setup values
-/// the emulator does not know: the private segment buffer (s0-s3), flat
-/// scratch init (after the dispatch, queue, kernarg and dispatch id SGPRs)
-/// and the private segment wave offset (after the other system SGPRs).
-pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
-    super::gfx9::mask_of(&unmodelled_sgpr_reasons(kd, target))
-}
-
-/// [`unmodelled_sgprs`] per range, each with why it is unsettled on gfx10,
-/// for the origin of a word computed from one: placed as on gfx9.
-pub(super) fn unmodelled_sgpr_reasons(
-    kd: &KernelDescriptor,
-    target: &Target,
-) -> Vec<(u128, String)> {
-    if !applies(target) {
-        return Vec::new();
-    }
-    super::gfx9::scratch_sgpr_reasons(kd, target, wave_offset_sgpr(kd, target))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::launch::{mask_of, user_sgprs, DispatchAddrs, LaunchAbi};
+    use crate::codeobj::KernelDescriptor;
+    use crate::target::Target;
 
     fn gfx1030() -> &'static Target {
         crate::target::find("gfx1030").expect("gfx1030 row")
@@ -107,13 +68,15 @@ mod tests {
             ..Default::default()
         };
         let want = 0xf | 3 << 10 | 1 << 13;
-        assert_eq!(unmodelled_sgprs(&kd, gfx1030()), want);
-        assert!(wave_offset_sgpr(&kd, gfx1030()));
+        let abi = LaunchAbi::of(gfx1030());
+        assert_eq!(mask_of(&abi.unmodelled_sgpr_reasons(&kd, gfx1030())), want);
+        assert!(abi.wave_offset(&kd));
         let gfx1100 = crate::target::find("gfx1100").expect("gfx1100 row");
+        let rdna3 = LaunchAbi::of(gfx1100);
         assert_eq!(
             (
-                unmodelled_sgprs(&kd, gfx1100),
-                wave_offset_sgpr(&kd, gfx1100)
+                mask_of(&rdna3.unmodelled_sgpr_reasons(&kd, gfx1100)),
+                rdna3.wave_offset(&kd)
             ),
             (0, false)
         );
@@ -122,7 +85,7 @@ mod tests {
             block: 0x40,
             dispatch_id: 9,
         };
-        let user = user_sgprs(&kd, &addrs).expect("user SGPRs");
+        let user = user_sgprs(&kd, abi, &addrs).expect("user SGPRs");
         assert_eq!(user.len(), 12);
         assert_eq!(&user[..4], &[0; 4], "private segment buffer");
         assert_eq!(

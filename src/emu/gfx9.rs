@@ -2,22 +2,15 @@
 //! gfx940-gfx950 and the gfx9 generic targets); everything else (decoding
 //! aside, which `crate::isa::gfx9` does) is the gfx10+ path.
 //!
-//! Initial wave state (LLVM AMDGPUUsage "Initial Kernel Execution State"):
-//! - User SGPRs from s0 in the order private segment buffer (4), dispatch ptr
-//!   (2), queue ptr (2), kernarg segment ptr (2), dispatch id (2), flat scratch
-//!   init (2), private segment size (1). gfx908 and gfx90a have no architected
-//!   flat scratch, so the private segment buffer and flat scratch init exist
-//!   there (LLVM 19 enables the private segment buffer in every kernel it
-//!   compiles for them); gfx940+ refuse them (`KernelDescriptor::validate`).
-//! - System SGPRs from `s[USER_SGPR_COUNT]`: workgroup id x, y, z, workgroup
-//!   info, then on gfx908/gfx90a the private segment wave offset when
-//!   ENABLE_PRIVATE_SEGMENT is set.
-//! - Scratch is not emulated, so the scratch setup values (the private segment
-//!   buffer V#, flat scratch init, the wave offset) are not known here: those
-//!   SGPRs are written as 0 and marked unsettled, so a result computed from
-//!   them is neither a pass nor a fail. Their presence still places every
-//!   following SGPR where the hardware does.
-//! - Work-item ids: packed into v0 on gfx90a/gfx940+ (as gfx10+), separate in
+//! Initial wave state (LLVM AMDGPUUsage "Initial Kernel Execution State"),
+//! set up by `super::launch` from the target's [`super::launch::LaunchAbi`]:
+//! - gfx908, gfx90a and gfx9-generic have no architected flat scratch, so the
+//!   private segment buffer and flat scratch init user SGPRs exist there
+//!   (LLVM 19 enables the private segment buffer in every kernel it compiles
+//!   for them), and the private segment wave offset system SGPR follows the
+//!   others when ENABLE_PRIVATE_SEGMENT is set; gfx940+ refuse the first two
+//!   (`KernelDescriptor::validate`) and have no wave offset SGPR.
+//! - Work-item ids: packed into v0 on gfx90a/gfx940+ (as gfx11+), separate in
 //!   v0, v1, v2 on gfx908 and gfx9-generic ([`crate::target::Feature::PackedWorkItemIds`]).
 //! - Kernarg preloading (legal on gfx90a/gfx940+) is not implemented: such a
 //!   kernel is refused with one line.
@@ -35,153 +28,7 @@
 //! under row_bcast:31 (no row to broadcast from), and, as on gfx10+, an
 //! inactive in-range source with bound_ctrl=0.
 
-use super::launch::DispatchAddrs;
 use super::valu::DppRead;
-use crate::codeobj::descriptor::{
-    ENABLE_SGPR_FLAT_SCRATCH_INIT, ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
-};
-use crate::codeobj::KernelDescriptor;
-use crate::isa::Generation;
-use crate::target::Target;
-
-/// Whether `target` is gfx9 (then this module's rules apply).
-pub(super) fn applies(target: &Target) -> bool {
-    target.generation() == Generation::Gfx9
-}
-
-/// What the emulator cannot run faithfully on gfx9 beyond what
-/// `KernelDescriptor::validate` refuses: one line naming the field.
-pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String> {
-    if kd.kernarg_preload != 0 {
-        return Err(format!(
-            "kernel descriptor: kernarg_preload is 0x{:04x}: kernarg preloading is legal on {} but not emulated",
-            kd.kernarg_preload, target.name
-        ));
-    }
-    Ok(())
-}
-
-/// The user SGPR values from s0, in gfx9's order: the gfx10+ ones
-/// (`launch::user_sgprs`) with the private segment buffer in front and flat
-/// scratch init before the private segment size, both 0 (see
-/// [`unmodelled_sgprs`]).
-pub(super) fn user_sgprs(kd: &KernelDescriptor, addrs: &DispatchAddrs) -> Result<Vec<u32>, String> {
-    let scratch_bits =
-        (ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER.mask() | ENABLE_SGPR_FLAT_SCRATCH_INIT.mask()) as u16;
-    let plain = KernelDescriptor {
-        code_properties: kd.code_properties & !scratch_bits,
-        ..*kd
-    };
-    let mut middle = super::launch::user_sgprs(&plain, kd.private_segment_fixed_size, addrs)?;
-    let size = if kd.private_segment_size() {
-        middle.pop()
-    } else {
-        None
-    };
-    let mut user = Vec::with_capacity(middle.len() + 7);
-    if kd.private_segment_buffer() {
-        user.extend([0; 4]);
-    }
-    user.extend(middle);
-    if kd.flat_scratch_init() {
-        user.extend([0; 2]);
-    }
-    user.extend(size);
-    Ok(user)
-}
-
-/// Whether the private segment wave offset system SGPR follows the others:
-/// ENABLE_PRIVATE_SEGMENT without architected flat scratch.
-pub(super) fn wave_offset_sgpr(kd: &KernelDescriptor, target: &Target) -> bool {
-    applies(target)
-        && kd.private_segment_enabled()
-        && !target.has(crate::target::Feature::ArchitectedFlatScratch)
-}
-
-/// The SGPRs (bit i = s_i) the dispatch writes with scratch setup values the
-/// emulator does not know: the private segment buffer, flat scratch init and
-/// the private segment wave offset.
-pub(super) fn unmodelled_sgprs(kd: &KernelDescriptor, target: &Target) -> u128 {
-    mask_of(&unmodelled_sgpr_reasons(kd, target))
-}
-
-/// [`unmodelled_sgprs`] per range, each with why it is unsettled on this
-/// generation, for the origin of a word computed from one.
-pub(super) fn unmodelled_sgpr_reasons(
-    kd: &KernelDescriptor,
-    target: &Target,
-) -> Vec<(u128, String)> {
-    if !applies(target) {
-        return Vec::new();
-    }
-    scratch_sgpr_reasons(kd, target, wave_offset_sgpr(kd, target))
-}
-
-/// The union of the ranges of [`unmodelled_sgpr_reasons`] (gfx10's too).
-pub(super) fn mask_of(reasons: &[(u128, String)]) -> u128 {
-    reasons.iter().fold(0, |m, (range, _)| m | range)
-}
-
-/// Where the scratch setup SGPRs sit when a generation has them (gfx9, and
-/// gfx10, which places them alike): the private segment buffer from s0,
-/// flat scratch init after the dispatch, queue, kernarg and dispatch id
-/// pairs, and (with `wave_offset`) the wave offset after the other system
-/// SGPRs; each with why its value is unsettled, naming `target` and its
-/// generation.
-pub(super) fn scratch_sgpr_reasons(
-    kd: &KernelDescriptor,
-    target: &Target,
-    wave_offset: bool,
-) -> Vec<(u128, String)> {
-    let run = |from: u32, n: u32| ((1u128 << n) - 1) << from;
-    let generation = target.generation().name();
-    let mut m = Vec::new();
-    let scratch =
-        "the runtime's scratch setup, which the emulator does not model (it has no scratch)";
-    if kd.private_segment_buffer() {
-        m.push((
-            run(0, 4),
-            format!(
-                "a {generation} ({}) private segment buffer user SGPR (s0-s3: the scratch buffer descriptor); its value is {scratch}",
-                target.name
-            ),
-        ));
-    }
-    if kd.flat_scratch_init() {
-        let before = 4 * u32::from(kd.private_segment_buffer())
-            + 2 * [
-                kd.dispatch_ptr(),
-                kd.queue_ptr(),
-                kd.kernarg_ptr(),
-                kd.dispatch_id(),
-            ]
-            .iter()
-            .filter(|&&e| e)
-            .count() as u32;
-        m.push((
-            run(before, 2),
-            format!(
-                "a {generation} ({}) flat scratch init user SGPR (s{before}-s{}: the wave's scratch address); its value is {scratch}",
-                target.name,
-                before + 1
-            ),
-        ));
-    }
-    if wave_offset {
-        let system = kd.workgroup_id_enabled().iter().filter(|&&e| e).count() as u32
-            + u32::from(kd.workgroup_info_enabled());
-        // USER_SGPR_COUNT <= 16 (validated), so this stays below 22.
-        let at = kd.user_sgpr_count() + system;
-        m.push((
-            run(at, 1),
-            format!(
-                "the {generation} ({}) private segment wave offset system SGPR (s{at}: this wave's scratch offset); its value is {scratch}",
-                target.name
-            ),
-        ));
-    }
-    m
-}
 
 /// The gfx9-only DPP16 controls: wave_shl/rol/shr/ror:1 and row_bcast:15/31.
 /// The gfx10+ decoders refuse these codes, so only gfx9 (wave64) code reaches them.

@@ -583,6 +583,20 @@ impl L {
         (self.u | self.n) == 0
     }
 
+    /// What a read inside `rule`'s window gets, in every lane: undefined, or
+    /// unsettled where no document settles whether the rule holds.
+    fn of_rule(rule: &super::hazards::Rule, origin: u32) -> L {
+        if rule.unsettled {
+            L {
+                u: 0,
+                n: u64::MAX,
+                origin,
+            }
+        } else {
+            L::undefined(origin)
+        }
+    }
+
     /// Undefined in every lane, from `origin`.
     pub(super) fn undefined(origin: u32) -> L {
         L {
@@ -1112,7 +1126,7 @@ impl<const W: usize> Wave<W> {
             let (when, what) = match (rule.war, h.post) {
                 (false, _) => ("after", format!("{name} read")),
                 (true, false) => ("before", format!("{name} read")),
-                (true, true) => ("before", format!("{name} computed from EXEC")),
+                (true, true) => ("before", format!("{name} {}", rule.result_text())),
             };
             let origin = ctx.mem.taint.origin(key, || Origin {
                 what: format!(
@@ -1126,7 +1140,7 @@ impl<const W: usize> Wave<W> {
                 continue;
             }
             let before = self.reg_taint(h.reg, u64::MAX);
-            self.land(h.reg, u64::MAX, L::undefined(origin));
+            self.land(h.reg, u64::MAX, L::of_rule(rule, origin));
             marked.push((h.reg, before, origin));
         }
         self.shadow.clean = false;
@@ -1144,7 +1158,8 @@ impl<const W: usize> Wave<W> {
         for h in hazards.iter().filter(|h| h.post) {
             let key = (160 + h.rule as u8, h.reg, inst.offset);
             if let Some(origin) = ctx.mem.taint.origin_id(key) {
-                self.land(h.reg, u64::MAX, L::undefined(origin));
+                let rule = &super::hazards::RULES[h.rule];
+                self.land(h.reg, u64::MAX, L::of_rule(rule, origin));
             }
         }
     }

@@ -547,6 +547,9 @@ impl<const W: usize> Wave<W> {
             // Resolved into every later instruction's VGPR numbers when the
             // program is decoded (program.rs, `resolve_vgpr_msb`).
             SSetVgprMsb => {}
+            // XCNT tracks address translations, not data: what it orders is
+            // checked before the kernel runs (hazards.rs, the XCNT rule).
+            SWaitXcnt => {}
             SSendmsg => self.issued(inst, pc, ctx),
             SWaitcnt | SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
             | SWaitExpcnt | SWaitDscnt | SWaitKmcnt | SWaitLoadcntDscnt | SWaitStorecntDscnt => {

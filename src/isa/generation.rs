@@ -190,9 +190,23 @@ pub enum HazardRules {
     Wave64MaskWrite,
     /// SALU/VALU writes read before an `s_wait_alu` (gfx12).
     WaitAlu,
+    /// CDNA5's XCNT: a register a memory instruction reads (address, store
+    /// data, scalar base) written before the translation counter covers it
+    /// (`s_wait_xcnt`); none of gfx12's `s_wait_alu` rules (gfx1250).
+    Xcnt,
 }
 
 impl Isa {
+    /// The kernel frame of this instruction set (`kernels/include/`): its
+    /// generation's, or CDNA5's own (gfx12's with CDNA5's rules stated).
+    pub fn frame(&self) -> &'static str {
+        if self.gfx1250_insts {
+            "xad_frame_gfx125.inc"
+        } else {
+            self.generation.frame()
+        }
+    }
+
     /// gfx1100-gfx1103 and gfx11-generic.
     pub const GFX11: Isa = Isa {
         generation: Generation::Gfx11,
@@ -253,10 +267,64 @@ impl Isa {
         hazards: HazardRules::WaitAlu,
     };
     /// gfx1250 and gfx1251 (CDNA5, "GFX12.5"): gfx12 with the CDNA5 additions.
+    /// None of gfx12's `s_wait_alu` hazards: LLVM 22 inserts no wait for them
+    /// on gfx1250 (measured through llc-22's hazard passes, `emu::hazards`
+    /// tests); the XCNT rule instead ([`HazardRules::Xcnt`]).
     pub const GFX1250: Isa = Isa {
         gfx1250_insts: true,
+        hazards: HazardRules::Xcnt,
         ..Isa::GFX12
     };
+}
+
+// ---------------------------------------------------------------------------
+// Encodings a generation fixes, as values (issue 28): what the case encoder
+// (`cases::encode`) and the toolchain canary (`toolchain::discover`, which
+// build.rs also compiles, so no opcode table is at hand there) ask instead of
+// naming a generation. Kept apart from the tables above.
+
+impl Generation {
+    /// The first dword of `v_xad_u32 v0, ...` with no modifiers: the VOP3
+    /// ENCODING field (bits 31:26: 0b110100 on gfx9, where 0b110101 is
+    /// VINTRP; 0b110101 from gfx10) and the opcode (bits 25:16: 499 on gfx9,
+    /// 837 on gfx10, 581 on gfx11 and gfx12), as llvm-mc 19 and 22 encode it.
+    /// The opcode is also `isa::table`'s (a test in `cases::encode` holds
+    /// the two equal).
+    pub const fn xad_vop3_word(self) -> u32 {
+        match self {
+            Generation::Gfx9 => 0xD1F3_0000,
+            Generation::Gfx10 => 0xD745_0000,
+            Generation::Gfx11 | Generation::Gfx12 => 0xD645_0000,
+        }
+    }
+
+    /// `s_endpgm` (SOPP): opcode 1 before gfx11 (BF810000), 48 from it
+    /// (BFB00000).
+    pub const fn s_endpgm_word(self) -> u32 {
+        match self {
+            Generation::Gfx9 | Generation::Gfx10 => 0xBF81_0000,
+            Generation::Gfx11 | Generation::Gfx12 => 0xBFB0_0000,
+        }
+    }
+
+    /// The 9-bit source operand code of m0: 124 on gfx9 and gfx10, 125 from
+    /// gfx11, which swapped m0 and `null`.
+    pub const fn m0_code(self) -> u16 {
+        match self {
+            Generation::Gfx9 | Generation::Gfx10 => 124,
+            Generation::Gfx11 | Generation::Gfx12 => 125,
+        }
+    }
+
+    /// The source operand code of `null`: 125 on gfx10, 124 from gfx11;
+    /// gfx9 has none (code 125 is reserved there).
+    pub const fn null_code(self) -> Option<u16> {
+        match self {
+            Generation::Gfx9 => None,
+            Generation::Gfx10 => Some(125),
+            Generation::Gfx11 | Generation::Gfx12 => Some(124),
+        }
+    }
 }
 
 /// VGPR file size and allocation granule: values of the instruction set, so

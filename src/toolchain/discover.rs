@@ -223,43 +223,29 @@ fn candidates() -> Vec<Candidate> {
 }
 
 /// The canary: `v_xad_u32 v5, v1, v2, v3` and `s_endpgm`, whose bytes differ
-/// per generation: v_xad_u32 is opcode 499 (D1F30005) on gfx9, 837 (D7450005)
-/// on gfx10, 581 (D6450005) on gfx11 and gfx12; `s_endpgm` is BF810000 before
-/// gfx11 and BFB00000 from it. LLVM 14 accepts `-mcpu=gfx1100` with only a
-/// warning and emits GCN bytes, so names and exit codes prove nothing; the
-/// bytes do.
+/// per generation (`Generation::xad_vop3_word`, `Generation::s_endpgm_word`):
+/// v_xad_u32 is opcode 499 (D1F30005) on gfx9, 837 (D7450005) on gfx10, 581
+/// (D6450005) on gfx11 and gfx12; `s_endpgm` is BF810000 before gfx11 and
+/// BFB00000 from it. LLVM 14 accepts `-mcpu=gfx1100` with only a warning and
+/// emits GCN bytes, so names and exit codes prove nothing; the bytes do.
 const CANARY_SOURCE: &str = "\t.text\n\tv_xad_u32 v5, v1, v2, v3\n\ts_endpgm\n";
 
-/// The canary's bytes for `mcpu`'s generation, and how they read; `None` for
-/// a processor of no generation with `v_xad_u32` in the VOP3 encodings above.
-fn canary_bytes(mcpu: &str) -> Option<([u8; 12], &'static str)> {
-    const SRC: [u8; 4] = [0x01, 0x05, 0x0E, 0x04];
-    let (op, end, text): ([u8; 2], u8, &str) =
-        if mcpu.starts_with("gfx11") || mcpu.starts_with("gfx12") {
-            (
-                [0x45, 0xD6],
-                0xB0,
-                "v_xad_u32 must be D6450005, s_endpgm BFB00000",
-            )
-        } else if mcpu.starts_with("gfx10") {
-            (
-                [0x45, 0xD7],
-                0x81,
-                "v_xad_u32 must be D7450005, s_endpgm BF810000",
-            )
-        } else if mcpu.starts_with("gfx9") {
-            (
-                [0xF3, 0xD1],
-                0x81,
-                "v_xad_u32 must be D1F30005, s_endpgm BF810000",
-            )
-        } else {
-            return None;
-        };
-    let bytes = [
-        0x05, 0x00, op[0], op[1], SRC[0], SRC[1], SRC[2], SRC[3], 0x00, 0x00, end, 0xBF,
-    ];
-    Some((bytes, text))
+/// The canary's bytes for `mcpu`'s generation (its target row's), and how
+/// they read; `None` for a processor with no target row.
+fn canary_bytes(mcpu: &str) -> Option<([u8; 12], String)> {
+    let generation = crate::target::find(mcpu)?.generation();
+    // v5, v1, v2, v3: vdst 5 in dword 0; src0 257, src1 258, src2 259 in dword 1.
+    let xad = generation.xad_vop3_word() | 5;
+    let sources: u32 = 257 | 258 << 9 | 259 << 18;
+    let end = generation.s_endpgm_word();
+    let mut bytes = [0u8; 12];
+    for (i, word) in [xad, sources, end].into_iter().enumerate() {
+        bytes[4 * i..4 * i + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    Some((
+        bytes,
+        format!("v_xad_u32 must be {xad:08X}, s_endpgm {end:08X}"),
+    ))
 }
 
 /// The `xad_target.inc` every catalogue kernel includes, for target `mcpu`:
@@ -363,8 +349,14 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
     let src = scratch.join(format!("canary-{mcpu}.s"));
     let obj = src.with_extension("o");
     let lib = src.with_extension("so");
-    let (want_bytes, reads) = canary_bytes(mcpu)
-        .ok_or_else(|| format!("{mcpu} is not a gfx9, gfx10, gfx11 or gfx12 processor"))?;
+    let (want_bytes, reads) = canary_bytes(mcpu).ok_or_else(|| {
+        let names = crate::isa::Generation::ALL.map(|g| g.name());
+        let list = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(", "),
+        };
+        format!("{mcpu} is not a {list} processor (no target row names it)")
+    })?;
     std::fs::write(&src, CANARY_SOURCE).map_err(|e| format!("write canary: {e}"))?;
     let tc = Toolchain {
         clang: cand.clang.clone(),

@@ -54,7 +54,7 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
     // xad_frame.inc gets the assembler's "file not found".
     let frame = crate::target::for_processor(mcpu)
         .or_else(|| crate::target::find(mcpu))
-        .map(|t| t.generation().frame());
+        .map(|t| t.frame());
     write_target_include(&generated, mcpu, frame)?;
     tc.build_code_object(&target_id, &src, &out, &[&src_dir, &sibling, &generated])?;
     std::fs::read(&out).map_err(|e| ToolchainError::Spawn {
