@@ -368,3 +368,54 @@ fn a_wrong_setting_is_caught() {
         );
     }
 }
+
+/// The catalogue's `vgpr_msb_w32` (kernels/include/xad_vgpr_msb.inc, built
+/// by build.rs for gfx1250 and gfx1251) passes on the emulated target at
+/// lane counts that leave partial waves and workgroups, and only there.
+#[test]
+fn the_catalogue_case_passes_on_cdna5_only() {
+    use xad_harness::cases::catalogue_for;
+    use xad_harness::codeobj::CodeObject;
+    use xad_harness::run::{run_case, KernelSource, Options, Status};
+    for name in ["gfx1250", "gfx1251"] {
+        let t = target::find(name).expect("CDNA5 row");
+        let Some(case) = catalogue_for(t)
+            .into_iter()
+            .find(|c| c.name == "vgpr_msb_w32")
+        else {
+            panic!("{name}: vgpr_msb_w32 is not in the catalogue");
+        };
+        let Some(embedded) = xad_harness::kernels::find(name, case.kernel) else {
+            eprintln!("skipped {name}: its kernels were not built (LLVM 22 absent at build time)");
+            continue;
+        };
+        #[allow(clippy::unnecessary_to_owned)]
+        let code = CodeObject::parse(&embedded.bytes.to_vec()).unwrap();
+        let kernel = code.kernel(case.kernel).unwrap().clone();
+        for lanes in [1u64, 31, 33, 255, 257, 1013] {
+            let opts = Options {
+                lanes,
+                seed: 0x5eed ^ lanes,
+                timeout: Duration::from_secs(120),
+                ..Options::default()
+            };
+            let source = KernelSource::Embedded {
+                source: embedded.source.to_string(),
+            };
+            let mut dev = EmuDevice::for_target(t);
+            let r = run_case(&mut dev, &case, &code, &kernel, source, &opts);
+            assert_eq!(r.status(), Status::Pass, "{name}, {lanes} lanes: {r:?}");
+            assert_eq!(r.tally.lanes_checked, lanes, "{name}");
+        }
+    }
+    for t in target::TARGETS
+        .iter()
+        .filter(|t| !t.has(target::Feature::VgprMsb))
+    {
+        assert!(
+            catalogue_for(t).iter().all(|c| c.name != "vgpr_msb_w32"),
+            "{}",
+            t.name
+        );
+    }
+}
