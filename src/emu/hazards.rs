@@ -825,10 +825,10 @@ fn xcnt_cleared(inst: &Inst, kind: XKind, younger_x: u8, younger_c: u8) -> (bool
 fn xcnt_victims(inst: &Inst, kind: XKind, reg: u16) -> Vec<(u16, bool)> {
     match (kind, inst.shape()) {
         (XKind::VmemLoad, Shape::MemLoad(bytes)) => (0..bytes.div_ceil(4))
-            .map(|i| (256 + u16::from(inst.dst) + u16::from(i), true))
+            .map(|i| (256 + inst.dst + u16::from(i), true))
             .collect(),
         (XKind::Smem, Shape::Load(n)) if inst.sgpr_dst() != NULL => (0..n)
-            .map(|i| (u16::from(inst.dst) + u16::from(i), true))
+            .map(|i| (inst.dst + u16::from(i), true))
             .filter(|&(r, _)| r < 128)
             .collect(),
         _ => vec![(reg, false)],

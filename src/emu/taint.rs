@@ -333,7 +333,7 @@ fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
         ) && crate::isa::table::info(inst.op).format != Format::Smem;
         d.wv[r / 64] >> (r % 64) & 1 == 1 || (vector_dst && usize::from(inst.dst) == r)
     } else {
-        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && u16::from(inst.dst) == reg)
+        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && inst.dst == reg)
     }
 }
 
