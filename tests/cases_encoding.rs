@@ -208,6 +208,18 @@ fn src_text(src: &Src) -> String {
     }
 }
 
+/// A VGPR operand with bits 9:8 `high` from the op's `s_set_vgpr_msb`
+/// setting, as llvm-objdump-22 prints it: the encoded register, then the
+/// real one in a comment (`v5 /*v773*/`). Other operands are unchanged.
+fn high_vgpr_text(text: String, src: &Src, high: u16) -> String {
+    match *src {
+        Src::V(r, _) | Src::Res(r, _) | Src::Moved(r, _) if high != 0 => {
+            format!("{text} /*v{}*/", high << 8 | u16::from(r))
+        }
+        _ => text,
+    }
+}
+
 fn sreg_text(code: u16) -> String {
     match code {
         0..=105 => format!("s{code}"),
@@ -282,8 +294,15 @@ fn dpp16_ctrl_text(ctrl: u16) -> String {
 
 /// `op` written as llvm-objdump prints it.
 fn asm_text(op: &Op) -> String {
-    let srcs: Vec<String> = op.src.iter().map(src_text).collect();
-    let operands = format!("v{}, {}", op.vdst, srcs.join(", "));
+    let srcs: Vec<String> = op
+        .src
+        .iter()
+        .enumerate()
+        .map(|(slot, s)| high_vgpr_text(src_text(s), s, op.vgpr_high(slot as u32)))
+        .collect();
+    let vdst = format!("v{}", op.vdst);
+    let vdst = high_vgpr_text(vdst, &Src::V(op.vdst, program::Lane::A), op.vgpr_high(3));
+    let operands = format!("{vdst}, {}", srcs.join(", "));
     match op.dpp {
         Dpp::None => format!("v_xad_u32 {operands}"),
         dpp => format!("v_xad_u32_e64_dpp {operands} {}", dpp_text(dpp)),
@@ -649,6 +668,15 @@ fn asm_text_spells_like_llvm() {
         ],
     );
     assert_eq!(asm_text(&op), "v_xad_u32 v62, -1, v3, vcc_hi");
+    // CDNA5: bits 9:8 from the op's s_set_vgpr_msb setting, as llvm-objdump-22
+    // prints them (`v_xad_u32 v5 /*v773*/, v2 /*v258*/, v3 /*v515*/, ...`).
+    let op = Op::new(0, 5, [Src::V(2, A), Src::V(3, B), Src::V(255, C)]).vgpr_msb(0xf9);
+    assert_eq!(
+        asm_text(&op),
+        "v_xad_u32 v5 /*v773*/, v2 /*v258*/, v3 /*v515*/, v255 /*v1023*/"
+    );
+    let op = Op::new(0, 17, [Src::V(2, A), Src::Sreg(20, 0), Src::V(4, C)]).vgpr_msb(0x01);
+    assert_eq!(asm_text(&op), "v_xad_u32 v17, v2 /*v258*/, s20, v4");
     let op = Op::new(
         0,
         5,

@@ -219,9 +219,9 @@ fn gfx10_fields_decode_faithfully() {
     .is_err());
     // s_mov_b32 null, s1 (sdst 125) and s_mov_b32 m0, s1 (sdst 124).
     let (inst, _) = decode_one_for(Isa::GFX10, &[0x01, 0x03, 0xfd, 0xbe]).unwrap();
-    assert_eq!((inst.op, inst.dst), (Op::SMovB32, NULL));
+    assert_eq!((inst.op, inst.sgpr_dst()), (Op::SMovB32, NULL));
     let (inst, _) = decode_one_for(Isa::GFX10, &[0x01, 0x03, 0xfc, 0xbe]).unwrap();
-    assert_eq!(inst.dst, M0);
+    assert_eq!(inst.sgpr_dst(), M0);
     // A VOP3 literal (gfx10 has them): v_xad_u32 v5, v1, s2, 0x4d2.
     let (inst, len) = decode_one_for(
         Isa::GFX10,

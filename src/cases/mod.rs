@@ -165,7 +165,9 @@ macro_rules! families {
     };
 }
 
-families![basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8, dpp_src1, dpp_mov];
+families![
+    basic, vgpr, sreg, inline, literal, exec, chain, dpp16, dpp8, dpp_src1, dpp_mov, vgpr_msb
+];
 
 /// Every case with the program its kernel runs, in catalogue order.
 pub fn specs() -> impl Iterator<Item = &'static Spec> {
@@ -322,7 +324,7 @@ mod tests {
     }
 
     /// Today's catalogue, in order; the registry must reproduce it exactly.
-    const CATALOGUE_ORDER: [&str; 56] = [
+    const CATALOGUE_ORDER: [&str; 57] = [
         "basic",
         "basic_w64",
         "vgpr_w32",
@@ -379,6 +381,7 @@ mod tests {
         "dpp_mov_dpp8_w64",
         "dpp_mov_inactive_w32",
         "dpp_mov_inactive_w64",
+        "vgpr_msb_w32",
     ];
 
     /// Files of this module that are not families (the shared modules and
@@ -402,7 +405,7 @@ mod tests {
             families,
             [
                 "basic", "vgpr", "sreg", "inline", "literal", "exec", "chain", "dpp16", "dpp8",
-                "dpp_src1", "dpp_mov"
+                "dpp_src1", "dpp_mov", "vgpr_msb"
             ]
         );
         // Every family file under src/cases is registered (once, by the list above).
@@ -438,9 +441,9 @@ mod tests {
             }
         }
         let names: Vec<&str> = catalogue().iter().map(|c| c.name).collect();
-        assert_eq!(names[..56], CATALOGUE_ORDER);
-        assert_eq!(names[56..], WORKLOAD_ORDER);
-        assert_eq!(specs().count(), 56);
+        assert_eq!(names[..57], CATALOGUE_ORDER);
+        assert_eq!(names[57..], WORKLOAD_ORDER);
+        assert_eq!(specs().count(), 57);
         assert!(WORKLOAD_ORDER.iter().all(|n| program(n).is_none()));
     }
 
@@ -581,6 +584,7 @@ mod tests {
                 op.src.iter().any(|s| matches!(s, Src::Lit(_))),
             );
             need(Feature::NullSgpr, op.src.contains(&Src::Null));
+            need(Feature::VgprMsb, op.vgpr_msb != 0);
             need(
                 Feature::HighSgprs,
                 op.src.iter().any(|s| matches!(s, Src::Sreg(102..=105, _))),
@@ -671,6 +675,7 @@ mod tests {
                     (t.isa.dpp_src1_scalar || !n.starts_with("dpp_src1_"))
                         && !GFX9_ONLY.contains(n)
                         && (t.has(Feature::Wave64) || !n.ends_with("_w64"))
+                        && (t.has(Feature::VgprMsb) || !n.starts_with("vgpr_msb_"))
                 })
                 .collect();
             assert_eq!(names, want, "{}", t.name);
@@ -695,7 +700,8 @@ mod tests {
 
     /// Every gfx9 target (wave64, one scalar value, no literal/null/VOP3 DPP,
     /// its own DPP wave controls and special registers) has exactly
-    /// `GFX9_CASES`; every gfx10 target all but VOP3 DPP and the gfx9-only cases.
+    /// `GFX9_CASES`; every gfx10 target all but VOP3 DPP, CDNA5's high VGPRs
+    /// and the gfx9-only cases.
     #[test]
     fn gfx9_and_gfx10_catalogues() {
         use crate::isa::Generation;
@@ -703,7 +709,7 @@ mod tests {
             .iter()
             .copied()
             .filter(|n| {
-                !["dpp16", "dpp8_", "dpp_src1"]
+                !["dpp16", "dpp8_", "dpp_src1", "vgpr_msb"]
                     .iter()
                     .any(|p| n.starts_with(p))
             })
@@ -788,6 +794,7 @@ mod tests {
                 ("dpp8", 0, 0, 2),
                 ("dpp_src1", 0, 0, 0),
                 ("dpp_mov", 4, 12, 12),
+                ("vgpr_msb", 0, 0, 0),
             ]
         );
     }

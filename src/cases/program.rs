@@ -238,6 +238,11 @@ pub struct Op {
     /// The lane's `out` word the result is stored to (None: an intermediate of
     /// a chain, consumed by later ops only).
     pub word: Option<u16>,
+    /// The `s_set_vgpr_msb` setting the kernel makes before the op (CDNA5):
+    /// bits 9:8 of src0's VGPR (bits 1:0), src1's (3:2), src2's (5:4) and
+    /// vdst's (7:6). The VGPR numbers above are the encoded 8 bits. 0 on
+    /// every other target.
+    pub vgpr_msb: u8,
 }
 
 impl Op {
@@ -249,7 +254,15 @@ impl Op {
             exec: Exec::Count,
             dpp: Dpp::None,
             word: Some(word),
+            vgpr_msb: 0,
         }
+    }
+    pub const fn vgpr_msb(self, vgpr_msb: u8) -> Op {
+        Op { vgpr_msb, ..self }
+    }
+    /// Bits 9:8 of the VGPR in operand slot `slot` (0-2 the sources, 3 vdst).
+    pub const fn vgpr_high(&self, slot: u32) -> u16 {
+        ((self.vgpr_msb >> (2 * slot)) & 3) as u16
     }
     pub const fn exec(self, exec: Exec) -> Op {
         Op { exec, ..self }

@@ -105,7 +105,7 @@ impl BitField {
     }
 }
 
-use crate::isa::Generation;
+use crate::isa::{Generation, Isa};
 use crate::target::{Feature, Target};
 use Rule::{Any, Zero};
 use Word::{CodeProperties as Cp, KernargPreload as Kp, Rsrc1 as R1, Rsrc2 as R2, Rsrc3 as R3};
@@ -611,6 +611,12 @@ impl KernelDescriptor {
         let granule = if self.wave_size() == 32 { 8 } else { 4 };
         (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * granule
     }
+    /// VGPRs allocated per lane on a target of instruction set `isa`
+    /// ([`Isa::vgpr_granule`]: granules of 16 on CDNA5).
+    pub fn vgpr_count_on(&self, isa: Isa) -> u32 {
+        let granule = isa.vgpr_granule(self.wave_size() == 32);
+        (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * granule
+    }
     /// Shared VGPRs of a wave64 (COMPUTE_PGM_RSRC3.SHARED_VGPR_COUNT granules of 8).
     pub fn shared_vgpr_count(&self) -> u32 {
         self.get(SHARED_VGPR_COUNT) * 8
@@ -636,9 +642,11 @@ impl KernelDescriptor {
         // row of ours gets the checks every generation shares.
         match row(arch).map(|t| t.generation()) {
             Some(Generation::Gfx9) => self.validate_gfx9(arch),
-            Some(Generation::Gfx10) => self.validate_gfx10(),
-            Some(Generation::Gfx11) => self.validate_rdna3_4("gfx11", RSRC1, RSRC3),
-            Some(Generation::Gfx12) => self.validate_rdna3_4("gfx12", RSRC1_GFX12, RSRC3_GFX12),
+            Some(Generation::Gfx10) => self.validate_gfx10(arch),
+            Some(Generation::Gfx11) => self.validate_rdna3_4(arch, "gfx11", RSRC1, RSRC3),
+            Some(Generation::Gfx12) => {
+                self.validate_rdna3_4(arch, "gfx12", RSRC1_GFX12, RSRC3_GFX12)
+            }
             None => Ok(()),
         }
     }
@@ -666,6 +674,7 @@ impl KernelDescriptor {
     /// user SGPR and VGPR limits.
     fn validate_rdna3_4(
         &self,
+        arch: &str,
         generation: &str,
         rsrc1: &[BitField],
         rsrc3: &[BitField],
@@ -695,18 +704,23 @@ impl KernelDescriptor {
                 self.kernarg_preload
             )));
         }
-        self.validate_counts(generation)
+        self.validate_counts(arch, generation)
     }
 
     /// Register counts and the values that place registers (`generation`
     /// names the target's generation in the refusals).
-    fn validate_counts(&self, generation: &str) -> Result<(), DescriptorError> {
+    fn validate_counts(&self, arch: &str, generation: &str) -> Result<(), DescriptorError> {
         self.validate_user_sgprs_and_ids(generation)?;
-        if self.vgpr_count() > MAX_VGPRS {
+        let isa = row(arch).map(|t| t.isa);
+        let (count, max) = isa.map_or((self.vgpr_count(), MAX_VGPRS), |isa| {
+            (self.vgpr_count_on(isa), isa.max_vgprs())
+        });
+        if count > max {
             return Err(DescriptorError(format!(
-                "GRANULATED_WORKITEM_VGPR_COUNT {} means {} VGPRs; {generation} has at most {MAX_VGPRS}",
+                "GRANULATED_WORKITEM_VGPR_COUNT {} means {count} VGPRs; {} has at most {max}",
                 self.get(GRANULATED_WORKITEM_VGPR_COUNT),
-                self.vgpr_count()
+                // CDNA5's larger file is its own, not gfx12's.
+                if max == MAX_VGPRS { generation } else { arch },
             )));
         }
         if self.shared_vgpr_count() != 0 && self.wave_size() == 32 {
@@ -751,13 +765,9 @@ impl KernelDescriptor {
     /// ACCUM_OFFSET: the VGPRs are those below both (and below 256). Every
     /// other target: [`KernelDescriptor::vgpr_count`] (gfx908: granules of 4).
     pub fn vgpr_count_for(&self, arch: &str) -> u32 {
-        if has(arch, Feature::VgprMsb) {
-            // CDNA5 (1024 VGPRs): granules of 16 in the same 6-bit field
-            // (llvm-mc-22 -mcpu=gfx1250: next_free_vgpr 24 -> 1, 1024 -> 63).
-            return (self.get(GRANULATED_WORKITEM_VGPR_COUNT) + 1) * 16;
-        }
+        // CDNA5's granules of 16 are its Isa's (Isa::vgpr_granule).
         if !has(arch, Feature::UnifiedVgprs) {
-            return self.vgpr_count();
+            return row(arch).map_or(self.vgpr_count(), |t| self.vgpr_count_on(t.isa));
         }
         self.unified_vgpr_file()
             .min(self.accum_offset())
@@ -856,7 +866,7 @@ impl KernelDescriptor {
     /// no architected flat scratch: the private segment buffer and flat
     /// scratch init user SGPRs exist (LLVM 19 enables the buffer in every
     /// gfx10 kernel it compiles) and are accepted.
-    fn validate_gfx10(&self) -> Result<(), DescriptorError> {
+    fn validate_gfx10(&self, arch: &str) -> Result<(), DescriptorError> {
         for f in RSRC1_GFX10
             .iter()
             .chain(RSRC2)
@@ -871,7 +881,7 @@ impl KernelDescriptor {
                 self.kernarg_preload
             )));
         }
-        self.validate_counts("gfx10")?;
+        self.validate_counts(arch, "gfx10")?;
         // AMDGPUUsage: (GRANULATED_WORKITEM_VGPR_COUNT + 1) * 4 + SHARED_VGPR_COUNT * 8 <= 256.
         let total = self.vgpr_count() + self.shared_vgpr_count();
         if total > MAX_VGPRS {

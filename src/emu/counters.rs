@@ -40,6 +40,7 @@
 //! combines with the immediate, and waiting less is the strict reading.
 
 use super::taint::Landing;
+use super::taint::{VMask, VGPR_WORDS};
 use super::wave::{Ctx, Wave};
 use crate::device::Origin;
 use crate::isa::{Generation, Inst, MemoryCounters, Op, Shape, NULL};
@@ -152,7 +153,7 @@ impl Model {
             },
             // SOPK waits (gfx10/11): only the `null` form has a documented count.
             Op::SWaitcntVmcnt | Op::SWaitcntVscnt | Op::SWaitcntLgkmcnt | Op::SWaitcntExpcnt
-                if inst.dst == NULL =>
+                if inst.sgpr_dst() == NULL =>
             {
                 let slot = match inst.op {
                     Op::SWaitcntVmcnt => LOAD,
@@ -207,7 +208,7 @@ pub(super) enum Dest {
     None,
     /// `n` VGPRs from `first`, in the lanes of `exec` at issue.
     Vgprs {
-        first: u8,
+        first: u16,
         n: u8,
         exec: u64,
     },
@@ -227,7 +228,10 @@ impl Dest {
                 n: bytes.div_ceil(4),
                 exec,
             },
-            Shape::Load(n) if inst.dst != NULL => Dest::Sgprs { first: inst.dst, n },
+            Shape::Load(n) if inst.sgpr_dst() != NULL => Dest::Sgprs {
+                first: inst.sgpr_dst(),
+                n,
+            },
             _ => Dest::None,
         }
     }
@@ -277,7 +281,7 @@ impl Access {
 pub(super) struct InFlight {
     pub(super) accesses: Vec<Access>,
     /// VGPRs and SGPRs some in-flight access will still write.
-    pub(super) v: [u64; 4],
+    pub(super) v: VMask,
     pub(super) s: u128,
     /// Per counter slot, the accesses still pending on it.
     pending: [u16; SLOTS],
@@ -290,7 +294,7 @@ impl InFlight {
     pub(super) fn clear(&mut self) {
         self.accesses.clear();
         self.pending = [0; SLOTS];
-        self.v = [0; 4];
+        self.v = [0; VGPR_WORDS];
         self.s = 0;
     }
 
@@ -420,7 +424,7 @@ impl InFlight {
     }
 
     pub(super) fn recompute_masks(&mut self) {
-        let (mut v, mut s) = ([0u64; 4], 0u128);
+        let (mut v, mut s) = ([0u64; VGPR_WORDS], 0u128);
         for a in &self.accesses {
             for i in 0..16u8 {
                 if a.live >> i & 1 == 0 {
@@ -428,7 +432,7 @@ impl InFlight {
                 }
                 match a.dest {
                     Dest::Vgprs { first, .. } => {
-                        let r = usize::from(first.wrapping_add(i));
+                        let r = usize::from(first + u16::from(i));
                         v[r / 64] |= 1 << (r % 64);
                     }
                     Dest::Sgprs { first, .. } => {
@@ -448,9 +452,9 @@ impl InFlight {
     pub(super) fn writer_of(&self, reg: u16) -> Option<(usize, u8)> {
         self.accesses.iter().enumerate().rev().find_map(|(k, a)| {
             let i = match a.dest {
-                Dest::Vgprs { first, n, .. } if reg >= 256 => (reg - 256)
-                    .checked_sub(u16::from(first))
-                    .filter(|&i| i < u16::from(n)),
+                Dest::Vgprs { first, n, .. } if reg >= 256 => {
+                    (reg - 256).checked_sub(first).filter(|&i| i < u16::from(n))
+                }
                 Dest::Sgprs { first, n } if reg < 256 => reg
                     .checked_sub(u16::from(first))
                     .filter(|&i| i < u16::from(n)),
@@ -628,8 +632,7 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn touches_in_flight(&self, d: &super::taint::Deps) -> bool {
         let f = &self.inflight;
-        (d.s & f.s) != 0
-            || (d.v[0] & f.v[0]) | (d.v[1] & f.v[1]) | (d.v[2] & f.v[2]) | (d.v[3] & f.v[3]) != 0
+        (d.s & f.s) != 0 || (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & f.v[k])) != 0
     }
 
     /// After the taint step of `inst`, which touches in-flight registers: one
@@ -729,14 +732,14 @@ fn dest_regs(dest: Dest) -> Regs {
     let (first, n, vgpr) = match dest {
         Dest::None => return out,
         Dest::Vgprs { first, n, .. } => (first, n, true),
-        Dest::Sgprs { first, n } => (first, n, false),
+        Dest::Sgprs { first, n } => (u16::from(first), n, false),
     };
     for i in 0..n.min(16) {
-        let Some(r) = first.checked_add(i) else { break };
+        let r = first + u16::from(i);
         if vgpr {
-            out.regs[usize::from(out.len)] = 256 + u16::from(r);
+            out.regs[usize::from(out.len)] = 256 + r;
         } else if r < 128 {
-            out.regs[usize::from(out.len)] = u16::from(r);
+            out.regs[usize::from(out.len)] = r;
         } else {
             break;
         }
@@ -784,8 +787,8 @@ pub fn statically_clean(
     if n == 0 {
         return true;
     }
-    let dest_masks = |inst: &Inst| -> (u128, [u64; 4]) {
-        let (mut s, mut v) = (0u128, [0u64; 4]);
+    let dest_masks = |inst: &Inst| -> (u128, VMask) {
+        let (mut s, mut v) = (0u128, [0u64; VGPR_WORDS]);
         for &r in dest_regs(Dest::of(inst, 0)).iter() {
             if r >= 256 {
                 let r = usize::from(r - 256);
@@ -805,17 +808,17 @@ pub fn statically_clean(
         };
         // Touching a register an entry may still write.
         let d = &deps[i];
-        let (mut fs, mut fv) = (0u128, [0u64; 4]);
+        let (mut fs, mut fv) = (0u128, [0u64; VGPR_WORDS]);
         for &pc in st.keys() {
             if let Some(p) = insts[pc] {
                 let (s, v) = dest_masks(p);
                 fs |= s;
-                for k in 0..4 {
+                for k in 0..VGPR_WORDS {
                     fv[k] |= v[k];
                 }
             }
         }
-        if d.s & fs != 0 || (0..4).any(|k| d.v[k] & fv[k] != 0) {
+        if d.s & fs != 0 || (0..VGPR_WORDS).any(|k| d.v[k] & fv[k] != 0) {
             return false;
         }
         let model = Model::of(inst.generation);
@@ -845,7 +848,7 @@ pub fn statically_clean(
                 }
             }
             let (s, v) = dest_masks(inst);
-            if s != 0 || v != [0; 4] {
+            if s != 0 || v != [0; VGPR_WORDS] {
                 // A re-issue from a loop: one entry, the weaker bound.
                 st.insert(
                     i,

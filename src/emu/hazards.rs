@@ -32,6 +32,7 @@
 //! undefined one.
 
 use super::taint::{Deps, SCC_BIT};
+use super::taint::{VMask, VGPR_WORDS};
 use crate::isa::{Format, HazardRules, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
 use std::collections::HashMap;
 
@@ -273,7 +274,7 @@ pub struct Hazard {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Regs {
     s: u128,
-    v: [u64; 4],
+    v: VMask,
 }
 
 impl Regs {
@@ -282,13 +283,13 @@ impl Regs {
         if s != 0 {
             return Some(s.trailing_zeros() as u16);
         }
-        (0..4).find_map(|k| {
+        (0..VGPR_WORDS).find_map(|k| {
             let v = self.v[k] & o.v[k];
             (v != 0).then(|| 256 + (64 * k) as u16 + v.trailing_zeros() as u16)
         })
     }
     fn is_empty(&self) -> bool {
-        self.s == 0 && self.v == [0; 4]
+        self.s == 0 && self.v == [0; VGPR_WORDS]
     }
 }
 
@@ -300,10 +301,13 @@ fn sgpr(r: u8) -> u128 {
     }
 }
 
-fn vgprs(r: u8, n: u8) -> [u64; 4] {
-    let mut m = [0u64; 4];
-    for r in (0..n).filter_map(|i| r.checked_add(i)) {
-        m[usize::from(r) / 64] |= 1 << (r % 64);
+fn vgprs(r: u16, n: u8) -> VMask {
+    let mut m = [0u64; VGPR_WORDS];
+    for r in (0..u16::from(n))
+        .map(|i| usize::from(r + i))
+        .filter(|&r| r < 64 * VGPR_WORDS)
+    {
+        m[r / 64] |= 1 << (r % 64);
     }
     m
 }
@@ -330,19 +334,19 @@ fn is_vmem(inst: &Inst) -> bool {
 /// when they are the instruction's destination).
 fn sgpr_writes(inst: &Inst, d: &Deps) -> u128 {
     let partial = match inst.op {
-        Op::SCmovB32 | Op::SCmovkI32 => sgpr(inst.dst),
-        Op::SCmovB64 => sgpr(inst.dst) | sgpr(inst.dst.wrapping_add(1)),
+        Op::SCmovB32 | Op::SCmovkI32 => sgpr(inst.sgpr_dst()),
+        Op::SCmovB64 => sgpr(inst.sgpr_dst()) | sgpr(inst.sgpr_dst().wrapping_add(1)),
         _ => 0,
     };
     (d.ws | partial) & !(1u128 << SCC_BIT)
 }
 
 /// VGPRs `inst` writes, partial writes (DPP, v_writelane) included.
-fn vgpr_writes(inst: &Inst, d: &Deps) -> [u64; 4] {
+fn vgpr_writes(inst: &Inst, d: &Deps) -> VMask {
     let mut v = d.wv;
     if is_valu(inst) && (inst.dpp.is_some() || inst.shape() == Shape::WriteLane) {
         let extra = vgprs(inst.dst, 1);
-        for k in 0..4 {
+        for k in 0..VGPR_WORDS {
             v[k] |= extra[k];
         }
     }
@@ -363,10 +367,10 @@ fn wait_states(inst: &Inst) -> u32 {
 }
 
 /// The VGPR store data of a vector store wider than 8 bytes.
-fn wide_store_data(inst: &Inst) -> [u64; 4] {
+fn wide_store_data(inst: &Inst) -> VMask {
     match inst.shape() {
         Shape::MemStore(bytes) if bytes > 8 => vgprs(inst.data, bytes.div_ceil(4)),
-        _ => [0; 4],
+        _ => [0; VGPR_WORDS],
     }
 }
 
@@ -401,7 +405,7 @@ fn valu_exec_write(i: &Inst, d: &Deps) -> Regs {
         } else {
             0
         },
-        v: [0; 4],
+        v: [0; VGPR_WORDS],
     }
 }
 fn dpp_exec(i: &Inst, _: &Deps) -> Regs {
@@ -411,13 +415,13 @@ fn dpp_exec(i: &Inst, _: &Deps) -> Regs {
         } else {
             0
         },
-        v: [0; 4],
+        v: [0; VGPR_WORDS],
     }
 }
 fn valu_sgpr_writes(i: &Inst, d: &Deps) -> Regs {
     Regs {
         s: if is_valu(i) { sgpr_writes(i, d) } else { 0 },
-        v: [0; 4],
+        v: [0; VGPR_WORDS],
     }
 }
 fn vmem_sgpr_reads(i: &Inst, d: &Deps) -> Regs {
@@ -428,7 +432,7 @@ fn vmem_sgpr_reads(i: &Inst, d: &Deps) -> Regs {
         } else {
             0
         },
-        v: [0; 4],
+        v: [0; VGPR_WORDS],
     }
 }
 fn lane_select(i: &Inst, _: &Deps) -> Regs {
@@ -436,7 +440,10 @@ fn lane_select(i: &Inst, _: &Deps) -> Regs {
         (Op::VReadlaneB32 | Op::VWritelaneB32, Src::Sgpr(r)) => sgpr(r),
         _ => 0,
     };
-    Regs { s, v: [0; 4] }
+    Regs {
+        s,
+        v: [0; VGPR_WORDS],
+    }
 }
 fn store_data(i: &Inst, _: &Deps) -> Regs {
     Regs {
@@ -450,14 +457,14 @@ fn valu_vgpr_writes_only(i: &Inst, d: &Deps) -> Regs {
         v: if is_valu(i) {
             vgpr_writes(i, d)
         } else {
-            [0; 4]
+            [0; VGPR_WORDS]
         },
     }
 }
 fn valu_sgpr_reads(i: &Inst, d: &Deps) -> Regs {
     Regs {
         s: if is_valu(i) { sgpr_reads(d) } else { 0 },
-        v: [0; 4],
+        v: [0; VGPR_WORDS],
     }
 }
 fn lane_op_exec(i: &Inst, _: &Deps) -> Regs {
@@ -471,7 +478,7 @@ fn lane_op_exec(i: &Inst, _: &Deps) -> Regs {
         } else {
             0
         },
-        v: [0; 4],
+        v: [0; VGPR_WORDS],
     }
 }
 fn readlane_src0(i: &Inst, _: &Deps) -> Regs {
@@ -818,10 +825,10 @@ fn xcnt_cleared(inst: &Inst, kind: XKind, younger_x: u8, younger_c: u8) -> (bool
 fn xcnt_victims(inst: &Inst, kind: XKind, reg: u16) -> Vec<(u16, bool)> {
     match (kind, inst.shape()) {
         (XKind::VmemLoad, Shape::MemLoad(bytes)) => (0..bytes.div_ceil(4))
-            .map(|i| (256 + u16::from(inst.dst) + u16::from(i), true))
+            .map(|i| (256 + inst.dst + u16::from(i), true))
             .collect(),
-        (XKind::Smem, Shape::Load(n)) if inst.dst != NULL => (0..n)
-            .map(|i| (u16::from(inst.dst) + u16::from(i), true))
+        (XKind::Smem, Shape::Load(n)) if inst.sgpr_dst() != NULL => (0..n)
+            .map(|i| (inst.dst + u16::from(i), true))
             .filter(|&(r, _)| r < 128)
             .collect(),
         _ => vec![(reg, false)],
@@ -879,7 +886,7 @@ fn war_writer(
             }
             SMEM_VECTOR_WRITE_10 => {
                 let lgkm0 = (inst.op == Op::SWaitcnt && (inst.imm as u32 >> 8) & 0x3f == 0)
-                    || (inst.op == Op::SWaitcntLgkmcnt && inst.dst == NULL && inst.imm == 0);
+                    || (inst.op == Op::SWaitcntLgkmcnt && inst.sgpr_dst() == NULL && inst.imm == 0);
                 (is_valu(inst) && writes != 0, is_salu(inst) || lgkm0)
             }
             _ => {
@@ -901,10 +908,10 @@ fn war_writer(
 /// The VGPR an instruction reads first: a memory address, or src0.
 fn first_vgpr_source(inst: &Inst) -> Option<u16> {
     if is_vmem(inst) {
-        return Some(256 + u16::from(inst.addr));
+        return Some(256 + inst.addr);
     }
     inst.src.iter().find_map(|s| match s {
-        Src::Vgpr(r) => Some(256 + u16::from(*r)),
+        Src::Vgpr(r) => Some(256 + *r),
         _ => None,
     })
 }

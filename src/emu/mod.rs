@@ -110,6 +110,13 @@
 //!   other hardware register is unsupported if read.
 //! - Fault injection: [`EmuDevice::set_xad_faults`] makes `v_xad_u32` produce
 //!   wrong results in chosen lanes (tests of on-device checks only).
+//! - CDNA5 (gfx1250/gfx1251): VGPRs v256-v1023 through `s_set_vgpr_msb`,
+//!   resolved once when the kernel is decoded ([`program`]: each
+//!   instruction's VGPR numbers become 10-bit, so the allocation check,
+//!   taint, hazards and counters see the real registers); an instruction
+//!   reached with different settings on different paths faults if executed.
+//!   A wave's VGPR file and shadow grow past 256 rows only for a launch that
+//!   allocates more (GRANULATED_WORKITEM_VGPR_COUNT in granules of 16).
 //! - gfx10 (`gfx10`): wave32 and wave64; no architected flat scratch, so the
 //!   scratch setup SGPRs (private segment buffer, flat scratch init, wave
 //!   offset) exist, placed as on gfx9 with their values unsettled; work-item

@@ -6,7 +6,7 @@
 use super::counters;
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
-use super::taint::{self, Deps};
+use super::taint::{self, Deps, VMask, VGPR_WORDS};
 use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
 use crate::isa::{Generation, Inst, Isa, Op, Shape};
@@ -64,7 +64,7 @@ impl Allocation {
         } else {
             format!(
                 "GRANULATED_WORKITEM_VGPR_COUNT={granules}, granule {} in wave{}",
-                kd.vgpr_count() / (granules + 1),
+                kd.vgpr_count_for(arch) / (granules + 1),
                 kd.wave_size()
             )
         };
@@ -88,7 +88,7 @@ impl Allocation {
     /// which names every register an instruction reads or writes).
     fn check(&self, inst: Inst) -> Result<Inst, Fault> {
         let deps = deps_of(&inst, self.wave64);
-        let vgpr_end = (0..4)
+        let vgpr_end = (0..VGPR_WORDS)
             .rev()
             .find(|&k| deps.v[k] != 0)
             .map_or(0, |k| 64 * k as u32 + 64 - deps.v[k].leading_zeros());
@@ -137,7 +137,7 @@ pub struct Program {
     /// wave64 (lane masks are one or two SGPRs wide).
     pub(crate) deps: [Vec<Deps>; 2],
     /// Per wave size, the registers a path may read before writing them.
-    pub(crate) may: [(u128, [u64; 4]); 2],
+    pub(crate) may: [(u128, VMask); 2],
     /// Per wave size, the hazards each instruction consumes ([`hazards`]):
     /// only instructions listed here carry [`taint::F_HAZ`].
     pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
@@ -166,7 +166,7 @@ impl Program {
             match crate::isa::decode(isa, code, pos, base) {
                 Ok(inst) => {
                     pos += inst.len as usize;
-                    insts.push(allocation.check(inst));
+                    insts.push(Ok(inst));
                 }
                 Err(e) => {
                     insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string())
@@ -185,6 +185,14 @@ impl Program {
                 _ => None,
             })
             .collect();
+        if isa.gfx1250_insts {
+            resolve_vgpr_msb(&mut insts, &targets);
+        }
+        for inst in insts.iter_mut() {
+            if let Ok(decoded) = inst {
+                *inst = allocation.check(*decoded);
+            }
+        }
         let deps_for = |wave64: bool| -> Vec<Deps> {
             insts
                 .iter()
@@ -195,19 +203,7 @@ impl Program {
                 .collect()
         };
         let mut deps = [deps_for(false), deps_for(true)];
-        let n = insts.len();
-        let successors = |i: usize| -> [Option<usize>; 2] {
-            let next = (i + 1 < n).then_some(i + 1);
-            match &insts[i] {
-                Err(_) => [None, None],
-                Ok(inst) => match inst.op {
-                    Op::SEndpgm | Op::SCodeEnd => [None, None],
-                    Op::SBranch => [targets[i], None],
-                    _ if inst.shape() == Shape::Branch => [targets[i], next],
-                    _ => [next, None],
-                },
-            }
-        };
+        let successors = |i: usize| successors(&insts, &targets, i);
         let may = [
             taint::may_read_unwritten(&deps[0], successors),
             taint::may_read_unwritten(&deps[1], successors),
@@ -242,7 +238,7 @@ impl Program {
     }
 
     /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
-    pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, [u64; 4]) {
+    pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, VMask) {
         &self.may[usize::from(W == 64)]
     }
 
@@ -251,12 +247,12 @@ impl Program {
     pub(crate) fn deps_at<const W: usize>(&self, pc: usize) -> &Deps {
         static NONE: Deps = Deps {
             s: 0,
-            v: [0; 4],
+            v: [0; VGPR_WORDS],
             rs: 0,
-            rv: [0; 4],
+            rv: [0; VGPR_WORDS],
             ws: 0,
-            wv: [0; 4],
-            xv: [0; 4],
+            wv: [0; VGPR_WORDS],
+            xv: [0; VGPR_WORDS],
             flags: 0,
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
@@ -274,6 +270,133 @@ impl Program {
             .get(&pc)
             .map_or(&[], |v| v.as_slice())
     }
+}
+
+/// The instructions that may execute after instruction `i`: none after an
+/// ending, a fault or an unresolved branch target.
+fn successors(
+    insts: &[Result<Inst, Fault>],
+    targets: &[Option<usize>],
+    i: usize,
+) -> [Option<usize>; 2] {
+    let next = (i + 1 < insts.len()).then_some(i + 1);
+    match &insts[i] {
+        Err(_) => [None, None],
+        Ok(inst) => match inst.op {
+            Op::SEndpgm | Op::SCodeEnd => [None, None],
+            Op::SBranch => [targets[i], None],
+            _ if inst.shape() == Shape::Branch => [targets[i], next],
+            _ => [next, None],
+        },
+    }
+}
+
+/// The `s_set_vgpr_msb` setting an instruction runs under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Msb {
+    Known(u8),
+    /// Two paths reach the instruction with these different settings.
+    Mixed(u8, u8),
+}
+
+/// CDNA5's VGPRs past v255 (`s_set_vgpr_msb`, LLVM's
+/// AMDGPULowerVGPREncoding.cpp): every VGPR field keeps its 8 encoded bits
+/// and takes bits 9:8 from the wave's current setting, 0 at kernel entry.
+///
+/// Resolved here, once, rather than tracked in the wave: the allocation
+/// check, the taint shadow's per-instruction [`Deps`], the hazard windows
+/// and the static counter check all read an instruction's registers when
+/// the program is decoded. With the full 10-bit numbers written into each
+/// [`Inst`] they stay correct unchanged, and the run loop pays nothing. It
+/// needs the setting at each instruction to be the same on every path (what
+/// LLVM emits: it sets the mode before each use). A forward pass over the
+/// control flow finds it; where two paths disagree, an instruction naming a
+/// VGPR becomes a fault that fires if executed, naming it and both settings,
+/// rather than a guess at which registers it means.
+fn resolve_vgpr_msb(insts: &mut [Result<Inst, Fault>], targets: &[Option<usize>]) {
+    if insts.is_empty() {
+        return;
+    }
+    let mut at: Vec<Option<Msb>> = vec![None; insts.len()];
+    at[0] = Some(Msb::Known(0));
+    let mut work = vec![0usize];
+    while let Some(i) = work.pop() {
+        let Some(here) = at[i] else { continue };
+        let after = match &insts[i] {
+            Ok(inst) if inst.op == Op::SSetVgprMsb => Msb::Known(inst.imm as u8),
+            _ => here,
+        };
+        for next in successors(insts, targets, i).into_iter().flatten() {
+            let merged = match (at[next], after) {
+                (None, m) => m,
+                (Some(Msb::Known(a)), Msb::Known(b)) if a != b => Msb::Mixed(a, b),
+                (Some(m @ Msb::Mixed(..)), _) => m,
+                (Some(Msb::Known(_)), m @ Msb::Mixed(..)) => m,
+                (Some(m), _) => m,
+            };
+            if at[next] != Some(merged) {
+                at[next] = Some(merged);
+                work.push(next);
+            }
+        }
+    }
+    for (slot, msb) in insts.iter_mut().zip(at) {
+        let Ok(inst) = slot else { continue };
+        match msb {
+            None | Some(Msb::Known(0)) => {}
+            Some(Msb::Known(bits)) => *inst = with_vgpr_msb(*inst, bits),
+            Some(Msb::Mixed(a, b)) if names_a_vgpr(inst) => {
+                let message = format!(
+                    "instruction at offset 0x{:x} ({inst}) is reached with s_set_vgpr_msb settings 0x{a:02x} and 0x{b:02x} on different paths: which VGPRs it names is ambiguous, so it is not executed",
+                    inst.offset
+                );
+                *slot = Err(Fault::new(FaultKind::Unsupported, message)
+                    .with_inst(inst.offset, inst.to_string()));
+            }
+            Some(Msb::Mixed(..)) => {}
+        }
+    }
+}
+
+/// Whether `inst` has a VGPR operand an `s_set_vgpr_msb` setting extends.
+fn names_a_vgpr(inst: &Inst) -> bool {
+    with_vgpr_msb(*inst, 0xff) != *inst
+}
+
+/// `inst` with bits 9:8 of each VGPR operand taken from setting `bits`:
+/// [1:0] src0 (a FLAT/GLOBAL address), [3:2] src1 (store data), [5:4]
+/// src2, [7:6] the VGPR destination (llvm-objdump-22 reads them so).
+fn with_vgpr_msb(mut inst: Inst, bits: u8) -> Inst {
+    let high = |slot: u32| u16::from((bits >> (2 * slot)) & 3) << 8;
+    for (slot, src) in inst.src.iter_mut().enumerate() {
+        if let crate::isa::Src::Vgpr(r) = src {
+            *r = (*r & 0xff) | high(slot as u32);
+        }
+    }
+    let vector_dst = match inst.shape() {
+        Shape::V1 => inst.op != Op::VNop,
+        Shape::V2
+        | Shape::V3
+        | Shape::Cnd
+        | Shape::Co
+        | Shape::Ci
+        | Shape::Mad64
+        | Shape::Sh64
+        | Shape::LshlAdd64
+        | Shape::WriteLane
+        | Shape::MemLoad(_) => true,
+        _ => false,
+    };
+    if vector_dst {
+        inst.dst = (inst.dst & 0xff) | high(3);
+    }
+    if let Shape::MemLoad(_) | Shape::MemStore(_) = inst.shape() {
+        inst.addr = (inst.addr & 0xff) | high(0);
+    }
+    if let Shape::MemStore(_) = inst.shape() {
+        inst.data = (inst.data & 0xff) | high(1);
+    }
+    inst
 }
 
 /// [`taint::deps`], plus the SGPR pair a gfx9 `v_cmpx` writes besides EXEC

@@ -44,7 +44,7 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn sop2(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> (u32, Option<bool>)) {
         let (d, scc) = f(self.s32(inst.src[0]), self.s32(inst.src[1]));
-        self.ws(inst.dst, d);
+        self.ws(inst.sgpr_dst(), d);
         if let Some(c) = scc {
             self.scc = c;
         }
@@ -54,7 +54,7 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn sop2_64(&mut self, inst: &Inst, f: impl Fn(u64, u64) -> u64) {
         let d = f(self.s64(inst.src[0]), self.s64(inst.src[1]));
-        self.ws64(inst.dst, d);
+        self.ws64(inst.sgpr_dst(), d);
         self.scc = d != 0;
     }
 
@@ -62,7 +62,7 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn sop1(&mut self, inst: &Inst, f: impl Fn(u32) -> (u32, Option<bool>)) {
         let (d, scc) = f(self.s32(inst.src[0]));
-        self.ws(inst.dst, d);
+        self.ws(inst.sgpr_dst(), d);
         if let Some(c) = scc {
             self.scc = c;
         }
@@ -72,7 +72,7 @@ impl<const W: usize> Wave<W> {
     #[inline(always)]
     pub(super) fn sop1_64(&mut self, inst: &Inst, f: impl Fn(u64) -> (u64, Option<bool>)) {
         let (d, scc) = f(self.s64(inst.src[0]));
-        self.ws64(inst.dst, d);
+        self.ws64(inst.sgpr_dst(), d);
         if let Some(c) = scc {
             self.scc = c;
         }
@@ -93,14 +93,14 @@ impl<const W: usize> Wave<W> {
     /// SOPK compare: SCC = f(D, simm16).
     #[inline(always)]
     pub(super) fn sopk_cmp(&mut self, inst: &Inst, f: impl Fn(u32, i32) -> bool) {
-        self.scc = f(self.s[inst.dst as usize], inst.imm);
+        self.scc = f(self.s[usize::from(inst.sgpr_dst())], inst.imm);
     }
 
     pub(super) fn s_addc(&mut self, inst: &Inst) {
         let t = u64::from(self.s32(inst.src[0]))
             + u64::from(self.s32(inst.src[1]))
             + u64::from(self.scc);
-        self.ws(inst.dst, t as u32);
+        self.ws(inst.sgpr_dst(), t as u32);
         self.scc = t >> 32 != 0;
     }
 
@@ -110,21 +110,21 @@ impl<const W: usize> Wave<W> {
             self.s32(inst.src[1]),
             u32::from(self.scc),
         );
-        self.ws(inst.dst, a.wrapping_sub(b).wrapping_sub(c));
+        self.ws(inst.sgpr_dst(), a.wrapping_sub(b).wrapping_sub(c));
         self.scc = u64::from(b) + u64::from(c) > u64::from(a);
     }
 
     /// 64-bit shifts: D.64 = f(S0.64, S1[5:0]); SCC = D != 0.
     pub(super) fn s_shift64(&mut self, inst: &Inst, f: impl Fn(u64, u32) -> u64) {
         let d = f(self.s64(inst.src[0]), self.s32(inst.src[1]) & 63);
-        self.ws64(inst.dst, d);
+        self.ws64(inst.sgpr_dst(), d);
         self.scc = d != 0;
     }
 
     /// s_lshl<n>_add_u32: D = (S0 << n) + S1; SCC = the result overflowed 32 bits.
     pub(super) fn s_lshl_add(&mut self, inst: &Inst, n: u32) {
         let t = (u64::from(self.s32(inst.src[0])) << n) + u64::from(self.s32(inst.src[1]));
-        self.ws(inst.dst, t as u32);
+        self.ws(inst.sgpr_dst(), t as u32);
         self.scc = t >> 32 != 0;
     }
 
@@ -134,7 +134,7 @@ impl<const W: usize> Wave<W> {
         } else {
             self.s32(inst.src[1])
         };
-        self.ws(inst.dst, d);
+        self.ws(inst.sgpr_dst(), d);
     }
 
     pub(super) fn s_cselect64(&mut self, inst: &Inst) {
@@ -143,20 +143,20 @@ impl<const W: usize> Wave<W> {
         } else {
             self.s64(inst.src[1])
         };
-        self.ws64(inst.dst, d);
+        self.ws64(inst.sgpr_dst(), d);
     }
 
     pub(super) fn s_cmov(&mut self, inst: &Inst) {
         if self.scc {
             let v = self.s32(inst.src[0]);
-            self.ws(inst.dst, v);
+            self.ws(inst.sgpr_dst(), v);
         }
     }
 
     pub(super) fn s_cmov64(&mut self, inst: &Inst) {
         if self.scc {
             let v = self.s64(inst.src[0]);
-            self.ws64(inst.dst, v);
+            self.ws64(inst.sgpr_dst(), v);
         }
     }
 
@@ -183,25 +183,25 @@ impl<const W: usize> Wave<W> {
         } else {
             (1u32 << size) - 1
         };
-        self.ws(inst.dst, (value >> offset) & mask);
+        self.ws(inst.sgpr_dst(), (value >> offset) & mask);
         Ok(())
     }
 
     pub(super) fn s_cmovk(&mut self, inst: &Inst) {
         if self.scc {
-            self.ws(inst.dst, inst.imm as u32)
+            self.ws(inst.sgpr_dst(), inst.imm as u32)
         }
     }
 
     pub(super) fn s_addk(&mut self, inst: &Inst) {
-        let (d, o) = (self.s[inst.dst as usize] as i32).overflowing_add(inst.imm);
-        self.ws(inst.dst, d as u32);
+        let (d, o) = (self.s[usize::from(inst.sgpr_dst())] as i32).overflowing_add(inst.imm);
+        self.ws(inst.sgpr_dst(), d as u32);
         self.scc = o;
     }
 
     pub(super) fn s_mulk(&mut self, inst: &Inst) {
-        let d = (self.s[inst.dst as usize] as i32).wrapping_mul(inst.imm);
-        self.ws(inst.dst, d as u32);
+        let d = (self.s[usize::from(inst.sgpr_dst())] as i32).wrapping_mul(inst.imm);
+        self.ws(inst.sgpr_dst(), d as u32);
     }
 
     /// s_*_saveexec_b32: D = EXEC_LO; EXEC_LO = f(S0, EXEC_LO); SCC = EXEC_LO != 0.
@@ -209,7 +209,7 @@ impl<const W: usize> Wave<W> {
     pub(super) fn saveexec32(&mut self, inst: &Inst, f: impl Fn(u32, u32) -> u32) {
         let ex = self.s[EXEC as usize];
         let new = f(self.s32(inst.src[0]), ex);
-        self.ws(inst.dst, ex);
+        self.ws(inst.sgpr_dst(), ex);
         self.s[EXEC as usize] = new;
         self.scc = new != 0;
     }
@@ -219,7 +219,7 @@ impl<const W: usize> Wave<W> {
     pub(super) fn saveexec64(&mut self, inst: &Inst, f: impl Fn(u64, u64) -> u64) {
         let ex = u64::from(self.s[EXEC as usize]) | u64::from(self.s[EXEC as usize + 1]) << 32;
         let new = f(self.s64(inst.src[0]), ex);
-        self.ws64(inst.dst, ex);
+        self.ws64(inst.sgpr_dst(), ex);
         self.s[EXEC as usize] = new as u32;
         self.s[EXEC as usize + 1] = (new >> 32) as u32;
         self.scc = new != 0;

@@ -53,7 +53,7 @@ impl<const W: usize> Wave<W> {
         } else {
             for k in 0..n as u64 {
                 let v = buf.load_u32(off + 4 * k);
-                self.ws(inst.dst.wrapping_add(k as u8), v);
+                self.ws(inst.sgpr_dst().wrapping_add(k as u8), v);
             }
         }
         Ok(())

@@ -72,14 +72,21 @@ pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC | F_HAZ
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Deps {
     pub s: u128,
-    pub v: [u64; 4],
+    pub v: VMask,
     pub rs: u128,
-    pub rv: [u64; 4],
+    pub rv: VMask,
     pub ws: u128,
-    pub wv: [u64; 4],
-    pub xv: [u64; 4],
+    pub wv: VMask,
+    pub xv: VMask,
     pub flags: u8,
 }
+
+/// Words of a VGPR mask: CDNA5's v0-v1023 (gfx1250 reaches them through
+/// `s_set_vgpr_msb`); on every other target only the first four are ever set.
+pub(crate) const VGPR_WORDS: usize = 16;
+
+/// One bit per VGPR.
+pub(crate) type VMask = [u64; VGPR_WORDS];
 
 fn sbits(r: u8, n: u8) -> u128 {
     (0..n)
@@ -88,16 +95,19 @@ fn sbits(r: u8, n: u8) -> u128 {
         .fold(0, |m, r| m | 1 << r)
 }
 
-fn vbits(r: u8, n: u8) -> [u64; 4] {
-    let mut m = [0u64; 4];
-    for r in (0..n).filter_map(|i| r.checked_add(i)) {
-        m[r as usize / 64] |= 1 << (r % 64);
+fn vbits(r: u16, n: u8) -> VMask {
+    let mut m = [0u64; VGPR_WORDS];
+    for r in (0..u16::from(n))
+        .map(|i| usize::from(r + i))
+        .filter(|&r| r < 64 * VGPR_WORDS)
+    {
+        m[r / 64] |= 1 << (r % 64);
     }
     m
 }
 
-fn or4(a: &mut [u64; 4], b: [u64; 4]) {
-    for k in 0..4 {
+fn or_v(a: &mut VMask, b: VMask) {
+    for k in 0..VGPR_WORDS {
         a[k] |= b[k];
     }
 }
@@ -107,9 +117,9 @@ impl Deps {
         self.s |= bits;
         self.rs |= bits;
     }
-    fn read_v(&mut self, bits: [u64; 4]) {
-        or4(&mut self.v, bits);
-        or4(&mut self.rv, bits);
+    fn read_v(&mut self, bits: VMask) {
+        or_v(&mut self.v, bits);
+        or_v(&mut self.rv, bits);
     }
     /// A scalar destination: `full` when written whatever happens.
     fn dst_s(&mut self, bits: u128, full: bool) {
@@ -124,9 +134,9 @@ impl Deps {
         }
     }
     /// A vector destination: `full` when every active lane is written.
-    fn dst_v(&mut self, bits: [u64; 4], full: bool) {
-        or4(&mut self.v, bits);
-        or4(if full { &mut self.wv } else { &mut self.rv }, bits);
+    fn dst_v(&mut self, bits: VMask, full: bool) {
+        or_v(&mut self.v, bits);
+        or_v(if full { &mut self.wv } else { &mut self.rv }, bits);
     }
     fn src(&mut self, src: Src, n: u8, mask: u8) {
         match src {
@@ -243,7 +253,7 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             if !matches!(shape, Sc | Scw) {
                 d.dst_s(
                     sbits(
-                        inst.dst,
+                        inst.sgpr_dst(),
                         if matches!(shape, S1w | S2w | S2sh) {
                             2
                         } else {
@@ -261,12 +271,12 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
         }
         K => match inst.op {
             // s_getreg_b32 reads no SGPR: its value comes from the wave's place.
-            Op::SMovkI32 | Op::SGetregB32 => d.dst_s(sbits(inst.dst, 1), true),
+            Op::SMovkI32 | Op::SGetregB32 => d.dst_s(sbits(inst.sgpr_dst(), 1), true),
             Op::SAddkI32 | Op::SMulkI32 => {
-                d.read_s(sbits(inst.dst, 1));
-                d.dst_s(sbits(inst.dst, 1), true);
+                d.read_s(sbits(inst.sgpr_dst(), 1));
+                d.dst_s(sbits(inst.sgpr_dst(), 1), true);
             }
-            _ => d.read_s(sbits(inst.dst, 1)),
+            _ => d.read_s(sbits(inst.sgpr_dst(), 1)),
         },
         KWait | Nop => {}
         Control => d.flags |= if inst.op == Op::SSendmsg { F_SLOW } else { 0 },
@@ -275,8 +285,8 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             _ => {}
         },
         Load(n) => {
-            d.read_s(sbits(inst.addr, 2) | inst.saddr.map_or(0, |r| sbits(r, 1)));
-            d.dst_s(sbits(inst.dst, n), true);
+            d.read_s(sbits(inst.sgpr_addr(), 2) | inst.saddr.map_or(0, |r| sbits(r, 1)));
+            d.dst_s(sbits(inst.sgpr_dst(), n), true);
         }
         MemLoad(n) | MemStore(n) => {
             d.flags |= F_MEM;
@@ -323,7 +333,7 @@ fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
         ) && crate::isa::table::info(inst.op).format != Format::Smem;
         d.wv[r / 64] >> (r % 64) & 1 == 1 || (vector_dst && usize::from(inst.dst) == r)
     } else {
-        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && u16::from(inst.dst) == reg)
+        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && inst.dst == reg)
     }
 }
 
@@ -350,13 +360,13 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
         inst.src[0],
         inst.dpp.is_some() || matches!(shape, ToScalar1 | ToScalar2),
     ) {
-        or4(&mut d.xv, vbits(r, 1));
+        or_v(&mut d.xv, vbits(r, 1));
     }
     // DPP may leave lanes unwritten, v_writelane writes one lane: reads, too.
     let full = inst.dpp.is_none() && shape != WriteLane;
     match shape {
         Cmp | Cmpw | Cmpx | Cmpxw => d.dst_s(sbits(inst.sdst, mask), true),
-        ToScalar1 | ToScalar2 => d.dst_s(sbits(inst.dst, 1), true),
+        ToScalar1 | ToScalar2 => d.dst_s(sbits(inst.sgpr_dst(), 1), true),
         Mad64 | Sh64 | LshlAdd64 => d.dst_v(vbits(inst.dst, 2), true),
         _ => d.dst_v(vbits(inst.dst, 1), full),
     }
@@ -390,17 +400,17 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
 pub fn may_read_unwritten(
     deps: &[Deps],
     successors: impl Fn(usize) -> [Option<usize>; 2],
-) -> (u128, [u64; 4]) {
+) -> (u128, VMask) {
     #[derive(Clone, Copy, PartialEq, Eq)]
     struct State {
         s: u128,
-        full_v: [u64; 4],
-        region_v: [u64; 4],
+        full_v: VMask,
+        region_v: VMask,
         exec_changed: bool,
     }
-    let and4 = |a: [u64; 4], b: [u64; 4]| std::array::from_fn::<u64, 4, _>(|k| a[k] & b[k]);
+    let and4 = |a: VMask, b: VMask| std::array::from_fn::<u64, VGPR_WORDS, _>(|k| a[k] & b[k]);
     let mut states: Vec<Option<State>> = vec![None; deps.len()];
-    let (mut may_s, mut may_v) = (0u128, [0u64; 4]);
+    let (mut may_s, mut may_v) = (0u128, [0u64; VGPR_WORDS]);
     if deps.is_empty() {
         return (may_s, may_v);
     }
@@ -417,20 +427,20 @@ pub fn may_read_unwritten(
             continue;
         };
         may_s |= d.rs & !st.s;
-        let defined = std::array::from_fn::<u64, 4, _>(|k| st.full_v[k] | st.region_v[k]);
-        for k in 0..4 {
+        let defined = std::array::from_fn::<u64, VGPR_WORDS, _>(|k| st.full_v[k] | st.region_v[k]);
+        for k in 0..VGPR_WORDS {
             may_v[k] |= (d.rv[k] & !defined[k]) | (d.xv[k] & !st.full_v[k]);
         }
         st.s |= d.ws;
         if d.flags & F_EXEC != 0 {
-            (st.region_v, st.exec_changed) = ([0; 4], true);
+            (st.region_v, st.exec_changed) = ([0; VGPR_WORDS], true);
         }
         if d.flags & F_SLOW != 0 {
-            (st.full_v, st.region_v) = ([0; 4], [0; 4]);
+            (st.full_v, st.region_v) = ([0; VGPR_WORDS], [0; VGPR_WORDS]);
         }
-        or4(&mut st.region_v, d.wv);
+        or_v(&mut st.region_v, d.wv);
         if !st.exec_changed {
-            or4(&mut st.full_v, d.wv);
+            or_v(&mut st.full_v, d.wv);
         }
         for next in successors(i).into_iter().flatten() {
             let merged = match states[next] {
@@ -497,7 +507,7 @@ pub struct Shadow {
     pub(super) v_unset: Vec<u64>,
     pub(super) v_origin: Vec<u32>,
     /// VGPRs with any tainted lane (the clean-path test reads this).
-    pub(super) v_any: [u64; 4],
+    pub(super) v_any: VMask,
     /// Set when the wave was stopped on a tainted branch, EXEC or address.
     pub(super) stop: Option<WaveStop>,
     /// No register holds taint: instructions skip the test unless flagged.
@@ -514,7 +524,7 @@ impl Default for Shadow {
             v_undef: vec![0; 256],
             v_unset: vec![0; 256],
             v_origin: vec![UNINIT; 256],
-            v_any: [0; 4],
+            v_any: [0; VGPR_WORDS],
             stop: None,
             clean: false,
         }
@@ -655,14 +665,12 @@ impl<const W: usize> Wave<W> {
         &mut self,
         (sgprs, unsettled): (u128, u128),
         (vgprs, ids): (usize, usize),
-        may: &(u128, [u64; 4]),
+        may: &(u128, VMask),
     ) {
         let exec = self.exec();
-        let (may_s, may_v) = if exec == Self::FULL {
-            *may
-        } else {
-            (u128::MAX, [u64::MAX; 4])
-        };
+        let all_launched = exec == Self::FULL;
+        let may_s = if all_launched { may.0 } else { u128::MAX };
+        let may_v = |k: usize| if all_launched { may.1[k] } else { u64::MAX };
         let hi = if W == 32 { HI } else { 0 };
         let exec_bits = if W == 64 {
             3u128 << EXEC
@@ -673,7 +681,15 @@ impl<const W: usize> Wave<W> {
         // u128s stalls store forwarding, and this runs for every wave.
         let s_undef = ((!(sgprs | unsettled) | (1 << SCC_BIT)) & !exec_bits & may_s) | hi;
         let s_unset = unsettled & may_s;
-        let n = vgprs.clamp(1, 256);
+        // The rows a wave allocates past v255 (CDNA5) exist from its first
+        // such launch on; other targets keep the 256 rows they start with.
+        let n = vgprs.clamp(1, 64 * VGPR_WORDS);
+        if n > self.shadow.v_undef.len() {
+            let t = &mut self.shadow;
+            t.v_undef.resize(n, 0);
+            t.v_unset.resize(n, 0);
+            t.v_origin.resize(n, UNINIT);
+        }
         let ones = |bits: usize| {
             if bits >= 64 {
                 u64::MAX
@@ -685,14 +701,17 @@ impl<const W: usize> Wave<W> {
         let id_rows = ones(ids.clamp(1, 3));
         let t = &mut self.shadow;
         // A row whose `v_any` bit is clear is all zero, so only rows tainted
-        // before (none, after a clean wave) need clearing.
+        // before (none, after a clean wave) need clearing. `v_any` has bits
+        // only for the shadow's rows (256 unless a CDNA5 launch grew it), so
+        // the words past them are zero and skipped: this runs for every wave.
+        let rows = t.v_undef.len();
         let mut any_v = 0u64;
-        for k in 0..4 {
+        let mut word = |k: usize| {
             for_bits(t.v_any[k], |b| {
                 t.v_undef[64 * k + b] = 0;
                 t.v_unset[64 * k + b] = 0;
             });
-            let mut bits = ones(n.saturating_sub(64 * k)) & may_v[k];
+            let mut bits = ones(n.saturating_sub(64 * k)) & may_v(k);
             if k == 0 {
                 bits = (bits & !id_rows) | if v0 != 0 { id_rows } else { 0 };
             }
@@ -702,6 +721,13 @@ impl<const W: usize> Wave<W> {
             });
             t.v_any[k] = bits;
             any_v |= bits;
+        };
+        // A constant trip count where the shadow has its 256 rows, so the
+        // loop unrolls as it did before CDNA5's larger file existed.
+        if rows <= 256 {
+            (0..4).for_each(&mut word);
+        } else {
+            (0..rows.div_ceil(64)).for_each(&mut word);
         }
         if v0 != 0 {
             // (The id rows are otherwise zero already: the shadow rows stay
@@ -717,7 +743,7 @@ impl<const W: usize> Wave<W> {
     pub(super) fn update_clean(&mut self) {
         let t = &mut self.shadow;
         let hi = if W == 32 { HI } else { 0 };
-        t.clean = ((t.s_undef | t.s_unset) & !hi) == 0 && t.v_any == [0; 4];
+        t.clean = ((t.s_undef | t.s_unset) & !hi) == 0 && t.v_any == [0; VGPR_WORDS];
     }
 
     /// The clean-path test: does `d` touch a tainted register (or need the
@@ -735,10 +761,7 @@ impl<const W: usize> Wave<W> {
         }
         let t = &self.shadow;
         let s = d.s & (t.s_undef | t.s_unset);
-        let v = (d.v[0] & t.v_any[0])
-            | (d.v[1] & t.v_any[1])
-            | (d.v[2] & t.v_any[2])
-            | (d.v[3] & t.v_any[3]);
+        let v = (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & t.v_any[k]));
         ((s != 0) | (v != 0) | (d.flags & F_RUNTIME != 0)) && self.touches_taint(d, ctx)
     }
 
@@ -755,10 +778,7 @@ impl<const W: usize> Wave<W> {
         let exec = self.exec();
         let t = &mut self.shadow;
         let st = t.s_undef | t.s_unset;
-        let rv = (d.rv[0] & t.v_any[0])
-            | (d.rv[1] & t.v_any[1])
-            | (d.rv[2] & t.v_any[2])
-            | (d.rv[3] & t.v_any[3]);
+        let rv = (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.rv[k] & t.v_any[k]));
         let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC | F_HAZ) != 0
             || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
             || (d.flags & F_DPP != 0 && exec != Self::FULL);
@@ -767,7 +787,7 @@ impl<const W: usize> Wave<W> {
         }
         t.s_undef &= !d.s;
         t.s_unset &= !d.s;
-        for k in 0..4 {
+        for k in 0..VGPR_WORDS {
             let mut bits = d.v[k] & t.v_any[k];
             while bits != 0 {
                 let r = k * 64 + bits.trailing_zeros() as usize;
@@ -846,7 +866,13 @@ impl<const W: usize> Wave<W> {
         let t = &mut self.shadow;
         t.v_undef.fill(Self::FULL);
         t.v_origin.fill(DEALLOC);
-        t.v_any = [u64::MAX; 4];
+        // Only the rows the shadow has (the wave's file) can be read again.
+        let rows = t.v_undef.len();
+        t.v_any = std::array::from_fn(|k| match rows.saturating_sub(64 * k) {
+            0 => 0,
+            1..=63 => (1u64 << rows.saturating_sub(64 * k)) - 1,
+            _ => u64::MAX,
+        });
     }
 
     /// A concrete origin for a read of register `name` at `inst`.
@@ -931,7 +957,7 @@ impl<const W: usize> Wave<W> {
     }
 
     /// The lane taint of VGPR `r`, placeholders resolved.
-    fn v_reg(&mut self, r: u8, inst: &Inst, ctx: &Ctx<'_>) -> L {
+    fn v_reg(&mut self, r: u16, inst: &Inst, ctx: &Ctx<'_>) -> L {
         let t = &self.shadow;
         let l = L {
             u: t.v_undef[r as usize],
@@ -941,7 +967,7 @@ impl<const W: usize> Wave<W> {
         if (l.u | l.n) == 0 || l.origin < IN_FLIGHT {
             return l;
         }
-        let origin = self.origin_of(ctx, l.origin, 256 + u16::from(r), &format!("v{r}"), inst);
+        let origin = self.origin_of(ctx, l.origin, 256 + r, &format!("v{r}"), inst);
         if l.origin == IN_FLIGHT {
             return L { origin, ..l };
         }
@@ -953,14 +979,14 @@ impl<const W: usize> Wave<W> {
     fn v_src(&mut self, src: Src, n: u8, inst: &Inst, ctx: &Ctx<'_>) -> L {
         match src {
             Src::Vgpr(r) => (0..n).fold(L::default(), |acc, i| {
-                acc.or(self.v_reg(r.saturating_add(i), inst, ctx))
+                acc.or(self.v_reg(r + u16::from(i), inst, ctx))
             }),
             other => L::splat::<W>(self.s_src(other, n, inst, ctx)),
         }
     }
 
     /// Write taint `l` to the `mask` lanes of VGPR `r`.
-    fn set_v(&mut self, r: u8, l: L, mask: u64) {
+    fn set_v(&mut self, r: u16, l: L, mask: u64) {
         let t = &mut self.shadow;
         let i = r as usize;
         t.v_undef[i] = (t.v_undef[i] & !mask) | (l.u & mask);
@@ -1141,7 +1167,7 @@ impl<const W: usize> Wave<W> {
     /// Set register `reg`'s taint in `lanes` (VGPRs) to `l`.
     pub(super) fn land(&mut self, reg: u16, lanes: u64, l: L) {
         if reg >= 256 {
-            self.set_v((reg - 256) as u8, l, lanes & Self::FULL);
+            self.set_v(reg - 256, l, lanes & Self::FULL);
         } else {
             // An SMEM load into EXEC stays as it is (set_s keeps EXEC clean).
             self.set_s(reg as u8, l.reduce(u64::MAX));
@@ -1185,7 +1211,7 @@ impl<const W: usize> Wave<W> {
             S::default()
         };
         let s0 = if shape == K {
-            self.s_reg(inst.dst, inst, ctx)
+            self.s_reg(inst.sgpr_dst(), inst, ctx)
         } else {
             self.s_src(inst.src[0], wide0, inst, ctx)
         };
@@ -1203,9 +1229,9 @@ impl<const W: usize> Wave<W> {
             } else {
                 S::default()
             };
-            self.set_s(inst.dst, S::default());
+            self.set_s(inst.sgpr_dst(), S::default());
             if dst_n == 2 {
-                self.set_s(inst.dst.wrapping_add(1), hi);
+                self.set_s(inst.sgpr_dst().wrapping_add(1), hi);
             }
             self.set_s(SCC_BIT, S::default());
             return Flow::Run;
@@ -1219,7 +1245,7 @@ impl<const W: usize> Wave<W> {
                     s0
                 };
                 match (scc.tainted(), self.scc) {
-                    (true, _) => Some(scc.or(src).or(self.s_reg(inst.dst, inst, ctx))),
+                    (true, _) => Some(scc.or(src).or(self.s_reg(inst.sgpr_dst(), inst, ctx))),
                     (false, true) => Some(src),
                     (false, false) => None,
                 }
@@ -1234,7 +1260,7 @@ impl<const W: usize> Wave<W> {
             _ => Some(s0.or(s1).or(scc)),
         };
         if let Some(r) = result {
-            if !self.set_sn(inst.dst, dst_n, r) {
+            if !self.set_sn(inst.sgpr_dst(), dst_n, r) {
                 return self.stop(inst, ctx, "the EXEC write", r);
             }
         }
@@ -1258,7 +1284,7 @@ impl<const W: usize> Wave<W> {
     }
 
     fn taint_sload(&mut self, inst: &Inst, ctx: &Ctx<'_>, n: u8) -> Flow {
-        let mut addr = self.s_src(Src::Sgpr(inst.addr), 2, inst, ctx);
+        let mut addr = self.s_src(Src::Sgpr(inst.sgpr_addr()), 2, inst, ctx);
         if let Some(r) = inst.saddr {
             addr = addr.or(self.s_src(Src::Sgpr(r), 1, inst, ctx));
         }
@@ -1279,7 +1305,7 @@ impl<const W: usize> Wave<W> {
                 unset: m.unsettled,
                 origin: m.origin,
             };
-            if !self.set_s(inst.dst.wrapping_add(k as u8), s) {
+            if !self.set_s(inst.sgpr_dst().wrapping_add(k as u8), s) {
                 return self.stop(inst, ctx, "the EXEC write", s);
             }
         }
@@ -1335,13 +1361,13 @@ impl<const W: usize> Wave<W> {
                         }
                     }
                 }
-                self.set_v(inst.dst.wrapping_add(k), l, exec);
+                self.set_v(inst.dst + u16::from(k), l, exec);
             }
             return Flow::Run;
         }
         let mut marks = Vec::with_capacity(lanes.len() * dwords as usize);
         for k in 0..dwords {
-            let data = self.v_reg(inst.data.wrapping_add(k), inst, ctx);
+            let data = self.v_reg(inst.data + u16::from(k), inst, ctx);
             for &(i, a) in &lanes {
                 if ctx
                     .mem
@@ -1455,7 +1481,7 @@ impl<const W: usize> Wave<W> {
             Co | Ci | Mad64 | Sh64 | LshlAdd64 => {
                 self.set_v(inst.dst, acc, exec);
                 if matches!(shape, Mad64 | Sh64 | LshlAdd64) {
-                    self.set_v(inst.dst.wrapping_add(1), acc, exec);
+                    self.set_v(inst.dst + 1, acc, exec);
                 }
                 // Only the carry ops write a lane mask.
                 if matches!(shape, Co | Ci | Mad64)
@@ -1481,7 +1507,7 @@ impl<const W: usize> Wave<W> {
                 } else {
                     exec.trailing_zeros() as usize
                 };
-                if !self.set_s(inst.dst, acc.lane(lane)) {
+                if !self.set_s(inst.sgpr_dst(), acc.lane(lane)) {
                     return self.stop(inst, ctx, "the EXEC write", acc.lane(lane));
                 }
             }

@@ -87,7 +87,7 @@ impl<const W: usize> Wave<W> {
     }
 
     #[inline(always)]
-    pub(super) fn write_v(&mut self, dst: u8, r: &[u32; W], mask: u64) {
+    pub(super) fn write_v(&mut self, dst: u16, r: &[u32; W], mask: u64) {
         let d = &mut self.v[dst as usize];
         if mask == Self::FULL {
             *d = *r;
@@ -315,7 +315,7 @@ impl<const W: usize> Wave<W> {
         }
         let exec = self.exec();
         self.write_v(inst.dst, &lo, exec);
-        self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+        self.write_v(inst.dst + 1, &hi, exec);
         self.set_mask(inst.sdst, m & exec);
     }
 
@@ -333,7 +333,7 @@ impl<const W: usize> Wave<W> {
         }
         let exec = self.exec();
         self.write_v(inst.dst, &lo, exec);
-        self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+        self.write_v(inst.dst + 1, &hi, exec);
     }
 
     /// v_lshl_add_u64 (gfx940+): D.u64 = (S0.u64 << S1[2:0]) + S2.u64, wrapping.
@@ -356,7 +356,7 @@ impl<const W: usize> Wave<W> {
         }
         let exec = self.exec();
         self.write_v(inst.dst, &lo, exec);
-        self.write_v(inst.dst.wrapping_add(1), &hi, exec);
+        self.write_v(inst.dst + 1, &hi, exec);
     }
 
     /// The value of src0 in `lane` (a scalar source reads the same in every lane).
@@ -375,13 +375,13 @@ impl<const W: usize> Wave<W> {
             exec.trailing_zeros() as usize
         };
         let v = self.lane_value(inst.src[0], lane);
-        self.ws(inst.dst, v);
+        self.ws(inst.sgpr_dst(), v);
     }
 
     pub(super) fn readlane(&mut self, inst: &Inst) {
         let lane = self.s32(inst.src[1]) as usize % W;
         let v = self.lane_value(inst.src[0], lane);
-        self.ws(inst.dst, v);
+        self.ws(inst.sgpr_dst(), v);
     }
 
     pub(super) fn writelane(&mut self, inst: &Inst) {

@@ -151,7 +151,7 @@ impl<const W: usize> Wave<W> {
                 }
             } else {
                 for k in 0..dwords {
-                    let d = &mut self.v[inst.dst.wrapping_add(k as u8) as usize];
+                    let d = &mut self.v[usize::from(inst.dst) + k];
                     for i in 0..W {
                         d[i] = words[i * dwords + k].load(Relaxed);
                     }
@@ -203,7 +203,7 @@ impl<const W: usize> Wave<W> {
                         *d = buf.load_u32(off + 4 * k as u64);
                     }
                     for (k, d) in data.iter().enumerate().take(dwords) {
-                        self.v[inst.dst.wrapping_add(k as u8) as usize][i] = *d;
+                        self.v[usize::from(inst.dst) + k][i] = *d;
                     }
                 }
             }

@@ -26,7 +26,8 @@ use crate::isa::{Inst, Op, Src, EXEC, NULL, VCC};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// VGPR slots per wave: v0-v255 plus room for a 4-dword access starting at v255.
+/// VGPR slots a wave starts with: v0-v255 plus room for a 4-dword access
+/// starting at v255. A CDNA5 wave allocating more grows it ([`Wave::reset`]).
 pub const VGPR_FILE: usize = 259;
 /// SGPRs a new wave starts from (pair reads at 127 touch index 128; nothing reads further).
 pub const SGPR_INIT: usize = 130;
@@ -122,8 +123,13 @@ impl<const W: usize> Wave<W> {
         self.s[..SGPR_INIT].copy_from_slice(sgprs);
         self.scc = false;
         self.v[0].copy_from_slice(v0);
+        // CDNA5 allocates up to v1023: such a wave's file grows once, with
+        // the same slack past the last row; other targets never grow it.
+        if vgprs + VGPR_FILE - 256 > self.v.len() {
+            self.v.resize(vgprs + VGPR_FILE - 256, [0; W]);
+        }
         // One clear of the rows as a flat slice (a row at a time is a call each).
-        let n = vgprs.clamp(1, VGPR_FILE);
+        let n = vgprs.clamp(1, self.v.len());
         self.v[1..n].as_flattened_mut().fill(0);
         self.pc = 0;
         self.steps = 0;
@@ -517,7 +523,7 @@ impl<const W: usize> Wave<W> {
             SCmpEqU64 => self.sopc64(inst, |a, b| a == b),
             SCmpLgU64 => self.sopc64(inst, |a, b| a != b),
             // ---- SOPK ----
-            SMovkI32 => self.ws(inst.dst, inst.imm as u32),
+            SMovkI32 => self.ws(inst.sgpr_dst(), inst.imm as u32),
             SGetregB32 => self.s_getreg(inst, ctx)?,
             SCmovkI32 => self.s_cmovk(inst),
             SCmpkEqI32 => self.sopk_cmp(inst, |a, k| a as i32 == k),
@@ -538,6 +544,9 @@ impl<const W: usize> Wave<W> {
             SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => self.waited(inst),
             // ---- SOPP ----
             SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr => {}
+            // Resolved into every later instruction's VGPR numbers when the
+            // program is decoded (program.rs, `resolve_vgpr_msb`).
+            SSetVgprMsb => {}
             // XCNT tracks address translations, not data: what it orders is
             // checked before the kernel runs (hazards.rs, the XCNT rule).
             SWaitXcnt => {}

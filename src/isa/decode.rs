@@ -52,7 +52,8 @@ pub struct Inst {
     pub enc: Enc,
     /// Destination register: VGPR for vector results and memory loads, SGPR
     /// for scalar results (SOP*, SMEM sdata, v_readfirstlane/v_readlane).
-    pub dst: u8,
+    /// Wide enough for CDNA5's v0-v1023 (an SGPR code fits in its low byte).
+    pub dst: u16,
     /// Scalar mask destination of VOPC (VCC for e32, SDST for e64; EXEC for
     /// v_cmpx) and VOP3SD carry outs (VCC for VOP2 e32 carry ops).
     pub sdst: u8,
@@ -62,9 +63,9 @@ pub struct Inst {
     /// SOPK/SOPP simm16 (sign-extended), SMEM/FLAT immediate offset.
     pub imm: i32,
     /// SMEM sbase / FLAT vaddr register.
-    pub addr: u8,
+    pub addr: u16,
     /// FLAT store data VGPR.
-    pub data: u8,
+    pub data: u16,
     /// GLOBAL saddr SGPR pair, or SMEM soffset SGPR; `None` when `off`/`null`.
     pub saddr: Option<u8>,
     /// The generation it was decoded as (names and printing differ).
@@ -239,13 +240,20 @@ impl<'a> Decoder<'a> {
     }
 
     fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
-        table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
+        let row = table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
             self.unsupported(super::unemulated::refusal(
                 self.isa.generation,
                 format,
                 opcode,
             ))
-        })
+        })?;
+        if table::GFX1250_ONLY.contains(&row.op) && !self.isa.gfx1250_insts {
+            return Err(self.unsupported(format!(
+                "{} exists only on CDNA5 (gfx1250, gfx1251); on this target these bits are no instruction",
+                row.mnemonic
+            )));
+        }
+        Ok(row)
     }
 
     fn decode(&mut self) -> Result<Inst, DecodeError> {
@@ -335,7 +343,7 @@ impl<'a> Decoder<'a> {
                 }
                 Src::Lit(lit)
             }
-            256..=511 => Src::Vgpr((code - 256) as u8),
+            256..=511 => Src::Vgpr((code - 256) as u16),
             other => {
                 return Err(self.unsupported(format!("source operand code {other} is not emulated")))
             }
@@ -353,7 +361,7 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         inst.src[0] = self.src(bits(w0, 7, 0), w_a, 1)?;
         inst.src[1] = self.src(bits(w0, 15, 8), w_b, 1)?;
-        inst.dst = self.sdst(bits(w0, 22, 16), w_a)?;
+        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), w_a)?);
         Ok(inst)
     }
 
@@ -379,7 +387,7 @@ impl<'a> Decoder<'a> {
         let wide = row.shape == Shape::S1w;
         let mut inst = self.inst(row.op, Enc::Native);
         inst.src[0] = self.src(bits(w0, 7, 0), wide, 1)?;
-        inst.dst = self.sdst(bits(w0, 22, 16), wide)?;
+        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), wide)?);
         Ok(inst)
     }
 
@@ -400,9 +408,9 @@ impl<'a> Decoder<'a> {
         inst.imm = i32::from(w0 as u16 as i16);
         let code = bits(w0, 22, 16);
         inst.dst = if row.shape == Shape::KWait {
-            self.scalar(code) as u8
+            self.scalar(code) as u16
         } else {
-            self.sdst(code, false)?
+            u16::from(self.sdst(code, false)?)
         };
         Ok(inst)
     }
@@ -461,7 +469,7 @@ impl<'a> Decoder<'a> {
             return Err(self.unsupported("not a load"));
         };
         let mut inst = self.inst(row.op, Enc::Native);
-        inst.addr = (bits(w0, 5, 0) * 2) as u8;
+        inst.addr = (bits(w0, 5, 0) * 2) as u16;
         let sdata = bits(w0, 12, 6);
         if sdata + u32::from(n) > 106 {
             return Err(self.unsupported(format!(
@@ -469,7 +477,7 @@ impl<'a> Decoder<'a> {
                 sdata + u32::from(n) - 1
             )));
         }
-        inst.dst = sdata as u8;
+        inst.dst = sdata as u16;
         inst.imm = imm;
         let soffset = self.scalar(soffset);
         inst.saddr = match soffset {
@@ -504,9 +512,9 @@ impl<'a> Decoder<'a> {
             return Err(self.unsupported("reserved (or scratch-only SVE) bits are set"));
         }
         let mut inst = self.inst(row.op, Enc::Native);
-        inst.dst = bits(w1, 7, 0) as u8;
-        inst.data = bits(w1, 30, 23) as u8;
-        inst.addr = bits(w2, 7, 0) as u8;
+        inst.dst = bits(w1, 7, 0) as u16;
+        inst.data = bits(w1, 30, 23) as u16;
+        inst.addr = bits(w2, 7, 0) as u16;
         inst.imm = (w2 as i32) >> 8;
         inst.saddr = self.vmem_saddr(format, bits(w0, 6, 0))?;
         Ok(inst)
@@ -554,9 +562,9 @@ impl<'a> Decoder<'a> {
         if bits(w0, 25, 25) != 0 || bits(w1, 23, 23) != 0 {
             return Err(self.unsupported("reserved (or scratch-only SVE) bits are set"));
         }
-        inst.addr = bits(w1, 7, 0) as u8;
-        inst.data = bits(w1, 15, 8) as u8;
-        inst.dst = bits(w1, 31, 24) as u8;
+        inst.addr = bits(w1, 7, 0) as u16;
+        inst.data = bits(w1, 15, 8) as u16;
+        inst.dst = bits(w1, 31, 24) as u16;
         inst.saddr = self.vmem_saddr(format, bits(w1, 22, 16))?;
         Ok(inst)
     }
@@ -568,9 +576,9 @@ impl<'a> Decoder<'a> {
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         let dst = bits(w0, 24, 17);
         if row.shape == Shape::ToScalar1 {
-            inst.dst = self.sdst(dst, false)?;
+            inst.dst = u16::from(self.sdst(dst, false)?);
         } else {
-            inst.dst = dst as u8;
+            inst.dst = dst as u16;
         }
         Ok(inst)
     }
@@ -580,8 +588,8 @@ impl<'a> Decoder<'a> {
         let row = self.row(Format::Vop2, bits(w0, 30, 25))?;
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u8);
-        inst.dst = bits(w0, 24, 17) as u8;
+        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
+        inst.dst = bits(w0, 24, 17) as u16;
         match row.shape {
             Shape::Cnd => inst.src[2] = Src::Sgpr(VCC),
             Shape::Ci => {
@@ -600,7 +608,7 @@ impl<'a> Decoder<'a> {
         let row = self.row(Format::Vopc, bits(w0, 24, 17))?;
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u8);
+        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
         inst.sdst = if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
             EXEC
         } else {
@@ -637,7 +645,7 @@ impl<'a> Decoder<'a> {
     /// The DPP16/DPP8 word at dword `at`. Returns the (VGPR) src0 and the control.
     fn dpp_word(&mut self, code: u32, at: usize) -> Result<(Src, Dpp), DecodeError> {
         let w = self.word(at)?;
-        let src0 = Src::Vgpr(bits(w, 7, 0) as u8);
+        let src0 = Src::Vgpr(bits(w, 7, 0) as u16);
         if code == DPP16 {
             let ctrl = bits(w, 16, 8) as u16;
             let valid = matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x140 | 0x141 | 0x150..=0x15f | 0x160..=0x16f);
@@ -700,8 +708,8 @@ impl<'a> Decoder<'a> {
         match row.shape {
             Shape::Cmp | Shape::Cmpw => inst.sdst = self.sdst(vdst, false)?,
             Shape::Cmpx | Shape::Cmpxw => inst.sdst = EXEC,
-            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = self.sdst(vdst, false)?,
-            _ => inst.dst = vdst as u8,
+            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = u16::from(self.sdst(vdst, false)?),
+            _ => inst.dst = vdst as u16,
         }
         if sd {
             inst.sdst = self.sdst(bits(w0, 14, 8), false)?;
@@ -838,6 +846,17 @@ impl Inst {
     /// only (`sdst`). `None` for every other instruction.
     pub fn cmpx_sgpr_dst(&self) -> Option<u8> {
         (self.generation == Generation::Gfx9 && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
-            .then_some(self.dst)
+            .then_some(self.sgpr_dst())
+    }
+
+    /// `dst` as a scalar register code (SOP*, SMEM sdata, v_readlane's
+    /// destination): scalar codes are below 128, so the cast keeps them.
+    pub fn sgpr_dst(&self) -> u8 {
+        self.dst as u8
+    }
+
+    /// `addr` as a scalar register code (SMEM sbase).
+    pub fn sgpr_addr(&self) -> u8 {
+        self.addr as u8
     }
 }

@@ -17,11 +17,22 @@ fn signed_hex(v: i32) -> String {
     }
 }
 
-fn range(prefix: char, r: u8, n: u32) -> String {
+fn range(prefix: char, r: u16, n: u32) -> String {
     if n <= 1 {
         format!("{prefix}{r}")
     } else {
         format!("{prefix}[{}:{}]", r, u32::from(r) + n - 1)
+    }
+}
+
+/// VGPRs `v[r:r+n-1]` as llvm-objdump-22 prints them: past v255 (CDNA5's
+/// `s_set_vgpr_msb` reach) the encoded low 8 bits, then the real number in
+/// a comment (`v5 /*v261*/`), so the text is the bytes and the register both.
+pub(super) fn vgprs(r: u16, n: u32) -> String {
+    if r < 256 {
+        range('v', r, n)
+    } else {
+        format!("{} /*{}*/", range('v', r & 0xff, n), range('v', r, n))
     }
 }
 
@@ -31,7 +42,7 @@ impl Src {
         match *self {
             Src::Sgpr(r) if width_dwords == 2 => pair_name(r),
             Src::Sgpr(r) => reg_name(r),
-            Src::Vgpr(r) => range('v', r, width_dwords),
+            Src::Vgpr(r) => vgprs(r, width_dwords),
             Src::Const(c) if width_dwords == 1 && float_name(c as u32).is_some() => {
                 float_name(c as u32).unwrap_or("?").into()
             }
@@ -114,25 +125,30 @@ impl Inst {
     /// The operand list of every shape but memory accesses.
     fn operands(&self, row: &OpInfo) -> Vec<String> {
         let s = &self.src;
-        let v = |r: u8| format!("v{r}");
+        let v = |r: u16| vgprs(r, 1);
         match row.shape {
-            Shape::S1 => vec![reg_name(self.dst), s[0].show(1)],
-            Shape::S1w => vec![pair_name(self.dst), s[0].show(2)],
-            Shape::S2 => vec![reg_name(self.dst), s[0].show(1), s[1].show(1)],
-            Shape::S2w => vec![pair_name(self.dst), s[0].show(2), s[1].show(2)],
-            Shape::S2sh => vec![pair_name(self.dst), s[0].show(2), s[1].show(1)],
+            Shape::S1 => vec![reg_name(self.sgpr_dst()), s[0].show(1)],
+            Shape::S1w => vec![pair_name(self.sgpr_dst()), s[0].show(2)],
+            Shape::S2 => vec![reg_name(self.sgpr_dst()), s[0].show(1), s[1].show(1)],
+            Shape::S2w => vec![pair_name(self.sgpr_dst()), s[0].show(2), s[1].show(2)],
+            Shape::S2sh => vec![pair_name(self.sgpr_dst()), s[0].show(2), s[1].show(1)],
             Shape::Sc => vec![s[0].show(1), s[1].show(1)],
             Shape::Scw => vec![s[0].show(2), s[1].show(2)],
             Shape::K if self.op == Op::SGetregB32 => {
                 vec![
-                    reg_name(self.dst),
+                    reg_name(self.sgpr_dst()),
                     hwreg_text(self.imm as u16, self.generation),
                 ]
             }
-            Shape::K | Shape::KWait => vec![reg_name(self.dst), format!("0x{:x}", self.imm as u16)],
+            Shape::K | Shape::KWait => vec![
+                reg_name(self.sgpr_dst()),
+                format!("0x{:x}", self.imm as u16),
+            ],
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
+                // LLVM 22 prints 0-64 in decimal, the rest as hex.
+                Op::SSetVgprMsb if (0..=64).contains(&self.imm) => vec![self.imm.to_string()],
                 Op::SWaitcnt if self.generation == Generation::Gfx10 => {
                     vec![super::decode::gfx10::waitcnt_text(self.imm as u16)]
                 }
@@ -152,25 +168,20 @@ impl Inst {
                 s[2].show(1),
             ],
             Shape::Mad64 => vec![
-                range('v', self.dst, 2),
+                vgprs(self.dst, 2),
                 reg_name(self.sdst),
                 s[0].show(1),
                 s[1].show(1),
                 s[2].show(2),
             ],
-            Shape::Sh64 => vec![range('v', self.dst, 2), s[0].show(1), s[1].show(2)],
-            Shape::LshlAdd64 => vec![
-                range('v', self.dst, 2),
-                s[0].show(2),
-                s[1].show(1),
-                s[2].show(2),
-            ],
+            Shape::Sh64 => vec![vgprs(self.dst, 2), s[0].show(1), s[1].show(2)],
+            Shape::LshlAdd64 => vec![vgprs(self.dst, 2), s[0].show(2), s[1].show(1), s[2].show(2)],
             Shape::Cmp => vec![reg_name(self.sdst), s[0].show(1), s[1].show(1)],
             Shape::Cmpw => vec![reg_name(self.sdst), s[0].show(2), s[1].show(2)],
             Shape::Cmpx => vec![s[0].show(1), s[1].show(1)],
             Shape::Cmpxw => vec![s[0].show(2), s[1].show(2)],
-            Shape::ToScalar1 => vec![reg_name(self.dst), s[0].show(1)],
-            Shape::ToScalar2 => vec![reg_name(self.dst), s[0].show(1), s[1].show(1)],
+            Shape::ToScalar1 => vec![reg_name(self.sgpr_dst()), s[0].show(1)],
+            Shape::ToScalar2 => vec![reg_name(self.sgpr_dst()), s[0].show(1), s[1].show(1)],
             Shape::Load(n) => self.smem_operands(n, &mut String::new()),
             Shape::MemLoad(n) | Shape::MemStore(n) => {
                 self.vmem_operands(row, n, &mut String::new())
@@ -181,7 +192,10 @@ impl Inst {
     /// SMEM: `s[d:d+n-1], s[base:base+1], soffset|offset` (+ ` offset:` when
     /// both; gfx12 prints it even when 0).
     fn smem_operands(&self, n: u8, trailing: &mut String) -> Vec<String> {
-        let mut v = vec![range('s', self.dst, u32::from(n)), pair_name(self.addr)];
+        let mut v = vec![
+            range('s', self.dst, u32::from(n)),
+            pair_name(self.sgpr_addr()),
+        ];
         match self.saddr {
             Some(so) => {
                 v.push(reg_name(so));
@@ -198,14 +212,14 @@ impl Inst {
     fn vmem_operands(&self, row: &OpInfo, n: u8, trailing: &mut String) -> Vec<String> {
         let dwords = u32::from(n).div_ceil(4);
         let addr = if self.saddr.is_some() {
-            format!("v{}", self.addr)
+            vgprs(self.addr, 1)
         } else {
-            range('v', self.addr, 2)
+            vgprs(self.addr, 2)
         };
         let mut v = if matches!(row.shape, Shape::MemLoad(_)) {
-            vec![range('v', self.dst, dwords), addr]
+            vec![vgprs(self.dst, dwords), addr]
         } else {
-            vec![addr, range('v', self.data, dwords)]
+            vec![addr, vgprs(self.data, dwords)]
         };
         if row.format == Format::Global {
             v.push(self.saddr.map(pair_name).unwrap_or_else(|| "off".into()));

@@ -326,3 +326,31 @@ impl Generation {
         }
     }
 }
+
+/// VGPR file size and allocation granule: values of the instruction set, so
+/// the descriptor and the emulator ask the Isa rather than test a name.
+impl Isa {
+    /// VGPRs one lane may address: 1024 on CDNA5 (gfx1250_insts, reached
+    /// through `s_set_vgpr_msb`), 256 everywhere else.
+    pub const fn max_vgprs(&self) -> u32 {
+        if self.gfx1250_insts {
+            1024
+        } else {
+            256
+        }
+    }
+
+    /// The VGPRs one granule of GRANULATED_WORKITEM_VGPR_COUNT stands for
+    /// on gfx10+ (not gfx9's unified file): 16 on CDNA5 (measured with LLVM
+    /// 22: `.amdhsa_next_free_vgpr` 16 -> 0, 24 -> 1, 1024 -> 63), 8 in
+    /// wave32 and 4 in wave64 elsewhere.
+    pub const fn vgpr_granule(&self, wave32: bool) -> u32 {
+        if self.gfx1250_insts {
+            16
+        } else if wave32 {
+            8
+        } else {
+            4
+        }
+    }
+}

@@ -80,9 +80,9 @@ impl Decoder<'_> {
             Format::Flat => raw_offset as i32,
             _ => ((raw_offset << 20) as i32) >> 20,
         };
-        inst.addr = bits(w1, 7, 0) as u8;
-        inst.data = bits(w1, 15, 8) as u8;
-        inst.dst = bits(w1, 31, 24) as u8;
+        inst.addr = bits(w1, 7, 0) as u16;
+        inst.data = bits(w1, 15, 8) as u16;
+        inst.dst = bits(w1, 31, 24) as u16;
         inst.saddr = self.vmem_saddr(format, bits(w1, 22, 16))?;
         Ok(inst)
     }

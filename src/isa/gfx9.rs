@@ -508,7 +508,7 @@ impl Decoder<'_> {
                     Src::Lit(lit)
                 }
             },
-            256..=511 => Src::Vgpr((code - 256) as u8),
+            256..=511 => Src::Vgpr((code - 256) as u16),
             235..=239 => {
                 return Err(self.unsupported(format!(
                     "aperture source code {code} (src_shared_base...) is not emulated"
@@ -558,7 +558,7 @@ impl Decoder<'_> {
         let mut inst = self.inst(row.op, Enc::Native);
         inst.src[0] = self.src(bits(w0, 7, 0), w_a, Some(1))?;
         inst.src[1] = self.src(bits(w0, 15, 8), w_b, Some(1))?;
-        inst.dst = self.sdst(bits(w0, 22, 16), w_a)?;
+        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), w_a)?);
         Ok(inst)
     }
 
@@ -568,7 +568,7 @@ impl Decoder<'_> {
         let wide = row.shape == Shape::S1w;
         let mut inst = self.inst(row.op, Enc::Native);
         inst.src[0] = self.src(bits(w0, 7, 0), wide, Some(1))?;
-        inst.dst = self.sdst(bits(w0, 22, 16), wide)?;
+        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), wide)?);
         Ok(inst)
     }
 
@@ -587,7 +587,7 @@ impl Decoder<'_> {
         let row = self.row(Sopk, bits(w0, 27, 23))?;
         let mut inst = self.inst(row.op, Enc::Native);
         inst.imm = i32::from(w0 as u16 as i16);
-        inst.dst = self.sdst(bits(w0, 22, 16), false)?;
+        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), false)?);
         Ok(inst)
     }
 
@@ -617,7 +617,7 @@ impl Decoder<'_> {
         }
         let (imm, soe) = (bits(w0, 17, 17) == 1, bits(w0, 14, 14) == 1);
         let mut inst = self.inst(row.op, Enc::Native);
-        inst.addr = (bits(w0, 5, 0) * 2) as u8;
+        inst.addr = (bits(w0, 5, 0) * 2) as u16;
         let sdata = bits(w0, 12, 6);
         if sdata % n.min(4) as u32 != 0 || sdata + u32::from(n) > 102 {
             return Err(self.unsupported(format!(
@@ -625,7 +625,7 @@ impl Decoder<'_> {
                 sdata + u32::from(n) - 1
             )));
         }
-        inst.dst = sdata as u8;
+        inst.dst = sdata as u16;
         let soffset = match (imm, soe) {
             (true, false) if bits(w1, 31, 21) == 0 => None,
             (true, true) if bits(w1, 24, 21) == 0 => Some(bits(w1, 31, 25)),
@@ -684,9 +684,9 @@ impl Decoder<'_> {
             Flat => raw as i32,
             _ => ((raw << 19) as i32) >> 19,
         };
-        inst.addr = bits(w1, 7, 0) as u8;
-        inst.data = bits(w1, 15, 8) as u8;
-        inst.dst = bits(w1, 31, 24) as u8;
+        inst.addr = bits(w1, 7, 0) as u16;
+        inst.data = bits(w1, 15, 8) as u16;
+        inst.dst = bits(w1, 31, 24) as u16;
         inst.saddr = match (format, bits(w1, 22, 16)) {
             // LLVM writes 0 in a flat instruction's (unused) saddr field.
             (Flat, 0 | SADDR_OFF) | (_, SADDR_OFF) => None,
@@ -710,9 +710,9 @@ impl Decoder<'_> {
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         let dst = bits(w0, 24, 17);
         inst.dst = if row.shape == Shape::ToScalar1 {
-            self.sdst(dst, false)?
+            u16::from(self.sdst(dst, false)?)
         } else {
-            dst as u8
+            dst as u16
         };
         Ok(inst)
     }
@@ -723,8 +723,8 @@ impl Decoder<'_> {
         let row = self.row(Vop2, bits(w0, 30, 25))?;
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u8);
-        inst.dst = bits(w0, 24, 17) as u8;
+        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
+        inst.dst = bits(w0, 24, 17) as u16;
         match row.shape {
             Shape::Cnd => inst.src[2] = Src::Sgpr(VCC),
             Shape::Ci => {
@@ -744,10 +744,10 @@ impl Decoder<'_> {
         let row = self.row(Vopc, bits(w0, 24, 17))?;
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u8);
+        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
         inst.sdst = VCC;
         if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
-            (inst.sdst, inst.dst) = (EXEC, VCC);
+            (inst.sdst, inst.dst) = (EXEC, u16::from(VCC));
         }
         Ok(inst)
     }
@@ -803,7 +803,7 @@ impl Decoder<'_> {
             bound_ctrl: bits(w, 19, 19) == 1,
             fi: false,
         };
-        Ok((Src::Vgpr(bits(w, 7, 0) as u8), dpp))
+        Ok((Src::Vgpr(bits(w, 7, 0) as u16), dpp))
     }
 
     /// gfx9 reads at most one scalar value per VALU instruction (SGPRs and
@@ -846,9 +846,11 @@ impl Decoder<'_> {
         let vdst = bits(w0, 7, 0);
         match row.shape {
             Shape::Cmp | Shape::Cmpw => inst.sdst = self.sdst(vdst, true)?,
-            Shape::Cmpx | Shape::Cmpxw => (inst.sdst, inst.dst) = (EXEC, self.sdst(vdst, true)?),
-            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = self.sdst(vdst, false)?,
-            _ => inst.dst = vdst as u8,
+            Shape::Cmpx | Shape::Cmpxw => {
+                (inst.sdst, inst.dst) = (EXEC, u16::from(self.sdst(vdst, true)?))
+            }
+            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = u16::from(self.sdst(vdst, false)?),
+            _ => inst.dst = vdst as u16,
         }
         if sd {
             inst.sdst = self.sdst(bits(w0, 14, 8), true)?;
@@ -971,21 +973,21 @@ pub(super) fn suffix(inst: &Inst) -> &'static str {
 /// `None` for the memory shapes, which print as on gfx10+.
 pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
     let s = inst.src;
-    let v = |r: u8| format!("v{r}");
-    let wide = |r: u8| format!("v[{}:{}]", r, u32::from(r) + 1);
+    let v = |r: u16| format!("v{r}");
+    let wide = |r: u16| format!("v[{}:{}]", r, u32::from(r) + 1);
     Some(match table::info(inst.op).shape {
-        Shape::S1 => vec![name(inst.dst), show(s[0], 1)],
-        Shape::S1w => vec![pair(inst.dst), show(s[0], 2)],
-        Shape::S2 => vec![name(inst.dst), show(s[0], 1), show(s[1], 1)],
-        Shape::S2w => vec![pair(inst.dst), show(s[0], 2), show(s[1], 2)],
-        Shape::S2sh => vec![pair(inst.dst), show(s[0], 2), show(s[1], 1)],
+        Shape::S1 => vec![name(inst.sgpr_dst()), show(s[0], 1)],
+        Shape::S1w => vec![pair(inst.sgpr_dst()), show(s[0], 2)],
+        Shape::S2 => vec![name(inst.sgpr_dst()), show(s[0], 1), show(s[1], 1)],
+        Shape::S2w => vec![pair(inst.sgpr_dst()), show(s[0], 2), show(s[1], 2)],
+        Shape::S2sh => vec![pair(inst.sgpr_dst()), show(s[0], 2), show(s[1], 1)],
         Shape::Sc => vec![show(s[0], 1), show(s[1], 1)],
         Shape::Scw => vec![show(s[0], 2), show(s[1], 2)],
         Shape::K if inst.op == Op::SGetregB32 => vec![
-            name(inst.dst),
+            name(inst.sgpr_dst()),
             super::disasm::hwreg_text(inst.imm as u16, Generation::Gfx9),
         ],
-        Shape::K | Shape::KWait => vec![name(inst.dst), format!("0x{:x}", inst.imm as u16)],
+        Shape::K | Shape::KWait => vec![name(inst.sgpr_dst()), format!("0x{:x}", inst.imm as u16)],
         Shape::Nop | Shape::Control => match inst.op {
             Op::SEndpgm | Op::SBarrier => vec![],
             Op::SNop | Op::SSleep => vec![format!("{}", inst.imm as u16)],
@@ -1017,10 +1019,10 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::LshlAdd64 => vec![wide(inst.dst), show(s[0], 2), show(s[1], 1), show(s[2], 2)],
         Shape::Cmp => vec![pair(inst.sdst), show(s[0], 1), show(s[1], 1)],
         Shape::Cmpw => vec![pair(inst.sdst), show(s[0], 2), show(s[1], 2)],
-        Shape::Cmpx => vec![pair(inst.dst), show(s[0], 1), show(s[1], 1)],
-        Shape::Cmpxw => vec![pair(inst.dst), show(s[0], 2), show(s[1], 2)],
-        Shape::ToScalar1 => vec![name(inst.dst), show(s[0], 1)],
-        Shape::ToScalar2 => vec![name(inst.dst), show(s[0], 1), show(s[1], 1)],
+        Shape::Cmpx => vec![pair(inst.sgpr_dst()), show(s[0], 1), show(s[1], 1)],
+        Shape::Cmpxw => vec![pair(inst.sgpr_dst()), show(s[0], 2), show(s[1], 2)],
+        Shape::ToScalar1 => vec![name(inst.sgpr_dst()), show(s[0], 1)],
+        Shape::ToScalar2 => vec![name(inst.sgpr_dst()), show(s[0], 1), show(s[1], 1)],
         Shape::Load(_) | Shape::MemLoad(_) | Shape::MemStore(_) => return None,
     })
 }

@@ -9,7 +9,9 @@
 pub enum Src {
     /// s0-s105, vcc_lo/hi (106/107), ttmp0-15 (108-123), m0 (125), exec_lo/hi (126/127).
     Sgpr(u8),
-    Vgpr(u8),
+    /// v0-v255, or on CDNA5 (gfx1250) v0-v1023: the encoding's 8 bits plus
+    /// the `s_set_vgpr_msb` bits the emulator's program pass adds.
+    Vgpr(u16),
     /// An inline constant, already widened for the operand (64-bit operands see
     /// 64-bit integers and f64 bit patterns).
     Const(u64),

@@ -324,6 +324,7 @@ op_table! {
     Sopp   [    -,    14,     3,     3] SSleep      "s_sleep"         Nop, "no effect";
     Sopp   [    -,    32,     4,     -] SSetInstPrefetchDistance "s_set_inst_prefetch_distance" Nop, "no effect";
     Sopp   [    -,    33,     5,     5] SClause     "s_clause"        Nop, "no effect";
+    Sopp   [    -,     -,     -,     6] SSetVgprMsb "s_set_vgpr_msb" Nop, "bits 9:8 of the VGPR numbers of later instructions: simm16[1:0] src0 (FLAT/GLOBAL address), [3:2] src1 (store data), [5:4] src2, [7:6] vdst; [15:8] the previous setting, no effect (CDNA5 only, GFX1250_ONLY; resolved when the program is decoded, emu/program.rs)";
     Sopp   [    -,     -,     7,     7] SDelayAlu   "s_delay_alu"     Nop, "no effect (dependency hint)";
     Sopp   [    -,    35,     8,     8] SWaitcntDepctr "s_waitcnt_depctr" Nop, "no effect";
     Sopp   [    -,    12,     9,     9] SWaitcnt    "s_waitcnt"       Nop, "wait for vmcnt/expcnt/lgkmcnt <= their simm16 fields; lands the accesses covered (emu/counters.rs)";
@@ -511,6 +512,12 @@ op_table! {
     Flat   [    -,    31,    28,     28] FlatStoreB96 "flat_store_b96"  MemStore(12), "as global_store_b96";
     Flat   [    -,    30,    29,     29] FlatStoreB128 "flat_store_b128" MemStore(16), "as global_store_b128";
 }
+
+/// Ops of the gfx12 column that exist only where the [`super::Isa`] has
+/// `gfx1250_insts` (CDNA5): on gfx1200/gfx1201 the same bits are no
+/// instruction (llvm-objdump-22 prints `BF860041` as `.long` there), so the
+/// decoder refuses them.
+pub const GFX1250_ONLY: &[Op] = &[Op::SSetVgprMsb];
 
 /// gfx12's spelling of the ops it renamed (LLVM 19 still accepts the gfx11
 /// names as aliases, but prints these).
