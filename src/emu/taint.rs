@@ -337,6 +337,33 @@ fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
     }
 }
 
+/// The low `bits` bits set (all 64 from 64 on).
+#[inline(always)]
+fn ones(bits: usize) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// Reset shadow word `k` (rows 64k..64k+63) of a wave: clear the rows tainted
+/// before (only those: a row whose `v_any` bit is clear is all zero) and mark
+/// `bits` undefined and uninitialised. Returns `bits`.
+#[inline(always)]
+fn shadow_word<const W: usize>(t: &mut Shadow, k: usize, bits: u64) -> u64 {
+    for_bits(t.v_any[k], |b| {
+        t.v_undef[64 * k + b] = 0;
+        t.v_unset[64 * k + b] = 0;
+    });
+    for_bits(bits, |b| {
+        t.v_undef[64 * k + b] = Wave::<W>::FULL;
+        t.v_origin[64 * k + b] = UNINIT;
+    });
+    t.v_any[k] = bits;
+    bits
+}
+
 /// Call `f` with the index of every set bit of `bits`, ascending.
 #[inline(always)]
 fn for_bits(mut bits: u64, mut f: impl FnMut(usize)) {
@@ -690,13 +717,6 @@ impl<const W: usize> Wave<W> {
             t.v_unset.resize(n, 0);
             t.v_origin.resize(n, UNINIT);
         }
-        let ones = |bits: usize| {
-            if bits >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            }
-        };
         let v0 = Self::FULL & !exec;
         let id_rows = ones(ids.clamp(1, 3));
         let t = &mut self.shadow;
@@ -705,29 +725,29 @@ impl<const W: usize> Wave<W> {
         // only for the shadow's rows (256 unless a CDNA5 launch grew it), so
         // the words past them are zero and skipped: this runs for every wave.
         let rows = t.v_undef.len();
+        let first = (ones(n) & may_v(0) & !id_rows) | if v0 != 0 { id_rows } else { 0 };
         let mut any_v = 0u64;
-        let mut word = |k: usize| {
-            for_bits(t.v_any[k], |b| {
-                t.v_undef[64 * k + b] = 0;
-                t.v_unset[64 * k + b] = 0;
-            });
-            let mut bits = ones(n.saturating_sub(64 * k)) & may_v(k);
-            if k == 0 {
-                bits = (bits & !id_rows) | if v0 != 0 { id_rows } else { 0 };
-            }
-            for_bits(bits, |b| {
-                t.v_undef[64 * k + b] = Self::FULL;
-                t.v_origin[64 * k + b] = UNINIT;
-            });
-            t.v_any[k] = bits;
-            any_v |= bits;
-        };
         // A constant trip count where the shadow has its 256 rows, so the
-        // loop unrolls as it did before CDNA5's larger file existed.
+        // loop unrolls (and the row word inlines) as it did before CDNA5's
+        // larger file existed; a closure here cost ~4% of a launch.
         if rows <= 256 {
-            (0..4).for_each(&mut word);
+            for k in 0..4 {
+                let bits = if k == 0 {
+                    first
+                } else {
+                    ones(n.saturating_sub(64 * k)) & may_v(k)
+                };
+                any_v |= shadow_word::<W>(t, k, bits);
+            }
         } else {
-            (0..rows.div_ceil(64)).for_each(&mut word);
+            for k in 0..rows.div_ceil(64) {
+                let bits = if k == 0 {
+                    first
+                } else {
+                    ones(n.saturating_sub(64 * k)) & may_v(k)
+                };
+                any_v |= shadow_word::<W>(t, k, bits);
+            }
         }
         if v0 != 0 {
             // (The id rows are otherwise zero already: the shadow rows stay
