@@ -253,6 +253,12 @@ impl<'a> Decoder<'a> {
                 row.mnemonic
             )));
         }
+        if table::NOT_ON_GFX1250.contains(&row.op) && self.isa.gfx1250_insts {
+            return Err(self.unsupported(format!(
+                "{} does not exist on CDNA5 (gfx1250, gfx1251): these bits are no instruction there",
+                row.mnemonic
+            )));
+        }
         Ok(row)
     }
 

@@ -517,7 +517,18 @@ op_table! {
 /// `gfx1250_insts` (CDNA5): on gfx1200/gfx1201 the same bits are no
 /// instruction (llvm-objdump-22 prints `BF860041` as `.long` there), so the
 /// decoder refuses them.
-pub const GFX1250_ONLY: &[Op] = &[Op::SSetVgprMsb];
+pub const GFX1250_ONLY: &[Op] = &[Op::SSetVgprMsb, Op::SWaitXcnt];
+
+/// Ops of the gfx12 column that CDNA5 dropped: llvm-mc-22 refuses them for
+/// gfx1250 and llvm-objdump-22 prints their bytes as `.long` there (legacy
+/// `s_waitcnt`, and the export, sample and BVH counters CDNA5 has none of),
+/// so the decoder refuses them where the Isa has `gfx1250_insts`.
+pub const NOT_ON_GFX1250: &[Op] = &[
+    Op::SWaitcnt,
+    Op::SWaitExpcnt,
+    Op::SWaitSamplecnt,
+    Op::SWaitBvhcnt,
+];
 
 /// gfx12's spelling of the ops it renamed (LLVM 19 still accepts the gfx11
 /// names as aliases, but prints these).
