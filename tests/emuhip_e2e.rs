@@ -283,7 +283,14 @@ fn each_device_runs_the_code_objects_of_its_own_target() {
         ("gfx90a:sramecc+:xnack-", "gfx90a", "CDNA2"),
         ("gfx942:sramecc+:xnack-", "gfx942", "CDNA3"),
         ("gfx1030", "gfx1030", "RDNA2"),
+        // CDNA5 needs LLVM 22 (ci/setup.sh installs it); without it the row
+        // is not built and says so elsewhere.
+        ("gfx1250", "gfx1250", "CDNA5"),
     ] {
+        if xad_harness::kernels::unbuilt(arch).is_some() {
+            eprintln!("skipping {arch}: not built here (needs LLVM 22)");
+            continue;
+        }
         let (output, transcript) =
             run_hip_case(basic_for(arch), &[], &[("XAD_EMUHIP_ARCH", device)]);
         assert_exit(&output, 0, &transcript);
