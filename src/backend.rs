@@ -381,7 +381,7 @@ pub fn select(
     } else {
         // Some devices run it: the listed ones that do not are reported
         // beside them, so the run is 77, not a pass (a device that ran
-        // nothing makes a multi-GPU run 77, README "Exit codes").
+        // nothing makes a multi-GPU run 77, docs/reports.md "Statuses").
         listed
     };
     if report_unfit {

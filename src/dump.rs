@@ -3,7 +3,7 @@
 //! object that ran, and a manifest, so [`crate::replay`] can run exactly those
 //! lanes again on any backend, and numpy can read them.
 //!
-//! Layout (see README "Dumps and replay"):
+//! Layout (see docs/dumps.md):
 //!
 //! ```text
 //! DIR/manifest.json                 Manifest: schema, version, tool, seed, cases

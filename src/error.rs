@@ -3,7 +3,7 @@
 
 use crate::device::DeviceError;
 
-/// Exit codes, as documented in the README.
+/// Exit codes, as documented in docs/exit-codes.md.
 pub mod exit {
     /// Every lane of every case passed.
     pub const PASS: i32 = 0;

@@ -1,6 +1,6 @@
 //! The `xad-harness` command line: parse arguments, call the library's
 //! [`commands`](xad_harness::commands), print what ended a command early, and
-//! map the outcome to the documented exit codes (see README "Exit codes").
+//! map the outcome to the documented exit codes (see docs/exit-codes.md).
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -42,7 +42,7 @@ pub const OPERANDS: [u32; 3] = [0x9e37_79b9, 0x7f4a_7c15, 0x6a09_e667];
 /// region far below 2^20 cycles, the period of the 20-bit SHADER_CYCLES
 /// counter: 512 trips x 32 ops x 2 instructions is 32768 instructions per
 /// wave, about 2^18 cycles even at 8 cycles per instruction, a quarter of the
-/// period (README "Microbenchmarks").
+/// period (docs/microbench.md, "The 20-bit wrap").
 pub const MAX_ITERATIONS: u32 = 512;
 pub const DEFAULT_ITERATIONS: u32 = 256;
 /// `--waves`: waves in the throughput launch's one workgroup.

@@ -10,7 +10,7 @@
 //! the CPU from the seed. Nothing else is per lane on the host, so the
 //! dispatch rate is the device's.
 //!
-//! Exit codes (README "Soak"): 0 nothing wrong; 1 a mismatch the host
+//! Exit codes (docs/soak.md): 0 nothing wrong; 1 a mismatch the host
 //! confirmed (the device recorded inputs the seed gives and a result that is
 //! not `(a ^ b) + c`), or a sampled lane whose checksum the host cannot
 //! reproduce while the device recorded nothing there (its results were wrong

@@ -252,7 +252,7 @@ fn report_schema() -> jsonschema::Validator {
 /// run passed on device 0 alone, so a fleet job pinning the card passed with
 /// the wrong card in the node. Every listed device must be in the report;
 /// device 1's cases are not_supported, one stderr line names it and why, and
-/// the run is 77 (README: one device of a multi-GPU host that ran nothing
+/// the run is 77 (docs/reports.md: one device of a multi-GPU host that ran nothing
 /// makes the run 77, not a pass), under `hip` and under `auto` alike.
 #[test]
 fn a_listed_device_of_another_card_is_reported_not_supported_and_the_run_is_not_a_pass() {

@@ -1,4 +1,4 @@
-//! README's "Every error a user can cause" table, row by row: each command
+//! docs/exit-codes.md's "Every error a user can cause" table, row by row: each command
 //! is run as written (`$TMP` a fresh directory holding a `bad.s` that does
 //! not assemble; `VAR=value` prefixes set the environment), on the real HIP
 //! runtime or, where the row says `emulated HIP`, on the emulated HIP device
@@ -28,12 +28,13 @@ fn code(cell: &str) -> String {
 }
 
 fn rows() -> Vec<Row> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/exit-codes.md"))
+            .expect("docs/exit-codes.md");
     let section = readme
-        .split("### Every error a user can cause")
+        .split("## Every error a user can cause")
         .nth(1)
-        .expect("README has the error table");
+        .expect("docs/exit-codes.md has the error table");
     section
         .lines()
         .skip_while(|l| !l.starts_with("| cause"))

@@ -188,10 +188,10 @@ fn the_image_is_a_documented_placeholder() {
         .unwrap();
     let image = image.as_str().expect("image");
     assert!(image.starts_with("registry.example/"), "{image}");
-    let readme = std::fs::read_to_string(Path::new(REPO).join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(Path::new(REPO).join("docs/fleets.md")).unwrap();
     assert!(
         readme.contains(image),
-        "README's Kubernetes section names the placeholder {image}"
+        "docs/fleets.md's Kubernetes section names the placeholder {image}"
     );
     let reader = documents("reports-reader.yaml");
     let pod = of_kind(&reader, "Pod");

@@ -15,7 +15,7 @@
 //! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov` | the families, one file each, listed once in [`FAMILIES`] |
 //! | [`sha256`] | the workload cases: SHA-256 compression per lane, whole kernels no op table describes ([`WORKLOADS`]) |
 //!
-//! Standard lane ABI (every case; see README "Kernel ABI"): explicit kernel
+//! Standard lane ABI (every case; see docs/kernel-abi.md): explicit kernel
 //! arguments in this order: `a`, `b`, `c` (u32 global buffers, one word per
 //! lane, or the case's [`Inputs::words`]), `out` (u32 global buffer, `outputs_per_lane` words per lane, lane `i`
 //! at `out[i * outputs_per_lane ..]`), `count` (u32 lanes in this dispatch), then

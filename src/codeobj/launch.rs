@@ -9,8 +9,8 @@
 //! (`.reqd_workgroup_size` overrides blockDim) or fail on later
 //! (`.max_flat_workgroup_size`) is refused here instead.
 //!
-//! [`check_case_abi`] holds a `--kernel` to the standard lane ABI (README
-//! "Kernel ABI", `kernels/include/xad_frame_gfx11.inc`): its wave size is the case's,
+//! [`check_case_abi`] holds a `--kernel` to the standard lane ABI
+//! (docs/kernel-abi.md, `kernels/include/xad_frame_gfx11.inc`): its wave size is the case's,
 //! and its explicit arguments are, in order, four 8-byte `global_buffer`s
 //! (a, b, c, out), a 4-byte `by_value` count and the case's 4-byte `by_value`
 //! scalars, naturally aligned and not overlapping. Anything else would be
