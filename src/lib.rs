@@ -6,7 +6,7 @@
 //!
 //! | module      | what it is                                                        |
 //! |-------------|-------------------------------------------------------------------|
-//! | [`target`]  | the targets as data: ISA, kernel directories, code object version, cards; which target a device runs |
+//! | [`target`]  | the targets as data: ISA, features, code object version, cards; which target a device runs |
 //! | [`toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc` |
 //! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
@@ -14,12 +14,13 @@
 //! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII) |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
-//! | [`emu`]     | embedded emulator of every target (gfx11, gfx115x, gfx12): program, waves, instruction families, workgroups, memory, faults |
+//! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): program, waves, instruction families, workgroups, memory, faults |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
 //! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
 //! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
+//! | [`files`]   | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
 //! | [`dump`]    | `run --dump`: failing (or all) lanes' blocks as `.npy` files, the code object that ran, a manifest |
 //! | [`replay`]  | `xad-harness replay`: read and validate a dump, run its blocks again, say what reproduced |

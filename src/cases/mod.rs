@@ -12,7 +12,7 @@
 //! | [`encode`](mod@encode) | the encoder: the `v_xad_u32` words an op's kernel must contain per ISA ([`encode::encode_for`]) and the `v_mov_b32_dpp` words feeding it ([`encode::movs_for`]) |
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
-//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov` | the families, one file each, listed once in [`FAMILIES`] |
+//! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov`, `vgpr_msb` | the families, one file each, listed once in [`FAMILIES`] |
 //! | [`sha256`] | the workload cases: SHA-256 compression per lane, whole kernels no op table describes ([`WORKLOADS`]) |
 //!
 //! Standard lane ABI (every case; see docs/kernel-abi.md): explicit kernel
