@@ -1,6 +1,6 @@
 // xad_basic: out[i] = v_xad_u32(a[i], b[i], c[i]) = (a[i] ^ b[i]) + c[i] for i < count.
 //
-// ABI (the harness's standard lane ABI, see README "Kernel ABI"):
+// ABI (the harness's standard lane ABI, see docs/kernel-abi.md):
 //   kernarg  0: a      u32* global, read
 //   kernarg  8: b      u32* global, read
 //   kernarg 16: c      u32* global, read

@@ -1,9 +1,10 @@
-//! Embedded GCN5/CDNA, RDNA1-4 (gfx9, gfx10, gfx11, gfx12) emulator: [`EmuDevice`] implements
-//! [`crate::device::Device`] on the CPU for one [`Target`] (gfx1100 unless
-//! built with [`EmuDevice::for_target`]). It executes what [`crate::isa`]
-//! decodes for the target's [`crate::isa::Isa`]; nothing here knows bit
-//! layouts. The instruction families are the same for both generations (gfx12
-//! renamed and re-encoded, the table maps both onto one set of ops).
+//! Embedded GCN5/CDNA1-4, RDNA1-4 and CDNA5 (gfx9, gfx10, gfx11, gfx12,
+//! gfx12.5) emulator: [`EmuDevice`] implements [`crate::device::Device`] on
+//! the CPU for one [`Target`] (gfx1100 unless built with
+//! [`EmuDevice::for_target`]). It executes what [`crate::isa`] decodes for
+//! the target's [`crate::isa::Isa`]; nothing here knows bit layouts. The
+//! instruction families are the same for every generation (each renamed and
+//! re-encoded some; the opcode table maps them all onto one set of ops).
 //!
 //! | module        | what it is                                                        |
 //! |---------------|-------------------------------------------------------------------|
