@@ -23,6 +23,12 @@ impl Generation {
         Generation::Gfx12,
     ];
 
+    /// The generation's column in per-generation tables (`isa::table`):
+    /// its place in [`Generation::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Generation::Gfx9 => "gfx9",

@@ -1,16 +1,9 @@
-//! gfx9 (GCN5 and CDNA1-3: gfx908, gfx90a, gfx942) machine code: the opcode
-//! column, the field layouts that differ from gfx10+, and the operand
-//! spellings LLVM prints for them. A file of its own so the gfx9 decoder and
-//! the gfx10/gfx11 ones share only [`Inst`], the op table's semantics and the
-//! operand values.
-//!
-//! Why a separate opcode list instead of the table's gfx9 column: on gfx9 an
-//! op can live in a different format than on gfx11 (`v_add_co_u32` is a VOP2
-//! op writing VCC on gfx9, VOP3-only on gfx11), so each entry names its gfx9
-//! format, number and spelling. The numbers were read off
-//! `llvm-mc-19 -triple=amdgcn -mcpu=gfx90a -show-encoding` (LLVM 19.1.7; gfx942
-//! and gfx908 encode every listed op alike); `tests/isa_decode_gfx9.rs` checks
-//! every entry against the assembler's bytes.
+//! gfx9 (GCN5 and CDNA1-3: gfx908, gfx90a, gfx942) machine code: the field
+//! layouts that differ from gfx10+, and the operand spellings LLVM prints for
+//! them. Its opcodes are the gfx9 column of [`table`] (where an op can sit in
+//! another format than on gfx11: `v_add_co_u32` is a VOP2 op writing VCC on
+//! gfx9, VOP3-only on gfx11); `tests/isa_decode_gfx9.rs` checks every cell
+//! against `llvm-mc-19 -triple=amdgcn -mcpu=gfx90a -show-encoding`.
 //!
 //! Layouts (LLVM's `SIInstrFormats.td`/`SMInstructions.td`, checked against
 //! llvm-mc): SOP*, VOP1/VOP2/VOPC and the VOP3 dwords sit where gfx10+ puts
@@ -45,290 +38,24 @@ use super::{Generation, Isa};
 use Format::*;
 use Op::*;
 
-/// (gfx9 format, gfx9 opcode, op, gfx9 mnemonic), generated from
-/// `tests/kernels/emu/gfx9/ops.part` with llvm-mc-19 -mcpu=gfx90a.
-pub static OPCODES: &[(Format, u16, Op, &str)] = &[
-    (Sop2, 0x000, SAddU32, "s_add_u32"),
-    (Sop2, 0x001, SSubU32, "s_sub_u32"),
-    (Sop2, 0x002, SAddI32, "s_add_i32"),
-    (Sop2, 0x003, SSubI32, "s_sub_i32"),
-    (Sop2, 0x004, SAddcU32, "s_addc_u32"),
-    (Sop2, 0x005, SSubbU32, "s_subb_u32"),
-    (Sop2, 0x01c, SLshlB32, "s_lshl_b32"),
-    (Sop2, 0x01d, SLshlB64, "s_lshl_b64"),
-    (Sop2, 0x01e, SLshrB32, "s_lshr_b32"),
-    (Sop2, 0x01f, SLshrB64, "s_lshr_b64"),
-    (Sop2, 0x020, SAshrI32, "s_ashr_i32"),
-    (Sop2, 0x021, SAshrI64, "s_ashr_i64"),
-    (Sop2, 0x02e, SLshl1AddU32, "s_lshl1_add_u32"),
-    (Sop2, 0x02f, SLshl2AddU32, "s_lshl2_add_u32"),
-    (Sop2, 0x030, SLshl3AddU32, "s_lshl3_add_u32"),
-    (Sop2, 0x031, SLshl4AddU32, "s_lshl4_add_u32"),
-    (Sop2, 0x006, SMinI32, "s_min_i32"),
-    (Sop2, 0x007, SMinU32, "s_min_u32"),
-    (Sop2, 0x008, SMaxI32, "s_max_i32"),
-    (Sop2, 0x009, SMaxU32, "s_max_u32"),
-    (Sop2, 0x00c, SAndB32, "s_and_b32"),
-    (Sop2, 0x00d, SAndB64, "s_and_b64"),
-    (Sop2, 0x00e, SOrB32, "s_or_b32"),
-    (Sop2, 0x00f, SOrB64, "s_or_b64"),
-    (Sop2, 0x010, SXorB32, "s_xor_b32"),
-    (Sop2, 0x011, SXorB64, "s_xor_b64"),
-    (Sop2, 0x016, SNandB32, "s_nand_b32"),
-    (Sop2, 0x017, SNandB64, "s_nand_b64"),
-    (Sop2, 0x018, SNorB32, "s_nor_b32"),
-    (Sop2, 0x019, SNorB64, "s_nor_b64"),
-    (Sop2, 0x01a, SXnorB32, "s_xnor_b32"),
-    (Sop2, 0x01b, SXnorB64, "s_xnor_b64"),
-    (Sop2, 0x012, SAndNot1B32, "s_andn2_b32"),
-    (Sop2, 0x013, SAndNot1B64, "s_andn2_b64"),
-    (Sop2, 0x014, SOrNot1B32, "s_orn2_b32"),
-    (Sop2, 0x015, SOrNot1B64, "s_orn2_b64"),
-    (Sop2, 0x025, SBfeU32, "s_bfe_u32"),
-    (Sop2, 0x024, SMulI32, "s_mul_i32"),
-    (Sop2, 0x02c, SMulHiU32, "s_mul_hi_u32"),
-    (Sop2, 0x00a, SCselectB32, "s_cselect_b32"),
-    (Sop2, 0x00b, SCselectB64, "s_cselect_b64"),
-    (Sop2, 0x032, SPackLlB32B16, "s_pack_ll_b32_b16"),
-    (Sop1, 0x000, SMovB32, "s_mov_b32"),
-    (Sop1, 0x001, SMovB64, "s_mov_b64"),
-    (Sop1, 0x002, SCmovB32, "s_cmov_b32"),
-    (Sop1, 0x003, SCmovB64, "s_cmov_b64"),
-    (Sop1, 0x008, SBrevB32, "s_brev_b32"),
-    (Sop1, 0x010, SCtzI32B32, "s_ff1_i32_b32"),
-    (Sop1, 0x016, SSextI32I8, "s_sext_i32_i8"),
-    (Sop1, 0x017, SSextI32I16, "s_sext_i32_i16"),
-    (Sop1, 0x030, SAbsI32, "s_abs_i32"),
-    (Sop1, 0x00c, SBcnt1I32B32, "s_bcnt1_i32_b32"),
-    (Sop1, 0x004, SNotB32, "s_not_b32"),
-    (Sop1, 0x005, SNotB64, "s_not_b64"),
-    (Sop1, 0x020, SAndSaveexecB64, "s_and_saveexec_b64"),
-    (Sop1, 0x021, SOrSaveexecB64, "s_or_saveexec_b64"),
-    (Sop1, 0x022, SXorSaveexecB64, "s_xor_saveexec_b64"),
-    (Sop1, 0x023, SAndNot1SaveexecB64, "s_andn2_saveexec_b64"),
-    (Sop1, 0x024, SOrNot1SaveexecB64, "s_orn2_saveexec_b64"),
-    (Sopc, 0x000, SCmpEqI32, "s_cmp_eq_i32"),
-    (Sopc, 0x001, SCmpLgI32, "s_cmp_lg_i32"),
-    (Sopc, 0x002, SCmpGtI32, "s_cmp_gt_i32"),
-    (Sopc, 0x003, SCmpGeI32, "s_cmp_ge_i32"),
-    (Sopc, 0x004, SCmpLtI32, "s_cmp_lt_i32"),
-    (Sopc, 0x005, SCmpLeI32, "s_cmp_le_i32"),
-    (Sopc, 0x006, SCmpEqU32, "s_cmp_eq_u32"),
-    (Sopc, 0x007, SCmpLgU32, "s_cmp_lg_u32"),
-    (Sopc, 0x008, SCmpGtU32, "s_cmp_gt_u32"),
-    (Sopc, 0x009, SCmpGeU32, "s_cmp_ge_u32"),
-    (Sopc, 0x00a, SCmpLtU32, "s_cmp_lt_u32"),
-    (Sopc, 0x00b, SCmpLeU32, "s_cmp_le_u32"),
-    (Sopc, 0x00c, SBitcmp0B32, "s_bitcmp0_b32"),
-    (Sopc, 0x00d, SBitcmp1B32, "s_bitcmp1_b32"),
-    (Sopc, 0x012, SCmpEqU64, "s_cmp_eq_u64"),
-    (Sopc, 0x013, SCmpLgU64, "s_cmp_lg_u64"),
-    (Sopk, 0x000, SMovkI32, "s_movk_i32"),
-    (Sopk, 0x001, SCmovkI32, "s_cmovk_i32"),
-    (Sopk, 0x002, SCmpkEqI32, "s_cmpk_eq_i32"),
-    (Sopk, 0x003, SCmpkLgI32, "s_cmpk_lg_i32"),
-    (Sopk, 0x004, SCmpkGtI32, "s_cmpk_gt_i32"),
-    (Sopk, 0x005, SCmpkGeI32, "s_cmpk_ge_i32"),
-    (Sopk, 0x006, SCmpkLtI32, "s_cmpk_lt_i32"),
-    (Sopk, 0x007, SCmpkLeI32, "s_cmpk_le_i32"),
-    (Sopk, 0x008, SCmpkEqU32, "s_cmpk_eq_u32"),
-    (Sopk, 0x009, SCmpkLgU32, "s_cmpk_lg_u32"),
-    (Sopk, 0x00a, SCmpkGtU32, "s_cmpk_gt_u32"),
-    (Sopk, 0x00b, SCmpkGeU32, "s_cmpk_ge_u32"),
-    (Sopk, 0x00c, SCmpkLtU32, "s_cmpk_lt_u32"),
-    (Sopk, 0x00d, SCmpkLeU32, "s_cmpk_le_u32"),
-    (Sopk, 0x00e, SAddkI32, "s_addk_i32"),
-    (Sopk, 0x00f, SMulkI32, "s_mulk_i32"),
-    (Sopk, 0x011, SGetregB32, "s_getreg_b32"),
-    (Sopp, 0x000, SNop, "s_nop"),
-    (Sopp, 0x00e, SSleep, "s_sleep"),
-    (Sopp, 0x00c, SWaitcnt, "s_waitcnt"),
-    (Sopp, 0x001, SEndpgm, "s_endpgm"),
-    (Sopp, 0x002, SBranch, "s_branch"),
-    (Sopp, 0x004, SCbranchScc0, "s_cbranch_scc0"),
-    (Sopp, 0x005, SCbranchScc1, "s_cbranch_scc1"),
-    (Sopp, 0x006, SCbranchVccz, "s_cbranch_vccz"),
-    (Sopp, 0x007, SCbranchVccnz, "s_cbranch_vccnz"),
-    (Sopp, 0x008, SCbranchExecz, "s_cbranch_execz"),
-    (Sopp, 0x009, SCbranchExecnz, "s_cbranch_execnz"),
-    (Sopp, 0x00a, SBarrier, "s_barrier"),
-    (Smem, 0x000, SLoadB32, "s_load_dword"),
-    (Smem, 0x001, SLoadB64, "s_load_dwordx2"),
-    (Smem, 0x002, SLoadB128, "s_load_dwordx4"),
-    (Smem, 0x003, SLoadB256, "s_load_dwordx8"),
-    (Smem, 0x004, SLoadB512, "s_load_dwordx16"),
-    (Vop1, 0x000, VNop, "v_nop"),
-    (Vop1, 0x001, VMovB32, "v_mov_b32"),
-    (Vop1, 0x002, VReadfirstlaneB32, "v_readfirstlane_b32"),
-    (Vop1, 0x02b, VNotB32, "v_not_b32"),
-    (Vop1, 0x02c, VBfrevB32, "v_bfrev_b32"),
-    (Vop1, 0x02d, VClzI32U32, "v_ffbh_u32"),
-    (Vop1, 0x02e, VCtzI32B32, "v_ffbl_b32"),
-    (Vop2, 0x000, VCndmaskB32, "v_cndmask_b32"),
-    (Vop2, 0x006, VMulI32I24, "v_mul_i32_i24"),
-    (Vop2, 0x007, VMulHiI32I24, "v_mul_hi_i32_i24"),
-    (Vop2, 0x008, VMulU32U24, "v_mul_u32_u24"),
-    (Vop2, 0x009, VMulHiU32U24, "v_mul_hi_u32_u24"),
-    (Vop2, 0x00c, VMinI32, "v_min_i32"),
-    (Vop2, 0x00d, VMaxI32, "v_max_i32"),
-    (Vop2, 0x00e, VMinU32, "v_min_u32"),
-    (Vop2, 0x00f, VMaxU32, "v_max_u32"),
-    (Vop2, 0x012, VLshlrevB32, "v_lshlrev_b32"),
-    (Vop2, 0x010, VLshrrevB32, "v_lshrrev_b32"),
-    (Vop2, 0x011, VAshrrevI32, "v_ashrrev_i32"),
-    (Vop2, 0x013, VAndB32, "v_and_b32"),
-    (Vop2, 0x014, VOrB32, "v_or_b32"),
-    (Vop2, 0x015, VXorB32, "v_xor_b32"),
-    (Vop2, 0x03d, VXnorB32, "v_xnor_b32"),
-    (Vop2, 0x01c, VAddCoCiU32, "v_addc_co_u32"),
-    (Vop2, 0x01d, VSubCoCiU32, "v_subb_co_u32"),
-    (Vop2, 0x01e, VSubrevCoCiU32, "v_subbrev_co_u32"),
-    (Vop2, 0x034, VAddNcU32, "v_add_u32"),
-    (Vop2, 0x035, VSubNcU32, "v_sub_u32"),
-    (Vop2, 0x036, VSubrevNcU32, "v_subrev_u32"),
-    (Vop2, 0x019, VAddCoU32, "v_add_co_u32"),
-    (Vop2, 0x01a, VSubCoU32, "v_sub_co_u32"),
-    (Vop2, 0x01b, VSubrevCoU32, "v_subrev_co_u32"),
-    (Vopc, 0x0c0, VCmpFI32, "v_cmp_f_i32"),
-    (Vopc, 0x0c1, VCmpLtI32, "v_cmp_lt_i32"),
-    (Vopc, 0x0c2, VCmpEqI32, "v_cmp_eq_i32"),
-    (Vopc, 0x0c3, VCmpLeI32, "v_cmp_le_i32"),
-    (Vopc, 0x0c4, VCmpGtI32, "v_cmp_gt_i32"),
-    (Vopc, 0x0c5, VCmpNeI32, "v_cmp_ne_i32"),
-    (Vopc, 0x0c6, VCmpGeI32, "v_cmp_ge_i32"),
-    (Vopc, 0x0c7, VCmpTI32, "v_cmp_t_i32"),
-    (Vopc, 0x0c8, VCmpFU32, "v_cmp_f_u32"),
-    (Vopc, 0x0c9, VCmpLtU32, "v_cmp_lt_u32"),
-    (Vopc, 0x0ca, VCmpEqU32, "v_cmp_eq_u32"),
-    (Vopc, 0x0cb, VCmpLeU32, "v_cmp_le_u32"),
-    (Vopc, 0x0cc, VCmpGtU32, "v_cmp_gt_u32"),
-    (Vopc, 0x0cd, VCmpNeU32, "v_cmp_ne_u32"),
-    (Vopc, 0x0ce, VCmpGeU32, "v_cmp_ge_u32"),
-    (Vopc, 0x0cf, VCmpTU32, "v_cmp_t_u32"),
-    (Vopc, 0x0d0, VCmpxFI32, "v_cmpx_f_i32"),
-    (Vopc, 0x0d1, VCmpxLtI32, "v_cmpx_lt_i32"),
-    (Vopc, 0x0d2, VCmpxEqI32, "v_cmpx_eq_i32"),
-    (Vopc, 0x0d3, VCmpxLeI32, "v_cmpx_le_i32"),
-    (Vopc, 0x0d4, VCmpxGtI32, "v_cmpx_gt_i32"),
-    (Vopc, 0x0d5, VCmpxNeI32, "v_cmpx_ne_i32"),
-    (Vopc, 0x0d6, VCmpxGeI32, "v_cmpx_ge_i32"),
-    (Vopc, 0x0d7, VCmpxTI32, "v_cmpx_t_i32"),
-    (Vopc, 0x0d8, VCmpxFU32, "v_cmpx_f_u32"),
-    (Vopc, 0x0d9, VCmpxLtU32, "v_cmpx_lt_u32"),
-    (Vopc, 0x0da, VCmpxEqU32, "v_cmpx_eq_u32"),
-    (Vopc, 0x0db, VCmpxLeU32, "v_cmpx_le_u32"),
-    (Vopc, 0x0dc, VCmpxGtU32, "v_cmpx_gt_u32"),
-    (Vopc, 0x0dd, VCmpxNeU32, "v_cmpx_ne_u32"),
-    (Vopc, 0x0de, VCmpxGeU32, "v_cmpx_ge_u32"),
-    (Vopc, 0x0df, VCmpxTU32, "v_cmpx_t_u32"),
-    (Vopc, 0x0e1, VCmpLtI64, "v_cmp_lt_i64"),
-    (Vopc, 0x0e2, VCmpEqI64, "v_cmp_eq_i64"),
-    (Vopc, 0x0e3, VCmpLeI64, "v_cmp_le_i64"),
-    (Vopc, 0x0e4, VCmpGtI64, "v_cmp_gt_i64"),
-    (Vopc, 0x0e5, VCmpNeI64, "v_cmp_ne_i64"),
-    (Vopc, 0x0e6, VCmpGeI64, "v_cmp_ge_i64"),
-    (Vopc, 0x0e9, VCmpLtU64, "v_cmp_lt_u64"),
-    (Vopc, 0x0ea, VCmpEqU64, "v_cmp_eq_u64"),
-    (Vopc, 0x0eb, VCmpLeU64, "v_cmp_le_u64"),
-    (Vopc, 0x0ec, VCmpGtU64, "v_cmp_gt_u64"),
-    (Vopc, 0x0ed, VCmpNeU64, "v_cmp_ne_u64"),
-    (Vopc, 0x0ee, VCmpGeU64, "v_cmp_ge_u64"),
-    (Vopc, 0x0f9, VCmpxLtU64, "v_cmpx_lt_u64"),
-    (Vopc, 0x0fa, VCmpxEqU64, "v_cmpx_eq_u64"),
-    (Vopc, 0x0fd, VCmpxNeU64, "v_cmpx_ne_u64"),
-    (Vop3, 0x1c2, VMadI32I24, "v_mad_i32_i24"),
-    (Vop3, 0x1c3, VMadU32U24, "v_mad_u32_u24"),
-    (Vop3, 0x1c8, VBfeU32, "v_bfe_u32"),
-    (Vop3, 0x1c9, VBfeI32, "v_bfe_i32"),
-    (Vop3, 0x1ca, VBfiB32, "v_bfi_b32"),
-    (Vop3, 0x1ce, VAlignbitB32, "v_alignbit_b32"),
-    (Vop3, 0x1cf, VAlignbyteB32, "v_alignbyte_b32"),
-    (Vop3, 0x1d1, VMin3I32, "v_min3_i32"),
-    (Vop3, 0x1d2, VMin3U32, "v_min3_u32"),
-    (Vop3, 0x1d4, VMax3I32, "v_max3_i32"),
-    (Vop3, 0x1d5, VMax3U32, "v_max3_u32"),
-    (Vop3, 0x1d7, VMed3I32, "v_med3_i32"),
-    (Vop3, 0x1d8, VMed3U32, "v_med3_u32"),
-    (Vop3, 0x1dc, VSadU32, "v_sad_u32"),
-    (Vop3, 0x1ed, VPermB32, "v_perm_b32"),
-    (Vop3, 0x1f3, VXadU32, "v_xad_u32"),
-    (Vop3, 0x1fd, VLshlAddU32, "v_lshl_add_u32"),
-    (Vop3, 0x1fe, VAddLshlU32, "v_add_lshl_u32"),
-    (Vop3, 0x1ff, VAdd3U32, "v_add3_u32"),
-    (Vop3, 0x200, VLshlOrB32, "v_lshl_or_b32"),
-    (Vop3, 0x201, VAndOrB32, "v_and_or_b32"),
-    (Vop3, 0x202, VOr3B32, "v_or3_b32"),
-    (Vop3, 0x1e8, VMadU64U32, "v_mad_u64_u32"),
-    (Vop3, 0x1e9, VMadI64I32, "v_mad_i64_i32"),
-    (Vop3, 0x28b, VBcntU32B32, "v_bcnt_u32_b32"),
-    (Vop3, 0x28c, VMbcntLoU32B32, "v_mbcnt_lo_u32_b32"),
-    (Vop3, 0x28d, VMbcntHiU32B32, "v_mbcnt_hi_u32_b32"),
-    (Vop3, 0x285, VMulLoU32, "v_mul_lo_u32"),
-    (Vop3, 0x286, VMulHiU32, "v_mul_hi_u32"),
-    (Vop3, 0x287, VMulHiI32, "v_mul_hi_i32"),
-    (Vop3, 0x28f, VLshlrevB64, "v_lshlrev_b64"),
-    (Vop3, 0x290, VLshrrevB64, "v_lshrrev_b64"),
-    (Vop3, 0x291, VAshrrevI64, "v_ashrrev_i64"),
-    // gfx940+ only (LLVM's GFX940Insts); measured with llvm-mc-19 -mcpu=gfx942
-    // in tests/emu_gfx940_lshl.rs, refused on other targets (`GFX940_ONLY`).
-    (Vop3, 0x208, VLshlAddU64, "v_lshl_add_u64"),
-    (Vop3, 0x289, VReadlaneB32, "v_readlane_b32"),
-    (Vop3, 0x28a, VWritelaneB32, "v_writelane_b32"),
-    (Global, 0x010, GlobalLoadU8, "global_load_ubyte"),
-    (Global, 0x011, GlobalLoadI8, "global_load_sbyte"),
-    (Global, 0x012, GlobalLoadU16, "global_load_ushort"),
-    (Global, 0x013, GlobalLoadI16, "global_load_sshort"),
-    (Global, 0x014, GlobalLoadB32, "global_load_dword"),
-    (Global, 0x015, GlobalLoadB64, "global_load_dwordx2"),
-    (Global, 0x016, GlobalLoadB96, "global_load_dwordx3"),
-    (Global, 0x017, GlobalLoadB128, "global_load_dwordx4"),
-    (Global, 0x018, GlobalStoreB8, "global_store_byte"),
-    (Global, 0x01a, GlobalStoreB16, "global_store_short"),
-    (Global, 0x01c, GlobalStoreB32, "global_store_dword"),
-    (Global, 0x01d, GlobalStoreB64, "global_store_dwordx2"),
-    (Global, 0x01e, GlobalStoreB96, "global_store_dwordx3"),
-    (Global, 0x01f, GlobalStoreB128, "global_store_dwordx4"),
-    (Flat, 0x010, FlatLoadU8, "flat_load_ubyte"),
-    (Flat, 0x011, FlatLoadI8, "flat_load_sbyte"),
-    (Flat, 0x012, FlatLoadU16, "flat_load_ushort"),
-    (Flat, 0x013, FlatLoadI16, "flat_load_sshort"),
-    (Flat, 0x014, FlatLoadB32, "flat_load_dword"),
-    (Flat, 0x015, FlatLoadB64, "flat_load_dwordx2"),
-    (Flat, 0x016, FlatLoadB96, "flat_load_dwordx3"),
-    (Flat, 0x017, FlatLoadB128, "flat_load_dwordx4"),
-    (Flat, 0x018, FlatStoreB8, "flat_store_byte"),
-    (Flat, 0x01a, FlatStoreB16, "flat_store_short"),
-    (Flat, 0x01c, FlatStoreB32, "flat_store_dword"),
-    (Flat, 0x01d, FlatStoreB64, "flat_store_dwordx2"),
-    (Flat, 0x01e, FlatStoreB96, "flat_store_dwordx3"),
-    (Flat, 0x01f, FlatStoreB128, "flat_store_dwordx4"),
-];
-
 /// The gfx9 row for `opcode` in gfx9 `format`.
 pub fn lookup(format: Format, opcode: u16) -> Option<&'static OpInfo> {
-    OPCODES
-        .iter()
-        .find(|(f, n, _, _)| *f == format && *n == opcode)
-        .map(|(_, _, op, _)| table::info(*op))
+    table::lookup(Generation::Gfx9, format, opcode)
 }
 
 /// gfx9's (format, opcode) of `op`, if gfx9 has it.
 pub fn opcode(op: Op) -> Option<(Format, u16)> {
-    OPCODES
-        .iter()
-        .find(|(_, _, o, _)| *o == op)
-        .map(|(f, n, _, _)| (*f, *n))
+    table::info(op)
+        .encoding(Generation::Gfx9)
+        .map(|e| (e.format, e.opcode))
 }
 
 /// The mnemonic LLVM prints for `op` on gfx9 (its gfx11 name if gfx9 has none).
 pub fn mnemonic(op: Op) -> &'static str {
-    OPCODES
-        .iter()
-        .find(|(_, _, o, _)| *o == op)
-        .map_or(table::info(op).mnemonic, |(_, _, _, m)| m)
+    table::mnemonic(op, Generation::Gfx9)
 }
 
-/// Ops of the list that exist only where the target has LLVM's
+/// Ops of the gfx9 column that exist only where the target has LLVM's
 /// `FeatureGFX940Insts` ([`Isa::gfx940_insts`]): elsewhere their encodings are
 /// not instructions, so the decoder refuses them instead of running them.
 pub const GFX940_ONLY: &[Op] = &[VLshlAddU64];
