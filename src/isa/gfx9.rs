@@ -16,7 +16,7 @@
 //! SDWA is refused.
 //!
 //! Per target inside gfx9: `v_lshl_add_u64` (opcode 0x208, LLVM's
-//! GFX940Insts) decodes only where [`Isa::gfx940_insts`] is set (gfx942,
+//! GFX940Insts) decodes only where [`super::Isa::gfx940_insts`] is set (gfx942,
 //! gfx950, gfx9-4-generic); on gfx908, gfx90a and gfx9-generic those bits are
 //! no instruction and decode to a [`DecodeError`] ([`GFX940_ONLY`]).
 //!
@@ -30,13 +30,13 @@
 //! (its message numbers differ), SDWA, scratch, LDS-direct and the
 //! shared/private aperture sources, AGPR data (gfx90a's acc bit).
 
-use super::decode::{DecodeError, Enc, Inst};
+use super::decode::{bits, DecodeError, Decoder, Enc, Inst};
 use super::operand::{inline_constant, pair_name, reg_name, Dpp, Src, EXEC, M0, VCC};
 use super::table::{self, Format, Op, OpInfo, Shape};
-use super::{Generation, Isa};
+use super::Generation;
+use std::ops::{Deref, DerefMut};
 
 use Format::*;
-use Op::*;
 
 /// The gfx9 row for `opcode` in gfx9 `format`.
 pub fn lookup(format: Format, opcode: u16) -> Option<&'static OpInfo> {
@@ -55,10 +55,7 @@ pub fn mnemonic(op: Op) -> &'static str {
     table::mnemonic(op, Generation::Gfx9)
 }
 
-/// Ops of the gfx9 column that exist only where the target has LLVM's
-/// `FeatureGFX940Insts` ([`Isa::gfx940_insts`]): elsewhere their encodings are
-/// not instructions, so the decoder refuses them instead of running them.
-pub const GFX940_ONLY: &[Op] = &[VLshlAddU64];
+pub use super::table::GFX940_ONLY;
 
 /// gfx9's m0 code (gfx10+ put `null` here and moved m0 to 125).
 const M0_GFX9: u32 = 124;
@@ -69,102 +66,30 @@ const DPP: u32 = 0xFA;
 const SDWA: u32 = 0xF9;
 const LITERAL: u32 = 255;
 
-/// Decode the gfx9 instruction at `bytes[pos..]` (`offset` = its address).
-pub(super) fn decode(isa: Isa, bytes: &[u8], pos: usize, offset: u64) -> Result<Inst, DecodeError> {
-    let mut d = Decoder {
-        isa,
-        bytes,
-        pos,
-        offset,
-        words: [0; 3],
-        nwords: 0,
-        format: "?",
-    };
-    let mut inst = d.decode()?;
-    debug_assert_eq!(isa.generation, Generation::Gfx9);
-    inst.len = (4 * d.nwords) as u8;
-    inst.dwords = d.words;
-    Ok(inst)
+/// Decode the gfx9 instruction `decoder` stands at: the GCN field layouts,
+/// read with the shared decoder's dwords, table lookup and errors.
+pub(super) fn decode(decoder: &mut Decoder) -> Result<Inst, DecodeError> {
+    Gcn(decoder).decode()
 }
 
-struct Decoder<'a> {
-    isa: Isa,
-    bytes: &'a [u8],
-    pos: usize,
-    offset: u64,
-    words: [u32; 3],
-    nwords: usize,
-    format: &'static str,
+/// The shared decoder reading GCN layouts: its own methods are the fields
+/// gfx9 lays out differently, everything else is the shared decoder's.
+struct Gcn<'d, 'a>(&'d mut Decoder<'a>);
+
+impl<'a> Deref for Gcn<'_, 'a> {
+    type Target = Decoder<'a>;
+    fn deref(&self) -> &Decoder<'a> {
+        self.0
+    }
 }
 
-fn bits(w: u32, hi: u32, lo: u32) -> u32 {
-    (w >> lo) & ((1u32 << (hi - lo + 1)) - 1)
+impl DerefMut for Gcn<'_, '_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0
+    }
 }
 
-impl Decoder<'_> {
-    /// Dword `i`, read from the stream if needed; a short stream is `Truncated`.
-    fn word(&mut self, i: usize) -> Result<u32, DecodeError> {
-        while self.nwords <= i {
-            let at = self.pos + 4 * self.nwords;
-            let Some(b) = self.bytes.get(at..at + 4) else {
-                let available = self.bytes.len().saturating_sub(self.pos);
-                return Err(DecodeError::Truncated {
-                    offset: self.offset,
-                    format: self.format,
-                    needed: 4 * (i + 1),
-                    available,
-                    dwords: self.words[..self.nwords].to_vec(),
-                });
-            };
-            self.words[self.nwords] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            self.nwords += 1;
-        }
-        Ok(self.words[i])
-    }
-
-    fn unsupported(&self, reason: impl Into<String>) -> DecodeError {
-        DecodeError::Unsupported {
-            offset: self.offset,
-            dwords: self.words[..self.nwords.max(1)].to_vec(),
-            format: self.format.to_string(),
-            reason: reason.into(),
-        }
-    }
-
-    fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
-        let known = u16::try_from(opcode).ok().and_then(|n| lookup(format, n));
-        let row = known.ok_or_else(|| {
-            self.unsupported(super::unemulated::refusal(Generation::Gfx9, format, opcode))
-        })?;
-        if GFX940_ONLY.contains(&row.op) && !self.isa.gfx940_insts {
-            return Err(self.unsupported(format!(
-                "opcode {opcode} (0x{opcode:x}) is {} only on gfx940+ (gfx942, gfx950, \
-                 gfx9-4-generic); this target (gfx908, gfx90a or gfx9-generic) has no such instruction",
-                mnemonic(row.op)
-            )));
-        }
-        Ok(row)
-    }
-
-    fn inst(&self, op: Op, enc: Enc) -> Inst {
-        Inst {
-            offset: self.offset,
-            len: 0,
-            dwords: [0; 3],
-            op,
-            enc,
-            dst: 0,
-            sdst: 0,
-            src: [Src::Null; 3],
-            dpp: None,
-            imm: 0,
-            addr: 0,
-            data: 0,
-            saddr: None,
-            generation: Generation::Gfx9,
-        }
-    }
-
+impl Gcn<'_, '_> {
     fn decode(&mut self) -> Result<Inst, DecodeError> {
         let w0 = self.word(0)?;
         match w0 >> 23 {
@@ -429,7 +354,7 @@ impl Decoder<'_> {
     }
 }
 
-impl Decoder<'_> {
+impl Gcn<'_, '_> {
     fn vop1(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "VOP1";
         let row = self.row(Vop1, bits(w0, 16, 9))?;

@@ -32,4 +32,7 @@ pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
 pub use table::{Encoding, Format, Op, OpInfo, Shape};
 
 mod generation;
-pub use generation::{Generation, HazardRules, HwIdLayout, Isa, MemoryCounters};
+pub use generation::{
+    DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Isa, MemoryCounters,
+    SmemLayout, VmemLayout,
+};

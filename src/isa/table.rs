@@ -555,6 +555,12 @@ op_table! {
     Flat   [       0x01f,    30,    29,    29] FlatStoreB128 "flat_store_b128" ["flat_store_dwordx4", "flat_store_dwordx4", -, -] MemStore(16), "as global_store_b128";
 }
 
+/// Ops of the gfx9 column that exist only where the target has LLVM's
+/// `FeatureGFX940Insts` ([`super::Isa::gfx940_insts`]): elsewhere their
+/// encodings are not instructions, so the decoder refuses them instead of
+/// running them.
+pub const GFX940_ONLY: &[Op] = &[Op::VLshlAddU64];
+
 /// Ops of the gfx12 column that exist only where the [`super::Isa`] has
 /// `gfx1250_insts` (CDNA5): on gfx1200/gfx1201 the same bits are no
 /// instruction (llvm-objdump-22 prints `BF860041` as `.long` there), so the
