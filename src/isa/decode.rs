@@ -26,8 +26,8 @@ use super::operand::{
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::{EncodingLayout, Generation, Isa, SmemLayout, VmemLayout};
 
-// gfx10's layouts, names and operand numbering; a child module so it can add
-// to the `Decoder` without widening the decoder's visibility.
+// gfx10's FLAT layout and `s_waitcnt` text; a child module beside the
+// decoder methods it adds to.
 #[path = "gfx10.rs"]
 pub(super) mod gfx10;
 
@@ -294,8 +294,7 @@ impl<'a> Decoder<'a> {
             _ => match w0 >> 26 {
                 0b111101 => match self.layout.smem {
                     SmemLayout::Scope24 => self.smem12(w0)?,
-                    SmemLayout::Glc16 => self.smem10(w0)?,
-                    SmemLayout::Glc14 | SmemLayout::ImmSoe => self.smem(w0)?,
+                    SmemLayout::Glc16 | SmemLayout::Glc14 | SmemLayout::ImmSoe => self.smem(w0)?,
                 },
                 0b110101 => self.vop3(w0)?,
                 0b111011 if vflat => self.vmem12(w0)?,
@@ -447,14 +446,20 @@ impl<'a> Decoder<'a> {
         Ok(inst)
     }
 
-    /// gfx11 SMEM: sbase [5:0] (pair index), sdata [12:6], glc/dlc [14:13]
-    /// (cache policy: no effect here), opcode [25:18]; dword 1: 21-bit signed
-    /// byte offset [20:0], soffset [31:25].
+    /// gfx10/gfx11 SMEM: sbase [5:0] (pair index), sdata [12:6], glc/dlc
+    /// [14:13] on gfx11, dlc [14] and glc [16] on gfx10 (cache policy: no
+    /// effect here), opcode [25:18]; dword 1: 21-bit signed byte offset
+    /// [20:0], soffset [31:25].
     fn smem(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "SMEM";
         let w1 = self.word(1)?;
         let row = self.row(Format::Smem, bits(w0, 25, 18))?;
-        if bits(w0, 17, 15) != 0 || bits(w1, 24, 21) != 0 {
+        // Bits 17:15 are reserved but for gfx10's glc at 16.
+        let reserved = match self.layout.smem {
+            SmemLayout::Glc16 => 0b101,
+            _ => 0b111,
+        };
+        if bits(w0, 17, 15) & reserved != 0 || bits(w1, 24, 21) != 0 {
             return Err(self.unsupported("reserved SMEM bits are set"));
         }
         let imm = ((bits(w1, 20, 0) << 11) as i32) >> 11;

@@ -1,7 +1,9 @@
-//! What gfx10 (RDNA1/2: gfx1010, gfx1030) encodes differently from gfx11,
-//! kept apart from the shared decoder so each generation's layouts read as
-//! one piece. Measured with `llvm-mc-19 -show-encoding` for `-mcpu=gfx1030`
-//! and `-mcpu=gfx1010` (the two encode every row of
+//! What gfx10 (RDNA1/2: gfx1010, gfx1030) encodes differently from gfx11.
+//! The differences that are values (operand numbering, SMEM reserved bits,
+//! VOP3 opcode ranges and DPP, spellings) are [`crate::isa::EncodingLayout`]
+//! and the table's gfx10 columns; the FLAT reader and `s_waitcnt` text stay
+//! here. Measured with `llvm-mc-19 -show-encoding` for `-mcpu=gfx1030` and
+//! `-mcpu=gfx1010` (the two encode every row of
 //! `tests/kernels/emu/gfx10/*.part` identically) and, for bytes LLVM's
 //! assembler refuses, its disassembler.
 //!
@@ -9,7 +11,8 @@
 //!   The decoder stores gfx11's numbering ([`super::super::operand::M0`],
 //!   [`super::super::operand::NULL`]), so an [`Inst`] means the same
 //!   register whatever generation it came from.
-//! - SMEM: as gfx11 but glc at bit 16 and dlc at bit 14; 21-bit signed offset.
+//! - SMEM: as gfx11 but glc at bit 16 and dlc at bit 14; 21-bit signed
+//!   offset (the shared reader, told by [`crate::isa::SmemLayout::Glc16`]).
 //! - FLAT/GLOBAL: offset [11:0] (12-bit signed for global, 11-bit unsigned
 //!   for flat), dlc [12], lds [13], segment [15:14], glc [16], slc [17].
 //! - VOP3: opcodes 0x140-0x17f are VOP3-only ops (gfx11 moved them to 0x200+),
@@ -32,20 +35,6 @@ pub(super) fn scalar_code(code: u32) -> u32 {
 }
 
 impl Decoder<'_> {
-    /// gfx10 SMEM: sbase [5:0], sdata [12:6], dlc [14] and glc [16] (cache
-    /// policy: no effect here), opcode [25:18]; dword 1: 21-bit signed byte
-    /// offset [20:0], soffset [31:25] (null = none).
-    pub(super) fn smem10(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SMEM";
-        let w1 = self.word(1)?;
-        let row = self.row(Format::Smem, bits(w0, 25, 18))?;
-        if bits(w0, 15, 15) != 0 || bits(w0, 17, 17) != 0 || bits(w1, 24, 21) != 0 {
-            return Err(self.unsupported("reserved SMEM bits are set"));
-        }
-        let imm = ((bits(w1, 20, 0) << 11) as i32) >> 11;
-        self.smem_fields(row, w0, imm, bits(w1, 31, 25))
-    }
-
     /// gfx10 FLAT/GLOBAL; dword 1 is laid out as on gfx11: vaddr [7:0],
     /// data [15:8], saddr [22:16], vdst [31:24].
     pub(super) fn flat10(&mut self, w0: u32) -> Result<Inst, DecodeError> {
