@@ -2,8 +2,8 @@
 //! assembler: every row of the generated table (llvm-mc-19 -mcpu=gfx90a's
 //! canonical text + bytes from `tests/kernels/emu/gfx9/*.part`) must decode
 //! to an instruction of the same length whose disassembly equals LLVM's text,
-//! or be refused with a reason the test expects. The opcode list of
-//! `isa::gfx9` is checked entry by entry; when llvm-mc-19 is installed the
+//! or be refused with a reason the test expects. The gfx9 column of
+//! `isa::table` is checked cell by cell; when llvm-mc-19 is installed the
 //! table is re-generated (for gfx90a and gfx942) and must still match.
 
 mod isa_decode_table_gfx9;
