@@ -141,11 +141,7 @@ pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, Dec
         nwords: 0,
         format: "?",
     };
-    let mut inst = if decoder.layout.gcn {
-        super::gfx9::decode(&mut decoder)?
-    } else {
-        decoder.decode()?
-    };
+    let mut inst = decoder.decode()?;
     inst.len = (4 * decoder.nwords) as u8;
     inst.dwords = decoder.words;
     Ok(inst)
@@ -291,6 +287,7 @@ impl<'a> Decoder<'a> {
             0x17F => self.sopp(w0)?,
             _ if w0 >> 28 == 0xB => self.sopk(w0)?,
             _ if w0 >> 30 == 0b10 => self.sop2(w0)?,
+            _ if self.layout.gcn => super::gfx9::decode(self, w0)?,
             _ => match w0 >> 26 {
                 0b111101 => match self.layout.smem {
                     SmemLayout::Scope24 => self.smem12(w0)?,
@@ -332,6 +329,9 @@ impl<'a> Decoder<'a> {
 
     /// Scalar source code (8 bits in SOP*, 9 bits in VALU). `wide`: 64-bit operand.
     fn src(&mut self, code: u32, wide: bool, literal_at: usize) -> Result<Src, DecodeError> {
+        if self.layout.gcn {
+            return self.gcn_src(code, wide, Some(literal_at));
+        }
         let code = self.scalar(code);
         if let Some(value) = inline_constant(code, wide) {
             return Ok(Src::Const(value));
@@ -383,6 +383,9 @@ impl<'a> Decoder<'a> {
     }
 
     fn sdst(&mut self, code: u32, wide: bool) -> Result<u8, DecodeError> {
+        if self.layout.gcn {
+            return self.gcn_sdst(code, wide);
+        }
         let code = self.scalar(code);
         if code > 127 || (wide && code % 2 == 1) {
             return Err(self.unsupported(format!(

@@ -392,14 +392,14 @@ pub struct EncodingLayout {
 /// soffset sit in the second).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SmemLayout {
-    /// ENCODING 0b110000; imm [17] and soe [14] select a 21-bit signed
+    /// ENCODING 0b110000; imm bit 17 and soe bit 14 select a 21-bit signed
     /// offset, an soffset SGPR, or both (gfx9).
     ImmSoe,
-    /// ENCODING 0b111101; glc [16], dlc [14], 21-bit signed offset (gfx10).
+    /// ENCODING 0b111101; glc bit 16, dlc bit 14, 21-bit signed offset (gfx10).
     Glc16,
-    /// ENCODING 0b111101; glc/dlc [14:13], 21-bit signed offset (gfx11).
+    /// ENCODING 0b111101; glc/dlc bits 14:13, 21-bit signed offset (gfx11).
     Glc14,
-    /// ENCODING 0b111101; opcode [20:13], scope and th, 24-bit signed
+    /// ENCODING 0b111101; opcode bits 20:13, scope and th, 24-bit signed
     /// offset; LLVM prints `offset:` beside an soffset even when it is 0
     /// (gfx12).
     Scope24,
@@ -408,13 +408,13 @@ pub enum SmemLayout {
 /// The FLAT/GLOBAL layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VmemLayout {
-    /// 64 bits: segment [15:14], 13-bit offset (12-bit unsigned for flat),
+    /// 64 bits: segment bits 15:14, 13-bit offset (12-bit unsigned for flat),
     /// saddr 0x7f = off (gfx9).
     Seg15Offset13,
-    /// 64 bits: segment [15:14], 12-bit offset (11-bit unsigned for flat),
+    /// 64 bits: segment bits 15:14, 12-bit offset (11-bit unsigned for flat),
     /// saddr `null` = off (gfx10).
     Seg15Offset12,
-    /// 64 bits: segment [17:16], 13-bit offset (12-bit unsigned for flat)
+    /// 64 bits: segment bits 17:16, 13-bit offset (12-bit unsigned for flat)
     /// (gfx11).
     Seg17Offset13,
     /// 96 bits (VFLAT/VGLOBAL, ENCODING 0b111011): 24-bit signed offset in

@@ -15,6 +15,11 @@
 //! `null`. DPP has only DPP16-style words, with gfx9's wave-wide controls;
 //! SDWA is refused.
 //!
+//! The shared decoder (`decode`) reads SOP* for gfx9 too, through this
+//! module's operand codes (`gcn_src`, `gcn_sdst`: it asks the
+//! generation's [`super::EncodingLayout`]); the VALU, SMEM and FLAT readers
+//! here run on the shared decoder's state (dwords, table lookup, refusals).
+//!
 //! Per target inside gfx9: `v_lshl_add_u64` (opcode 0x208, LLVM's
 //! GFX940Insts) decodes only where [`super::Isa::gfx940_insts`] is set (gfx942,
 //! gfx950, gfx9-4-generic); on gfx908, gfx90a and gfx9-generic those bits are
@@ -66,10 +71,11 @@ const DPP: u32 = 0xFA;
 const SDWA: u32 = 0xF9;
 const LITERAL: u32 = 255;
 
-/// Decode the gfx9 instruction `decoder` stands at: the GCN field layouts,
-/// read with the shared decoder's dwords, table lookup and errors.
-pub(super) fn decode(decoder: &mut Decoder) -> Result<Inst, DecodeError> {
-    Gcn(decoder).decode()
+/// Decode the gfx9 instruction whose first dword is `w0` in a GCN layout
+/// (VOP*, SMEM, FLAT): read with the shared decoder's dwords, table lookup
+/// and errors.
+pub(super) fn decode(decoder: &mut Decoder, w0: u32) -> Result<Inst, DecodeError> {
+    Gcn(decoder).decode(w0)
 }
 
 /// The shared decoder reading GCN layouts: its own methods are the fields
@@ -90,16 +96,8 @@ impl DerefMut for Gcn<'_, '_> {
 }
 
 impl Gcn<'_, '_> {
-    fn decode(&mut self) -> Result<Inst, DecodeError> {
-        let w0 = self.word(0)?;
-        match w0 >> 23 {
-            0x17D => return self.sop1(w0),
-            0x17E => return self.sopc(w0),
-            0x17F => return self.sopp(w0),
-            _ if w0 >> 28 == 0xB => return self.sopk(w0),
-            _ if w0 >> 30 == 0b10 => return self.sop2(w0),
-            _ => {}
-        }
+    /// The GCN formats past the scalar ones (the shared decoder reads SOP*).
+    fn decode(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         match w0 >> 26 {
             0b110000 => self.smem(w0),
             0b110100 => self.vop3(w0),
@@ -120,137 +118,6 @@ impl Gcn<'_, '_> {
                 Err(self.unsupported("this encoding family is not emulated"))
             }
         }
-    }
-
-    /// A source operand code (8-bit scalar or 9-bit vector field), mapped to
-    /// the register indices the emulator uses (m0 -> [`M0`]). `literal_at`:
-    /// the dword a literal would be in, `None` where gfx9 has no literal (VOP3).
-    fn src(
-        &mut self,
-        code: u32,
-        wide: bool,
-        literal_at: Option<usize>,
-    ) -> Result<Src, DecodeError> {
-        if let Some(value) = inline_constant(code, wide) {
-            return Ok(Src::Const(value));
-        }
-        Ok(match code {
-            0..=123 | 126 | 127 => {
-                if wide && code % 2 == 1 {
-                    return Err(self.unsupported(format!(
-                        "64-bit scalar operand starts at odd register {}",
-                        name(code as u8)
-                    )));
-                }
-                Src::Sgpr(code as u8)
-            }
-            M0_GFX9 => Src::Sgpr(M0),
-            251 => Src::Vccz,
-            252 => Src::Execz,
-            253 => Src::Scc,
-            LITERAL => match literal_at {
-                None => return Err(self.unsupported("gfx9 VOP3 has no literal operand")),
-                Some(at) => {
-                    let lit = self.word(at)?;
-                    if wide && lit >> 31 == 1 {
-                        return Err(self.unsupported(format!(
-                            "unsettled: 32-bit literal 0x{lit:08x} with bit 31 set in a 64-bit operand"
-                        )));
-                    }
-                    Src::Lit(lit)
-                }
-            },
-            256..=511 => Src::Vgpr((code - 256) as u16),
-            235..=239 => {
-                return Err(self.unsupported(format!(
-                    "aperture source code {code} (src_shared_base...) is not emulated"
-                )))
-            }
-            254 => return Err(self.unsupported("lds_direct is not emulated")),
-            other => {
-                return Err(
-                    self.unsupported(format!("source operand code {other} is reserved on gfx9"))
-                )
-            }
-        })
-    }
-
-    /// A 7-bit scalar destination: s0-s101, flat_scratch, xnack_mask, vcc, m0, exec.
-    fn sdst(&self, code: u32, wide: bool) -> Result<u8, DecodeError> {
-        let reg = match code {
-            0..=107 | 126 | 127 => code as u8,
-            M0_GFX9 => M0,
-            108..=123 => {
-                return Err(self
-                    .unsupported("trap temporaries (ttmp) are read-only outside the trap handler"))
-            }
-            _ => {
-                return Err(self.unsupported(format!(
-                    "scalar destination code {code} is not a writable register"
-                )))
-            }
-        };
-        if wide && (code % 2 == 1 || code == M0_GFX9) {
-            return Err(self.unsupported(format!(
-                "scalar destination {} is not a register pair",
-                name(reg)
-            )));
-        }
-        Ok(reg)
-    }
-
-    fn sop2(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SOP2";
-        let row = self.row(Sop2, bits(w0, 29, 23))?;
-        let (w_a, w_b) = match row.shape {
-            Shape::S2w => (true, true),
-            Shape::S2sh => (true, false),
-            _ => (false, false),
-        };
-        let mut inst = self.inst(row.op, Enc::Native);
-        inst.src[0] = self.src(bits(w0, 7, 0), w_a, Some(1))?;
-        inst.src[1] = self.src(bits(w0, 15, 8), w_b, Some(1))?;
-        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), w_a)?);
-        Ok(inst)
-    }
-
-    fn sop1(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SOP1";
-        let row = self.row(Sop1, bits(w0, 15, 8))?;
-        let wide = row.shape == Shape::S1w;
-        let mut inst = self.inst(row.op, Enc::Native);
-        inst.src[0] = self.src(bits(w0, 7, 0), wide, Some(1))?;
-        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), wide)?);
-        Ok(inst)
-    }
-
-    fn sopc(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SOPC";
-        let row = self.row(Sopc, bits(w0, 22, 16))?;
-        let wide = row.shape == Shape::Scw;
-        let mut inst = self.inst(row.op, Enc::Native);
-        inst.src[0] = self.src(bits(w0, 7, 0), wide, Some(1))?;
-        inst.src[1] = self.src(bits(w0, 15, 8), wide, Some(1))?;
-        Ok(inst)
-    }
-
-    fn sopk(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SOPK";
-        let row = self.row(Sopk, bits(w0, 27, 23))?;
-        let mut inst = self.inst(row.op, Enc::Native);
-        inst.imm = i32::from(w0 as u16 as i16);
-        inst.dst = u16::from(self.sdst(bits(w0, 22, 16), false)?);
-        Ok(inst)
-    }
-
-    /// SOPP: s_waitcnt's simm16 is gfx9's (vmcnt [3:0]+[15:14], expcnt [6:4],
-    /// lgkmcnt [11:8]); it waits on nothing here, so it is kept raw.
-    fn sopp(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SOPP";
-        let row = self.row(Sopp, bits(w0, 22, 16))?;
-        let mut inst = self.inst(row.op, Enc::Native);
-        inst.imm = i32::from(w0 as u16 as i16);
-        Ok(inst)
     }
 
     /// SMEM: sbase [5:0] (pair index), sdata [12:6], soe [14], nv [15], glc
@@ -362,7 +229,7 @@ impl Gcn<'_, '_> {
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         let dst = bits(w0, 24, 17);
         inst.dst = if row.shape == Shape::ToScalar1 {
-            u16::from(self.sdst(dst, false)?)
+            u16::from(self.gcn_sdst(dst, false)?)
         } else {
             dst as u16
         };
@@ -425,7 +292,7 @@ impl Gcn<'_, '_> {
                 self.format = "SDWA";
                 return Err(self.unsupported("SDWA (sub-dword addressing) is not emulated"));
             }
-            _ => inst.src[0] = self.src(code, wide, Some(1))?,
+            _ => inst.src[0] = self.gcn_src(code, wide, Some(1))?,
         }
         Ok(())
     }
@@ -497,15 +364,17 @@ impl Gcn<'_, '_> {
         self.vop3_sources(&mut inst, row, w1)?;
         let vdst = bits(w0, 7, 0);
         match row.shape {
-            Shape::Cmp | Shape::Cmpw => inst.sdst = self.sdst(vdst, true)?,
+            Shape::Cmp | Shape::Cmpw => inst.sdst = self.gcn_sdst(vdst, true)?,
             Shape::Cmpx | Shape::Cmpxw => {
-                (inst.sdst, inst.dst) = (EXEC, u16::from(self.sdst(vdst, true)?))
+                (inst.sdst, inst.dst) = (EXEC, u16::from(self.gcn_sdst(vdst, true)?))
             }
-            Shape::ToScalar1 | Shape::ToScalar2 => inst.dst = u16::from(self.sdst(vdst, false)?),
+            Shape::ToScalar1 | Shape::ToScalar2 => {
+                inst.dst = u16::from(self.gcn_sdst(vdst, false)?)
+            }
             _ => inst.dst = vdst as u16,
         }
         if sd {
-            inst.sdst = self.sdst(bits(w0, 14, 8), true)?;
+            inst.sdst = self.gcn_sdst(bits(w0, 14, 8), true)?;
         }
         self.constant_bus(&inst, false)?;
         Ok(inst)
@@ -555,7 +424,7 @@ impl Gcn<'_, '_> {
             _ => return Err(self.unsupported(format!("{} has no VOP3 form", mnemonic(row.op)))),
         };
         for i in 0..nsrc {
-            inst.src[i] = self.src(codes[i], wide[i], None)?;
+            inst.src[i] = self.gcn_src(codes[i], wide[i], None)?;
         }
         if matches!(row.shape, Shape::Ci | Shape::Cnd) && matches!(inst.src[2], Src::Vgpr(_)) {
             return Err(self.unsupported(format!(
@@ -575,6 +444,86 @@ impl Gcn<'_, '_> {
             return Err(self.unsupported("v_writelane_b32: the value must be scalar"));
         }
         Ok(())
+    }
+}
+
+/// GCN operand codes, read for the shared decoder too (its SOP* readers).
+impl Decoder<'_> {
+    /// A source operand code (8-bit scalar or 9-bit vector field), mapped to
+    /// the register indices the emulator uses (m0 -> [`M0`]). `literal_at`:
+    /// the dword a literal would be in, `None` where gfx9 has no literal (VOP3).
+    pub(super) fn gcn_src(
+        &mut self,
+        code: u32,
+        wide: bool,
+        literal_at: Option<usize>,
+    ) -> Result<Src, DecodeError> {
+        if let Some(value) = inline_constant(code, wide) {
+            return Ok(Src::Const(value));
+        }
+        Ok(match code {
+            0..=123 | 126 | 127 => {
+                if wide && code % 2 == 1 {
+                    return Err(self.unsupported(format!(
+                        "64-bit scalar operand starts at odd register {}",
+                        name(code as u8)
+                    )));
+                }
+                Src::Sgpr(code as u8)
+            }
+            M0_GFX9 => Src::Sgpr(M0),
+            251 => Src::Vccz,
+            252 => Src::Execz,
+            253 => Src::Scc,
+            LITERAL => match literal_at {
+                None => return Err(self.unsupported("gfx9 VOP3 has no literal operand")),
+                Some(at) => {
+                    let lit = self.word(at)?;
+                    if wide && lit >> 31 == 1 {
+                        return Err(self.unsupported(format!(
+                            "unsettled: 32-bit literal 0x{lit:08x} with bit 31 set in a 64-bit operand"
+                        )));
+                    }
+                    Src::Lit(lit)
+                }
+            },
+            256..=511 => Src::Vgpr((code - 256) as u16),
+            235..=239 => {
+                return Err(self.unsupported(format!(
+                    "aperture source code {code} (src_shared_base...) is not emulated"
+                )))
+            }
+            254 => return Err(self.unsupported("lds_direct is not emulated")),
+            other => {
+                return Err(
+                    self.unsupported(format!("source operand code {other} is reserved on gfx9"))
+                )
+            }
+        })
+    }
+
+    /// A 7-bit scalar destination: s0-s101, flat_scratch, xnack_mask, vcc, m0, exec.
+    pub(super) fn gcn_sdst(&self, code: u32, wide: bool) -> Result<u8, DecodeError> {
+        let reg = match code {
+            0..=107 | 126 | 127 => code as u8,
+            M0_GFX9 => M0,
+            108..=123 => {
+                return Err(self
+                    .unsupported("trap temporaries (ttmp) are read-only outside the trap handler"))
+            }
+            _ => {
+                return Err(self.unsupported(format!(
+                    "scalar destination code {code} is not a writable register"
+                )))
+            }
+        };
+        if wide && (code % 2 == 1 || code == M0_GFX9) {
+            return Err(self.unsupported(format!(
+                "scalar destination {} is not a register pair",
+                name(reg)
+            )));
+        }
+        Ok(reg)
     }
 }
 
