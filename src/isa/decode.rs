@@ -7,8 +7,9 @@
 //! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
 //! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
 //! signed offset in the third dword). Which layout an instruction has is a
-//! value of its generation ([`EncodingLayout`]); gfx9's GCN layouts are read
-//! by [`super::gfx9`] on this decoder's state (dwords, table lookup, errors).
+//! value of its generation ([`EncodingLayout`]): one decoder reads every
+//! generation, calling [`super::gfx9`]'s readers for the GCN fields (operand
+//! codes, VOP3, SMEM, FLAT) and `decode::gfx10`'s for gfx10's FLAT.
 //!
 //! The Isa's `dpp_src1_scalar` (gfx115x, gfx12) lets a DPP16/DPP8 VOP3 take an
 //! SGPR or inline constant as src1; without it that form is refused, as
@@ -280,37 +281,34 @@ impl<'a> Decoder<'a> {
 
     fn decode(&mut self) -> Result<Inst, DecodeError> {
         let w0 = self.word(0)?;
-        let vflat = self.layout.vmem == VmemLayout::Vflat;
+        let layout = self.layout;
         let inst = match w0 >> 23 {
             0x17D => self.sop1(w0)?,
             0x17E => self.sopc(w0)?,
             0x17F => self.sopp(w0)?,
             _ if w0 >> 28 == 0xB => self.sopk(w0)?,
             _ if w0 >> 30 == 0b10 => self.sop2(w0)?,
-            _ if self.layout.gcn => super::gfx9::decode(self, w0)?,
             _ => match w0 >> 26 {
-                0b111101 => match self.layout.smem {
+                enc if enc == layout.smem_encoding => match layout.smem {
+                    SmemLayout::ImmSoe => self.gcn_smem(w0)?,
+                    SmemLayout::Glc16 | SmemLayout::Glc14 => self.smem(w0)?,
                     SmemLayout::Scope24 => self.smem12(w0)?,
-                    SmemLayout::Glc16 | SmemLayout::Glc14 | SmemLayout::ImmSoe => self.smem(w0)?,
                 },
-                0b110101 => self.vop3(w0)?,
-                0b111011 if vflat => self.vmem12(w0)?,
-                0b110111 if self.layout.vmem == VmemLayout::Seg15Offset12 => self.flat10(w0)?,
-                0b110111 if !vflat => self.flat(w0)?,
+                enc if enc == layout.vop3_encoding && layout.gcn => self.gcn_vop3(w0)?,
+                enc if enc == layout.vop3_encoding => self.vop3(w0)?,
+                0b111011 if layout.vmem == VmemLayout::Vflat => self.vmem12(w0)?,
+                0b110111 if layout.vmem == VmemLayout::Seg15Offset13 => self.gcn_flat(w0)?,
+                0b110111 if layout.vmem == VmemLayout::Seg15Offset12 => self.flat10(w0)?,
+                0b110111 if layout.vmem == VmemLayout::Seg17Offset13 => self.flat(w0)?,
                 _ if w0 >> 25 == 0b0111111 => self.vop1(w0)?,
                 _ if w0 >> 25 == 0b0111110 => self.vopc(w0)?,
                 _ if w0 >> 31 == 0 => self.vop2(w0)?,
                 enc => {
-                    self.format = match enc {
-                        0b110110 => "DS",
-                        0b111000 => "MUBUF",
-                        0b111010 => "MTBUF",
-                        0b111100 => "MIMG",
-                        0b111110 => "EXP",
-                        0b110011 => "VOP3P",
-                        0b110010 => self.layout.encoding_110010,
-                        _ => "an unknown encoding",
-                    };
+                    self.format = layout
+                        .unemulated_families
+                        .iter()
+                        .find(|(bits, _)| *bits == enc)
+                        .map_or("an unknown encoding", |(_, name)| name);
                     return Err(self.unsupported("this encoding family is not emulated"));
                 }
             },
@@ -622,9 +620,14 @@ impl<'a> Decoder<'a> {
                 inst.src[2] = Src::Sgpr(VCC);
                 inst.sdst = VCC;
             }
+            // gfx9's carry-out adds (the only VOP2 rows of this shape): carry in VCC.
+            Shape::Co => inst.sdst = VCC,
             // vsrc1 names the low VGPR of the 64-bit operand (gfx12's v_lshlrev_b64_e32).
             Shape::V2 | Shape::Sh64 => {}
             _ => return Err(self.unsupported(format!("{} has no VOP2 form", row.mnemonic))),
+        }
+        if self.layout.gcn {
+            self.gcn_constant_bus(&inst, matches!(row.shape, Shape::Cnd | Shape::Ci))?;
         }
         Ok(inst)
     }
@@ -635,16 +638,22 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
-        inst.sdst = if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
-            EXEC
-        } else {
-            VCC
-        };
+        inst.sdst = VCC;
+        if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
+            inst.sdst = EXEC;
+            // GCN's v_cmpx writes VCC too (`Inst::cmpx_sgpr_dst`).
+            if self.layout.gcn {
+                inst.dst = u16::from(VCC);
+            }
+        }
         Ok(inst)
     }
 
     /// src0 of an e32 encoding: a 9-bit source, or a DPP word after the dword.
     fn e32_src0(&mut self, inst: &mut Inst, row: &OpInfo, code: u32) -> Result<(), DecodeError> {
+        if self.layout.gcn {
+            return self.gcn_e32_src0(inst, row, code);
+        }
         let wide = matches!(row.shape, Shape::Cmpw | Shape::Cmpxw);
         match code {
             DPP16 | DPP8 | DPP8_FI => {

@@ -376,6 +376,9 @@ pub struct EncodingLayout {
     /// and `v_cmpx_*` writing an SGPR pair besides EXEC (Vega ISA, "VOPC
     /// Instructions").
     pub gcn: bool,
+    /// ENCODING (bits 31:26) of VOP3 and of SMEM.
+    pub vop3_encoding: u32,
+    pub smem_encoding: u32,
     pub smem: SmemLayout,
     pub vmem: VmemLayout,
     /// VOP3 opcodes 0x140-0x17f are VOP3-only ops (gfx10), where gfx11+ put
@@ -383,9 +386,9 @@ pub struct EncodingLayout {
     pub vop3_only_at_0x140: bool,
     /// A VOP3 may carry a DPP16/DPP8 word in src0 (gfx11+).
     pub vop3_dpp: bool,
-    /// What ENCODING 0b110010 is (VINTRP on gfx10, VOPD from gfx11): named
-    /// in the refusal, neither is emulated.
-    pub encoding_110010: &'static str,
+    /// The ENCODING values of the families the emulator does not decode,
+    /// with their names for the refusal.
+    pub unemulated_families: &'static [(u32, &'static str)],
 }
 
 /// The SMEM layout (the instruction's first dword; the byte offset and
@@ -424,29 +427,57 @@ pub enum VmemLayout {
 
 const GCN_LAYOUT: EncodingLayout = EncodingLayout {
     gcn: true,
+    vop3_encoding: 0b110100,
+    smem_encoding: 0b110000,
     smem: SmemLayout::ImmSoe,
     vmem: VmemLayout::Seg15Offset13,
     vop3_only_at_0x140: false,
     vop3_dpp: false,
-    encoding_110010: "VINTRP",
+    unemulated_families: &[
+        (0b110110, "DS"),
+        (0b111000, "MUBUF"),
+        (0b111010, "MTBUF"),
+        (0b111100, "MIMG"),
+        (0b110001, "EXP"),
+        (0b110101, "VINTRP"),
+    ],
 };
+
+/// The families gfx10+ share, and the one that changed meaning at gfx11.
+macro_rules! rdna_families {
+    ($family_110010:literal) => {
+        &[
+            (0b110110, "DS"),
+            (0b111000, "MUBUF"),
+            (0b111010, "MTBUF"),
+            (0b111100, "MIMG"),
+            (0b111110, "EXP"),
+            (0b110011, "VOP3P"),
+            (0b110010, $family_110010),
+        ]
+    };
+}
 
 const GFX10_LAYOUT: EncodingLayout = EncodingLayout {
     gcn: false,
+    vop3_encoding: 0b110101,
+    smem_encoding: 0b111101,
     smem: SmemLayout::Glc16,
     vmem: VmemLayout::Seg15Offset12,
     vop3_only_at_0x140: true,
     vop3_dpp: false,
-    encoding_110010: "VINTRP",
+    unemulated_families: rdna_families!("VINTRP"),
 };
 
 const GFX11_LAYOUT: EncodingLayout = EncodingLayout {
     gcn: false,
+    vop3_encoding: 0b110101,
+    smem_encoding: 0b111101,
     smem: SmemLayout::Glc14,
     vmem: VmemLayout::Seg17Offset13,
     vop3_only_at_0x140: false,
     vop3_dpp: true,
-    encoding_110010: "VOPD",
+    unemulated_families: rdna_families!("VOPD"),
 };
 
 const GFX12_LAYOUT: EncodingLayout = EncodingLayout {

@@ -15,10 +15,11 @@
 //! `null`. DPP has only DPP16-style words, with gfx9's wave-wide controls;
 //! SDWA is refused.
 //!
-//! The shared decoder (`decode`) reads SOP* for gfx9 too, through this
-//! module's operand codes (`gcn_src`, `gcn_sdst`: it asks the
-//! generation's [`super::EncodingLayout`]); the VALU, SMEM and FLAT readers
-//! here run on the shared decoder's state (dwords, table lookup, refusals).
+//! The shared decoder (`decode`) reads gfx9's SOP* and VOP1/VOP2/VOPC too,
+//! asking the generation's [`super::EncodingLayout`] where GCN differs; this
+//! module gives it the GCN operand codes (`gcn_src`, `gcn_sdst`), the e32
+//! src0 (gfx9's DPP controls, SDWA refused), the one-scalar constant bus
+//! rule, and the VOP3, SMEM and FLAT layouts.
 //!
 //! Per target inside gfx9: `v_lshl_add_u64` (opcode 0x208, LLVM's
 //! GFX940Insts) decodes only where [`super::Isa::gfx940_insts`] is set (gfx942,
@@ -39,7 +40,6 @@ use super::decode::{bits, DecodeError, Decoder, Enc, Inst};
 use super::operand::{inline_constant, pair_name, reg_name, Dpp, Src, EXEC, M0, VCC};
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::Generation;
-use std::ops::{Deref, DerefMut};
 
 use Format::*;
 
@@ -71,60 +71,15 @@ const DPP: u32 = 0xFA;
 const SDWA: u32 = 0xF9;
 const LITERAL: u32 = 255;
 
-/// Decode the gfx9 instruction whose first dword is `w0` in a GCN layout
-/// (VOP*, SMEM, FLAT): read with the shared decoder's dwords, table lookup
-/// and errors.
-pub(super) fn decode(decoder: &mut Decoder, w0: u32) -> Result<Inst, DecodeError> {
-    Gcn(decoder).decode(w0)
-}
-
-/// The shared decoder reading GCN layouts: its own methods are the fields
-/// gfx9 lays out differently, everything else is the shared decoder's.
-struct Gcn<'d, 'a>(&'d mut Decoder<'a>);
-
-impl<'a> Deref for Gcn<'_, 'a> {
-    type Target = Decoder<'a>;
-    fn deref(&self) -> &Decoder<'a> {
-        self.0
-    }
-}
-
-impl DerefMut for Gcn<'_, '_> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        self.0
-    }
-}
-
-impl Gcn<'_, '_> {
-    /// The GCN formats past the scalar ones (the shared decoder reads SOP*).
-    fn decode(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        match w0 >> 26 {
-            0b110000 => self.smem(w0),
-            0b110100 => self.vop3(w0),
-            0b110111 => self.flat(w0),
-            _ if w0 >> 25 == 0b0111111 => self.vop1(w0),
-            _ if w0 >> 25 == 0b0111110 => self.vopc(w0),
-            _ if w0 >> 31 == 0 => self.vop2(w0),
-            enc => {
-                self.format = match enc {
-                    0b110110 => "DS",
-                    0b111000 => "MUBUF",
-                    0b111010 => "MTBUF",
-                    0b111100 => "MIMG",
-                    0b110001 => "EXP",
-                    0b110101 => "VINTRP",
-                    _ => "an unknown encoding",
-                };
-                Err(self.unsupported("this encoding family is not emulated"))
-            }
-        }
-    }
-
+/// The GCN layouts of VOP3, SMEM and FLAT, the e32 src0 (DPP/SDWA) and the
+/// constant bus rule, read on the shared decoder (which calls them where
+/// the generation's [`super::EncodingLayout`] is `gcn`).
+impl Decoder<'_> {
     /// SMEM: sbase [5:0] (pair index), sdata [12:6], soe [14], nv [15], glc
     /// [16] (cache policy: no effect here), imm [17], opcode [25:18]; dword 1:
     /// a 21-bit signed byte offset [20:0] when imm, else an SGPR code [7:0];
     /// soffset [31:25] when soe (then with the immediate offset).
-    fn smem(&mut self, w0: u32) -> Result<Inst, DecodeError> {
+    pub(super) fn gcn_smem(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "SMEM";
         let w1 = self.word(1)?;
         let row = self.row(Smem, bits(w0, 25, 18))?;
@@ -175,7 +130,7 @@ impl Gcn<'_, '_> {
     /// for flat), lds [13], seg [15:14], glc [16], slc [17] and gfx940's sc1
     /// [25] (cache policy: no effect here), opcode [24:18]; dword 1: vaddr [7:0], data [15:8],
     /// saddr [22:16] (0x7f = off), nv / gfx90a acc [23], vdst [31:24].
-    fn flat(&mut self, w0: u32) -> Result<Inst, DecodeError> {
+    pub(super) fn gcn_flat(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "FLAT";
         let w1 = self.word(1)?;
         let format = match bits(w0, 15, 14) {
@@ -219,61 +174,15 @@ impl Gcn<'_, '_> {
         };
         Ok(inst)
     }
-}
-
-impl Gcn<'_, '_> {
-    fn vop1(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "VOP1";
-        let row = self.row(Vop1, bits(w0, 16, 9))?;
-        let mut inst = self.inst(row.op, Enc::Native);
-        self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        let dst = bits(w0, 24, 17);
-        inst.dst = if row.shape == Shape::ToScalar1 {
-            u16::from(self.gcn_sdst(dst, false)?)
-        } else {
-            dst as u16
-        };
-        Ok(inst)
-    }
-
-    /// VOP2; on gfx9 the carry ops have an e32 form whose carry is VCC.
-    fn vop2(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "VOP2";
-        let row = self.row(Vop2, bits(w0, 30, 25))?;
-        let mut inst = self.inst(row.op, Enc::Native);
-        self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
-        inst.dst = bits(w0, 24, 17) as u16;
-        match row.shape {
-            Shape::Cnd => inst.src[2] = Src::Sgpr(VCC),
-            Shape::Ci => {
-                inst.src[2] = Src::Sgpr(VCC);
-                inst.sdst = VCC;
-            }
-            Shape::Co => inst.sdst = VCC,
-            Shape::V2 => {}
-            _ => return Err(self.unsupported(format!("{} has no VOP2 form", mnemonic(row.op)))),
-        }
-        self.constant_bus(&inst, matches!(row.shape, Shape::Cnd | Shape::Ci))?;
-        Ok(inst)
-    }
-
-    fn vopc(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "VOPC";
-        let row = self.row(Vopc, bits(w0, 24, 17))?;
-        let mut inst = self.inst(row.op, Enc::Native);
-        self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
-        inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
-        inst.sdst = VCC;
-        if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
-            (inst.sdst, inst.dst) = (EXEC, u16::from(VCC));
-        }
-        Ok(inst)
-    }
 
     /// src0 of an e32 encoding: a 9-bit source (a literal may follow), or a
     /// DPP word (SDWA is refused).
-    fn e32_src0(&mut self, inst: &mut Inst, row: &OpInfo, code: u32) -> Result<(), DecodeError> {
+    pub(super) fn gcn_e32_src0(
+        &mut self,
+        inst: &mut Inst,
+        row: &OpInfo,
+        code: u32,
+    ) -> Result<(), DecodeError> {
         let wide = matches!(row.shape, Shape::Cmpw | Shape::Cmpxw);
         match code {
             DPP => {
@@ -284,7 +193,7 @@ impl Gcn<'_, '_> {
                         mnemonic(row.op)
                     )));
                 }
-                let (src0, dpp) = self.dpp_word()?;
+                let (src0, dpp) = self.gcn_dpp_word()?;
                 inst.src[0] = src0;
                 inst.dpp = Some(dpp);
             }
@@ -302,7 +211,7 @@ impl Gcn<'_, '_> {
     /// Controls: quad_perm, row_shl/shr/ror, wave_shl/rol/shr/ror (0x130,
     /// 0x134, 0x138, 0x13c), row_mirror, row_half_mirror, row_bcast:15/31
     /// (0x142/0x143); gfx9 has no DPP8, row_share, row_xmask or fi.
-    fn dpp_word(&mut self) -> Result<(Src, Dpp), DecodeError> {
+    fn gcn_dpp_word(&mut self) -> Result<(Src, Dpp), DecodeError> {
         let w = self.word(1)?;
         let ctrl = bits(w, 16, 8) as u16;
         let valid = matches!(ctrl, 0x000..=0x0ff | 0x101..=0x10f | 0x111..=0x11f | 0x121..=0x12f | 0x130 | 0x134 | 0x138 | 0x13c | 0x140..=0x143);
@@ -328,7 +237,11 @@ impl Gcn<'_, '_> {
     /// gfx9 reads at most one scalar value per VALU instruction (SGPRs and
     /// literals; inline constants are free). `implicit_vcc`: the e32 form
     /// also reads VCC.
-    fn constant_bus(&self, inst: &Inst, implicit_vcc: bool) -> Result<(), DecodeError> {
+    pub(super) fn gcn_constant_bus(
+        &self,
+        inst: &Inst,
+        implicit_vcc: bool,
+    ) -> Result<(), DecodeError> {
         let implicit = implicit_vcc.then_some(Src::Sgpr(VCC));
         let mut scalars: Vec<Src> = Vec::new();
         for s in inst.src.iter().copied().chain(implicit) {
@@ -345,7 +258,7 @@ impl Gcn<'_, '_> {
 
     /// VOP3 (VOP3b for carry and mad64 ops): VOPC ops at 0x000 + op, VOP2 at
     /// 0x100 + op, VOP1 at 0x140 + op, VOP3-only ops from 0x1c0.
-    fn vop3(&mut self, w0: u32) -> Result<Inst, DecodeError> {
+    pub(super) fn gcn_vop3(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "VOP3";
         let w1 = self.word(1)?;
         let opcode = bits(w0, 25, 16);
@@ -359,9 +272,9 @@ impl Gcn<'_, '_> {
         if sd {
             self.format = "VOP3b";
         }
-        self.vop3_modifiers(row, sd, w0, w1)?;
+        self.gcn_vop3_modifiers(row, sd, w0, w1)?;
         let mut inst = self.inst(row.op, Enc::Vop3);
-        self.vop3_sources(&mut inst, row, w1)?;
+        self.gcn_vop3_sources(&mut inst, row, w1)?;
         let vdst = bits(w0, 7, 0);
         match row.shape {
             Shape::Cmp | Shape::Cmpw => inst.sdst = self.gcn_sdst(vdst, true)?,
@@ -376,12 +289,18 @@ impl Gcn<'_, '_> {
         if sd {
             inst.sdst = self.gcn_sdst(bits(w0, 14, 8), true)?;
         }
-        self.constant_bus(&inst, false)?;
+        self.gcn_constant_bus(&inst, false)?;
         Ok(inst)
     }
 
     /// Modifiers that would change an integer op's result are refused.
-    fn vop3_modifiers(&self, row: &OpInfo, sd: bool, w0: u32, w1: u32) -> Result<(), DecodeError> {
+    fn gcn_vop3_modifiers(
+        &self,
+        row: &OpInfo,
+        sd: bool,
+        w0: u32,
+        w1: u32,
+    ) -> Result<(), DecodeError> {
         let checks = [
             (!sd && bits(w0, 10, 8) != 0, "abs"),
             (!sd && bits(w0, 14, 11) != 0, "op_sel"),
@@ -404,7 +323,12 @@ impl Gcn<'_, '_> {
         )))
     }
 
-    fn vop3_sources(&mut self, inst: &mut Inst, row: &OpInfo, w1: u32) -> Result<(), DecodeError> {
+    fn gcn_vop3_sources(
+        &mut self,
+        inst: &mut Inst,
+        row: &OpInfo,
+        w1: u32,
+    ) -> Result<(), DecodeError> {
         let codes = [bits(w1, 8, 0), bits(w1, 17, 9), bits(w1, 26, 18)];
         let (nsrc, wide) = match row.shape {
             Shape::V1 | Shape::ToScalar1 => (1, [false; 3]),
