@@ -300,11 +300,12 @@ fn opcode_table_has_no_duplicate_generation_format_opcode() {
     let mut seen = std::collections::HashMap::new();
     for row in table::TABLE {
         for generation in Generation::ALL {
-            if let Some(opcode) = row.opcode(generation) {
-                if let Some(other) = seen.insert((generation, row.format, opcode), row.mnemonic) {
+            if let Some(encoding) = row.encoding(generation) {
+                if let Some(other) = seen.insert((generation, encoding), row.mnemonic) {
                     panic!(
-                        "{generation} {} opcode 0x{opcode:x}: both {other} and {}",
-                        row.format.name(),
+                        "{generation} {} opcode 0x{:x}: both {other} and {}",
+                        encoding.format.name(),
+                        encoding.opcode,
                         row.mnemonic
                     );
                 }
@@ -319,10 +320,10 @@ fn opcode_table_has_no_duplicate_generation_format_opcode() {
             "{}",
             row.mnemonic
         );
-        for generation in [Generation::Gfx11, Generation::Gfx12] {
-            if let Some(n) = row.opcode(generation) {
+        for generation in Generation::ALL {
+            if let Some(e) = row.encoding(generation) {
                 assert_eq!(
-                    table::lookup(generation, row.format, n).map(|r| r.op),
+                    table::lookup(generation, e.format, e.opcode).map(|r| r.op),
                     Some(row.op),
                     "{generation} {}",
                     row.mnemonic

@@ -671,13 +671,8 @@ fn no_new_code_names_a_generation() {
         "src/emu/gfx10.rs",
     ];
     // Still to be turned into feature questions (issue 28, item 1).
-    let still: &[(&str, usize)] = &[
-        ("src/codeobj/descriptor.rs", 4),
-        ("src/emu/program.rs", 1),
-        ("src/isa/decode.rs", 9),
-        ("src/isa/disasm.rs", 4),
-        ("src/isa/table.rs", 8),
-    ];
+    // decode.rs: `decode_one`/`decode_at`, the gfx1100 helpers, name their Isa.
+    let still: &[(&str, usize)] = &[("src/isa/decode.rs", 2)];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![root.join("build.rs")];
     let mut dirs = vec![root.join("src")];

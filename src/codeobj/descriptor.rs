@@ -105,7 +105,7 @@ impl BitField {
     }
 }
 
-use crate::isa::{Generation, Isa};
+use crate::isa::{DescriptorLayout, Isa};
 use crate::target::{Feature, Target};
 use Rule::{Any, Zero};
 use Word::{CodeProperties as Cp, KernargPreload as Kp, Rsrc1 as R1, Rsrc2 as R2, Rsrc3 as R3};
@@ -640,14 +640,16 @@ impl KernelDescriptor {
         }
         // The layout and its rules are the generation's; a processor with no
         // row of ours gets the checks every generation shares.
-        match row(arch).map(|t| t.generation()) {
-            Some(Generation::Gfx9) => self.validate_gfx9(arch),
-            Some(Generation::Gfx10) => self.validate_gfx10(arch),
-            Some(Generation::Gfx11) => self.validate_rdna3_4(arch, "gfx11", RSRC1, RSRC3),
-            Some(Generation::Gfx12) => {
-                self.validate_rdna3_4(arch, "gfx12", RSRC1_GFX12, RSRC3_GFX12)
+        let Some(generation) = row(arch).map(|t| t.generation()) else {
+            return Ok(());
+        };
+        match generation.descriptor_layout() {
+            DescriptorLayout::Gfx6To9 => self.validate_gfx9(arch),
+            DescriptorLayout::Gfx10 => self.validate_gfx10(arch),
+            DescriptorLayout::Gfx11 => self.validate_rdna3_4(arch, generation.name(), RSRC1, RSRC3),
+            DescriptorLayout::Gfx12 => {
+                self.validate_rdna3_4(arch, generation.name(), RSRC1_GFX12, RSRC3_GFX12)
             }
-            None => Ok(()),
         }
     }
 

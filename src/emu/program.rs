@@ -9,7 +9,7 @@ use super::hazards::{self, Hazard};
 use super::taint::{self, Deps, VMask, VGPR_WORDS};
 use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
-use crate::isa::{Generation, Inst, Isa, Op, Shape};
+use crate::isa::{Inst, Isa, Op, Shape};
 use crate::target::Target;
 use std::collections::HashMap;
 
@@ -68,8 +68,8 @@ impl Allocation {
                 kd.wave_size()
             )
         };
-        let gfx9 = target.generation() == Generation::Gfx9;
-        let sgprs = gfx9.then(|| kd.gfx9_sgpr_count());
+        let counted = target.generation().descriptor_layout().counts_sgprs();
+        let sgprs = counted.then(|| kd.gfx9_sgpr_count());
         let sgpr_origin = format!(
             "GRANULATED_WAVEFRONT_SGPR_COUNT={}, granule 8 on gfx9; VCC, FLAT_SCRATCH and XNACK_MASK included",
             kd.get(crate::codeobj::descriptor::GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9)

@@ -6,8 +6,10 @@
 //! `decode::gfx10`. The two share the SOP*, VOP1/2/C, VOP3 and DPP
 //! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
 //! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
-//! signed offset in the third dword). gfx9 has its own decoder in
-//! [`super::gfx9`].
+//! signed offset in the third dword). Which layout an instruction has is a
+//! value of its generation ([`EncodingLayout`]): one decoder reads every
+//! generation, calling [`super::gfx9`]'s readers for the GCN fields (operand
+//! codes, VOP3, SMEM, FLAT) and `decode::gfx10`'s for gfx10's FLAT.
 //!
 //! The Isa's `dpp_src1_scalar` (gfx115x, gfx12) lets a DPP16/DPP8 VOP3 take an
 //! SGPR or inline constant as src1; without it that form is refused, as
@@ -23,10 +25,10 @@ use super::operand::{
     inline_constant, reg_name, Dpp, Src, DPP16, DPP8, DPP8_FI, EXEC, LITERAL, VCC,
 };
 use super::table::{self, Format, Op, OpInfo, Shape};
-use super::{Generation, Isa};
+use super::{EncodingLayout, Generation, Isa, SmemLayout, VmemLayout};
 
-// gfx10's layouts, names and operand numbering; a child module so it can add
-// to the `Decoder` without widening the decoder's visibility.
+// gfx10's FLAT layout and `s_waitcnt` text; a child module beside the
+// decoder methods it adds to.
 #[path = "gfx10.rs"]
 pub(super) mod gfx10;
 
@@ -130,20 +132,20 @@ fn hex(dwords: &[u32]) -> String {
 /// virtual address of `bytes[0]`, so offsets in the result and in errors are
 /// `base + pos`.
 pub fn decode(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeError> {
-    let offset = base.wrapping_add(pos as u64);
-    match isa.generation {
-        Generation::Gfx10 | Generation::Gfx11 | Generation::Gfx12 => Decoder {
-            isa,
-            bytes,
-            pos,
-            offset,
-            words: [0; 3],
-            nwords: 0,
-            format: "?",
-        }
-        .decode(),
-        Generation::Gfx9 => super::gfx9::decode(isa, bytes, pos, offset),
-    }
+    let mut decoder = Decoder {
+        isa,
+        layout: isa.generation.layout(),
+        bytes,
+        pos,
+        offset: base.wrapping_add(pos as u64),
+        words: [0; 3],
+        nwords: 0,
+        format: "?",
+    };
+    let mut inst = decoder.decode()?;
+    inst.len = (4 * decoder.nwords) as u8;
+    inst.dwords = decoder.words;
+    Ok(inst)
 }
 
 /// Decode the instruction of `isa` at the start of `bytes` (offset 0).
@@ -163,24 +165,28 @@ pub fn decode_at(bytes: &[u8], pos: usize, base: u64) -> Result<Inst, DecodeErro
     decode(Isa::GFX11, bytes, pos, base)
 }
 
-/// The decoder: one instruction's dwords as they are read.
-struct Decoder<'a> {
-    isa: Isa,
+/// The decoder: one instruction's dwords as they are read. Shared with
+/// `isa::gfx9`, which reads the GCN layouts on the same state.
+pub(super) struct Decoder<'a> {
+    pub(super) isa: Isa,
+    /// The field layouts of `isa`'s generation.
+    pub(super) layout: &'static EncodingLayout,
     bytes: &'a [u8],
     pos: usize,
-    offset: u64,
+    pub(super) offset: u64,
     words: [u32; 3],
     nwords: usize,
-    format: &'static str,
+    /// The format being decoded, for errors.
+    pub(super) format: &'static str,
 }
 
-fn bits(w: u32, hi: u32, lo: u32) -> u32 {
+pub(super) fn bits(w: u32, hi: u32, lo: u32) -> u32 {
     (w >> lo) & ((1u32 << (hi - lo + 1)) - 1)
 }
 
 impl<'a> Decoder<'a> {
     /// Dword `i` of the instruction, reading it from the stream if needed.
-    fn word(&mut self, i: usize) -> Result<u32, DecodeError> {
+    pub(super) fn word(&mut self, i: usize) -> Result<u32, DecodeError> {
         while self.nwords <= i {
             let at = self.pos + 4 * self.nwords;
             match self.bytes.get(at..at + 4) {
@@ -211,7 +217,7 @@ impl<'a> Decoder<'a> {
         Ok(self.words[i])
     }
 
-    fn unsupported(&self, reason: impl Into<String>) -> DecodeError {
+    pub(super) fn unsupported(&self, reason: impl Into<String>) -> DecodeError {
         DecodeError::Unsupported {
             offset: self.offset,
             dwords: self.words[..self.nwords.max(1)].to_vec(),
@@ -220,7 +226,7 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn inst(&self, op: Op, enc: Enc) -> Inst {
+    pub(super) fn inst(&self, op: Op, enc: Enc) -> Inst {
         Inst {
             offset: self.offset,
             len: 0,
@@ -239,14 +245,25 @@ impl<'a> Decoder<'a> {
         }
     }
 
-    fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
-        let row = table::lookup(self.isa.generation, format, opcode as u16).ok_or_else(|| {
+    /// The row of `opcode` in `format`, refused where the target lacks it.
+    pub(super) fn row(&self, format: Format, opcode: u32) -> Result<&'static OpInfo, DecodeError> {
+        let known = u16::try_from(opcode)
+            .ok()
+            .and_then(|n| table::lookup(self.isa.generation, format, n));
+        let row = known.ok_or_else(|| {
             self.unsupported(super::unemulated::refusal(
                 self.isa.generation,
                 format,
                 opcode,
             ))
         })?;
+        if table::GFX940_ONLY.contains(&row.op) && !self.isa.gfx940_insts {
+            return Err(self.unsupported(format!(
+                "opcode {opcode} (0x{opcode:x}) is {} only on gfx940+ (gfx942, gfx950, \
+                 gfx9-4-generic); this target (gfx908, gfx90a or gfx9-generic) has no such instruction",
+                table::mnemonic(row.op, self.isa.generation)
+            )));
+        }
         if table::GFX1250_ONLY.contains(&row.op) && !self.isa.gfx1250_insts {
             return Err(self.unsupported(format!(
                 "{} exists only on CDNA5 (gfx1250, gfx1251); on this target these bits are no instruction",
@@ -264,55 +281,44 @@ impl<'a> Decoder<'a> {
 
     fn decode(&mut self) -> Result<Inst, DecodeError> {
         let w0 = self.word(0)?;
-        let mut inst = match w0 >> 23 {
+        let layout = self.layout;
+        let inst = match w0 >> 23 {
             0x17D => self.sop1(w0)?,
             0x17E => self.sopc(w0)?,
             0x17F => self.sopp(w0)?,
             _ if w0 >> 28 == 0xB => self.sopk(w0)?,
             _ if w0 >> 30 == 0b10 => self.sop2(w0)?,
             _ => match w0 >> 26 {
-                0b111101 if self.gfx12() => self.smem12(w0)?,
-                0b111101 if self.gfx10() => self.smem10(w0)?,
-                0b111101 => self.smem(w0)?,
-                0b110101 => self.vop3(w0)?,
-                0b111011 if self.gfx12() => self.vmem12(w0)?,
-                0b110111 if self.gfx10() => self.flat10(w0)?,
-                0b110111 if !self.gfx12() => self.flat(w0)?,
+                enc if enc == layout.smem_encoding => match layout.smem {
+                    SmemLayout::ImmSoe => self.gcn_smem(w0)?,
+                    SmemLayout::Glc16 | SmemLayout::Glc14 => self.smem(w0)?,
+                    SmemLayout::Scope24 => self.smem12(w0)?,
+                },
+                enc if enc == layout.vop3_encoding && layout.gcn => self.gcn_vop3(w0)?,
+                enc if enc == layout.vop3_encoding => self.vop3(w0)?,
+                0b111011 if layout.vmem == VmemLayout::Vflat => self.vmem12(w0)?,
+                0b110111 if layout.vmem == VmemLayout::Seg15Offset13 => self.gcn_flat(w0)?,
+                0b110111 if layout.vmem == VmemLayout::Seg15Offset12 => self.flat10(w0)?,
+                0b110111 if layout.vmem == VmemLayout::Seg17Offset13 => self.flat(w0)?,
                 _ if w0 >> 25 == 0b0111111 => self.vop1(w0)?,
                 _ if w0 >> 25 == 0b0111110 => self.vopc(w0)?,
                 _ if w0 >> 31 == 0 => self.vop2(w0)?,
                 enc => {
-                    self.format = match enc {
-                        0b110110 => "DS",
-                        0b111000 => "MUBUF",
-                        0b111010 => "MTBUF",
-                        0b111100 => "MIMG",
-                        0b111110 => "EXP",
-                        0b110011 => "VOP3P",
-                        0b110010 if self.gfx10() => "VINTRP",
-                        0b110010 => "VOPD",
-                        _ => "an unknown encoding",
-                    };
+                    self.format = layout
+                        .unemulated_families
+                        .iter()
+                        .find(|(bits, _)| *bits == enc)
+                        .map_or("an unknown encoding", |(_, name)| name);
                     return Err(self.unsupported("this encoding family is not emulated"));
                 }
             },
         };
-        inst.len = (4 * self.nwords) as u8;
-        inst.dwords = self.words;
         Ok(inst)
-    }
-
-    fn gfx12(&self) -> bool {
-        self.isa.generation == Generation::Gfx12
-    }
-
-    fn gfx10(&self) -> bool {
-        self.isa.generation == Generation::Gfx10
     }
 
     /// A scalar operand code in gfx11's numbering (gfx10 swaps m0 and null).
     fn scalar(&self, code: u32) -> u32 {
-        if self.gfx10() {
+        if self.isa.generation.null_code() == Some(125) {
             gfx10::scalar_code(code)
         } else {
             code
@@ -321,6 +327,9 @@ impl<'a> Decoder<'a> {
 
     /// Scalar source code (8 bits in SOP*, 9 bits in VALU). `wide`: 64-bit operand.
     fn src(&mut self, code: u32, wide: bool, literal_at: usize) -> Result<Src, DecodeError> {
+        if self.layout.gcn {
+            return self.gcn_src(code, wide, Some(literal_at));
+        }
         let code = self.scalar(code);
         if let Some(value) = inline_constant(code, wide) {
             return Ok(Src::Const(value));
@@ -372,6 +381,9 @@ impl<'a> Decoder<'a> {
     }
 
     fn sdst(&mut self, code: u32, wide: bool) -> Result<u8, DecodeError> {
+        if self.layout.gcn {
+            return self.gcn_sdst(code, wide);
+        }
         let code = self.scalar(code);
         if code > 127 || (wide && code % 2 == 1) {
             return Err(self.unsupported(format!(
@@ -435,14 +447,20 @@ impl<'a> Decoder<'a> {
         Ok(inst)
     }
 
-    /// gfx11 SMEM: sbase [5:0] (pair index), sdata [12:6], glc/dlc [14:13]
-    /// (cache policy: no effect here), opcode [25:18]; dword 1: 21-bit signed
-    /// byte offset [20:0], soffset [31:25].
+    /// gfx10/gfx11 SMEM: sbase [5:0] (pair index), sdata [12:6], glc/dlc
+    /// [14:13] on gfx11, dlc [14] and glc [16] on gfx10 (cache policy: no
+    /// effect here), opcode [25:18]; dword 1: 21-bit signed byte offset
+    /// [20:0], soffset [31:25].
     fn smem(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "SMEM";
         let w1 = self.word(1)?;
         let row = self.row(Format::Smem, bits(w0, 25, 18))?;
-        if bits(w0, 17, 15) != 0 || bits(w1, 24, 21) != 0 {
+        // Bits 17:15 are reserved but for gfx10's glc at 16.
+        let reserved = match self.layout.smem {
+            SmemLayout::Glc16 => 0b101,
+            _ => 0b111,
+        };
+        if bits(w0, 17, 15) & reserved != 0 || bits(w1, 24, 21) != 0 {
             return Err(self.unsupported("reserved SMEM bits are set"));
         }
         let imm = ((bits(w1, 20, 0) << 11) as i32) >> 11;
@@ -602,9 +620,14 @@ impl<'a> Decoder<'a> {
                 inst.src[2] = Src::Sgpr(VCC);
                 inst.sdst = VCC;
             }
+            // gfx9's carry-out adds (the only VOP2 rows of this shape): carry in VCC.
+            Shape::Co => inst.sdst = VCC,
             // vsrc1 names the low VGPR of the 64-bit operand (gfx12's v_lshlrev_b64_e32).
             Shape::V2 | Shape::Sh64 => {}
             _ => return Err(self.unsupported(format!("{} has no VOP2 form", row.mnemonic))),
+        }
+        if self.layout.gcn {
+            self.gcn_constant_bus(&inst, matches!(row.shape, Shape::Cnd | Shape::Ci))?;
         }
         Ok(inst)
     }
@@ -615,16 +638,22 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         self.e32_src0(&mut inst, row, bits(w0, 8, 0))?;
         inst.src[1] = Src::Vgpr(bits(w0, 16, 9) as u16);
-        inst.sdst = if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
-            EXEC
-        } else {
-            VCC
-        };
+        inst.sdst = VCC;
+        if matches!(row.shape, Shape::Cmpx | Shape::Cmpxw) {
+            inst.sdst = EXEC;
+            // GCN's v_cmpx writes VCC too (`Inst::cmpx_sgpr_dst`).
+            if self.layout.gcn {
+                inst.dst = u16::from(VCC);
+            }
+        }
         Ok(inst)
     }
 
     /// src0 of an e32 encoding: a 9-bit source, or a DPP word after the dword.
     fn e32_src0(&mut self, inst: &mut Inst, row: &OpInfo, code: u32) -> Result<(), DecodeError> {
+        if self.layout.gcn {
+            return self.gcn_e32_src0(inst, row, code);
+        }
         let wide = matches!(row.shape, Shape::Cmpw | Shape::Cmpxw);
         match code {
             DPP16 | DPP8 | DPP8_FI => {
@@ -698,7 +727,7 @@ impl<'a> Decoder<'a> {
         let opcode = bits(w0, 25, 16);
         let row = match opcode {
             0x000..=0x0ff => self.row(Format::Vopc, opcode)?,
-            0x140..=0x17f if self.gfx10() => self.row(Format::Vop3, opcode)?,
+            0x140..=0x17f if self.layout.vop3_only_at_0x140 => self.row(Format::Vop3, opcode)?,
             0x100..=0x17f => self.row(Format::Vop2, opcode - 0x100)?,
             0x180..=0x1ff => self.row(Format::Vop1, opcode - 0x180)?,
             _ => self.row(Format::Vop3, opcode)?,
@@ -776,10 +805,10 @@ impl<'a> Decoder<'a> {
             _ => return Err(self.unsupported(format!("{} has no VOP3 form", row.mnemonic))),
         };
         let is_dpp = matches!(codes[0], DPP16 | DPP8 | DPP8_FI);
-        if is_dpp && self.gfx10() {
+        if is_dpp && !self.layout.vop3_dpp {
             return Err(self.unsupported(format!(
-                "src0 code 0x{:x}: VOP3 has no DPP form on gfx10",
-                codes[0]
+                "src0 code 0x{:x}: VOP3 has no DPP form on {}",
+                codes[0], self.isa.generation
             )));
         }
         if is_dpp {
@@ -851,7 +880,7 @@ impl Inst {
     /// VOP3 destination): gfx9 writes the lane mask to both, gfx10+ to EXEC
     /// only (`sdst`). `None` for every other instruction.
     pub fn cmpx_sgpr_dst(&self) -> Option<u8> {
-        (self.generation == Generation::Gfx9 && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
+        (self.generation.layout().gcn && matches!(self.shape(), Shape::Cmpx | Shape::Cmpxw))
             .then_some(self.sgpr_dst())
     }
 

@@ -6,7 +6,7 @@
 use super::decode::{Enc, Inst};
 use super::operand::{float64_name, float_name, pair_name, reg_name, Dpp, Src};
 use super::table::{self, Format, Op, OpInfo, Shape};
-use super::Generation;
+use super::{Generation, MemoryCounters, SmemLayout};
 use std::fmt;
 
 fn signed_hex(v: i32) -> String {
@@ -73,7 +73,8 @@ impl Src {
 impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = table::info(self.op);
-        let suffix = if self.generation == Generation::Gfx9 {
+        let gcn = self.generation.layout().gcn;
+        let suffix = if gcn {
             super::gfx9::suffix(self)
         } else {
             self.suffix(row)
@@ -85,9 +86,7 @@ impl fmt::Display for Inst {
             Shape::Load(n) => self.smem_operands(n, &mut trailing),
             Shape::MemLoad(n) | Shape::MemStore(n) => self.vmem_operands(row, n, &mut trailing),
             // gfx9 (wave64 only) prints lane masks as pairs and names s102-s105.
-            _ if self.generation == Generation::Gfx9 => {
-                super::gfx9::operands(self).unwrap_or_default()
-            }
+            _ if gcn => super::gfx9::operands(self).unwrap_or_default(),
             _ => self.operands(row),
         };
         if !ops.is_empty() {
@@ -149,7 +148,8 @@ impl Inst {
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
                 // LLVM 22 prints 0-64 in decimal, the rest as hex.
                 Op::SSetVgprMsb if (0..=64).contains(&self.imm) => vec![self.imm.to_string()],
-                Op::SWaitcnt if self.generation == Generation::Gfx10 => {
+                // The packing gfx10's text reads (gfx11 packs anew: printed raw).
+                Op::SWaitcnt if self.generation.memory_counters() == MemoryCounters::Vscnt => {
                     vec![super::decode::gfx10::waitcnt_text(self.imm as u16)]
                 }
                 _ => vec![format!("0x{:x}", self.imm as u16)],
@@ -199,7 +199,7 @@ impl Inst {
         match self.saddr {
             Some(so) => {
                 v.push(reg_name(so));
-                if self.imm != 0 || self.generation == Generation::Gfx12 {
+                if self.imm != 0 || self.generation.layout().smem == SmemLayout::Scope24 {
                     *trailing = format!(" offset:{}", signed_hex(self.imm));
                 }
             }

@@ -23,6 +23,12 @@ impl Generation {
         Generation::Gfx12,
     ];
 
+    /// The generation's column in per-generation tables (`isa::table`):
+    /// its place in [`Generation::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Generation::Gfx9 => "gfx9",
@@ -352,5 +358,177 @@ impl Isa {
         } else {
             4
         }
+    }
+}
+
+/// Where a generation's encodings put the fields that moved between
+/// generations (LLVM's `SIInstrFormats.td`, `SMInstructions.td`,
+/// `FLATInstructions.td`, `VOP3Instructions.td`; measured with llvm-mc in
+/// `tests/isa_decode*.rs`): a value of the generation, so the decoder and
+/// the disassembler ask which layout an instruction has, not which
+/// generation it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodingLayout {
+    /// The GCN encodings (gfx9, read by `isa::gfx9`): VOP3 at ENCODING
+    /// 0b110100 numbering VOP1 ops from 0x140 and taking no literal, SMEM
+    /// at 0b110000, m0 at operand code 124 and no `null`, flat_scratch and
+    /// xnack_mask in s102-s105, lane masks printed as pairs (wave64 only),
+    /// and `v_cmpx_*` writing an SGPR pair besides EXEC (Vega ISA, "VOPC
+    /// Instructions").
+    pub gcn: bool,
+    /// ENCODING (bits 31:26) of VOP3 and of SMEM.
+    pub vop3_encoding: u32,
+    pub smem_encoding: u32,
+    pub smem: SmemLayout,
+    pub vmem: VmemLayout,
+    /// VOP3 opcodes 0x140-0x17f are VOP3-only ops (gfx10), where gfx11+ put
+    /// VOP2 ops (and moved the VOP3-only ones to 0x200+).
+    pub vop3_only_at_0x140: bool,
+    /// A VOP3 may carry a DPP16/DPP8 word in src0 (gfx11+).
+    pub vop3_dpp: bool,
+    /// The ENCODING values of the families the emulator does not decode,
+    /// with their names for the refusal.
+    pub unemulated_families: &'static [(u32, &'static str)],
+}
+
+/// The SMEM layout (the instruction's first dword; the byte offset and
+/// soffset sit in the second).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmemLayout {
+    /// ENCODING 0b110000; imm bit 17 and soe bit 14 select a 21-bit signed
+    /// offset, an soffset SGPR, or both (gfx9).
+    ImmSoe,
+    /// ENCODING 0b111101; glc bit 16, dlc bit 14, 21-bit signed offset (gfx10).
+    Glc16,
+    /// ENCODING 0b111101; glc/dlc bits 14:13, 21-bit signed offset (gfx11).
+    Glc14,
+    /// ENCODING 0b111101; opcode bits 20:13, scope and th, 24-bit signed
+    /// offset; LLVM prints `offset:` beside an soffset even when it is 0
+    /// (gfx12).
+    Scope24,
+}
+
+/// The FLAT/GLOBAL layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VmemLayout {
+    /// 64 bits: segment bits 15:14, 13-bit offset (12-bit unsigned for flat),
+    /// saddr 0x7f = off (gfx9).
+    Seg15Offset13,
+    /// 64 bits: segment bits 15:14, 12-bit offset (11-bit unsigned for flat),
+    /// saddr `null` = off (gfx10).
+    Seg15Offset12,
+    /// 64 bits: segment bits 17:16, 13-bit offset (12-bit unsigned for flat)
+    /// (gfx11).
+    Seg17Offset13,
+    /// 96 bits (VFLAT/VGLOBAL, ENCODING 0b111011): 24-bit signed offset in
+    /// the third dword (gfx12).
+    Vflat,
+}
+
+const GCN_LAYOUT: EncodingLayout = EncodingLayout {
+    gcn: true,
+    vop3_encoding: 0b110100,
+    smem_encoding: 0b110000,
+    smem: SmemLayout::ImmSoe,
+    vmem: VmemLayout::Seg15Offset13,
+    vop3_only_at_0x140: false,
+    vop3_dpp: false,
+    unemulated_families: &[
+        (0b110110, "DS"),
+        (0b111000, "MUBUF"),
+        (0b111010, "MTBUF"),
+        (0b111100, "MIMG"),
+        (0b110001, "EXP"),
+        (0b110101, "VINTRP"),
+    ],
+};
+
+/// The families gfx10+ share, and the one that changed meaning at gfx11.
+macro_rules! rdna_families {
+    ($family_110010:literal) => {
+        &[
+            (0b110110, "DS"),
+            (0b111000, "MUBUF"),
+            (0b111010, "MTBUF"),
+            (0b111100, "MIMG"),
+            (0b111110, "EXP"),
+            (0b110011, "VOP3P"),
+            (0b110010, $family_110010),
+        ]
+    };
+}
+
+const GFX10_LAYOUT: EncodingLayout = EncodingLayout {
+    gcn: false,
+    vop3_encoding: 0b110101,
+    smem_encoding: 0b111101,
+    smem: SmemLayout::Glc16,
+    vmem: VmemLayout::Seg15Offset12,
+    vop3_only_at_0x140: true,
+    vop3_dpp: false,
+    unemulated_families: rdna_families!("VINTRP"),
+};
+
+const GFX11_LAYOUT: EncodingLayout = EncodingLayout {
+    gcn: false,
+    vop3_encoding: 0b110101,
+    smem_encoding: 0b111101,
+    smem: SmemLayout::Glc14,
+    vmem: VmemLayout::Seg17Offset13,
+    vop3_only_at_0x140: false,
+    vop3_dpp: true,
+    unemulated_families: rdna_families!("VOPD"),
+};
+
+const GFX12_LAYOUT: EncodingLayout = EncodingLayout {
+    smem: SmemLayout::Scope24,
+    vmem: VmemLayout::Vflat,
+    ..GFX11_LAYOUT
+};
+
+impl Generation {
+    /// The generation's encoding layouts.
+    pub const fn layout(self) -> &'static EncodingLayout {
+        match self {
+            Generation::Gfx9 => &GCN_LAYOUT,
+            Generation::Gfx10 => &GFX10_LAYOUT,
+            Generation::Gfx11 => &GFX11_LAYOUT,
+            Generation::Gfx12 => &GFX12_LAYOUT,
+        }
+    }
+
+    /// The kernel descriptor layout and rules of the generation.
+    pub const fn descriptor_layout(self) -> DescriptorLayout {
+        match self {
+            Generation::Gfx9 => DescriptorLayout::Gfx6To9,
+            Generation::Gfx10 => DescriptorLayout::Gfx10,
+            Generation::Gfx11 => DescriptorLayout::Gfx11,
+            Generation::Gfx12 => DescriptorLayout::Gfx12,
+        }
+    }
+}
+
+/// The kernel descriptor's COMPUTE_PGM_RSRC1/2/3 layouts and the rules that
+/// come with them, named as AMDGPUUsage ("Kernel Descriptor") and LLVM's
+/// `AMDHSAKernelDescriptor.h` name them; `codeobj::descriptor` holds each
+/// one's fields and checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescriptorLayout {
+    /// GRANULATED_WAVEFRONT_SGPR_COUNT counts SGPRs (granules of 8), no
+    /// wave32, the scratch user SGPRs unless architected (gfx9).
+    Gfx6To9,
+    /// RSRC3 with SHARED_VGPR_COUNT, wave32, the scratch user SGPRs (gfx10).
+    Gfx10,
+    /// Architected flat scratch, RSRC1/RSRC3 as gfx11 lays them out.
+    Gfx11,
+    /// Architected flat scratch, gfx12's RSRC1/RSRC3 (CDNA5 included).
+    Gfx12,
+}
+
+impl DescriptorLayout {
+    /// The descriptor says how many SGPRs a wave is given (gfx9); from
+    /// gfx10 the field is reserved and every wave has the whole file.
+    pub const fn counts_sgprs(self) -> bool {
+        matches!(self, DescriptorLayout::Gfx6To9)
     }
 }

@@ -1,7 +1,9 @@
-//! What gfx10 (RDNA1/2: gfx1010, gfx1030) encodes differently from gfx11,
-//! kept apart from the shared decoder so each generation's layouts read as
-//! one piece. Measured with `llvm-mc-19 -show-encoding` for `-mcpu=gfx1030`
-//! and `-mcpu=gfx1010` (the two encode every row of
+//! What gfx10 (RDNA1/2: gfx1010, gfx1030) encodes differently from gfx11.
+//! The differences that are values (operand numbering, SMEM reserved bits,
+//! VOP3 opcode ranges and DPP, spellings) are [`crate::isa::EncodingLayout`]
+//! and the table's gfx10 columns; the FLAT reader and `s_waitcnt` text stay
+//! here. Measured with `llvm-mc-19 -show-encoding` for `-mcpu=gfx1030` and
+//! `-mcpu=gfx1010` (the two encode every row of
 //! `tests/kernels/emu/gfx10/*.part` identically) and, for bytes LLVM's
 //! assembler refuses, its disassembler.
 //!
@@ -9,17 +11,19 @@
 //!   The decoder stores gfx11's numbering ([`super::super::operand::M0`],
 //!   [`super::super::operand::NULL`]), so an [`Inst`] means the same
 //!   register whatever generation it came from.
-//! - SMEM: as gfx11 but glc at bit 16 and dlc at bit 14; 21-bit signed offset.
+//! - SMEM: as gfx11 but glc at bit 16 and dlc at bit 14; 21-bit signed
+//!   offset (the shared reader, told by [`crate::isa::SmemLayout::Glc16`]).
 //! - FLAT/GLOBAL: offset [11:0] (12-bit signed for global, 11-bit unsigned
 //!   for flat), dlc [12], lds [13], segment [15:14], glc [16], slc [17].
 //! - VOP3: opcodes 0x140-0x17f are VOP3-only ops (gfx11 moved them to 0x200+),
 //!   VOP2 ops sit at 0x100-0x13f; a literal may follow; no DPP form.
 //! - `s_waitcnt`: vmcnt [3:0] and [15:14], expcnt [6:4], lgkmcnt [13:8].
 //! - Spellings: LLVM prints gfx10's names (`s_load_dwordx2`,
-//!   `global_load_dword`, `s_andn2_b32`, `v_ffbh_u32`, ...).
+//!   `global_load_dword`, `s_andn2_b32`, `v_ffbh_u32`, ...): the gfx10
+//!   name column of `isa::table`.
 
 use super::{bits, DecodeError, Decoder, Inst};
-use crate::isa::table::{Format, Op};
+use crate::isa::table::Format;
 
 /// gfx10's scalar operand code `code` in gfx11's numbering (m0 and null swap).
 pub(super) fn scalar_code(code: u32) -> u32 {
@@ -31,20 +35,6 @@ pub(super) fn scalar_code(code: u32) -> u32 {
 }
 
 impl Decoder<'_> {
-    /// gfx10 SMEM: sbase [5:0], sdata [12:6], dlc [14] and glc [16] (cache
-    /// policy: no effect here), opcode [25:18]; dword 1: 21-bit signed byte
-    /// offset [20:0], soffset [31:25] (null = none).
-    pub(super) fn smem10(&mut self, w0: u32) -> Result<Inst, DecodeError> {
-        self.format = "SMEM";
-        let w1 = self.word(1)?;
-        let row = self.row(Format::Smem, bits(w0, 25, 18))?;
-        if bits(w0, 15, 15) != 0 || bits(w0, 17, 17) != 0 || bits(w1, 24, 21) != 0 {
-            return Err(self.unsupported("reserved SMEM bits are set"));
-        }
-        let imm = ((bits(w1, 20, 0) << 11) as i32) >> 11;
-        self.smem_fields(row, w0, imm, bits(w1, 31, 25))
-    }
-
     /// gfx10 FLAT/GLOBAL; dword 1 is laid out as on gfx11: vaddr [7:0],
     /// data [15:8], saddr [22:16], vdst [31:24].
     pub(super) fn flat10(&mut self, w0: u32) -> Result<Inst, DecodeError> {
@@ -86,60 +76,6 @@ impl Decoder<'_> {
         inst.saddr = self.vmem_saddr(format, bits(w1, 22, 16))?;
         Ok(inst)
     }
-}
-
-/// gfx10's spelling of the ops whose table mnemonic is gfx11's.
-const NAMES: &[(Op, &str)] = &[
-    (Op::SAndNot1B32, "s_andn2_b32"),
-    (Op::SAndNot1B64, "s_andn2_b64"),
-    (Op::SOrNot1B32, "s_orn2_b32"),
-    (Op::SOrNot1B64, "s_orn2_b64"),
-    (Op::SAndNot1SaveexecB32, "s_andn2_saveexec_b32"),
-    (Op::SAndNot1SaveexecB64, "s_andn2_saveexec_b64"),
-    (Op::SOrNot1SaveexecB32, "s_orn2_saveexec_b32"),
-    (Op::SOrNot1SaveexecB64, "s_orn2_saveexec_b64"),
-    (Op::SCtzI32B32, "s_ff1_i32_b32"),
-    (Op::SSetInstPrefetchDistance, "s_inst_prefetch"),
-    (Op::SLoadB32, "s_load_dword"),
-    (Op::SLoadB64, "s_load_dwordx2"),
-    (Op::SLoadB128, "s_load_dwordx4"),
-    (Op::SLoadB256, "s_load_dwordx8"),
-    (Op::SLoadB512, "s_load_dwordx16"),
-    (Op::VClzI32U32, "v_ffbh_u32"),
-    (Op::VCtzI32B32, "v_ffbl_b32"),
-    (Op::GlobalLoadU8, "global_load_ubyte"),
-    (Op::GlobalLoadI8, "global_load_sbyte"),
-    (Op::GlobalLoadU16, "global_load_ushort"),
-    (Op::GlobalLoadI16, "global_load_sshort"),
-    (Op::GlobalLoadB32, "global_load_dword"),
-    (Op::GlobalLoadB64, "global_load_dwordx2"),
-    (Op::GlobalLoadB96, "global_load_dwordx3"),
-    (Op::GlobalLoadB128, "global_load_dwordx4"),
-    (Op::GlobalStoreB8, "global_store_byte"),
-    (Op::GlobalStoreB16, "global_store_short"),
-    (Op::GlobalStoreB32, "global_store_dword"),
-    (Op::GlobalStoreB64, "global_store_dwordx2"),
-    (Op::GlobalStoreB96, "global_store_dwordx3"),
-    (Op::GlobalStoreB128, "global_store_dwordx4"),
-    (Op::FlatLoadU8, "flat_load_ubyte"),
-    (Op::FlatLoadI8, "flat_load_sbyte"),
-    (Op::FlatLoadU16, "flat_load_ushort"),
-    (Op::FlatLoadI16, "flat_load_sshort"),
-    (Op::FlatLoadB32, "flat_load_dword"),
-    (Op::FlatLoadB64, "flat_load_dwordx2"),
-    (Op::FlatLoadB96, "flat_load_dwordx3"),
-    (Op::FlatLoadB128, "flat_load_dwordx4"),
-    (Op::FlatStoreB8, "flat_store_byte"),
-    (Op::FlatStoreB16, "flat_store_short"),
-    (Op::FlatStoreB32, "flat_store_dword"),
-    (Op::FlatStoreB64, "flat_store_dwordx2"),
-    (Op::FlatStoreB96, "flat_store_dwordx3"),
-    (Op::FlatStoreB128, "flat_store_dwordx4"),
-];
-
-/// gfx10's mnemonic for `op`, where it differs from the table's (gfx11's).
-pub(crate) fn name(op: Op) -> Option<&'static str> {
-    NAMES.iter().find(|(o, _)| *o == op).map(|(_, n)| *n)
 }
 
 /// The operand of a gfx10 `s_waitcnt` as LLVM prints it: the counters not at

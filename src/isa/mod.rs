@@ -5,21 +5,20 @@
 //!
 //! | module      | what it is                                                           |
 //! |-------------|----------------------------------------------------------------------|
-//! | [`table`]   | the opcodes as data: one row per opcode, an opcode column per [`Generation`], format, mnemonic, operand shape, semantics; gfx12's renamed mnemonics |
+//! | [`table`]   | the opcodes as data: one row per opcode, a column per [`Generation`] with its format and number there, format, mnemonic and each generation's spelling, operand shape, semantics |
 //! | [`operand`] | operand codes: scalar register numbers (VCC, NULL, M0, EXEC), register names, inline constants, [`Src`] and [`Dpp`] |
 //! | [`decode`](mod@decode) | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
-//! | [`gfx9`]    | gfx9 (GCN5/CDNA): its opcode list (formats differ per op there), field layouts, operand codes and spellings |
+//! | [`gfx9`]    | gfx9 (GCN5/CDNA): its field layouts, operand codes and register spellings |
 //! | [`unemulated`] | encodings LLVM knows that the emulator does not implement, with their mnemonics (for refusals) |
 //!
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
-//! gfx12; gfx10 (RDNA1/2), gfx11 (RDNA3/3.5) and gfx12 (RDNA4) are filled in
-//! and decoded, for a target's [`Isa`] (which also says whether a DPP VOP3 may
-//! take a scalar src1); gfx10's layouts and spellings are in `decode::gfx10`.
-//! gfx9 is decoded from its own opcode list ([`gfx9`]) into the same ops and
-//! [`Inst`]s. Adding a generation means filling its column and adding its field
-//! layouts here, not a new code path through the emulator: gfx12's ops are
-//! gfx11's ops under new numbers, names and memory layouts.
+//! gfx12, all filled in and decoded, for a target's [`Isa`] (which also says
+//! whether a DPP VOP3 may take a scalar src1); gfx10's layouts are in
+//! `decode::gfx10`, gfx9's in [`gfx9`]. Adding a generation means filling
+//! its column and adding its field layouts here, not a new code path through
+//! the emulator: gfx12's ops are gfx11's ops under new numbers, names and
+//! memory layouts.
 
 pub mod decode;
 pub mod disasm;
@@ -30,7 +29,10 @@ pub mod unemulated;
 
 pub use decode::{decode, decode_at, decode_one, decode_one_for, DecodeError, Enc, Inst};
 pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
-pub use table::{Format, Op, OpInfo, Opcodes, Shape};
+pub use table::{Encoding, Format, Op, OpInfo, Shape};
 
 mod generation;
-pub use generation::{Generation, HazardRules, HwIdLayout, Isa, MemoryCounters};
+pub use generation::{
+    DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Isa, MemoryCounters,
+    SmemLayout, VmemLayout,
+};
