@@ -136,6 +136,10 @@ pub struct Program {
     /// Per instruction, the registers it touches ([`Deps`]) in wave32 and
     /// wave64 (lane masks are one or two SGPRs wide).
     pub(crate) deps: [Vec<Deps>; 2],
+    /// Per instruction and wave size, `deps`' flags alone: the one byte the
+    /// run loop reads for every instruction of a clean wave, kept dense
+    /// (a `Deps` spans several cache lines since VGPR masks cover 1024).
+    pub(crate) flags: [Vec<u8>; 2],
     /// Per wave size, the registers a path may read before writing them.
     pub(crate) may: [(u128, VMask); 2],
     /// Per wave size, the hazards each instruction consumes ([`hazards`]):
@@ -226,11 +230,13 @@ impl Program {
                 deps[w][i].flags |= taint::F_HAZ;
             }
         }
+        let flags = [0, 1].map(|w| deps[w].iter().map(|d| d.flags).collect());
         Program {
             insts,
             targets,
             end_offset: base + code.len() as u64,
             deps,
+            flags,
             may,
             hazards,
             counters_clean,
@@ -256,6 +262,15 @@ impl Program {
             flags: 0,
         };
         self.deps[usize::from(W == 64)].get(pc).unwrap_or(&NONE)
+    }
+
+    /// The [`Deps`] flags of instruction `pc` in a wave of `W` lanes (0 past the end).
+    #[inline(always)]
+    pub(crate) fn flags_at<const W: usize>(&self, pc: usize) -> u8 {
+        self.flags[usize::from(W == 64)]
+            .get(pc)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Whether waves of `W` lanes skip the in-flight bookkeeping.

@@ -8,7 +8,7 @@ use super::launch::LaunchSetup;
 use super::memory::Memory;
 use super::program::Program;
 use super::smem::sload_group;
-use super::taint::{initialised_sgprs, Deps, Flow, WaveStop, F_MEM, F_RUNTIME};
+use super::taint::{initialised_sgprs, Flow, WaveStop, F_MEM, F_RUNTIME};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
@@ -221,14 +221,16 @@ fn step_tainted<const W: usize>(
 #[inline(always)]
 fn group_needs_taint<const W: usize>(
     waves: &mut [Wave<W>],
-    deps: &Deps,
+    pc: usize,
     ctx: &Ctx<'_>,
     clean: &mut bool,
 ) -> bool {
-    let f = deps.flags & F_RUNTIME;
+    // The dense flags first: a clean group reads nothing else.
+    let f = ctx.prog.flags_at::<W>(pc) & F_RUNTIME;
     if *clean && (f == 0 || (f == F_MEM && !ctx.mem.taint.is_active())) {
         return false;
     }
+    let deps = ctx.prog.deps_at::<W>(pc);
     let any = waves
         .iter_mut()
         .fold(false, |any, w| w.needs_taint(deps, ctx) | any);
@@ -290,7 +292,7 @@ pub fn run_lockstep<const W: usize>(
         steps += 1;
         check_steps(ctx, steps, inst, at)?;
         let shape = inst.shape();
-        if group_needs_taint(waves, ctx.prog.deps_at::<W>(pc), ctx, &mut clean) {
+        if group_needs_taint(waves, pc, ctx, &mut clean) {
             // Each wave sets its own pc (branches) from here.
             leave(waves, pc + 1, steps);
             let Some(status) = step_tainted(waves, inst, ctx, pc)? else {
