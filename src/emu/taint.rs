@@ -337,6 +337,16 @@ fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
     }
 }
 
+/// Whether an instruction with `flags` needs no taint step in a wave (or a
+/// lockstep group) with no taint anywhere: it has no runtime flag, or only
+/// the memory one while the memory shadow is empty (memory ops are common,
+/// so they test the atomic shadow flag inline).
+#[inline(always)]
+pub(super) fn clean_wave_skips(flags: u8, ctx: &Ctx<'_>) -> bool {
+    let f = flags & F_RUNTIME;
+    f == 0 || (f == F_MEM && !ctx.mem.taint.is_active())
+}
+
 /// The low `bits` bits set (all 64 from 64 on).
 #[inline(always)]
 fn ones(bits: usize) -> u64 {
@@ -770,15 +780,14 @@ impl<const W: usize> Wave<W> {
     /// memory shadow, or a DPP16 read that may be unsettled)? True when the
     /// full [`Wave::taint_step`] must run; a tainted register `inst` only
     /// writes is cleaned here.
+    /// Instruction `pc`'s dense flags are read first: a clean wave reads
+    /// nothing else (its [`Deps`] span several cache lines).
     #[inline(always)]
-    pub(super) fn needs_taint(&mut self, d: &Deps, ctx: &Ctx<'_>) -> bool {
-        if self.shadow.clean {
-            // Memory ops test the (atomic) shadow flag inline: they are common.
-            let f = d.flags & F_RUNTIME;
-            if f == 0 || (f == F_MEM && !ctx.mem.taint.is_active()) {
-                return false;
-            }
+    pub(super) fn needs_taint(&mut self, pc: usize, ctx: &Ctx<'_>) -> bool {
+        if self.shadow.clean && clean_wave_skips(ctx.prog.flags_at::<W>(pc), ctx) {
+            return false;
         }
+        let d = ctx.prog.deps_at::<W>(pc);
         let t = &self.shadow;
         let s = d.s & (t.s_undef | t.s_unset);
         let v = (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & t.v_any[k]));
@@ -831,7 +840,7 @@ impl<const W: usize> Wave<W> {
         // `pc` already points past `inst` (step_one and lockstep set it first).
         // Only instructions flagged F_HAZ have hazards: the others skip the lookup.
         let pc = self.pc.wrapping_sub(1);
-        let hazards = if ctx.prog.deps_at::<W>(pc).flags & F_HAZ != 0 {
+        let hazards = if ctx.prog.flags_at::<W>(pc) & F_HAZ != 0 {
             ctx.prog.hazards_at::<W>(pc)
         } else {
             &[]

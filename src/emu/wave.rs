@@ -251,10 +251,7 @@ impl<const W: usize> Wave<W> {
         self.steps += 1;
         check_steps(ctx, self.steps, inst, self.at)?;
         self.pc = pc + 1;
-        if (!self.shadow.clean || ctx.prog.flags_at::<W>(pc) & super::taint::F_RUNTIME != 0)
-            && self.needs_taint(ctx.prog.deps_at::<W>(pc), ctx)
-            && self.taint_step(inst, ctx)? == Flow::Stop
-        {
+        if self.needs_taint(pc, ctx) && self.taint_step(inst, ctx)? == Flow::Stop {
             return Ok(Some(Status::Ended));
         }
         self.step(inst, ctx, pc, &mut [], &mut false)

@@ -8,7 +8,7 @@ use super::launch::LaunchSetup;
 use super::memory::Memory;
 use super::program::Program;
 use super::smem::sload_group;
-use super::taint::{initialised_sgprs, Flow, WaveStop, F_MEM, F_RUNTIME};
+use super::taint::{clean_wave_skips, initialised_sgprs, Flow, WaveStop};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
@@ -202,10 +202,9 @@ fn step_tainted<const W: usize>(
     ctx: &Ctx<'_>,
     pc: usize,
 ) -> Result<Option<Option<Status>>, DeviceError> {
-    let deps = ctx.prog.deps_at::<W>(pc);
     let (mut stopped, mut status) = (false, None);
     for w in waves.iter_mut() {
-        if w.needs_taint(deps, ctx) && w.taint_step(inst, ctx)? == Flow::Stop {
+        if w.needs_taint(pc, ctx) && w.taint_step(inst, ctx)? == Flow::Stop {
             stopped = true;
             continue;
         }
@@ -225,15 +224,13 @@ fn group_needs_taint<const W: usize>(
     ctx: &Ctx<'_>,
     clean: &mut bool,
 ) -> bool {
-    // The dense flags first: a clean group reads nothing else.
-    let f = ctx.prog.flags_at::<W>(pc) & F_RUNTIME;
-    if *clean && (f == 0 || (f == F_MEM && !ctx.mem.taint.is_active())) {
+    // A clean group tests the instruction's flags once, not per wave.
+    if *clean && clean_wave_skips(ctx.prog.flags_at::<W>(pc), ctx) {
         return false;
     }
-    let deps = ctx.prog.deps_at::<W>(pc);
     let any = waves
         .iter_mut()
-        .fold(false, |any, w| w.needs_taint(deps, ctx) | any);
+        .fold(false, |any, w| w.needs_taint(pc, ctx) | any);
     *clean = waves.iter().all(|w| w.shadow.clean);
     any
 }
