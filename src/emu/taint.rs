@@ -780,14 +780,13 @@ impl<const W: usize> Wave<W> {
     /// memory shadow, or a DPP16 read that may be unsettled)? True when the
     /// full [`Wave::taint_step`] must run; a tainted register `inst` only
     /// writes is cleaned here.
-    /// Instruction `pc`'s dense flags are read first: a clean wave reads
-    /// nothing else (its [`Deps`] span several cache lines).
+    /// `flags` are the instruction's dense flags (`Program::flags_at`): a
+    /// clean wave reads nothing of `d`, which spans several cache lines.
     #[inline(always)]
-    pub(super) fn needs_taint(&mut self, pc: usize, ctx: &Ctx<'_>) -> bool {
-        if self.shadow.clean && clean_wave_skips(ctx.prog.flags_at::<W>(pc), ctx) {
+    pub(super) fn needs_taint(&mut self, flags: u8, d: &Deps, ctx: &Ctx<'_>) -> bool {
+        if self.shadow.clean && clean_wave_skips(flags, ctx) {
             return false;
         }
-        let d = ctx.prog.deps_at::<W>(pc);
         let t = &self.shadow;
         let s = d.s & (t.s_undef | t.s_unset);
         let v = (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & t.v_any[k]));

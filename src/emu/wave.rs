@@ -251,7 +251,8 @@ impl<const W: usize> Wave<W> {
         self.steps += 1;
         check_steps(ctx, self.steps, inst, self.at)?;
         self.pc = pc + 1;
-        if self.needs_taint(pc, ctx) && self.taint_step(inst, ctx)? == Flow::Stop {
+        let (flags, deps) = (ctx.prog.flags_at::<W>(pc), ctx.prog.deps_at::<W>(pc));
+        if self.needs_taint(flags, deps, ctx) && self.taint_step(inst, ctx)? == Flow::Stop {
             return Ok(Some(Status::Ended));
         }
         self.step(inst, ctx, pc, &mut [], &mut false)

@@ -202,9 +202,10 @@ fn step_tainted<const W: usize>(
     ctx: &Ctx<'_>,
     pc: usize,
 ) -> Result<Option<Option<Status>>, DeviceError> {
+    let (flags, deps) = (ctx.prog.flags_at::<W>(pc), ctx.prog.deps_at::<W>(pc));
     let (mut stopped, mut status) = (false, None);
     for w in waves.iter_mut() {
-        if w.needs_taint(pc, ctx) && w.taint_step(inst, ctx)? == Flow::Stop {
+        if w.needs_taint(flags, deps, ctx) && w.taint_step(inst, ctx)? == Flow::Stop {
             stopped = true;
             continue;
         }
@@ -225,12 +226,14 @@ fn group_needs_taint<const W: usize>(
     clean: &mut bool,
 ) -> bool {
     // A clean group tests the instruction's flags once, not per wave.
-    if *clean && clean_wave_skips(ctx.prog.flags_at::<W>(pc), ctx) {
+    let flags = ctx.prog.flags_at::<W>(pc);
+    if *clean && clean_wave_skips(flags, ctx) {
         return false;
     }
+    let deps = ctx.prog.deps_at::<W>(pc);
     let any = waves
         .iter_mut()
-        .fold(false, |any, w| w.needs_taint(pc, ctx) | any);
+        .fold(false, |any, w| w.needs_taint(flags, deps, ctx) | any);
     *clean = waves.iter().all(|w| w.shadow.clean);
     any
 }
