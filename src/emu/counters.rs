@@ -47,10 +47,10 @@ use crate::isa::{Generation, Inst, MemoryCounters, Op, Shape, NULL};
 
 /// Counter slots. Every generation uses the same slot for the same role;
 /// [`Model`] names them and says which exist.
-const LOAD: usize = 0;
-const SCALAR: usize = 1;
+pub(super) const LOAD: usize = 0;
+pub(super) const SCALAR: usize = 1;
 const EXP: usize = 2;
-const STORE: usize = 3;
+pub(super) const STORE: usize = 3;
 const DS: usize = 4;
 const SAMPLE: usize = 5;
 const BVH: usize = 6;
@@ -195,6 +195,20 @@ impl Model {
         } else {
             format!("s_waitcnt {}({n})", self.names[slot])
         }
+    }
+}
+
+/// Whether wait `inst` completes an access counted on `slot` ([`LOAD`],
+/// [`STORE`], [`SCALAR`]) that has `younger` younger accesses on it: the
+/// generation's own wait decoding and ordering (the XCNT rule in
+/// `hazards.rs` asks this too).
+pub(super) fn wait_covers(inst: &Inst, slot: usize, younger: u16) -> bool {
+    let model = Model::of(inst.generation);
+    let threshold = model.thresholds(inst, inst.generation)[slot];
+    if model.in_order[slot] {
+        younger >= threshold
+    } else {
+        threshold == 0
     }
 }
 

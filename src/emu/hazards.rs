@@ -802,20 +802,20 @@ fn xcnt_writer(
 /// accesses of its kind and `younger_c` younger ones on its own counter:
 /// (on XCNT, on its own counter).
 fn xcnt_cleared(inst: &Inst, kind: XKind, younger_x: u8, younger_c: u8) -> (bool, bool) {
-    let imm = inst.imm as u32 & 0xffff;
-    let in_order = |n: u32, younger: u8| u32::from(younger) >= n;
-    let counter = match inst.op {
-        Op::SWaitIdle => return (true, true),
-        Op::SWaitXcnt if kind.vector() => return (in_order(imm, younger_x), false),
-        Op::SWaitXcnt => return (imm == 0, false),
-        Op::SWaitLoadcnt if kind == XKind::VmemLoad => in_order(imm, younger_c),
-        Op::SWaitLoadcntDscnt if kind == XKind::VmemLoad => in_order(imm >> 8 & 0x3f, younger_c),
-        Op::SWaitStorecnt if kind == XKind::VmemStore => in_order(imm, younger_c),
-        Op::SWaitStorecntDscnt if kind == XKind::VmemStore => in_order(imm >> 8 & 0x3f, younger_c),
-        Op::SWaitKmcnt if kind == XKind::Smem => imm == 0,
-        _ => false,
-    };
-    (false, counter)
+    use super::counters::{wait_covers, LOAD, SCALAR, STORE};
+    match inst.op {
+        Op::SWaitIdle => (true, true),
+        Op::SWaitXcnt if kind.vector() => (u16::from(younger_x) >= inst.imm as u16, false),
+        Op::SWaitXcnt => (inst.imm as u16 == 0, false),
+        _ => {
+            let slot = match kind {
+                XKind::VmemLoad => LOAD,
+                XKind::VmemStore => STORE,
+                XKind::Smem => SCALAR,
+            };
+            (false, wait_covers(inst, slot, u16::from(younger_c)))
+        }
+    }
 }
 
 /// What goes wrong when register `reg` of a memory instruction is rewritten
