@@ -545,6 +545,25 @@ fn gfx12_reserved_bits_and_truncation_are_errors() {
     }
 }
 
+/// The `.part` lists of `tests/kernels/emu/<sub>` (the decode tables'
+/// sources), concatenated in file-name order.
+fn parts(sub: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels/emu")
+        .join(sub);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "part"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
 /// A generated decode table: llvm-mc's text and bytes per row.
 type Table = &'static [(&'static str, &'static [u8])];
 
@@ -558,20 +577,7 @@ type Table = &'static [(&'static str, &'static [u8])];
 /// Skipped, saying so, without llvm-mc-22.
 #[test]
 fn gfx1250_decodes_what_llvm_mc_22_assembles_and_refuses_what_it_drops() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu");
-    let mut source = String::new();
-    for sub in [".", "gfx12"] {
-        let mut files: Vec<_> = std::fs::read_dir(dir.join(sub))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "part"))
-            .collect();
-        files.sort();
-        for f in files {
-            source += &std::fs::read_to_string(f).unwrap();
-        }
-    }
+    let source = parts(".") + &parts("gfx12");
     let Some(rows) = llvm_mc_rows_with("llvm-mc-22", "gfx1250", &source) else {
         eprintln!("SKIPPED: llvm-mc-22 not found; gfx1250 decoding is not re-checked");
         return;
@@ -644,21 +650,6 @@ fn gfx1250_decodes_what_llvm_mc_22_assembles_and_refuses_what_it_drops() {
 /// saying so, where llvm-mc-19 is not installed).
 #[test]
 fn generated_tables_match_llvm_mc_when_present() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu");
-    let parts = |sub: &str| -> String {
-        let d = dir.join(sub);
-        let mut files: Vec<_> = std::fs::read_dir(&d)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "part"))
-            .collect();
-        files.sort();
-        files
-            .iter()
-            .map(|p| std::fs::read_to_string(p).unwrap())
-            .collect()
-    };
     let tables: [(&str, String, Table); 3] = [
         ("gfx1100", parts("."), isa_decode_table::TABLE),
         (
