@@ -566,6 +566,33 @@ mod tests {
         crate::target::find("gfx1100").unwrap()
     }
 
+    /// A wave64 descriptor (LLVM 22 assembles one for gfx1250) is refused on
+    /// the wave32-only CDNA5 rows, in one line naming the field and the
+    /// target; the same descriptor as wave32 passes the check, and wave64
+    /// passes on gfx1100.
+    #[test]
+    fn a_wave64_descriptor_is_refused_where_the_target_is_wave32_only() {
+        // The kernarg pointer in s[0:1]: USER_SGPR_COUNT 2 (rsrc2 bits 5:1).
+        let wave32 = kd(1 << 3, 2 << 1);
+        let wave64 = KernelDescriptor {
+            code_properties: 1 << 3,
+            rsrc2: 2 << 1,
+            ..Default::default()
+        };
+        for name in ["gfx1250", "gfx1251"] {
+            let t = crate::target::find(name).unwrap();
+            let e = check(&wave64, t).unwrap_err();
+            assert!(
+                e.contains("ENABLE_WAVEFRONT_SIZE32 is 0")
+                    && e.contains(&format!("{name} runs wave32 only")),
+                "{e}"
+            );
+            assert!(!e.contains('\n'), "{e}");
+            assert_eq!(check(&wave32, t), Ok(()), "{name}");
+        }
+        assert_eq!(check(&wave64, gfx1100()), Ok(()));
+    }
+
     #[test]
     fn gfx12_waves_get_workgroup_ids_in_ttmp9_and_ttmp7() {
         let d = kd(0b1000, 2 << 1 | 1 << 7);
