@@ -55,7 +55,7 @@ use crate::cases::Case;
 use crate::check::{self, Compare, LaneVerdict, Prefill};
 use crate::codeobj::{CodeObject, Kernel};
 use crate::error::Error;
-use crate::run::{CaseResult, KernelSource};
+use crate::run::{CaseResult, KernelSource, Watcher};
 
 /// What `manifest.json`'s `schema` says.
 pub const SCHEMA: &str = "xad-harness-dump";
@@ -382,9 +382,12 @@ impl Sink {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+}
+
+impl Watcher for Sink {
     /// A case starts: `result` is its fresh result (executor, target, seed,
     /// scalars), `code` and `kernel` what will run.
-    pub fn begin_case(&self, case: &Case, code: &CodeObject, kernel: &Kernel, result: &CaseResult) {
+    fn begin_case(&self, case: &Case, code: &CodeObject, kernel: &Kernel, result: &CaseResult) {
         let mut w = self.lock();
         w.manifest.seed = Some(result.seed);
         w.manifest.guard_seed = Some(result.guard_seed);
@@ -438,7 +441,7 @@ impl Sink {
     }
 
     /// One dispatch was checked: take its blocks that the mode asks for.
-    pub fn chunk(&self, cmp: &Compare<'_>) {
+    fn chunk(&self, cmp: &Compare<'_>) {
         let mut guard = self.lock();
         let w = &mut *guard;
         let mode = w.manifest.mode;
@@ -484,7 +487,7 @@ impl Sink {
 
     /// The case ended: write its files (when it has lanes to dump, or with
     /// `--dump-all`) and the manifest.
-    pub fn end_case(&self, result: &CaseResult) {
+    fn end_case(&self, result: &CaseResult) {
         let mut w = self.lock();
         let Some(mut cur) = w.current.remove(&std::thread::current().id()) else {
             return;
@@ -516,7 +519,9 @@ impl Sink {
             w.error = Some(e);
         }
     }
+}
 
+impl Sink {
     /// Write the manifest a last time and say what the dump holds, or the
     /// first error met while writing it (exit 3 for an otherwise passing run).
     pub fn finish(&self) -> Result<Summary, Error> {

@@ -21,6 +21,19 @@ use crate::error::{as_text, ReleaseError};
 use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::inputs;
 
+/// What watches a run as it goes: each case as it starts and ends, and each
+/// checked dispatch. `--dump` is the one watcher ([`crate::dump::Sink`]); the
+/// trait is declared here so the run does not depend on what watches it.
+pub trait Watcher: Send + Sync + std::fmt::Debug {
+    /// A case starts: `result` is its fresh result (executor, target, seed,
+    /// scalars), `code` and `kernel` what will run.
+    fn begin_case(&self, case: &Case, code: &CodeObject, kernel: &Kernel, result: &CaseResult);
+    /// One dispatch was checked.
+    fn chunk(&self, compare: &Compare<'_>);
+    /// The case is done: `result` is final.
+    fn end_case(&self, result: &CaseResult);
+}
+
 /// Largest `--lanes`: the kernel ABI counts lanes in 32 bits.
 pub const MAX_LANES: u64 = 1 << 32;
 
@@ -40,8 +53,9 @@ pub struct Options {
     /// Set by SIGINT/SIGTERM: the chunk loop stops before its next dispatch,
     /// leaving the lanes checked so far in the result.
     pub interrupt: crate::interrupt::Interrupt,
-    /// `--dump`: told of each case and each checked dispatch ([`crate::dump`]).
-    pub dump: Option<crate::dump::Sink>,
+    /// `--dump`: told of each case and each checked dispatch (the sink is
+    /// [`crate::dump::Sink`]).
+    pub dump: Option<std::sync::Arc<dyn Watcher>>,
     /// Lanes checked so far, over every case of the run (read by a progress
     /// bar on another thread); `None` counts nothing.
     pub lanes_done: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,

@@ -280,7 +280,10 @@ fn run_into(
         timeout: request.timeout,
         keep: request.max_mismatches,
         interrupt: request.interrupt.clone(),
-        dump: request.dump.clone(),
+        dump: request
+            .dump
+            .clone()
+            .map(|sink| std::sync::Arc::new(sink) as std::sync::Arc<dyn crate::run::Watcher>),
         lanes_done: Some(request.lanes_done.clone()),
         step_budget: request.step_budget,
         ..Options::default()

@@ -17,14 +17,10 @@
 //! launched with arguments it does not expect, so it is bad input.
 
 use super::metadata::{ArgMeta, KernelMeta};
-use crate::device::{DeviceError, Dispatch};
 
-/// Largest kernarg segment accepted: 4 KiB, the limit HIP and CUDA document
-/// for a kernel's parameters. The harness's own kernels use 40 or 72 bytes
-/// (plus up to 256 bytes of hidden arguments in code object v5).
-pub const MAX_KERNARG_BYTES: u32 = 4096;
-/// Work-items per workgroup the hardware allows (gfx11: 1024).
-pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+// The limits are the metadata's: a kernel that declares more is refused when
+// it is read, a launch that asks for more is refused here.
+pub use super::metadata::{MAX_KERNARG_BYTES, MAX_WORKGROUP_SIZE};
 
 /// Why a launch was refused before it ran. One line each.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,10 +66,12 @@ pub enum LaunchError {
     GridOverflow { dispatch: Dispatch, axis: usize },
 }
 
-impl From<LaunchError> for DeviceError {
-    fn from(e: LaunchError) -> DeviceError {
-        DeviceError::Refused(e.to_string())
-    }
+/// Grid and workgroup shape of one dispatch, in HIP's terms: `grid_blocks`
+/// workgroups of `block` work-items each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatch {
+    pub grid_blocks: [u32; 3],
+    pub block: [u32; 3],
 }
 
 /// Check a launch of `meta`'s kernel with `kernarg` and `dispatch` against

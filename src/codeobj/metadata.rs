@@ -3,7 +3,12 @@
 
 use rmpv::Value;
 
-use super::launch::{MAX_KERNARG_BYTES, MAX_WORKGROUP_SIZE};
+/// Largest kernarg segment accepted: 4 KiB, the limit HIP and CUDA document
+/// for a kernel's parameters. The harness's own kernels use 40 or 72 bytes
+/// (plus up to 256 bytes of hidden arguments in code object v5).
+pub const MAX_KERNARG_BYTES: u32 = 4096;
+/// Work-items per workgroup the hardware allows (gfx11: 1024).
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 
 /// One explicit or hidden kernel argument as the metadata lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]

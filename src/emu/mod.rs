@@ -125,7 +125,9 @@
 //!   19's code generator writes, is ignored as the hardware ignores it.
 
 mod counters;
-pub mod fault;
+// The fault type lives in the device seam (it is what `DeviceError` carries);
+// `emu::fault` stays its name inside the emulator.
+pub use crate::device::fault;
 mod gfx10;
 mod gfx9;
 mod hazards;

@@ -6,7 +6,7 @@
 use super::decode::{Enc, Inst};
 use super::operand::{float64_name, float_name, pair_name, reg_name, Dpp, Src};
 use super::table::{self, Format, Op, OpInfo, Shape};
-use super::{Generation, MemoryCounters, SmemLayout};
+use super::{MemoryCounters, SmemLayout};
 use std::fmt;
 
 fn signed_hex(v: i32) -> String {
@@ -136,7 +136,7 @@ impl Inst {
             Shape::K if self.op == Op::SGetregB32 => {
                 vec![
                     reg_name(self.sgpr_dst()),
-                    hwreg_text(self.imm as u16, self.generation),
+                    self.generation.hwreg_text(self.imm as u16),
                 ]
             }
             Shape::K | Shape::KWait => vec![
@@ -299,23 +299,5 @@ fn dpp16_ctrl(ctrl: u16) -> String {
         0x150..=0x15f => format!("row_share:{}", ctrl & 15),
         0x160..=0x16f => format!("row_xmask:{}", ctrl & 15),
         _ => format!("dpp_ctrl:0x{ctrl:x}"),
-    }
-}
-
-/// An `s_getreg_b32` operand as LLVM prints it: `hwreg(NAME)` for a whole
-/// register it names, `hwreg(NAME, offset, size)` for a field, the number for
-/// a register it has no name for here.
-pub(crate) fn hwreg_text(simm16: u16, generation: Generation) -> String {
-    let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
-    let layout = generation.hw_id();
-    let name = if u32::from(id) == layout.register {
-        layout.register_name.to_string()
-    } else {
-        id.to_string()
-    };
-    if offset == 0 && size == 32 {
-        format!("hwreg({name})")
-    } else {
-        format!("hwreg({name}, {offset}, {size})")
     }
 }

@@ -136,6 +136,24 @@ impl Generation {
         }
     }
 
+    /// An `s_getreg_b32` operand as LLVM prints it: `hwreg(NAME)` for a whole
+    /// register it names, `hwreg(NAME, offset, size)` for a field, the number for
+    /// a register it has no name for here.
+    pub(crate) fn hwreg_text(self, simm16: u16) -> String {
+        let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
+        let layout = self.hw_id();
+        let name = if u32::from(id) == layout.register {
+            layout.register_name.to_string()
+        } else {
+            id.to_string()
+        };
+        if offset == 0 && size == 32 {
+            format!("hwreg({name})")
+        } else {
+            format!("hwreg({name}, {offset}, {size})")
+        }
+    }
+
     /// The generation's memory counters.
     pub const fn memory_counters(self) -> MemoryCounters {
         match self {

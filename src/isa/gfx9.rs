@@ -510,7 +510,7 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::Scw => vec![show(s[0], 2), show(s[1], 2)],
         Shape::K if inst.op == Op::SGetregB32 => vec![
             name(inst.sgpr_dst()),
-            super::disasm::hwreg_text(inst.imm as u16, Generation::Gfx9),
+            Generation::Gfx9.hwreg_text(inst.imm as u16),
         ],
         Shape::K | Shape::KWait => vec![name(inst.sgpr_dst()), format!("0x{:x}", inst.imm as u16)],
         Shape::Nop | Shape::Control => match inst.op {

@@ -4,7 +4,11 @@
 //! nothing above this trait knows which one ran, except the [`Executor`] label it
 //! reports with every result.
 
+pub mod fault;
+
 use std::time::Duration;
+
+pub use fault::Fault;
 
 /// What executed a result. Every report line carries this.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -42,13 +46,9 @@ pub type DevicePtr = u64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModuleId(pub usize);
 
-/// Grid and workgroup shape of one dispatch, in HIP's terms: `grid_blocks`
-/// workgroups of `block` work-items each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dispatch {
-    pub grid_blocks: [u32; 3],
-    pub block: [u32; 3],
-}
+// The dispatch shape is defined beside the launch check that judges it, so
+// reading code objects does not depend on the device seam.
+pub use crate::codeobj::launch::Dispatch;
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum DeviceError {
@@ -74,15 +74,21 @@ pub enum DeviceError {
     /// Boxed: the fault carries text and context, and a small `DeviceError`
     /// keeps every `Result` on the emulator's hot path small.
     #[error("{0}")]
-    Emulation(Box<crate::emu::Fault>),
+    Emulation(Box<Fault>),
     /// Refused before running anything (e.g. wrong target).
     #[error("{0}")]
     Refused(String),
 }
 
-impl From<crate::emu::Fault> for DeviceError {
-    fn from(fault: crate::emu::Fault) -> DeviceError {
+impl From<Fault> for DeviceError {
+    fn from(fault: Fault) -> DeviceError {
         DeviceError::Emulation(Box::new(fault))
+    }
+}
+
+impl From<crate::codeobj::launch::LaunchError> for DeviceError {
+    fn from(e: crate::codeobj::launch::LaunchError) -> DeviceError {
+        DeviceError::Refused(e.to_string())
     }
 }
 

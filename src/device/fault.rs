@@ -2,9 +2,10 @@
 //! instruction, which wave and global lane, which address. The printed text
 //! is [`Fault::message`] behind "emulator: " (or "memory fault: " for memory
 //! faults), worded as users and tests have grepped it all along; the fields
-//! are for programs. This module depends on nothing else in the emulator, so
-//! [`crate::device::DeviceError`] holds a `Fault` without knowing emulator
-//! internals.
+//! are for programs. The emulator is the one executor that builds these
+//! (as `emu::Fault`); the type lives in the device seam, beside
+//! [`crate::device::DeviceError`] that carries it, and depends on nothing
+//! else, so the seam does not import the emulator.
 
 use std::fmt;
 
