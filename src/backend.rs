@@ -44,6 +44,20 @@ pub enum Identity {
     Unrecorded,
 }
 
+impl Identity {
+    /// Whether what runs here is emulated: the embedded emulator, or a HIP
+    /// device that says so (the emulated HIP device library names each of
+    /// its devices `xad-harness emulated <arch>`). The one place that
+    /// decides it; microbench refuses such a device (no timing exists there).
+    pub fn is_emulated(&self) -> bool {
+        match self {
+            Identity::Emulated { .. } => true,
+            Identity::Hardware { name, .. } => name.to_ascii_lowercase().contains("emulated"),
+            Identity::Unrecorded => false,
+        }
+    }
+}
+
 /// What runs one device's cases.
 pub enum Runner {
     /// A HIP device, used for every target it runs.
@@ -314,20 +328,35 @@ pub fn select(
     targets: Choice,
 ) -> Result<Selected, Error> {
     if choice == BackendChoice::Emu {
-        return match indices {
-            None => Ok(Selected::emulated(emulated(targets), Vec::new())),
-            Some(list) if list.iter().all(|&i| i == 0) => {
-                Ok(Selected::emulated(emulated(targets), Vec::new()))
-            }
-            Some(list) => Err(Error::Usage(format!(
-                "--device {} is out of range: the emulator is device 0",
-                list.iter().find(|&&i| i != 0).copied().unwrap_or_default()
-            ))),
-        };
+        return emulator_only(indices, targets);
     }
-    let probe = hip::probe();
+    select_with(&hip::probe(), choice, indices, targets)
+}
+
+/// `--backend emu`: the emulator, which is device 0.
+fn emulator_only(indices: Option<&[usize]>, targets: Choice) -> Result<Selected, Error> {
+    match indices {
+        Some(list) if list.iter().any(|&i| i != 0) => Err(Error::Usage(format!(
+            "--device {} is out of range: the emulator is device 0",
+            list.iter().find(|&&i| i != 0).copied().unwrap_or_default()
+        ))),
+        _ => Ok(Selected::emulated(emulated(targets), Vec::new())),
+    }
+}
+
+/// [`select`] with what the HIP runtime was seen to have (`probe`; not
+/// looked at for `emu`), for a command that words "no device" its own way.
+pub fn select_with(
+    probe: &hip::Probe,
+    choice: BackendChoice,
+    indices: Option<&[usize]>,
+    targets: Choice,
+) -> Result<Selected, Error> {
+    if choice == BackendChoice::Emu {
+        return emulator_only(indices, targets);
+    }
     let what = wanted(targets);
-    let picked = pick(&probe, indices, choice)?;
+    let picked = pick(probe, indices, choice)?;
     let (fit, unfit): (Vec<_>, Vec<_>) = picked.into_iter().partition(|d| fits(d, targets));
     // Devices of another card are reported (their cases not_supported) when
     // one target was asked for with `hip`: the Kubernetes case, a node
@@ -345,13 +374,13 @@ pub fn select(
         return match choice {
             BackendChoice::Hip => Err(Error::Skipped(format!(
                 "no HIP device that runs {what} code objects: {}; nothing was executed (use --backend emu or auto for the emulator)",
-                no_device_reason(&probe, &what)
+                no_device_reason(probe, &what)
             ))),
             _ => Ok(Selected::emulated(
                 emulated(targets),
                 vec![format!(
                     "no usable HIP device ({}); running on the embedded emulator",
-                    no_device_reason(&probe, &what)
+                    no_device_reason(probe, &what)
                 )],
             )),
         };
@@ -367,7 +396,7 @@ pub fn select(
         selected.notes.extend(note);
         selected.units.push(Unit {
             id: format!("hip:{}", d.index),
-            identity: identity(&probe, d),
+            identity: identity(probe, d),
             executor: crate::device::Device::executor(&device).to_string(),
             targets: run,
             runner: Runner::Hip(Box::new(device)),
@@ -389,7 +418,7 @@ pub fn select(
             let reason = format!("device {} does not run {what} code objects", describe(d));
             selected.units.push(Unit {
                 id: format!("hip:{}", d.index),
-                identity: identity(&probe, d),
+                identity: identity(probe, d),
                 executor: format!("hardware: {}", describe(d)),
                 // The asked target, to report its cases against; with no
                 // single target asked, none (the device then has no cases,
@@ -412,4 +441,34 @@ pub fn select(
         }
     }
     Ok(selected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hardware(name: &str) -> Identity {
+        Identity::Hardware {
+            index: 0,
+            name: name.to_string(),
+            gcn_arch_name: "gfx1100".into(),
+            pci_bus_id: None,
+            compute_units: 96,
+            memory_bytes: 1 << 34,
+            runtime_version: "6.4".into(),
+            driver_version: "6.4".into(),
+        }
+    }
+
+    #[test]
+    fn emulated_is_the_emulator_or_a_hip_device_that_says_so() {
+        assert!(hardware("xad-harness emulated gfx1100").is_emulated());
+        assert!(hardware("XAD-HARNESS EMULATED gfx1100").is_emulated());
+        assert!(!hardware("AMD Radeon RX 7900 XTX").is_emulated());
+        assert!(Identity::Emulated {
+            target: "gfx1100".into()
+        }
+        .is_emulated());
+        assert!(!Identity::Unrecorded.is_emulated());
+    }
 }

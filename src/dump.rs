@@ -381,7 +381,6 @@ impl Sink {
         // consistent enough to write out.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
-
 }
 
 impl Watcher for Sink {

@@ -19,6 +19,7 @@
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
 //! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
 //! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
+//! | [`handle`]  | one kernel loaded on one device: load, allocate, launch, read back, release (one release rule) |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`files`]   | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
@@ -50,6 +51,7 @@ pub mod emu;
 pub mod error;
 pub mod files;
 pub mod guard;
+pub mod handle;
 #[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
 pub mod hip;
 pub mod inputs;

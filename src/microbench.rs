@@ -17,12 +17,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::backend::BackendChoice;
+use crate::backend::{self, BackendChoice, Identity, Runner};
 use crate::codeobj::{ArgValue, CodeObject};
-use crate::device::{Device, DevicePtr, Dispatch};
+use crate::device::{Device, Dispatch};
+use crate::error::ReleaseError;
 use crate::error::{exit, Error, Result};
+use crate::handle::KernelHandle;
 use crate::isa::{self, Generation};
-use crate::target::{Feature, Target};
+use crate::target::{Choice, Feature, Target};
 
 /// Ops per loop trip of every timed region (`XMB_UNROLL` in the kernel).
 pub const OPS_PER_TRIP: u64 = 32;
@@ -471,10 +473,14 @@ pub fn kernel_name(target: &Target) -> &'static str {
 pub struct Measured {
     pub latency: Vec<Vec<Option<Record>>>,
     pub throughput: Vec<Vec<Option<Record>>>,
+    /// Device memory the device would not give back (the one release rule,
+    /// [`crate::handle`]): printed, exit 3 when the timing is otherwise good.
+    pub release_errors: Vec<ReleaseError>,
 }
 
 /// Load `code` on `dev`, run one warm-up and `plan.repeat` timed launches of
-/// each shape, and read their records. Buffers are freed on every path.
+/// each shape, and read their records. Buffers are freed on every path; a
+/// free the device refuses is kept in [`Measured::release_errors`].
 pub fn measure(
     dev: &mut dyn Device,
     code: &CodeObject,
@@ -482,54 +488,36 @@ pub fn measure(
     plan: &Plan,
     timeout: Duration,
 ) -> Result<Measured> {
-    let fault = |what: &str| {
-        let what = what.to_string();
-        move |e| Error::device(format!("microbench: {what}"), e)
-    };
-    let meta = &code
+    let kernel = code
         .kernel(kernel)
-        .map_err(|e| Error::Usage(format!("microbench: {e}")))?
-        .meta;
-    let module = dev
-        .load(&code.bytes)
-        .map_err(fault("loading the code object"))?;
-    let operands = dev.alloc(16).map_err(fault("allocating the operands"))?;
-    let out = match dev.alloc(plan.out_bytes()) {
-        Ok(out) => out,
-        Err(e) => {
-            let _ = dev.free(operands);
-            return Err(fault("allocating the records")(e));
-        }
-    };
-    let result = launches(dev, module, meta, plan, timeout, operands, out);
-    let freed = dev.free(out).and(dev.free(operands));
-    let measured = result?;
-    freed.map_err(fault("releasing a buffer"))?;
+        .map_err(|e| Error::Usage(format!("microbench: {e}")))?;
+    let mut handle =
+        KernelHandle::load(dev, code, &kernel).map_err(fault("loading the code object"))?;
+    let measured = launches(&mut handle, plan, timeout);
+    let released = handle.release();
+    let mut measured = measured?;
+    measured.release_errors = released;
     Ok(measured)
 }
 
-fn launches(
-    dev: &mut dyn Device,
-    module: crate::device::ModuleId,
-    meta: &crate::codeobj::KernelMeta,
-    plan: &Plan,
-    timeout: Duration,
-    operands: DevicePtr,
-    out: DevicePtr,
-) -> Result<Measured> {
-    let fault = |what: &'static str| move |e| Error::device(format!("microbench: {what}"), e);
+fn fault(what: &'static str) -> impl Fn(crate::device::DeviceError) -> Error {
+    move |e| Error::device(format!("microbench: {what}"), e)
+}
+
+fn launches(handle: &mut KernelHandle<'_>, plan: &Plan, timeout: Duration) -> Result<Measured> {
+    let operands = handle.alloc(16).map_err(fault("allocating the operands"))?;
+    let out = handle
+        .alloc(plan.out_bytes())
+        .map_err(fault("allocating the records"))?;
     let bytes: Vec<u8> = OPERANDS.iter().flat_map(|w| w.to_le_bytes()).collect();
-    dev.write(operands, &bytes)
+    handle
+        .write(operands, &bytes)
         .map_err(fault("writing the operands"))?;
-    let kernarg = crate::codeobj::kernarg::build(
-        meta,
-        &[
-            ArgValue::Pointer(operands),
-            ArgValue::Pointer(out),
-            ArgValue::U32(plan.iterations),
-        ],
-    )
-    .map_err(|e| Error::Usage(format!("microbench: {e}")))?;
+    let args = [
+        ArgValue::Pointer(operands),
+        ArgValue::Pointer(out),
+        ArgValue::U32(plan.iterations),
+    ];
     let mut measured = Measured::default();
     let zeros = vec![0u8; plan.out_bytes()];
     let mut words = vec![0u8; plan.out_bytes()];
@@ -543,11 +531,14 @@ fn launches(
     ] {
         // Launch 0 warms the instruction cache and is not kept.
         for launch in 0..=plan.repeat {
-            dev.write(out, &zeros)
+            handle
+                .write(out, &zeros)
                 .map_err(fault("clearing the records"))?;
-            dev.launch(module, &meta.name, &kernarg, dispatch, timeout)
+            handle
+                .launch_shaped(&args, dispatch, timeout)
                 .map_err(fault("launching xad_microbench"))?;
-            dev.read(out, &mut words)
+            handle
+                .read(out, &mut words)
                 .map_err(fault("reading the records"))?;
             if launch > 0 {
                 timed.push(parse_records(&words, waves));
@@ -568,12 +559,6 @@ pub fn parse_records(bytes: &[u8], waves: usize) -> Vec<Option<Record>> {
         .take(waves)
         .map(Record::parse)
         .collect()
-}
-
-/// Whether a HIP device's name says it is emulated (the emulated HIP device
-/// library calls each device `xad-harness emulated <arch>`).
-pub fn is_emulated(name: &str) -> bool {
-    name.to_ascii_lowercase().contains("emulated")
 }
 
 /// Why nothing is timed with `backend`, before any device is looked at:
@@ -633,14 +618,15 @@ pub fn lines(report: &Report, generation: Generation) -> Vec<String> {
     out
 }
 
-/// The HIP device to time: `--device`, else the first that runs one of our
-/// targets. No device at all, an emulated one, or a target without a
-/// microbench code object is [`Error::Skipped`] (exit 77).
+/// The HIP device to time, chosen the way every command chooses devices
+/// ([`backend::select_with`], HIP only): `--device`, else the first that
+/// runs one of our targets. No device at all, an emulated one, or one that
+/// runs none of our targets is [`Error::Skipped`] (exit 77).
 fn pick_device(
     probe: &crate::hip::Probe,
     backend: BackendChoice,
     index: Option<u32>,
-) -> Result<(u32, &'static Target, String)> {
+) -> Result<(Box<crate::hip::HipDevice>, &'static Target)> {
     let no_device = |why: String| {
         let tail = if backend == BackendChoice::Auto {
             "; the embedded emulator has no timing, so nothing was run"
@@ -652,50 +638,51 @@ fn pick_device(
             probe.runtime_line()
         ))
     };
-    let device = match index {
-        Some(i) => match probe.devices.iter().find(|d| d.index == i) {
-            Some(d) => d,
-            None if probe.devices.is_empty() => {
-                return Err(no_device(probe.no_devices_reason().unwrap_or_default()))
-            }
-            None => {
-                return Err(Error::Usage(format!(
-                    "--device {i} is out of range: the HIP runtime reports {} device(s)",
-                    probe.devices.len()
-                )))
-            }
-        },
-        None => match probe.devices.iter().find(|d| d.runnable) {
-            Some(d) => d,
-            None => {
-                return Err(no_device(probe.no_devices_reason().unwrap_or_else(|| {
-                    "no device runs one of our targets".to_string()
-                })))
-            }
-        },
-    };
-    let info = device.info.as_ref().map_err(|e| {
-        Error::device(
-            format!(
-                "microbench: reading HIP device {}'s properties",
-                device.index
-            ),
-            e.clone(),
-        )
-    })?;
-    if is_emulated(&info.name) {
-        return Err(Error::Skipped(format!(
-            "microbench: HIP device {} is \"{}\", an emulated device: no timing exists there; nothing was run",
-            device.index, info.name
-        )));
-    }
-    let target = device.target.ok_or_else(|| {
+    let runs_none = |d: &crate::hip::ProbedDevice, arch: &str| {
         Error::Skipped(format!(
-            "microbench: HIP device {} ({}) runs none of our targets; nothing was run",
-            device.index, info.arch
+            "microbench: HIP device {} ({arch}) runs none of our targets; nothing was run",
+            d.index
         ))
-    })?;
-    Ok((device.index, target, info.name.clone()))
+    };
+    let indices = index.map(|i| [i as usize]);
+    let selected = match backend::select_with(
+        probe,
+        BackendChoice::Hip,
+        indices.as_ref().map(|i| &i[..]),
+        Choice::Device,
+    ) {
+        // `select` words "no device" for running cases; say it for timing.
+        Err(Error::Skipped(_)) => {
+            let listed = index.and_then(|i| probe.devices.iter().find(|d| d.index == i));
+            return Err(match listed.map(|d| (d, d.info.as_ref())) {
+                Some((d, Ok(info))) => runs_none(d, &info.arch),
+                Some((d, Err(e))) => Error::device(
+                    format!("microbench: reading HIP device {}'s properties", d.index),
+                    e.clone(),
+                ),
+                None => no_device(
+                    probe
+                        .no_devices_reason()
+                        .unwrap_or_else(|| "no device runs one of our targets".to_string()),
+                ),
+            });
+        }
+        other => other?,
+    };
+    let Some(unit) = selected.units.into_iter().next() else {
+        return Err(no_device("no device runs one of our targets".to_string()));
+    };
+    if let Identity::Hardware { index, name, .. } = &unit.identity {
+        if unit.identity.is_emulated() {
+            return Err(Error::Skipped(format!(
+                "microbench: HIP device {index} is \"{name}\", an emulated device: no timing exists there; nothing was run"
+            )));
+        }
+    }
+    match (unit.runner, unit.targets.first()) {
+        (Runner::Hip(device), Some(&target)) => Ok((device, target)),
+        _ => Err(no_device("no device runs one of our targets".to_string())),
+    }
 }
 
 /// Run `xad-harness microbench` with `backend` (the flag or `$XAD_BACKEND`),
@@ -711,7 +698,7 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
         return Err(e);
     }
     let probe = crate::hip::probe();
-    let (index, target, _) = pick_device(&probe, backend, args.device)?;
+    let (mut dev, target) = pick_device(&probe, backend, args.device)?;
     let embedded = crate::kernels::find(target.name, kernel_name(target)).ok_or_else(|| {
         Error::Skipped(format!(
             "microbench: no microbench code object for {}{}; nothing was run",
@@ -735,11 +722,9 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
         iterations: args.iterations,
         repeat: args.repeat,
     };
-    let mut dev = crate::hip::HipDevice::open(index)
-        .map_err(|e| Error::device(format!("opening HIP device {index}"), e))?;
     let executor = dev.executor().to_string();
     let measured = measure(
-        &mut dev,
+        dev.as_mut(),
         &code,
         kernel,
         &plan,
@@ -804,12 +789,20 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
             .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")))?;
         crate::files::write_output(path, (text + "\n").as_bytes())?;
     }
-    Ok(exit::PASS)
+    for e in &measured.release_errors {
+        say(&format!("microbench: error: {e}"));
+    }
+    Ok(if measured.release_errors.is_empty() {
+        exit::PASS
+    } else {
+        exit::FAULT
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::DevicePtr;
 
     /// The labels are the assemblers' mnemonics (llvm-objdump prints gfx9's
     /// `v_add_u32` as such), and a problem's region is named as on gfx11.
@@ -1056,8 +1049,6 @@ mod tests {
             .contains("no timing exists on the embedded emulator"));
         assert!(!e.to_string().contains('\n'));
         assert!(refusal(BackendChoice::Hip).is_none());
-        assert!(is_emulated("xad-harness emulated gfx1100"));
-        assert!(!is_emulated("AMD Radeon RX 7900 XTX"));
     }
 
     #[test]

@@ -23,11 +23,12 @@ use crate::backend::{self, BackendChoice};
 use crate::cases::{self, Case, LaneData};
 use crate::check::{self, Compare, LaneVerdict, Prefill};
 use crate::codeobj::elf::MAX_CODE_OBJECT_BYTES;
-use crate::codeobj::{CodeObject, Kernel};
+use crate::codeobj::CodeObject;
 use crate::device::{Definedness, Device, DeviceError};
 use crate::dump::{self, CaseEntry, Manifest};
-use crate::error::{exit, Error, Result};
+use crate::error::{exit, Error, ReleaseError, Result};
 use crate::guard::{GuardViolation, GuardedBuffer};
+use crate::handle::KernelHandle;
 use crate::target::{self, Choice, Target};
 
 /// What `replay` was asked.
@@ -564,12 +565,16 @@ pub struct CaseReplay {
     pub fail_differently: u64,
     pub now_fail: u64,
     pub guard_violations: Vec<GuardViolation>,
+    /// Device memory the device would not give back (the one release rule,
+    /// [`crate::handle`]): reported, exit 3 when nothing failed.
+    pub release_errors: Vec<ReleaseError>,
     pub lines: Vec<String>,
 }
 
 /// Replay what `request` asks, handing each printed line to `say`; the
 /// exit code: 0 every replayed lane passed, 1 one failed (or a guard word
-/// changed). Errors carry their own (2 bad dump, 3 fault, 77 no device).
+/// changed), 3 device memory was not given back. Errors carry their own
+/// (2 bad dump, 3 fault, 77 no device).
 pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     let dump = load(
         &request.dir,
@@ -608,7 +613,7 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     }
     let guard_seed = m.guard_seed.unwrap_or_default();
     let (mut lanes, mut failed, mut unsettled, mut ran) = (0u64, 0u64, 0u64, 0usize);
-    let mut guards = 0usize;
+    let (mut guards, mut released) = (0usize, 0usize);
     let mut executors: Vec<String> = Vec::new();
     for dumped in &dump.cases {
         // The first device that runs the case's target (on HIP every
@@ -672,6 +677,10 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
         for v in &result.guard_violations {
             say(format!("  guard: {v}"));
         }
+        released += result.release_errors.len();
+        for e in &result.release_errors {
+            say(format!("  error: {e}"));
+        }
         for line in result.lines {
             say(line);
         }
@@ -698,6 +707,8 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     }
     Ok(if failed > 0 || guards > 0 {
         exit::MISMATCH
+    } else if released > 0 {
+        exit::FAULT
     } else {
         exit::PASS
     })
@@ -737,18 +748,15 @@ fn replay_case(
     guard_seed: u64,
     request: &Request,
 ) -> std::result::Result<CaseReplay, DeviceError> {
-    crate::run::check_target(&dumped.code, &dev.arch_name())?;
     let kernel = dumped
         .code
         .kernel(&dumped.entry.kernel)
         .map_err(|e| DeviceError::Refused(e.to_string()))?;
-    let module = dev.load(&dumped.code.bytes)?;
+    let mut handle = KernelHandle::load(dev, &dumped.code, kernel)?;
     let k = dumped.entry.outputs_per_lane;
     let mut out = CaseReplay::default();
     for planned in &dumped.dispatches {
-        let (got, taint) = execute(
-            dev, module, kernel, planned, dumped, guard_seed, request, &mut out,
-        )?;
+        let (got, taint) = execute(&mut handle, planned, dumped, guard_seed, request, &mut out)?;
         // The lane's first word of each source (all of it for one-word cases).
         let [wa, wb, wc] = dumped.entry.source_words;
         let sources = |p: u64| {
@@ -812,15 +820,14 @@ fn replay_case(
             }
         }
     }
+    out.release_errors = handle.release();
     Ok(out)
 }
 
 /// Allocate, fill, launch, check guards and read back one dispatch.
 #[allow(clippy::too_many_arguments)]
 fn execute(
-    dev: &mut dyn Device,
-    module: crate::device::ModuleId,
-    kernel: &Kernel,
+    handle: &mut KernelHandle<'_>,
     planned: &Planned,
     dumped: &DumpedCase,
     guard_seed: u64,
@@ -838,19 +845,13 @@ fn execute(
             ("c", wc, &planned.c),
             ("out", k, &planned.out),
         ] {
+            let dev = handle.device();
             let buf = GuardedBuffer::alloc(dev, name, count * per_lane * 4, per_lane, guard_seed)?;
             buf.write(dev, words)?;
             bufs.push(buf);
         }
-        crate::run::launch(
-            dev,
-            module,
-            kernel,
-            &bufs,
-            count,
-            &dumped.entry.scalars,
-            request.timeout,
-        )?;
+        crate::run::launch(handle, &bufs, count, &dumped.entry.scalars, request.timeout)?;
+        let dev = handle.device();
         let taint = dev.definedness(bufs[3].ptr(), count * k)?;
         for buf in &bufs {
             buf.check(dev, 0, count as u64, &mut out.guard_violations)?;
@@ -860,8 +861,7 @@ fn execute(
         Ok((got, taint))
     })();
     for buf in bufs {
-        // A buffer the device cannot give back does not change what was read.
-        let _ = buf.free(dev);
+        handle.free_guarded(buf);
     }
     outcome
 }

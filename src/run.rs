@@ -15,10 +15,13 @@ use rayon::prelude::*;
 
 use crate::cases::{Case, LaneData};
 use crate::check::{self, Compare, Prefill, Tally};
-use crate::codeobj::{ArgValue, CodeObject, Kernel, TargetId};
-use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
+use crate::codeobj::{ArgValue, CodeObject, Kernel};
+use crate::device::{Device, DeviceError, DevicePtr};
 use crate::error::{as_text, ReleaseError};
 use crate::guard::{GuardViolation, GuardedBuffer};
+use crate::handle::KernelHandle;
+// The target check runs in `KernelHandle::load`; callers know it by this name too.
+pub use crate::handle::check_target;
 use crate::inputs;
 
 /// What watches a run as it goes: each case as it starts and ends, and each
@@ -350,23 +353,6 @@ impl CaseResult {
     }
 }
 
-/// Refuse, before anything touches the device, a code object built for another target.
-pub fn check_target(code: &CodeObject, device_arch: &str) -> Result<(), DeviceError> {
-    let device = TargetId::parse(device_arch).ok_or_else(|| {
-        DeviceError::Refused(format!(
-            "device reports an unrecognised architecture {device_arch:?}"
-        ))
-    })?;
-    if code.target.runs_on(&device) {
-        Ok(())
-    } else {
-        Err(DeviceError::Refused(format!(
-            "code object is for {} but the device is {}; refusing to launch",
-            code.target, device_arch
-        )))
-    }
-}
-
 /// Run `case` with `kernel` from `code` on `dev`. Never panics on device
 /// errors: they end up in `CaseResult::error`, with the lanes checked so far.
 pub fn run_case(
@@ -485,8 +471,7 @@ fn execute(
     scalars: &[u32],
     result: &mut CaseResult,
 ) -> Result<(), DeviceError> {
-    check_target(code, &dev.arch_name())?;
-    let module = dev.load(&code.bytes)?;
+    let mut handle = KernelHandle::load(dev, code, kernel)?;
     let k = case.outputs_per_lane;
     let [wa, wb, wc] = case.inputs.words;
     let block = inputs::BLOCK_LANES;
@@ -505,12 +490,11 @@ fn execute(
             }
             let count = chunk.min((opts.lanes - first_lane) as usize);
             size_buffers(
-                dev,
+                &mut handle,
                 &mut bufs,
                 count,
                 [wa, wb, wc, k],
                 result.guard_seed,
-                &mut result.release_errors,
             )?;
             let ranges = [
                 (bufs[0].ptr(), count * wa),
@@ -519,7 +503,7 @@ fn execute(
                 (bufs[3].ptr(), count * k),
             ];
             stage(
-                dev,
+                handle.device(),
                 &mut host,
                 &bufs,
                 &ranges,
@@ -531,8 +515,9 @@ fn execute(
                     scalars,
                 },
             )?;
-            launch(dev, module, kernel, &bufs, count, scalars, opts.timeout)?;
+            launch(&mut handle, &bufs, count, scalars, opts.timeout)?;
             // Before anything touches `out`: which words the device left undefined or unsettled.
+            let dev = handle.device();
             let taint = dev.definedness(bufs[3].ptr(), count * k)?;
             for buf in &bufs {
                 buf.check(dev, first_lane, count as u64, &mut result.guard_violations)?;
@@ -572,8 +557,9 @@ fn execute(
         Ok(())
     })();
     for buf in bufs {
-        result.release_errors.extend(buf.free(dev).err());
+        handle.free_guarded(buf);
     }
+    result.release_errors.extend(handle.release());
     outcome
 }
 
@@ -652,12 +638,11 @@ fn stage(
 /// `per_lane` words per lane in each. Buffers are exactly `count` lanes long so the rear guards
 /// sit right after the last lane; only a shorter final chunk reallocates.
 fn size_buffers(
-    dev: &mut dyn Device,
+    handle: &mut KernelHandle<'_>,
     bufs: &mut Vec<GuardedBuffer>,
     count: usize,
     per_lane: [usize; 4],
     guard_seed: u64,
-    release_errors: &mut Vec<ReleaseError>,
 ) -> Result<(), DeviceError> {
     if bufs
         .first()
@@ -666,11 +651,11 @@ fn size_buffers(
         return Ok(());
     }
     for buf in bufs.drain(..) {
-        release_errors.extend(buf.free(dev).err());
+        handle.free_guarded(buf);
     }
     for (name, per_lane) in ["a", "b", "c", "out"].into_iter().zip(per_lane) {
         bufs.push(GuardedBuffer::alloc(
-            dev,
+            handle.device(),
             name,
             count * per_lane * 4,
             per_lane,
@@ -685,10 +670,10 @@ fn views_refused() -> DeviceError {
     DeviceError::Refused("the device returned the wrong number of host views".into())
 }
 
+/// Launch one chunk: the a, b, c and out buffers, the lane count and the
+/// case's scalars, over as many workgroups as `count` lanes need.
 pub(crate) fn launch(
-    dev: &mut dyn Device,
-    module: ModuleId,
-    kernel: &Kernel,
+    handle: &mut KernelHandle<'_>,
     bufs: &[GuardedBuffer],
     count: usize,
     scalars: &[u32],
@@ -697,15 +682,8 @@ pub(crate) fn launch(
     let mut args: Vec<ArgValue> = bufs.iter().map(|b| ArgValue::Pointer(b.ptr())).collect();
     args.push(ArgValue::U32(count as u32));
     args.extend(scalars.iter().map(|&s| ArgValue::U32(s)));
-    let kernarg = crate::codeobj::kernarg::build(&kernel.meta, &args)
-        .map_err(|e| DeviceError::Refused(e.to_string()))?;
-    let block = kernel.launch_workgroup_size();
-    let per_block = block.iter().product::<u32>().max(1) as usize;
-    let dispatch = Dispatch {
-        grid_blocks: [count.div_ceil(per_block) as u32, 1, 1],
-        block,
-    };
-    dev.launch(module, &kernel.meta.name, &kernarg, dispatch, timeout)
+    let per_block = handle.block().iter().product::<u32>().max(1) as usize;
+    handle.launch(&args, count.div_ceil(per_block) as u32, timeout)
 }
 
 /// Host-side buffers for one chunk, reused across chunks.

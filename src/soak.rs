@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 
 use crate::backend::{self, BackendChoice, Identity};
 use crate::codeobj::{kernarg, CodeObject};
-use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
+use crate::device::{Device, DeviceError, DevicePtr};
 use crate::error::{exit, Error, Result};
+use crate::handle::KernelHandle;
 use crate::inputs;
 use crate::interrupt::Interrupt;
 use crate::isa::Generation;
@@ -415,6 +416,10 @@ pub struct Outcome {
     /// The error that stopped the soak early (a runtime status, a failed
     /// allocation, a hang); what ran before it is reported all the same.
     pub error: Option<String>,
+    /// Device memory the device would not give back (the one release rule,
+    /// [`crate::handle`]); absent from the JSON when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub release_errors: Vec<String>,
     pub exit_code: i32,
 }
 
@@ -422,7 +427,7 @@ impl Outcome {
     fn code(&self) -> i32 {
         if self.confirmed + self.checksum_only > 0 {
             exit::MISMATCH
-        } else if self.unreproduced > 0 || self.error.is_some() {
+        } else if self.unreproduced > 0 || self.error.is_some() || !self.release_errors.is_empty() {
             exit::FAULT
         } else if let Some(s) = &self.interrupted {
             if s == "SIGTERM" {
@@ -478,12 +483,17 @@ impl Outcome {
         if self.findings.len() > MAX_SHOWN {
             out.push(format!("  ... {} more", self.findings.len() - MAX_SHOWN));
         }
+        out.extend(self.release_errors.iter().map(|e| format!("error: {e}")));
         let verdict = match self.code() {
             exit::PASS => "PASS: no mismatch".to_string(),
             exit::MISMATCH => "FAIL: v_xad_u32 mismatches confirmed by the host".to_string(),
             exit::FAULT if self.unreproduced > 0 => {
                 "FAULT: the device recorded mismatches the host cannot reproduce".to_string()
             }
+            exit::FAULT if self.error.is_none() => format!(
+                "FAULT: {} device buffer(s) could not be given back (the error lines above); no mismatch in what ran",
+                self.release_errors.len()
+            ),
             exit::FAULT => format!(
                 "FAULT: the soak stopped early after {} dispatch(es) (the error is on stderr and in the JSON report); no mismatch in what ran",
                 self.dispatches
@@ -581,20 +591,6 @@ pub fn run(req: &Request, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
     )
 }
 
-/// Device buffers of a soak, freed on every path.
-struct Buffers<'d> {
-    dev: &'d mut dyn Device,
-    ptrs: Vec<DevicePtr>,
-}
-
-impl Drop for Buffers<'_> {
-    fn drop(&mut self) {
-        for p in self.ptrs.drain(..) {
-            let _ = self.dev.free(p);
-        }
-    }
-}
-
 /// Soak `device` (which runs `target`'s code objects) with `code` (a soak
 /// kernel's code object) until `req.duration` has passed.
 #[allow(clippy::too_many_arguments)]
@@ -630,6 +626,7 @@ pub fn run_on(
         emulated_compute_units: (!hardware).then_some(compute_units),
         interrupted: None,
         error: None,
+        release_errors: Vec::new(),
         exit_code: exit::PASS,
     };
     let started = Instant::now();
@@ -668,11 +665,6 @@ fn soak_into(
     req: &Request,
     progress: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    let executor = out.executor.clone();
-    let fault = |what: &str| {
-        let what = what.to_string();
-        move |e| Error::device(what, e)
-    };
     let object = CodeObject::parse(code)
         .map_err(|e| Error::Io(format!("the soak code object for {}: {e}", target.name)))?;
     let name = object
@@ -683,9 +675,6 @@ fn soak_into(
     let kernel = object
         .kernel(&name)
         .map_err(|e| Error::Io(format!("the soak code object: {e}")))?;
-    let meta = kernel.meta.clone();
-    let wave = u64::from(meta.wavefront_size.max(1));
-    let block = kernel.launch_workgroup_size();
     let mut limits = Limits::for_device(hardware, compute_units, device.memory_bytes());
     if let Some((shape, _)) = req.fixed {
         limits.start = Shape {
@@ -694,31 +683,49 @@ fn soak_into(
         };
         limits.max_lanes = limits.start.lanes;
     }
-    let module: ModuleId = device
-        .load(code)
-        .map_err(fault("loading the soak kernel"))?;
-    let max_lanes = limits.max_lanes;
-    let mut bufs = Buffers {
-        dev: device,
-        ptrs: Vec::new(),
-    };
-    let records = bufs
-        .dev
-        .alloc(max_lanes as usize * RECORD_WORDS * 4)
-        .map_err(fault("allocating the soak records"))?;
-    bufs.ptrs.push(records);
-    let waves = bufs
-        .dev
-        .alloc((max_lanes / wave) as usize * WAVE_WORDS * 4)
-        .map_err(fault("allocating the soak wave words"))?;
-    bufs.ptrs.push(waves);
+    let mut handle = KernelHandle::load(device, &object, &kernel)
+        .map_err(|e| Error::device("loading the soak kernel", e))?;
+    let result = soak_with(out, &mut handle, target, &limits, req, progress);
+    out.release_errors
+        .extend(handle.release().iter().map(ToString::to_string));
+    result
+}
 
-    let generation = target.generation();
+/// The soak kernel's two buffers: one record per lane, a few words per wave.
+#[derive(Clone, Copy)]
+struct SoakBuffers {
+    records: DevicePtr,
+    waves: DevicePtr,
+}
+
+fn fault(what: &str) -> impl FnOnce(DeviceError) -> Error {
+    let what = what.to_string();
+    move |e| Error::device(what, e)
+}
+
+/// The dispatch loop of [`soak_into`], on the loaded soak kernel: dispatch,
+/// read the per-wave words, re-check lanes on the host, resize, until the
+/// duration, the dispatch count or a signal ends it.
+fn soak_with(
+    out: &mut Outcome,
+    handle: &mut KernelHandle<'_>,
+    target: &'static Target,
+    limits: &Limits,
+    req: &Request,
+    progress: &mut dyn FnMut(&str),
+) -> Result<()> {
+    let wave = u64::from(handle.meta().wavefront_size.max(1));
+    let bufs = SoakBuffers {
+        records: handle
+            .alloc(limits.max_lanes as usize * RECORD_WORDS * 4)
+            .map_err(fault("allocating the soak records"))?,
+        waves: handle
+            .alloc((limits.max_lanes / wave) as usize * WAVE_WORDS * 4)
+            .map_err(fault("allocating the soak wave words"))?,
+    };
     let started = Instant::now();
     let mut shape = limits.start;
     let mut index = 0u64;
-    let mut wave_words = Vec::new();
-    let mut record_bytes = vec![0u8; RECORD_WORDS * 4];
     loop {
         let (first, iterations) = fit(index, shape);
         let lanes = shape.lanes;
@@ -729,99 +736,17 @@ fn soak_into(
             stride: lanes as u32,
             iterations,
         };
-        let mut args = vec![
-            kernarg::ArgValue::Pointer(records),
-            kernarg::ArgValue::Pointer(waves),
-        ];
-        args.extend(d.keys.iter().map(|&k| kernarg::ArgValue::U32(k)));
-        args.extend([d.lo_base, iterations, d.stride].map(kernarg::ArgValue::U32));
-        let image = kernarg::build(&meta, &args).map_err(|e| Error::Io(e.to_string()))?;
-        let dispatch = Dispatch {
-            grid_blocks: [(lanes / GROUP) as u32, 1, 1],
-            block,
-        };
         let t0 = Instant::now();
-        bufs.dev
-            .launch(module, &meta.name, &image, dispatch, req.timeout)
-            .map_err(|e| match e {
-                // The device's own text says "raise it with --timeout", an
-                // option soak does not take: its watchdog is fixed, far above
-                // the time a dispatch is sized to take, so missing it means
-                // the device stopped responding.
-                DeviceError::Timeout(limit) => Error::Io(format!(
-                    "soak dispatch {}: kernel did not complete within {limit:?} (soak's watchdog, \
-                     fixed: dispatches are sized to take about {:?}, so the device stopped \
-                     responding; --duration sets the soak's length, not this limit)",
-                    out.dispatches, limits.dispatch_time
-                )),
-                e => fault(&format!("soak dispatch {}", out.dispatches))(e),
-            })?;
+        dispatch(handle, bufs, &d, lanes, out.dispatches, limits, req)?;
         let took = t0.elapsed();
-
-        // Per wave: coverage, and which waves hold mismatching lanes.
-        let n_waves = (lanes / wave) as usize;
-        wave_words.resize(n_waves * WAVE_WORDS * 4, 0);
-        bufs.dev
-            .read(waves, &mut wave_words)
-            .map_err(fault("reading the soak wave words"))?;
-        let mut recheck_lanes: Vec<u64> = Vec::new();
-        for w in 0..n_waves {
-            let word = |k: usize| {
-                let o = (w * WAVE_WORDS + k) * 4;
-                u32::from_le_bytes([
-                    wave_words[o],
-                    wave_words[o + 1],
-                    wave_words[o + 2],
-                    wave_words[o + 3],
-                ])
-            };
-            let unit = decode_hw_id(generation, word(0));
-            *out.coverage.entry(unit_name(generation, unit)).or_default() += 1;
-            if word(1) != 0 {
-                recheck_lanes.extend(w as u64 * wave..(w as u64 + 1) * wave);
-            }
-        }
-        // The sample: random lanes, or every lane.
-        if req.sample >= lanes {
-            recheck_lanes = (0..lanes).collect();
-        } else {
-            recheck_lanes
-                .extend((0..req.sample).map(|n| sample_lane(req.seed, out.dispatches, n, lanes)));
-            recheck_lanes.sort_unstable();
-            recheck_lanes.dedup();
-        }
-        for &lane in &recheck_lanes {
-            bufs.dev
-                .read(
-                    records + lane * (RECORD_WORDS as u64 * 4),
-                    &mut record_bytes,
-                )
-                .map_err(fault("reading a soak record"))?;
-            let words: Vec<u32> = record_bytes
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            let r = Record::from_words(&words);
-            out.device_mismatches += u64::from(r.mismatches);
-            out.lanes_rechecked += 1;
-            let verdict = recheck(&d, lane as u32, &r);
-            let iteration = (r.mismatches > 0).then_some(r.first_iteration);
-            match verdict {
-                Verdict::Clean => continue,
-                Verdict::Confirmed { .. } => out.confirmed += 1,
-                Verdict::ChecksumOnly { .. } => out.checksum_only += 1,
-                Verdict::Unreproduced { .. } => out.unreproduced += 1,
-            }
-            let j = iteration.filter(|&j| j < iterations).unwrap_or(0);
-            out.findings.push(Finding {
-                dispatch: out.dispatches,
-                lane,
-                index: u64::from(d.hi) << 32 | u64::from(d.lo(lane as u32, j)),
-                iteration,
-                record: r,
-                verdict,
-            });
-        }
+        let suspects = read_waves(handle, bufs, lanes, wave, target.generation(), out)?;
+        recheck_lanes(
+            handle,
+            bufs,
+            &d,
+            sample(suspects, lanes, out.dispatches, req),
+            out,
+        )?;
         out.dispatches += 1;
         out.xads += lanes * u64::from(iterations);
         out.min_shape = [
@@ -847,14 +772,129 @@ fn soak_into(
         }
         if out.dispatches % 16 == 0 {
             progress(&format!(
-                "soak [{executor}]: {} dispatches, {} lane-iterations, {:.0} s of {:.0} s",
+                "soak [{}]: {} dispatches, {} lane-iterations, {:.0} s of {:.0} s",
+                out.executor,
                 out.dispatches,
                 out.xads,
                 elapsed.as_secs_f64(),
                 req.duration.as_secs_f64()
             ));
         }
-        shape = next_shape(shape, took, &limits, req.duration - elapsed);
+        shape = next_shape(shape, took, limits, req.duration - elapsed);
+    }
+    Ok(())
+}
+
+/// Launch dispatch number `n` of the soak: `lanes` lanes computing `d`.
+fn dispatch(
+    handle: &mut KernelHandle<'_>,
+    bufs: SoakBuffers,
+    d: &Dispatched,
+    lanes: u64,
+    n: u64,
+    limits: &Limits,
+    req: &Request,
+) -> Result<()> {
+    let mut args = vec![
+        kernarg::ArgValue::Pointer(bufs.records),
+        kernarg::ArgValue::Pointer(bufs.waves),
+    ];
+    args.extend(d.keys.iter().map(|&k| kernarg::ArgValue::U32(k)));
+    args.extend([d.lo_base, d.iterations, d.stride].map(kernarg::ArgValue::U32));
+    handle
+        .launch(&args, (lanes / GROUP) as u32, req.timeout)
+        .map_err(|e| match e {
+            // The device's own text says "raise it with --timeout", an
+            // option soak does not take: its watchdog is fixed, far above
+            // the time a dispatch is sized to take, so missing it means
+            // the device stopped responding.
+            DeviceError::Timeout(limit) => Error::Io(format!(
+                "soak dispatch {n}: kernel did not complete within {limit:?} (soak's watchdog, \
+                 fixed: dispatches are sized to take about {:?}, so the device stopped \
+                 responding; --duration sets the soak's length, not this limit)",
+                limits.dispatch_time
+            )),
+            e => fault(&format!("soak dispatch {n}"))(e),
+        })
+}
+
+/// Read each wave's words: count the unit it ran on into the coverage, and
+/// return the lanes of every wave that recorded a mismatch.
+fn read_waves(
+    handle: &mut KernelHandle<'_>,
+    bufs: SoakBuffers,
+    lanes: u64,
+    wave: u64,
+    generation: Generation,
+    out: &mut Outcome,
+) -> Result<Vec<u64>> {
+    let n_waves = (lanes / wave) as usize;
+    let mut bytes = vec![0u8; n_waves * WAVE_WORDS * 4];
+    handle
+        .read(bufs.waves, &mut bytes)
+        .map_err(fault("reading the soak wave words"))?;
+    let mut suspects = Vec::new();
+    for (w, words) in bytes.chunks_exact(WAVE_WORDS * 4).enumerate() {
+        let word = |k: usize| u32::from_le_bytes(words[k * 4..k * 4 + 4].try_into().unwrap());
+        let unit = decode_hw_id(generation, word(0));
+        *out.coverage.entry(unit_name(generation, unit)).or_default() += 1;
+        if word(1) != 0 {
+            suspects.extend(w as u64 * wave..(w as u64 + 1) * wave);
+        }
+    }
+    Ok(suspects)
+}
+
+/// The lanes to re-check on the host: the suspects and a random sample, or
+/// every lane when the sample covers the dispatch.
+fn sample(mut lanes: Vec<u64>, count: u64, dispatch: u64, req: &Request) -> Vec<u64> {
+    if req.sample >= count {
+        return (0..count).collect();
+    }
+    lanes.extend((0..req.sample).map(|n| sample_lane(req.seed, dispatch, n, count)));
+    lanes.sort_unstable();
+    lanes.dedup();
+    lanes
+}
+
+/// Read the records of `lanes`, compute them again on the host and keep
+/// every lane that does not come out clean as a finding.
+fn recheck_lanes(
+    handle: &mut KernelHandle<'_>,
+    bufs: SoakBuffers,
+    d: &Dispatched,
+    lanes: Vec<u64>,
+    out: &mut Outcome,
+) -> Result<()> {
+    let mut bytes = vec![0u8; RECORD_WORDS * 4];
+    for lane in lanes {
+        handle
+            .read(bufs.records + lane * (RECORD_WORDS as u64 * 4), &mut bytes)
+            .map_err(fault("reading a soak record"))?;
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        let r = Record::from_words(&words);
+        out.device_mismatches += u64::from(r.mismatches);
+        out.lanes_rechecked += 1;
+        let verdict = recheck(d, lane as u32, &r);
+        let iteration = (r.mismatches > 0).then_some(r.first_iteration);
+        match verdict {
+            Verdict::Clean => continue,
+            Verdict::Confirmed { .. } => out.confirmed += 1,
+            Verdict::ChecksumOnly { .. } => out.checksum_only += 1,
+            Verdict::Unreproduced { .. } => out.unreproduced += 1,
+        }
+        let j = iteration.filter(|&j| j < d.iterations).unwrap_or(0);
+        out.findings.push(Finding {
+            dispatch: out.dispatches,
+            lane,
+            index: u64::from(d.hi) << 32 | u64::from(d.lo(lane as u32, j)),
+            iteration,
+            record: r,
+            verdict,
+        });
     }
     Ok(())
 }
