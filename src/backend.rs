@@ -109,6 +109,15 @@ impl Unit {
         }
     }
 
+    /// Why this unit runs nothing: the reason a device runs none of what was
+    /// asked, or "no device".
+    pub fn why_not(&self) -> &str {
+        match &self.runner {
+            Runner::Unsupported(why) => why,
+            _ => "no device",
+        }
+    }
+
     /// Whether this unit is a HIP device (those run concurrently).
     pub fn is_hip(&self) -> bool {
         matches!(self.runner, Runner::Hip(_))
@@ -414,33 +423,46 @@ pub fn select_with(
         listed
     };
     if report_unfit {
-        for d in unfit {
-            let reason = format!("device {} does not run {what} code objects", describe(d));
-            selected.units.push(Unit {
-                id: format!("hip:{}", d.index),
-                identity: identity(probe, d),
-                executor: format!("hardware: {}", describe(d)),
-                // The asked target, to report its cases against; with no
-                // single target asked, none (the device then has no cases,
-                // and its exit code is 77 all the same).
-                targets: match targets {
-                    Choice::One(t) => vec![t],
-                    Choice::Device | Choice::All => Vec::new(),
-                },
-                runner: Runner::Unsupported(reason),
-            });
-        }
-        // In `--device` order, as listed, rather than fitting ones first.
-        if let Some(order) = indices {
-            selected.units.sort_by_key(|u| {
-                order
-                    .iter()
-                    .position(|&i| u.id == format!("hip:{i}"))
-                    .unwrap_or(usize::MAX)
-            });
-        }
+        add_unfit(&mut selected, probe, unfit, targets, indices);
     }
     Ok(selected)
+}
+
+/// Devices that run none of what was asked, each a unit whose cases are
+/// `not_supported`, in `--device` order when there is one.
+fn add_unfit(
+    selected: &mut Selected,
+    probe: &hip::Probe,
+    unfit: Vec<&hip::ProbedDevice>,
+    targets: Choice,
+    indices: Option<&[usize]>,
+) {
+    let what = wanted(targets);
+    for d in unfit {
+        let reason = format!("device {} does not run {what} code objects", describe(d));
+        selected.units.push(Unit {
+            id: format!("hip:{}", d.index),
+            identity: identity(probe, d),
+            executor: format!("hardware: {}", describe(d)),
+            // The asked target, to report its cases against; with no
+            // single target asked, none (the device then has no cases,
+            // and its exit code is 77 all the same).
+            targets: match targets {
+                Choice::One(t) => vec![t],
+                Choice::Device | Choice::All => Vec::new(),
+            },
+            runner: Runner::Unsupported(reason),
+        });
+    }
+    // In `--device` order, as listed, rather than fitting ones first.
+    if let Some(order) = indices {
+        selected.units.sort_by_key(|u| {
+            order
+                .iter()
+                .position(|&i| u.id == format!("hip:{i}"))
+                .unwrap_or(usize::MAX)
+        });
+    }
 }
 
 #[cfg(test)]

@@ -699,17 +699,7 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     }
     let probe = crate::hip::probe();
     let (mut dev, target) = pick_device(&probe, backend, args.device)?;
-    let embedded = crate::kernels::find(target.name, kernel_name(target)).ok_or_else(|| {
-        Error::Skipped(format!(
-            "microbench: no microbench code object for {}{}; nothing was run",
-            target.name,
-            crate::kernels::unbuilt(target.name)
-                .map(|why| format!(" ({why})"))
-                .unwrap_or_default()
-        ))
-    })?;
-    let code = CodeObject::parse(embedded.bytes)
-        .map_err(|e| Error::Usage(format!("microbench: {}: {e}", embedded.source)))?;
+    let code = embedded_code(target)?;
     let kernel = kernel_name(target);
     let wave = code
         .kernel(kernel)
@@ -731,6 +721,50 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
         Duration::from_secs(args.timeout.max(1)),
     )?;
     drop(dev);
+    for e in &measured.release_errors {
+        say(&format!("microbench: error: {e}"));
+    }
+    if let Some(code) = refuse_problems(&measured, &plan, say)? {
+        return Ok(code);
+    }
+    let report = report_of(executor, target, &plan, &measured);
+    for line in lines(&report, target.generation()) {
+        say(&line);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)
+            .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")))?;
+        crate::files::write_output(path, (text + "\n").as_bytes())?;
+    }
+    Ok(if measured.release_errors.is_empty() {
+        exit::PASS
+    } else {
+        exit::FAULT
+    })
+}
+
+/// The embedded microbench code object of `target`.
+fn embedded_code(target: &'static Target) -> Result<CodeObject> {
+    let embedded = crate::kernels::find(target.name, kernel_name(target)).ok_or_else(|| {
+        Error::Skipped(format!(
+            "microbench: no microbench code object for {}{}; nothing was run",
+            target.name,
+            crate::kernels::unbuilt(target.name)
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default()
+        ))
+    })?;
+    CodeObject::parse(embedded.bytes)
+        .map_err(|e| Error::Usage(format!("microbench: {}: {e}", embedded.source)))
+}
+
+/// Check every record; with a problem, no timing is reported: a wrong value
+/// is exit 1 (its lines through `say`), anything else a device fault.
+fn refuse_problems(
+    measured: &Measured,
+    plan: &Plan,
+    say: &mut dyn FnMut(&str),
+) -> Result<Option<i32>> {
     let mut problems = Vec::new();
     for (name, launches) in [
         ("latency", &measured.latency),
@@ -740,29 +774,39 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
             problems.extend(check_records(name, records, plan.iterations, OPERANDS));
         }
     }
-    if let Some(first) = problems.first() {
-        let wrong = problems.iter().any(|p| matches!(p, Problem::Wrong { .. }));
-        for p in &problems {
-            say(&format!("microbench: {p}"));
-        }
-        if wrong {
-            say(&format!(
-                "microbench: {} problem(s); no timing is reported",
-                problems.len()
-            ));
-            return Ok(exit::MISMATCH);
-        }
-        return Err(Error::device(
-            "microbench",
-            crate::device::DeviceError::Refused(format!("{first}; no timing is reported")),
-        ));
+    let Some(first) = problems.first() else {
+        return Ok(None);
+    };
+    let wrong = problems.iter().any(|p| matches!(p, Problem::Wrong { .. }));
+    for p in &problems {
+        say(&format!("microbench: {p}"));
     }
+    if wrong {
+        say(&format!(
+            "microbench: {} problem(s); no timing is reported",
+            problems.len()
+        ));
+        return Ok(Some(exit::MISMATCH));
+    }
+    Err(Error::device(
+        "microbench",
+        crate::device::DeviceError::Refused(format!("{first}; no timing is reported")),
+    ))
+}
+
+/// The report of good records: medians per form, with their ratios.
+fn report_of(
+    executor: String,
+    target: &'static Target,
+    plan: &Plan,
+    measured: &Measured,
+) -> Report {
     let flat = |launches: &[Vec<Option<Record>>]| -> Vec<Record> {
         launches.iter().flatten().flatten().cloned().collect()
     };
     let (lat, thr) = (flat(&measured.latency), flat(&measured.throughput));
     let counter = lat.first().map_or(Counter::ShaderCycles20, |r| r.counter);
-    let report = Report {
+    Report {
         executor,
         target: target.name.to_string(),
         counter,
@@ -780,23 +824,7 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
                 row
             })
             .collect(),
-    };
-    for line in lines(&report, target.generation()) {
-        say(&line);
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)
-            .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")))?;
-        crate::files::write_output(path, (text + "\n").as_bytes())?;
-    }
-    for e in &measured.release_errors {
-        say(&format!("microbench: error: {e}"));
-    }
-    Ok(if measured.release_errors.is_empty() {
-        exit::PASS
-    } else {
-        exit::FAULT
-    })
 }
 
 #[cfg(test)]
@@ -1090,6 +1118,8 @@ mod tests {
         ticks: u64,
         launches: usize,
         fail_launch: bool,
+        /// Frees are refused (the memory stays, as a runtime's would).
+        fail_free: bool,
     }
 
     impl Synthetic {
@@ -1100,6 +1130,7 @@ mod tests {
                 ticks,
                 launches: 0,
                 fail_launch: false,
+                fail_free: false,
             }
         }
     }
@@ -1123,6 +1154,9 @@ mod tests {
             Ok(ptr)
         }
         fn free(&mut self, ptr: DevicePtr) -> Result<(), crate::device::DeviceError> {
+            if self.fail_free {
+                return Err(crate::device::DeviceError::Refused("injected free".into()));
+            }
             self.memory
                 .remove(&ptr)
                 .map(drop)
@@ -1249,5 +1283,34 @@ mod tests {
         assert_eq!(e.exit_code(), exit::FAULT);
         assert!(e.to_string().contains("launching xad_microbench"), "{e}");
         assert!(dev.memory.is_empty());
+    }
+
+    /// The one release rule: a refused free neither loses the timing nor
+    /// passes unseen; each one is kept beside the records.
+    #[test]
+    fn refused_frees_are_kept_beside_the_records() {
+        let k = crate::kernels::find("gfx1100", "xad_microbench").expect("embedded");
+        let code = CodeObject::parse(k.bytes).unwrap();
+        let plan = Plan {
+            wave: 32,
+            waves: 2,
+            iterations: 2,
+            repeat: 1,
+        };
+        let mut dev = Synthetic::new(256);
+        dev.fail_free = true;
+        let measured = measure(
+            &mut dev,
+            &code,
+            "xad_microbench",
+            &plan,
+            Duration::from_secs(1),
+        )
+        .expect("the records are read");
+        assert_eq!(measured.latency.len(), 1);
+        assert_eq!(measured.release_errors.len(), 2, "operands and records");
+        assert!(measured.release_errors[0]
+            .to_string()
+            .starts_with("releasing a device buffer: injected free"));
     }
 }

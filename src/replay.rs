@@ -271,7 +271,59 @@ fn read_npy<T: npyz::Deserialize>(
         .map_err(|e| bad(path, e))
 }
 
+/// One case of the dump: its entry checked against this build's catalogue,
+/// its columns read and checked against the manifest, its dispatches planned.
 fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<DumpedCase> {
+    let (case, target) = known_case(root, entry)?;
+    let dir = root.join(&entry.dir);
+    let n = entry.lanes_dumped;
+    let k = entry.outputs_per_lane as u64;
+    let f = &entry.files;
+    let lanes = read_lanes(root, &dir, entry)?;
+    let [wa, wb, wc] = entry.source_words;
+    let a: Vec<u32> = read_npy(root, &dir.join(&f.a), "<u4", &dump::source_shape(n, wa))?;
+    let b: Vec<u32> = read_npy(root, &dir.join(&f.b), "<u4", &dump::source_shape(n, wb))?;
+    let c: Vec<u32> = read_npy(root, &dir.join(&f.c), "<u4", &dump::source_shape(n, wc))?;
+    let expected: Vec<u32> = read_npy(root, &dir.join(&f.expected), "<u4", &[n, k])?;
+    let got: Vec<u32> = read_npy(root, &dir.join(&f.got), "<u4", &[n, k])?;
+    let prefill: Option<Vec<u32>> = match &f.prefill {
+        Some(name) => Some(read_npy(root, &dir.join(name), "<u4", &[n, k])?),
+        None => None,
+    };
+    let codes: Vec<u8> = read_npy(root, &dir.join(&f.verdict), "|u1", &[n])?;
+    let verdicts = codes
+        .iter()
+        .map(|&v| LaneVerdict::from_code(v))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| bad(&dir.join(&f.verdict), "a verdict code that is not 0-4"))?;
+    let code = read_code(root, &dir, entry, target)?;
+    let mut dumped = DumpedCase {
+        entry: entry.clone(),
+        case,
+        code,
+        target,
+        lanes,
+        got,
+        verdicts,
+        dispatches: Vec::new(),
+    };
+    let data = Columns {
+        a: &a,
+        b: &b,
+        c: &c,
+        expected: &expected,
+        prefill: prefill.as_deref(),
+    };
+    dumped.dispatches = plan(&dumped, wanted)
+        .into_iter()
+        .map(|planned| prepare(&dumped, &data, planned, &dir.join(&f.expected)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(dumped)
+}
+
+/// The catalogue case and target a dumped case names, with the shape the
+/// dump recorded checked against this build's.
+fn known_case(root: &Path, entry: &CaseEntry) -> Result<(Case, &'static Target)> {
     let manifest_path = root.join(dump::MANIFEST);
     let foreign = |what: String| bad(&manifest_path, format!("case {}: {what}", entry.case));
     let case = cases::catalogue()
@@ -304,9 +356,12 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
             entry.workgroup_size, entry.wave_size
         )));
     }
-    let dir = root.join(&entry.dir);
+    Ok((case, target))
+}
+
+/// The dumped lane indices, which must be the manifest's ranges, in order.
+fn read_lanes(root: &Path, dir: &Path, entry: &CaseEntry) -> Result<Vec<u64>> {
     let n = entry.lanes_dumped;
-    let k = entry.outputs_per_lane as u64;
     let f = &entry.files;
     let lanes: Vec<u64> = read_npy(root, &dir.join(&f.lanes), "<u8", &[n])?;
     let expanded: u64 = entry.ranges.iter().map(|r| r[1]).sum();
@@ -319,26 +374,22 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
     }
     if lanes.windows(2).any(|w| w[0] >= w[1]) {
         return Err(bad(
-            &manifest_path,
+            &root.join(dump::MANIFEST),
             format!("case {}: ranges overlap or are out of order", entry.case),
         ));
     }
-    let [wa, wb, wc] = entry.source_words;
-    let a: Vec<u32> = read_npy(root, &dir.join(&f.a), "<u4", &dump::source_shape(n, wa))?;
-    let b: Vec<u32> = read_npy(root, &dir.join(&f.b), "<u4", &dump::source_shape(n, wb))?;
-    let c: Vec<u32> = read_npy(root, &dir.join(&f.c), "<u4", &dump::source_shape(n, wc))?;
-    let expected: Vec<u32> = read_npy(root, &dir.join(&f.expected), "<u4", &[n, k])?;
-    let got: Vec<u32> = read_npy(root, &dir.join(&f.got), "<u4", &[n, k])?;
-    let prefill: Option<Vec<u32>> = match &f.prefill {
-        Some(name) => Some(read_npy(root, &dir.join(name), "<u4", &[n, k])?),
-        None => None,
-    };
-    let codes: Vec<u8> = read_npy(root, &dir.join(&f.verdict), "|u1", &[n])?;
-    let verdicts = codes
-        .iter()
-        .map(|&v| LaneVerdict::from_code(v))
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| bad(&dir.join(&f.verdict), "a verdict code that is not 0-4"))?;
+    Ok(lanes)
+}
+
+/// The dumped code object: the manifest's size, built for `target`, and
+/// launched with the workgroup size the dump recorded.
+fn read_code(
+    root: &Path,
+    dir: &Path,
+    entry: &CaseEntry,
+    target: &'static Target,
+) -> Result<CodeObject> {
+    let f = &entry.files;
     let code_path = dir.join(&f.code_object);
     let bytes = read_in_dump(root, &code_path, MAX_CODE_OBJECT_BYTES)?;
     if bytes.len() as u64 != entry.code_object_bytes {
@@ -364,28 +415,7 @@ fn load_case(root: &Path, entry: &CaseEntry, wanted: Option<&[u64]>) -> Result<D
             ),
         ));
     }
-    let mut dumped = DumpedCase {
-        entry: entry.clone(),
-        case,
-        code,
-        target,
-        lanes,
-        got,
-        verdicts,
-        dispatches: Vec::new(),
-    };
-    let data = Columns {
-        a: &a,
-        b: &b,
-        c: &c,
-        expected: &expected,
-        prefill: prefill.as_deref(),
-    };
-    dumped.dispatches = plan(&dumped, wanted)
-        .into_iter()
-        .map(|planned| prepare(&dumped, &data, planned, &dir.join(&f.expected)))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(dumped)
+    Ok(code)
 }
 
 /// The manifest's target must be the code object's own (its
@@ -581,7 +611,6 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
         request.cases.as_deref(),
         request.lanes.as_deref(),
     )?;
-    let m = &dump.manifest;
     let mut targets: Vec<&'static Target> = Vec::new();
     for c in &dump.cases {
         if !targets.iter().any(|t| t.name == c.target.name) {
@@ -595,26 +624,12 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
     let indices = request.device.map(|i| vec![i]);
     let mut selected = backend::select(request.backend, indices.as_deref(), choice)?;
     let described = selected.describe();
-    say(format!(
-        "replay {}: {} case(s) dumped by {} (seed {}, {} lanes per case, {}) on {}",
-        dump.dir.display(),
-        dump.cases.len(),
-        m.tool,
-        m.seed.map_or("-".to_string(), |s| s.to_string()),
-        m.lanes_per_case.map_or("-".to_string(), |s| s.to_string()),
-        match m.mode {
-            dump::Mode::Failing => "failing lanes' blocks",
-            dump::Mode::All => "every lane",
-        },
-        described
-    ));
+    say(header(&dump, &described));
     for note in &selected.notes {
         say(format!("note: {note}"));
     }
-    let guard_seed = m.guard_seed.unwrap_or_default();
-    let (mut lanes, mut failed, mut unsettled, mut ran) = (0u64, 0u64, 0u64, 0usize);
-    let (mut guards, mut released) = (0usize, 0usize);
-    let mut executors: Vec<String> = Vec::new();
+    let guard_seed = dump.manifest.guard_seed.unwrap_or_default();
+    let mut totals = Totals::default();
     for dumped in &dump.cases {
         // The first device that runs the case's target (on HIP every
         // matching device was selected; one replays).
@@ -630,88 +645,149 @@ pub fn run(request: &Request, say: &mut dyn FnMut(String)) -> Result<i32> {
             continue;
         };
         let executor = device.executor().to_string();
-        if !executors.contains(&executor) {
-            executors.push(executor.clone());
-        }
         let result = replay_case(device, dumped, guard_seed, request).map_err(|e| {
             Error::device(
                 format!("replaying {} ({})", dumped.entry.case, dumped.target.name),
                 e,
             )
         })?;
-        ran += 1;
-        lanes += result.lanes;
-        failed += result.failed;
-        unsettled += result.unsettled;
-        let status = if result.failed > 0 || !result.guard_violations.is_empty() {
-            "FAIL"
-        } else {
-            "PASS"
-        };
-        say(format!(
-            "{status} {} ({})  {} lanes in {} block(s): {} as recorded, {} differ; {} passed, {} failed, {} unsettled [{executor}]",
-            dumped.entry.case,
-            dumped.target.name,
-            result.lanes,
-            result.blocks,
-            result.as_recorded,
-            result.lanes - result.as_recorded,
-            result.passed,
-            result.failed,
-            result.unsettled
-        ));
-        let recorded = result.reproduced + result.now_pass + result.fail_differently;
-        if recorded > 0 {
-            say(format!(
-                "  recorded failing lanes: {} reproduced, {} now pass, {} fail differently",
-                result.reproduced, result.now_pass, result.fail_differently
-            ));
-        }
-        if result.now_fail > 0 {
-            say(format!(
-                "  {} lane(s) recorded passing now fail",
-                result.now_fail
-            ));
-        }
-        guards += result.guard_violations.len();
-        for v in &result.guard_violations {
-            say(format!("  guard: {v}"));
-        }
-        released += result.release_errors.len();
-        for e in &result.release_errors {
-            say(format!("  error: {e}"));
-        }
-        for line in result.lines {
+        for line in case_lines(dumped, &result, &executor) {
             say(line);
         }
+        totals.add(result, executor);
     }
-    let on = if executors.is_empty() {
-        described
-    } else {
-        executors.join("; ")
-    };
-    let guard_note = if guards > 0 {
-        format!(", {guards} guard violation(s)")
-    } else {
-        String::new()
-    };
-    say(format!(
-        "replayed {lanes} lanes of {ran} case(s): {} passed, {failed} failed, {unsettled} unsettled{guard_note} [{on}]",
-        lanes.saturating_sub(failed + unsettled)
-    ));
-    if ran == 0 && !dump.cases.is_empty() {
+    say(totals.summary(described));
+    if totals.ran == 0 && !dump.cases.is_empty() {
         // Exit 77 says only "skipped": one line on stderr says why, where a
         // CI log looks (as `run`'s does), naming the devices seen and the
         // target(s) the dump needs.
         return Err(Error::Skipped(nothing_replayed(&targets, &selected)));
     }
-    Ok(if failed > 0 || guards > 0 {
-        exit::MISMATCH
-    } else if released > 0 {
-        exit::FAULT
+    Ok(totals.exit_code())
+}
+
+/// The first line: what the dump holds and what replays it.
+fn header(dump: &Dump, described: &str) -> String {
+    let m = &dump.manifest;
+    format!(
+        "replay {}: {} case(s) dumped by {} (seed {}, {} lanes per case, {}) on {}",
+        dump.dir.display(),
+        dump.cases.len(),
+        m.tool,
+        m.seed.map_or("-".to_string(), |s| s.to_string()),
+        m.lanes_per_case.map_or("-".to_string(), |s| s.to_string()),
+        match m.mode {
+            dump::Mode::Failing => "failing lanes' blocks",
+            dump::Mode::All => "every lane",
+        },
+        described
+    )
+}
+
+/// One replayed case's lines: its verdict, then what differs from the record.
+fn case_lines(dumped: &DumpedCase, result: &CaseReplay, executor: &str) -> Vec<String> {
+    let status = if result.failed > 0 || !result.guard_violations.is_empty() {
+        "FAIL"
     } else {
-        exit::PASS
-    })
+        "PASS"
+    };
+    let mut out = vec![format!(
+        "{status} {} ({})  {} lanes in {} block(s): {} as recorded, {} differ; {} passed, {} failed, {} unsettled [{executor}]",
+        dumped.entry.case,
+        dumped.target.name,
+        result.lanes,
+        result.blocks,
+        result.as_recorded,
+        result.lanes - result.as_recorded,
+        result.passed,
+        result.failed,
+        result.unsettled
+    )];
+    let recorded = result.reproduced + result.now_pass + result.fail_differently;
+    if recorded > 0 {
+        out.push(format!(
+            "  recorded failing lanes: {} reproduced, {} now pass, {} fail differently",
+            result.reproduced, result.now_pass, result.fail_differently
+        ));
+    }
+    if result.now_fail > 0 {
+        out.push(format!(
+            "  {} lane(s) recorded passing now fail",
+            result.now_fail
+        ));
+    }
+    out.extend(
+        result
+            .guard_violations
+            .iter()
+            .map(|v| format!("  guard: {v}")),
+    );
+    out.extend(
+        result
+            .release_errors
+            .iter()
+            .map(|e| format!("  error: {e}")),
+    );
+    out.extend(result.lines.iter().cloned());
+    out
+}
+
+/// What every replayed case adds up to.
+#[derive(Default)]
+struct Totals {
+    lanes: u64,
+    failed: u64,
+    unsettled: u64,
+    ran: usize,
+    guards: usize,
+    released: usize,
+    executors: Vec<String>,
+}
+
+impl Totals {
+    fn add(&mut self, result: CaseReplay, executor: String) {
+        self.ran += 1;
+        self.lanes += result.lanes;
+        self.failed += result.failed;
+        self.unsettled += result.unsettled;
+        self.guards += result.guard_violations.len();
+        self.released += result.release_errors.len();
+        if !self.executors.contains(&executor) {
+            self.executors.push(executor);
+        }
+    }
+
+    /// The last line; `described` names the devices when no case ran.
+    fn summary(&self, described: String) -> String {
+        let on = if self.executors.is_empty() {
+            described
+        } else {
+            self.executors.join("; ")
+        };
+        let guard_note = if self.guards > 0 {
+            format!(", {} guard violation(s)", self.guards)
+        } else {
+            String::new()
+        };
+        format!(
+            "replayed {} lanes of {} case(s): {} passed, {} failed, {} unsettled{guard_note} [{on}]",
+            self.lanes,
+            self.ran,
+            self.lanes.saturating_sub(self.failed + self.unsettled),
+            self.failed,
+            self.unsettled
+        )
+    }
+
+    fn exit_code(&self) -> i32 {
+        if self.failed > 0 || self.guards > 0 {
+            exit::MISMATCH
+        } else if self.released > 0 {
+            exit::FAULT
+        } else {
+            exit::PASS
+        }
+    }
 }
 
 /// Why no dumped case could replay: the targets the dump needs, and each
@@ -776,7 +852,31 @@ fn replay_case(
             got: &got,
             taint: &taint,
         };
-        let verdicts = check::lane_verdicts(&compare);
+        out.judge(
+            dumped,
+            planned,
+            &got,
+            check::lane_verdicts(&compare),
+            request,
+        );
+    }
+    out.release_errors = handle.release();
+    Ok(out)
+}
+
+impl CaseReplay {
+    /// Count one replayed dispatch's lanes against the dump's record, and
+    /// keep a line for each (up to `--max-lines`) that differs from it.
+    fn judge(
+        &mut self,
+        dumped: &DumpedCase,
+        planned: &Planned,
+        got: &[u32],
+        verdicts: Vec<LaneVerdict>,
+        request: &Request,
+    ) {
+        let out = self;
+        let k = dumped.entry.outputs_per_lane;
         out.blocks += planned.blocks;
         for (p, (&row, now)) in planned.rows.iter().zip(verdicts).enumerate() {
             let recorded = &dumped.got[row * k..(row + 1) * k];
@@ -809,19 +909,17 @@ fn replay_case(
                     .find(|&w| recorded[w] != expected[w] || words[w] != expected[w])
                     .unwrap_or(0);
                 out.lines.push(format!(
-                    "  lane {} ({}, replayed at {p}): {}: word {word} expected {:#010x}, recorded {:#010x}, now {:#010x}",
-                    dumped.lanes[row],
-                    was.name(),
-                    outcome.name(),
-                    expected[word],
-                    recorded[word],
-                    words[word]
-                ));
+                "  lane {} ({}, replayed at {p}): {}: word {word} expected {:#010x}, recorded {:#010x}, now {:#010x}",
+                dumped.lanes[row],
+                was.name(),
+                outcome.name(),
+                expected[word],
+                recorded[word],
+                words[word]
+            ));
             }
         }
     }
-    out.release_errors = handle.release();
-    Ok(out)
 }
 
 /// Allocate, fill, launch, check guards and read back one dispatch.

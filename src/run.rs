@@ -472,95 +472,106 @@ fn execute(
     result: &mut CaseResult,
 ) -> Result<(), DeviceError> {
     let mut handle = KernelHandle::load(dev, code, kernel)?;
-    let k = case.outputs_per_lane;
-    let [wa, wb, wc] = case.inputs.words;
-    let block = inputs::BLOCK_LANES;
-    // Bound the words per dispatch, not the lanes, so a case with 90 outputs per
-    // lane uses no more memory than the basic one.
-    let chunk =
-        ((opts.chunk_lanes / k.max(wa)).max(1).div_ceil(block) * block).min(opts.lanes as usize);
     let mut bufs: Vec<GuardedBuffer> = Vec::new();
-    let outcome = (|| {
-        let mut host = HostBuffers::default();
-        let sources = |lane: u64| case.inputs.first_words(opts.seed, lane);
-        let mut first_lane = 0u64;
-        while first_lane < opts.lanes {
-            if opts.interrupt.requested().is_some() {
-                break; // a dispatch boundary: the session marks the run interrupted
-            }
-            let count = chunk.min((opts.lanes - first_lane) as usize);
-            size_buffers(
-                &mut handle,
-                &mut bufs,
-                count,
-                [wa, wb, wc, k],
-                result.guard_seed,
-            )?;
-            let ranges = [
-                (bufs[0].ptr(), count * wa),
-                (bufs[1].ptr(), count * wb),
-                (bufs[2].ptr(), count * wc),
-                (bufs[3].ptr(), count * k),
-            ];
-            stage(
-                handle.device(),
-                &mut host,
-                &bufs,
-                &ranges,
-                Chunk {
-                    case,
-                    seed: opts.seed,
-                    first_lane,
-                    count,
-                    scalars,
-                },
-            )?;
-            launch(&mut handle, &bufs, count, scalars, opts.timeout)?;
-            // Before anything touches `out`: which words the device left undefined or unsettled.
-            let dev = handle.device();
-            let taint = dev.definedness(bufs[3].ptr(), count * k)?;
-            for buf in &bufs {
-                buf.check(dev, first_lane, count as u64, &mut result.guard_violations)?;
-            }
-            let got: &[u32] = match dev.host_words(&ranges[3..]) {
-                Some(views) => views?.pop().ok_or_else(views_refused)?,
-                None => {
-                    let staged = host.staging.get_or_insert_with(Staging::default);
-                    staged.resize(count, case.inputs.words, k);
-                    bufs[3].read(dev, &mut staged.got[..count * k])?;
-                    &staged.got[..count * k]
-                }
-            };
-            let prefill = if case.keeps_lanes {
-                Prefill::Words(&host.prefill[..count * k])
-            } else {
-                Prefill::Poisoned
-            };
-            let compare = Compare {
-                first_lane,
-                outputs_per_lane: k,
-                sources: &sources,
-                prefill,
-                expected: &host.expected[..count * k],
-                got,
-                taint: &taint,
-            };
-            result.tally.add(&compare, opts.keep);
-            if let Some(dump) = &opts.dump {
-                dump.chunk(&compare);
-            }
-            first_lane += count as u64;
-            if let Some(done) = &opts.lanes_done {
-                done.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        Ok(())
-    })();
+    let outcome = run_chunks(&mut handle, &mut bufs, case, opts, scalars, result);
     for buf in bufs {
         handle.free_guarded(buf);
     }
     result.release_errors.extend(handle.release());
     outcome
+}
+
+/// Lanes per dispatch: whole pieces of the input generator's block, bounding
+/// the words per dispatch rather than the lanes, so a case with 90 outputs
+/// per lane uses no more memory than the basic one.
+fn chunk_lanes(case: &Case, opts: &Options) -> usize {
+    let block = inputs::BLOCK_LANES;
+    let widest = case.outputs_per_lane.max(case.inputs.words[0]);
+    ((opts.chunk_lanes / widest).max(1).div_ceil(block) * block).min(opts.lanes as usize)
+}
+
+/// The case's lanes, one chunk per dispatch: size the buffers, stage the
+/// inputs, launch, read back and compare, until every lane ran or a signal
+/// asks to stop. `bufs` stay the caller's, so they are freed on every path.
+fn run_chunks(
+    handle: &mut KernelHandle<'_>,
+    bufs: &mut Vec<GuardedBuffer>,
+    case: &Case,
+    opts: &Options,
+    scalars: &[u32],
+    result: &mut CaseResult,
+) -> Result<(), DeviceError> {
+    let k = case.outputs_per_lane;
+    let [wa, wb, wc] = case.inputs.words;
+    let chunk = chunk_lanes(case, opts);
+    let mut host = HostBuffers::default();
+    let sources = |lane: u64| case.inputs.first_words(opts.seed, lane);
+    let mut first_lane = 0u64;
+    while first_lane < opts.lanes {
+        if opts.interrupt.requested().is_some() {
+            break; // a dispatch boundary: the session marks the run interrupted
+        }
+        let count = chunk.min((opts.lanes - first_lane) as usize);
+        size_buffers(handle, bufs, count, [wa, wb, wc, k], result.guard_seed)?;
+        let ranges = [
+            (bufs[0].ptr(), count * wa),
+            (bufs[1].ptr(), count * wb),
+            (bufs[2].ptr(), count * wc),
+            (bufs[3].ptr(), count * k),
+        ];
+        stage(
+            handle.device(),
+            &mut host,
+            &bufs,
+            &ranges,
+            Chunk {
+                case,
+                seed: opts.seed,
+                first_lane,
+                count,
+                scalars,
+            },
+        )?;
+        launch(handle, bufs, count, scalars, opts.timeout)?;
+        // Before anything touches `out`: which words the device left undefined or unsettled.
+        let dev = handle.device();
+        let taint = dev.definedness(bufs[3].ptr(), count * k)?;
+        for buf in bufs.iter() {
+            buf.check(dev, first_lane, count as u64, &mut result.guard_violations)?;
+        }
+        let got: &[u32] = match dev.host_words(&ranges[3..]) {
+            Some(views) => views?.pop().ok_or_else(views_refused)?,
+            None => {
+                let staged = host.staging.get_or_insert_with(Staging::default);
+                staged.resize(count, case.inputs.words, k);
+                bufs[3].read(dev, &mut staged.got[..count * k])?;
+                &staged.got[..count * k]
+            }
+        };
+        let prefill = if case.keeps_lanes {
+            Prefill::Words(&host.prefill[..count * k])
+        } else {
+            Prefill::Poisoned
+        };
+        let compare = Compare {
+            first_lane,
+            outputs_per_lane: k,
+            sources: &sources,
+            prefill,
+            expected: &host.expected[..count * k],
+            got,
+            taint: &taint,
+        };
+        result.tally.add(&compare, opts.keep);
+        if let Some(dump) = &opts.dump {
+            dump.chunk(&compare);
+        }
+        first_lane += count as u64;
+        if let Some(done) = &opts.lanes_done {
+            done.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    Ok(())
 }
 
 /// What [`prepare`] needs to know about one chunk.

@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::backend::{self, BackendChoice, Runner, Unit};
+use crate::backend::{self, BackendChoice, Runner, Selected, Unit};
 use crate::cases::{self, Case};
 use crate::codeobj::elf::MAX_CODE_OBJECT_BYTES;
 use crate::codeobj::launch::{self, CaseAbi};
@@ -227,29 +227,7 @@ fn run_into(
     if user.is_some() && chosen.len() != 1 {
         return Err(kernel_needs_one_case(request, chosen.len()));
     }
-    let choice = user.as_ref().map_or(request.target, UserKernel::choice);
-    let mut selected = backend::select(request.backend, request.devices.as_deref(), choice)?;
-    if user.is_none() {
-        leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
-    }
-    // A user's kernel stands for its one case; otherwise only the patterns
-    // that are plain names ask for a case, a glob only picks among them.
-    let named: Vec<&str> = match (&user, &request.cases) {
-        (Some(_), _) => chosen.iter().map(|c| c.name).collect(),
-        (None, Some(patterns)) => cases::named_exactly(patterns),
-        (None, None) => Vec::new(),
-    };
-    let plan = plan(&chosen, &selected.targets(), request.target, &named)?;
-    // Only the targets that have one of the chosen cases run, and are named;
-    // a device left with none is not part of the run (unless it is one that
-    // runs nothing asked: it is reported, its cases not_supported).
-    for unit in &mut selected.units {
-        unit.targets
-            .retain(|t| plan.iter().any(|p| p.target.name == t.name));
-    }
-    selected
-        .units
-        .retain(|u| !u.targets.is_empty() || matches!(u.runner, Runner::Unsupported(_)));
+    let (mut selected, plan) = select_and_plan(request, user.as_ref(), &chosen)?;
     report.executor = selected.describe();
     report.backend_note = (!selected.notes.is_empty()).then(|| selected.notes.join("; "));
     report.targets = selected
@@ -274,20 +252,7 @@ fn run_into(
         report,
         cases: selected.units.iter().map(runs).sum(),
     });
-    let opts = Options {
-        lanes: request.lanes,
-        seed: report.seed,
-        timeout: request.timeout,
-        keep: request.max_mismatches,
-        interrupt: request.interrupt.clone(),
-        dump: request
-            .dump
-            .clone()
-            .map(|sink| std::sync::Arc::new(sink) as std::sync::Arc<dyn crate::run::Watcher>),
-        lanes_done: Some(request.lanes_done.clone()),
-        step_budget: request.step_budget,
-        ..Options::default()
-    };
+    let opts = options(request, report.seed);
     let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
     if hip_units > 1 {
         run_concurrently(
@@ -306,37 +271,92 @@ fn run_into(
             }
         }
     }
-    if let Some(interrupted) = &mut report.interrupted {
-        // The cases of the devices and targets that never started (those
-        // of the target the signal stopped are listed already, by name).
-        for unit in &selected.units {
-            let last = report.cases.iter().rev().find(|r| r.device == unit.id);
-            for t in &unit.targets {
-                let listed = interrupted
-                    .listed
-                    .iter()
-                    .any(|(d, name)| *d == unit.id && name == t.name);
-                if listed || last.is_some_and(|r| r.target == t.name) {
-                    continue;
-                }
-                let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
-                    continue;
-                };
-                let ran = |c: &Case| {
-                    report
-                        .cases
-                        .iter()
-                        .any(|r| r.device == unit.id && r.target == t.name && r.case == c.name)
-                };
-                let later = p.runs.iter().filter(|c| !ran(c));
-                interrupted
-                    .not_run
-                    .extend(later.map(|c| format!("{} ({})", c.name, t.name)));
-            }
-        }
-    }
+    list_never_started(report, &selected.units, &plan);
     Ok(())
     // `selected` drops here, releasing the devices it holds.
+}
+
+/// The devices and targets of the run, each target with the chosen cases it
+/// runs (or lacks); only targets with one of them stay, and a device left
+/// with none is not part of the run (unless it is one that runs nothing
+/// asked: it is reported, its cases not_supported).
+fn select_and_plan(
+    request: &Request,
+    user: Option<&UserKernel>,
+    chosen: &[Case],
+) -> Result<(Selected, Vec<TargetPlan>)> {
+    let choice = user.map_or(request.target, UserKernel::choice);
+    let mut selected = backend::select(request.backend, request.devices.as_deref(), choice)?;
+    if user.is_none() {
+        leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
+    }
+    // A user's kernel stands for its one case; otherwise only the patterns
+    // that are plain names ask for a case, a glob only picks among them.
+    let named: Vec<&str> = match (user, &request.cases) {
+        (Some(_), _) => chosen.iter().map(|c| c.name).collect(),
+        (None, Some(patterns)) => cases::named_exactly(patterns),
+        (None, None) => Vec::new(),
+    };
+    let plan = plan(chosen, &selected.targets(), request.target, &named)?;
+    for unit in &mut selected.units {
+        unit.targets
+            .retain(|t| plan.iter().any(|p| p.target.name == t.name));
+    }
+    selected
+        .units
+        .retain(|u| !u.targets.is_empty() || matches!(u.runner, Runner::Unsupported(_)));
+    Ok((selected, plan))
+}
+
+/// The settings every case of the run shares.
+fn options(request: &Request, seed: u64) -> Options {
+    Options {
+        lanes: request.lanes,
+        seed,
+        timeout: request.timeout,
+        keep: request.max_mismatches,
+        interrupt: request.interrupt.clone(),
+        dump: request
+            .dump
+            .clone()
+            .map(|sink| std::sync::Arc::new(sink) as std::sync::Arc<dyn crate::run::Watcher>),
+        lanes_done: Some(request.lanes_done.clone()),
+        step_budget: request.step_budget,
+        ..Options::default()
+    }
+}
+
+/// After a signal: the cases of the devices and targets that never started
+/// (those of the target the signal stopped are listed already, by name).
+fn list_never_started(report: &mut RunReport, units: &[Unit], plan: &[TargetPlan]) {
+    let Some(interrupted) = &mut report.interrupted else {
+        return;
+    };
+    for unit in units {
+        let last = report.cases.iter().rev().find(|r| r.device == unit.id);
+        for t in &unit.targets {
+            let listed = interrupted
+                .listed
+                .iter()
+                .any(|(d, name)| *d == unit.id && name == t.name);
+            if listed || last.is_some_and(|r| r.target == t.name) {
+                continue;
+            }
+            let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
+                continue;
+            };
+            let ran = |c: &Case| {
+                report
+                    .cases
+                    .iter()
+                    .any(|r| r.device == unit.id && r.target == t.name && r.case == c.name)
+            };
+            let later = p.runs.iter().filter(|c| !ran(c));
+            interrupted
+                .not_run
+                .extend(later.map(|c| format!("{} ({})", c.name, t.name)));
+        }
+    }
 }
 
 /// The report's entry for `unit` (its error and timing are filled in when
@@ -467,6 +487,54 @@ fn absorb(report: &mut RunReport, shard: RunReport) {
     }
 }
 
+/// A `not_supported` result for each of `cases` on `target`, each saying why.
+fn not_supported<'c>(
+    report: &mut RunReport,
+    cases: impl Iterator<Item = &'c Case>,
+    target: &Target,
+    why: &dyn Fn(&Case) -> String,
+    not_run: &dyn Fn(&Case, &Target, NotRun) -> CaseResult,
+) {
+    for c in cases {
+        report
+            .cases
+            .push(not_run(c, target, NotRun::NotSupported(why(c))));
+    }
+}
+
+/// Whether a case from `first` on timed out and the run stops a device
+/// after a timeout.
+fn stopped_by_timeout(report: &RunReport, first: usize) -> bool {
+    matches!(report.error, Some(RunError::StoppedAfterTimeout))
+        && report.cases[first..]
+            .iter()
+            .any(|r| r.status() == Status::Timeout)
+}
+
+/// A device stopped after a timeout: each case of its `later` targets is
+/// skipped, and the device's entry says why.
+fn skip_after_timeout(
+    report: &mut RunReport,
+    id: &str,
+    later: &[&'static Target],
+    plan: &[TargetPlan],
+    not_run: &dyn Fn(&Case, &Target, NotRun) -> CaseResult,
+) {
+    for t in later {
+        let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
+            continue;
+        };
+        for c in &p.runs {
+            report
+                .cases
+                .push(not_run(c, t, NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into())));
+        }
+    }
+    if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
+        d.error = Some(RunError::StoppedAfterTimeout.to_string());
+    }
+}
+
 /// Run one device's targets in order, appending its results to `report`:
 /// the cases its target has, then one `not_supported` result for each
 /// chosen case that target lacks (or for every case, on a device that runs
@@ -483,6 +551,10 @@ fn run_unit(
     let id = unit.id.clone();
     let executor = unit.executor.clone();
     let targets = unit.targets.clone();
+    let emu = crate::emu::EmuOptions {
+        step_budget: opts.step_budget,
+        ..Default::default()
+    };
     // A result on this device for a case that does not run.
     let not_run = |c: &Case, t: &Target, why: NotRun| {
         CaseResult::not_run(c, t.name, &id, &executor, opts, why)
@@ -497,17 +569,8 @@ fn run_unit(
             executor: &executor,
         });
         let first = report.cases.len();
-        let emu = crate::emu::EmuOptions {
-            step_budget: opts.step_budget,
-            ..Default::default()
-        };
         match unit.device_with(target, emu) {
             Some(device) => {
-                if let Some(user) = user {
-                    // A user's kernel for another target is bad input: refuse before launch.
-                    run::check_target(&user.code, &device.arch_name())
-                        .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-                }
                 let before = report.interrupted.is_some();
                 run_cases(
                     device,
@@ -524,50 +587,24 @@ fn run_unit(
                         .listed
                         .push((id.clone(), target.name.to_string()));
                 }
-                for c in &p.lacks {
+                let lacks = |c: &Case| {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
-                    let why = format!("{} lacks {}", target.name, needs.join(", "));
-                    report
-                        .cases
-                        .push(not_run(c, target, NotRun::NotSupported(why)));
-                }
+                    format!("{} lacks {}", target.name, needs.join(", "))
+                };
+                not_supported(report, p.lacks.iter(), target, &lacks, &not_run);
             }
             None => {
-                let why = match &unit.runner {
-                    Runner::Unsupported(why) => why.clone(),
-                    _ => String::from("no device"),
-                };
-                for c in p.runs.iter().chain(&p.lacks) {
-                    report
-                        .cases
-                        .push(not_run(c, target, NotRun::NotSupported(why.clone())));
-                }
+                let why = unit.why_not().to_string();
+                let cases = p.runs.iter().chain(&p.lacks);
+                not_supported(report, cases, target, &|_| why.clone(), &not_run);
             }
         }
         for r in &mut report.cases[first..] {
             r.device.clone_from(&id);
         }
-        let stopped = matches!(report.error, Some(RunError::StoppedAfterTimeout))
-            && report.cases[first..]
-                .iter()
-                .any(|r| r.status() == Status::Timeout);
-        if stopped {
+        if stopped_by_timeout(report, first) {
             // The device may still be running the kernel: nothing more on it.
-            for later in &targets[i + 1..] {
-                let Some(p) = plan.iter().find(|p| p.target.name == later.name) else {
-                    continue;
-                };
-                for c in &p.runs {
-                    report.cases.push(not_run(
-                        c,
-                        later,
-                        NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into()),
-                    ));
-                }
-            }
-            if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
-                d.error = Some(RunError::StoppedAfterTimeout.to_string());
-            }
+            skip_after_timeout(report, &id, &targets[i + 1..], plan, &not_run);
             break;
         }
         if report.interrupted.is_some() {
@@ -730,7 +767,8 @@ fn kernel_needs_one_case(request: &Request, matched: usize) -> Error {
 }
 
 /// Run `cases` in order on `device` with their embedded kernels built for
-/// `target`, or all with `user`'s, appending each result to `report`. After a case whose kernel
+/// `target`, or all with `user`'s (refused, exit 2, when the device does
+/// not run it), appending each result to `report`. After a case whose kernel
 /// missed its watchdog ([`DeviceError::Timeout`]) the run stops: the device
 /// may still be running that kernel, and later cases would only queue behind
 /// it. A signal in `opts.interrupt` stops it too, between cases or (inside
@@ -750,6 +788,11 @@ pub fn run_cases(
     report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
+    if let Some(user) = user {
+        // A user's kernel for another target is bad input: refuse before launch.
+        run::check_target(&user.code, &device.arch_name())
+            .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
+    }
     for (i, case) in cases.iter().enumerate() {
         if let Some(signal) = opts.interrupt.requested() {
             let interrupted = interrupted_at(signal, report, &cases[i..]);
