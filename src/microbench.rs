@@ -1221,26 +1221,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn measure_launches_each_shape_and_frees_its_buffers() {
+    /// gfx1100's microbench kernel and a plan of two iterations.
+    fn gfx1100(waves: u32, repeat: u32) -> (CodeObject, Plan) {
         let k = crate::kernels::find("gfx1100", "xad_microbench").expect("embedded");
-        let code = CodeObject::parse(k.bytes).unwrap();
         let plan = Plan {
             wave: 32,
-            waves: 4,
+            waves,
             iterations: 2,
-            repeat: 3,
+            repeat,
         };
+        (CodeObject::parse(k.bytes).unwrap(), plan)
+    }
+
+    fn measure_on(dev: &mut Synthetic, code: &CodeObject, plan: &Plan) -> Result<Measured> {
+        measure(dev, code, "xad_microbench", plan, Duration::from_secs(1))
+    }
+
+    #[test]
+    fn measure_launches_each_shape_and_frees_its_buffers() {
+        let (code, plan) = gfx1100(4, 3);
         // 64 ops per region; 256 ticks across the wrap is 4 per op.
         let mut dev = Synthetic::new(256);
-        let measured = measure(
-            &mut dev,
-            &code,
-            "xad_microbench",
-            &plan,
-            Duration::from_secs(1),
-        )
-        .unwrap();
+        let measured = measure_on(&mut dev, &code, &plan).unwrap();
         assert_eq!(
             dev.launches,
             2 * (1 + 3),
@@ -1272,14 +1274,7 @@ mod tests {
         // A failed launch is a fault naming it, and still frees the buffers.
         let mut dev = Synthetic::new(256);
         dev.fail_launch = true;
-        let e = measure(
-            &mut dev,
-            &code,
-            "xad_microbench",
-            &plan,
-            Duration::from_secs(1),
-        )
-        .unwrap_err();
+        let e = measure_on(&mut dev, &code, &plan).unwrap_err();
         assert_eq!(e.exit_code(), exit::FAULT);
         assert!(e.to_string().contains("launching xad_microbench"), "{e}");
         assert!(dev.memory.is_empty());
@@ -1289,24 +1284,10 @@ mod tests {
     /// passes unseen; each one is kept beside the records.
     #[test]
     fn refused_frees_are_kept_beside_the_records() {
-        let k = crate::kernels::find("gfx1100", "xad_microbench").expect("embedded");
-        let code = CodeObject::parse(k.bytes).unwrap();
-        let plan = Plan {
-            wave: 32,
-            waves: 2,
-            iterations: 2,
-            repeat: 1,
-        };
+        let (code, plan) = gfx1100(2, 1);
         let mut dev = Synthetic::new(256);
         dev.fail_free = true;
-        let measured = measure(
-            &mut dev,
-            &code,
-            "xad_microbench",
-            &plan,
-            Duration::from_secs(1),
-        )
-        .expect("the records are read");
+        let measured = measure_on(&mut dev, &code, &plan).expect("the records are read");
         assert_eq!(measured.latency.len(), 1);
         assert_eq!(measured.release_errors.len(), 2, "operands and records");
         assert!(measured.release_errors[0]
