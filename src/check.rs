@@ -528,18 +528,21 @@ mod tests {
         assert_eq!((t.first[1].lane, t.first[1].word), (1001, 0));
     }
 
-    #[test]
-    fn undefined_words_fail_whatever_they_hold_and_unsettled_ones_neither_pass_nor_fail() {
-        use crate::device::{Origin, StoppedWave, TaintedWord};
-        let e: Vec<u32> = (0..20).collect();
-        let mut g = e.clone();
-        g[7] ^= 1; // wrong, and unsettled: not a failure
-        let origin = |what: &str| Origin {
+    /// An origin at offset 0x40, for the tests' tainted words.
+    fn origin_at_0x40(what: &str) -> crate::device::Origin {
+        crate::device::Origin {
             what: what.into(),
             offset: 0x40,
             instruction: "v_mov_b32 v5, v20".into(),
-        };
-        let taint = Definedness {
+        }
+    }
+
+    /// Words 3 (undefined), 7 and 8 (unsettled) and lanes 16 on (a stopped
+    /// wave) of a 20-lane result.
+    fn undefined_unsettled_and_stopped() -> Definedness {
+        use crate::device::{StoppedWave, TaintedWord};
+        let origin = origin_at_0x40;
+        Definedness {
             origins: vec![
                 origin("v20 read before any write"),
                 origin("DPP16"),
@@ -569,7 +572,15 @@ mod tests {
                 taint: Taint::Undefined,
                 origin: 2,
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn undefined_words_fail_whatever_they_hold_and_unsettled_ones_neither_pass_nor_fail() {
+        let e: Vec<u32> = (0..20).collect();
+        let mut g = e.clone();
+        g[7] ^= 1; // wrong, and unsettled: not a failure
+        let taint = undefined_unsettled_and_stopped();
         let sources = |lane: u64| (lane as u32, 0, 0);
         let mut t = Tally::default();
         let cmp = Compare {
@@ -611,33 +622,6 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![(7, FailureKind::Unsettled), (8, FailureKind::Unsettled)]
         );
-        // An unsettled word in a lane that also fails: the lane fails, the word is still counted.
-        let e2 = vec![1u32, 2, 3, 4];
-        let g2 = vec![1u32, 9, 3, 4];
-        let taint2 = Definedness {
-            origins: vec![origin("x")],
-            words: vec![TaintedWord {
-                word: 0,
-                taint: Taint::Unsettled,
-                origin: 0,
-            }],
-            waves: vec![],
-        };
-        let mut t2 = Tally::default();
-        let cmp2 = Compare {
-            first_lane: 0,
-            outputs_per_lane: 2,
-            sources: &sources,
-            prefill: Prefill::Poisoned,
-            expected: &e2,
-            got: &g2,
-            taint: &taint2,
-        };
-        t2.add(&cmp2, 10);
-        assert_eq!(
-            (t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled),
-            (1, 0, 1)
-        );
         // Per lane, the same verdicts the tally counted.
         let v = lane_verdicts(&cmp);
         assert_eq!(v[3], LaneVerdict::Undefined);
@@ -653,6 +637,39 @@ mod tests {
         assert_eq!(
             v.iter().filter(|&&x| x == LaneVerdict::Pass).count(),
             20 - 5 - 2
+        );
+    }
+
+    #[test]
+    fn an_unsettled_word_in_a_failing_lane_is_counted_and_the_lane_fails() {
+        use crate::device::TaintedWord;
+        // An unsettled word in a lane that also fails: the lane fails, the word is still counted.
+        let e2 = vec![1u32, 2, 3, 4];
+        let g2 = vec![1u32, 9, 3, 4];
+        let taint2 = Definedness {
+            origins: vec![origin_at_0x40("x")],
+            words: vec![TaintedWord {
+                word: 0,
+                taint: Taint::Unsettled,
+                origin: 0,
+            }],
+            waves: vec![],
+        };
+        let sources = |lane: u64| (lane as u32, 0, 0);
+        let mut t2 = Tally::default();
+        let cmp2 = Compare {
+            first_lane: 0,
+            outputs_per_lane: 2,
+            sources: &sources,
+            prefill: Prefill::Poisoned,
+            expected: &e2,
+            got: &g2,
+            taint: &taint2,
+        };
+        t2.add(&cmp2, 10);
+        assert_eq!(
+            (t2.lanes_failed, t2.lanes_unsettled, t2.words_unsettled),
+            (1, 0, 1)
         );
         assert_eq!(
             lane_verdicts(&cmp2),

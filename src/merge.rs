@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use quick_xml::events::{BytesDecl, BytesStart, BytesText, Event};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::{Reader, Writer};
 use serde_json::{json, Map, Value};
 
@@ -472,20 +472,15 @@ const SCHEMA_KEYWORDS: [&str; 17] = [
     "$defs",
 ];
 
-/// Whether `value` at `path` satisfies `schema` (a part of `root`).
+/// Whether `value` at `path` satisfies `schema` (a part of `root`). The
+/// keywords are checked in a fixed order, so the first violation named is
+/// the same whatever order the schema lists them in.
 fn conforms(
     root: &Value,
     schema: &Value,
     value: &Value,
     path: &str,
 ) -> std::result::Result<(), String> {
-    let at = |why: String| {
-        if path.is_empty() {
-            why
-        } else {
-            format!("{path}: {why}")
-        }
-    };
     let Some(rules) = schema.as_object() else {
         return Ok(());
     };
@@ -493,110 +488,27 @@ fn conforms(
         .keys()
         .find(|k| !SCHEMA_KEYWORDS.contains(&k.as_str()))
     {
-        return Err(at(format!(
-            "the report schema uses {keyword:?}, which this check does not know"
-        )));
+        return Err(at(
+            path,
+            format!("the report schema uses {keyword:?}, which this check does not know"),
+        ));
     }
-
     if let Some(rule) = rules.get("$ref") {
         let target = rule
             .as_str()
             .and_then(|r| r.strip_prefix("#/$defs/"))
             .and_then(|name| root["$defs"].get(name))
-            .ok_or_else(|| at(format!("the report schema's $ref {rule} does not resolve")))?;
+            .ok_or_else(|| {
+                at(
+                    path,
+                    format!("the report schema's $ref {rule} does not resolve"),
+                )
+            })?;
         conforms(root, target, value, path)?;
     }
-    if let Some(rule) = rules.get("type") {
-        let types: Vec<&str> = match rule {
-            Value::Array(types) => types.iter().filter_map(Value::as_str).collect(),
-            other => other.as_str().into_iter().collect(),
-        };
-        if !types.iter().any(|t| has_type(value, t)) {
-            return Err(at(format!(
-                "{} where the schema wants {}",
-                brief(value),
-                types.join(" or ")
-            )));
-        }
-    }
-    if let Some(rule) = rules.get("const") {
-        if !same(value, rule) {
-            return Err(at(format!(
-                "{} where the schema wants {rule}",
-                brief(value)
-            )));
-        }
-    }
-    if let Some(rule) = rules.get("enum") {
-        let allowed = rule.as_array().map_or(&[][..], Vec::as_slice);
-        if !allowed.iter().any(|v| same(value, v)) {
-            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-            return Err(at(format!(
-                "{} is not one of {}",
-                brief(value),
-                list.join(", ")
-            )));
-        }
-    }
-    if let (Some(n), Some(min)) = (value.as_f64(), rules.get("minimum").and_then(Value::as_f64)) {
-        if n < min {
-            return Err(at(format!("{value} is below the minimum {min}")));
-        }
-    }
-    if let (Some(n), Some(max)) = (value.as_f64(), rules.get("maximum").and_then(Value::as_f64)) {
-        if n > max {
-            return Err(at(format!("{value} is above the maximum {max}")));
-        }
-    }
-    if let (Some(text), Some(rule)) = (value.as_str(), rules.get("pattern")) {
-        let pattern = rule.as_str().unwrap_or_default();
-        match matches_pattern(pattern, text) {
-            Some(true) => {}
-            Some(false) => return Err(at(format!("{} does not match {pattern}", brief(value)))),
-            None => {
-                return Err(at(format!(
-                    "the report schema's pattern {pattern} is not one this check knows"
-                )))
-            }
-        }
-    }
+    scalar_conforms(rules, value).map_err(|why| at(path, why))?;
     if let Some(fields) = value.as_object() {
-        for key in rules
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
-            if !fields.contains_key(key) {
-                return Err(at(format!("no {key:?} field, which the schema requires")));
-            }
-        }
-        let properties = rules.get("properties").and_then(Value::as_object);
-        let others = rules.get("additionalProperties");
-        for (key, field) in fields {
-            // A key from the input is quoted unless plain, so that the
-            // error stays one line whatever the key holds.
-            let plain = !key.is_empty()
-                && key
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            let inner = match (plain, path.is_empty()) {
-                (true, true) => key.clone(),
-                (true, false) => format!("{path}.{key}"),
-                (false, _) => format!("{path}[{key:?}]"),
-            };
-            match (properties.and_then(|p| p.get(key)), others) {
-                (Some(rule), _) => conforms(root, rule, field, &inner)?,
-                (None, Some(Value::Bool(false))) => {
-                    return Err(at(format!(
-                        "unknown field {key:?} (the schema allows none it does not list)"
-                    )))
-                }
-                (None, Some(rule)) => conforms(root, rule, field, &inner)?,
-                (None, None) => {}
-            }
-        }
+        fields_conform(root, rules, fields, path)?;
     }
     if let (Some(items), Some(rule)) = (value.as_array(), rules.get("items")) {
         for (i, item) in items.iter().enumerate() {
@@ -604,30 +516,161 @@ fn conforms(
         }
     }
     if let Some(branches) = rules.get("oneOf").and_then(Value::as_array) {
-        let results: Vec<_> = branches
-            .iter()
-            .map(|b| conforms(root, b, value, path))
-            .collect();
-        match results.iter().filter(|r| r.is_ok()).count() {
-            1 => {}
-            0 => {
-                // The form the value was meant to be (its type, its `kind`,
-                // its required fields) says best what is wrong with it.
-                let mut best: Option<((bool, bool, bool), String)> = None;
-                for (branch, result) in branches.iter().zip(results) {
-                    let aim = aims_at(branch, value);
-                    if let Err(why) = result {
-                        if best.as_ref().is_none_or(|(b, _)| aim > *b) {
-                            best = Some((aim, why));
-                        }
-                    }
-                }
-                return Err(best.map_or_else(|| at("matches none of its forms".into()), |b| b.1));
+        one_of_conforms(root, branches, value, path)?;
+    }
+    Ok(())
+}
+
+/// `why`, prefixed with the place it is about (none at the report's root).
+fn at(path: &str, why: String) -> String {
+    if path.is_empty() {
+        why
+    } else {
+        format!("{path}: {why}")
+    }
+}
+
+/// The rules on `value` itself (`type`, `const`, `enum`, `minimum`,
+/// `maximum`, `pattern`), in that order; the error is not yet placed.
+fn scalar_conforms(rules: &Map<String, Value>, value: &Value) -> std::result::Result<(), String> {
+    if let Some(rule) = rules.get("type") {
+        let types: Vec<&str> = match rule {
+            Value::Array(types) => types.iter().filter_map(Value::as_str).collect(),
+            other => other.as_str().into_iter().collect(),
+        };
+        if !types.iter().any(|t| has_type(value, t)) {
+            return Err(format!(
+                "{} where the schema wants {}",
+                brief(value),
+                types.join(" or ")
+            ));
+        }
+    }
+    if let Some(rule) = rules.get("const") {
+        if !same(value, rule) {
+            return Err(format!("{} where the schema wants {rule}", brief(value)));
+        }
+    }
+    if let Some(rule) = rules.get("enum") {
+        let allowed = rule.as_array().map_or(&[][..], Vec::as_slice);
+        if !allowed.iter().any(|v| same(value, v)) {
+            let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+            return Err(format!(
+                "{} is not one of {}",
+                brief(value),
+                list.join(", ")
+            ));
+        }
+    }
+    if let (Some(n), Some(min)) = (value.as_f64(), rules.get("minimum").and_then(Value::as_f64)) {
+        if n < min {
+            return Err(format!("{value} is below the minimum {min}"));
+        }
+    }
+    if let (Some(n), Some(max)) = (value.as_f64(), rules.get("maximum").and_then(Value::as_f64)) {
+        if n > max {
+            return Err(format!("{value} is above the maximum {max}"));
+        }
+    }
+    if let (Some(text), Some(rule)) = (value.as_str(), rules.get("pattern")) {
+        let pattern = rule.as_str().unwrap_or_default();
+        match matches_pattern(pattern, text) {
+            Some(true) => {}
+            Some(false) => return Err(format!("{} does not match {pattern}", brief(value))),
+            None => {
+                return Err(format!(
+                    "the report schema's pattern {pattern} is not one this check knows"
+                ))
             }
-            _ => return Err(at("matches more than one of its forms".into())),
         }
     }
     Ok(())
+}
+
+/// The rules on an object's fields: `required`, then each field in order
+/// against `properties` or `additionalProperties`.
+fn fields_conform(
+    root: &Value,
+    rules: &Map<String, Value>,
+    fields: &Map<String, Value>,
+    path: &str,
+) -> std::result::Result<(), String> {
+    for key in rules
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !fields.contains_key(key) {
+            return Err(at(
+                path,
+                format!("no {key:?} field, which the schema requires"),
+            ));
+        }
+    }
+    let properties = rules.get("properties").and_then(Value::as_object);
+    let others = rules.get("additionalProperties");
+    for (key, field) in fields {
+        let inner = field_path(path, key);
+        match (properties.and_then(|p| p.get(key)), others) {
+            (Some(rule), _) => conforms(root, rule, field, &inner)?,
+            (None, Some(Value::Bool(false))) => {
+                return Err(at(
+                    path,
+                    format!("unknown field {key:?} (the schema allows none it does not list)"),
+                ))
+            }
+            (None, Some(rule)) => conforms(root, rule, field, &inner)?,
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The path of the field `key` under `path`. A key from the input is quoted
+/// unless plain, so that the error stays one line whatever the key holds.
+fn field_path(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    match (plain, path.is_empty()) {
+        (true, true) => key.to_string(),
+        (true, false) => format!("{path}.{key}"),
+        (false, _) => format!("{path}[{key:?}]"),
+    }
+}
+
+/// `oneOf`: exactly one branch holds. When none does, the error of the
+/// branch the value was meant to be (its type, its `kind`, its required
+/// fields) says best what is wrong with it.
+fn one_of_conforms(
+    root: &Value,
+    branches: &[Value],
+    value: &Value,
+    path: &str,
+) -> std::result::Result<(), String> {
+    let results: Vec<_> = branches
+        .iter()
+        .map(|b| conforms(root, b, value, path))
+        .collect();
+    match results.iter().filter(|r| r.is_ok()).count() {
+        1 => Ok(()),
+        0 => {
+            let mut best: Option<((bool, bool, bool), String)> = None;
+            for (branch, result) in branches.iter().zip(results) {
+                let aim = aims_at(branch, value);
+                if let Err(why) = result {
+                    if best.as_ref().is_none_or(|(b, _)| aim > *b) {
+                        best = Some((aim, why));
+                    }
+                }
+            }
+            Err(best.map_or_else(|| at(path, "matches none of its forms".into()), |b| b.1))
+        }
+        _ => Err(at(path, "matches more than one of its forms".into())),
+    }
 }
 
 /// How closely `value` aims at the `oneOf` branch `schema`: its type, then
@@ -706,32 +749,36 @@ fn matches_pattern(pattern: &str, text: &str) -> Option<bool> {
 /// `seeds` when the inputs' seeds differ, are the fields only a merge sets);
 /// its `command` is empty ([`merge`] records the merge's own).
 pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value {
-    let mut devices = Vec::new();
-    let mut merged_from = Vec::new();
-    let mut notes = Vec::new();
-    let mut errors = Vec::new();
-    let mut interrupted: Vec<&Value> = Vec::new();
-    let mut executors: Vec<&str> = Vec::new();
-    let mut targets: Vec<&Value> = Vec::new();
-    let mut codes = Vec::new();
+    let mut gathered = Gathered::default();
     for (file, report) in inputs {
+        gathered.add(file, report);
+    }
+    if let Some(expected) = expect {
+        gathered.check_count(inputs.len(), expected);
+    }
+    gathered.into_report(inputs)
+}
+
+/// What the inputs bring to the merged report, gathered in input order.
+#[derive(Default)]
+struct Gathered<'a> {
+    devices: Vec<Value>,
+    merged_from: Vec<Value>,
+    notes: Vec<Value>,
+    errors: Vec<String>,
+    interrupted: Vec<&'a Value>,
+    executors: Vec<&'a str>,
+    targets: Vec<&'a Value>,
+    codes: Vec<i32>,
+}
+
+impl<'a> Gathered<'a> {
+    /// Take in one input: its devices (each keeping its host), notes,
+    /// error, executor, targets, recomputed exit code and merged_from entry.
+    fn add(&mut self, file: &str, report: &'a Value) {
         let host = report["host"].as_str().unwrap_or("unknown");
-        let code = report["exit_code"]
-            .as_i64()
-            .unwrap_or(i64::from(exit::FAULT));
-        // Recomputed from the input's cases, never copied from its
-        // `exit_code` (checked inputs agree with theirs; an unchecked one
-        // that does not is a fault).
-        let mut node_code = recomputed_exit_code(report).unwrap_or(exit::FAULT);
-        if node_code == exit::PASS && !verified_something(report) {
-            // A report written before exit 0 needed evidence (its cases all
-            // unsettled): the merge holds it to today's rule.
-            node_code = exit::SKIPPED;
-            notes.push(Value::String(format!(
-                "{host} ({file}): exit 0 but no case verified a lane (every word unsettled); counted as 77"
-            )));
-        }
-        codes.push(node_code);
+        let code = self.node_code(file, host, report);
+        self.codes.push(code);
         let input_devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
         for device in input_devices {
             let mut device = device.clone();
@@ -740,117 +787,155 @@ pub fn merge_reports(inputs: &[(String, Value)], expect: Option<usize>) -> Value
                     .entry("host")
                     .or_insert_with(|| Value::String(host.to_string()));
             }
-            devices.push(device);
+            self.devices.push(device);
         }
         for note in report["notes"].as_array().into_iter().flatten() {
             let text = note
                 .as_str()
                 .map_or_else(|| note.to_string(), str::to_string);
-            notes.push(Value::String(format!("{host} ({file}): {text}")));
+            self.notes
+                .push(Value::String(format!("{host} ({file}): {text}")));
         }
         let error = &report["error"];
         if !error.is_null() {
             let text = error
                 .as_str()
                 .map_or_else(|| error.to_string(), str::to_string);
-            errors.push(format!("{host} ({file}): {text}"));
+            self.errors.push(format!("{host} ({file}): {text}"));
         }
         if let Some(executor) = report["executor"].as_str().filter(|e| !e.is_empty()) {
-            if !executors.contains(&executor) {
-                executors.push(executor);
+            if !self.executors.contains(&executor) {
+                self.executors.push(executor);
             }
         }
         for target in report["targets"].as_array().into_iter().flatten() {
-            if !targets.contains(&target) {
-                targets.push(target);
+            if !self.targets.contains(&target) {
+                self.targets.push(target);
             }
         }
-        let mut from = json!({
-            "file": file,
-            "host": host,
-            "exit_code": code,
-            "devices": input_devices.len(),
-            "executor": report["executor"],
-            "seed": report["seed"],
-            "guard_seed": report["guard_seed"],
-            "lanes_per_case": report["lanes_per_case"],
-            "environment": report["environment"],
-            "tool": report["tool"],
-            "error": error,
-        });
+        let mut from = merged_from_entry(file, host, report);
         if let Some(what) = report.get("interrupted").filter(|v| !v.is_null()) {
-            interrupted.push(what);
+            self.interrupted.push(what);
             from["interrupted"] = what.clone();
-            notes.push(json!(format!(
+            self.notes.push(json!(format!(
                 "{host} ({file}): interrupted by {}",
                 what["signal"].as_str().unwrap_or("a signal")
             )));
         }
-        merged_from.push(from);
-    }
-    if let Some(expected) = expect {
-        if inputs.len() != expected {
-            codes.push(exit::FAULT);
-            let why = if inputs.len() < expected {
-                "a node that wrote none did not finish its run"
-            } else {
-                "more than the fleet's nodes: reports of another run in the same place?"
-            };
-            errors.push(format!(
-                "expected {expected} report(s), got {}: {why}",
-                inputs.len()
-            ));
-        }
+        self.merged_from.push(from);
     }
 
-    let mut merged = Map::new();
-    merged.insert("schema".into(), json!(SCHEMA));
-    merged.insert("schema_version".into(), json!(SCHEMA_VERSION));
-    merged.insert("tool".into(), common_tool(inputs, &mut notes));
-    merged.insert("host".into(), json!(host_name()));
-    merged.insert("command".into(), json!([]));
-    // Each node's recorded variables stay in its merged_from entry.
-    merged.insert("environment".into(), json!({}));
-    for key in ["seed", "guard_seed", "lanes_per_case"] {
-        let (first, differ) = common_value(inputs, key, &mut notes);
-        merged.insert(key.into(), first);
-        if differ && key == "seed" {
-            let mut seeds: Vec<&Value> = Vec::new();
-            for (_, r) in inputs {
-                if !seeds.contains(&&r["seed"]) {
-                    seeds.push(&r["seed"]);
-                }
+    /// An input's exit code, recomputed from its cases, never copied from
+    /// its `exit_code` (checked inputs agree with theirs; an unchecked one
+    /// that does not is a fault).
+    fn node_code(&mut self, file: &str, host: &str, report: &Value) -> i32 {
+        let code = recomputed_exit_code(report).unwrap_or(exit::FAULT);
+        if code == exit::PASS && !verified_something(report) {
+            // A report written before exit 0 needed evidence (its cases all
+            // unsettled): the merge holds it to today's rule.
+            self.notes.push(Value::String(format!(
+                "{host} ({file}): exit 0 but no case verified a lane (every word unsettled); counted as 77"
+            )));
+            return exit::SKIPPED;
+        }
+        code
+    }
+
+    /// A fleet that wrote another number of reports than it has nodes is a
+    /// fault: a node that died must not vanish from the merged result.
+    fn check_count(&mut self, found: usize, expected: usize) {
+        if found == expected {
+            return;
+        }
+        self.codes.push(exit::FAULT);
+        let why = if found < expected {
+            "a node that wrote none did not finish its run"
+        } else {
+            "more than the fleet's nodes: reports of another run in the same place?"
+        };
+        self.errors
+            .push(format!("expected {expected} report(s), got {found}: {why}"));
+    }
+
+    /// The merged report; notes on inputs that disagree (tool, seed, ...)
+    /// come after those the inputs carried.
+    fn into_report(mut self, inputs: &[(String, Value)]) -> Value {
+        let mut merged = Map::new();
+        merged.insert("schema".into(), json!(SCHEMA));
+        merged.insert("schema_version".into(), json!(SCHEMA_VERSION));
+        merged.insert("tool".into(), common_tool(inputs, &mut self.notes));
+        merged.insert("host".into(), json!(host_name()));
+        merged.insert("command".into(), json!([]));
+        // Each node's recorded variables stay in its merged_from entry.
+        merged.insert("environment".into(), json!({}));
+        for key in ["seed", "guard_seed", "lanes_per_case"] {
+            let (first, differ) = common_value(inputs, key, &mut self.notes);
+            merged.insert(key.into(), first);
+            if differ && key == "seed" {
+                merged.insert("seeds".into(), json!(distinct_seeds(inputs)));
             }
-            merged.insert("seeds".into(), json!(seeds));
+        }
+        merged.insert("executor".into(), json!(self.executors.join("; ")));
+        merged.insert("targets".into(), json!(self.targets));
+        let exit_code = combine_exit_codes(&self.codes);
+        merged.insert("exit_code".into(), json!(exit_code));
+        merged.insert("summary".into(), summary(&self.devices));
+        merged.insert("devices".into(), Value::Array(self.devices));
+        merged.insert("notes".into(), Value::Array(self.notes));
+        merged.insert(
+            "error".into(),
+            if self.errors.is_empty() {
+                Value::Null
+            } else {
+                json!(self.errors.join("; "))
+            },
+        );
+        // The schema's `interrupted` is one run's; the merged report carries the
+        // first interrupted input's whose code won the combination (SIGINT's 130
+        // beats SIGTERM's 143), and each input's is in its merged_from entry.
+        let won = self
+            .interrupted
+            .iter()
+            .find(|i| i["exit_code"] == json!(exit_code))
+            .or(self.interrupted.first());
+        if let Some(first) = won {
+            merged.insert("interrupted".into(), (*first).clone());
+        }
+        merged.insert("merged_from".into(), Value::Array(self.merged_from));
+        Value::Object(merged)
+    }
+}
+
+/// One input's entry in `merged_from`: what it recorded of its own run, so
+/// that each node can be replayed with its own seed and environment.
+fn merged_from_entry(file: &str, host: &str, report: &Value) -> Value {
+    let code = report["exit_code"]
+        .as_i64()
+        .unwrap_or(i64::from(exit::FAULT));
+    json!({
+        "file": file,
+        "host": host,
+        "exit_code": code,
+        "devices": report["devices"].as_array().map_or(0, Vec::len),
+        "executor": report["executor"],
+        "seed": report["seed"],
+        "guard_seed": report["guard_seed"],
+        "lanes_per_case": report["lanes_per_case"],
+        "environment": report["environment"],
+        "tool": report["tool"],
+        "error": report["error"],
+    })
+}
+
+/// Each input's seed once, in input order.
+fn distinct_seeds(inputs: &[(String, Value)]) -> Vec<&Value> {
+    let mut seeds: Vec<&Value> = Vec::new();
+    for (_, r) in inputs {
+        if !seeds.contains(&&r["seed"]) {
+            seeds.push(&r["seed"]);
         }
     }
-    merged.insert("executor".into(), json!(executors.join("; ")));
-    merged.insert("targets".into(), json!(targets));
-    let exit_code = combine_exit_codes(&codes);
-    merged.insert("exit_code".into(), json!(exit_code));
-    merged.insert("summary".into(), summary(&devices));
-    merged.insert("devices".into(), Value::Array(devices));
-    merged.insert("notes".into(), Value::Array(notes));
-    merged.insert(
-        "error".into(),
-        if errors.is_empty() {
-            Value::Null
-        } else {
-            json!(errors.join("; "))
-        },
-    );
-    // The schema's `interrupted` is one run's; the merged report carries the
-    // first interrupted input's whose code won the combination (SIGINT's 130
-    // beats SIGTERM's 143), and each input's is in its merged_from entry.
-    let won = interrupted
-        .iter()
-        .find(|i| i["exit_code"] == json!(exit_code))
-        .or(interrupted.first());
-    if let Some(first) = won {
-        merged.insert("interrupted".into(), (*first).clone());
-    }
-    merged.insert("merged_from".into(), Value::Array(merged_from));
-    Value::Object(merged)
+    seeds
 }
 
 /// Whether some case of `report` verified a word: a `pass`, or an
@@ -1023,12 +1108,15 @@ fn copy_suites(
     totals: &mut Totals,
 ) -> std::result::Result<(), String> {
     let mut reader = Reader::from_str(xml);
-    let mut depth = 0usize; // elements open, the root included
-    let mut root: Option<String> = None;
-    let mut suite: Option<SuiteScan> = None;
-    // Depth of an element directly under <testsuites> that is not a suite
-    // (<properties> etc.): read, checked, not copied.
-    let mut skipping: Option<usize> = None;
+    let mut copy = SuiteCopy {
+        stem,
+        names,
+        totals,
+        depth: 0,
+        root: None,
+        suite: None,
+        skipping: None,
+    };
     let mut first = true;
     // Text outside the root element, first seen.
     let mut stray: Option<String> = None;
@@ -1044,8 +1132,8 @@ fn copy_suites(
             return Err(format!("not well-formed XML near byte {position}: {why}"));
         }
         first = false;
-        if depth == 0 {
-            match top_level(&event, root.is_some()) {
+        if copy.depth == 0 {
+            match top_level(&event, copy.root.is_some()) {
                 Err(why) => return Err(format!("not well-formed XML near byte {position}: {why}")),
                 // Said after "no root element", when there is one.
                 Ok(Some(why)) => {
@@ -1054,105 +1142,152 @@ fn copy_suites(
                 Ok(None) => {}
             }
         }
-        let write = |out: &mut Writer<Vec<u8>>, event: Event| {
-            out.write_event(event)
-                .map_err(|e| format!("copying a test suite: {e}"))
-        };
         match event {
             Event::Eof => break,
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(event, Event::Empty(_));
-                if skipping.is_some() {
-                    depth += usize::from(!empty);
-                    continue;
-                }
-                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
-                if root.is_none() {
-                    if name != "testsuites" && name != "testsuite" {
-                        return Err(format!(
-                            "not a JUnit report (root element <{name}>, expected <testsuites> or <testsuite>)"
-                        ));
-                    }
-                    root = Some(name.clone());
-                }
-                let suite_level = match root.as_deref() {
-                    Some("testsuites") => depth == 1,
-                    _ => depth == 0,
-                };
-                if suite_level {
-                    if name != "testsuite" {
-                        // <properties> etc. directly under <testsuites>: not
-                        // ours to keep, but read through (and checked) like
-                        // the rest: an input is well-formed everywhere or refused.
-                        if !empty {
-                            skipping = Some(depth);
-                            depth += 1;
-                        }
-                        continue;
-                    }
-                    let scan = SuiteScan::start(e)?;
-                    let start = unique_name(e, &scan.name, stem, names)?;
-                    write(out, Event::Text(BytesText::new("\n    ")))?;
-                    if empty {
-                        write(out, Event::Empty(start))?;
-                        scan.finish(totals);
-                    } else {
-                        write(out, Event::Start(start))?;
-                        depth += 1;
-                        suite = Some(scan);
-                    }
-                    continue;
-                }
-                if let Some(scan) = suite.as_mut() {
-                    scan.element(&name, e, empty, depth)?;
-                    write(out, event.borrow())?;
-                }
-                if !empty {
-                    depth += 1;
-                }
+                copy.start(out, &event, e, empty)?;
             }
-            Event::End(ref e) => {
-                depth = depth.saturating_sub(1);
-                if skipping.is_some() {
-                    if skipping == Some(depth) {
-                        skipping = None;
-                    }
-                    continue;
-                }
-                if let Some(scan) = suite.as_mut() {
-                    let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
-                    scan.end(&name, depth);
-                    write(out, Event::End(e.borrow()))?;
-                    let suite_closed = match root.as_deref() {
-                        Some("testsuites") => depth == 1,
-                        _ => depth == 0,
-                    };
-                    if suite_closed {
-                        if let Some(done) = suite.take() {
-                            done.finish(totals);
-                        }
-                    }
-                }
-            }
+            Event::End(ref e) => copy.end(out, e)?,
             // A processing instruction is for the program that wrote the
             // input, not for the merged report's readers: dropped.
             Event::PI(_) => {}
             // Text, CDATA, references and comments inside a suite are copied
             // as they are (checked above, still escaped); outside one, dropped.
             other => {
-                if suite.is_some() && skipping.is_none() {
-                    write(out, other)?;
+                if copy.suite.is_some() && copy.skipping.is_none() {
+                    write_event(out, other)?;
                 }
             }
         }
     }
-    if root.is_none() {
+    if copy.root.is_none() {
         return Err("not a JUnit report (no root element)".into());
     }
-    if depth != 0 {
+    if copy.depth != 0 {
         return Err("not well-formed XML: the document ends inside an element".into());
     }
     stray.map_or(Ok(()), Err)
+}
+
+/// Write one event of a copied suite.
+fn write_event(out: &mut Writer<Vec<u8>>, event: Event) -> std::result::Result<(), String> {
+    out.write_event(event)
+        .map_err(|e| format!("copying a test suite: {e}"))
+}
+
+/// Where [`copy_suites`] is in one document: which suite it copies, and
+/// what it reads through without copying.
+struct SuiteCopy<'a> {
+    stem: &'a str,
+    names: &'a mut Vec<String>,
+    totals: &'a mut Totals,
+    /// Elements open, the root included.
+    depth: usize,
+    root: Option<String>,
+    suite: Option<SuiteScan>,
+    /// Depth of an element directly under <testsuites> that is not a suite
+    /// (<properties> etc.): read, checked, not copied.
+    skipping: Option<usize>,
+}
+
+impl SuiteCopy<'_> {
+    /// Whether an element opening (or closing) at this depth is a suite.
+    fn at_suite_level(&self) -> bool {
+        match self.root.as_deref() {
+            Some("testsuites") => self.depth == 1,
+            _ => self.depth == 0,
+        }
+    }
+
+    /// An element opens (`empty`: and closes at once).
+    fn start(
+        &mut self,
+        out: &mut Writer<Vec<u8>>,
+        event: &Event,
+        e: &BytesStart,
+        empty: bool,
+    ) -> std::result::Result<(), String> {
+        if self.skipping.is_some() {
+            self.depth += usize::from(!empty);
+            return Ok(());
+        }
+        let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+        if self.root.is_none() {
+            if name != "testsuites" && name != "testsuite" {
+                return Err(format!(
+                    "not a JUnit report (root element <{name}>, expected <testsuites> or <testsuite>)"
+                ));
+            }
+            self.root = Some(name.clone());
+        }
+        if self.at_suite_level() {
+            return self.start_suite(out, &name, e, empty);
+        }
+        if let Some(scan) = self.suite.as_mut() {
+            scan.element(&name, e, empty, self.depth)?;
+            write_event(out, event.borrow())?;
+        }
+        if !empty {
+            self.depth += 1;
+        }
+        Ok(())
+    }
+
+    /// An element opens where suites stand: a suite is copied under a name
+    /// no earlier suite took; anything else is skipped.
+    fn start_suite(
+        &mut self,
+        out: &mut Writer<Vec<u8>>,
+        name: &str,
+        e: &BytesStart,
+        empty: bool,
+    ) -> std::result::Result<(), String> {
+        if name != "testsuite" {
+            // <properties> etc. directly under <testsuites>: not ours to
+            // keep, but read through (and checked) like the rest: an input
+            // is well-formed everywhere or refused.
+            if !empty {
+                self.skipping = Some(self.depth);
+                self.depth += 1;
+            }
+            return Ok(());
+        }
+        let scan = SuiteScan::start(e)?;
+        let start = unique_name(e, &scan.name, self.stem, self.names)?;
+        write_event(out, Event::Text(BytesText::new("\n    ")))?;
+        if empty {
+            write_event(out, Event::Empty(start))?;
+            scan.finish(self.totals);
+        } else {
+            write_event(out, Event::Start(start))?;
+            self.depth += 1;
+            self.suite = Some(scan);
+        }
+        Ok(())
+    }
+
+    /// An element closes; a suite that closes adds its totals.
+    fn end(&mut self, out: &mut Writer<Vec<u8>>, e: &BytesEnd) -> std::result::Result<(), String> {
+        self.depth = self.depth.saturating_sub(1);
+        if self.skipping.is_some() {
+            if self.skipping == Some(self.depth) {
+                self.skipping = None;
+            }
+            return Ok(());
+        }
+        if let Some(scan) = self.suite.as_mut() {
+            let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+            scan.end(&name, self.depth);
+            write_event(out, Event::End(e.borrow()))?;
+            if self.at_suite_level() {
+                if let Some(done) = self.suite.take() {
+                    done.finish(self.totals);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why `xml` is not a well-formed XML 1.0 document as far as the merge can
@@ -1691,15 +1826,17 @@ mod tests {
         );
     }
 
+    /// A good one-case report, edited by `edit`, is refused with a reason
+    /// that says `want`.
+    fn refuse(edit: &dyn Fn(&mut Value), want: &str) {
+        let mut r = report("n", 1, 0, &["pass"]);
+        edit(&mut r);
+        let why = check_report(&r).unwrap_err();
+        assert!(why.contains(want), "{why:?} should say {want:?}");
+    }
+
     #[test]
     fn reports_outside_schema_1_are_refused() {
-        let good = report("n", 1, 0, &["pass"]);
-        let refuse = |edit: &dyn Fn(&mut Value), want: &str| {
-            let mut r = good.clone();
-            edit(&mut r);
-            let why = check_report(&r).unwrap_err();
-            assert!(why.contains(want), "{why:?} should say {want:?}");
-        };
         refuse(&|r| *r = json!([1]), "not a JSON object");
         refuse(
             &|r| r["schema"] = json!("other/report"),
@@ -1737,6 +1874,10 @@ mod tests {
             },
             "no status",
         );
+    }
+
+    #[test]
+    fn reports_that_break_the_schema_are_refused() {
         // Fields the schema does not list, anywhere: the merged report would
         // carry them and break the schema it names.
         refuse(
@@ -1769,6 +1910,10 @@ mod tests {
             "does not match",
         );
         refuse(&|r| r["exit_code"] = json!(137), "137 is not one of");
+    }
+
+    #[test]
+    fn reports_whose_codes_contradict_their_cases_are_refused() {
         // Codes that contradict the cases: edited or corrupted.
         refuse(
             &|r| r["devices"][0]["cases"][0]["status"] = json!("fail"),

@@ -791,105 +791,30 @@ pub fn statically_clean(
     deps: &[super::taint::Deps],
     successors: impl Fn(usize) -> [Option<usize>; 2],
 ) -> bool {
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    struct Entry {
-        pending: u8,
-        younger: [u8; SLOTS],
-    }
-    type State = std::collections::BTreeMap<usize, Entry>;
     let n = insts.len();
     if n == 0 {
         return true;
     }
-    let dest_masks = |inst: &Inst| -> (u128, VMask) {
-        let (mut s, mut v) = (0u128, [0u64; VGPR_WORDS]);
-        for &r in dest_regs(Dest::of(inst, 0)).iter() {
-            if r >= 256 {
-                let r = usize::from(r - 256);
-                v[r / 64] |= 1 << (r % 64);
-            } else {
-                s |= 1 << r;
-            }
-        }
-        (s, v)
-    };
-    let mut states: Vec<Option<State>> = vec![None; n];
-    states[0] = Some(State::new());
+    let mut states: Vec<Option<Outstanding>> = vec![None; n];
+    states[0] = Some(Outstanding::new());
     let mut work = vec![0usize];
     while let Some(i) = work.pop() {
         let (Some(inst), Some(mut st)) = (insts[i], states[i].clone()) else {
             continue;
         };
-        // Touching a register an entry may still write.
-        let d = &deps[i];
-        let (mut fs, mut fv) = (0u128, [0u64; VGPR_WORDS]);
-        for &pc in st.keys() {
-            if let Some(p) = insts[pc] {
-                let (s, v) = dest_masks(p);
-                fs |= s;
-                for k in 0..VGPR_WORDS {
-                    fv[k] |= v[k];
-                }
-            }
-        }
-        if d.s & fs != 0 || (0..VGPR_WORDS).any(|k| d.v[k] & fv[k] != 0) {
+        if touches_in_flight(insts, &st, &deps[i]) {
             return false;
         }
         let model = Model::of(inst.generation);
-        let t = model.thresholds(inst, inst.generation);
-        st.retain(|_, e| {
-            for (slot, &threshold) in t.iter().enumerate() {
-                if e.pending >> slot & 1 == 1 {
-                    let covered = if model.in_order[slot] {
-                        u16::from(e.younger[slot]) >= threshold
-                    } else {
-                        threshold == 0
-                    };
-                    if covered {
-                        e.pending &= !(1 << slot);
-                    }
-                }
-            }
-            e.pending != 0
-        });
+        retire_covered(&mut st, model, inst);
         let counts = model.counts(inst);
         if counts != 0 {
-            for e in st.values_mut() {
-                for slot in 0..SLOTS {
-                    if counts >> slot & 1 == 1 {
-                        e.younger[slot] = e.younger[slot].saturating_add(1).min(64);
-                    }
-                }
-            }
-            let (s, v) = dest_masks(inst);
-            if s != 0 || v != [0; VGPR_WORDS] {
-                // A re-issue from a loop: one entry, the weaker bound.
-                st.insert(
-                    i,
-                    Entry {
-                        pending: counts,
-                        younger: [0; SLOTS],
-                    },
-                );
-            }
+            issue(&mut st, inst, i, counts);
         }
         for next in successors(i).into_iter().flatten() {
             let merged = match &states[next] {
                 None => st.clone(),
-                Some(old) => {
-                    let mut m = old.clone();
-                    for (&pc, e) in &st {
-                        m.entry(pc)
-                            .and_modify(|o| {
-                                o.pending |= e.pending;
-                                for k in 0..SLOTS {
-                                    o.younger[k] = o.younger[k].min(e.younger[k]);
-                                }
-                            })
-                            .or_insert(*e);
-                    }
-                    m
-                }
+                Some(old) => join(old, &st),
             };
             if states[next].as_ref() != Some(&merged) {
                 states[next] = Some(merged);
@@ -898,4 +823,108 @@ pub fn statically_clean(
         }
     }
     true
+}
+
+/// What [`statically_clean`] knows of one access that may be in flight.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct OutstandingAccess {
+    /// The counters it may still be pending on, a bit per slot.
+    pending: u8,
+    /// Per counter, a lower bound on the accesses issued after it.
+    younger: [u8; SLOTS],
+}
+
+/// The accesses that may be in flight at an instruction, by the pc that
+/// issued them.
+type Outstanding = std::collections::BTreeMap<usize, OutstandingAccess>;
+
+/// The scalar and vector registers `inst` writes, as masks.
+fn dest_masks(inst: &Inst) -> (u128, VMask) {
+    let (mut s, mut v) = (0u128, [0u64; VGPR_WORDS]);
+    for &r in dest_regs(Dest::of(inst, 0)).iter() {
+        if r >= 256 {
+            let r = usize::from(r - 256);
+            v[r / 64] |= 1 << (r % 64);
+        } else {
+            s |= 1 << r;
+        }
+    }
+    (s, v)
+}
+
+/// Whether an instruction reading and writing `d` touches a register an
+/// entry of `st` may still write.
+fn touches_in_flight(insts: &[Option<&Inst>], st: &Outstanding, d: &super::taint::Deps) -> bool {
+    let (mut fs, mut fv) = (0u128, [0u64; VGPR_WORDS]);
+    for &pc in st.keys() {
+        if let Some(p) = insts[pc] {
+            let (s, v) = dest_masks(p);
+            fs |= s;
+            for k in 0..VGPR_WORDS {
+                fv[k] |= v[k];
+            }
+        }
+    }
+    d.s & fs != 0 || (0..VGPR_WORDS).any(|k| d.v[k] & fv[k] != 0)
+}
+
+/// Drop from `st` what the wait `inst` (if it is one) certainly covers.
+fn retire_covered(st: &mut Outstanding, model: &Model, inst: &Inst) {
+    let t = model.thresholds(inst, inst.generation);
+    st.retain(|_, e| {
+        for (slot, &threshold) in t.iter().enumerate() {
+            if e.pending >> slot & 1 == 1 {
+                let covered = if model.in_order[slot] {
+                    u16::from(e.younger[slot]) >= threshold
+                } else {
+                    threshold == 0
+                };
+                if covered {
+                    e.pending &= !(1 << slot);
+                }
+            }
+        }
+        e.pending != 0
+    });
+}
+
+/// `inst` at pc `i` issues an access on the counters `counts`: every entry
+/// gets one more younger access there, and `inst` becomes an entry when it
+/// writes registers.
+fn issue(st: &mut Outstanding, inst: &Inst, i: usize, counts: u8) {
+    for e in st.values_mut() {
+        for slot in 0..SLOTS {
+            if counts >> slot & 1 == 1 {
+                e.younger[slot] = e.younger[slot].saturating_add(1).min(64);
+            }
+        }
+    }
+    let (s, v) = dest_masks(inst);
+    if s != 0 || v != [0; VGPR_WORDS] {
+        // A re-issue from a loop: one entry, the weaker bound.
+        st.insert(
+            i,
+            OutstandingAccess {
+                pending: counts,
+                younger: [0; SLOTS],
+            },
+        );
+    }
+}
+
+/// Where two paths meet: what may be in flight on either, each entry with
+/// the counters of both and the smaller bound.
+fn join(old: &Outstanding, st: &Outstanding) -> Outstanding {
+    let mut m = old.clone();
+    for (&pc, e) in st {
+        m.entry(pc)
+            .and_modify(|o| {
+                o.pending |= e.pending;
+                for k in 0..SLOTS {
+                    o.younger[k] = o.younger[k].min(e.younger[k]);
+                }
+            })
+            .or_insert(*e);
+    }
+    m
 }

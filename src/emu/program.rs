@@ -162,33 +162,8 @@ impl Program {
         entry: u64,
         allocation: &Allocation,
     ) -> Program {
-        let mut insts = Vec::new();
-        let mut offsets = Vec::new();
-        let mut pos = entry.saturating_sub(base) as usize;
-        while pos < code.len() {
-            offsets.push(base.wrapping_add(pos as u64));
-            match crate::isa::decode(isa, code, pos, base) {
-                Ok(inst) => {
-                    pos += inst.len as usize;
-                    insts.push(Ok(inst));
-                }
-                Err(e) => {
-                    insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string())
-                        .with_inst(e.offset(), e.dwords_hex())));
-                    // Resynchronise on the next dword, as a linear-sweep disassembler does.
-                    pos += 4;
-                }
-            }
-        }
-        let targets: Vec<Option<usize>> = insts
-            .iter()
-            .map(|i| match i {
-                Ok(inst) if inst.shape() == Shape::Branch => {
-                    offsets.binary_search(&inst.branch_target()).ok()
-                }
-                _ => None,
-            })
-            .collect();
+        let (mut insts, offsets) = sweep(isa, code, base, entry);
+        let targets = branch_targets(&insts, &offsets);
         if isa.gfx1250_insts {
             resolve_vgpr_msb(&mut insts, &targets);
         }
@@ -285,6 +260,44 @@ impl Program {
             .get(&pc)
             .map_or(&[], |v| v.as_slice())
     }
+}
+
+/// Decode `code` from `entry` to its end, as a linear-sweep disassembler
+/// does: each instruction (or fault) with its address.
+fn sweep(isa: Isa, code: &[u8], base: u64, entry: u64) -> (Vec<Result<Inst, Fault>>, Vec<u64>) {
+    let mut insts = Vec::new();
+    let mut offsets = Vec::new();
+    let mut pos = entry.saturating_sub(base) as usize;
+    while pos < code.len() {
+        offsets.push(base.wrapping_add(pos as u64));
+        match crate::isa::decode(isa, code, pos, base) {
+            Ok(inst) => {
+                pos += inst.len as usize;
+                insts.push(Ok(inst));
+            }
+            Err(e) => {
+                insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string())
+                    .with_inst(e.offset(), e.dwords_hex())));
+                // Resynchronise on the next dword, as a linear-sweep disassembler does.
+                pos += 4;
+            }
+        }
+    }
+    (insts, offsets)
+}
+
+/// Per instruction, the index its branch goes to; `None` for another
+/// instruction or a branch to no decoded instruction's start.
+fn branch_targets(insts: &[Result<Inst, Fault>], offsets: &[u64]) -> Vec<Option<usize>> {
+    insts
+        .iter()
+        .map(|i| match i {
+            Ok(inst) if inst.shape() == Shape::Branch => {
+                offsets.binary_search(&inst.branch_target()).ok()
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The instructions that may execute after instruction `i`: none after an

@@ -1359,44 +1359,61 @@ impl<const W: usize> Wave<W> {
             Shape::MemStore(n) => (u64::from(n), false),
             _ => return Flow::Run,
         };
-        let dwords = size.div_ceil(4) as u8;
-        // The words each (active lane, dword) touches: first and last byte's.
         let lanes: Vec<(usize, u64)> = (0..W)
             .filter(|i| exec >> i & 1 == 1)
             .map(|i| (i, self.lane_addr(inst, i)))
             .collect();
-        let span = |a: u64, k: u8| {
-            let start = a.wrapping_add(4 * u64::from(k));
-            (start / 4, start.wrapping_add(size.min(4) - 1) / 4)
-        };
         if load {
-            let active = ctx.mem.taint.is_active();
-            for k in 0..dwords {
-                let mut l = L::default();
-                if active {
-                    let words = lanes.iter().flat_map(|&(_, a)| {
-                        let (w0, w1) = span(a, k);
-                        [w0, w1]
-                    });
-                    let marks = ctx.mem.taint.get(words);
-                    for (j, &(i, _)) in lanes.iter().enumerate() {
-                        for m in &marks[2 * j..2 * j + 2] {
-                            l = l.or(L {
-                                u: u64::from(m.undefined) << i,
-                                n: u64::from(m.unsettled) << i,
-                                origin: m.origin,
-                            });
-                        }
+            self.taint_vmem_load(inst, ctx, &lanes, size, exec);
+        } else {
+            self.taint_vmem_store(inst, ctx, &lanes, size);
+        }
+        Flow::Run
+    }
+
+    /// A load of `size` bytes by each of `lanes` (active lane, address):
+    /// each destination dword takes the marks of the words it reads.
+    #[inline]
+    fn taint_vmem_load(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        lanes: &[(usize, u64)],
+        size: u64,
+        exec: u64,
+    ) {
+        let active = ctx.mem.taint.is_active();
+        for k in 0..size.div_ceil(4) as u8 {
+            let mut l = L::default();
+            if active {
+                let words = lanes.iter().flat_map(|&(_, a)| {
+                    let (w0, w1) = word_span(a, k, size);
+                    [w0, w1]
+                });
+                let marks = ctx.mem.taint.get(words);
+                for (j, &(i, _)) in lanes.iter().enumerate() {
+                    for m in &marks[2 * j..2 * j + 2] {
+                        l = l.or(L {
+                            u: u64::from(m.undefined) << i,
+                            n: u64::from(m.unsettled) << i,
+                            origin: m.origin,
+                        });
                     }
                 }
-                self.set_v(inst.dst + u16::from(k), l, exec);
             }
-            return Flow::Run;
+            self.set_v(inst.dst + u16::from(k), l, exec);
         }
+    }
+
+    /// A store of `size` bytes by each of `lanes` (active lane, address):
+    /// the words it writes take the marks of the data stored.
+    #[inline]
+    fn taint_vmem_store(&mut self, inst: &Inst, ctx: &Ctx<'_>, lanes: &[(usize, u64)], size: u64) {
+        let dwords = size.div_ceil(4) as u8;
         let mut marks = Vec::with_capacity(lanes.len() * dwords as usize);
         for k in 0..dwords {
             let data = self.v_reg(inst.data + u16::from(k), inst, ctx);
-            for &(i, a) in &lanes {
+            for &(i, a) in lanes {
                 if ctx
                     .mem
                     .resolve(a.wrapping_add(4 * u64::from(k)), size.min(4))
@@ -1410,7 +1427,7 @@ impl<const W: usize> Wave<W> {
                     unsettled: s.unset,
                     origin: s.origin,
                 };
-                let (w0, w1) = span(a, k);
+                let (w0, w1) = word_span(a, k, size);
                 // A partial-word store of clean data leaves the word's other bytes as they were.
                 if mark.is_tainted() || size >= 4 {
                     marks.push((w0, mark));
@@ -1423,7 +1440,6 @@ impl<const W: usize> Wave<W> {
         if ctx.mem.taint.is_active() || marks.iter().any(|(_, m)| m.is_tainted()) {
             ctx.mem.taint.set(marks.into_iter());
         }
-        Flow::Run
     }
 
     /// src0's lane taint, permuted by DPP, and the lanes the op may write.
@@ -1552,6 +1568,14 @@ impl<const W: usize> Wave<W> {
         }
         Flow::Run
     }
+}
+
+/// The words dword `k` of an access of `size` bytes at `a` touches: its
+/// first and last byte's.
+#[inline]
+fn word_span(a: u64, k: u8, size: u64) -> (u64, u64) {
+    let start = a.wrapping_add(4 * u64::from(k));
+    (start / 4, start.wrapping_add(size.min(4) - 1) / 4)
 }
 
 #[cfg(test)]

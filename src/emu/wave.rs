@@ -269,6 +269,8 @@ impl<const W: usize> Wave<W> {
     /// them too and set `grouped`, paying the dispatch once per workgroup;
     /// every other op touches `self` only and the caller steps the others.
     #[inline(always)]
+    // Long by design: one arm per opcode (see above); splitting the match
+    // would add a second dispatch per instruction on the hot path.
     pub(super) fn step(
         &mut self,
         inst: &Inst,

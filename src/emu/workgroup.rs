@@ -12,7 +12,7 @@ use super::taint::{clean_wave_skips, initialised_sgprs, Flow, WaveStop};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
-use crate::isa::Shape;
+use crate::isa::{Inst, Shape};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -279,14 +279,6 @@ pub fn run_lockstep<const W: usize>(
         return Ok(false);
     }
     let mut clean = waves.iter().all(|w| w.shadow.clean);
-    // pc and steps are kept here while the waves agree and written back to
-    // the waves only when lockstep ends, or before a branch (the one kind of
-    // instruction that sets a wave's own pc).
-    let leave = |waves: &mut [Wave<W>], pc: usize, steps: u64| {
-        for w in waves.iter_mut() {
-            (w.pc, w.steps) = (pc, steps);
-        }
-    };
     loop {
         let inst = fetch(ctx, pc, at)?;
         steps += 1;
@@ -302,49 +294,14 @@ pub fn run_lockstep<const W: usize>(
             if status == Some(Status::Ended) {
                 return Ok(true);
             }
-            pc = waves[0].pc;
-            if waves.iter().any(|w| w.pc != pc) {
+            let Some(same) = common_pc(waves) else {
                 return Ok(false);
-            }
+            };
+            pc = same;
             continue;
         }
-        // Memory ops, waits and messages change what is in flight
-        // (counters.rs), so the group's `clean` is read again after them.
-        let counted = matches!(
-            shape,
-            Shape::MemLoad(_)
-                | Shape::MemStore(_)
-                | Shape::Load(_)
-                | Shape::Nop
-                | Shape::KWait
-                | Shape::Control
-        );
-        let group = match shape {
-            // Only memory ops can take a workgroup path here: the shape test
-            // is inline so other instructions pay no call.
-            Shape::MemLoad(_) | Shape::MemStore(_) | Shape::Load(_) => {
-                let done = if matches!(shape, Shape::Load(_)) {
-                    sload_group(waves, inst, ctx.mem)
-                } else {
-                    mem_group(waves, inst, ctx.mem)
-                };
-                if done {
-                    for w in waves.iter_mut() {
-                        w.issued(inst, pc, ctx);
-                    }
-                }
-                done
-            }
-            // Waits land what they cover; other hints do nothing here.
-            Shape::Nop | Shape::KWait => {
-                for w in waves.iter_mut() {
-                    w.waited(inst);
-                }
-                true
-            }
-            _ => false,
-        };
-        if group {
+        let counted = changes_in_flight(shape);
+        if step_as_group(waves, inst, shape, ctx, pc) {
             clean = waves.iter().all(|w| w.shadow.clean);
             pc += 1;
             continue;
@@ -371,12 +328,82 @@ pub fn run_lockstep<const W: usize>(
             return Ok(true);
         }
         if branch {
-            pc = waves[0].pc;
-            if waves.iter().any(|w| w.pc != pc) {
+            let Some(same) = common_pc(waves) else {
                 return Ok(false);
-            }
+            };
+            pc = same;
         } else {
             pc += 1;
         }
+    }
+}
+
+/// pc and steps are kept by [`run_lockstep`] while the waves agree and
+/// written back to the waves only when lockstep ends, or before a branch
+/// (the one kind of instruction that sets a wave's own pc).
+#[inline]
+fn leave<const W: usize>(waves: &mut [Wave<W>], pc: usize, steps: u64) {
+    for w in waves.iter_mut() {
+        (w.pc, w.steps) = (pc, steps);
+    }
+}
+
+/// The pc every wave is at, or `None` when a branch sent them apart.
+#[inline]
+fn common_pc<const W: usize>(waves: &[Wave<W>]) -> Option<usize> {
+    let pc = waves[0].pc;
+    waves.iter().all(|w| w.pc == pc).then_some(pc)
+}
+
+/// Whether an instruction of `shape` changes what is in flight (memory ops,
+/// waits and messages: counters.rs), so that the group's `clean` must be
+/// read again after it.
+#[inline(always)]
+fn changes_in_flight(shape: Shape) -> bool {
+    matches!(
+        shape,
+        Shape::MemLoad(_)
+            | Shape::MemStore(_)
+            | Shape::Load(_)
+            | Shape::Nop
+            | Shape::KWait
+            | Shape::Control
+    )
+}
+
+/// Run `inst` for the whole group at once where it has a workgroup path;
+/// `false` when each wave must step it on its own. Inlined, so that the
+/// shape test costs other instructions no call.
+#[inline(always)]
+fn step_as_group<const W: usize>(
+    waves: &mut [Wave<W>],
+    inst: &Inst,
+    shape: Shape,
+    ctx: &Ctx<'_>,
+    pc: usize,
+) -> bool {
+    match shape {
+        // Only memory ops can take a workgroup path here.
+        Shape::MemLoad(_) | Shape::MemStore(_) | Shape::Load(_) => {
+            let done = if matches!(shape, Shape::Load(_)) {
+                sload_group(waves, inst, ctx.mem)
+            } else {
+                mem_group(waves, inst, ctx.mem)
+            };
+            if done {
+                for w in waves.iter_mut() {
+                    w.issued(inst, pc, ctx);
+                }
+            }
+            done
+        }
+        // Waits land what they cover; other hints do nothing here.
+        Shape::Nop | Shape::KWait => {
+            for w in waves.iter_mut() {
+                w.waited(inst);
+            }
+            true
+        }
+        _ => false,
     }
 }
