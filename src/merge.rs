@@ -154,25 +154,24 @@ pub fn merge(request: &Request) -> Result<Merged> {
     })
 }
 
-/// Write the merged reports. Each is written to a temporary file beside its
-/// destination and renamed over it, so a reader never sees half a report.
-/// Failing to write is a fault (exit 3).
+/// Write the merged reports asked for, each attempted whatever happened
+/// ([`crate::report::files::write_all`]); the first failure is returned.
 pub fn write(merged: &Merged, json_out: Option<&Path>, junit_out: Option<&Path>) -> Result<()> {
-    if let Some(path) = json_out {
-        let mut text = serde_json::to_string_pretty(&InOrder(&merged.report, &TOP_LEVEL_ORDER))
+    let json = json_out.map(|path| {
+        let text = serde_json::to_string_pretty(&InOrder(&merged.report, &TOP_LEVEL_ORDER))
+            .map(|text| text + "\n")
             .map_err(|e| {
                 Error::Io(format!(
                     "{}: encoding the merged report: {e}",
                     path.display()
                 ))
-            })?;
-        text.push('\n');
-        crate::files::write_output(path, text.as_bytes())?;
-    }
-    if let (Some(path), Some(xml)) = (junit_out, &merged.junit) {
-        crate::files::write_output(path, xml.as_bytes())?;
-    }
-    Ok(())
+            });
+        (path, text)
+    });
+    let junit = junit_out
+        .zip(merged.junit.clone())
+        .map(|(path, xml)| (path, Ok(xml)));
+    crate::report::files::write_all(json.into_iter().chain(junit))
 }
 
 /// Why the output paths cannot be used, found before any input is read: a

@@ -731,16 +731,20 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     for line in lines(&report, target.generation()) {
         say(&line);
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)
-            .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")))?;
-        crate::files::write_output(path, (text + "\n").as_bytes())?;
-    }
-    Ok(if measured.release_errors.is_empty() {
+    let text = serde_json::to_string_pretty(&report)
+        .map(|text| text + "\n")
+        .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")));
+    let written = crate::report::files::write_all(args.json.as_deref().map(|path| (path, text)));
+    let code = if measured.release_errors.is_empty() {
         exit::PASS
     } else {
         exit::FAULT
-    })
+    };
+    let (code, unwritten) = crate::report::files::after_writing(Ok(code), written);
+    if let Some(e) = unwritten {
+        say(&format!("microbench: error: {e}"));
+    }
+    code
 }
 
 /// The embedded microbench code object of `target`.

@@ -21,7 +21,7 @@ use crate::codeobj::elf::MAX_CODE_OBJECT_BYTES;
 use crate::codeobj::launch::{self, CaseAbi};
 use crate::codeobj::CodeObject;
 use crate::device::{Device, DeviceError};
-use crate::error::{exit, Error, Result, RunError};
+use crate::error::{Error, Result, RunError};
 use crate::interrupt::Interrupt;
 use crate::report::{self, CutShort, DeviceRun, Interrupted, RunReport};
 use crate::run::{self, CaseResult, KernelSource, Loaded, NotRun, Options, Status};
@@ -1065,39 +1065,21 @@ pub struct Ending {
     pub also: Vec<Error>,
 }
 
-/// Write the reports asked for, whatever happened, and choose the exit code:
-/// a signal's code wins; a report that cannot be written fails an otherwise
-/// passing run.
+/// Write the reports asked for, whatever happened, and choose the exit code
+/// by the one rule ([`report::files::after_writing`]): a signal's code wins;
+/// a report that cannot be written fails an otherwise passing run.
 pub fn finish(report: RunReport, json: Option<&Path>, junit: Option<&Path>) -> Ending {
-    let written = write_reports(&report, json, junit);
-    match (report.into_exit_code(), written) {
-        ((Ok(exit::PASS), _), Err(e)) => Ending {
-            outcome: Err(e),
-            also: Vec::new(),
-        },
-        ((outcome, shown), written) => Ending {
-            outcome,
-            also: shown.into_iter().chain(written.err()).collect(),
-        },
+    let written = report::files::write_all(
+        json.map(|path| (path, Ok(report.to_json())))
+            .into_iter()
+            .chain(junit.map(|path| (path, Ok(report::to_junit(&report))))),
+    );
+    let (outcome, shown) = report.into_exit_code();
+    let (outcome, unwritten) = report::files::after_writing(outcome, written);
+    Ending {
+        outcome,
+        also: shown.into_iter().chain(unwritten).collect(),
     }
-}
-
-/// Write the JSON and JUnit reports asked for. Both are attempted whatever
-/// happened, so nothing the user asked for is lost; the last failure is
-/// returned.
-pub fn write_reports(report: &RunReport, json: Option<&Path>, junit: Option<&Path>) -> Result<()> {
-    let mut failed = None;
-    if let Some(path) = json {
-        failed = write_file(path, &report.to_json()).err().or(failed);
-    }
-    if let Some(path) = junit {
-        failed = write_file(path, &report::to_junit(report)).err().or(failed);
-    }
-    failed.map_or(Ok(()), Err)
-}
-
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    crate::files::write_output(path, text.as_bytes())
 }
 
 #[cfg(test)]

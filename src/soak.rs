@@ -30,6 +30,7 @@ use crate::handle::KernelHandle;
 use crate::inputs;
 use crate::interrupt::Interrupt;
 use crate::isa::Generation;
+use crate::report;
 use crate::target::{Choice, Target};
 
 /// Words of a lane's record: [mismatches, first iteration, a, b, c, got, check, checksum].
@@ -904,7 +905,8 @@ fn recheck_lanes(
 /// one line each, and the `--json` report (`json`) written on every ending:
 /// what ran before a fault, or the error of a soak that could not start
 /// (then returned, after its report is written). The exit code: the
-/// outcome's, or 3 for a report that could not be written (a mismatch stays 1).
+/// outcome's, by the one rule for a report that could not be written
+/// ([`report::files::after_writing`]: it fails a passing soak, exit 3).
 pub fn run_reported(
     req: &Request,
     json: Option<&std::path::Path>,
@@ -914,8 +916,9 @@ pub fn run_reported(
     let outcome = match run(req, say) {
         Ok(outcome) => outcome,
         Err(e) => {
-            if let Some(written) = json.and_then(|path| write_error_json(req, &e, path).err()) {
-                warn(&written.to_string());
+            let text = error_json_text(req, &e);
+            if let Err(unwritten) = report::files::write_all(json.map(|path| (path, text))) {
+                warn(&unwritten.to_string());
             }
             return Err(e);
         }
@@ -926,43 +929,39 @@ pub fn run_reported(
     if let Some(e) = &outcome.error {
         warn(e);
     }
-    if let Some(written) = json.and_then(|path| write_json(&outcome, path).err()) {
-        warn(&written.to_string());
-        return Ok(if outcome.exit_code == exit::MISMATCH {
-            exit::MISMATCH
-        } else {
-            exit::FAULT
-        });
+    let written = report::files::write_all(json.map(|path| (path, json_text(&outcome))));
+    let (code, unwritten) = report::files::after_writing(Ok(outcome.exit_code), written);
+    if let Some(e) = unwritten {
+        warn(&e.to_string());
     }
-    Ok(outcome.exit_code)
+    code
 }
 
-/// Write the outcome as JSON to `path`.
-pub fn write_json(out: &Outcome, path: &std::path::Path) -> Result<()> {
+/// The outcome as the `--json` report.
+pub fn json_text(out: &Outcome) -> Result<String> {
     let mut value =
         serde_json::to_value(out).map_err(|e| Error::Io(format!("soak report: {e}")))?;
     value["command"] = serde_json::json!("soak");
-    write_value(&value, path)
+    pretty(&value)
 }
 
-/// Write the report of a soak that could not start (no device, no kernel,
+/// The report of a soak that could not start (no device, no kernel,
 /// a runtime that failed before the first dispatch): the request, the
 /// error and its exit code, so `--json` is written on every ending.
-fn write_error_json(req: &Request, error: &Error, path: &std::path::Path) -> Result<()> {
-    let value = serde_json::json!({
+fn error_json_text(req: &Request, error: &Error) -> Result<String> {
+    pretty(&serde_json::json!({
         "command": "soak",
         "seed": req.seed,
         "dispatches": 0,
         "error": error.to_string(),
         "exit_code": error.exit_code(),
-    });
-    write_value(&value, path)
+    }))
 }
 
-fn write_value(value: &serde_json::Value, path: &std::path::Path) -> Result<()> {
+fn pretty(value: &serde_json::Value) -> Result<String> {
     let text =
         serde_json::to_string_pretty(value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
-    crate::files::write_output(path, (text + "\n").as_bytes())
+    Ok(text + "\n")
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{command_line, refuse, say, warn, Failure};
-use crate::merge;
+use crate::{merge, report};
 
 // `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
 #[derive(clap::Args)]
@@ -48,14 +48,9 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
     if let Some(error) = merged.report["error"].as_str().filter(|e| !e.is_empty()) {
         warn(format_args!("merge: {error}"));
     }
-    match written {
-        Ok(()) => Ok(merged.exit_code),
-        Err(e) => {
-            warn(&e);
-            Ok(merge::combine_exit_codes(&[
-                merged.exit_code,
-                e.exit_code(),
-            ]))
-        }
+    let (code, unwritten) = report::files::after_writing(Ok(merged.exit_code), written);
+    if let Some(e) = unwritten {
+        warn(&e);
     }
+    Ok(code?)
 }

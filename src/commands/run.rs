@@ -12,7 +12,7 @@ use super::{
     parse_timeout, refuse, say, warn, Command, Failure, MAX_MISMATCHES,
 };
 use crate::backend::BackendChoice;
-use crate::error::{exit, Error};
+use crate::error::Error;
 use crate::target::{self, Choice};
 use crate::{dump, report, session};
 
@@ -173,13 +173,13 @@ fn finish_dump(sink: Option<dump::Sink>, outcome: Result<i32, Error>) -> Result<
             }
             outcome
         }
-        Some(Err(e)) => match outcome {
-            Ok(exit::PASS) => Err(e),
-            outcome => {
+        Some(Err(e)) => {
+            let (outcome, unwritten) = report::files::after_writing(outcome, Err(e));
+            if let Some(e) = unwritten {
                 warn(e);
-                outcome
             }
-        },
+            outcome
+        }
     }
 }
 

@@ -1,7 +1,8 @@
-//! The report files `run` was asked to write, checked before anything runs:
-//! a path that cannot be written, or `--json` and `--junit` naming one file
-//! (by any spelling: `./x`, a symlink, a hard link), is a usage error found
-//! in milliseconds rather than after an hour-long soak.
+//! The report files a command was asked to write: checked before anything
+//! runs (a path that cannot be written, or `--json` and `--junit` naming one
+//! file by any spelling: `./x`, a symlink, a hard link, is a usage error found
+//! in milliseconds rather than after an hour-long soak), then written by one
+//! rule for every command ([`write_all`], [`after_writing`]).
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,36 @@ use std::path::{Path, PathBuf};
 use crate::files::parent_of;
 
 use crate::error::Error;
+
+/// Write every report asked for, each `(path, text)`, whatever happened
+/// before and whether or not an earlier one could be written, so nothing the
+/// user asked for is lost; the first failure is returned. Each file goes to
+/// a temporary name beside it and is renamed over it (`files::write_output`).
+pub fn write_all<'p>(
+    reports: impl IntoIterator<Item = (&'p Path, Result<String, Error>)>,
+) -> Result<(), Error> {
+    let mut first = None;
+    for (path, text) in reports {
+        let written = text.and_then(|text| crate::files::write_output(path, text.as_bytes()));
+        first = first.or(written.err());
+    }
+    first.map_or(Ok(()), Err)
+}
+
+/// The one rule for a report (or a dump) that could not be written, for
+/// every command: it fails an otherwise passing run (exit 3, and the write
+/// error is the run's error); any other ending stands, since it already says
+/// the run did not pass (a mismatch, a fault, a skip, a signal), and the
+/// write error is returned beside it to be printed as one more line.
+pub fn after_writing(
+    outcome: Result<i32, Error>,
+    written: Result<(), Error>,
+) -> (Result<i32, Error>, Option<Error>) {
+    match (outcome, written) {
+        (Ok(crate::error::exit::PASS), Err(e)) => (Err(e), None),
+        (outcome, written) => (outcome, written.err()),
+    }
+}
 
 /// Every reason the report paths cannot be used, one error per line; empty
 /// when both can be written. `json` and `junit` are the options' values.
@@ -148,5 +179,48 @@ mod tests {
             found.len() == 1 && found[0].contains("is a FIFO"),
             "a FIFO is refused (a report is renamed into place), without hanging: {found:?}"
         );
+    }
+
+    #[test]
+    fn a_report_not_written_fails_only_a_passing_run() {
+        use crate::error::exit;
+        let unwritten = || Err(Error::Io("r.json: cannot be written".into()));
+        let (code, shown) = after_writing(Ok(exit::PASS), unwritten());
+        assert_eq!(code.unwrap_err().exit_code(), exit::FAULT);
+        assert!(shown.is_none(), "the write error is the run's error");
+        for kept in [
+            exit::MISMATCH,
+            exit::FAULT,
+            exit::SKIPPED,
+            exit::SIGINT,
+            exit::SIGTERM,
+        ] {
+            let (code, shown) = after_writing(Ok(kept), unwritten());
+            assert_eq!(code.unwrap(), kept);
+            assert!(shown.unwrap().to_string().contains("cannot be written"));
+        }
+        let (code, shown) = after_writing(Err(Error::Usage("bad".into())), unwritten());
+        assert_eq!(code.unwrap_err().exit_code(), exit::USAGE);
+        assert!(shown.is_some());
+        let (code, shown) = after_writing(Ok(exit::PASS), Ok(()));
+        assert_eq!((code.unwrap(), shown.is_none()), (exit::PASS, true));
+    }
+
+    #[test]
+    fn every_report_is_attempted_and_the_first_failure_returned() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no/such/dir/r.json");
+        let fine = dir.path().join("r.xml");
+        let encoding = Err(Error::Io("encoding failed".into()));
+        let later = dir.path().join("later.json");
+        let e = write_all([
+            (missing.as_path(), Ok("{}".to_string())),
+            (fine.as_path(), Ok("<x/>".to_string())),
+            (later.as_path(), encoding),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().contains("no/such/dir"), "{e}");
+        assert_eq!(std::fs::read_to_string(&fine).unwrap(), "<x/>");
+        assert!(!later.exists());
     }
 }
