@@ -1,8 +1,7 @@
 //! Code object parsing against what `kernels/include/xad_basic_gfx11.s` declares, the
 //! kernarg layout built from it, target IDs, and the toolchain canary.
 
-mod common;
-use common::*;
+use crate::common::*;
 use xad_harness::codeobj::{kernarg, ArgValue, CodeObject, KernargError, TargetId};
 
 fn basic() -> CodeObject {

@@ -16,8 +16,7 @@
 //! Everything is assembled with the project's own toolchain discovery; with no
 //! LLVM on the machine the tests print why and return (CI has LLVM 19).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

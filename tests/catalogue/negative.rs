@@ -9,8 +9,7 @@
 //! `kernels/include/xad_basic_gfx12.s` and run on the emulated gfx1201, through the
 //! library and through the CLI.
 
-mod common;
-use common::*;
+use crate::common::*;
 use xad_harness::inputs;
 
 const LANES: usize = 100_000;

@@ -6,12 +6,12 @@
 //! `v_xad_u32`'s operands swapped, and a model that skips the second block,
 //! are both caught.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
 
-use common::{harness, run};
+use crate::common::{harness, run};
 use sha2::{Digest, Sha256};
 use xad_harness::cases::{self, sha256, Case, LaneData};
 use xad_harness::codeobj::CodeObject;

@@ -3,9 +3,8 @@
 //! fields, and negative controls per target. Nothing here is a hardware result:
 //! every executor line checked says `emulated <target>`.
 
-mod common;
 
-use common::{assemble, basic_source, harness, run, scratch, Ran};
+use crate::common::{assemble, basic_source, harness, run, scratch, Ran};
 use xad_harness::target::{self, TARGETS};
 use xad_harness::{cases, kernels};
 

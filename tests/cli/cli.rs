@@ -2,8 +2,7 @@
 //! runtime on this GPU-less machine: each bad input gets one clear line and the
 //! documented exit code.
 
-mod common;
-use common::*;
+use crate::common::*;
 use xad_harness::isa::Generation;
 
 fn assert_one_line_error(r: &Ran, code: i32, needle: &str) {

@@ -6,8 +6,7 @@
 //! message. A row that drifts from the binary fails here, so the table
 //! cannot go stale.
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,8 +2,7 @@
 //! the next dispatch boundary, still writes both reports marked interrupted
 //! with what completed, and exits 128 + the signal's number.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Stdio};

@@ -5,11 +5,9 @@
 //! called (checked on the emulated HIP device library, whose
 //! `hipModuleLoadData` is made to fail loudly if it is ever reached).
 
-mod common;
-use common::*;
+use crate::common::*;
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -9,8 +9,7 @@
 //!   disassembly (`llvm-objdump --mcpu=<target>`, the one build.rs found; the
 //!   project's decoder does not decode s_getreg_b32 or s_memtime).
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::process::{Command, Output};
 

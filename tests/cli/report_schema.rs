@@ -9,8 +9,7 @@
 //! device calls itself `xad-harness emulated <arch>`; nothing here is a
 //! hardware result.
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

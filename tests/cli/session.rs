@@ -3,8 +3,7 @@
 //! (never its text), release failures reach the report, and the exit code is
 //! chosen from types.
 
-mod common;
-use common::HostMemory;
+use crate::common::HostMemory;
 
 use std::time::Duration;
 

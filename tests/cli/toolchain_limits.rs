@@ -2,8 +2,7 @@
 //! such (not blamed on LLVM), the private scratch directory is removed after
 //! use, and assembler runs that hang or flood their output are bounded.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,7 @@
 //! emits another version (here: a wrapper that overrides the flag, as an LLVM
 //! ignoring it would) is not used.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

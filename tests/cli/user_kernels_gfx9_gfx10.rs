@@ -6,9 +6,9 @@
 //! with v_xad_u32's src1 and src2 swapped must fail, on every lane's word it
 //! changes, with the seed in the replay line.
 
-mod common;
+use crate::common;
 
-use common::{harness, run, scratch};
+use crate::common::{harness, run, scratch};
 use std::path::{Path, PathBuf};
 
 fn user_source(name: &str) -> PathBuf {

@@ -4,7 +4,7 @@
 //! MSG_DEALLOC_VGPRS, read exec_hi as data in wave32, or address memory
 //! through an undefined register. Every other lane is still checked.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 use xad_harness::cases::{self, Case};

@@ -12,7 +12,7 @@
 //! without `Feature::DppSrc1Scalar` (gfx110x, gfx11-generic: LLVM refuses the
 //! form there) get the same values through VGPR src1s written by v_mov.
 
-mod common;
+use crate::common;
 
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;

@@ -20,7 +20,7 @@
 //! - Every gfx9 descriptor refusal names its field; gfx9 code is refused on
 //!   other generations and the reverse.
 
-mod common;
+use crate::common;
 
 use rand::{Rng, SeedableRng};
 use std::path::Path;

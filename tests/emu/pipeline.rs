@@ -3,8 +3,7 @@
 //! classification logic is tested independently of the emulator: chunk
 //! boundaries, global lane indices, unwritten vs wrong, guards, faults.
 
-mod common;
-use common::HostMemory;
+use crate::common::HostMemory;
 
 use std::time::Duration;
 use xad_harness::cases::{self, Case};

@@ -3,7 +3,7 @@
 //! selected by the node labeller's labels, hardware only, no retries, reports
 //! on a mounted volume), and its command line is one the harness accepts.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,11 +2,10 @@
 //! shape (written by hand, as the contract states it), refusals, exit codes,
 //! and two real emulator runs merged.
 
-mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{harness, mkfifo, mknod_char, run, scratch, Ran};
+use crate::common::{harness, mkfifo, mknod_char, run, scratch, Ran};
 use serde_json::{json, Value};
 
 /// A complete schema-1 report of one emulated device whose cases have

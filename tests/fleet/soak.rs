@@ -3,9 +3,8 @@
 //! fault, against kernels whose on-device check lies, and the refusals.
 //! No assertion depends on wall-clock speed.
 
-mod common;
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::common;
+use crate::support;
 
 use std::process::Command;
 use std::time::Duration;

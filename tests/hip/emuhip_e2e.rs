@@ -13,8 +13,7 @@
 //! Nothing here is a hardware result: the device reports itself as
 //! "xad-harness emulated gfx1100" and the tests check that the label says so.
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

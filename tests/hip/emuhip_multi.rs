@@ -10,8 +10,7 @@
 //! Nothing here is a hardware result: each device calls itself
 //! `xad-harness emulated <arch>`, and the tests check that it does.
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -4,8 +4,7 @@
 //! library (tests/emuhip) injecting the faults; nothing here is a hardware
 //! result.
 
-#[path = "emuhip/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

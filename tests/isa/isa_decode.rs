@@ -5,9 +5,9 @@
 //! Failures print the hex. When llvm-mc-19 is installed, the tables are
 //! re-generated from the `.part` lists and must still match.
 
-mod isa_decode_table;
-mod isa_decode_table_gfx115x;
-mod isa_decode_table_gfx12;
+use crate::isa_decode_table;
+use crate::isa_decode_table_gfx115x;
+use crate::isa_decode_table_gfx12;
 
 use std::path::Path;
 use xad_harness::isa::{

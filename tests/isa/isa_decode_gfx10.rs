@@ -6,8 +6,8 @@
 //! llvm-mc-19 is installed, the tables are re-generated from the `.part`
 //! lists (and gfx1010 must encode them alike). Failures print the hex.
 
-mod isa_decode_table_gfx10;
-mod isa_decode_table_gfx10_w64;
+use crate::isa_decode_table_gfx10;
+use crate::isa_decode_table_gfx10_w64;
 
 use std::path::Path;
 use xad_harness::isa::{

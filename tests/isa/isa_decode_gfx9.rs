@@ -6,7 +6,7 @@
 //! `isa::table` is checked cell by cell; when llvm-mc-19 is installed the
 //! table is re-generated (for gfx90a and gfx942) and must still match.
 
-mod isa_decode_table_gfx9;
+use crate::isa_decode_table_gfx9;
 
 use std::path::Path;
 use xad_harness::isa::{

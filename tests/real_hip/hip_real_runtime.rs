@@ -13,8 +13,7 @@
 //! - `XAD_HIP_EXPECT`: the runtime version the binary must report (`6.4`),
 //!   so the matrix cannot silently test another runtime than it meant to.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::process::Command;
 
