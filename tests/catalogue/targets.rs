@@ -3,7 +3,6 @@
 //! fields, and negative controls per target. Nothing here is a hardware result:
 //! every executor line checked says `emulated <target>`.
 
-
 use crate::common::{assemble, basic_source, harness, run, scratch, Ran};
 use xad_harness::target::{self, TARGETS};
 use xad_harness::{cases, kernels};

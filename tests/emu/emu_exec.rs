@@ -425,7 +425,7 @@ fn dpp16_inactive_source_without_bound_ctrl_or_fi_is_unsettled_not_an_error() {
         0xff00_b100,
         0xbfb0_0000, // s_endpgm
     ];
-    // The launch runs (the read is marked unsettled, see tests/emu_definedness.rs).
+    // The launch runs (the read is marked unsettled, see tests/emu/emu_definedness.rs).
     run_raw(&mut dev, &code, false, Duration::from_secs(5))
         .expect("an unsettled read is not a launch error");
     assert!(dev.definedness(0, 0).unwrap().waves.is_empty());

@@ -730,7 +730,7 @@ fn llc(mcpu: &str, dir: &Path) -> Option<String> {
 }
 
 /// gfx908, gfx90a and gfx942 (whose addresses LLVM computes with gfx940's
-/// `v_lshl_add_u64`, tests/emu_gfx940_lshl.rs): exact.
+/// `v_lshl_add_u64`, tests/emu/emu_gfx940_lshl.rs): exact.
 #[test]
 fn a_kernel_from_llvms_code_generator_runs_exactly() {
     let scratch = common::scratch("emu_gfx9_llc");

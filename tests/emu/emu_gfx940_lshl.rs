@@ -15,7 +15,6 @@
 //!   caught (a fault or wrong words, never a pass).
 //! - The CLI runs a compiled gfx942 kernel through `--kernel` as basic_w64.
 
-
 use crate::common::{harness, run, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;

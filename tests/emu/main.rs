@@ -9,9 +9,9 @@ mod common;
 
 mod emu_definedness;
 mod emu_exec;
-mod emu_gfx9;
 mod emu_gfx10;
 mod emu_gfx12;
+mod emu_gfx9;
 mod emu_gfx940_lshl;
 mod emu_vgpr_msb;
 mod emu_xad_basic;

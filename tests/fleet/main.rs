@@ -8,8 +8,8 @@ mod common;
 #[path = "../emuhip/tests/support/mod.rs"]
 mod support;
 
+mod k8s_manifest;
 mod merge;
 mod replay;
 mod slurm;
-mod k8s_manifest;
 mod soak;

@@ -2,7 +2,6 @@
 //! shape (written by hand, as the contract states it), refusals, exit codes,
 //! and two real emulator runs merged.
 
-
 use std::path::{Path, PathBuf};
 
 use crate::common::{harness, mkfifo, mknod_char, run, scratch, Ran};

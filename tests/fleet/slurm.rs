@@ -19,7 +19,6 @@
 //! except under CI=true, where it fails. Every daemon is stopped when the
 //! test ends, also on failure, and every wait is bounded.
 
-
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

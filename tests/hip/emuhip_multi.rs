@@ -5,7 +5,7 @@
 //! `HIP_VISIBLE_DEVICES` renumbering, `run --device N` on the right card, and
 //! a fault injected into one device only (`XAD_EMUHIP_FAULT_DEVICE`).
 //!
-//! The library is found or built as for tests/emuhip_e2e.rs (the shared
+//! The library is found or built as for tests/hip/emuhip_e2e.rs (the shared
 //! support module; `cargo build -p xad-emuhip` first makes this fast).
 //! Nothing here is a hardware result: each device calls itself
 //! `xad-harness emulated <arch>`, and the tests check that it does.

@@ -10,5 +10,5 @@ mod support;
 mod emuhip_e2e;
 mod emuhip_multi;
 mod fault_lines;
-mod hip_layout;
 mod hip_launch_check;
+mod hip_layout;

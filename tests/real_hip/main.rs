@@ -11,5 +11,5 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod hip_runtime;
 mod hip_real_runtime;
+mod hip_runtime;

@@ -1,4 +1,4 @@
-//! Shared by tests/emuhip/tests/*.rs and the root tests/emuhip_e2e.rs (via
+//! Shared by tests/emuhip/tests/*.rs and the root tests/hip/emuhip_e2e.rs (via
 //! `#[path]`): find or build the emulated HIP library for the HIP root this
 //! test was built against, expose it under the real library's SONAME
 //! (`libamdhip64.so.5`, `.6` or `.7`) in a directory, and run programs on it
