@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::common::describe;
+
 use xad_harness::cases::encode::encode_for;
 use xad_harness::cases::{specs, Case, Spec};
 use xad_harness::codeobj::CodeObject;
@@ -288,19 +290,6 @@ fn run_on(device: &str, case: &Case, bytes: &[u8], lanes: u64, seed: u64) -> Cas
         &kernel,
         source,
         &opts,
-    )
-}
-
-fn describe(r: &CaseResult) -> String {
-    format!(
-        "{}: status {:?}, {} of {} lanes failed, error {:?}, guards {:?}, first {:#x?}",
-        r.case,
-        r.status(),
-        r.tally.lanes_failed,
-        r.tally.lanes_checked,
-        r.error,
-        r.guard_violations,
-        r.tally.first
     )
 }
 

@@ -6,6 +6,8 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use crate::common::describe;
+
 use xad_harness::cases::program::{int, Dpp, Op, Program, Src};
 use xad_harness::cases::{self, catalogue, catalogue_for, model, Case, LaneData};
 use xad_harness::codeobj::CodeObject;
@@ -36,19 +38,6 @@ fn run(case: &Case, lanes: u64, seed: u64) -> CaseResult {
         source: embedded.source.to_string(),
     };
     run_case(&mut EmuDevice::new(), case, &code, &kernel, source, &opts)
-}
-
-fn describe(r: &CaseResult) -> String {
-    format!(
-        "{}: status {:?}, {} of {} lanes failed, error {:?}, guards {:?}, first {:#x?}",
-        r.case,
-        r.status(),
-        r.tally.lanes_failed,
-        r.tally.lanes_checked,
-        r.error,
-        r.guard_violations,
-        r.tally.first
-    )
 }
 
 /// 1000 + 13 lanes: the last wave of each size and the last workgroup are

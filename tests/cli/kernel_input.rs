@@ -195,8 +195,7 @@ fn segment_past_the_end(dir: &Path) -> PathBuf {
 #[test]
 fn program_headers_past_the_end_are_refused_before_any_runtime_call() {
     let dir = scratch("kernel-input-hip");
-    let library = support::library_dir(&support::repo_root(env!("CARGO_MANIFEST_DIR")))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let library = support::library();
     let knobs = [("XAD_EMUHIP_STATUS", "999:hipModuleLoadData")];
     let run_hip = |kernel: &Path| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_xad-harness"));

@@ -24,11 +24,7 @@ const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
 fn harness(args: &[&str], emulated: bool, knobs: &[(&str, &str)]) -> (Output, String) {
     let mut command = Command::new(HARNESS);
     command.args(args).env_remove("XAD_BACKEND");
-    let dir = emulated.then(|| {
-        let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-        support::library_dir(&root)
-            .unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
-    });
+    let dir = emulated.then(support::library);
     let output = support::run(command, dir.as_deref(), knobs).unwrap_or_else(|e| panic!("{e}"));
     let transcript = format!(
         "xad-harness {} with {knobs:?}\n{}",

@@ -9,17 +9,12 @@
 //! device calls itself `xad-harness emulated <arch>`; nothing here is a
 //! hardware result.
 
-use crate::support;
+use crate::support::{self, library};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
-
-fn library() -> PathBuf {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
-}
 
 fn schema() -> jsonschema::Validator {
     let text = std::fs::read_to_string(

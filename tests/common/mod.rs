@@ -139,3 +139,18 @@ pub fn mknod_char(path: &Path, major: u32, minor: u32) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// One line on a case result for an assertion message: status, failed lanes, error, guards, first
+/// mismatch.
+pub fn describe(r: &xad_harness::run::CaseResult) -> String {
+    format!(
+        "{}: status {:?}, {} of {} lanes failed, error {:?}, guards {:?}, first {:#x?}",
+        r.case,
+        r.status(),
+        r.tally.lanes_failed,
+        r.tally.lanes_checked,
+        r.error,
+        r.guard_violations,
+        r.tally.first
+    )
+}

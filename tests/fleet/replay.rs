@@ -25,9 +25,7 @@ fn xad(args: &[&str]) -> Ran {
 
 /// The binary on the emulated HIP library with `knobs` set.
 fn xad_hip(args: &[&str], knobs: &[(&str, &str)]) -> Ran {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    let lib = support::library_dir(&root)
-        .unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"));
+    let lib = support::library();
     let mut command = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
     command.args(args);
     let out = support::run(command, Some(&lib), knobs).unwrap_or_else(|e| panic!("{e}"));

@@ -236,8 +236,7 @@ fn a_device_record_the_host_cannot_reproduce_is_a_fault_not_a_mismatch() {
 
 #[test]
 fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_confirmed() {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    let lib = support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library: {e}"));
+    let lib = support::library();
     // The same soak, with and without the knob.
     let soak = || {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xad-harness"));
@@ -312,8 +311,7 @@ fn bad_durations_are_usage_errors() {
 
 #[test]
 fn a_soak_that_faults_still_writes_its_json_report() {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    let lib = support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library: {e}"));
+    let lib = support::library();
     let dir = tempfile::tempdir().unwrap();
     // A failed copy stops the soak mid-run; a failed allocation before the
     // first dispatch; no device at all before the soak starts.

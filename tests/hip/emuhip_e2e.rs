@@ -13,9 +13,8 @@
 //! Nothing here is a hardware result: the device reports itself as
 //! "xad-harness emulated gfx1100" and the tests check that the label says so.
 
-use crate::support;
+use crate::support::{self, library};
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
@@ -23,11 +22,6 @@ const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
 /// then act on this case's kernel (xad_basic: output `out`, count `count`).
 const CASE: &str = "basic";
 const LABEL: &str = "hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime";
-
-fn library() -> PathBuf {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
-}
 
 /// Run the harness; `emulated` puts the stand-in on the loader path.
 fn harness(args: &[&str], emulated: bool, knobs: &[(&str, &str)]) -> (Output, String) {

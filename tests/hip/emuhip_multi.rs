@@ -10,18 +10,12 @@
 //! Nothing here is a hardware result: each device calls itself
 //! `xad-harness emulated <arch>`, and the tests check that it does.
 
-use crate::support;
+use crate::support::{self, library};
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
 const THREE: (&str, &str) = ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030,gfx1201");
-
-fn library() -> PathBuf {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
-}
 
 /// Run the harness on the stand-in with `knobs` (and no other XAD_EMUHIP_* or
 /// visibility variable); returns the output and a transcript for messages.

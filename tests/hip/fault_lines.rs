@@ -4,17 +4,11 @@
 //! library (tests/emuhip) injecting the faults; nothing here is a hardware
 //! result.
 
-use crate::support;
+use crate::support::{self, library};
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
-
-fn library() -> PathBuf {
-    let root = support::repo_root(env!("CARGO_MANIFEST_DIR"));
-    support::library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
-}
 
 fn run_hip(cases: &str, extra: &[&str], knobs: &[(&str, &str)]) -> (Output, String) {
     let mut command = Command::new(HARNESS);

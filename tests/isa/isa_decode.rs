@@ -8,6 +8,7 @@
 use crate::isa_decode_table;
 use crate::isa_decode_table_gfx115x;
 use crate::isa_decode_table_gfx12;
+use crate::support::llvm_mc_rows;
 
 use std::path::Path;
 use xad_harness::isa::{
@@ -578,7 +579,7 @@ type Table = &'static [(&'static str, &'static [u8])];
 #[test]
 fn gfx1250_decodes_what_llvm_mc_22_assembles_and_refuses_what_it_drops() {
     let source = parts(".") + &parts("gfx12");
-    let Some(rows) = llvm_mc_rows_with("llvm-mc-22", "gfx1250", &source) else {
+    let Some(rows) = llvm_mc_rows("llvm-mc-22", "gfx1250", "", &source) else {
         eprintln!("SKIPPED: llvm-mc-22 not found; gfx1250 decoding is not re-checked");
         return;
     };
@@ -660,7 +661,7 @@ fn generated_tables_match_llvm_mc_when_present() {
         ("gfx1151", parts("gfx115x"), isa_decode_table_gfx115x::TABLE),
     ];
     for (mcpu, source, table) in tables {
-        let Some(rows) = llvm_mc_rows(mcpu, &source) else {
+        let Some(rows) = llvm_mc_rows("llvm-mc-19", mcpu, "", &source) else {
             eprintln!("SKIPPED: llvm-mc-19 not found; the {mcpu} decode table is not re-checked");
             return;
         };
@@ -673,41 +674,4 @@ fn generated_tables_match_llvm_mc_when_present() {
             "{mcpu}: regenerate with sh tests/kernels/emu/gen_decode_table.sh"
         );
     }
-}
-
-/// llvm-mc-19's canonical text and bytes for every line of `source` it accepts.
-fn llvm_mc_rows(mcpu: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
-    llvm_mc_rows_with("llvm-mc-19", mcpu, source)
-}
-
-/// `mc`'s canonical text and bytes for every line of `source` it accepts.
-fn llvm_mc_rows_with(mc: &str, mcpu: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(mc)
-        .args(["-triple=amdgcn", &format!("-mcpu={mcpu}"), "-show-encoding"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let text = source.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let rows = stdout
-        .lines()
-        .filter_map(|l| l.split_once("; encoding: ["))
-        .map(|(text, enc)| {
-            let bytes = enc
-                .trim_end_matches(']')
-                .split(',')
-                .map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap())
-                .collect();
-            (text.trim().to_string(), bytes)
-        })
-        .collect();
-    Some(rows)
 }

@@ -8,6 +8,7 @@
 
 use crate::isa_decode_table_gfx10;
 use crate::isa_decode_table_gfx10_w64;
+use crate::support::llvm_mc_rows;
 
 use std::path::Path;
 use xad_harness::isa::{
@@ -506,7 +507,7 @@ fn generated_gfx10_tables_match_llvm_mc_when_present() {
         ),
     ];
     for (mcpu, mattr, source, table) in checks {
-        let Some(rows) = llvm_mc_rows(mcpu, mattr, source) else {
+        let Some(rows) = llvm_mc_rows("llvm-mc-19", mcpu, mattr, source) else {
             eprintln!("SKIPPED: llvm-mc-19 not found; the gfx10 decode tables are not re-checked");
             return;
         };
@@ -522,44 +523,4 @@ fn generated_gfx10_tables_match_llvm_mc_when_present() {
             want.len()
         );
     }
-}
-
-/// llvm-mc-19's canonical text and bytes for every line of `source` it accepts.
-fn llvm_mc_rows(mcpu: &str, mattr: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut args = vec![
-        "-triple=amdgcn".to_string(),
-        format!("-mcpu={mcpu}"),
-        "-show-encoding".to_string(),
-    ];
-    if !mattr.is_empty() {
-        args.push(format!("-mattr={mattr}"));
-    }
-    let mut child = Command::new("llvm-mc-19")
-        .args(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let text = source.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let rows = stdout
-        .lines()
-        .filter_map(|l| l.split_once("; encoding: ["))
-        .map(|(text, enc)| {
-            let bytes = enc
-                .trim_end_matches(']')
-                .split(',')
-                .map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap())
-                .collect();
-            (text.trim().to_string(), bytes)
-        })
-        .collect();
-    Some(rows)
 }

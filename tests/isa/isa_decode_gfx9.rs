@@ -7,6 +7,7 @@
 //! table is re-generated (for gfx90a and gfx942) and must still match.
 
 use crate::isa_decode_table_gfx9;
+use crate::support::llvm_mc_rows;
 
 use std::path::Path;
 use xad_harness::isa::{
@@ -368,7 +369,7 @@ fn gfx9_table_matches_llvm_mc_when_present() {
         .iter()
         .map(|(t, b)| (t.to_string(), b.to_vec()))
         .collect();
-    let Some(rows) = llvm_mc_rows("gfx90a", &source) else {
+    let Some(rows) = llvm_mc_rows("llvm-mc-19", "gfx90a", "", &source) else {
         eprintln!("SKIPPED: llvm-mc-19 not found; the gfx9 decode table is not re-checked");
         return;
     };
@@ -383,7 +384,7 @@ fn gfx9_table_matches_llvm_mc_when_present() {
         .filter(|l| l.starts_with("v_cmpx"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let gfx908 = llvm_mc_rows("gfx908", &cmpx).unwrap_or_default();
+    let gfx908 = llvm_mc_rows("llvm-mc-19", "gfx908", "", &cmpx).unwrap_or_default();
     assert!(
         gfx908.len() >= 20,
         "gfx908 accepted {} v_cmpx rows",
@@ -398,7 +399,7 @@ fn gfx9_table_matches_llvm_mc_when_present() {
     }
     // gfx942 encodes every row alike, except that it spells the cache bits
     // sc0/sc1/nt (gfx942.part) and refuses glc/slc; those rows decode too.
-    let gfx942 = llvm_mc_rows("gfx942", &source).unwrap_or_default();
+    let gfx942 = llvm_mc_rows("llvm-mc-19", "gfx942", "", &source).unwrap_or_default();
     assert!(
         gfx942.len() + 5 > want.len(),
         "gfx942 accepted only {} rows",
@@ -429,37 +430,6 @@ fn gfx9_table_matches_llvm_mc_when_present() {
             "gfx942 refuses {text}"
         );
     }
-}
-
-/// llvm-mc-19's canonical text and bytes for every line of `source` it accepts.
-fn llvm_mc_rows(mcpu: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("llvm-mc-19")
-        .args(["-triple=amdgcn", &format!("-mcpu={mcpu}"), "-show-encoding"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let text = source.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    let rows = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once("; encoding: ["))
-        .map(|(text, enc)| {
-            let bytes = enc
-                .trim_end_matches(']')
-                .split(',')
-                .map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap_or(0))
-                .collect();
-            (text.trim().to_string(), bytes)
-        })
-        .collect();
-    Some(rows)
 }
 
 /// Negative control: the comparison above can fail. Read as gfx11, most gfx9

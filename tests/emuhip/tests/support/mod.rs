@@ -212,6 +212,13 @@ fn library_file(root: &Path, soname: &str) -> Result<PathBuf, String> {
 /// A directory holding `libamdhip64.so.<major>` -> the emulated library,
 /// for `LD_LIBRARY_PATH`, with the major of the HIP root this test was built
 /// against. Built once per test process.
+/// The directory holding the emulated HIP library for the repository the including test crate
+/// belongs to; panics with the reason when it can be neither found nor built.
+pub fn library() -> PathBuf {
+    let root = repo_root(env!("CARGO_MANIFEST_DIR"));
+    library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
+}
+
 pub fn library_dir(root: &Path) -> Result<PathBuf, String> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(|| {
