@@ -23,15 +23,9 @@ const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
 /// Run the harness; `emulated` puts the emulated HIP library on the loader path.
 fn harness(args: &[&str], emulated: bool, knobs: &[(&str, &str)]) -> (Output, String) {
     let mut command = Command::new(HARNESS);
-    command.args(args).env_remove("XAD_BACKEND");
-    let dir = emulated.then(support::library);
-    let output = support::run(command, dir.as_deref(), knobs).unwrap_or_else(|e| panic!("{e}"));
-    let transcript = format!(
-        "xad-harness {} with {knobs:?}\n{}",
-        args.join(" "),
-        support::transcript(&output)
-    );
-    (output, transcript)
+    command.env_remove("XAD_BACKEND");
+    let library = emulated.then(support::library);
+    support::run_transcribed(command, args, library.as_deref(), knobs)
 }
 
 /// Exit 77, nothing on stdout, exactly one stderr line holding `wording`,

@@ -3,52 +3,12 @@
 //! copied to and from. Both ways must give the same result to the lane: the
 //! same counts and the same failure records, whose inputs are the lane's own.
 
-use std::time::Duration;
+use crate::common::Through;
 use xad_harness::cases::{self, Case, LaneData};
 use xad_harness::device::*;
 use xad_harness::emu::EmuDevice;
 use xad_harness::inputs;
 use xad_harness::run::{self, CaseResult, Options, Status};
-
-/// The emulator with its host views hidden: the pipeline must copy.
-struct Copying(EmuDevice);
-
-impl Device for Copying {
-    fn executor(&self) -> Executor {
-        self.0.executor()
-    }
-    fn arch_name(&self) -> String {
-        self.0.arch_name()
-    }
-    fn memory_bytes(&self) -> u64 {
-        self.0.memory_bytes()
-    }
-    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
-        self.0.alloc(bytes)
-    }
-    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
-        self.0.free(ptr)
-    }
-    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
-        self.0.write(dst, src)
-    }
-    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        self.0.read(src, dst)
-    }
-    fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
-        self.0.load(image)
-    }
-    fn launch(
-        &mut self,
-        m: ModuleId,
-        k: &str,
-        arg: &[u8],
-        d: Dispatch,
-        t: Duration,
-    ) -> Result<(), DeviceError> {
-        self.0.launch(m, k, arg, d, t)
-    }
-}
 
 const SEED: u64 = 0x600d;
 
@@ -75,7 +35,10 @@ fn run_both(case: &Case) -> (CaseResult, CaseResult) {
         loaded.source.clone(),
         &opts(),
     );
-    let mut copying = Copying(EmuDevice::new());
+    // The emulator with its host views hidden: the pipeline must copy.
+    let mut copying = Through(EmuDevice::new(), |dev, m, k, arg, d, t| {
+        dev.launch(m, k, arg, d, t)
+    });
     let b = run::run_case(
         &mut copying,
         case,

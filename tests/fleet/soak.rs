@@ -3,14 +3,14 @@
 //! fault, against kernels whose on-device check lies, and the refusals.
 //! No assertion depends on wall-clock speed.
 
-use crate::common;
+use crate::common::{self, Through};
 use crate::support;
 
 use std::process::Command;
 use std::time::Duration;
 
 use xad_harness::backend::BackendChoice;
-use xad_harness::device::{DeviceError, DevicePtr, Dispatch, ModuleId};
+use xad_harness::device::DeviceError;
 use xad_harness::emu::{EmuDevice, XadFault, EMULATED_COMPUTE_UNITS};
 use xad_harness::soak::{self, Outcome, Request, Verdict};
 use xad_harness::target::{self, Target};
@@ -366,53 +366,16 @@ fn a_soak_that_faults_still_writes_its_json_report() {
     }
 }
 
-/// An emulated device whose every launch misses the watchdog, as a hung GPU's does.
-struct Hung(EmuDevice);
-
-impl xad_harness::device::Device for Hung {
-    fn executor(&self) -> xad_harness::device::Executor {
-        self.0.executor()
-    }
-    fn arch_name(&self) -> String {
-        self.0.arch_name()
-    }
-    fn memory_bytes(&self) -> u64 {
-        self.0.memory_bytes()
-    }
-    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
-        self.0.alloc(bytes)
-    }
-    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
-        self.0.free(ptr)
-    }
-    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
-        self.0.write(dst, src)
-    }
-    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        self.0.read(src, dst)
-    }
-    fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
-        self.0.load(image)
-    }
-    fn launch(
-        &mut self,
-        _module: ModuleId,
-        _kernel: &str,
-        _kernarg: &[u8],
-        _dispatch: Dispatch,
-        timeout: Duration,
-    ) -> Result<(), DeviceError> {
-        Err(DeviceError::Timeout(timeout))
-    }
-}
-
 /// Issue 27: soak's watchdog message names no option soak lacks (the device's
 /// own text says "raise it with --timeout", a `run`/`replay` option): it says
 /// the limit is fixed and the device stopped responding. Exit 3, one line.
 #[test]
 fn a_soak_watchdog_timeout_names_no_option_soak_lacks() {
     let target = t("gfx1100");
-    let mut dev = Hung(EmuDevice::for_target(target));
+    // An emulated device whose every launch misses the watchdog, as a hung GPU's does.
+    let mut dev = Through(EmuDevice::for_target(target), |_, _, _, _, _, timeout| {
+        Err(DeviceError::Timeout(timeout))
+    });
     // The soak's outcome keeps the error (and what ran before it) for its report.
     let out = soak::run_on(
         &mut dev,

@@ -25,16 +25,8 @@ const LABEL: &str = "hardware: xad-harness emulated gfx1100 (gfx1100), HIP runti
 
 /// Run the harness; `emulated` puts the stand-in on the loader path.
 fn harness(args: &[&str], emulated: bool, knobs: &[(&str, &str)]) -> (Output, String) {
-    let mut command = Command::new(HARNESS);
-    command.args(args);
-    let dir = emulated.then(library);
-    let output = support::run(command, dir.as_deref(), knobs).unwrap_or_else(|e| panic!("{e}"));
-    let transcript = format!(
-        "xad-harness {} with {knobs:?}\n{}",
-        args.join(" "),
-        support::transcript(&output)
-    );
-    (output, transcript)
+    let library = emulated.then(library);
+    support::run_transcribed(Command::new(HARNESS), args, library.as_deref(), knobs)
 }
 
 fn run_hip(extra: &[&str], knobs: &[(&str, &str)]) -> (Output, String) {

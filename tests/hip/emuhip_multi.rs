@@ -20,15 +20,7 @@ const THREE: (&str, &str) = ("XAD_EMUHIP_DEVICES", "gfx1100,gfx1030,gfx1201");
 /// Run the harness on the stand-in with `knobs` (and no other XAD_EMUHIP_* or
 /// visibility variable); returns the output and a transcript for messages.
 fn harness(args: &[&str], knobs: &[(&str, &str)]) -> (Output, String) {
-    let mut command = Command::new(HARNESS);
-    command.args(args);
-    let output = support::run(command, Some(&library()), knobs).unwrap_or_else(|e| panic!("{e}"));
-    let transcript = format!(
-        "xad-harness {} with {knobs:?}\n{}",
-        args.join(" "),
-        support::transcript(&output)
-    );
-    (output, transcript)
+    support::run_transcribed(Command::new(HARNESS), args, Some(&library()), knobs)
 }
 
 fn text(output: &Output) -> String {

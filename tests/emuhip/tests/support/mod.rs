@@ -324,6 +324,24 @@ pub const VISIBILITY_VARIABLES: [&str; 3] = [
 /// With `library` = None it runs on the HIP root's real runtime: as it is for
 /// a root on the system's glibc, under the root's own loader otherwise
 /// ([`root_loader`]).
+/// `run` with `args` added, panicking on its error, and a transcript for assertion messages:
+/// `xad-harness <args> with <knobs>` and what the program printed.
+pub fn run_transcribed(
+    mut command: Command,
+    args: &[&str],
+    library: Option<&Path>,
+    knobs: &[(&str, &str)],
+) -> (Output, String) {
+    command.args(args);
+    let output = run(command, library, knobs).unwrap_or_else(|e| panic!("{e}"));
+    let transcript = format!(
+        "xad-harness {} with {knobs:?}\n{}",
+        args.join(" "),
+        transcript(&output)
+    );
+    (output, transcript)
+}
+
 pub fn run(
     mut command: Command,
     library: Option<&Path>,
