@@ -1,8 +1,9 @@
-//! Test crate `catalogue`. The case catalogue and what it is built from: every case on every target, the kernels'
-//! encodings, the code objects (parsing, validation, the loader fuzz pass) and kernel descriptors.
-//! One module per former test file; helpers shared across crates are in tests/common.
-//! No process-global state is changed here (no `set_var`, no signal handlers installed in this
-//! process, no HIP runtime loaded by a test): see CONTRIBUTING.md, "Test crates".
+//! Test crate `catalogue`. The case catalogue and what it is built from: every case on every
+//! target, the kernels' encodings, the code objects (parsing, validation, the loader fuzz pass) and
+//! kernel descriptors. One module per former test file; helpers shared across crates are in
+//! tests/common. No process-global state is changed here (no `set_var`, no signal handlers
+//! installed in this process, no HIP runtime initialised in this process): see CONTRIBUTING.md,
+//! "Test crates".
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -1,8 +1,8 @@
-//! Test crate `isa`. The instruction decoder against the assembler: the decode tests of each generation, and the
-//! generated decode tables they read (modules here, not test binaries).
-//! One module per former test file; helpers shared across crates are in tests/common.
-//! No process-global state is changed here (no `set_var`, no signal handlers installed in this
-//! process, no HIP runtime loaded by a test): see CONTRIBUTING.md, "Test crates".
+//! Test crate `isa`. The instruction decoder against the assembler: the decode tests of each
+//! generation, and the generated decode tables they read (modules here, not test binaries). One
+//! module per former test file; helpers shared across crates are in tests/common. No process-global
+//! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
+//! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
 
 mod isa_decode;
 mod isa_decode_gfx10;
