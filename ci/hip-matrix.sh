@@ -10,12 +10,12 @@
 #      dependencies are shared;
 #   3. the tests that load the real runtime run under unstable's loader (the
 #      runtimes need glibc >= 2.38): the lib API against the runtime
-#      (tests/hip_runtime.rs) and the CLI's no-device behaviour
-#      (tests/hip_real_runtime.rs: devices, run --backend hip -> exit 77);
+#      (tests/real_hip/hip_runtime.rs) and the CLI's no-device behaviour
+#      (tests/real_hip/hip_real_runtime.rs: devices, run --backend hip -> exit 77);
 #   4. the emulated HIP device library is built for that version (its SONAME,
 #      symbol versions and hipDeviceProp_tR0600 from the root's headers) and the
 #      tests that load it run: its own tests, the end-to-end suite, fault lines
-#      and the shim layout check (tests/hip_layout.rs).
+#      and the shim layout check (tests/hip/hip_layout.rs).
 #
 #   bash ci/hip-matrix.sh            # 6.4 and 7.2
 #   bash ci/hip-matrix.sh 7.2        # one version
@@ -54,13 +54,13 @@ for v in "${versions[@]}"; do
     # Test executables that load the real runtime run under unstable's loader.
     if ! CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="$loader --library-path $sys:$lib" \
         XAD_HIP_LOADER="$loader" XAD_HIP_LIBRARY_PATH="$sys:$lib" XAD_HIP_EXPECT="$v" \
-        cargo test --locked --test hip_runtime --test hip_real_runtime -- --nocapture 2>&1; then
+        cargo test --locked --test real_hip -- --nocapture 2>&1; then
         status=1
     fi
     # The stand-in: built first (the tests would otherwise build it on demand).
     if ! { cargo build --locked -p xad-emuhip 2>&1 &&
         cargo test --locked -p xad-emuhip 2>&1 &&
-        cargo test --locked --test emuhip_e2e --test fault_lines --test hip_layout 2>&1; }; then
+        cargo test --locked --test hip -- emuhip_e2e:: fault_lines:: hip_layout:: 2>&1; }; then
         status=1
     fi
     unset HIP_PATH ROCM_PATH CARGO_TARGET_DIR

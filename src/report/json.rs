@@ -1,7 +1,7 @@
 //! The JSON report, schema version 1. The wire format is these borrowed
 //! structs, not the internal [`RunReport`], so the schema changes only on
 //! purpose: `report.schema.json` beside this file describes exactly what
-//! they write (tests/report_schema.rs validates real reports against it),
+//! they write (tests/cli/report_schema.rs validates real reports against it),
 //! and a change to either needs a new [`SCHEMA_VERSION`].
 //!
 //! Cases are nested under the device that ran them: a multi-GPU host (or a

@@ -3,6 +3,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
+
+use xad_harness::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use xad_harness::emu::EmuDevice;
 
 /// The real `xad-harness` binary cargo built for these tests.
 pub fn harness() -> Command {
@@ -74,7 +78,7 @@ pub fn basic_source() -> String {
 }
 
 /// Host memory standing in for a device's, for the test devices that run a
-/// Rust "kernel" (tests/pipeline.rs, tests/session.rs): allocations far apart
+/// Rust "kernel" (tests/emu/pipeline.rs, tests/cli/session.rs): allocations far apart
 /// (1 MiB gaps) so an address can only fall in one.
 pub struct HostMemory {
     allocs: Vec<(u64, Vec<u8>)>,
@@ -138,4 +142,65 @@ pub fn mknod_char(path: &Path, major: u32, minor: u32) -> bool {
         .args(["c", &major.to_string(), &minor.to_string()])
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// One line on a case result for an assertion message: status, failed lanes, error, guards, first
+/// mismatch.
+pub fn describe(r: &xad_harness::run::CaseResult) -> String {
+    format!(
+        "{}: status {:?}, {} of {} lanes failed, error {:?}, guards {:?}, first {:#x?}",
+        r.case,
+        r.status(),
+        r.tally.lanes_failed,
+        r.tally.lanes_checked,
+        r.error,
+        r.guard_violations,
+        r.tally.first
+    )
+}
+
+/// What a [`Through`] does on a launch, in place of the emulator's own launch.
+pub type Launch =
+    fn(&mut EmuDevice, ModuleId, &str, &[u8], Dispatch, Duration) -> Result<(), DeviceError>;
+
+/// The emulator seen only through `Device`'s required methods: its host views and definedness
+/// hidden (the trait's defaults, so the pipeline must copy), and each launch `.1`'s (forwarded,
+/// or failed on purpose).
+pub struct Through(pub EmuDevice, pub Launch);
+
+impl Device for Through {
+    fn executor(&self) -> Executor {
+        self.0.executor()
+    }
+    fn arch_name(&self) -> String {
+        self.0.arch_name()
+    }
+    fn memory_bytes(&self) -> u64 {
+        self.0.memory_bytes()
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        self.0.alloc(bytes)
+    }
+    fn free(&mut self, ptr: DevicePtr) -> Result<(), DeviceError> {
+        self.0.free(ptr)
+    }
+    fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        self.0.write(dst, src)
+    }
+    fn read(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        self.0.read(src, dst)
+    }
+    fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError> {
+        self.0.load(image)
+    }
+    fn launch(
+        &mut self,
+        module: ModuleId,
+        kernel: &str,
+        kernarg: &[u8],
+        dispatch: Dispatch,
+        timeout: Duration,
+    ) -> Result<(), DeviceError> {
+        (self.1)(&mut self.0, module, kernel, kernarg, dispatch, timeout)
+    }
 }

@@ -1,7 +1,7 @@
 //! The runtime's decisions over a fake device whose "kernel" is the CPU model of
 //! xad_basic, so statuses, kernarg packing, streams and every fault knob are
 //! tested without the emulator. The real library over the real emulator is
-//! tested end to end in tests/emuhip/tests/ and tests/emuhip_e2e.rs.
+//! tested end to end in tests/emuhip/tests/ and tests/hip/emuhip_e2e.rs.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

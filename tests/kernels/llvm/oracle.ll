@@ -6,7 +6,7 @@
 ; result goes through an identity DPP move (quad_perm:[0,1,2,3]) so gfx9 has
 ; a VALU-write-then-DPP-read hazard for LLVM to pad; the 64-bit address
 ; arithmetic gives gfx12 its VCC hazards (LLVM 20+ pads those; LLVM 19 does
-; not know the rule, see README "Verdicts as strict as silicon"). tests/emu_definedness.rs compiles
+; not know the rule, see README "Verdicts as strict as silicon"). tests/emu/emu_definedness.rs compiles
 ; it with -O2 for a target of every generation, runs it as `--kernel` (clean
 ; as LLVM wrote it), then again with the waits or hazard padding removed.
 target triple = "amdgcn-amd-amdhsa"

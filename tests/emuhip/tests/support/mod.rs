@@ -1,4 +1,4 @@
-//! Shared by tests/emuhip/tests/*.rs and the root tests/emuhip_e2e.rs (via
+//! Shared by tests/emuhip/tests/*.rs and the root tests/hip/emuhip_e2e.rs (via
 //! `#[path]`): find or build the emulated HIP library for the HIP root this
 //! test was built against, expose it under the real library's SONAME
 //! (`libamdhip64.so.5`, `.6` or `.7`) in a directory, and run programs on it
@@ -212,6 +212,13 @@ fn library_file(root: &Path, soname: &str) -> Result<PathBuf, String> {
 /// A directory holding `libamdhip64.so.<major>` -> the emulated library,
 /// for `LD_LIBRARY_PATH`, with the major of the HIP root this test was built
 /// against. Built once per test process.
+/// The directory holding the emulated HIP library for the repository the including test crate
+/// belongs to; panics with the reason when it can be neither found nor built.
+pub fn library() -> PathBuf {
+    let root = repo_root(env!("CARGO_MANIFEST_DIR"));
+    library_dir(&root).unwrap_or_else(|e| panic!("emulated HIP library unavailable: {e}"))
+}
+
 pub fn library_dir(root: &Path) -> Result<PathBuf, String> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -317,6 +324,24 @@ pub const VISIBILITY_VARIABLES: [&str; 3] = [
 /// With `library` = None it runs on the HIP root's real runtime: as it is for
 /// a root on the system's glibc, under the root's own loader otherwise
 /// ([`root_loader`]).
+/// `run` with `args` added, panicking on its error, and a transcript for assertion messages:
+/// `xad-harness <args> with <knobs>` and what the program printed.
+pub fn run_transcribed(
+    mut command: Command,
+    args: &[&str],
+    library: Option<&Path>,
+    knobs: &[(&str, &str)],
+) -> (Output, String) {
+    command.args(args);
+    let output = run(command, library, knobs).unwrap_or_else(|e| panic!("{e}"));
+    let transcript = format!(
+        "xad-harness {} with {knobs:?}\n{}",
+        args.join(" "),
+        transcript(&output)
+    );
+    (output, transcript)
+}
+
 pub fn run(
     mut command: Command,
     library: Option<&Path>,

@@ -1,5 +1,5 @@
 ; What a user's simple gfx10 kernels look like when LLVM compiles them (not
-; hand-written assembly): tests/emu_gfx10.rs compiles this file with the
+; hand-written assembly): tests/emu/emu_gfx10.rs compiles this file with the
 ; project's LLVM (clang -c, -mcpu=gfx1010 / gfx1030) and runs it on the
 ; emulator. LLVM chooses the initial state: on gfx10 (no architected flat
 ; scratch) it enables the private segment buffer s[0:3], the dispatch pointer,

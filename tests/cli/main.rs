@@ -1,0 +1,22 @@
+//! Test crate `cli`. The command line: error paths and exit codes, interrupts, man pages, the
+//! reports' schema, the run loop, microbench, and a user's `--kernel` through the toolchain. One
+//! module per former test file; helpers shared across crates are in tests/common. No process-global
+//! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
+//! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../emuhip/tests/support/mod.rs"]
+mod support;
+
+mod cli;
+mod error_table;
+mod interrupt;
+mod kernel_input;
+mod man_pages;
+mod microbench;
+mod report_schema;
+mod session;
+mod toolchain_limits;
+mod toolchain_version;
+mod user_kernels_gfx9_gfx10;

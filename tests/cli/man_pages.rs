@@ -1,0 +1,78 @@
+//! The man pages in docs/man/ are generated from the clap tree
+//! (`xad_harness::commands::Cli`) with clap_mangen, so each option is described
+//! once, in its doc comment, and `--help` and the pages cannot disagree. This
+//! test renders them again and fails when a committed page differs, is missing
+//! or is left over. After changing an option or a command, rewrite them with
+//!
+//!     XAD_UPDATE_MAN=1 cargo test --test cli -- man_pages::
+//!
+//! and commit docs/man/.
+
+use clap::CommandFactory;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn man_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/man")
+}
+
+/// Every page clap_mangen writes for the tree (`xad-harness.1`,
+/// `xad-harness-run.1`, ...), by file name.
+fn rendered() -> BTreeMap<String, Vec<u8>> {
+    let dir = tempfile::tempdir().unwrap();
+    clap_mangen::generate_to(xad_harness::commands::Cli::command(), dir.path()).unwrap();
+    pages_in(dir.path())
+}
+
+fn pages_in(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return BTreeMap::new();
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "1"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_man_pages_are_the_clap_tree() {
+    let want = rendered();
+    assert!(
+        want.contains_key("xad-harness.1") && want.contains_key("xad-harness-run.1"),
+        "clap_mangen wrote {:?}",
+        want.keys().collect::<Vec<_>>()
+    );
+    let dir = man_dir();
+    if std::env::var_os("XAD_UPDATE_MAN").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(&dir).unwrap();
+        for stale in pages_in(&dir).keys().filter(|k| !want.contains_key(*k)) {
+            std::fs::remove_file(dir.join(stale)).unwrap();
+        }
+        for (name, bytes) in &want {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+        eprintln!("wrote {} page(s) to {}", want.len(), dir.display());
+        return;
+    }
+    let have = pages_in(&dir);
+    let mut wrong = Vec::new();
+    for (name, bytes) in &want {
+        match have.get(name) {
+            None => wrong.push(format!("{name}: missing")),
+            Some(h) if h != bytes => wrong.push(format!("{name}: differs from the clap tree")),
+            Some(_) => {}
+        }
+    }
+    for name in have.keys().filter(|k| !want.contains_key(*k)) {
+        wrong.push(format!("{name}: no such command any more"));
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/man is stale (rewrite it with XAD_UPDATE_MAN=1 cargo test --test cli -- man_pages::):\n{}",
+        wrong.join("\n")
+    );
+}

@@ -1,0 +1,142 @@
+//! The code object version is chosen, not inherited from whichever LLVM is
+//! found: every assembly passes `-mcode-object-version=5`, and the canary
+//! proves the ELF ABI version as well as the bytes. A clang that quietly
+//! emits another version (here: a wrapper that overrides the flag, as an LLVM
+//! ignoring it would) is not used.
+
+use crate::common::*;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use xad_harness::toolchain::{CODE_OBJECT_VERSION, ELF_ABI_VERSION};
+
+/// The clang and ld.lld build.rs proved, found at build time.
+fn real_llvm() -> Option<(PathBuf, PathBuf)> {
+    let clang = PathBuf::from(option_env!("XAD_BUILD_CLANG")?);
+    let lld = PathBuf::from(option_env!("XAD_BUILD_LLD")?);
+    (clang.is_file() && lld.is_file()).then_some((clang, lld))
+}
+
+/// A directory whose `clang` runs the real one with `extra` appended (the
+/// last `-mcode-object-version` wins) and whose `ld.lld` is the real one.
+fn wrapped_llvm(dir: &Path, extra: &str) -> Option<PathBuf> {
+    let (clang, lld) = real_llvm()?;
+    let bin = dir.join("wrapped-llvm");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("clang");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nexec '{}' \"$@\" {extra}\n", clang.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_file(bin.join("ld.lld"));
+    std::os::unix::fs::symlink(lld, bin.join("ld.lld")).unwrap();
+    Some(bin)
+}
+
+fn run_kernel(dir: &Path, llvm: &Path, json: &Path) -> Ran {
+    let src = dir.join("k.s");
+    std::fs::write(&src, basic_source()).unwrap();
+    run(harness()
+        .args(["run", "--backend", "emu", "--lanes", "300", "--kernel"])
+        .arg(&src)
+        .arg("--json")
+        .arg(json)
+        .env("XAD_LLVM_DIR", llvm))
+}
+
+#[test]
+fn the_version_is_v5_and_the_abi_byte_says_so() {
+    assert_eq!(
+        (CODE_OBJECT_VERSION, ELF_ABI_VERSION),
+        (5, 3),
+        "amdhsa.version [1, 2] in the kernels is v5"
+    );
+    for k in xad_harness::kernels::EMBEDDED {
+        let want = xad_harness::toolchain::elf_abi_version(
+            xad_harness::toolchain::code_object_version(k.target),
+        );
+        assert_eq!(
+            k.bytes[8], want,
+            "{} for {}: EI_ABIVERSION",
+            k.name, k.target
+        );
+    }
+    assert_eq!(
+        xad_harness::toolchain::code_object_version("gfx11-generic"),
+        6,
+        "generic targets need v6"
+    );
+}
+
+#[test]
+fn a_clang_emitting_another_code_object_version_fails_the_canary() {
+    let dir = scratch("tc-cov");
+    let Some(llvm) = wrapped_llvm(&dir, "-mcode-object-version=4") else {
+        eprintln!("skipped: build.rs recorded no LLVM toolchain");
+        return;
+    };
+    let r = run_kernel(&dir, &llvm, &dir.join("r.json"));
+    assert_eq!(r.code, 3, "{}", r.all());
+    assert!(
+        r.stderr.contains("ELF ABI version 2 (want 3)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+/// Control: the same wrapper asking for v5 explicitly is accepted, so the
+/// refusal above is about the version and nothing else in the wrapper.
+#[test]
+fn the_same_wrapper_asking_for_v5_is_used() {
+    let dir = scratch("tc-cov5");
+    let Some(llvm) = wrapped_llvm(&dir, "-mcode-object-version=5") else {
+        eprintln!("skipped: build.rs recorded no LLVM toolchain");
+        return;
+    };
+    let r = run_kernel(&dir, &llvm, &dir.join("r.json"));
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
+/// Each generation is proved by its own canary bytes (gfx9 D1F3, gfx10 D745,
+/// gfx11/12 D645), and a processor the first LLVM does not know is looked for
+/// in the next: gfx950 is unknown to LLVM 19 and known to LLVM 22. A processor
+/// no toolchain knows is reported with what was tried, never skipped.
+#[test]
+fn each_generation_is_proved_by_its_own_canary() {
+    let dir = scratch("tc-generations");
+    for mcpu in [
+        "gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201",
+    ] {
+        let tc =
+            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+        assert!(!tc.origin.is_empty(), "{mcpu}");
+    }
+    if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file()
+        && std::env::var_os("XAD_LLVM_DIR").is_none()
+    {
+        let tc = xad_harness::toolchain::discover("gfx950", &dir).expect("LLVM 22 knows gfx950");
+        assert!(
+            tc.origin.contains("22"),
+            "gfx950 needs LLVM 22, found {}",
+            tc.origin
+        );
+    } else {
+        eprintln!(
+            "note: LLVM 22 not installed (or XAD_LLVM_DIR set): gfx950's toolchain not checked"
+        );
+    }
+    let e = xad_harness::toolchain::discover("gfx803", &dir)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("gfx803") && e.contains("not a gfx9, gfx10, gfx11 or gfx12 processor"),
+        "{e}"
+    );
+    let e = xad_harness::toolchain::discover("gfx9999", &dir)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gfx9999"), "{e}");
+}

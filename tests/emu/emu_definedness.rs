@@ -1,0 +1,976 @@
+//! Per-lane definedness on the emulator, end to end through the pipeline:
+//! kernels of the basic case's ABI (assembled here) that read an unsettled
+//! DPP16 lane, store an uninitialised VGPR or SGPR, read VGPRs after
+//! MSG_DEALLOC_VGPRS, read exec_hi as data in wave32, or address memory
+//! through an undefined register. Every other lane is still checked.
+
+use crate::common;
+
+use std::time::Duration;
+use xad_harness::cases::{self, Case};
+use xad_harness::check::FailureKind;
+use xad_harness::codeobj::CodeObject;
+use xad_harness::device::{Device, Dispatch, Taint};
+use xad_harness::emu::EmuDevice;
+use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
+
+/// A wave32 kernel named `name` with the basic case's ABI: the prologue
+/// loads a, b, c into v2, v3, v4 for lanes < count (v1 = byte offset, v8 =
+/// v9 = 0 in every lane), `body` computes v5, the epilogue stores v5.
+fn kernel(name: &str, pre: &str, body: &str) -> String {
+    format!(
+        r#".amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
+.text
+.globl {name}
+.p2align 8
+.type {name},@function
+{name}:
+  s_load_b256 s[4:11], s[0:1], 0x0
+  s_load_b32 s12, s[0:1], 0x20
+  v_and_b32 v0, 0x3ff, v0
+  s_lshl_b32 s13, s2, 8
+  v_add_nc_u32 v1, s13, v0
+  v_mov_b32 v8, 0
+  v_mov_b32 v9, 0
+{pre}
+  s_waitcnt lgkmcnt(0)
+  v_cmp_gt_u32 vcc_lo, s12, v1
+  s_and_saveexec_b32 s14, vcc_lo
+  s_cbranch_execz .Ldone
+  v_lshlrev_b32 v1, 2, v1
+  global_load_b32 v2, v1, s[4:5]
+  global_load_b32 v3, v1, s[6:7]
+  global_load_b32 v4, v1, s[8:9]
+  s_waitcnt vmcnt(0)
+  v_xad_u32 v5, v2, v3, v4
+{body}
+  global_store_b32 v1, v5, s[10:11]
+.Ldone:
+  s_endpgm
+.Lend:
+.size {name}, .Lend - {name}
+
+.rodata
+.p2align 6
+.amdhsa_kernel {name}
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_system_vgpr_workitem_id 0
+  .amdhsa_next_free_vgpr 32
+  .amdhsa_next_free_sgpr 40
+  .amdhsa_wavefront_size32 1
+  .amdhsa_kernarg_size 40
+.end_amdhsa_kernel
+
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.target: amdgcn-amd-amdhsa--gfx1100
+amdhsa.kernels:
+  - .name: {name}
+    .symbol: {name}.kd
+    .kernarg_segment_size: 40
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 32
+    .sgpr_count: 40
+    .vgpr_count: 32
+    .max_flat_workgroup_size: 256
+    .reqd_workgroup_size: [ 256, 1, 1 ]
+    .args:
+      - {{ .name: a, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: b, .offset: 8, .size: 8, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: c, .offset: 16, .size: 8, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: out, .offset: 24, .size: 8, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: count, .offset: 32, .size: 4, .value_kind: by_value }}
+...
+.end_amdgpu_metadata
+"#
+    )
+}
+
+fn basic() -> Case {
+    cases::select("basic").expect("the basic case").remove(0)
+}
+
+/// Assemble `source` and run the basic case with it over `lanes` lanes.
+fn run(stem: &str, source: &str, lanes: u64, seed: u64) -> CaseResult {
+    let dir = common::scratch(&format!("definedness-{stem}"));
+    let path = common::assemble(source, "gfx1100", &dir, stem);
+    let bytes = std::fs::read(&path).expect("code object");
+    let code = CodeObject::parse(&bytes).expect("parse");
+    let kernel = code.kernels[0].clone();
+    let opts = Options {
+        lanes,
+        seed,
+        timeout: Duration::from_secs(120),
+        keep: 8,
+        chunk_lanes: 1 << 17,
+        ..Options::default()
+    };
+    let source = KernelSource::User {
+        path: path.display().to_string(),
+    };
+    run_case(
+        &mut EmuDevice::new(),
+        &basic(),
+        &code,
+        &kernel,
+        source,
+        &opts,
+    )
+}
+
+fn describe(r: &CaseResult) -> String {
+    format!(
+        "status {:?}, checked {}, failed {}, undefined {}, unsettled {} ({} words), error {:?}\nfirst {:#?}\nunsettled {:#?}",
+        r.status(),
+        r.tally.lanes_checked,
+        r.tally.lanes_failed,
+        r.tally.lanes_undefined,
+        r.tally.lanes_unsettled,
+        r.tally.words_unsettled,
+        r.error,
+        r.tally.first,
+        r.tally.first_unsettled
+    )
+}
+
+/// v9 = v8 (0) through quad_perm:[3,3,3,3] with bound_ctrl=0, fi=0: lanes
+/// whose quad's lane 3 is off (only in a partial last wave) read unsettled.
+const UNSETTLED_ZERO: &str = "  v_mov_b32_dpp v9, v8 quad_perm:[3,3,3,3] row_mask:0xf bank_mask:0xf\n  v_add_nc_u32 v5, v5, v9";
+
+#[test]
+fn one_unsettled_dpp16_read_in_a_partial_last_wave_leaves_every_other_lane_checked() {
+    // The issue's example: 100003 lanes; the last wave has lanes 0-2 on, and
+    // they read lane 3 (off). The other 100000 lanes are checked and pass.
+    let seed = 0x1005;
+    let r = run(
+        "unsettled",
+        &kernel("unsettled", "", UNSETTLED_ZERO),
+        100_003,
+        seed,
+    );
+    let t = &r.tally;
+    assert_eq!(
+        r.status(),
+        Status::Unsettled,
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
+    assert!(r.error.is_none(), "seed {seed:#x}: {}", describe(&r));
+    assert_eq!(
+        (
+            t.lanes_checked,
+            t.lanes_failed,
+            t.lanes_unsettled,
+            t.words_unsettled
+        ),
+        (100_003, 0, 3, 3),
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
+    let lanes: Vec<u64> = t.first_unsettled.iter().map(|m| m.lane).collect();
+    assert_eq!(lanes, vec![100_000, 100_001, 100_002], "seed {seed:#x}");
+    let origin = t.first_unsettled[0].origin.as_deref().unwrap_or("");
+    assert!(
+        origin.contains("DPP16 read of inactive lane 3") && origin.contains("7.7.1 vs table 93"),
+        "{origin}"
+    );
+    assert!(t
+        .first_unsettled
+        .iter()
+        .all(|m| m.kind == FailureKind::Unsettled));
+    let text = xad_harness::report::case_lines(&r).join("\n");
+    assert!(
+        text.starts_with("UNSETTLED")
+            && text.contains("3 unsettled")
+            && text.contains("lane 100000"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_wrong_kernel_reading_an_unsettled_lane_fails_on_its_other_lanes() {
+    // 1013 lanes: the last wave has lanes 0-20 on; lane 20 reads lane 23 (off).
+    let seed = 0x1013;
+    let wrong = format!("{UNSETTLED_ZERO}\n  v_add_nc_u32 v5, 1, v5");
+    let r = run(
+        "unsettled_wrong",
+        &kernel("unsettled_wrong", "", &wrong),
+        1013,
+        seed,
+    );
+    let t = &r.tally;
+    assert_eq!(r.status(), Status::Fail, "seed {seed:#x}: {}", describe(&r));
+    assert_eq!(
+        (t.lanes_failed, t.lanes_unsettled, t.words_unsettled),
+        (1012, 1, 1),
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
+    assert_eq!(t.first_unsettled[0].lane, 1012, "seed {seed:#x}");
+    assert!(
+        t.first
+            .iter()
+            .all(|m| m.kind == FailureKind::Wrong && m.lane != 1012),
+        "seed {seed:#x}: {}",
+        describe(&r)
+    );
+}
+
+/// Every lane of `r` is undefined, and the first record's origin says `what`.
+fn all_undefined(r: &CaseResult, lanes: u64, what: &[&str]) {
+    let t = &r.tally;
+    assert_eq!(r.status(), Status::Fail, "{}", describe(r));
+    assert_eq!(
+        (t.lanes_failed, t.lanes_undefined),
+        (lanes, lanes),
+        "{}",
+        describe(r)
+    );
+    let m = &t.first[0];
+    assert_eq!(m.kind, FailureKind::Undefined, "{}", describe(r));
+    let origin = m.origin.as_deref().unwrap_or("");
+    for w in what {
+        assert!(origin.contains(w), "origin {origin:?} should contain {w:?}");
+    }
+}
+
+#[test]
+fn storing_an_uninitialised_vgpr_is_undefined_and_names_the_register() {
+    let r = run(
+        "uninit_vgpr",
+        &kernel("uninit_vgpr", "", "  v_mov_b32 v5, v20"),
+        300,
+        3,
+    );
+    all_undefined(
+        &r,
+        300,
+        &["v20 read before any write", "v_mov_b32_e32 v5, v20"],
+    );
+    // Undefined words fail whatever they hold: v20 reads 0 here, and the text says why.
+    let text = xad_harness::report::case_lines(&r).join("\n");
+    assert!(text.contains("undefined") && text.contains("v20"), "{text}");
+}
+
+#[test]
+fn reading_an_uninitialised_sgpr_is_undefined_and_names_the_register() {
+    let r = run(
+        "uninit_sgpr",
+        &kernel("uninit_sgpr", "", "  v_xad_u32 v5, v2, v3, s30"),
+        100,
+        4,
+    );
+    all_undefined(&r, 100, &["s30 read before any write"]);
+}
+
+#[test]
+fn a_vgpr_read_after_dealloc_vgprs_is_undefined() {
+    let body = "  s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)";
+    let r = run("dealloc", &kernel("dealloc", "", body), 64, 5);
+    all_undefined(&r, 64, &["MSG_DEALLOC_VGPRS"]);
+}
+
+#[test]
+fn exec_hi_as_data_in_wave32_is_undefined_and_after_a_write_unsettled() {
+    let r = run(
+        "exec_hi",
+        &kernel("exec_hi", "", "  v_xad_u32 v5, v2, v3, exec_hi"),
+        64,
+        6,
+    );
+    all_undefined(&r, 64, &["exec_hi read as data in wave32"]);
+    // Written first: the guide does not say the write is kept, so unsettled;
+    // with every lane unsettled nothing was verified: skipped, not a pass.
+    let written = "  s_mov_b32 exec_hi, 0\n  v_add_nc_u32 v5, exec_hi, v5";
+    let r = run(
+        "exec_hi_written",
+        &kernel("exec_hi_written", "", written),
+        64,
+        6,
+    );
+    assert_eq!(
+        (r.status(), r.tally.lanes_unsettled, r.tally.lanes_failed),
+        (Status::Skipped, 64, 0),
+        "{}",
+        describe(&r)
+    );
+    assert!(r.nothing_verified().is_some(), "{}", describe(&r));
+}
+
+#[test]
+fn an_undefined_address_stops_only_its_waves() {
+    // Workgroup 1 (lanes 256-511) replaces a's base address with s30 (never written).
+    let pre = "  s_waitcnt lgkmcnt(0)\n  s_cmp_eq_u32 s2, 1\n  s_cbranch_scc0 .Lkeep\n  s_mov_b32 s4, s30\n.Lkeep:";
+    let r = run("undef_address", &kernel("undef_address", pre, ""), 1024, 7);
+    let t = &r.tally;
+    assert!(r.error.is_none(), "{}", describe(&r));
+    assert_eq!(
+        (t.lanes_checked, t.lanes_failed, t.lanes_undefined),
+        (1024, 256, 256),
+        "{}",
+        describe(&r)
+    );
+    assert_eq!(t.first[0].lane, 256);
+    let origin = t.first[0].origin.as_deref().unwrap_or("");
+    assert!(
+        origin.contains("wave stopped: the memory address depends on an undefined value")
+            && origin.contains("s30"),
+        "{origin}"
+    );
+}
+
+#[test]
+fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
+    // s_cbranch_scc1 +0 (SCC was never set); s_endpgm. Raw code, no user SGPRs.
+    let mut dev = EmuDevice::new();
+    // Wave32 (bit 10 of the code properties), 16 VGPRs, nothing else enabled.
+    let kd = xad_harness::codeobj::KernelDescriptor {
+        rsrc1: 1,
+        code_properties: 1 << 10,
+        ..Default::default()
+    };
+    let code: Vec<u8> = [0xbfa2_0000u32, 0xbfb0_0000]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let m = dev.load_code("raw", &code, kd);
+    dev.launch(
+        m,
+        "raw",
+        &[],
+        Dispatch {
+            grid_blocks: [2, 1, 1],
+            block: [64, 1, 1],
+        },
+        Duration::from_secs(5),
+    )
+    .expect("waves stop, the launch does not fail");
+    let d = dev.definedness(0, 0).unwrap();
+    let firsts: Vec<u64> = d.waves.iter().map(|w| w.first_lane).collect();
+    assert_eq!(firsts, vec![0, 32, 64, 96], "{d:#?}");
+    assert!(d
+        .waves
+        .iter()
+        .all(|w| w.taint == Taint::Undefined && w.lanes == 32));
+    let o = &d.origins[d.waves[0].origin];
+    assert!(
+        o.what.contains("branch condition")
+            && o.what.contains("scc read before any write")
+            && o.offset == 0,
+        "{o}"
+    );
+}
+
+// ---- memory counters (src/emu/counters.rs) ----
+
+/// The project's own basic kernel `file` of `dir` (a kernels/ directory:
+/// `cases` for a stub, `include` for a generation's reference kernel), with
+/// every line for which `edit` returns `None` removed and the others replaced
+/// by what it returns, in it and in the frame files it includes (copied
+/// beside it as `../include`, where `run --kernel` looks for them).
+fn edited_basic(
+    dir: &str,
+    file: &str,
+    stem: &str,
+    edit: impl Fn(&str) -> Option<String>,
+) -> std::path::PathBuf {
+    let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let root = common::scratch(&format!("counters-{stem}"));
+    let apply = |from: &std::path::Path, to: &std::path::Path| {
+        let text = std::fs::read_to_string(from).unwrap();
+        let edited: String = text.lines().filter_map(&edit).map(|l| l + "\n").collect();
+        std::fs::write(to, edited).unwrap();
+    };
+    std::fs::create_dir_all(root.join("include")).unwrap();
+    for entry in std::fs::read_dir(kernels.join("include")).unwrap() {
+        let entry = entry.unwrap();
+        apply(&entry.path(), &root.join("include").join(entry.file_name()));
+    }
+    std::fs::create_dir_all(root.join("k")).unwrap();
+    let out = root.join("k").join(format!("{file}.s"));
+    apply(&kernels.join(dir).join(format!("{file}.s")), &out);
+    out
+}
+
+/// `lines` inserted before the basic kernel's `v_xad_u32 v5, v2, v3, v4`.
+fn before_xad(dir: &str, file: &str, stem: &str, lines: &str) -> std::path::PathBuf {
+    edited_basic(dir, file, stem, |l| {
+        Some(if l.trim_start().starts_with("v_xad_u32 v5, v2, v3, v4") {
+            format!("{lines}\n{l}")
+        } else {
+            l.to_string()
+        })
+    })
+}
+
+fn run_user_kernel(path: &std::path::Path, target: &str, case: &str) -> common::Ran {
+    common::run(
+        common::harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--lanes",
+                "600",
+                "--seed",
+                "7",
+                "--target",
+                target,
+                "--case",
+                case,
+                "--kernel",
+            ])
+            .arg(path),
+    )
+}
+
+/// (kernels dir, file, case, a target of that generation, the vector-load wait line, how the
+/// wait for the first of three loads is spelled).
+const BASIC_BY_GENERATION: [(&str, &str, &str, &str, &str, &str); 6] = [
+    (
+        "cases",
+        "xad_basic_w64",
+        "basic_w64",
+        "gfx942",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "cases",
+        "xad_basic_w64",
+        "basic_w64",
+        "gfx908",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "include",
+        "xad_basic_gfx10",
+        "basic",
+        "gfx1010",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "include",
+        "xad_basic_gfx11",
+        "basic",
+        "gfx1100",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "include",
+        "xad_basic_gfx11",
+        "basic",
+        "gfx1151",
+        "s_waitcnt vmcnt(0)",
+        "s_waitcnt vmcnt(2)",
+    ),
+    (
+        "include",
+        "xad_basic_gfx12",
+        "basic",
+        "gfx1201",
+        "s_wait_loadcnt 0",
+        "s_wait_loadcnt 2",
+    ),
+];
+
+#[test]
+fn a_load_read_before_its_wait_is_undefined_on_every_generation_and_passes_with_it() {
+    for (dir, file, case, target, wait, needed) in BASIC_BY_GENERATION {
+        // Positive twin: the kernel as it is (with its wait) passes.
+        let kept = edited_basic(dir, file, &format!("{target}-kept"), |l| {
+            Some(l.to_string())
+        });
+        let r = run_user_kernel(&kept, target, case);
+        assert_eq!(r.code, 0, "{target} with its wait:\n{}", r.all());
+        let cut = edited_basic(dir, file, &format!("{target}-cut"), |l| {
+            (!l.trim_start().starts_with(wait)).then(|| l.to_string())
+        });
+        let r = run_user_kernel(&cut, target, case);
+        assert_eq!(r.code, 1, "{target} without `{wait}`:\n{}", r.all());
+        let text = r.all();
+        assert!(text.contains("undefined"), "{target}: {text}");
+        assert!(
+            text.contains("v2 read before `global_load")
+                && text.contains(&format!("was waited for: needs {needed}")),
+            "{target}: the origin names the load and the wait:\n{text}"
+        );
+        assert!(!text.contains("passed, 0 failed"), "{target}: {text}");
+    }
+}
+
+#[test]
+fn a_wait_that_covers_only_the_older_loads_leaves_the_youngest_undefined() {
+    for (dir, file, case, target, wait, _) in BASIC_BY_GENERATION {
+        let partial = wait.replace("(0)", "(1)").replace(" 0", " 1");
+        let cut = edited_basic(dir, file, &format!("{target}-partial"), |l| {
+            Some(if l.trim_start().starts_with(wait) {
+                format!("  {partial}")
+            } else {
+                l.to_string()
+            })
+        });
+        let r = run_user_kernel(&cut, target, case);
+        assert_eq!(r.code, 1, "{target} with `{partial}`:\n{}", r.all());
+        let needed = if target == "gfx1201" {
+            "s_wait_loadcnt 0"
+        } else {
+            "s_waitcnt vmcnt(0)"
+        };
+        let text = r.all();
+        assert!(
+            text.contains("v4 read before `global_load")
+                && text.contains(&format!("needs {needed}")),
+            "{target}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_scalar_load_is_covered_only_by_a_wait_for_zero() {
+    // gfx11: the kernel's two s_loads then lgkmcnt(1): SMEM returns out of
+    // order, so neither is known to have landed (LLVM waits for 0 too).
+    let one = edited_basic("include", "xad_basic_gfx11", "lgkm1", |l| {
+        Some(l.replace("s_waitcnt lgkmcnt(0)", "s_waitcnt lgkmcnt(1)"))
+    });
+    let r = run_user_kernel(&one, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all().contains("before `s_load_b") && r.all().contains("needs s_waitcnt lgkmcnt(0)"),
+        "{}",
+        r.all()
+    );
+    // gfx12: s_wait_kmcnt 1 likewise; s_wait_kmcnt 0 (the kernel as it is) passes.
+    let one = edited_basic("include", "xad_basic_gfx12", "km1", |l| {
+        Some(l.replace("s_wait_kmcnt 0", "s_wait_kmcnt 1"))
+    });
+    let r = run_user_kernel(&one, "gfx1201", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(r.all().contains("needs s_wait_kmcnt 0"), "{}", r.all());
+    let kept = edited_basic("include", "xad_basic_gfx12", "km0", |l| Some(l.to_string()));
+    assert_eq!(run_user_kernel(&kept, "gfx1201", "basic").code, 0);
+}
+
+#[test]
+fn writing_a_register_a_load_may_still_write_is_undefined() {
+    // v_mov_b32 v4, v4... no: v4 is overwritten before the wait (the load
+    // may land after the write), then the wait, then the xad reads v4.
+    let raced = edited_basic("include", "xad_basic_gfx11", "waw", |l| {
+        Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
+            "  v_mov_b32 v4, 0\n  s_waitcnt vmcnt(0)".to_string()
+        } else {
+            l.to_string()
+        })
+    });
+    let r = run_user_kernel(&raced, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all().contains("v4 written while `global_load_b32 v4")
+            && r.all().contains("which lands last is a race"),
+        "{}",
+        r.all()
+    );
+    // Positive twin: the same write after the wait is an ordinary overwrite
+    // (the model then disagrees, but every lane is defined: failed, not undefined).
+    let after = edited_basic("include", "xad_basic_gfx11", "waw-after", |l| {
+        Some(if l.trim_start().starts_with("s_waitcnt vmcnt(0)") {
+            "  s_waitcnt vmcnt(0)\n  v_mov_b32 v4, 0".to_string()
+        } else {
+            l.to_string()
+        })
+    });
+    let r = run_user_kernel(&after, "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(!r.all().contains("undefined"), "{}", r.all());
+}
+
+#[test]
+fn a_flat_load_needs_both_of_its_counters() {
+    // FLAT counts on vmcnt and lgkmcnt (it may reach LDS): vmcnt(0) alone
+    // does not cover it; adding lgkmcnt(0) does.
+    let flat = |stem: &str, wait: &'static str| {
+        edited_basic("include", "xad_basic_gfx11", stem, move |l| {
+            let t = l.trim_start();
+            Some(if t.starts_with("global_load_b32 v2") {
+                "  v_mov_b32 v8, s5\n  v_add_co_u32 v9, vcc_lo, s4, v1\n  v_add_co_ci_u32 v10, vcc_lo, 0, v8, vcc_lo\n  flat_load_b32 v2, v[9:10]".to_string()
+            } else if t.starts_with("s_waitcnt vmcnt(0)") {
+                format!("  {wait}")
+            } else {
+                l.replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 11")
+            })
+        })
+    };
+    let r = run_user_kernel(&flat("flat-vm", "s_waitcnt vmcnt(0)"), "gfx1100", "basic");
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("needs s_waitcnt vmcnt(0) and s_waitcnt lgkmcnt(0)")
+            || r.all().contains("needs s_waitcnt lgkmcnt(0)"),
+        "{}",
+        r.all()
+    );
+    let r = run_user_kernel(
+        &flat("flat-both", "s_waitcnt vmcnt(0) lgkmcnt(0)"),
+        "gfx1100",
+        "basic",
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+}
+
+// ---- hazards (src/emu/hazards.rs) ----
+
+/// The basic kernel of `dir`/`file` with `producer` then `consumer` before
+/// its `v_xad_u32`: run on `target`, it fails with an undefined result
+/// naming `rule`; with `padding` between the two (the window respected) it
+/// passes.
+fn hazard_pair(
+    (dir, file, target, case): (&str, &str, &str, &str),
+    producer: &str,
+    padding: &str,
+    consumer: &str,
+    rule: &str,
+) {
+    let bad = before_xad(
+        dir,
+        file,
+        &format!("haz-{target}-bad"),
+        &format!("{producer}\n{consumer}"),
+    );
+    let good = before_xad(
+        dir,
+        file,
+        &format!("haz-{target}-good"),
+        &format!("{producer}\n{padding}\n{consumer}"),
+    );
+    let r = run_user_kernel(&bad, target, case);
+    assert_eq!(r.code, 1, "{target} inside the window:\n{}", r.all());
+    assert!(
+        r.all().contains("hazard window") && r.all().contains(rule),
+        "{target}: {}",
+        r.all()
+    );
+    let r = run_user_kernel(&good, target, case);
+    assert_eq!(
+        r.code,
+        0,
+        "{target} with the window respected:\n{}",
+        r.all()
+    );
+}
+
+#[test]
+fn gfx12_salu_write_of_a_valu_read_sgpr_then_a_read_needs_s_wait_alu() {
+    hazard_pair(
+        ("include", "xad_basic_gfx12", "gfx1201", "basic"),
+        "  v_add_nc_u32 v5, s13, v2\n  s_mov_b32 s13, 0",
+        "  s_wait_alu 0xfffe",
+        "  v_add_nc_u32 v2, s13, v2",
+        "gfx12 SALU writes an SGPR a VALU has read",
+    );
+}
+
+#[test]
+fn gfx9_valu_write_then_dpp_read_needs_two_wait_states() {
+    for target in ["gfx908", "gfx942"] {
+        hazard_pair(
+            ("cases", "xad_basic_w64", target, "basic_w64"),
+            "  v_mov_b32 v5, v2",
+            "  s_nop 1",
+            "  v_mov_b32_dpp v2, v5 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+            "gfx9 VALU writes a VGPR, then DPP reads it",
+        );
+    }
+}
+
+#[test]
+fn gfx9_valu_write_of_an_address_sgpr_then_vector_memory_needs_five_wait_states() {
+    hazard_pair(
+        ("cases", "xad_basic_w64", "gfx90a", "basic_w64"),
+        "  v_mov_b32 v5, s8\n  v_readfirstlane_b32 s8, v5",
+        "  s_nop 4",
+        "  global_load_dword v4, v1, s[8:9]\n  s_waitcnt vmcnt(0)",
+        "then a vector memory instruction reads it",
+    );
+}
+
+/// CDNA5's XCNT: a load whose address register is rewritten before
+/// `s_wait_xcnt` covers it loads an undefined value (a replayed translation
+/// reads the new address); with the wait it passes.
+#[test]
+fn gfx1250_load_address_rewritten_before_s_wait_xcnt_is_undefined() {
+    hazard_pair(
+        ("include", "xad_basic_gfx12", "gfx1250", "basic"),
+        "  global_load_b32 v2, v1, s[4:5]",
+        "  s_wait_xcnt 0",
+        "  v_mov_b32 v1, v1\n  s_wait_loadcnt 0",
+        "gfx1250 (CDNA5) memory instruction reads a register",
+    );
+}
+
+/// A store's data rewritten right after it: the stored words are undefined
+/// (the replay may read the new data); after `s_wait_xcnt 0` they are not.
+/// Rewritten after only the load's own counter wait: unsettled, since LLVM
+/// 22 still waits for XCNT there and no document says whether it must.
+#[test]
+fn gfx1250_store_data_rewritten_before_s_wait_xcnt_is_undefined_and_after_loadcnt_unsettled() {
+    let store = "global_store_b32 v1, v5, s[10:11]";
+    let after_store = |stem: &str, lines: &'static str| {
+        edited_basic("include", "xad_basic_gfx12", stem, move |l| {
+            Some(if l.trim_start().starts_with(store) {
+                format!("{l}\n{lines}")
+            } else {
+                l.to_string()
+            })
+        })
+    };
+    let r = run_user_kernel(
+        &after_store("xcnt-store-bad", "  v_mov_b32 v5, 0"),
+        "gfx1250",
+        "basic",
+    );
+    assert_eq!(r.code, 1, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("v5 read inside a hazard window before `v_mov_b32_e32 v5, 0`"),
+        "{}",
+        r.all()
+    );
+    assert!(r.all().contains("needs s_wait_xcnt"), "{}", r.all());
+    let r = run_user_kernel(
+        &after_store("xcnt-store-good", "  s_wait_xcnt 0\n  v_mov_b32 v5, 0"),
+        "gfx1250",
+        "basic",
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    // The same rewrite on gfx1201 (no XCNT there) passes.
+    let r = run_user_kernel(
+        &after_store("xcnt-store-gfx12", "  v_mov_b32 v5, 0"),
+        "gfx1201",
+        "basic",
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    let unsettled = before_xad(
+        "include",
+        "xad_basic_gfx12",
+        "xcnt-load-counter",
+        "  global_load_b32 v2, v1, s[4:5]\n  s_wait_loadcnt 0\n  v_mov_b32 v1, v1",
+    );
+    let r = run_user_kernel(&unsettled, "gfx1250", "basic");
+    assert_eq!(r.code, 77, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("after a wait on the access's own counter but before s_wait_xcnt"),
+        "{}",
+        r.all()
+    );
+}
+
+// ---- LLVM as the oracle (tests/kernels/llvm/oracle.ll) ----
+
+/// oracle.ll compiled with `-O2` by `tc` for `mcpu`, as LLVM wrote it and
+/// with `drop` lines removed, assembled and linked by the same LLVM.
+fn llvm_kernel(
+    tc: &xad_harness::toolchain::Toolchain,
+    mcpu: &str,
+    dir: &std::path::Path,
+    stem: &str,
+    drop: Option<&dyn Fn(&str) -> bool>,
+) -> (std::path::PathBuf, String) {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/llvm/oracle.ll");
+    let asm = dir.join(format!("{stem}.s"));
+    let out = std::process::Command::new(&tc.clang)
+        .args([
+            "--target=amdgcn-amd-amdhsa",
+            &format!("-mcpu={mcpu}"),
+            "-O2",
+            "-nogpulib",
+            "-S",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&asm)
+        .output()
+        .expect("run clang");
+    assert!(
+        out.status.success(),
+        "{mcpu}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&asm).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| !drop.is_some_and(|d| d(l.trim_start())))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&asm, &kept).unwrap();
+    let obj = dir.join(format!("{stem}.o"));
+    let out = std::process::Command::new(&tc.clang)
+        .args(["--target=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), "-c"])
+        .arg(&asm)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .expect("run clang");
+    assert!(
+        out.status.success(),
+        "{mcpu}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hsaco = dir.join(format!("{stem}.hsaco"));
+    tc.link(&obj, &hsaco)
+        .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+    (hsaco, text)
+}
+
+fn is_memory_wait(l: &str) -> bool {
+    [
+        "s_waitcnt ",
+        "s_waitcnt\t",
+        "s_wait_loadcnt",
+        "s_wait_kmcnt",
+        "s_wait_storecnt",
+        "s_wait_dscnt",
+    ]
+    .iter()
+    .any(|w| l.starts_with(w))
+}
+
+fn is_hazard_padding(l: &str) -> bool {
+    ["s_nop", "s_wait_alu", "s_waitcnt_depctr"]
+        .iter()
+        .any(|w| l.starts_with(w))
+}
+
+/// For a target of every generation: the kernel as LLVM compiled it runs
+/// clean; without its memory waits every lane is undefined and the origin
+/// names the wait LLVM had put there; without its hazard padding (where LLVM
+/// padded a hazard: gfx9's DPP read, gfx12's VCC carry) the rule is named.
+/// gfx12 and gfx950 need LLVM 22 (LLVM 19 does not insert gfx12's
+/// `s_wait_alu`: the last row pins that disagreement down).
+#[test]
+fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
+    let dir = common::scratch("llvm-oracle");
+    let llvm22 = xad_harness::toolchain::discover("gfx950", &dir).ok();
+    // (target, needs LLVM 22, case, the hazard rule LLVM's padding avoids)
+    let rows: [(&str, bool, &str, Option<&str>); 9] = [
+        (
+            "gfx908",
+            false,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        (
+            "gfx90a",
+            false,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        (
+            "gfx942",
+            false,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        (
+            "gfx950",
+            true,
+            "basic_w64",
+            Some("gfx9 VALU writes a VGPR, then DPP reads it"),
+        ),
+        ("gfx1010", false, "basic", None),
+        ("gfx1030", false, "basic", None),
+        ("gfx1100", false, "basic", None),
+        ("gfx1151", false, "basic", None),
+        (
+            "gfx1201",
+            true,
+            "basic",
+            Some("gfx12 VALU writes VCC (a VALU has read it), then a VALU reads VCC"),
+        ),
+    ];
+    for (mcpu, needs22, case, rule) in rows {
+        let tc = if needs22 {
+            match &llvm22 {
+                Some(tc) => tc.clone(),
+                None => {
+                    eprintln!("skipping {mcpu}: no LLVM 22 here (ci/setup.sh installs it)");
+                    continue;
+                }
+            }
+        } else {
+            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"))
+        };
+        let (as_written, text) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-as-written"), None);
+        let r = run_user_kernel(&as_written, mcpu, case);
+        assert_eq!(r.code, 0, "{mcpu} as LLVM wrote it:\n{}", r.all());
+
+        let (no_waits, _) = llvm_kernel(
+            &tc,
+            mcpu,
+            &dir,
+            &format!("{mcpu}-no-waits"),
+            Some(&is_memory_wait),
+        );
+        let r = run_user_kernel(&no_waits, mcpu, case);
+        assert_eq!(r.code, 1, "{mcpu} without its waits:\n{}", r.all());
+        assert!(
+            r.all().contains("was waited for: needs"),
+            "{mcpu}: {}",
+            r.all()
+        );
+
+        let (no_padding, _) = llvm_kernel(
+            &tc,
+            mcpu,
+            &dir,
+            &format!("{mcpu}-no-padding"),
+            Some(&is_hazard_padding),
+        );
+        let r = run_user_kernel(&no_padding, mcpu, case);
+        match rule {
+            Some(rule) => {
+                assert!(
+                    text.lines().any(|l| is_hazard_padding(l.trim_start())),
+                    "{mcpu}: LLVM padded nothing:\n{text}"
+                );
+                assert_eq!(r.code, 1, "{mcpu} without its padding:\n{}", r.all());
+                assert!(r.all().contains(rule), "{mcpu}: {}", r.all());
+            }
+            None => assert_eq!(
+                r.code,
+                0,
+                "{mcpu}: no hazard here, padding or not:\n{}",
+                r.all()
+            ),
+        }
+    }
+    // LLVM 19 predates gfx12's s_wait_alu rules (AMDGPUWaitSGPRHazards): its
+    // gfx1201 code has the VCC hazard LLVM 22 pads, and the tool says so.
+    let tc19 = xad_harness::toolchain::discover("gfx1201", &dir).unwrap();
+    let (llvm19, text) = llvm_kernel(&tc19, "gfx1201", &dir, "gfx1201-llvm19", None);
+    if !text.contains("s_wait_alu") {
+        let r = run_user_kernel(&llvm19, "gfx1201", "basic");
+        assert_eq!(r.code, 1, "{}", r.all());
+        assert!(r.all().contains("gfx12 VALU writes VCC"), "{}", r.all());
+    }
+}
+
+#[test]
+fn gfx11_wave64_salu_write_of_a_mask_a_valu_read_needs_sa_sdst() {
+    // v_cndmask reads VCC as its lane mask, SALU writes VCC, a VALU reads it
+    // again: needs s_waitcnt_depctr 0xfffe after the SALU writes.
+    hazard_pair(
+        ("cases", "xad_basic_w64", "gfx1100", "basic_w64"),
+        "  v_cndmask_b32 v5, v2, v2, vcc_lo\n  s_mov_b32 vcc_lo, exec_lo\n  s_mov_b32 vcc_hi, exec_hi",
+        "  s_waitcnt_depctr 0xfffe",
+        "  v_cndmask_b32 v2, v2, v2, vcc_lo",
+        "gfx11 wave64 VALU reads an SGPR as a lane mask",
+    );
+}

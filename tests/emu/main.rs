@@ -1,0 +1,19 @@
+//! Test crate `emu`. The embedded emulator: per-instruction execution, each generation's kernels,
+//! definedness, and the run pipeline over host and emulator memory. One module per former test
+//! file; helpers shared across crates are in tests/common. No process-global state is changed here
+//! (no `set_var`, no signal handlers installed in this process, no HIP runtime initialised in this
+//! process): see CONTRIBUTING.md, "Test crates".
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod emu_definedness;
+mod emu_exec;
+mod emu_gfx10;
+mod emu_gfx12;
+mod emu_gfx9;
+mod emu_gfx940_lshl;
+mod emu_vgpr_msb;
+mod emu_xad_basic;
+mod host_views;
+mod pipeline;

@@ -1,0 +1,14 @@
+//! Test crate `hip`. The HIP path on the emulated HIP device library (tests/emuhip), the shim's
+//! layout and the checks before a launch. The tests that load the real runtime are `real_hip`. One
+//! module per former test file; helpers shared across crates are in tests/common. No process-global
+//! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
+//! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
+
+#[path = "../emuhip/tests/support/mod.rs"]
+mod support;
+
+mod emuhip_e2e;
+mod emuhip_multi;
+mod fault_lines;
+mod hip_launch_check;
+mod hip_layout;
