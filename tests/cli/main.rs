@@ -1,8 +1,9 @@
 //! Test crate `cli`. The command line: error paths and exit codes, interrupts, man pages, the
-//! reports' schema, the run loop, microbench, and a user's `--kernel` through the toolchain. One
-//! module per former test file; helpers shared across crates are in tests/common. No process-global
-//! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
-//! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
+//! house's layers and function lengths (`house`), the reports' schema, the run loop, microbench,
+//! and a user's `--kernel` through the toolchain. One module per former test file; helpers shared
+//! across crates are in tests/common. No process-global state is changed here (no `set_var`, no
+//! signal handlers installed in this process, no HIP runtime initialised in this process): see
+//! CONTRIBUTING.md, "Test crates".
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,6 +12,7 @@ mod support;
 
 mod cli;
 mod error_table;
+mod house;
 mod interrupt;
 mod kernel_input;
 mod man_pages;

@@ -457,6 +457,89 @@ fn failed_free_is_reported_with_its_case() {
     );
 }
 
+/// The one release rule (src/handle.rs) holds for soak too: a refused
+/// `hipFree` is printed and kept in the JSON report, and a soak with no
+/// mismatch ends 3, not 0 (it used to drop the error and pass).
+#[test]
+fn soak_reports_a_failed_free_and_exits_3() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("soak.json");
+    let json_arg = json.to_string_lossy().into_owned();
+    let (output, transcript) = harness(
+        &[
+            "soak",
+            "--backend",
+            "hip",
+            "--duration",
+            "0.2",
+            "--seed",
+            "3",
+            "--json",
+            &json_arg,
+        ],
+        true,
+        &[("XAD_EMUHIP_STATUS", "999:hipFree")],
+    );
+    assert_exit(&output, 3, &transcript);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("error: releasing a device buffer: hipFree failed"),
+        "{transcript}"
+    );
+    assert!(stdout.contains("no mismatch in what ran"), "{transcript}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["exit_code"], 3, "{report}");
+    assert_eq!(
+        report["release_errors"].as_array().map(Vec::len),
+        Some(2),
+        "the records and the wave words\n{report}"
+    );
+}
+
+/// And for replay: the lanes replay as recorded, the refused frees are
+/// printed under the case, and the exit code is 3.
+#[test]
+fn replay_reports_a_failed_free_and_exits_3() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dump = dir.path().join("dump");
+    let dump_arg = dump.to_string_lossy().into_owned();
+    let (output, transcript) = harness(
+        &[
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            CASE,
+            "--lanes",
+            "256",
+            "--seed",
+            "5",
+            "--dump",
+            &dump_arg,
+            "--dump-all",
+        ],
+        false,
+        &[],
+    );
+    assert_exit(&output, 0, &transcript);
+    let (output, transcript) = harness(
+        &["replay", &dump_arg, "--backend", "hip"],
+        true,
+        &[("XAD_EMUHIP_STATUS", "999:hipFree")],
+    );
+    assert_exit(&output, 3, &transcript);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("PASS basic (gfx1100)"), "{transcript}");
+    assert_eq!(
+        stdout
+            .matches("  error: releasing a device buffer: hipFree failed")
+            .count(),
+        4,
+        "a, b, c and out\n{transcript}"
+    );
+}
+
 /// `devices --json` keeps its field names and order with a device listed.
 #[test]
 fn devices_json_fields_with_a_device() {
