@@ -11,6 +11,7 @@
 //! | [`program`](mod@program) | the op table's vocabulary: [`Src`](program::Src), [`Op`](program::Op), [`Program`](program::Program), EXEC and DPP forms, operand codes, DPP control helpers |
 //! | [`encode`](mod@encode) | the encoder: the `v_xad_u32` words an op's kernel must contain per ISA ([`encode::encode_for`]) and the `v_mov_b32_dpp` words feeding it ([`encode::movs_for`]) |
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
+//! | [`modifiers`] | issue 30's open bits of `v_xad_u32`: the VOP3 modifier fields ([`modifiers::Field`]), their bits ([`modifiers::set`], [`modifiers::mask`]), the candidate readings of each as data, the probe inputs |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
 //! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov`, `vgpr_msb` | the families, one file each, listed once in [`FAMILIES`] |
 //! | [`sha256`] | the workload cases: SHA-256 compression per lane, whole kernels no op table describes ([`WORKLOADS`]) |
@@ -27,6 +28,7 @@
 pub mod declare;
 pub mod encode;
 pub mod model;
+pub mod modifiers;
 pub mod program;
 pub mod sha256;
 
