@@ -288,7 +288,8 @@ static OMOD: [Reading; 3] = [
         name: "float multiply",
         note: "conjecture: OMOD's meaning on float ops (1: *2, 2: *4, 3: *0.5) applied to the \
                result's bits read as an f32. The gfx1200 vectors show OMOD changing nothing on \
-               the integer ops they cover",
+               the integer ops they cover. Denormals are kept here (host f32 arithmetic); a unit that \
+               flushes them would differ on the denormal results of INPUTS[2] and INPUTS[3]",
         apply: |v, s| f32_times(xad(s), [1.0, 2.0, 4.0, 0.5][usize::from(v & 3)]),
     },
     Reading {
