@@ -77,6 +77,24 @@ pub enum Feature {
     /// `s_set_vgpr_msb` (CDNA5: gfx1250, gfx1251; LLVM
     /// `AMDGPULowerVGPREncoding.cpp`).
     VgprMsb,
+    /// A documented reading of the VOP3 modifiers on `v_xad_u32`, which the
+    /// ISA guides, AMD's ISA XML, LLVM, Mesa ACO and gem5 leave open: per
+    /// source, ABS clears bit 31, then NEG flips it, then `(S0 ^ S1) + S2`;
+    /// CLAMP leaves a sum that does not overflow 32 bits as it is.
+    /// Provenance: the public RDNA4 simulator yoshou/amdgpu-sim keeps
+    /// integer VOP3 vectors under `tests/isa/` whose expected values, by its
+    /// own statement, were captured on a gfx1200 part: `v_xad_u32` of
+    /// (0xDEADBEEF, 0x0000FFFF, 0x10) with NEG on src0, src1 or src2, or ABS
+    /// on src0, gives 0x5EAD4120 (plain: 0xDEAD4120); across its integer
+    /// vectors ABS clears, then NEG flips, the raw operand's bit 31, and
+    /// CLAMP changed nothing where nothing overflowed (no `v_xad_u32` vector
+    /// overflows with CLAMP set, and none sets OMOD or OPSEL). Listed on
+    /// the rows of gfx1200, gfx1201 and gfx12-generic: one generation
+    /// (RDNA4), one VALU. Not on CDNA5 (gfx1250/gfx1251), another product
+    /// line, nor on any earlier generation: nothing is published there.
+    /// The emulator computes this reading where a row has it and marks
+    /// everything else these fields do unsettled (`src/emu/modifiers.rs`).
+    XadModifiersMeasured,
 }
 
 impl Feature {
@@ -138,6 +156,9 @@ impl Feature {
             Feature::ArchitectedFlatScratch => "architected flat scratch",
             Feature::ArchitectedSgprs => "workgroup ids in ttmp registers (architected SGPRs)",
             Feature::VgprMsb => "VGPRs 256-1023 through s_set_vgpr_msb (CDNA5)",
+            Feature::XadModifiersMeasured => {
+                "v_xad_u32's NEG/ABS (bit 31) and CLAMP without overflow, as measured on gfx1200"
+            }
         }
     }
 }
@@ -199,6 +220,11 @@ pub struct Target {
 /// and `FeaturePackedTID`); gfx940 and later have them through their Isa.
 const GFX90A_FEATURES: &[Feature] = &[Feature::PackedWorkItemIds, Feature::UnifiedVgprs];
 
+/// What RDNA4's rows know beyond their Isa: the modifier reading measured on
+/// gfx1200 ([`Feature::XadModifiersMeasured`]), extended to gfx1201 and
+/// gfx12-generic because they are the same generation's VALU.
+const RDNA4_FEATURES: &[Feature] = &[Feature::XadModifiersMeasured];
+
 /// Every target, in the order `--target all` runs them.
 pub static TARGETS: &[Target] = &[
     processor("gfx1100", Isa::GFX11, "RDNA3", "Radeon RX 7900 XTX/XT/GRE, Radeon PRO W7900/W7800"),
@@ -211,8 +237,14 @@ pub static TARGETS: &[Target] = &[
     // LLVM 22 knows it (LLVM 19 does not: built only where LLVM 22 is found);
     // the documents read here name no product for it.
     processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)"),
-    processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060"),
-    processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700"),
+    Target {
+        features: RDNA4_FEATURES,
+        ..processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060")
+    },
+    Target {
+        features: RDNA4_FEATURES,
+        ..processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700")
+    },
     // CDNA5 ("GFX12.5"): LLVM 22 knows them (LLVM 19 does not: built only
     // where LLVM 22 is found). LLVM 22's AMDGPUUsage lists gfx1250 as an APU
     // with products "TBA"; wave32 only.
@@ -243,7 +275,7 @@ pub static TARGETS: &[Target] = &[
         cards: "any gfx1200 or gfx1201 device",
         covers: &["gfx1200", "gfx1201"],
         code_object_version: 6,
-        features: &[],
+        features: RDNA4_FEATURES,
     },
     Target {
         name: "gfx9-generic",
@@ -349,6 +381,8 @@ impl Target {
             | Feature::Dpp8
             | Feature::DppFetchInactive => gfx10_on,
             Feature::DppWaveControls | Feature::Gfx9SpecialSgprs => !gfx10_on,
+            // Measured, not implied by an instruction set: listed per row.
+            Feature::XadModifiersMeasured => false,
         }
     }
 

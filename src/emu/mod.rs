@@ -18,6 +18,7 @@
 //! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
 //! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
 //! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
+//! | [`modifiers`] | NEG/ABS/CLAMP/OPSEL/OMOD on `v_xad_u32`: the reading measured on gfx1200 computed where a row has it, everything else unsettled per lane |
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | `counters`    | memory counters per generation: loads in flight until a wait covers them; a static pass that lets correct kernels skip it |
 //! | `hazards`     | the manual wait-state rules as one table, analysed once per kernel over every path |
@@ -133,6 +134,7 @@ mod gfx9;
 mod hazards;
 mod launch;
 pub mod memory;
+pub mod modifiers;
 pub mod program;
 mod salu;
 mod smem;
@@ -346,8 +348,8 @@ impl EmuDevice {
     /// without a code object). `code[0]` is the entry; `descriptor` supplies the
     /// wave size, register counts and initial-state enables.
     pub fn load_code(&mut self, name: &str, code: &[u8], descriptor: KernelDescriptor) -> ModuleId {
-        let program = Program::decode(
-            self.target.isa,
+        let program = Program::decode_for(
+            self.target,
             code,
             0,
             0,
@@ -513,8 +515,8 @@ impl Device for EmuDevice {
                         k.meta.name
                     ))
                 })?;
-            let program = Program::decode(
-                self.target.isa,
+            let program = Program::decode_for(
+                self.target,
                 code,
                 *base,
                 k.entry_address,

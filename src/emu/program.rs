@@ -6,6 +6,7 @@
 use super::counters;
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
+use super::modifiers::{self, Unsettled};
 use super::taint::{self, Deps, VMask, VGPR_WORDS};
 use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
@@ -149,14 +150,44 @@ pub struct Program {
     /// write ([`counters::statically_clean`]), so waves skip the in-flight
     /// bookkeeping.
     pub(crate) counters_clean: [bool; 2],
+    /// Per instruction index, what a modified `v_xad_u32` leaves unsettled
+    /// on the target ([`modifiers::unsettled`]): only instructions listed
+    /// here carry [`taint::F_MODS`].
+    pub(crate) unsettled_modifiers: HashMap<usize, Unsettled>,
 }
 
 impl Program {
     /// Decode `code` (the section holding the kernel, at virtual address
     /// `base`) from `entry` to the section end as `isa`'s instructions.
-    /// Instructions naming registers past `allocation` become faults.
+    /// Instructions naming registers past `allocation` become faults. No
+    /// target is named, so no modifier reading is documented: every
+    /// `v_xad_u32` modifier is unsettled ([`Program::decode_for`] knows the
+    /// target's).
     pub fn decode(
         isa: Isa,
+        code: &[u8],
+        base: u64,
+        entry: u64,
+        allocation: &Allocation,
+    ) -> Program {
+        Program::decode_with(isa, None, code, base, entry, allocation)
+    }
+
+    /// [`Program::decode`] for `target`: its Isa, and the modifier readings
+    /// its row documents ([`crate::target::Feature::XadModifiersMeasured`]).
+    pub fn decode_for(
+        target: &Target,
+        code: &[u8],
+        base: u64,
+        entry: u64,
+        allocation: &Allocation,
+    ) -> Program {
+        Program::decode_with(target.isa, Some(target), code, base, entry, allocation)
+    }
+
+    fn decode_with(
+        isa: Isa,
+        target: Option<&Target>,
         code: &[u8],
         base: u64,
         entry: u64,
@@ -205,6 +236,15 @@ impl Program {
                 deps[w][i].flags |= taint::F_HAZ;
             }
         }
+        let unsettled_modifiers: HashMap<usize, Unsettled> = decoded
+            .iter()
+            .enumerate()
+            .filter_map(|(i, inst)| Some((i, modifiers::unsettled((*inst)?, target)?)))
+            .collect();
+        for &i in unsettled_modifiers.keys() {
+            deps[0][i].flags |= taint::F_MODS;
+            deps[1][i].flags |= taint::F_MODS;
+        }
         let flags = [0, 1].map(|w| deps[w].iter().map(|d| d.flags).collect());
         Program {
             insts,
@@ -215,7 +255,13 @@ impl Program {
             may,
             hazards,
             counters_clean,
+            unsettled_modifiers,
         }
+    }
+
+    /// What the modifiers of instruction `pc` leave unsettled, if anything.
+    pub(crate) fn unsettled_modifiers_at(&self, pc: usize) -> Option<&Unsettled> {
+        self.unsettled_modifiers.get(&pc)
     }
 
     /// [`taint::may_read_unwritten`] for a wave of `W` lanes.

@@ -60,8 +60,11 @@ pub(super) const F_HI: u8 = 16;
 pub(super) const F_UNDOC: u8 = 32;
 /// Consumes a hazard ([`super::hazards`]): some source may be stale.
 pub(super) const F_HAZ: u8 = 64;
+/// A `v_xad_u32` whose modifiers leave lanes unsettled on this target
+/// ([`super::modifiers::unsettled`], set by the program at load).
+pub(super) const F_MODS: u8 = 128;
 /// The flags that send an instruction to the taint test even in a clean wave.
-pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC | F_HAZ;
+pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC | F_HAZ | F_MODS;
 
 /// Every register an instruction touches, as masks (SGPR codes 0-127 with
 /// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
@@ -807,7 +810,7 @@ impl<const W: usize> Wave<W> {
         let t = &mut self.shadow;
         let st = t.s_undef | t.s_unset;
         let rv = (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.rv[k] & t.v_any[k]));
-        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC | F_HAZ) != 0
+        let flagged = d.flags & (F_SLOW | F_HI | F_UNDOC | F_HAZ | F_MODS) != 0
             || (d.flags & F_MEM != 0 && ctx.mem.taint.is_active())
             || (d.flags & F_DPP != 0 && exec != Self::FULL);
         if (d.rs & st) != 0 || rv != 0 || flagged {
@@ -1502,6 +1505,38 @@ impl<const W: usize> Wave<W> {
         (out, writable)
     }
 
+    /// `acc` with the lanes a modified `v_xad_u32` leaves unsettled on this
+    /// target ([`super::modifiers`]): every lane it writes, or (CLAMP where
+    /// only a sum that fits is documented) the lanes whose sum overflows.
+    /// Their origin names the fields and the candidate readings; an
+    /// undefined source still wins.
+    #[cold]
+    fn modifier_taint(&mut self, inst: &Inst, ctx: &Ctx<'_>, acc: L, writable: u64) -> L {
+        // `pc` already points past `inst` (as in `taint_step`).
+        let Some(rule) = ctx.prog.unsettled_modifiers_at(self.pc.wrapping_sub(1)) else {
+            return acc;
+        };
+        let (lanes, what, reason) = match (&rule.all, &rule.overflow) {
+            (Some(text), _) => (writable, text, 220),
+            (None, Some(text)) => (self.xad_overflow_lanes(inst) & writable, text, 221),
+            (None, None) => return acc,
+        };
+        if lanes == 0 {
+            return acc;
+        }
+        let origin = ctx.mem.taint.origin((reason, 0, inst.offset), || Origin {
+            what: what.clone(),
+            offset: inst.offset,
+            instruction: inst.to_string(),
+        });
+        L {
+            u: 0,
+            n: lanes,
+            origin,
+        }
+        .or(acc)
+    }
+
     fn taint_valu(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
         use Shape::*;
         let shape = inst.shape();
@@ -1519,6 +1554,9 @@ impl<const W: usize> Wave<W> {
             acc = acc.or(self
                 .v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx)
                 .masked(seen));
+        }
+        if inst.mods.any() {
+            acc = self.modifier_taint(inst, ctx, acc, writable);
         }
         match shape {
             V1 | V2 | V3 | Cnd => self.set_v(inst.dst, acc, writable),

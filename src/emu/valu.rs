@@ -103,7 +103,7 @@ impl<const W: usize> Wave<W> {
     /// src0 for a vector op: permuted through DPP when present. Returns the
     /// lanes that may be written (EXEC narrowed by DPP's masks and bound_ctrl).
     #[inline(always)]
-    fn src0(&self, inst: &Inst, out: &mut [u32; W]) -> Result<u64, DeviceError> {
+    pub(super) fn src0(&self, inst: &Inst, out: &mut [u32; W]) -> Result<u64, DeviceError> {
         let exec = self.exec();
         match &inst.dpp {
             None => {

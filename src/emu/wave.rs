@@ -304,6 +304,14 @@ impl<const W: usize> Wave<W> {
         }
         match inst.op {
             // ---- VALU (valu.rs) ----
+            // Modifiers are decided at decode: only a modified v_xad_u32
+            // leaves the hot path (`modifiers.rs`).
+            VXadU32 if inst.mods.any() => {
+                self.xad_modified(rest, grouped, inst)?;
+                if !ctx.xad_faults.is_empty() {
+                    self.inject_xad_faults(ctx.xad_faults, inst, rest, *grouped);
+                }
+            }
             VXadU32 => {
                 v3!(|a, b, c| (a ^ b).wrapping_add(c));
                 if !ctx.xad_faults.is_empty() {

@@ -17,7 +17,9 @@
 //!
 //! Every field is decoded as encoded. Where a field is set that would change
 //! the meaning of an integer op (neg/abs/op_sel/omod/clamp, DPP source
-//! modifiers), or where the emulator does not model a form, decoding returns
+//! modifiers; `v_xad_u32`'s VOP3 modifiers aside, decoded into
+//! [`Modifiers`] for the emulator to compute or mark unsettled), or where
+//! the emulator does not model a form, decoding returns
 //! [`DecodeError::Unsupported`] with the offset, the raw dwords and the format:
 //! never a silently different instruction, never a panic.
 
@@ -41,6 +43,66 @@ pub enum Enc {
     Vop3,
 }
 
+/// The VOP3 modifier fields as encoded: NEG (dword 1 bits 31:29, one bit
+/// per source), OMOD (dword 1 bits 28:27), CLAMP (dword 0 bit 15), OPSEL
+/// (dword 0 bits 14:11: src0, src1, src2, dst) and ABS (dword 0 bits 10:8,
+/// one bit per source); the same positions on every generation's VOP3.
+/// Decoded for `v_xad_u32` only: any other integer op with one set is
+/// refused. What a set field does is the emulator's question (documented
+/// on some targets, unsettled elsewhere), not the decoder's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Modifiers {
+    pub neg: u8,
+    pub abs: u8,
+    pub clamp: bool,
+    pub op_sel: u8,
+    pub omod: u8,
+}
+
+impl Modifiers {
+    /// No field set.
+    pub const NONE: Modifiers = Modifiers {
+        neg: 0,
+        abs: 0,
+        clamp: false,
+        op_sel: 0,
+        omod: 0,
+    };
+
+    /// The fields of a VOP3's two dwords. `sd`: a VOP3SD/VOP3b form, whose
+    /// bits 14:8 are the scalar destination, not ABS and OPSEL.
+    pub fn read(w0: u32, w1: u32, sd: bool) -> Modifiers {
+        Modifiers {
+            neg: bits(w1, 31, 29) as u8,
+            abs: if sd { 0 } else { bits(w0, 10, 8) as u8 },
+            clamp: bits(w0, 15, 15) != 0,
+            op_sel: if sd { 0 } else { bits(w0, 14, 11) as u8 },
+            omod: bits(w1, 28, 27) as u8,
+        }
+    }
+
+    /// Whether any field is set.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        *self != Modifiers::NONE
+    }
+
+    /// The names of the fields set, as LLVM spells the modifiers.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.abs != 0, "abs"),
+            (self.op_sel != 0, "op_sel"),
+            (self.clamp, "clamp"),
+            (self.omod != 0, "omod"),
+            (self.neg != 0, "neg"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, name)| *name)
+        .collect()
+    }
+}
+
 /// One decoded instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inst {
@@ -62,6 +124,8 @@ pub struct Inst {
     pub src: [Src; 3],
     /// The DPP permutation of src0, if the instruction has one.
     pub dpp: Option<Dpp>,
+    /// VOP3 modifier fields (set only on `v_xad_u32`; none elsewhere).
+    pub mods: Modifiers,
     /// SOPK/SOPP simm16 (sign-extended), SMEM/FLAT immediate offset.
     pub imm: i32,
     /// SMEM sbase / FLAT vaddr register.
@@ -237,6 +301,7 @@ impl<'a> Decoder<'a> {
             sdst: 0,
             src: [Src::Null; 3],
             dpp: None,
+            mods: Modifiers::NONE,
             imm: 0,
             addr: 0,
             data: 0,
@@ -736,8 +801,9 @@ impl<'a> Decoder<'a> {
         if sd {
             self.format = "VOP3SD";
         }
-        self.check_vop3_modifiers(row, sd, w0, w1)?;
+        let mods = self.check_vop3_modifiers(row, sd, w0, w1)?;
         let mut inst = self.inst(row.op, Enc::Vop3);
+        inst.mods = mods;
         self.vop3_sources(&mut inst, row, w1)?;
         let vdst = bits(w0, 7, 0);
         match row.shape {
@@ -752,37 +818,24 @@ impl<'a> Decoder<'a> {
         Ok(inst)
     }
 
-    /// Modifiers that would change an integer op's result are refused, never ignored.
-    fn check_vop3_modifiers(
+    /// Modifiers that would change an integer op's result are refused, never
+    /// ignored; `v_xad_u32`'s are decoded (the emulator computes what is
+    /// documented and marks the rest unsettled). Shared with gfx9's VOP3.
+    pub(super) fn check_vop3_modifiers(
         &self,
         row: &OpInfo,
         sd: bool,
         w0: u32,
         w1: u32,
-    ) -> Result<(), DecodeError> {
-        let mut mods = Vec::new();
-        if !sd && bits(w0, 10, 8) != 0 {
-            mods.push("abs");
-        }
-        if !sd && bits(w0, 14, 11) != 0 {
-            mods.push("op_sel");
-        }
-        if bits(w0, 15, 15) != 0 {
-            mods.push("clamp");
-        }
-        if bits(w1, 28, 27) != 0 {
-            mods.push("omod");
-        }
-        if bits(w1, 31, 29) != 0 {
-            mods.push("neg");
-        }
-        if mods.is_empty() {
-            return Ok(());
+    ) -> Result<Modifiers, DecodeError> {
+        let mods = Modifiers::read(w0, w1, sd);
+        if !mods.any() || row.op == Op::VXadU32 {
+            return Ok(mods);
         }
         Err(self.unsupported(format!(
             "{} set on integer op {}: it would change the result and is not emulated",
-            mods.join("/"),
-            row.mnemonic
+            mods.names().join("/"),
+            table::mnemonic(row.op, self.isa.generation)
         )))
     }
 

@@ -93,9 +93,50 @@ impl fmt::Display for Inst {
             write!(f, " {}", ops.join(", "))?;
         }
         f.write_str(&trailing)?;
+        if self.mods.any() {
+            write!(f, "{}", ModifiersText(self.mods))?;
+        }
         match self.dpp {
             None => Ok(()),
             Some(dpp) => write!(f, "{}", DppText(dpp)),
+        }
+    }
+}
+
+/// `v_xad_u32`'s VOP3 modifier fields, after the operands. LLVM has no
+/// spelling for them on an integer op (it refuses to assemble them), so
+/// each set field is shown in the bracketed form LLVM prints for packed and
+/// float ops: ` neg:[1,0,0] abs:[0,1,0] op_sel:[0,0,0,1] clamp mul:2`
+/// (OMOD 1, 2, 3: `mul:2`, `mul:4`, `div:2`), so a fault or an origin names
+/// the fields the instruction carries.
+struct ModifiersText(super::decode::Modifiers);
+
+impl fmt::Display for ModifiersText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = self.0;
+        let list = |bits: u8, n: u32| {
+            (0..n)
+                .map(|i| ((bits >> i) & 1).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        if m.neg != 0 {
+            write!(f, " neg:[{}]", list(m.neg, 3))?;
+        }
+        if m.abs != 0 {
+            write!(f, " abs:[{}]", list(m.abs, 3))?;
+        }
+        if m.op_sel != 0 {
+            write!(f, " op_sel:[{}]", list(m.op_sel, 4))?;
+        }
+        if m.clamp {
+            f.write_str(" clamp")?;
+        }
+        match m.omod {
+            1 => f.write_str(" mul:2"),
+            2 => f.write_str(" mul:4"),
+            3 => f.write_str(" div:2"),
+            _ => Ok(()),
         }
     }
 }

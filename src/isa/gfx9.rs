@@ -272,8 +272,9 @@ impl Decoder<'_> {
         if sd {
             self.format = "VOP3b";
         }
-        self.gcn_vop3_modifiers(row, sd, w0, w1)?;
+        let mods = self.check_vop3_modifiers(row, sd, w0, w1)?;
         let mut inst = self.inst(row.op, Enc::Vop3);
+        inst.mods = mods;
         self.gcn_vop3_sources(&mut inst, row, w1)?;
         let vdst = bits(w0, 7, 0);
         match row.shape {
@@ -291,36 +292,6 @@ impl Decoder<'_> {
         }
         self.gcn_constant_bus(&inst, false)?;
         Ok(inst)
-    }
-
-    /// Modifiers that would change an integer op's result are refused.
-    fn gcn_vop3_modifiers(
-        &self,
-        row: &OpInfo,
-        sd: bool,
-        w0: u32,
-        w1: u32,
-    ) -> Result<(), DecodeError> {
-        let checks = [
-            (!sd && bits(w0, 10, 8) != 0, "abs"),
-            (!sd && bits(w0, 14, 11) != 0, "op_sel"),
-            (bits(w0, 15, 15) != 0, "clamp"),
-            (bits(w1, 28, 27) != 0, "omod"),
-            (bits(w1, 31, 29) != 0, "neg"),
-        ];
-        let set: Vec<&str> = checks
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, name)| *name)
-            .collect();
-        if set.is_empty() {
-            return Ok(());
-        }
-        Err(self.unsupported(format!(
-            "{} set on integer op {}: it would change the result and is not emulated",
-            set.join("/"),
-            mnemonic(row.op)
-        )))
     }
 
     fn gcn_vop3_sources(

@@ -27,7 +27,9 @@ pub mod operand;
 pub mod table;
 pub mod unemulated;
 
-pub use decode::{decode, decode_at, decode_one, decode_one_for, DecodeError, Enc, Inst};
+pub use decode::{
+    decode, decode_at, decode_one, decode_one_for, DecodeError, Enc, Inst, Modifiers,
+};
 pub use operand::{reg_name, Dpp, Src, EXEC, M0, NULL, VCC};
 pub use table::{Encoding, Format, Op, OpInfo, Shape};
 

@@ -13,6 +13,7 @@ mod emu_gfx10;
 mod emu_gfx12;
 mod emu_gfx9;
 mod emu_gfx940_lshl;
+mod emu_modifiers;
 mod emu_vgpr_msb;
 mod emu_xad_basic;
 mod host_views;

@@ -178,7 +178,8 @@ fn xad_fields_decode_faithfully() {
 
 #[test]
 fn modifiers_on_integer_ops_are_unsupported_not_ignored() {
-    let base = [0x05u8, 0x00, 0x45, 0xd6, 0x01, 0x05, 0x0e, 0x04];
+    // v_add3_u32 v5, v1, v2, v3: every integer op but v_xad_u32 refuses them.
+    let base = [0x05u8, 0x00, 0x55, 0xd6, 0x01, 0x05, 0x0e, 0x04];
     // clamp (bit 15), abs (10:8), op_sel (14:11), omod (59:58), neg (63:61)
     for (byte, bit, name) in [
         (1, 0x80, "clamp"),
@@ -195,8 +196,122 @@ fn modifiers_on_integer_ops_are_unsupported_not_ignored() {
             matches!(err, DecodeError::Unsupported { .. }) && msg.contains(name),
             "{name}: {msg}"
         );
-        assert!(msg.contains("D645") && msg.contains("offset 0x0"), "{msg}");
+        assert!(msg.contains("D655") && msg.contains("offset 0x0"), "{msg}");
     }
+}
+
+/// `v_xad_u32 v5, v1, v2, v3` with every modifier field set (NEG 101, ABS
+/// 010, CLAMP, OPSEL 1001, OMOD 3) on `vop3`, the generation's VOP3 dword 0
+/// of `v_xad_u32` with no field set (the fields sit at the same bits on
+/// every generation).
+fn xad_with_every_modifier(vop3: u32) -> Vec<u8> {
+    let w0 = vop3 | 0x05 | 0b010 << 8 | 0b1001 << 11 | 1 << 15;
+    let w1 = 0x040e_0501 | 0b101 << 29 | 3 << 27;
+    [w0, w1].iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn xad_modifier_fields_are_decoded_on_every_generation() {
+    use xad_harness::isa::Modifiers;
+    let want = Modifiers {
+        neg: 0b101,
+        abs: 0b010,
+        clamp: true,
+        op_sel: 0b1001,
+        omod: 3,
+    };
+    for (isa, vop3) in [
+        (Isa::GFX9, 0xd1f3_0000),
+        (Isa::GFX10, 0xd745_0000),
+        (Isa::GFX1010, 0xd745_0000),
+        (Isa::GFX11, 0xd645_0000),
+        (Isa::GFX12, 0xd645_0000),
+        (Isa::GFX1250, 0xd645_0000),
+    ] {
+        let bytes = xad_with_every_modifier(vop3);
+        let (inst, len) = decode_one_for(isa, &bytes).unwrap_or_else(|e| {
+            panic!("{:?}: {} does not decode: {e}", isa.generation, hex(&bytes))
+        });
+        assert_eq!(
+            (inst.op, len, inst.mods),
+            (Op::VXadU32, 8, want),
+            "{:?}",
+            isa.generation
+        );
+        assert_eq!(
+            (inst.dst, inst.src),
+            (5, [Src::Vgpr(1), Src::Vgpr(2), Src::Vgpr(3)])
+        );
+        assert_eq!(
+            inst.to_string(),
+            "v_xad_u32 v5, v1, v2, v3 neg:[1,0,1] abs:[0,1,0] op_sel:[1,0,0,1] clamp div:2",
+            "{:?}",
+            isa.generation
+        );
+        // One field at a time, each at its own bits.
+        for (w, bit, field) in [
+            (
+                1,
+                29,
+                Modifiers {
+                    neg: 1,
+                    ..Modifiers::NONE
+                },
+            ),
+            (
+                1,
+                31,
+                Modifiers {
+                    neg: 4,
+                    ..Modifiers::NONE
+                },
+            ),
+            (
+                0,
+                8,
+                Modifiers {
+                    abs: 1,
+                    ..Modifiers::NONE
+                },
+            ),
+            (
+                0,
+                15,
+                Modifiers {
+                    clamp: true,
+                    ..Modifiers::NONE
+                },
+            ),
+            (
+                0,
+                12,
+                Modifiers {
+                    op_sel: 2,
+                    ..Modifiers::NONE
+                },
+            ),
+            (
+                1,
+                27,
+                Modifiers {
+                    omod: 1,
+                    ..Modifiers::NONE
+                },
+            ),
+        ] {
+            let mut words = [vop3 | 0x05, 0x040e_0501u32];
+            words[w] |= 1 << bit;
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let (inst, _) = decode_one_for(isa, &bytes).expect("decodes");
+            assert_eq!(inst.mods, field, "{:?} word {w} bit {bit}", isa.generation);
+        }
+    }
+    // Without a field set nothing is shown and nothing is decoded.
+    let (plain, _) = decode_one(&[0x05, 0x00, 0x45, 0xd6, 0x01, 0x05, 0x0e, 0x04]).unwrap();
+    assert_eq!(
+        (plain.mods, plain.to_string()),
+        (Modifiers::NONE, "v_xad_u32 v5, v1, v2, v3".into())
+    );
 }
 
 #[test]

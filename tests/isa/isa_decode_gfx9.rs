@@ -231,8 +231,9 @@ fn xad_and_special_operands_decode_faithfully() {
 
 #[test]
 fn gfx9_reserved_and_unknown_encodings_are_errors() {
-    let xad = [0x05u8, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04];
-    // clamp, abs, op_sel, omod, neg on an integer op.
+    // clamp, abs, op_sel, omod, neg on an integer op other than v_xad_u32
+    // (v_add3_u32 v5, v1, v2, v3), which decodes them.
+    let add3 = [0x05u8, 0x00, 0xff, 0xd1, 0x01, 0x05, 0x0e, 0x04];
     for (byte, bit, name) in [
         (1, 0x80, "clamp"),
         (1, 0x01, "abs"),
@@ -240,13 +241,18 @@ fn gfx9_reserved_and_unknown_encodings_are_errors() {
         (7, 0x08, "omod"),
         (7, 0x20, "neg"),
     ] {
-        let mut b = xad;
+        let mut b = add3;
         b[byte] |= bit;
         let err = decode_one_for(ISA, &b).unwrap_err();
         assert!(
             matches!(err, DecodeError::Unsupported { .. }) && err.to_string().contains(name),
             "{name}: {err}"
         );
+        // v_xad_u32 v5, v1, v2, v3 decodes the same field (the emulator decides).
+        let mut x = [0x05u8, 0x00, 0xf3, 0xd1, 0x01, 0x05, 0x0e, 0x04];
+        x[byte] |= bit;
+        let (inst, _) = decode_one_for(ISA, &x).expect("v_xad_u32 decodes its modifiers");
+        assert_eq!(inst.mods.names(), [name], "{inst}");
     }
     let refused = |bytes: &[u8], why: &str| {
         let err = decode_one_for(ISA, bytes).expect_err(why);
