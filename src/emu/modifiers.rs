@@ -63,8 +63,7 @@ pub fn unsettled(inst: &Inst, target: Option<&Target>) -> Option<Unsettled> {
     }
     if m.clamp && !documented {
         fields.push(format!(
-            "CLAMP set on v_xad_u32: no reading is documented for {name} (candidates: \
-             ignored, the sum wraps; unsigned saturation of (S0 ^ S1) + S2 to 0xFFFFFFFF)"
+            "CLAMP set on v_xad_u32: no reading is documented for {name} (candidates: {CLAMP})"
         ));
     }
     for i in 0..4 {
@@ -79,7 +78,7 @@ pub fn unsettled(inst: &Inst, target: Option<&Target>) -> Option<Unsettled> {
         format!(
             "CLAMP set on v_xad_u32 and (S0 ^ S1) + S2 overflows 32 bits in this lane: the \
              vectors captured on gfx1200 never overflow with CLAMP set, so no reading is \
-             documented for {name} (candidates: the sum wraps; unsigned saturation to 0xFFFFFFFF)"
+             documented for {name} (candidates: {CLAMP})"
         )
     });
     let all = (!fields.is_empty()).then(|| fields.join("; "));
@@ -92,15 +91,13 @@ fn sign_fields(m: Modifiers, name: &str, fields: &mut Vec<String>) {
         if m.abs >> i & 1 == 1 {
             fields.push(format!(
                 "ABS[{i}] set on v_xad_u32: no reading is documented for {name} (candidates: \
-                 ignored; src{i}'s bit 31 cleared, float-style, as measured on gfx1200; \
-                 src{i}'s integer absolute value)"
+                 {ABS}; gfx1200 clears the sign bit)"
             ));
         }
         if m.neg >> i & 1 == 1 {
             fields.push(format!(
                 "NEG[{i}] set on v_xad_u32: no reading is documented for {name} (candidates: \
-                 ignored; src{i}'s bit 31 flipped, float-style, as measured on gfx1200; \
-                 src{i} negated as a two's-complement integer)"
+                 {NEG}; gfx1200 flips the sign bit)"
             ));
         }
     }
@@ -108,16 +105,7 @@ fn sign_fields(m: Modifiers, name: &str, fields: &mut Vec<String>) {
 
 /// OPSEL[i]: a source's half (i < 3) or the destination's (i = 3).
 fn op_sel_field(i: u32, name: &str) -> String {
-    let candidates = if i < 3 {
-        format!(
-            "ignored; src{i}'s high half [31:16] selected, as for 16-bit ops; \
-             src{i} rotated or shifted by 16"
-        )
-    } else {
-        "ignored; the result written to the destination's high half [31:16], as for \
-         16-bit ops; the low half kept"
-            .to_string()
-    };
+    let candidates = if i < 3 { OPSEL_SRC } else { OPSEL_DST };
     format!(
         "OPSEL[{i}] set on v_xad_u32: no reading is documented for {name} (candidates: {candidates})"
     )
@@ -125,17 +113,27 @@ fn op_sel_field(i: u32, name: &str) -> String {
 
 /// OMOD 1, 2, 3 (LLVM's `mul:2`, `mul:4`, `div:2` on float ops).
 fn omod_field(omod: u8, name: &str) -> String {
-    let (text, int) = match omod {
-        1 => ("mul:2", "shifted left by 1"),
-        2 => ("mul:4", "shifted left by 2"),
-        _ => ("div:2", "shifted right by 1"),
+    let text = match omod {
+        1 => "mul:2",
+        2 => "mul:4",
+        _ => "div:2",
     };
     format!(
         "OMOD={omod} ({text}) set on v_xad_u32: no reading is documented for {name} \
-         (candidates: ignored, as in 57 integer vectors of other ops captured on gfx1200; \
-         the result scaled as an f32 ({text}); the result {int} as an integer)"
+         (candidates: {OMOD}; 57 integer vectors of other ops captured on gfx1200 ignore it)"
     )
 }
+
+// The candidate readings of each field, by the names the CPU model gives
+// them (`cases::modifiers::readings`; the names only: the two share no
+// code, and `tests/emu/emu_modifiers.rs` holds the lists equal).
+const NEG: &str = "ignored; sign bit flipped; two's-complement negated; bitwise not";
+const ABS: &str = "ignored; sign bit cleared; integer absolute value";
+const CLAMP: &str = "ignored; unsigned saturation of the add; signed saturation of the add; \
+                     float clamp to [0.0, 1.0]";
+const OPSEL_SRC: &str = "ignored; high half of the source; halves of the source swapped";
+const OPSEL_DST: &str = "ignored; high-half write; result halves swapped";
+const OMOD: &str = "ignored; float multiply; integer shift";
 
 /// Per source, the AND and XOR masks of the measured reading: ABS clears
 /// bit 31, then NEG flips it.

@@ -10,7 +10,9 @@ use crate::common;
 
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
+use xad_harness::cases::modifiers::{self, Field};
 use xad_harness::device::{Definedness, Device, Dispatch, Taint};
+use xad_harness::emu::modifiers as emu_modifiers;
 use xad_harness::emu::EmuDevice;
 use xad_harness::isa::{decode_one_for, Op};
 use xad_harness::target;
@@ -19,23 +21,62 @@ use xad_harness::target;
 const PLAIN: [u32; 2] = [0xd645_0005, 0x0412_0702];
 const LANES: usize = 256;
 
-/// One field: the dword and bit to set in [`PLAIN`].
-#[derive(Clone, Copy, Debug)]
-struct Field(usize, u32);
-const NEG0: Field = Field(1, 29);
-const NEG1: Field = Field(1, 30);
-const NEG2: Field = Field(1, 31);
-const ABS0: Field = Field(0, 8);
-const CLAMP: Field = Field(0, 15);
-const OPSEL1: Field = Field(0, 12);
-const OMOD1: Field = Field(1, 27);
+const NEG0: Field = Field::Neg(0);
+const NEG1: Field = Field::Neg(1);
+const NEG2: Field = Field::Neg(2);
+const ABS0: Field = Field::Abs(0);
+const CLAMP: Field = Field::Clamp;
+const OPSEL1: Field = Field::OpSel(1);
+const OMOD1: Field = Field::Omod(1);
 
+/// [`PLAIN`] with `fields` set where the probe family sets them
+/// (`cases::modifiers::set`, whose bits `tests/isa/modifiers.rs` holds to
+/// LLVM's encoding of the plain twin).
 fn words(fields: &[Field]) -> [u32; 2] {
-    let mut w = PLAIN;
-    for f in fields {
-        w[f.0] |= 1 << f.1;
+    let plain = u64::from(PLAIN[0]) | u64::from(PLAIN[1]) << 32;
+    let w = fields.iter().fold(plain, |w, &f| modifiers::set(w, f));
+    [w as u32, (w >> 32) as u32]
+}
+
+/// The emulator names, for a field no reading is documented for, exactly
+/// the candidate readings the CPU model holds for it (by name: the two
+/// share no code), and the field as the model prints it.
+#[test]
+fn unsettled_origins_name_the_models_candidates_for_every_field() {
+    let gfx1100 = target::find("gfx1100").unwrap();
+    let gfx1201 = target::find("gfx1201").unwrap();
+    for field in Field::ALL {
+        let w = words(&[field]);
+        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let (inst, _) = decode_one_for(gfx1100.isa, &bytes).expect("decodes");
+        let text = emu_modifiers::unsettled(&inst, Some(gfx1100))
+            .and_then(|u| u.all)
+            .unwrap_or_else(|| panic!("{field} unsettled on gfx1100"));
+        assert!(text.contains(&format!("{field} ")), "{field}: {text}");
+        let (_, listed) = text.split_once("candidates: ").expect("candidates");
+        for reading in modifiers::readings(field) {
+            assert!(
+                listed.contains(reading.name),
+                "{field}: {} missing: {text}",
+                reading.name
+            );
+        }
+        let named = listed.split(';').count();
+        assert!(named >= modifiers::readings(field).len(), "{field}: {text}");
+        // On RDNA4 NEG and ABS are computed; CLAMP leaves overflowing lanes open.
+        let (inst, _) = decode_one_for(gfx1201.isa, &bytes).expect("decodes");
+        let rdna4 = emu_modifiers::unsettled(&inst, Some(gfx1201));
+        match field {
+            Field::Neg(_) | Field::Abs(_) => assert_eq!(rdna4, None, "{field}"),
+            Field::Clamp => {
+                let overflow = rdna4.and_then(|u| u.overflow).expect("overflow lanes");
+                for reading in modifiers::readings(field) {
+                    assert!(overflow.contains(reading.name), "{overflow}");
+                }
+            }
+            _ => assert!(rdna4.and_then(|u| u.all).is_some(), "{field}"),
+        }
     }
-    w
 }
 
 /// The basic kernel of `mcpu` (gfx11 or gfx12 text) with the instruction
