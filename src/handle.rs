@@ -72,12 +72,15 @@ impl<'d> KernelHandle<'d> {
         Ok(ptr)
     }
 
-    pub fn write(&mut self, dst: DevicePtr, bytes: &[u8]) -> Result<(), DeviceError> {
-        self.dev.write(dst, bytes)
+    /// Write `words` at `dst` (device memory is little-endian, as the
+    /// host's: the words go as they lie, as [`GuardedBuffer::write`] does).
+    pub fn write(&mut self, dst: DevicePtr, words: &[u32]) -> Result<(), DeviceError> {
+        self.dev.write(dst, bytemuck::cast_slice(words))
     }
 
-    pub fn read(&mut self, src: DevicePtr, bytes: &mut [u8]) -> Result<(), DeviceError> {
-        self.dev.read(src, bytes)
+    /// Read `words.len()` words from `src`.
+    pub fn read(&mut self, src: DevicePtr, words: &mut [u32]) -> Result<(), DeviceError> {
+        self.dev.read(src, bytemuck::cast_slice_mut(words))
     }
 
     /// Launch with `args` (the explicit arguments, in order) over

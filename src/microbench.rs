@@ -509,9 +509,8 @@ fn launches(handle: &mut KernelHandle<'_>, plan: &Plan, timeout: Duration) -> Re
     let out = handle
         .alloc(plan.out_bytes())
         .map_err(fault("allocating the records"))?;
-    let bytes: Vec<u8> = OPERANDS.iter().flat_map(|w| w.to_le_bytes()).collect();
     handle
-        .write(operands, &bytes)
+        .write(operands, &OPERANDS)
         .map_err(fault("writing the operands"))?;
     let args = [
         ArgValue::Pointer(operands),
@@ -519,8 +518,8 @@ fn launches(handle: &mut KernelHandle<'_>, plan: &Plan, timeout: Duration) -> Re
         ArgValue::U32(plan.iterations),
     ];
     let mut measured = Measured::default();
-    let zeros = vec![0u8; plan.out_bytes()];
-    let mut words = vec![0u8; plan.out_bytes()];
+    let zeros = vec![0u32; plan.out_bytes() / 4];
+    let mut words = vec![0u32; plan.out_bytes() / 4];
     for (dispatch, waves, timed) in [
         (plan.latency(), 1, &mut measured.latency),
         (
@@ -548,12 +547,8 @@ fn launches(handle: &mut KernelHandle<'_>, plan: &Plan, timeout: Duration) -> Re
     Ok(measured)
 }
 
-/// The first `waves` records of an out buffer's bytes.
-pub fn parse_records(bytes: &[u8], waves: usize) -> Vec<Option<Record>> {
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+/// The first `waves` records of an out buffer's words.
+pub fn parse_records(words: &[u32], waves: usize) -> Vec<Option<Record>> {
     words
         .chunks(RECORD_WORDS)
         .take(waves)
@@ -1056,12 +1051,10 @@ mod tests {
         assert_eq!(plan.latency().block, [32, 1, 1]);
         assert_eq!(plan.throughput().block, [256, 1, 1]);
         assert_eq!(plan.out_bytes(), 32 * 64 * 4);
-        let mut bytes = vec![0u8; plan.out_bytes()];
+        let mut words = vec![0u32; plan.out_bytes() / 4];
         let w = correct(256, [(1, 2); 6], 3);
-        for (i, word) in w.iter().enumerate() {
-            bytes[RECORD_WORDS * 4 + 4 * i..][..4].copy_from_slice(&word.to_le_bytes());
-        }
-        let records = parse_records(&bytes, 2);
+        words[RECORD_WORDS..][..w.len()].copy_from_slice(&w);
+        let records = parse_records(&words, 2);
         assert_eq!(records.len(), 2);
         assert_eq!(records[0], None);
         assert_eq!(

@@ -727,6 +727,8 @@ fn soak_with(
     let started = Instant::now();
     let mut shape = limits.start;
     let mut index = 0u64;
+    // Read-back buffers, reused by every dispatch.
+    let (mut wave_words, mut record) = (Vec::new(), [0u32; RECORD_WORDS]);
     loop {
         let (first, iterations) = fit(index, shape);
         let lanes = shape.lanes;
@@ -740,14 +742,13 @@ fn soak_with(
         let t0 = Instant::now();
         dispatch(handle, bufs, &d, lanes, out.dispatches, limits, req)?;
         let took = t0.elapsed();
-        let suspects = read_waves(handle, bufs, lanes, wave, target.generation(), out)?;
-        recheck_lanes(
-            handle,
-            bufs,
-            &d,
-            sample(suspects, lanes, out.dispatches, req),
-            out,
-        )?;
+        wave_words.resize((lanes / wave) as usize * WAVE_WORDS, 0);
+        handle
+            .read(bufs.waves, &mut wave_words)
+            .map_err(fault("reading the soak wave words"))?;
+        let suspects = tally_waves(&wave_words, wave, target.generation(), out);
+        let rechecked = sample(suspects, lanes, out.dispatches, req);
+        recheck_lanes(handle, bufs, &d, rechecked, &mut record, out)?;
         out.dispatches += 1;
         out.xads += lanes * u64::from(iterations);
         out.min_shape = [
@@ -819,31 +820,18 @@ fn dispatch(
         })
 }
 
-/// Read each wave's words: count the unit it ran on into the coverage, and
+/// Each wave's words: count the unit it ran on into the coverage, and
 /// return the lanes of every wave that recorded a mismatch.
-fn read_waves(
-    handle: &mut KernelHandle<'_>,
-    bufs: SoakBuffers,
-    lanes: u64,
-    wave: u64,
-    generation: Generation,
-    out: &mut Outcome,
-) -> Result<Vec<u64>> {
-    let n_waves = (lanes / wave) as usize;
-    let mut bytes = vec![0u8; n_waves * WAVE_WORDS * 4];
-    handle
-        .read(bufs.waves, &mut bytes)
-        .map_err(fault("reading the soak wave words"))?;
+fn tally_waves(words: &[u32], wave: u64, generation: Generation, out: &mut Outcome) -> Vec<u64> {
     let mut suspects = Vec::new();
-    for (w, words) in bytes.chunks_exact(WAVE_WORDS * 4).enumerate() {
-        let word = |k: usize| u32::from_le_bytes(words[k * 4..k * 4 + 4].try_into().unwrap());
-        let unit = decode_hw_id(generation, word(0));
+    for (w, words) in words.chunks_exact(WAVE_WORDS).enumerate() {
+        let unit = decode_hw_id(generation, words[0]);
         *out.coverage.entry(unit_name(generation, unit)).or_default() += 1;
-        if word(1) != 0 {
+        if words[1] != 0 {
             suspects.extend(w as u64 * wave..(w as u64 + 1) * wave);
         }
     }
-    Ok(suspects)
+    suspects
 }
 
 /// The lanes to re-check on the host: the suspects and a random sample, or
@@ -865,18 +853,14 @@ fn recheck_lanes(
     bufs: SoakBuffers,
     d: &Dispatched,
     lanes: Vec<u64>,
+    record: &mut [u32; RECORD_WORDS],
     out: &mut Outcome,
 ) -> Result<()> {
-    let mut bytes = vec![0u8; RECORD_WORDS * 4];
     for lane in lanes {
         handle
-            .read(bufs.records + lane * (RECORD_WORDS as u64 * 4), &mut bytes)
+            .read(bufs.records + lane * (RECORD_WORDS as u64 * 4), record)
             .map_err(fault("reading a soak record"))?;
-        let words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        let r = Record::from_words(&words);
+        let r = Record::from_words(record);
         out.device_mismatches += u64::from(r.mismatches);
         out.lanes_rechecked += 1;
         let verdict = recheck(d, lane as u32, &r);
