@@ -20,8 +20,6 @@ use crate::device::{Device, DeviceError, DevicePtr};
 use crate::error::{as_text, ReleaseError};
 use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::handle::KernelHandle;
-// The target check runs in `KernelHandle::load`; callers know it by this name too.
-pub use crate::handle::check_target;
 use crate::inputs;
 
 /// What watches a run as it goes: each case as it starts and ends, and each

@@ -790,7 +790,7 @@ pub fn run_cases(
 ) -> Result<()> {
     if let Some(user) = user {
         // A user's kernel for another target is bad input: refuse before launch.
-        run::check_target(&user.code, &device.arch_name())
+        crate::handle::check_target(&user.code, &device.arch_name())
             .map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
     }
     for (i, case) in cases.iter().enumerate() {

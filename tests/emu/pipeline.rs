@@ -9,6 +9,7 @@ use std::time::Duration;
 use xad_harness::cases::{self, Case};
 use xad_harness::device::*;
 use xad_harness::guard::Side;
+use xad_harness::handle;
 use xad_harness::run::{self, Options, Status};
 
 /// The fixture's "kernel": (a, b, c, out, bytes after out) for one dispatch.
@@ -240,10 +241,10 @@ fn a_device_error_mid_run_keeps_the_lanes_already_checked() {
 #[test]
 fn wrong_target_is_refused_before_launch() {
     let loaded = run::embedded(&basic(), xad_harness::target::find("gfx1100").unwrap()).unwrap();
-    let e = run::check_target(&loaded.code, "gfx1030").unwrap_err();
+    let e = handle::check_target(&loaded.code, "gfx1030").unwrap_err();
     assert!(
         e.to_string().contains("gfx1100") && e.to_string().contains("gfx1030"),
         "{e}"
     );
-    assert!(run::check_target(&loaded.code, "gfx1100:sramecc-:xnack-").is_ok());
+    assert!(handle::check_target(&loaded.code, "gfx1100:sramecc-:xnack-").is_ok());
 }
