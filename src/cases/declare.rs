@@ -46,6 +46,7 @@ macro_rules! case {
                 model: $crate::cases::declare::case!(@model PROGRAM $(, $fast)?),
                 unsettled: $crate::cases::declare::case!(@option $($unsettled)?),
                 requires: $crate::cases::declare::case!(@features $($requires)?),
+                probes: &[],
             },
             program: &PROGRAM,
         }

@@ -11,7 +11,7 @@
 //! | [`program`](mod@program) | the op table's vocabulary: [`Src`](program::Src), [`Op`](program::Op), [`Program`](program::Program), EXEC and DPP forms, operand codes, DPP control helpers |
 //! | [`encode`](mod@encode) | the encoder: the `v_xad_u32` words an op's kernel must contain per ISA ([`encode::encode_for`]) and the `v_mov_b32_dpp` words feeding it ([`encode::movs_for`]) |
 //! | [`model`] | the ISA model: [`model::run`] of a program over lanes, inline constant values, DPP16 lane selection |
-//! | [`modifiers`] | issue 30's open bits of `v_xad_u32`: the VOP3 modifier fields ([`modifiers::Field`]), their bits ([`modifiers::set`], [`modifiers::mask`]), the candidate readings of each as data, the probe inputs |
+//! | [`modifiers`] | issue 30's open bits of `v_xad_u32`: the VOP3 modifier fields ([`modifiers::Field`]), their bits ([`modifiers::set`], [`modifiers::mask`]), the candidate readings of each as data, the probe inputs, and the probe cases `modifiers_w32`/`_w64` ([`PROBE_CASES`]) |
 //! | [`declare`] | [`Spec`] and the `case!` macro: the one way a family declares a case |
 //! | `basic`, `vgpr`, `sreg`, `inline`, `literal`, `exec`, `chain`, `dpp16`, `dpp8`, `dpp_src1`, `dpp_mov`, `vgpr_msb` | the families, one file each, listed once in [`FAMILIES`] |
 //! | [`sha256`] | the workload cases: SHA-256 compression per lane, whole kernels no op table describes ([`WORKLOADS`]) |
@@ -82,7 +82,7 @@ impl Inputs {
     /// The first word of a, b and c of global lane `lane` (what a failure
     /// record prints; the whole lane for the one-word cases).
     pub fn first_words(&self, seed: u64, lane: u64) -> (u32, u32, u32) {
-        if self.words == [1, 1, 1] {
+        if std::ptr::eq(self, &STANDARD_INPUTS) {
             return crate::inputs::lane_sources(seed, lane);
         }
         let [a, b, c] = self.lane(seed, lane);
@@ -123,6 +123,13 @@ pub struct Case {
     /// there (wave32, a literal in a VOP3, an SGPR src1 with DPP, ...); empty:
     /// every target. A test derives the list from the op table.
     pub requires: &'static [crate::target::Feature],
+    /// Output words 1.. of a probe case (issue 30's modifier probes): word
+    /// `j + 1` is `v_xad_u32` with `probes[j]` set, whose reading the ISA
+    /// leaves open. On a device that executes rather than models the ISA
+    /// (HIP) those words are classified into findings ([`crate::findings`]),
+    /// never compared; on the emulator they are checked or unsettled as it
+    /// decides. Empty for every other case.
+    pub probes: &'static [modifiers::Probe],
 }
 
 impl Case {
@@ -180,10 +187,16 @@ pub fn specs() -> impl Iterator<Item = &'static Spec> {
 /// but described by no op table, after the op-table cases in the catalogue.
 pub static WORKLOADS: &[&[Case]] = &[sha256::CASES];
 
-/// Every case, in catalogue order: the op-table cases, then the workloads.
+/// The probe cases: kernels whose words the ISA leaves open, classified
+/// into findings on hardware ([`Case::probes`]), after the workloads.
+pub static PROBE_CASES: &[&[Case]] = &[modifiers::CASES];
+
+/// Every case, in catalogue order: the op-table cases, the workloads, then
+/// the probes.
 pub fn catalogue() -> Vec<Case> {
     table_cases()
         .chain(WORKLOADS.iter().flat_map(|w| w.iter().copied()))
+        .chain(PROBE_CASES.iter().flat_map(|w| w.iter().copied()))
         .collect()
 }
 

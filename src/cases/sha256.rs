@@ -193,6 +193,7 @@ const fn sha_case(name: &'static str, kernel: &'static str, wave: u32) -> Case {
         } else {
             &[Feature::Wave64]
         },
+        probes: &[],
     }
 }
 
