@@ -50,6 +50,7 @@ pub mod dump;
 pub mod emu;
 pub mod error;
 pub mod files;
+pub mod findings;
 pub mod guard;
 pub mod handle;
 #[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs

@@ -18,6 +18,7 @@ use crate::check::{self, Compare, Prefill, Tally};
 use crate::codeobj::{ArgValue, CodeObject, Kernel};
 use crate::device::{Device, DeviceError, DevicePtr};
 use crate::error::{as_text, ReleaseError};
+use crate::findings::{Classifier, Findings};
 use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::handle::KernelHandle;
 use crate::inputs;
@@ -139,6 +140,10 @@ pub struct CaseResult {
     /// replay line reproduces the run. Not in JSON (`command` has it).
     #[serde(skip)]
     pub step_budget: Option<u64>,
+    /// A probe case run on an executor (HIP): what its probe words showed
+    /// ([`crate::findings`]). `None` otherwise, and left out of JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub findings: Option<Findings>,
 }
 
 /// A case's verdict, as conformance suites name theirs (Vulkan CTS: Pass,
@@ -158,6 +163,11 @@ pub enum Status {
     /// behaviour the ISA guides leave open: neither pass nor fail (counted in
     /// the tally).
     Unsettled,
+    /// A probe case on an executor: no lane failed, and every probe word's
+    /// lanes agree on the readings they follow ([`CaseResult::findings`]).
+    /// What the device does with bits the ISA leaves open: never a pass or a
+    /// fail of the ISA.
+    Finding,
     /// The target (or the device) lacks what the case needs; nothing ran.
     NotSupported,
     /// The case could not run to its end (device, runtime or emulator fault).
@@ -181,10 +191,11 @@ pub enum JunitKind {
 
 impl Status {
     /// Every status, in the order reports list their counts.
-    pub const ALL: [Status; 7] = [
+    pub const ALL: [Status; 8] = [
         Status::Pass,
         Status::Fail,
         Status::Unsettled,
+        Status::Finding,
         Status::NotSupported,
         Status::Error,
         Status::Timeout,
@@ -197,6 +208,7 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "fail",
             Status::Unsettled => "unsettled",
+            Status::Finding => "finding",
             Status::NotSupported => "not_supported",
             Status::Error => "error",
             Status::Timeout => "timeout",
@@ -204,11 +216,12 @@ impl Status {
         }
     }
 
-    /// How JUnit shows it: unsettled is a success with properties (the
-    /// settled words all passed); not_supported and skipped are skipped.
+    /// How JUnit shows it: unsettled and finding are successes with
+    /// properties (the settled words all passed; the findings are listed);
+    /// not_supported and skipped are skipped.
     pub fn junit(self) -> JunitKind {
         match self {
-            Status::Pass | Status::Unsettled => JunitKind::Success,
+            Status::Pass | Status::Unsettled | Status::Finding => JunitKind::Success,
             Status::Fail => JunitKind::Failure,
             Status::Error | Status::Timeout => JunitKind::Error,
             Status::NotSupported | Status::Skipped => JunitKind::Skipped,
@@ -223,7 +236,7 @@ impl Status {
     pub fn exit_code(self) -> i32 {
         use crate::error::exit;
         match self {
-            Status::Pass | Status::Unsettled => exit::PASS,
+            Status::Pass | Status::Unsettled | Status::Finding => exit::PASS,
             Status::Fail => exit::MISMATCH,
             Status::Error | Status::Timeout => exit::FAULT,
             Status::NotSupported | Status::Skipped => exit::SKIPPED,
@@ -245,7 +258,11 @@ impl CaseResult {
     /// The verdict, from the fields only. Fail beats everything: a wrong lane
     /// is a finding even if the case later faulted or was cut short.
     pub fn status(&self) -> Status {
-        if self.tally.lanes_failed > 0 || !self.guard_violations.is_empty() {
+        let inconsistent = self
+            .findings
+            .as_ref()
+            .is_some_and(|f| f.failure().is_some());
+        if self.tally.lanes_failed > 0 || !self.guard_violations.is_empty() || inconsistent {
             Status::Fail
         } else if let Some(DeviceError::Timeout(_)) = self.error {
             Status::Timeout
@@ -262,6 +279,8 @@ impl CaseResult {
             Status::Skipped
         } else if self.tally.words_unsettled > 0 {
             Status::Unsettled
+        } else if self.findings.is_some() {
+            Status::Finding
         } else {
             Status::Pass
         }
@@ -303,7 +322,7 @@ impl CaseResult {
     /// promised, though never a pass of the run.
     pub fn passed(&self) -> bool {
         match self.status() {
-            Status::Pass => true,
+            Status::Pass | Status::Finding => true,
             Status::Unsettled => self.unsettled.is_some(),
             Status::Skipped => {
                 self.unsettled.is_some()
@@ -347,6 +366,7 @@ impl CaseResult {
             unsettled: case.unsettled.map(str::to_string),
             forms: Vec::new(),
             step_budget: None,
+            findings: None,
         }
     }
 }
@@ -385,6 +405,7 @@ pub fn run_case(
         forms: Vec::new(),
         step_budget: (opts.step_budget != crate::emu::DEFAULT_STEP_BUDGET)
             .then_some(opts.step_budget),
+        findings: None,
     };
     if let Some(dump) = &opts.dump {
         dump.begin_case(case, code, kernel, &result);
@@ -504,6 +525,9 @@ fn run_chunks(
     let chunk = chunk_lanes(case, opts);
     let mut host = HostBuffers::default();
     let sources = |lane: u64| case.inputs.first_words(opts.seed, lane);
+    // A probe case on an executor: its probe words are classified, not compared.
+    let mut classifier = (!case.probes.is_empty() && !handle.device().models_isa())
+        .then(|| Classifier::new(case.probes));
     let mut first_lane = 0u64;
     while first_lane < opts.lanes {
         if opts.interrupt.requested().is_some() {
@@ -531,6 +555,17 @@ fn run_chunks(
             },
         )?;
         launch(handle, bufs, count, scalars, opts.timeout)?;
+        let first_dispatch = match classifier {
+            Some(_) => Some(dispatch_again(
+                handle,
+                bufs,
+                count,
+                k,
+                scalars,
+                opts.timeout,
+            )?),
+            None => None,
+        };
         // Before anything touches `out`: which words the device left undefined or unsettled.
         let dev = handle.device();
         let taint = dev.definedness(bufs[3].ptr(), count * k)?;
@@ -560,9 +595,17 @@ fn run_chunks(
             got,
             taint: &taint,
         };
-        result.tally.add(&compare, opts.keep);
-        if let Some(dump) = &opts.dump {
-            dump.chunk(&compare);
+        match (classifier.as_mut(), first_dispatch) {
+            (Some(classifier), Some(first)) => {
+                classifier.compare_repeat(first_lane, k, &first, got);
+                classify(classifier, &compare, result, opts);
+            }
+            _ => {
+                result.tally.add(&compare, opts.keep);
+                if let Some(dump) = &opts.dump {
+                    dump.chunk(&compare);
+                }
+            }
         }
         first_lane += count as u64;
         if let Some(done) = &opts.lanes_done {
@@ -570,6 +613,60 @@ fn run_chunks(
         }
     }
     Ok(())
+}
+
+/// A probe case on an executor: read the words of the dispatch just made,
+/// then dispatch the same inputs again (the caller reads the second), so a
+/// word that changes between two dispatches is seen.
+fn dispatch_again(
+    handle: &mut KernelHandle<'_>,
+    bufs: &[GuardedBuffer],
+    count: usize,
+    k: usize,
+    scalars: &[u32],
+    timeout: Duration,
+) -> Result<Vec<u32>, DeviceError> {
+    let mut first = vec![0u32; count * k];
+    bufs[3].read(handle.device(), &mut first)?;
+    launch(handle, bufs, count, scalars, timeout)?;
+    Ok(first)
+}
+
+/// A probe case's dispatch on an executor: the probe words (1..) are
+/// classified into findings; only word 0, the plain instruction, is
+/// compared with the model and counted. A dump keeps every word, with the
+/// probe words as their own expected values: their verdicts are the
+/// findings, not the model's guess.
+fn classify(
+    classifier: &mut Classifier,
+    cmp: &Compare<'_>,
+    result: &mut CaseResult,
+    opts: &Options,
+) {
+    let k = cmp.outputs_per_lane;
+    classifier.add(cmp.first_lane, k, cmp.got, cmp.sources);
+    result.findings = Some(classifier.findings());
+    let plain = |words: &[u32]| -> Vec<u32> { words.iter().step_by(k).copied().collect() };
+    let (expected, got) = (plain(cmp.expected), plain(cmp.got));
+    let no_taint = crate::device::Definedness::default();
+    let word0 = Compare {
+        outputs_per_lane: 1,
+        expected: &expected,
+        got: &got,
+        taint: &no_taint,
+        ..*cmp
+    };
+    result.tally.add(&word0, opts.keep);
+    if let Some(dump) = &opts.dump {
+        let mut expected = cmp.expected.to_vec();
+        for (e, g) in expected.chunks_mut(k).zip(cmp.got.chunks(k)) {
+            e[1..].copy_from_slice(&g[1..]);
+        }
+        dump.chunk(&Compare {
+            expected: &expected,
+            ..*cmp
+        });
+    }
 }
 
 /// What [`prepare`] needs to know about one chunk.

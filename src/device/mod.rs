@@ -210,6 +210,15 @@ pub trait Device {
         Ok(Definedness::default())
     }
 
+    /// Whether the device is a model of the ISA (the emulator: it decides
+    /// per word what the ISA leaves open, [`Device::definedness`]) rather
+    /// than an executor of it (HIP: hardware, or the emulated HIP library
+    /// standing in for it). A probe case's words are classified into
+    /// findings only on an executor ([`crate::findings`]).
+    fn models_isa(&self) -> bool {
+        false
+    }
+
     fn load(&mut self, image: &[u8]) -> Result<ModuleId, DeviceError>;
     /// Launch `kernel` of `module` with the kernarg image and wait for it, at
     /// most `timeout`. `kernarg` was built from the code object's metadata.

@@ -186,6 +186,14 @@ impl Default for EmuOptions {
     }
 }
 
+/// A stand-in for what silicon does with the modifier bits of `v_xad_u32`
+/// ([`EmuDevice::set_modifier_stand_in`]): the result of global lane `lane`
+/// of the device's launch number `launch` (from 1), for sources `s` and the
+/// instruction's modifiers.
+pub trait ModifierStandIn: Send + Sync {
+    fn xad(&self, mods: crate::isa::Modifiers, s: [u32; 3], lane: u64, launch: u64) -> u32;
+}
+
 /// An injected `v_xad_u32` fault ([`EmuDevice::set_xad_faults`]): every
 /// `v_xad_u32` global lane `lane` of a dispatch executes gets bit `bit` of its
 /// result flipped.
@@ -248,6 +256,8 @@ pub struct EmuDevice {
     stops: Vec<(WaveStop, Origin)>,
     /// Injected wrong `v_xad_u32` results ([`EmuDevice::set_xad_faults`]).
     xad_faults: Vec<XadFault>,
+    /// [`EmuDevice::set_modifier_stand_in`].
+    stand_in: Option<std::sync::Arc<dyn ModifierStandIn>>,
     /// What `s_getreg_b32` of the hardware id spreads workgroups over ([`hw_id`]).
     compute_units: u32,
 }
@@ -304,6 +314,7 @@ impl EmuDevice {
             launches: 0,
             stops: Vec::new(),
             xad_faults: Vec::new(),
+            stand_in: None,
             compute_units: EMULATED_COMPUTE_UNITS,
         }
     }
@@ -315,6 +326,15 @@ impl EmuDevice {
     /// sees it). An empty list turns injection off.
     pub fn set_xad_faults(&mut self, faults: Vec<XadFault>) {
         self.xad_faults = faults;
+    }
+
+    /// Make every `v_xad_u32` with a modifier field set compute what
+    /// `stand_in` says, in place of the emulator's own reading (the lanes'
+    /// definedness is unchanged: unsettled stays unsettled). The emulated
+    /// HIP library's fixture for the findings path (issue 30); the harness
+    /// itself never sets one.
+    pub fn set_modifier_stand_in(&mut self, stand_in: Option<std::sync::Arc<dyn ModifierStandIn>>) {
+        self.stand_in = stand_in;
     }
 
     /// The compute units (gfx9) or WGPs (gfx10+) the emulated hardware ids
@@ -533,6 +553,10 @@ impl Device for EmuDevice {
         Ok(ModuleId(self.modules.len() - 1))
     }
 
+    fn models_isa(&self) -> bool {
+        true
+    }
+
     fn definedness(&mut self, out: DevicePtr, words: usize) -> Result<Definedness, DeviceError> {
         let (mut origins, tainted) = self.memory.taint.report(out, words);
         let words = tainted
@@ -620,6 +644,8 @@ impl Device for EmuDevice {
                     step_budget: self.options.step_budget,
                     timeout,
                     xad_faults: &self.xad_faults,
+                    stand_in: self.stand_in.as_deref(),
+                    launch: self.launches,
                     compute_units: self.compute_units,
                 };
                 run_launch(&launch, &setup)

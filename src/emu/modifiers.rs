@@ -164,6 +164,42 @@ impl<const W: usize> Wave<W> {
         })
     }
 
+    /// `v_xad_u32` with modifiers as a stand-in says
+    /// ([`super::EmuDevice::set_modifier_stand_in`]): the sources of this
+    /// wave and of the lockstep group `rest` are read first (the result may
+    /// overwrite one), the instruction writes its lanes as usual, then each
+    /// active lane's word is the stand-in's.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn xad_stand_in(
+        &mut self,
+        stand_in: &dyn super::ModifierStandIn,
+        launch: u64,
+        rest: &mut [Wave<W>],
+        grouped: &mut bool,
+        inst: &Inst,
+    ) -> Result<(), crate::device::DeviceError> {
+        let mut sources = Vec::with_capacity(1 + rest.len());
+        for w in std::iter::once(&*self).chain(rest.iter()) {
+            let (mut a, mut b, mut c) = ([0u32; W], [0u32; W], [0u32; W]);
+            w.src0(inst, &mut a)?;
+            w.vsrc(inst.src[1], &mut b);
+            w.vsrc(inst.src[2], &mut c);
+            sources.push((a, b, c));
+        }
+        self.map3(rest, grouped, inst, |a, _, _| a)?;
+        let waves = std::iter::once(self).chain(rest.iter_mut());
+        for (w, (a, b, c)) in waves.zip(sources) {
+            let exec = w.exec();
+            for i in (0..W).filter(|&i| exec >> i & 1 == 1) {
+                let lane = w.first_lane + i as u64;
+                w.v[inst.dst as usize][i] =
+                    stand_in.xad(inst.mods, [a[i], b[i], c[i]], lane, launch);
+            }
+        }
+        Ok(())
+    }
+
     /// The lanes (of those `inst` may write) whose `(S0 ^ S1) + S2`, the
     /// sign modifiers applied, overflows 32 bits; read before `inst`
     /// executes. Every lane it may write when src0 cannot be read (the

@@ -44,6 +44,11 @@ pub struct Ctx<'a> {
     pub stops: &'a std::sync::Mutex<Vec<WaveStop>>,
     /// Wrong `v_xad_u32` results to produce (fault injection; empty normally).
     pub xad_faults: &'a [super::XadFault],
+    /// What a modified `v_xad_u32` computes in place of the emulator's own
+    /// reading (the emulated HIP library's fixture; `None` normally).
+    pub stand_in: Option<&'a dyn super::ModifierStandIn>,
+    /// The device's launch number, from 1 (what a stand-in may vary by).
+    pub launch: u64,
     /// Compute units the `s_getreg_b32` hardware ids spread workgroups over.
     pub compute_units: u32,
 }
@@ -307,7 +312,10 @@ impl<const W: usize> Wave<W> {
             // Modifiers are decided at decode: only a modified v_xad_u32
             // leaves the hot path (`modifiers.rs`).
             VXadU32 if inst.mods.any() => {
-                self.xad_modified(rest, grouped, inst)?;
+                match ctx.stand_in {
+                    Some(s) => self.xad_stand_in(s, ctx.launch, rest, grouped, inst)?,
+                    None => self.xad_modified(rest, grouped, inst)?,
+                }
                 if !ctx.xad_faults.is_empty() {
                     self.inject_xad_faults(ctx.xad_faults, inst, rest, *grouped);
                 }

@@ -25,6 +25,8 @@ pub(super) struct Launch<'a> {
     pub(super) step_budget: u64,
     pub(super) timeout: Duration,
     pub(super) xad_faults: &'a [super::XadFault],
+    pub(super) stand_in: Option<&'a dyn super::ModifierStandIn>,
+    pub(super) launch: u64,
     pub(super) compute_units: u32,
 }
 
@@ -57,6 +59,8 @@ pub(super) fn run_launch(
         abort: &abort,
         stops: &stops,
         xad_faults: launch.xad_faults,
+        stand_in: launch.stand_in,
+        launch: launch.launch,
         compute_units: launch.compute_units,
     };
     let threads = launch

@@ -1,4 +1,5 @@
-//! The JSON report, schema version 1. The wire format is these borrowed
+//! The JSON report, schema version 2 (2: the `finding` status and a probe
+//! case's `findings`, issue 30). The wire format is these borrowed
 //! structs, not the internal [`RunReport`], so the schema changes only on
 //! purpose: `report.schema.json` beside this file describes exactly what
 //! they write (tests/cli/report_schema.rs validates real reports against it),
@@ -19,7 +20,7 @@ use crate::run::{CaseResult, Status};
 /// The `schema` field of every report.
 pub const SCHEMA_NAME: &str = "xad-harness/report";
 /// Bumped on any change to the shape of the report.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 /// The JSON Schema (draft 2020-12) of the report (`xad-harness schema`).
 pub const SCHEMA: &str = include_str!("report.schema.json");
 

@@ -107,8 +107,12 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
         JunitKind::Error => TestCaseStatus::non_success(NonSuccessKind::Error),
         JunitKind::Skipped => TestCaseStatus::skipped(),
     };
+    let inconsistent = r.findings.as_ref().and_then(|f| f.failure());
     let message = match status {
-        Status::Pass | Status::Unsettled => None,
+        Status::Pass | Status::Unsettled | Status::Finding => None,
+        Status::Fail if r.tally.lanes_failed == 0 && r.guard_violations.is_empty() => {
+            inconsistent.map(|why| format!("the device disagrees with itself: {why} on {on}"))
+        }
         Status::Fail => {
             let undefined = match r.tally.lanes_undefined {
                 0 => String::new(),
@@ -154,6 +158,19 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
         case.add_property(Property::new(
             "unsettled_words",
             r.tally.words_unsettled.to_string(),
+        ));
+    }
+    if let Some(f) = &r.findings {
+        // What the device does with the bits the ISA leaves open, one
+        // property per probed field: `finding.NEG[1]` = `sign bit flipped, ...`.
+        for field in &f.fields {
+            let line = field.line();
+            let value = line.split_once(": ").map_or(line.as_str(), |(_, v)| v);
+            case.add_property(Property::new(format!("finding.{}", field.field), value));
+        }
+        case.add_property(Property::new(
+            "findings_lanes_changed",
+            f.lanes_changed.to_string(),
         ));
     }
     case.set_classname(format!("xad-harness.{}.{}", r.target, r.kernel));

@@ -25,6 +25,7 @@ pub fn status_word(status: Status) -> &'static str {
         Status::Pass => "PASS",
         Status::Fail => "FAIL",
         Status::Unsettled => "UNSETTLED",
+        Status::Finding => "FINDING",
         Status::NotSupported => "NOT_SUPPORTED",
         Status::Error => "ERROR",
         Status::Timeout => "TIMEOUT",
@@ -38,6 +39,7 @@ pub fn extra_counts(count: impl Fn(Status) -> usize) -> String {
     let mut out = String::new();
     for (status, word) in [
         (Status::Unsettled, "unsettled"),
+        (Status::Finding, "findings"),
         (Status::NotSupported, "not supported"),
         (Status::Error, "errors"),
         (Status::Timeout, "timed out"),
@@ -106,7 +108,11 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     for g in &r.guard_violations {
         lines.push(format!("  {g}"));
     }
-    if let (Some(u), Status::Fail | Status::Error) = (&r.unsettled, r.status()) {
+    lines.extend(finding_lines(r));
+    // A probe case's failure on an executor is the device disagreeing with
+    // itself (its finding lines say so), not a point of the guide.
+    let probed = r.findings.is_some();
+    if let (Some(u), Status::Fail | Status::Error, false) = (&r.unsettled, r.status(), probed) {
         lines.push(format!("  note: this case rests on unsettled ISA behaviour, so a failure here is a finding about the guide, not proof of a defect: {u}"));
     }
     if let Some(e) = &r.error {
@@ -115,9 +121,42 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     for e in &r.release_errors {
         lines.push(format!("  error: {e}"));
     }
-    if t.lanes_failed > 0 || !r.guard_violations.is_empty() {
+    if t.lanes_failed > 0 || !r.guard_violations.is_empty() || r.status() == Status::Fail {
         lines.push(format!("  replay: {}", replay_command(r)));
     }
+    lines
+}
+
+/// A probe case's findings, one line per field, each naming the target:
+/// `  finding: gfx1201 NEG[1]: sign bit flipped, 65536 of 65536 lanes`;
+/// a field whose lanes disagree (or match no candidate), and words that
+/// changed between two dispatches, as `inconsistent:` lines.
+fn finding_lines(r: &CaseResult) -> Vec<String> {
+    let Some(f) = &r.findings else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = f
+        .fields
+        .iter()
+        .map(|field| {
+            let kind = if field.verdict.failed() {
+                "inconsistent"
+            } else {
+                "finding"
+            };
+            format!("  {kind}: {} {}", r.target, field.line())
+        })
+        .collect();
+    if let Some(c) = f.first_changed {
+        lines.push(format!(
+            "  inconsistent: {} {} lanes changed between two dispatches of the same inputs (first: lane {} word {}: 0x{:08x}, then 0x{:08x})",
+            r.target, f.lanes_changed, c.lane, c.word, c.first, c.second
+        ));
+    }
+    lines.push(
+        "  note: a finding says what this device does with bits the ISA leaves open; it is neither a pass nor a fail of the ISA"
+            .into(),
+    );
     lines
 }
 
@@ -342,6 +381,7 @@ pub(crate) mod tests {
             unsettled: unsettled.map(str::to_string),
             forms: vec![],
             step_budget: None,
+            findings: None,
         }
     }
 

@@ -47,6 +47,8 @@ static GLOBAL: OnceLock<Global> = OnceLock::new();
 /// `XAD_EMUHIP_XAD_FAULT` is the emulator's own fault injection: the wrong
 /// value is `v_xad_u32`'s result inside the kernel, so the kernel's own checks
 /// see it (`XAD_EMUHIP_FLIP_BIT` changes the output buffer after the launch).
+/// `XAD_EMUHIP_MODIFIERS` (and `_DISAGREE`, `_DRIFT`) choose what a modified
+/// `v_xad_u32` computes ([`crate::modifiers`]).
 /// Its hardware ids name as many units as the device reports multiprocessors.
 fn emulator(arch: &str, knobs: &Knobs) -> Box<dyn Device + Send> {
     let mut device = xad_harness::hip::target_of(arch).map_or_else(
@@ -59,6 +61,11 @@ fn emulator(arch: &str, knobs: &Knobs) -> Box<dyn Device + Send> {
             .iter()
             .map(|&(lane, bit)| xad_harness::emu::XadFault { lane, bit })
             .collect(),
+    );
+    device.set_modifier_stand_in(
+        knobs.modifiers.clone().map(|s| {
+            std::sync::Arc::new(s) as std::sync::Arc<dyn xad_harness::emu::ModifierStandIn>
+        }),
     );
     device.set_compute_units(crate::runtime::MULTIPROCESSORS as u32);
     Box::new(device)

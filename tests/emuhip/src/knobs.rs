@@ -41,6 +41,9 @@ pub struct Knobs {
     /// `XAD_EMUHIP_XAD_FAULT=LANE:BIT[,LANE:BIT...]`: every `v_xad_u32` these
     /// global lanes execute, in every launch, yields its result with BIT flipped.
     pub xad_fault: Vec<(u64, u8)>,
+    /// `XAD_EMUHIP_MODIFIERS`, `_DISAGREE`, `_DRIFT`: what a modified
+    /// `v_xad_u32` computes ([`crate::modifiers`]); `None` when none is set.
+    pub modifiers: Option<crate::modifiers::StandIn>,
     /// `XAD_EMUHIP_SKIP_LANE=LANE`
     pub skip_lane: Option<u32>,
     /// `XAD_EMUHIP_WRITE_PAST_END=N`
@@ -69,6 +72,7 @@ impl Default for Knobs {
         Knobs {
             flip_bit: None,
             xad_fault: Vec::new(),
+            modifiers: None,
             skip_lane: None,
             write_past_end: None,
             devices: vec![devices::DEFAULT_ARCH.to_string()],
@@ -130,6 +134,12 @@ impl Knobs {
                 }
                 knobs.xad_fault.push((lane, bit));
             }
+        }
+        let stand_in =
+            ["", "_DISAGREE", "_DRIFT"].map(|s| get(&format!("XAD_EMUHIP_MODIFIERS{s}")));
+        if stand_in.iter().any(Option::is_some) {
+            let [r, d, x] = stand_in.each_ref().map(Option::as_deref);
+            knobs.modifiers = Some(crate::modifiers::StandIn::parse(r, d, x)?);
         }
         if let Some(v) = get("XAD_EMUHIP_SKIP_LANE") {
             knobs.skip_lane = Some(number("XAD_EMUHIP_SKIP_LANE", &v, &v, "LANE")?);
@@ -233,6 +243,7 @@ impl Knobs {
         Knobs {
             flip_bit: None,
             xad_fault: Vec::new(),
+            modifiers: None,
             skip_lane: None,
             write_past_end: None,
             hang: false,

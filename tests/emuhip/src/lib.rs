@@ -21,6 +21,7 @@
 //! | `runtime`   | one device's state and HIP's decisions (statuses, handles, kernarg segment, streams, faults) over any `Device` |
 //! | `devices`   | the physical devices, ROCm's visibility rules, PCI addresses  |
 //! | `knobs`     | fault-injection and device settings read from the environment |
+//! | `modifiers` | the modifier stand-in: which candidate reading a modified `v_xad_u32` follows, per field (issue 30) |
 //! | `status`    | HIP 5.2 status numbers and names; the header's HIP_VERSION    |
 //! | `elf`       | the length of a code object from its headers                  |
 //! | `props.c`   | fills the R0000 (792-byte) and, on HIP 6/7, R0600 (1472-byte) device-properties structs from the root's own header |
@@ -60,6 +61,9 @@
 //! | variable | models | effect |
 //! |---|---|---|
 //! | `XAD_EMUHIP_FLIP_BIT=LANE:BIT` | a flipped bit in the ALU or memory path | after the process's first kernel launch, bit BIT (0-31) of u32 element LANE of its output buffer is flipped |
+//! | `XAD_EMUHIP_MODIFIERS=KIND=READING[;...]` | a device's reading of the modifier bits the ISA leaves open (issue 30) | a `v_xad_u32` with a modifier field set computes that candidate reading (`xad_harness::cases::modifiers`) for the field's KIND (`NEG`, `ABS`, `CLAMP`, `OPSEL`, `OPSEL[3]`, `OMOD`, `NEG+ABS`); kinds not named: `ignored` |
+//! | `XAD_EMUHIP_MODIFIERS_DISAGREE=LANE` | one marginal lane | global lane LANE follows, for every field, the reading after the chosen one |
+//! | `XAD_EMUHIP_MODIFIERS_DRIFT=1` | a unit whose behaviour changes over time | from the device's second launch on, every field follows the reading after the chosen one |
 //! | `XAD_EMUHIP_SKIP_LANE=LANE` | a lane that never stored | after the first launch, element LANE of the output keeps the contents it had before the launch |
 //! | `XAD_EMUHIP_WRITE_PAST_END=N` | an out-of-bounds store | after every launch, N words right after the logical output range (`count` u32 elements from `out`) are overwritten with their complement; with chunked launches each chunk's overrun lands in the next chunk's range (rewritten by it) and the last one in the harness's rear guard; a store outside every allocation is a memory fault (700 on the stream) |
 //! | `XAD_EMUHIP_ARCH=NAME` | a different card | one device whose `gcnArchName` (and name) report NAME, e.g. `gfx1030`, emulating that target; loading a gfx1100 code object then fails with hipErrorNoBinaryForGpu (209); not together with `XAD_EMUHIP_DEVICES` |
@@ -88,6 +92,7 @@ mod elf;
 mod exports;
 mod host;
 mod knobs;
+mod modifiers;
 mod runtime;
 mod status;
 
