@@ -30,18 +30,19 @@ use crate::report::{cases_exit_code, device_code, run_exit_code, CaseStatus};
 
 /// `schema` of every report this merge reads and writes.
 pub const SCHEMA: &str = "xad-harness/report";
-/// The one `schema_version` this merge reads (and writes).
-pub const SCHEMA_VERSION: u64 = 1;
-/// Every case status of schema version 1, in the summary's order.
-pub const STATUSES: [&str; 7] = [
-    "pass",
-    "fail",
-    "unsettled",
-    "not_supported",
-    "error",
-    "timeout",
-    "skipped",
-];
+/// The one `schema_version` this merge reads (and writes): the one this
+/// harness writes.
+pub const SCHEMA_VERSION: u64 = crate::report::SCHEMA_VERSION as u64;
+/// Every case status of this schema version, in the summary's order.
+pub const STATUSES: [&str; CaseStatus::ALL.len()] = {
+    let mut names = [""; CaseStatus::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = CaseStatus::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 /// One exit code for several runs (devices, nodes): the rule every report
 /// uses, [`crate::report::combine_exit_codes`] (interrupted > 1 > 3 > 2 > 77
@@ -949,7 +950,8 @@ fn verified_something(report: &Value) -> bool {
         .flatten()
         .flat_map(|d| d["cases"].as_array().into_iter().flatten());
     cases.into_iter().any(|case| match case["status"].as_str() {
-        Some("pass") => true,
+        // A finding's word 0, the plain instruction, was verified.
+        Some("pass" | "finding") => true,
         Some("unsettled") => {
             let tally = &case["tally"];
             let number = |v: &Value| v.as_u64().unwrap_or(0);
@@ -1611,7 +1613,7 @@ mod tests {
         });
         device["summary"] = summary(std::slice::from_ref(&device));
         json!({
-            "schema": SCHEMA, "schema_version": 1,
+            "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
             "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0-1-gabc"},
             "host": host, "command": ["xad-harness", "run"], "environment": {},
             "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
@@ -1847,7 +1849,11 @@ mod tests {
             },
             "not a versioned",
         );
-        refuse(&|r| r["schema_version"] = json!(2), "schema_version 2");
+        refuse(&|r| r["schema_version"] = json!(1), "schema_version 1");
+        refuse(
+            &|r| r["schema_version"] = json!(SCHEMA_VERSION + 1),
+            &format!("schema_version {}", SCHEMA_VERSION + 1),
+        );
         refuse(
             &|r| r["schema_version"] = json!("1"),
             "schema_version \"1\"",
@@ -1924,7 +1930,7 @@ mod tests {
         );
         refuse(
             &|r| r["summary"]["pass"] = json!(7),
-            "summary {\"error\":0,\"fail\":0,\"not_supported\":0,\"pass\":7",
+            "summary {\"error\":0,\"fail\":0,\"finding\":0,\"not_supported\":0,\"pass\":7",
         );
         refuse(
             &|r| r["error"] = json!("something stopped it"),

@@ -203,7 +203,7 @@ impl Status {
     ];
 
     /// The JSON spelling (`not_supported`).
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Status::Pass => "pass",
             Status::Fail => "fail",

@@ -414,6 +414,7 @@ mod tests {
 
     /// The workload cases, after the op-table ones.
     const WORKLOAD_ORDER: [&str; 2] = ["sha256_w32", "sha256_w64"];
+    const PROBE_ORDER: [&str; 2] = ["modifiers_w32", "modifiers_w64"];
 
     #[test]
     fn registry_yields_every_family_once_and_the_catalogue_in_order() {
@@ -459,9 +460,11 @@ mod tests {
         }
         let names: Vec<&str> = catalogue().iter().map(|c| c.name).collect();
         assert_eq!(names[..57], CATALOGUE_ORDER);
-        assert_eq!(names[57..], WORKLOAD_ORDER);
+        assert_eq!(names[57..59], WORKLOAD_ORDER);
+        assert_eq!(names[59..], PROBE_ORDER);
         assert_eq!(specs().count(), 57);
         assert!(WORKLOAD_ORDER.iter().all(|n| program(n).is_none()));
+        assert!(PROBE_ORDER.iter().all(|n| program(n).is_none()));
     }
 
     #[test]
@@ -755,17 +758,17 @@ mod tests {
         );
     }
 
-    /// Every target has the SHA-256 workload in each wave size it has
-    /// (wave64 everywhere but CDNA5, wave32 from gfx10 on); after the
-    /// op-table cases.
+    /// Every target has the SHA-256 workload and the modifier probes in
+    /// each wave size it has (wave64 everywhere but CDNA5, wave32 from gfx10
+    /// on); after the op-table cases.
     #[test]
-    fn every_target_has_the_sha256_cases() {
+    fn every_target_has_the_sha256_and_modifier_cases() {
         for t in crate::target::TARGETS {
             let names: Vec<&str> = catalogue_for(t).iter().map(|c| c.name).collect();
             let tail: Vec<&str> = match (t.has(Feature::Wave32), t.has(Feature::Wave64)) {
-                (true, true) => WORKLOAD_ORDER.to_vec(),
-                (true, false) => vec!["sha256_w32"],
-                _ => vec!["sha256_w64"],
+                (true, true) => [WORKLOAD_ORDER, PROBE_ORDER].concat(),
+                (true, false) => vec!["sha256_w32", "modifiers_w32"],
+                _ => vec!["sha256_w64", "modifiers_w64"],
             };
             assert_eq!(names[names.len() - tail.len()..], tail, "{}", t.name);
             assert_eq!(
