@@ -12,6 +12,7 @@ mod support;
 
 mod cli;
 mod error_table;
+mod findings;
 mod house;
 mod interrupt;
 mod kernel_input;

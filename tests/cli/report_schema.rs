@@ -27,17 +27,17 @@ fn schema() -> jsonschema::Validator {
 
 /// One run's outputs: exit code, stdout+stderr, the JSON report (validated)
 /// and the JUnit report (parsed).
-struct Run {
-    code: Option<i32>,
-    stderr: String,
-    transcript: String,
-    json: serde_json::Value,
-    junit: junit_parser::TestSuites,
+pub(crate) struct Run {
+    pub(crate) code: Option<i32>,
+    pub(crate) stderr: String,
+    pub(crate) transcript: String,
+    pub(crate) json: serde_json::Value,
+    pub(crate) junit: junit_parser::TestSuites,
 }
 
 /// Run the harness with `args` plus `--json`/`--junit` into a fresh
 /// directory; `hip` puts the emulated HIP library under it with `knobs`.
-fn run(args: &[&str], hip: bool, knobs: &[(&str, &str)]) -> Run {
+pub(crate) fn run(args: &[&str], hip: bool, knobs: &[(&str, &str)]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let (json, xml) = (dir.path().join("r.json"), dir.path().join("r.xml"));
     let mut command = Command::new(HARNESS);
@@ -417,7 +417,10 @@ fn the_schema_subcommand_prints_the_schema_in_the_repository() {
     )
     .unwrap();
     assert_eq!(printed, file);
-    assert_eq!(printed["properties"]["schema_version"]["const"], 1);
+    assert_eq!(
+        printed["properties"]["schema_version"]["const"],
+        xad_harness::report::SCHEMA_VERSION
+    );
 }
 
 /// A guard word no lane addresses is reported with `lane` null, and that

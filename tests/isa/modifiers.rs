@@ -183,3 +183,64 @@ fn llvm_mc_refuses_the_probe_words_or_drops_op_sel() {
         );
     }
 }
+
+/// The built probe kernels (`modifiers_w32`/`_w64`, every target that has them): the kernel's
+/// j-th `v_xad_u32` writes v[20+j]; word 0 must be exactly llvm-mc's `v_xad_u32 v20, v2, v3, v4`
+/// for that target, and word j > 0 llvm-mc's `v_xad_u32 v[20+j], v2, v3, v4` with only
+/// `PROBES[j-1]`'s field set. So the raw `.long`s carry the generation's own encoding and opcode
+/// (the frame's XAD_VOP3_XAD) and nothing but the field under test.
+#[test]
+fn the_built_probe_kernels_hold_llvms_twin_with_only_the_field_set() {
+    use xad_harness::cases::modifiers::{CASES, PROBES, WORDS};
+    let twins: String = (0..WORDS)
+        .map(|j| format!("v_xad_u32 v{}, v2, v3, v4\n", 20 + j))
+        .collect();
+    let mut checked = 0;
+    for t in xad_harness::target::TARGETS {
+        if xad_harness::kernels::unbuilt(t.name).is_some() {
+            eprintln!("SKIPPED: {}: its kernels are not built here", t.name);
+            continue;
+        }
+        let rows = ["llvm-mc-19", "llvm-mc-22"]
+            .iter()
+            .filter_map(|mc| llvm_mc_rows(mc, t.name, "", &twins))
+            .find(|rows| rows.len() == WORDS);
+        let Some(rows) = rows else {
+            eprintln!("SKIPPED: {}: no llvm-mc here assembles its twins", t.name);
+            continue;
+        };
+        let twin = |j: usize| u64::from_le_bytes(rows[j].1.as_slice().try_into().expect("8 bytes"));
+        for case in CASES.iter().filter(|c| c.runs_on(t)) {
+            let loaded = xad_harness::run::embedded(case, t).expect("embedded");
+            let kernel = xad_harness::run::kernel_for(&loaded, case).expect("kernel");
+            let words: Vec<u64> = xad_harness::run::kernel_instructions(&loaded.code, kernel)
+                .iter()
+                .filter(|i| i.op == xad_harness::isa::Op::VXadU32)
+                .map(|i| u64::from(i.dwords[0]) | u64::from(i.dwords[1]) << 32)
+                .collect();
+            assert_eq!(words.len(), WORDS, "{} {}", t.name, case.name);
+            assert_eq!(
+                words[0],
+                twin(0),
+                "{} {}: word 0 is not LLVM's plain twin",
+                t.name,
+                case.name
+            );
+            for (j, probe) in PROBES.iter().enumerate() {
+                let (got, plain) = (words[j + 1], twin(j + 1));
+                assert_eq!(
+                    got,
+                    probe.set(plain),
+                    "{} {} word {} ({probe}): {got:#018x}, LLVM's twin {plain:#018x}, differing in {:#018x} (the field owns {:#018x})",
+                    t.name,
+                    case.name,
+                    j + 1,
+                    got ^ plain,
+                    probe.mask()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} probe kernels checked");
+}
