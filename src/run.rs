@@ -555,17 +555,9 @@ fn run_chunks(
             },
         )?;
         launch(handle, bufs, count, scalars, opts.timeout)?;
-        let first_dispatch = match classifier {
-            Some(_) => Some(dispatch_again(
-                handle,
-                bufs,
-                count,
-                k,
-                scalars,
-                opts.timeout,
-            )?),
-            None => None,
-        };
+        let first_dispatch = (classifier.as_ref())
+            .map(|_| dispatch_again(handle, bufs, [count, k], scalars, opts.timeout))
+            .transpose()?;
         // Before anything touches `out`: which words the device left undefined or unsettled.
         let dev = handle.device();
         let taint = dev.definedness(bufs[3].ptr(), count * k)?;
@@ -574,39 +566,19 @@ fn run_chunks(
         }
         let got: &[u32] = match dev.host_words(&ranges[3..]) {
             Some(views) => views?.pop().ok_or_else(views_refused)?,
-            None => {
-                let staged = host.staging.get_or_insert_with(Staging::default);
-                staged.resize(count, case.inputs.words, k);
-                bufs[3].read(dev, &mut staged.got[..count * k])?;
-                &staged.got[..count * k]
-            }
-        };
-        let prefill = if case.keeps_lanes {
-            Prefill::Words(&host.prefill[..count * k])
-        } else {
-            Prefill::Poisoned
+            None => read_staged(dev, &mut host.staging, &bufs[3], case, count)?,
         };
         let compare = Compare {
             first_lane,
             outputs_per_lane: k,
             sources: &sources,
-            prefill,
+            prefill: prefill_of(case, &host.prefill, count * k),
             expected: &host.expected[..count * k],
             got,
             taint: &taint,
         };
-        match (classifier.as_mut(), first_dispatch) {
-            (Some(classifier), Some(first)) => {
-                classifier.compare_repeat(first_lane, k, &first, got);
-                classify(classifier, &compare, result, opts);
-            }
-            _ => {
-                result.tally.add(&compare, opts.keep);
-                if let Some(dump) = &opts.dump {
-                    dump.chunk(&compare);
-                }
-            }
-        }
+        let probed = classifier.as_mut().zip(first_dispatch.as_deref());
+        record(result, &compare, probed, opts);
         first_lane += count as u64;
         if let Some(done) = &opts.lanes_done {
             done.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
@@ -615,14 +587,50 @@ fn run_chunks(
     Ok(())
 }
 
-/// A probe case on an executor: read the words of the dispatch just made,
-/// then dispatch the same inputs again (the caller reads the second), so a
-/// word that changes between two dispatches is seen.
+/// The `out` words of the dispatch just made (`count` lanes), copied into
+/// `staging`, for a device without host views.
+fn read_staged<'a>(
+    dev: &mut dyn Device,
+    staging: &'a mut Option<Staging>,
+    out: &GuardedBuffer,
+    case: &Case,
+    count: usize,
+) -> Result<&'a [u32], DeviceError> {
+    let words = count * case.outputs_per_lane;
+    let staged = staging.get_or_insert_with(Staging::default);
+    staged.resize(count, case.inputs.words, case.outputs_per_lane);
+    out.read(dev, &mut staged.got[..words])?;
+    Ok(&staged.got[..words])
+}
+
+/// Count one dispatch: the tally and the dump; for a probe case on an
+/// executor (`probed`: its classifier and the first of the chunk's two
+/// dispatches), the findings instead ([`classify`]).
+fn record(
+    result: &mut CaseResult,
+    compare: &Compare<'_>,
+    probed: Option<(&mut Classifier, &[u32])>,
+    opts: &Options,
+) {
+    if let Some((classifier, first)) = probed {
+        let k = compare.outputs_per_lane;
+        classifier.compare_repeat(compare.first_lane, k, first, compare.got);
+        return classify(classifier, compare, result, opts);
+    }
+    result.tally.add(compare, opts.keep);
+    if let Some(dump) = &opts.dump {
+        dump.chunk(compare);
+    }
+}
+
+/// A probe case on an executor: read the words of the dispatch just made
+/// (`count` lanes of `k` words), then dispatch the same inputs again (the
+/// caller reads the second), so a word that changes between two dispatches
+/// is seen.
 fn dispatch_again(
     handle: &mut KernelHandle<'_>,
     bufs: &[GuardedBuffer],
-    count: usize,
-    k: usize,
+    [count, k]: [usize; 2],
     scalars: &[u32],
     timeout: Duration,
 ) -> Result<Vec<u32>, DeviceError> {
@@ -801,6 +809,17 @@ struct HostBuffers {
     prefill: Vec<u32>,
     /// Copies of the device buffers, for devices without host views.
     staging: Option<Staging>,
+}
+
+/// What `out`'s first `words` held before the launch: the kept words
+/// (`prefill`) of a case that keeps lanes, else the poison of the expected
+/// values (`prefill` is then empty).
+fn prefill_of<'a>(case: &Case, prefill: &'a [u32], words: usize) -> Prefill<'a> {
+    if case.keeps_lanes {
+        Prefill::Words(&prefill[..words])
+    } else {
+        Prefill::Poisoned
+    }
 }
 
 /// Host copies of a chunk's device buffers.

@@ -149,6 +149,16 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
     }
     let mut case = TestCase::new(r.case.as_str(), s);
     case.add_property(Property::new("status", status.name()));
+    add_verdict_properties(&mut case, r);
+    case.set_classname(format!("xad-harness.{}.{}", r.target, r.kernel));
+    case.set_time(std::time::Duration::from_secs_f64(r.seconds));
+    case.set_system_out(format!("executor: {on}\n{}", lines.join("\n")));
+    case
+}
+
+/// The properties CI dashboards show beside the status: the unsettled
+/// counts (neither pass nor fail) and a probe case's findings.
+fn add_verdict_properties(case: &mut TestCase, r: &crate::run::CaseResult) {
     if r.tally.words_unsettled > 0 {
         // Neither pass nor fail: a property CI dashboards can show beside the status.
         case.add_property(Property::new(
@@ -173,10 +183,6 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
             f.lanes_changed.to_string(),
         ));
     }
-    case.set_classname(format!("xad-harness.{}.{}", r.target, r.kernel));
-    case.set_time(std::time::Duration::from_secs_f64(r.seconds));
-    case.set_system_out(format!("executor: {on}\n{}", lines.join("\n")));
-    case
 }
 
 #[cfg(test)]

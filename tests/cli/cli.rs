@@ -1138,7 +1138,20 @@ fn a_glob_with_a_target_runs_the_cases_the_target_has() {
             status("not_supported") > 0,
             "the cases {target} lacks are listed"
         );
-        assert_eq!(status("pass") + status("not_supported"), cases.len());
+        // The modifier probe rests on bits the ISA leaves open: unsettled on the emulator.
+        let unsettled: Vec<&str> = cases
+            .iter()
+            .filter(|c| c["status"] == "unsettled")
+            .map(|c| c["case"].as_str().unwrap())
+            .collect();
+        assert!(
+            unsettled.iter().all(|c| c.starts_with("modifiers_")),
+            "{unsettled:?}"
+        );
+        assert_eq!(
+            status("pass") + status("not_supported") + unsettled.len(),
+            cases.len()
+        );
     }
     // basic_w64 runs on gfx908; `basic` is asked for by name and needs wave32.
     assert_one_line_error(

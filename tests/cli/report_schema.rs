@@ -133,7 +133,10 @@ fn an_emulator_run_reports_pass_unsettled_and_not_supported_in_schema() {
         &[],
     );
     assert_eq!(r.code, Some(0), "{}", r.transcript);
-    assert_eq!(r.json["schema_version"], 1);
+    assert_eq!(
+        r.json["schema_version"],
+        xad_harness::report::SCHEMA_VERSION
+    );
     assert_eq!(r.json["seed"], 5);
     assert!(r.json["tool"]["git_describe"]
         .as_str()

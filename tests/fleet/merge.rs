@@ -1,13 +1,16 @@
-//! `xad-harness merge` from the command line: fixtures in the schema-1 report
-//! shape (written by hand, as the contract states it), refusals, exit codes,
-//! and two real emulator runs merged.
+//! `xad-harness merge` from the command line: fixtures in the report shape
+//! of the current schema version (written by hand, as the contract states it),
+//! refusals, exit codes, and two real emulator runs merged.
 
 use std::path::{Path, PathBuf};
 
 use crate::common::{harness, mkfifo, mknod_char, run, scratch, Ran};
 use serde_json::{json, Value};
 
-/// A complete schema-1 report of one emulated device whose cases have
+/// The schema version the harness writes and `merge` reads.
+const SCHEMA_VERSION: u32 = xad_harness::report::SCHEMA_VERSION;
+
+/// A complete report of one emulated device whose cases have
 /// `statuses`; `exit_code` is the report's and its device's, the one `run`
 /// would write for those statuses (the fixtures below keep to that).
 fn report(host: &str, exit_code: i32, statuses: &[&str]) -> Value {
@@ -30,13 +33,13 @@ fn report(host: &str, exit_code: i32, statuses: &[&str]) -> Value {
             })
         })
         .collect();
-    let mut summary = json!({"pass": 0, "fail": 0, "unsettled": 0, "not_supported": 0,
-                             "error": 0, "timeout": 0, "skipped": 0});
+    let mut summary = json!({"pass": 0, "fail": 0, "unsettled": 0, "finding": 0,
+                             "not_supported": 0, "error": 0, "timeout": 0, "skipped": 0});
     for s in statuses {
         summary[*s] = json!(summary[*s].as_u64().unwrap() + 1);
     }
     json!({
-        "schema": "xad-harness/report", "schema_version": 1,
+        "schema": "xad-harness/report", "schema_version": SCHEMA_VERSION,
         "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0"},
         "host": host, "command": ["xad-harness", "run"], "environment": {},
         "seed": 5, "guard_seed": 6, "lanes_per_case": 64,
@@ -118,13 +121,13 @@ fn two_nodes_merge_into_one_report_and_one_junit() {
     assert_eq!(
         ran.stdout.trim(),
         "merged 2 report(s), 2 JUnit suites: 2 device(s) on node1, node2: 3 pass, 0 fail, \
-         0 unsettled, 0 not_supported, 0 error, 0 timeout, 0 skipped; exit 0"
+         0 unsettled, 0 finding, 0 not_supported, 0 error, 0 timeout, 0 skipped; exit 0"
     );
     assert!(ran.stderr.is_empty(), "{}", ran.stderr);
 
     let merged = read_json(&out);
     assert_eq!(merged["schema"], "xad-harness/report");
-    assert_eq!(merged["schema_version"], 1);
+    assert_eq!(merged["schema_version"], SCHEMA_VERSION);
     assert_eq!(merged["exit_code"], 0);
     assert_eq!(merged["summary"]["pass"], 3);
     assert_eq!(merged["seed"], 5);
@@ -140,7 +143,9 @@ fn two_nodes_merge_into_one_report_and_one_junit() {
     // Written in the contract's order, not alphabetically.
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(
-        text.starts_with("{\n  \"schema\": \"xad-harness/report\",\n  \"schema_version\": 1,"),
+        text.starts_with(&format!(
+            "{{\n  \"schema\": \"xad-harness/report\",\n  \"schema_version\": {SCHEMA_VERSION},"
+        )),
         "{text}"
     );
 
@@ -205,18 +210,22 @@ fn a_missing_node_report_is_a_fault() {
 }
 
 #[test]
-fn inputs_that_are_not_schema_1_reports_are_refused_naming_the_file() {
+fn inputs_that_are_not_reports_of_this_schema_version_are_refused_naming_the_file() {
     let dir = scratch("merge_refusals");
     let good = write_report(&dir, "good.json", &report("g", 0, &["pass"]));
     let mut old = report("o", 0, &["pass"]);
     old.as_object_mut().unwrap().remove("schema_version");
-    let mut v2 = report("v", 0, &["pass"]);
-    v2["schema_version"] = json!(2);
+    let mut v1 = report("v", 0, &["pass"]);
+    v1["schema_version"] = json!(1);
+    let mut next = report("n", 0, &["pass"]);
+    next["schema_version"] = json!(SCHEMA_VERSION + 1);
+    let next_why = format!("schema_version {}", SCHEMA_VERSION + 1);
     let cases = [
         (dir.join("missing.json"), "cannot be read"),
         (write(&dir, "garbage.json", "{not json"), "not JSON"),
         (write_report(&dir, "old.json", &old), "no schema_version"),
-        (write_report(&dir, "v2.json", &v2), "schema_version 2"),
+        (write_report(&dir, "v1.json", &v1), "schema_version 1"),
+        (write_report(&dir, "next.json", &next), next_why.as_str()),
         (write(&dir, "array.json", "[]"), "not a JSON object"),
     ];
     let out = dir.join("m.json");
