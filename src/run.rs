@@ -111,6 +111,9 @@ pub struct CaseResult {
     pub lanes: u64,
     pub scalars: Vec<u32>,
     pub tally: Tally,
+    /// Where the verdicts fall, every lane counted in fixed memory ([`crate::pattern`]).
+    #[serde(skip_serializing_if = "crate::pattern::Pattern::is_empty")]
+    pub pattern: crate::pattern::Pattern,
     pub guard_violations: Vec<GuardViolation>,
     /// Set when the case could not run to the end (device fault, timeout, ...).
     /// Typed, so callers match on it (a timeout stops the run); reports carry
@@ -339,6 +342,7 @@ impl CaseResult {
             lanes: opts.lanes,
             scalars: Vec::new(),
             tally: Tally::default(),
+            pattern: Default::default(),
             guard_violations: Vec::new(),
             error: None,
             not_run: Some(reason),
@@ -376,6 +380,7 @@ pub fn run_case(
         lanes: opts.lanes,
         scalars: scalars.clone(),
         tally: Tally::default(),
+        pattern: Default::default(),
         guard_violations: Vec::new(),
         error: None,
         not_run: None,
@@ -561,6 +566,7 @@ fn run_chunks(
             taint: &taint,
         };
         result.tally.add(&compare, opts.keep);
+        result.pattern.add(&compare, opts.lanes, case.wave_size);
         if let Some(dump) = &opts.dump {
             dump.chunk(&compare);
         }
