@@ -27,6 +27,7 @@ pub mod merge;
 pub mod microbench;
 mod progress;
 pub mod replay;
+pub mod report;
 pub mod run;
 pub mod schema;
 pub mod soak;
@@ -61,6 +62,8 @@ pub enum Command {
     /// Merge the JSON (and JUnit) reports of several runs, e.g. a fleet's nodes, into one;
     /// exits with their combined code.
     Merge(merge::MergeArgs),
+    /// Draw a saved JSON report (of `run` or `merge`) as one self-contained HTML page.
+    Report(report::ReportArgs),
     /// Time v_xad_u32 against v_xor_b32 + add and v_add3_u32 with the GPU's cycle counter
     /// (hardware only: the emulator and emulated devices are exit 77).
     Microbench(crate::microbench::Args),
@@ -119,6 +122,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Failure> {
         Command::Schema => schema::run(),
         Command::Bench(args) => bench::run(&args),
         Command::Merge(args) => merge::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Microbench(args) => microbench::run(&args),
         Command::Soak(args) => soak::run(&args),
     }

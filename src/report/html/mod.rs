@@ -1,0 +1,345 @@
+//! The HTML page: one self-contained file rendered from a JSON report (the
+//! [`serde_json::Value`] of `report.schema.json`), so `report REPORT.json
+//! --html` on a saved report and `run --html` draw the same page. Inline CSS
+//! and SVG only: no script, font or request leaves the file, and it reads the
+//! same printed and with scripting off.
+//!
+//! Every section (the run, each device, each target, each case) carries the
+//! executor banner as the text report prints it, so a picture of an emulated
+//! run cannot pass for a hardware one. Per case: a lane map, aggregate views
+//! by lane in wave and by lane range, and a histogram of the bits wrong words
+//! flipped, all drawn from the case's `pattern` counters
+//! ([`crate::pattern`]); a merged fleet gets a grid of nodes x devices x
+//! targets linking to the sections. Drawn elements carry `data-` attributes
+//! (`data-lane`, `data-lanes`, `data-verdict`, `data-bit`, ...) so tests and
+//! tools read the page as data.
+
+mod bits;
+mod fleet;
+mod lanes;
+
+use serde_json::Value;
+
+/// The page for `report`.
+pub fn render(report: &Value) -> String {
+    let mut page = String::with_capacity(64 * 1024);
+    page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    page += &format!(
+        "<title>xad-harness report: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(&title(report))
+    );
+    page += &run_header(report);
+    page += &lanes::legend();
+    let devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
+    page += &fleet::grid(devices);
+    for (index, device) in devices.iter().enumerate() {
+        page += &device_section(index, device);
+    }
+    page += "</body>\n</html>\n";
+    page
+}
+
+const CSS: &str = "
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}
+h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.25em;margin:1.2em 0 .2em}
+h3{font-size:1.1em;margin:1em 0 .2em}h4{font-size:1em;margin:.8em 0 .2em}
+.executor{display:inline-block;font-family:monospace;padding:.1em .5em;border:1px solid #555;background:#f3f3f3;margin:.2em 0}
+.executor.emulated{border-color:#b36b00;background:#fff4e0}
+section.device{border-top:3px solid #333;margin-top:1.5em}
+section.target{border-left:3px solid #999;padding-left:.8em;margin:1em 0}
+article.case{margin:.8em 0 1.2em;break-inside:avoid;page-break-inside:avoid}
+table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #bbb;padding:.15em .45em;text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eee}td.l,th.l{text-align:left}
+.st-pass,.st-unsettled{background:#d9f0d9}.st-fail{background:#f7c6c6}.st-error,.st-timeout{background:#f3d2f3}
+.st-not_supported,.st-skipped{background:#eee}
+svg{display:block;margin:.3em 0;overflow:visible}svg text{font:10px monospace;fill:#222}
+.note{color:#444}.mono{font-family:monospace}
+@media print{body{margin:0}section.device{break-before:auto}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+";
+
+/// `text` safe inside HTML text and double-quoted attributes.
+pub(crate) fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out += "&amp;",
+            '<' => out += "&lt;",
+            '>' => out += "&gt;",
+            '"' => out += "&quot;",
+            '\'' => out += "&#39;",
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fragment id from parts: letters, digits, `-` and `_` only.
+pub(crate) fn anchor(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| {
+            p.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+pub(crate) fn text_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or("")
+}
+
+pub(crate) fn num(v: &Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or(0)
+}
+
+/// The executor banner, as the text report prints it.
+pub(crate) fn banner(executor: &str) -> String {
+    let class = if executor.starts_with("emulated") {
+        "executor emulated"
+    } else {
+        "executor"
+    };
+    let shown = if executor.is_empty() {
+        "no executor (nothing ran)"
+    } else {
+        executor
+    };
+    format!(
+        "<p><span class=\"{class}\" data-executor=\"{0}\">{0}</span></p>\n",
+        esc(shown)
+    )
+}
+
+/// What executed a case, as the text report's `[...]` says it: the
+/// executor, and the code object's target when the executor does not name it.
+fn executed_on(case: &Value) -> String {
+    let (executor, target) = (text_of(case, "executor"), text_of(case, "target"));
+    if target.is_empty() || executor == format!("emulated {target}") {
+        executor.to_string()
+    } else {
+        format!("{executor}; code object {target}")
+    }
+}
+
+fn title(report: &Value) -> String {
+    let executor = text_of(report, "executor");
+    format!(
+        "exit {} [{}]",
+        report["exit_code"],
+        if executor.is_empty() {
+            "nothing ran"
+        } else {
+            executor
+        }
+    )
+}
+
+/// The run's banner, its seed and lanes, the exit code and the statuses.
+fn run_header(report: &Value) -> String {
+    let mut out = String::from("<header>\n<h1>xad-harness report</h1>\n");
+    out += &banner(text_of(report, "executor"));
+    let tool = &report["tool"];
+    out += &format!(
+        "<p>{} {} ({}) on {}; seed {}; {} lanes per case; exit code <b data-exit-code=\"{}\">{}</b></p>\n",
+        esc(text_of(tool, "name")),
+        esc(text_of(tool, "version")),
+        esc(text_of(tool, "git_describe")),
+        esc(text_of(report, "host")),
+        report["seed"],
+        report["lanes_per_case"],
+        report["exit_code"],
+        report["exit_code"],
+    );
+    out += &summary_table(&report["summary"]);
+    let notes = report["notes"].as_array().into_iter().flatten();
+    for note in notes.filter_map(Value::as_str) {
+        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
+    }
+    if let Some(error) = report["error"].as_str() {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    if let Some(line) = report["interrupted"].as_object() {
+        out += &format!(
+            "<p class=\"note\">interrupted by {}: reports hold what completed</p>\n",
+            esc(line
+                .get("signal")
+                .and_then(Value::as_str)
+                .unwrap_or("a signal"))
+        );
+    }
+    out + "</header>\n"
+}
+
+/// Cases per status, one row.
+fn summary_table(summary: &Value) -> String {
+    let Some(counts) = summary.as_object() else {
+        return String::new();
+    };
+    let mut head = String::new();
+    let mut row = String::new();
+    for (status, n) in counts {
+        head += &format!("<th class=\"st-{0}\">{0}</th>", esc(status));
+        row += &format!("<td data-status=\"{}\">{n}</td>", esc(status));
+    }
+    format!("<table class=\"summary\"><tr>{head}</tr><tr>{row}</tr></table>\n")
+}
+
+/// The targets of a device's cases, in first-seen order.
+fn targets_of(cases: &[Value]) -> Vec<&str> {
+    let mut targets: Vec<&str> = Vec::new();
+    for case in cases {
+        let t = text_of(case, "target");
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    }
+    targets
+}
+
+/// One device: its banner and identity, then one section per target.
+fn device_section(index: usize, device: &Value) -> String {
+    let id = text_of(device, "id");
+    let host = text_of(device, "host");
+    let mut out = format!(
+        "<section class=\"device\" id=\"{}\" data-device=\"{}\" data-host=\"{}\">\n<h2>{} on {}</h2>\n",
+        anchor(&[&format!("d{index}")]),
+        esc(id),
+        esc(host),
+        esc(id),
+        esc(host)
+    );
+    out += &banner(text_of(device, "executor"));
+    out += &format!(
+        "<p>exit code {}; {:.2} s</p>\n",
+        device["exit_code"],
+        device["seconds"].as_f64().unwrap_or(0.0)
+    );
+    out += &summary_table(&device["summary"]);
+    let notes = device["notes"].as_array().into_iter().flatten();
+    for note in notes.filter_map(Value::as_str) {
+        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
+    }
+    if let Some(error) = device["error"].as_str() {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    let cases = device["cases"].as_array().map_or(&[][..], Vec::as_slice);
+    for target in targets_of(cases) {
+        out += &target_section(index, device, target, cases);
+    }
+    out + "</section>\n"
+}
+
+/// One target of one device: a table of its cases, then each case.
+fn target_section(index: usize, device: &Value, target: &str, cases: &[Value]) -> String {
+    let mine: Vec<&Value> = cases
+        .iter()
+        .filter(|c| text_of(c, "target") == target)
+        .collect();
+    let mut out = format!(
+        "<section class=\"target\" id=\"{}\" data-target=\"{}\">\n<h3>{} / {}</h3>\n",
+        anchor(&[&format!("d{index}"), target]),
+        esc(target),
+        esc(text_of(device, "id")),
+        esc(target)
+    );
+    out += &banner(
+        mine.first()
+            .map_or_else(String::new, |c| executed_on(c))
+            .as_str(),
+    );
+    out += "<table><tr><th class=\"l\">case</th><th class=\"l\">status</th><th>lanes checked</th><th>failed</th><th>unsettled</th></tr>\n";
+    for case in &mine {
+        let tally = &case["tally"];
+        out += &format!(
+            "<tr><td class=\"l\"><a href=\"#{}\">{}</a></td><td class=\"l st-{2}\">{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+            anchor(&[&format!("d{index}"), target, text_of(case, "case")]),
+            esc(text_of(case, "case")),
+            esc(text_of(case, "status")),
+            num(tally, "lanes_checked"),
+            num(tally, "lanes_failed"),
+            num(tally, "lanes_unsettled"),
+        );
+    }
+    out += "</table>\n";
+    for case in mine {
+        out += &case_article(index, target, case);
+    }
+    out + "</section>\n"
+}
+
+/// One case: status, banner, counts, and its pictures.
+fn case_article(index: usize, target: &str, case: &Value) -> String {
+    let name = text_of(case, "case");
+    let status = text_of(case, "status");
+    let mut out = format!(
+        "<article class=\"case\" id=\"{}\" data-case=\"{}\" data-status=\"{}\">\n<h4 class=\"st-{2}\">{} {}</h4>\n",
+        anchor(&[&format!("d{index}"), target, name]),
+        esc(name),
+        esc(status),
+        esc(&status.to_uppercase()),
+        esc(name),
+    );
+    out += &banner(&executed_on(case));
+    out += &format!(
+        "<p class=\"note\">{}</p>\n",
+        esc(text_of(case, "description"))
+    );
+    if let Some(reason) = case["not_run"]["reason"].as_str() {
+        return out + &format!("<p>not run: {}</p>\n</article>\n", esc(reason));
+    }
+    if let Some(error) = case["error"].as_str() {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    let tally = &case["tally"];
+    out += &format!(
+        "<p>{} lanes checked of {}; {} failed ({} unwritten, {} undefined); {} unsettled</p>\n",
+        num(tally, "lanes_checked"),
+        num(case, "lanes"),
+        num(tally, "lanes_failed"),
+        num(tally, "lanes_unwritten"),
+        num(tally, "lanes_undefined"),
+        num(tally, "lanes_unsettled"),
+    );
+    let pattern = &case["pattern"];
+    if pattern.is_object() {
+        out += &lanes::lane_map(pattern, num(tally, "lanes_checked"));
+        out += &lanes::aggregates(pattern);
+        out += &bits::histogram(pattern);
+    }
+    out += &records(tally);
+    out + "</article>\n"
+}
+
+/// The first recorded failing words, as the text report lists them.
+fn records(tally: &Value) -> String {
+    let first = tally["first"].as_array().map_or(&[][..], Vec::as_slice);
+    if first.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<table class=\"records\"><tr><th>lane</th><th>word</th><th>a</th><th>b</th><th>c</th><th>expected</th><th>got</th><th class=\"l\">kind</th></tr>\n",
+    );
+    for m in first {
+        let hex = |k: &str| format!("0x{:08x}", num(m, k));
+        out += &format!(
+            "<tr class=\"mono\" data-lane=\"{}\"><td>{0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
+            num(m, "lane"),
+            num(m, "word"),
+            hex("a"),
+            hex("b"),
+            hex("c"),
+            hex("expected"),
+            hex("got"),
+            esc(text_of(m, "kind")),
+        );
+    }
+    out + "</table>\n"
+}
