@@ -13,6 +13,7 @@ mod support;
 mod cli;
 mod error_table;
 mod house;
+mod html;
 mod interrupt;
 mod kernel_input;
 mod man_pages;

@@ -1,0 +1,535 @@
+//! The HTML page (`run --html`, `report REPORT.json --html`) opened in a real
+//! browser: Debian's `chromium`, headless, takes a screenshot and dumps the
+//! DOM it built, and the assertions read the SVG's `data-` attributes from
+//! that DOM. Faults are injected through the emulated HIP library
+//! (tests/emuhip, `XAD_EMUHIP_XAD_FAULT`), so every page here is of an
+//! emulated run and its banners say so; nothing here is a hardware result.
+//!
+//! Without chromium the browser tests say SKIPPED and why; with `CI=true`
+//! they fail instead (ci/setup.sh --tests installs it).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::common::scratch;
+use crate::support::{self, library};
+
+const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
+/// The lane in every wave the fault runs break, and the bit they flip.
+const LANE: u64 = 17;
+const BIT: u64 = 9;
+
+/// `xad-harness args`, through the emulated HIP library when `knobs` is
+/// given, else on the embedded emulator.
+fn harness(args: &[&str], hip_knobs: Option<&[(&str, &str)]>) -> Output {
+    let mut command = Command::new(HARNESS);
+    command.args(args);
+    let lib = hip_knobs.map(|_| library());
+    support::run(command, lib.as_deref(), hip_knobs.unwrap_or(&[]))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The browser, or `None` (after saying why) where a test may skip.
+fn chromium() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("chromium"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        let why = "chromium not found on PATH (apt-get install chromium; ci/setup.sh --tests installs it)";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+        eprintln!("SKIPPED: {why}");
+    }
+    found
+}
+
+/// Open `page` in headless chromium: a screenshot beside it (checked to be
+/// a PNG of real size) and the DOM the browser built.
+fn browse(browser: &Path, page: &Path) -> String {
+    let url = format!("file://{}", page.display());
+    let png = page.with_extension("png");
+    let base = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--window-size=1000,1600",
+    ];
+    let shot = Command::new(browser)
+        .args(base)
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(&url)
+        .output()
+        .expect("start chromium");
+    assert!(
+        shot.status.success(),
+        "screenshot: {}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    let bytes = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    assert_eq!(
+        &bytes[..8],
+        b"\x89PNG\r\n\x1a\n",
+        "{} is not a PNG",
+        png.display()
+    );
+    let (width, height) = (
+        u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+        u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
+    );
+    assert!(width >= 800 && height >= 800, "{width}x{height}");
+    assert!(
+        bytes.len() > 20_000,
+        "a near-empty screenshot: {} bytes",
+        bytes.len()
+    );
+    let dom = Command::new(browser)
+        .args(base)
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .expect("start chromium");
+    assert!(
+        dom.status.success(),
+        "dump-dom: {}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout).into_owned();
+    assert!(dom.contains("</html>"), "no DOM dumped: {dom:.200}");
+    dom
+}
+
+/// Every element `<tag ...>` of `dom` as its attributes.
+fn elements(dom: &str, tag: &str) -> Vec<Vec<(String, String)>> {
+    let open = format!("<{tag} ");
+    dom.match_indices(&open)
+        .map(|(at, _)| {
+            let rest = &dom[at + open.len()..];
+            attributes(&rest[..rest.find('>').unwrap_or(rest.len())])
+        })
+        .collect()
+}
+
+fn attributes(mut text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    while let Some(eq) = text.find("=\"") {
+        let name = text[..eq].trim().to_string();
+        let value_end = text[eq + 2..].find('"').map_or(text.len(), |e| eq + 2 + e);
+        out.push((name, text[eq + 2..value_end].replace("&amp;", "&")));
+        text = &text[(value_end + 1).min(text.len())..];
+    }
+    out
+}
+
+fn attr<'a>(element: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    element
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn number(element: &[(String, String)], name: &str) -> u64 {
+    attr(element, name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in {element:?}"))
+}
+
+/// The lanes the lane maps mark with a verdict other than pass, each run
+/// of lanes (`data-lane`, `data-lanes`) expanded.
+fn marked_lanes(dom: &str) -> BTreeSet<u64> {
+    elements(dom, "rect")
+        .iter()
+        .filter(|r| attr(r, "data-lanes").is_some() && attr(r, "data-verdict") != Some("pass"))
+        .flat_map(|r| {
+            let first = number(r, "data-lane");
+            first..first + number(r, "data-lanes")
+        })
+        .collect()
+}
+
+/// The bits the histograms mark, with their counts (up plus down).
+fn marked_bits(dom: &str) -> Vec<(u64, u64)> {
+    let mut bits = std::collections::BTreeMap::new();
+    for r in elements(dom, "rect")
+        .iter()
+        .filter(|r| attr(r, "data-bit").is_some())
+    {
+        *bits.entry(number(r, "data-bit")).or_insert(0) += number(r, "data-count");
+    }
+    bits.into_iter().filter(|&(_, n)| n > 0).collect()
+}
+
+/// Every executor banner of the page.
+fn banners(dom: &str) -> Vec<String> {
+    elements(dom, "span")
+        .iter()
+        .filter_map(|s| attr(s, "data-executor").map(str::to_string))
+        .collect()
+}
+
+/// The fault knob breaking lane [`LANE`] of each of `waves` waves of
+/// `wave` lanes at bit [`BIT`].
+fn every_wave(wave: u64, waves: u64) -> String {
+    (0..waves)
+        .map(|w| format!("{}:{BIT}", LANE + w * wave))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The banner the text report prints for the run's cases: the `[...]` of
+/// its closing line, less the seed.
+fn text_executor(output: &Output) -> String {
+    let text = stdout(output);
+    let last = text.lines().last().unwrap_or("");
+    let inside = &last[last.rfind('[').map_or(0, |i| i + 1)..last.rfind(']').unwrap_or(last.len())];
+    inside
+        .rsplit_once(", seed ")
+        .map_or(inside, |(e, _)| e)
+        .to_string()
+}
+
+/// A fault in lane 17 of every wave, one bit, through the emulated HIP
+/// library: the lane map marks exactly lanes 17, 49, 81, ... of the waves it
+/// draws, the lane-in-wave view exactly lane 17, the histogram exactly bit
+/// 9, with every wrong word counted (not only the ten records kept); every
+/// section names the executor as the text report does. `report` on the
+/// saved JSON draws the same page.
+#[test]
+fn an_injected_fault_is_marked_at_exactly_its_lanes_and_bit() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-fault");
+    let (json, page, again) = (
+        dir.join("f.json"),
+        dir.join("f.html"),
+        dir.join("again.html"),
+    );
+    let (wave, lanes) = (32, 4096);
+    let knob = every_wave(wave, lanes / wave);
+    let args = [
+        "run",
+        "--backend",
+        "hip",
+        "--case",
+        "basic",
+        "--lanes",
+        "4096",
+        "--seed",
+        "7",
+    ];
+    let out_args = [
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let ran = harness(
+        &[&args[..], &out_args].concat(),
+        Some(&[("XAD_EMUHIP_XAD_FAULT", &knob)]),
+    );
+    assert_eq!(ran.status.code(), Some(1), "{}", support::transcript(&ran));
+    let dom = browse(&browser, &page);
+    let drawn = 64; // MAX_DRAWN_WAVES of the 128
+    let expected: BTreeSet<u64> = (0..drawn).map(|w| LANE + w * wave).collect();
+    assert_eq!(marked_lanes(&dom), expected);
+    let marked_classes: Vec<String> = elements(&dom, "rect")
+        .iter()
+        .filter(|r| attr(r, "data-lane-class").is_some() && attr(r, "data-verdict") != Some("pass"))
+        .map(|r| {
+            format!(
+                "{}:{}",
+                attr(r, "data-lane-class").unwrap(),
+                attr(r, "data-failed").unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        marked_classes,
+        ["17:128"],
+        "every wave's lane 17, all 128 waves counted"
+    );
+    assert_eq!(marked_bits(&dom), [(BIT, lanes / wave)]);
+    let executor = text_executor(&ran);
+    assert!(
+        executor.starts_with("hardware: ") && executor.contains("emulated"),
+        "{executor}"
+    );
+    let shown = banners(&dom);
+    // The run, its device, its target and its case: each with its banner.
+    assert_eq!(shown.len(), 4, "{shown:?}");
+    assert!(
+        shown.iter().all(|b| b.starts_with(&executor)),
+        "{shown:?} vs {executor}"
+    );
+    let redrawn = harness(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "--html",
+            again.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(
+        redrawn.status.code(),
+        Some(0),
+        "{}",
+        support::transcript(&redrawn)
+    );
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        std::fs::read(&again).unwrap(),
+        "one page from both"
+    );
+}
+
+/// A passing emulator run: nothing marked, no histogram, exit 0 on the page,
+/// the banner `emulated gfx1100` on every section.
+#[test]
+fn a_passing_run_marks_nothing() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-pass");
+    let page = dir.join("p.html");
+    let ran = harness(
+        &[
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic,vgpr_w32",
+            "--lanes",
+            "1024",
+            "--seed",
+            "3",
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(ran.status.code(), Some(0), "{}", support::transcript(&ran));
+    let dom = browse(&browser, &page);
+    assert!(marked_lanes(&dom).is_empty());
+    assert!(marked_bits(&dom).is_empty());
+    let passing = elements(&dom, "rect")
+        .iter()
+        .filter(|r| attr(r, "data-verdict") == Some("pass") && attr(r, "data-lanes").is_some())
+        .count();
+    assert!(passing >= 2, "a lane map per case: {passing}");
+    assert!(dom.contains("data-exit-code=\"0\""));
+    let shown = banners(&dom);
+    assert_eq!(shown.len(), 1 + 1 + 1 + 2, "{shown:?}");
+    assert!(shown.iter().all(|b| b == "emulated gfx1100"), "{shown:?}");
+}
+
+/// Every target on the emulator: one grid column and one section per target
+/// the report names, every grid link leading to a section of the page.
+#[test]
+fn an_all_targets_run_has_a_section_per_target_and_links_that_resolve() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-all-targets");
+    let (json, page) = (dir.join("a.json"), dir.join("a.html"));
+    let ran = harness(
+        &[
+            "run",
+            "--backend",
+            "emu",
+            "--target",
+            "all",
+            "--case",
+            "basic",
+            "--lanes",
+            "256",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        matches!(ran.status.code(), Some(0 | 77)),
+        "{}",
+        support::transcript(&ran)
+    );
+    let report = read_json(&json);
+    let targets: BTreeSet<String> = report["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| {
+            d["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["target"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert!(targets.len() > 3, "{targets:?}");
+    let dom = browse(&browser, &page);
+    let sections: BTreeSet<String> = elements(&dom, "section")
+        .iter()
+        .filter_map(|s| attr(s, "data-target").map(str::to_string))
+        .collect();
+    assert_eq!(sections, targets);
+    assert_links_resolve(&dom, targets.len());
+    assert!(marked_lanes(&dom).is_empty());
+}
+
+/// Each grid cell (`data-target`) links to an element id of the page.
+fn assert_links_resolve(dom: &str, at_least: usize) {
+    let ids: BTreeSet<String> = ["section", "article"]
+        .iter()
+        .flat_map(|t| elements(dom, t))
+        .filter_map(|e| attr(&e, "id").map(str::to_string))
+        .collect();
+    let cells: Vec<Vec<(String, String)>> = elements(dom, "td")
+        .into_iter()
+        .filter(|c| attr(c, "data-target").is_some())
+        .collect();
+    assert!(cells.len() >= at_least, "{} cells", cells.len());
+    let links: Vec<String> = elements(dom, "a")
+        .iter()
+        .filter_map(|a| {
+            attr(a, "href")
+                .and_then(|h| h.strip_prefix('#'))
+                .map(str::to_string)
+        })
+        .collect();
+    for link in &links {
+        assert!(ids.contains(link), "#{link} leads nowhere");
+    }
+}
+
+/// A fleet of two nodes merged (one passing emulator run, one fault run
+/// through the emulated HIP library): the grid shows each node's device with
+/// its status, the links resolve, and the failing node's section marks
+/// exactly the injected lanes.
+#[test]
+fn a_merged_fleet_has_a_grid_of_nodes_devices_and_targets() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-fleet");
+    let (pass, fail, merged, page) = (
+        dir.join("pass.json"),
+        dir.join("fail.json"),
+        dir.join("m.json"),
+        dir.join("m.html"),
+    );
+    let common = ["run", "--case", "basic", "--lanes", "512", "--seed", "11"];
+    let ran = harness(
+        &[
+            &common[..],
+            &["--backend", "emu", "--json", pass.to_str().unwrap()],
+        ]
+        .concat(),
+        None,
+    );
+    assert_eq!(ran.status.code(), Some(0), "{}", support::transcript(&ran));
+    let knob = every_wave(32, 512 / 32);
+    let knobs = [("XAD_EMUHIP_XAD_FAULT", knob.as_str())];
+    let ran = harness(
+        &[
+            &common[..],
+            &["--backend", "hip", "--json", fail.to_str().unwrap()],
+        ]
+        .concat(),
+        Some(&knobs),
+    );
+    assert_eq!(ran.status.code(), Some(1), "{}", support::transcript(&ran));
+    let args = [
+        "merge",
+        "--json",
+        merged.to_str().unwrap(),
+        pass.to_str().unwrap(),
+        fail.to_str().unwrap(),
+    ];
+    let ran = harness(&args, None);
+    assert_eq!(ran.status.code(), Some(1), "{}", support::transcript(&ran));
+    let ran = harness(
+        &[
+            "report",
+            merged.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(ran.status.code(), Some(0), "{}", support::transcript(&ran));
+    let dom = browse(&browser, &page);
+    let cells: Vec<(String, String)> = elements(&dom, "td")
+        .iter()
+        .filter(|c| attr(c, "data-target").is_some())
+        .map(|c| {
+            (
+                attr(c, "data-device").unwrap().to_string(),
+                attr(c, "data-status").unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("emulator:gfx1100".to_string(), "pass".to_string()),
+            ("hip:0".into(), "fail".into())
+        ]
+    );
+    assert_links_resolve(&dom, 2);
+    let expected: BTreeSet<u64> = (0..16).map(|w| LANE + w * 32).collect();
+    assert_eq!(marked_lanes(&dom), expected);
+    assert_eq!(marked_bits(&dom), [(BIT, 16)]);
+}
+
+/// Bad input is one line and exit 2, never a panic: a missing report, one
+/// that is not JSON, one of another schema, an unwritable page.
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = scratch("html-bad-input");
+    let (not_json, other) = (dir.join("x.json"), dir.join("other.json"));
+    std::fs::write(&not_json, "{").unwrap();
+    std::fs::write(&other, r#"{"schema": "someone-else", "schema_version": 1}"#).unwrap();
+    let page = dir.join("p.html");
+    let cases: [(&Path, &Path, &str); 4] = [
+        (&dir.join("missing.json"), &page, "missing.json"),
+        (&not_json, &page, "not JSON"),
+        (&other, &page, "someone-else"),
+        (&other, &dir.join("no/such/dir/p.html"), "--html"),
+    ];
+    for (input, output, says) in cases {
+        let ran = harness(
+            &[
+                "report",
+                input.to_str().unwrap(),
+                "--html",
+                output.to_str().unwrap(),
+            ],
+            None,
+        );
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        assert_eq!(ran.status.code(), Some(2), "{}", support::transcript(&ran));
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!page.exists());
+    }
+    let ran = harness(
+        &[
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+            "--html",
+            dir.join("none/p.html").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(ran.status.code(), Some(2), "{}", support::transcript(&ran));
+}
