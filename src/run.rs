@@ -565,17 +565,22 @@ fn run_chunks(
             got,
             taint: &taint,
         };
-        result.tally.add(&compare, opts.keep);
-        result.pattern.add(&compare, opts.lanes, case.wave_size);
-        if let Some(dump) = &opts.dump {
-            dump.chunk(&compare);
-        }
+        record(result, &compare, case, opts);
         first_lane += count as u64;
         if let Some(done) = &opts.lanes_done {
             done.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
         }
     }
     Ok(())
+}
+
+/// Count one dispatch: the tally, where its verdicts fall, and the dump.
+fn record(result: &mut CaseResult, compare: &Compare<'_>, case: &Case, opts: &Options) {
+    result.tally.add(compare, opts.keep);
+    result.pattern.add(compare, opts.lanes, case.wave_size);
+    if let Some(dump) = &opts.dump {
+        dump.chunk(compare);
+    }
 }
 
 /// What [`prepare`] needs to know about one chunk.
