@@ -26,6 +26,9 @@ const NOT_CHECKED: &str = "#ffffff";
 /// Waves drawn lane by lane at most (the rest of the case is in the
 /// aggregate views), so a page stays small whatever `--lanes` was.
 pub const MAX_DRAWN_WAVES: u64 = 64;
+/// Rectangles one lane map draws at most (whole rows), so a map of lanes
+/// alternating between verdicts stays a few tens of kilobytes.
+pub const MAX_MAP_RECTS: usize = 512;
 /// Waves drawn for a case whose first lanes all passed.
 const PASSING_DRAWN_WAVES: u64 = 4;
 
@@ -77,9 +80,9 @@ fn letters(pattern: &Value, shown: u64, checked: u64) -> Vec<char> {
 }
 
 /// The lane map of the first waves: one row per wave, one column per lane
-/// in the wave. Runs of one verdict are one `<rect>` each (split at row
-/// ends, full rows stacked), carrying `data-verdict`, `data-lane` (the
-/// first lane) and `data-lanes`.
+/// in the wave. Each run of one verdict within a row is one `<rect>`
+/// carrying `data-verdict`, `data-lane` (its first lane) and `data-lanes`;
+/// rows are drawn while the map holds at most [`MAX_MAP_RECTS`] of them.
 pub fn lane_map(pattern: &Value, checked: u64) -> String {
     let wave = num(pattern, "wave_size").max(1);
     let lanes = num(pattern, "lanes");
@@ -89,62 +92,49 @@ pub fn lane_map(pattern: &Value, checked: u64) -> String {
     } else {
         PASSING_DRAWN_WAVES
     };
-    let waves = lanes.div_ceil(wave).min(cap);
-    let shown = (waves * wave).min(lanes);
-    let cell_w = (448 / wave).max(4);
-    let cell_h = 6;
-    let (left, top) = (40, 14);
-    let (width, height) = (left + wave * cell_w, top + waves * cell_h);
-    let mut out = format!(
-        "<p>lane map: the first {waves} of {} waves of {wave} lanes, lane by lane</p>\n<svg class=\"lanemap\" width=\"{width}\" height=\"{height}\" data-wave-size=\"{wave}\" data-lanes-shown=\"{shown}\">",
-        lanes.div_ceil(wave)
+    let letters = letters(
+        pattern,
+        (lanes.div_ceil(wave).min(cap) * wave).min(lanes),
+        checked,
     );
-    let letters = letters(pattern, shown, checked);
-    let mut start = 0;
-    while start < letters.len() {
-        let verdict = letters[start];
-        let end = start
-            + letters[start..]
-                .iter()
-                .take_while(|&&c| c == verdict)
-                .count();
-        for (first, count, rows) in pieces(start as u64, end as u64, wave) {
-            let (x, y) = (
-                left + (first % wave) * cell_w,
-                top + (first / wave) * cell_h,
-            );
-            let (w, h) = if rows > 1 { (wave, rows) } else { (count, 1) };
-            out += &format!(
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{}\" data-verdict=\"{}\" data-lane=\"{first}\" data-lanes=\"{count}\"><title>lanes {first}..{} {}</title></rect>",
-                w * cell_w,
-                h * cell_h,
-                colour(verdict_of(verdict)),
-                verdict_of(verdict),
-                first + count - 1,
-                verdict_of(verdict),
+    let cell_w = (448 / wave).max(4);
+    let (left, top, cell_h) = (40, 14, 6);
+    let (mut rects, mut drawn, mut rows) = (String::new(), 0, 0u64);
+    for (row, row_letters) in letters.chunks(wave as usize).enumerate() {
+        let runs = runs(row_letters);
+        if drawn + runs.len() > MAX_MAP_RECTS {
+            break;
+        }
+        drawn += runs.len();
+        rows += 1;
+        for (offset, count, letter) in runs {
+            let first = row as u64 * wave + offset;
+            let verdict = verdict_of(letter);
+            rects += &format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{cell_h}\" fill=\"{}\" data-verdict=\"{verdict}\" data-lane=\"{first}\" data-lanes=\"{count}\"/>",
+                left + offset * cell_w,
+                top + row as u64 * cell_h,
+                count * cell_w,
+                colour(verdict),
             );
         }
-        start = end;
     }
-    out += &grid(wave, waves, (left, top), (cell_w, cell_h));
-    out + "</svg>\n"
+    format!(
+        "<p>lane map: the first {rows} of {} waves of {wave} lanes, lane by lane</p>\n<svg class=\"lanemap\" width=\"{}\" height=\"{}\" data-wave-size=\"{wave}\" data-waves-drawn=\"{rows}\">{rects}{}</svg>\n",
+        lanes.div_ceil(wave),
+        left + wave * cell_w,
+        top + rows * cell_h,
+        grid(wave, rows, (left, top), (cell_w, cell_h)),
+    )
 }
 
-/// Lanes `start..end` of one verdict as rectangles: `(first lane, lanes,
-/// rows)`, a part row, whole rows stacked, a part row.
-fn pieces(start: u64, end: u64, wave: u64) -> Vec<(u64, u64, u64)> {
-    let mut out = Vec::new();
-    let mut at = start;
-    while at < end {
-        let row_end = (at / wave + 1) * wave;
-        if at % wave == 0 && end - at >= 2 * wave {
-            let rows = (end - at) / wave;
-            out.push((at, rows * wave, rows));
-            at += rows * wave;
-        } else {
-            let stop = row_end.min(end);
-            out.push((at, stop - at, 1));
-            at = stop;
+/// A row's runs of one letter: `(offset in the row, lanes, letter)`.
+fn runs(letters: &[char]) -> Vec<(u64, u64, char)> {
+    let mut out: Vec<(u64, u64, char)> = Vec::new();
+    for (i, &letter) in letters.iter().enumerate() {
+        match out.last_mut() {
+            Some(run) if run.2 == letter => run.1 += 1,
+            _ => out.push((i as u64, 1, letter)),
         }
     }
     out

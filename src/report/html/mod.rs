@@ -343,3 +343,95 @@ fn records(tally: &Value) -> String {
     }
     out + "</table>\n"
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`.
+    fn case(name: &str, lanes: u64, first_lanes: &str, wrong: u64) -> Value {
+        let per_class = lanes / 64;
+        let class = json!({"pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0});
+        let buckets: Vec<Value> = (0..64)
+            .map(|b| json!({"first_lane": b * per_class, "lanes": per_class, "pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0}))
+            .collect();
+        let bits: Vec<u64> = (0..32).map(|b| wrong * (b % 3)).collect();
+        json!({
+            "case": name, "status": if wrong > 0 { "fail" } else { "pass" },
+            "executor": "emulated gfx1100", "target": "gfx1100", "lanes": lanes,
+            "description": "<b>not markup</b>",
+            "tally": {"lanes_checked": lanes, "lanes_failed": wrong * 64, "first": []},
+            "pattern": {"lanes": lanes, "wave_size": 32, "lane_classes": vec![class; 64],
+                "buckets": buckets, "wrong_words": wrong * 64, "bits_up": bits, "bits_down": bits,
+                "first_lanes": first_lanes}
+        })
+    }
+
+    fn report(cases: Vec<Value>) -> Value {
+        json!({"executor": "emulated gfx1100", "exit_code": 1, "host": "h", "seed": 1,
+            "devices": [{"id": "emulator:gfx1100", "host": "h<script>", "executor": "emulated gfx1100",
+                "exit_code": 1, "cases": cases}]})
+    }
+
+    /// A 2^32-lane run draws a page of bounded size: a passing case is a
+    /// couple of kilobytes, and the worst lane map (verdicts alternating
+    /// lane by lane) stops at its rectangle cap.
+    #[test]
+    fn a_run_of_2_to_the_32_lanes_draws_a_page_of_bounded_size() {
+        let lanes = 1u64 << 32;
+        let passing: Vec<Value> = (0..64)
+            .map(|i| case(&format!("c{i}"), lanes, "", 0))
+            .collect();
+        let page = render(&report(passing));
+        assert!(
+            page.len() < 64 * 3 * 1024,
+            "{} bytes for 64 passing cases",
+            page.len()
+        );
+        let worst: String = (0..4096)
+            .map(|i| if i % 2 == 0 { 'w' } else { '.' })
+            .collect();
+        let failing: Vec<Value> = (0..64)
+            .map(|i| case(&format!("c{i}"), lanes, &worst, 1 << 20))
+            .collect();
+        let page = render(&report(failing));
+        let per_case = page.len() / 64;
+        assert!(per_case < 120 * 1024, "{per_case} bytes per failing case");
+        let lane_rects = page.matches("data-lanes=").count();
+        assert_eq!(
+            lane_rects,
+            64 * lanes::MAX_MAP_RECTS,
+            "every map at its cap"
+        );
+    }
+
+    /// Text from the report is escaped wherever it lands.
+    #[test]
+    fn report_text_is_escaped() {
+        let page = render(&report(vec![case("c", 64, "", 0)]));
+        assert!(!page.contains("<script>") && page.contains("h&lt;script&gt;"));
+        assert!(!page.contains("<b>not markup</b>"));
+        assert!(!page.contains("<script"), "no script at all");
+        assert_eq!(
+            anchor(&["d0", "gfx11-generic", "a b"]),
+            "d0-gfx11-generic-a-b"
+        );
+    }
+
+    /// Every section names the executor as the text report does, the case
+    /// with its code object's target when the executor does not name it.
+    #[test]
+    fn every_section_carries_the_banner() {
+        let mut c = case("c", 64, "", 0);
+        c["executor"] = json!("hardware: AMD Radeon (gfx1100), HIP runtime 6.4");
+        let page = render(&report(vec![c]));
+        assert_eq!(
+            page.matches("data-executor=\"emulated gfx1100\"").count(),
+            2,
+            "run and device"
+        );
+        let case_banner = "data-executor=\"hardware: AMD Radeon (gfx1100), HIP runtime 6.4; code object gfx1100\"";
+        assert_eq!(page.matches(case_banner).count(), 2, "target and case");
+    }
+}
