@@ -411,7 +411,7 @@ fn assert_links_resolve(dom: &str, at_least: usize) {
 /// A fleet of two nodes merged (one passing emulator run, one fault run
 /// through the emulated HIP library): the grid shows each node's device with
 /// its status, the links resolve, and the failing node's section marks
-/// exactly the injected lanes.
+/// exactly the injected lanes; `merge --html` writes the same page.
 #[test]
 fn a_merged_fleet_has_a_grid_of_nodes_devices_and_targets() {
     let Some(browser) = chromium() else { return };
@@ -443,10 +443,13 @@ fn a_merged_fleet_has_a_grid_of_nodes_devices_and_targets() {
         Some(&knobs),
     );
     assert_eq!(ran.status.code(), Some(1), "{}", support::transcript(&ran));
+    let from_merge = dir.join("merge.html");
     let args = [
         "merge",
         "--json",
         merged.to_str().unwrap(),
+        "--html",
+        from_merge.to_str().unwrap(),
         pass.to_str().unwrap(),
         fail.to_str().unwrap(),
     ];
@@ -484,6 +487,11 @@ fn a_merged_fleet_has_a_grid_of_nodes_devices_and_targets() {
     let expected: BTreeSet<u64> = (0..16).map(|w| LANE + w * 32).collect();
     assert_eq!(marked_lanes(&dom), expected);
     assert_eq!(marked_bits(&dom), [(BIT, 16)]);
+    assert_eq!(
+        std::fs::read(&from_merge).unwrap(),
+        std::fs::read(&page).unwrap(),
+        "merge --html draws the page report draws from the merged JSON"
+    );
 }
 
 /// Bad input is one line and exit 2, never a panic: a missing report, one
