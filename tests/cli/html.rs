@@ -541,3 +541,78 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert_eq!(ran.status.code(), Some(2), "{}", support::transcript(&ran));
 }
+
+/// A soak through the emulated HIP library with lane 5 of every dispatch
+/// broken at bit 3: the unit grid draws every unit the soak's waves reported
+/// and marks exactly the one holding workgroup 0's first wave, with the
+/// device's count; `report` on the soak's JSON draws the same page.
+#[test]
+fn a_soak_page_marks_exactly_the_units_that_mismatched() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-soak");
+    let (json, page, again) = (
+        dir.join("s.json"),
+        dir.join("s.html"),
+        dir.join("again.html"),
+    );
+    let args = [
+        "soak",
+        "--duration",
+        "0.3",
+        "--backend",
+        "hip",
+        "--seed",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let ran = harness(&args, Some(&[("XAD_EMUHIP_XAD_FAULT", "5:3")]));
+    assert_eq!(ran.status.code(), Some(1), "{}", support::transcript(&ran));
+    let soak = read_json(&json);
+    let dom = browse(&browser, &page);
+    let units: Vec<(String, u64, u64)> = elements(&dom, "rect")
+        .iter()
+        .filter_map(|r| {
+            let unit = attr(r, "data-unit")?.to_string();
+            Some((unit, number(r, "data-waves"), number(r, "data-mismatches")))
+        })
+        .collect();
+    let coverage = soak["coverage"].as_object().unwrap();
+    assert_eq!(units.len(), coverage.len(), "every unit that ran is drawn");
+    for (unit, waves, _) in &units {
+        assert_eq!(coverage[unit].as_u64(), Some(*waves), "{unit}");
+    }
+    let marked: Vec<(String, u64)> = units
+        .iter()
+        .filter(|u| u.2 > 0)
+        .map(|u| (u.0.clone(), u.2))
+        .collect();
+    let device = soak["device_mismatches"].as_u64().unwrap();
+    assert!(device > 0);
+    assert_eq!(marked, [("SE0.SA0.WGP0".to_string(), device)], "{units:?}");
+    let executor = soak["executor"].as_str().unwrap();
+    let shown = banners(&dom);
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert!(shown.iter().all(|b| b == executor), "{shown:?}");
+    let redrawn = harness(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "--html",
+            again.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(
+        redrawn.status.code(),
+        Some(0),
+        "{}",
+        support::transcript(&redrawn)
+    );
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+}

@@ -10,13 +10,14 @@
 //! by lane in wave and by lane range, and a histogram of the bits wrong words
 //! flipped, all drawn from the case's `pattern` counters
 //! ([`crate::pattern`]); a merged fleet gets a grid of nodes x devices x
-//! targets linking to the sections. Drawn elements carry `data-` attributes
+//! targets linking to the sections; a soak its units ([`soak`]). Drawn elements carry `data-` attributes
 //! (`data-lane`, `data-lanes`, `data-verdict`, `data-bit`, ...) so tests and
 //! tools read the page as data.
 
 mod bits;
 mod fleet;
 mod lanes;
+pub mod soak;
 
 use serde_json::Value;
 
