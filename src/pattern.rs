@@ -172,8 +172,10 @@ impl Pattern {
         ((b as u128 * self.lanes as u128).div_ceil(BUCKETS as u128)) as u64
     }
 
+    /// The bucket of `lane`: a lane count is at most 2^32
+    /// (`run::MAX_LANES`), so `lane * 64` fits in a `u64`.
     fn bucket_of(&self, lane: u64) -> usize {
-        ((lane as u128 * BUCKETS as u128) / self.lanes as u128).min(BUCKETS as u128 - 1) as usize
+        ((lane.saturating_mul(BUCKETS as u64) / self.lanes) as usize).min(BUCKETS - 1)
     }
 
     /// The bits of lane `lane`'s (in the dispatch) wrong words: settled words

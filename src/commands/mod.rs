@@ -182,15 +182,20 @@ pub fn refused_arguments(e: &clap::Error, args: &[OsString]) -> Failure {
         report_path_arg(args, "--json"),
         report_path_arg(args, "--junit"),
     );
+    let html = report_path_arg(args, "--html");
     let mut refused = vec![Error::Usage(first)];
     refused.extend(crate::report::files::check(
         json.as_deref(),
         junit.as_deref(),
     ));
+    refused.extend(crate::report::files::check_html(
+        html.as_deref(),
+        &[("--json", json.as_deref()), ("--junit", junit.as_deref())],
+    ));
     Failure::Refused(refused)
 }
 
-/// The value of `run`'s `option` (`--json`/`--junit`) in arguments clap
+/// The value of `run`'s `option` (`--json`/`--junit`/`--html`) in arguments clap
 /// refused for another reason. `devices --json` and `list --json` are flags,
 /// so only a `run` (or no subcommand) counts. An empty value is left out:
 /// clap refuses it itself (`a value is required for '--json <FILE>'`), and

@@ -616,3 +616,49 @@ fn a_soak_page_marks_exactly_the_units_that_mismatched() {
         std::fs::read(&again).unwrap()
     );
 }
+
+/// A run that faults (a copy the emulated HIP library fails) still writes
+/// its page, by the one rule for reports: exit 3, the case an error with
+/// its message on the page. And `--html` is checked with the other options:
+/// an unwritable one beside a bad `--lanes` is one more line, exit 2.
+#[test]
+fn a_faulting_run_still_writes_its_page() {
+    let dir = scratch("html-fault-3");
+    let page = dir.join("e.html");
+    let args = [
+        "run",
+        "--backend",
+        "hip",
+        "--case",
+        "basic",
+        "--lanes",
+        "4096",
+        "--seed",
+        "7",
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let ran = harness(&args, Some(&[("XAD_EMUHIP_FAIL_COPY", "1:700")]));
+    assert_eq!(ran.status.code(), Some(3), "{}", support::transcript(&ran));
+    let html = std::fs::read_to_string(&page).expect("the page is written on a fault");
+    assert!(html.contains("data-status=\"error\""), "{html:.2000}");
+    assert!(html.contains("data-exit-code=\"3\""));
+    let unwritable = dir.join("no/such/dir/p.html");
+    let ran = harness(
+        &[
+            "run",
+            "--lanes",
+            "0",
+            "--html",
+            unwritable.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    assert!(
+        stderr.lines().nth(1).unwrap().contains("--html"),
+        "{stderr}"
+    );
+}
