@@ -435,4 +435,33 @@ mod tests {
         let case_banner = "data-executor=\"hardware: AMD Radeon (gfx1100), HIP runtime 6.4; code object gfx1100\"";
         assert_eq!(page.matches(case_banner).count(), 2, "target and case");
     }
+
+    /// A device that ran several targets gets a column per target in the
+    /// grid (a "-" where another device did not run one), each cell linked
+    /// to its section; devices that ran one target each get a target column.
+    #[test]
+    fn the_grid_has_a_column_per_target_when_a_device_ran_several() {
+        let mut generic = case("c", 64, "", 0);
+        generic["target"] = json!("gfx11-generic");
+        let mut two = report(vec![case("c", 64, "", 0), generic]);
+        let second = json!({"id": "hip:1", "host": "n2", "executor": "hardware: X (gfx1100)",
+            "cases": [case("c", 64, "w", 1)]});
+        two["devices"].as_array_mut().unwrap().push(second);
+        let page = render(&two);
+        assert!(page.contains("<th>gfx1100</th><th>gfx11-generic</th>"));
+        assert_eq!(
+            page.matches("<td class=\"l\">-</td>").count(),
+            1,
+            "hip:1 ran no gfx11-generic"
+        );
+        for anchor in ["#d0-gfx1100", "#d0-gfx11-generic", "#d1-gfx1100"] {
+            assert!(page.contains(&format!("href=\"{anchor}\"")), "{anchor}");
+            assert!(
+                page.contains(&format!("id=\"{}\"", &anchor[1..])),
+                "{anchor}"
+            );
+        }
+        let one_each = render(&report(vec![case("c", 64, "", 0)]));
+        assert!(one_each.contains("<th class=\"l\">target</th>"));
+    }
 }
