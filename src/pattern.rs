@@ -66,6 +66,10 @@ impl Counts {
         }
     }
 
+    pub fn sum(&self) -> u64 {
+        self.pass + self.wrong + self.unwritten + self.undefined + self.unsettled
+    }
+
     pub fn get(&self, v: LaneVerdict) -> u64 {
         match v {
             LaneVerdict::Pass => self.pass,
@@ -87,14 +91,17 @@ pub struct Bucket {
 }
 
 /// A case's fixed-size verdict and bit counters (see the module comment).
-/// Empty (`lanes` 0, left out of JSON) until the first dispatch.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+/// Empty (`lanes` 0, left out of JSON) until the first dispatch. In JSON the
+/// per-class, per-range and per-bit lists are empty when every lane counted
+/// passed (they would say nothing the lane count does not), so a passing
+/// case costs a few lines of the report ([`Pattern::all_passed`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pattern {
     /// Lanes of the case (the buckets' basis), not those checked so far.
     pub lanes: u64,
     /// The kernel's wave size: the lane map's row length.
     pub wave_size: u32,
-    /// Lanes by verdict per class, `lane % 64`; always 64 entries.
+    /// Lanes by verdict per class, `lane % 64`; 64 entries.
     pub lane_classes: Vec<Counts>,
     /// Lanes by verdict per lane range; only non-empty ranges, ascending.
     pub buckets: Vec<Bucket>,
@@ -248,6 +255,39 @@ impl Pattern {
     /// Left out of JSON when nothing was counted (a case that never ran).
     pub fn is_empty(&self) -> bool {
         self.lanes == 0
+    }
+
+    /// Every lane counted passed.
+    pub fn all_passed(&self) -> bool {
+        self.lane_classes.iter().all(|c| c.pass == c.sum())
+    }
+}
+
+impl serde::Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct Wire<'a> {
+            lanes: u64,
+            wave_size: u32,
+            lane_classes: &'a [Counts],
+            buckets: &'a [Bucket],
+            wrong_words: u64,
+            bits_up: &'a [u64],
+            bits_down: &'a [u64],
+            first_lanes: &'a str,
+        }
+        let shown = !self.all_passed();
+        Wire {
+            lanes: self.lanes,
+            wave_size: self.wave_size,
+            lane_classes: if shown { &self.lane_classes } else { &[] },
+            buckets: if shown { &self.buckets } else { &[] },
+            wrong_words: self.wrong_words,
+            bits_up: if shown { &self.bits_up } else { &[] },
+            bits_down: if shown { &self.bits_down } else { &[] },
+            first_lanes: &self.first_lanes,
+        }
+        .serialize(serializer)
     }
 }
 
@@ -406,5 +446,31 @@ mod tests {
         assert_eq!(p.buckets[63].first_lane, 63 << 26);
         assert_eq!(p.buckets[63].counts.pass, 64);
         assert_eq!(p.lanes_counted(), 64);
+    }
+
+    /// In JSON a passing case's lists are empty; a failing case's are whole.
+    #[test]
+    fn a_passing_case_is_a_few_lines_of_json() {
+        let e = vec![1u32; 256];
+        let mut p = Pattern::default();
+        both(0, 1, &e, &e, &Definedness::default(), &mut p, 256);
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["lanes"], 256);
+        for list in ["lane_classes", "buckets", "bits_up", "bits_down"] {
+            assert_eq!(json[list], serde_json::json!([]), "{list}");
+        }
+        let mut got = e.clone();
+        got[100] ^= 1 << 31;
+        let mut p = Pattern::default();
+        both(0, 1, &e, &got, &Definedness::default(), &mut p, 256);
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["lane_classes"].as_array().unwrap().len(), 64);
+        assert_eq!(json["lane_classes"][100 % 64]["wrong"], 1);
+        assert_eq!(json["bits_up"].as_array().unwrap().len(), 32);
+        assert_eq!(
+            (json["bits_up"][31].as_u64(), json["bits_down"][31].as_u64()),
+            (Some(1), Some(0))
+        );
+        assert_eq!(json["first_lanes"].as_str().unwrap().find('w'), Some(100));
     }
 }

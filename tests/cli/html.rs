@@ -46,8 +46,26 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Open `page` in headless chromium: a screenshot beside it (checked to be
-/// a PNG of real size) and the DOM the browser built.
+/// a PNG of real size) and the DOM the browser built. The file is checked
+/// first to need nothing outside itself: no script, no fetched resource.
 fn browse(browser: &Path, page: &Path) -> String {
+    let source =
+        std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    for outside in [
+        "<script",
+        " src=",
+        "href=\"http",
+        "url(",
+        "@import",
+        "<link",
+        "@font-face",
+    ] {
+        assert!(
+            !source.contains(outside),
+            "{}: not self-contained: {outside}",
+            page.display()
+        );
+    }
     let url = format!("file://{}", page.display());
     let png = page.with_extension("png");
     let base = [
@@ -185,16 +203,23 @@ fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The banner the text report prints for the run's cases: the `[...]` of
-/// its closing line, less the seed.
-fn text_executor(output: &Output) -> String {
+/// The executors the text report prints: the closing line's (the run's,
+/// less the seed) and the `[...]` of the line of case `case`.
+fn text_executors(output: &Output, case: &str) -> (String, String) {
     let text = stdout(output);
-    let last = text.lines().last().unwrap_or("");
-    let inside = &last[last.rfind('[').map_or(0, |i| i + 1)..last.rfind(']').unwrap_or(last.len())];
-    inside
+    let bracket = |line: &str| {
+        let from = line.rfind('[').map_or(0, |i| i + 1);
+        line[from..line.rfind(']').unwrap_or(line.len())].to_string()
+    };
+    let closing = bracket(text.lines().last().unwrap_or(""));
+    let run = closing
         .rsplit_once(", seed ")
-        .map_or(inside, |(e, _)| e)
-        .to_string()
+        .map_or(closing.as_str(), |(e, _)| e);
+    let line = text
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(case))
+        .unwrap_or_else(|| panic!("no line for {case}: {text}"));
+    (run.to_string(), bracket(line))
 }
 
 /// A fault in lane 17 of every wave, one bit, through the emulated HIP
@@ -257,17 +282,19 @@ fn an_injected_fault_is_marked_at_exactly_its_lanes_and_bit() {
         "every wave's lane 17, all 128 waves counted"
     );
     assert_eq!(marked_bits(&dom), [(BIT, lanes / wave)]);
-    let executor = text_executor(&ran);
+    let (executor, case_executor) = text_executors(&ran, "basic");
     assert!(
         executor.starts_with("hardware: ") && executor.contains("emulated"),
         "{executor}"
     );
     let shown = banners(&dom);
-    // The run, its device, its target and its case: each with its banner.
-    assert_eq!(shown.len(), 4, "{shown:?}");
-    assert!(
-        shown.iter().all(|b| b.starts_with(&executor)),
-        "{shown:?} vs {executor}"
+    // The run and its device as the closing line names the executor; the
+    // target and the case as the case's line does.
+    assert_eq!(
+        shown,
+        [&executor, &executor, &case_executor, &case_executor].map(String::as_str),
+        "{}",
+        stdout(&ran)
     );
     let redrawn = harness(
         &[

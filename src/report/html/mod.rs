@@ -314,6 +314,8 @@ fn case_article(index: usize, target: &str, case: &Value) -> String {
         out += &lanes::lane_map(pattern, num(tally, "lanes_checked"));
         out += &lanes::aggregates(pattern);
         out += &bits::histogram(pattern);
+    } else {
+        out += "<p class=\"note\">no lane pictures: the report has no pattern counters for this case (it never dispatched, or an older xad-harness wrote the report)</p>\n";
     }
     out += &records(tally);
     out + "</article>\n"
