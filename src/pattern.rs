@@ -196,9 +196,11 @@ impl Pattern {
                 continue;
             }
             self.wrong_words += 1;
-            for bit in 0..32 {
-                self.bits_up[bit] += u64::from((!e & g) >> bit & 1);
-                self.bits_down[bit] += u64::from((e & !g) >> bit & 1);
+            for (mut bits, counts) in [(!e & g, &mut self.bits_up), (e & !g, &mut self.bits_down)] {
+                while bits != 0 {
+                    counts[bits.trailing_zeros() as usize] += 1;
+                    bits &= bits - 1; // clear the bit just counted
+                }
             }
         }
     }
