@@ -222,89 +222,93 @@ fn text_executors(output: &Output, case: &str) -> (String, String) {
     (run.to_string(), bracket(line))
 }
 
-/// A fault in lane 17 of every wave, one bit, through the emulated HIP
-/// library: the lane map marks exactly lanes 17, 49, 81, ... of the waves it
-/// draws, the lane-in-wave view exactly lane 17, the histogram exactly bit
-/// 9, with every wrong word counted (not only the ten records kept); every
-/// section names the executor as the text report does. `report` on the
-/// saved JSON draws the same page.
-#[test]
-fn an_injected_fault_is_marked_at_exactly_its_lanes_and_bit() {
-    let Some(browser) = chromium() else { return };
-    let dir = scratch("html-fault");
-    let (json, page, again) = (
-        dir.join("f.json"),
-        dir.join("f.html"),
-        dir.join("again.html"),
-    );
-    let (wave, lanes) = (32, 4096);
+/// Run `case` (waves of `wave` lanes) over `lanes` lanes through the
+/// emulated HIP library with lane 17 of every wave broken at bit 9, writing
+/// `dir/f.json` and `dir/f.html`; the run's output and the page's DOM.
+fn fault_run(browser: &Path, dir: &Path, case: &str, wave: u64, lanes: u64) -> (Output, String) {
     let knob = every_wave(wave, lanes / wave);
+    let lanes = lanes.to_string();
+    let (json, page) = (dir.join("f.json"), dir.join("f.html"));
     let args = [
         "run",
         "--backend",
         "hip",
         "--case",
-        "basic",
+        case,
         "--lanes",
-        "4096",
+        &lanes,
         "--seed",
         "7",
-    ];
-    let out_args = [
         "--json",
         json.to_str().unwrap(),
         "--html",
         page.to_str().unwrap(),
     ];
-    let ran = harness(
-        &[&args[..], &out_args].concat(),
-        Some(&[("XAD_EMUHIP_XAD_FAULT", &knob)]),
-    );
+    let ran = harness(&args, Some(&[("XAD_EMUHIP_XAD_FAULT", &knob)]));
     assert_eq!(ran.status.code(), Some(1), "{}", support::transcript(&ran));
-    let dom = browse(&browser, &page);
-    let drawn = 64; // MAX_DRAWN_WAVES of the 128
+    let dom = browse(browser, &page);
+    (ran, dom)
+}
+
+/// What the page of a [`fault_run`] marks: lane 17 of each of the `drawn`
+/// waves in the lane map and nothing else, lane 17 alone in the lane-in-wave
+/// view with every wave of the case counted (not only the ten records kept),
+/// and bit 9 alone in the histogram, once per wave.
+fn assert_fault_marked(dom: &str, wave: u64, lanes: u64, drawn: u64) {
     let expected: BTreeSet<u64> = (0..drawn).map(|w| LANE + w * wave).collect();
-    assert_eq!(marked_lanes(&dom), expected);
-    let marked_classes: Vec<String> = elements(&dom, "rect")
+    assert_eq!(marked_lanes(dom), expected);
+    let maps: Vec<u64> = elements(dom, "svg")
+        .iter()
+        .filter_map(|svg| attr(svg, "data-wave-size").map(|w| w.parse().unwrap()))
+        .collect();
+    assert_eq!(maps, [wave], "one lane map, rows of the wave size");
+    let marked_classes: Vec<String> = elements(dom, "rect")
         .iter()
         .filter(|r| attr(r, "data-lane-class").is_some() && attr(r, "data-verdict") != Some("pass"))
         .map(|r| {
-            format!(
-                "{}:{}",
-                attr(r, "data-lane-class").unwrap(),
-                attr(r, "data-failed").unwrap()
-            )
+            let class = attr(r, "data-lane-class").unwrap();
+            format!("{class}:{}", attr(r, "data-failed").unwrap())
         })
         .collect();
-    assert_eq!(
-        marked_classes,
-        ["17:128"],
-        "every wave's lane 17, all 128 waves counted"
-    );
-    assert_eq!(marked_bits(&dom), [(BIT, lanes / wave)]);
+    assert_eq!(marked_classes, [format!("{LANE}:{}", lanes / wave)]);
+    assert_eq!(marked_bits(dom), [(BIT, lanes / wave)]);
+}
+
+/// A fault in lane 17 of every wave of 32, one bit, through the emulated
+/// HIP library: marked exactly there ([`assert_fault_marked`]; the map draws
+/// 64 of the 128 waves); every section names the executor as the text report
+/// does; `report` on the saved JSON draws the same page; it prints.
+#[test]
+fn an_injected_fault_is_marked_at_exactly_its_lanes_and_bit() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-fault");
+    let (ran, dom) = fault_run(&browser, &dir, "basic", 32, 4096);
+    assert_fault_marked(&dom, 32, 4096, 64);
     let (executor, case_executor) = text_executors(&ran, "basic");
     assert!(
         executor.starts_with("hardware: ") && executor.contains("emulated"),
         "{executor}"
     );
-    let shown = banners(&dom);
     // The run and its device as the closing line names the executor; the
     // target and the case as the case's line does.
     assert_eq!(
-        shown,
+        banners(&dom),
         [&executor, &executor, &case_executor, &case_executor].map(String::as_str),
         "{}",
         stdout(&ran)
     );
-    let redrawn = harness(
-        &[
-            "report",
-            json.to_str().unwrap(),
-            "--html",
-            again.to_str().unwrap(),
-        ],
-        None,
+    let (json, page, again) = (
+        dir.join("f.json"),
+        dir.join("f.html"),
+        dir.join("again.html"),
     );
+    let args = [
+        "report",
+        json.to_str().unwrap(),
+        "--html",
+        again.to_str().unwrap(),
+    ];
+    let redrawn = harness(&args, None);
     assert_eq!(
         redrawn.status.code(),
         Some(0),
@@ -316,6 +320,34 @@ fn an_injected_fault_is_marked_at_exactly_its_lanes_and_bit() {
         std::fs::read(&again).unwrap(),
         "one page from both"
     );
+    let pdf = dir.join("f.pdf");
+    let printed = Command::new(&browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg(format!("--print-to-pdf={}", pdf.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("start chromium");
+    assert!(
+        printed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&printed.stderr)
+    );
+    let bytes = std::fs::read(&pdf).expect("printed");
+    assert!(
+        bytes.starts_with(b"%PDF") && bytes.len() > 20_000,
+        "{} bytes",
+        bytes.len()
+    );
+}
+
+/// The same in wave64 (`basic_w64`: rows of 64 lanes, lane 17 of each of
+/// the 64 waves, all drawn).
+#[test]
+fn an_injected_fault_in_wave64_is_marked_in_rows_of_64() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-fault-w64");
+    let (_, dom) = fault_run(&browser, &dir, "basic_w64", 64, 4096);
+    assert_fault_marked(&dom, 64, 4096, 64);
 }
 
 /// A passing emulator run: nothing marked, no histogram, exit 0 on the page,

@@ -207,7 +207,7 @@ pub fn aggregates(pattern: &Value) -> String {
         .collect();
     let mut out = strip(
         "lane in wave (every lane of the case, lane index mod the wave size)",
-        "lane-class",
+        ("lane-class", "lane in wave"),
         &rows,
     );
     let buckets = pattern["buckets"].as_array().map_or(&[][..], Vec::as_slice);
@@ -223,7 +223,7 @@ pub fn aggregates(pattern: &Value) -> String {
         .collect();
     out += &strip(
         "lane ranges (the case's lanes in equal ranges)",
-        "bucket",
+        ("bucket", "lanes"),
         &rows,
     );
     out
@@ -231,7 +231,7 @@ pub fn aggregates(pattern: &Value) -> String {
 
 /// One aggregate view: a strip of cells coloured by their worst verdict,
 /// then a table of the cells with a lane that did not pass.
-fn strip(title: &str, kind: &str, rows: &[(String, [u64; 5])]) -> String {
+fn strip(title: &str, (kind, head): (&str, &str), rows: &[(String, [u64; 5])]) -> String {
     let cell = (448 / rows.len().max(1)).clamp(6, 14);
     let mut out = format!(
         "<p>{}</p>\n<svg class=\"{kind}\" width=\"{}\" height=\"18\">",
@@ -239,7 +239,7 @@ fn strip(title: &str, kind: &str, rows: &[(String, [u64; 5])]) -> String {
         cell * rows.len()
     );
     let mut table = format!(
-        "<table class=\"{kind}\"><tr><th class=\"l\">{kind}</th><th>pass</th><th>wrong</th><th>unwritten</th><th>undefined</th><th>unsettled</th></tr>\n"
+        "<table class=\"{kind}\"><tr><th class=\"l\">{head}</th><th>pass</th><th>wrong</th><th>unwritten</th><th>undefined</th><th>unsettled</th></tr>\n"
     );
     for (i, (label, c)) in rows.iter().enumerate() {
         let verdict = worst(c);
