@@ -721,3 +721,38 @@ fn a_faulting_run_still_writes_its_page() {
         "{stderr}"
     );
 }
+
+/// A case whose every word rests on unsettled ISA behaviour (`sreg_hi_w32`
+/// on the emulator: skipped, exit 77): every lane drawn is marked
+/// unsettled, none wrong, and no bit is counted.
+#[test]
+fn unsettled_lanes_are_marked_unsettled_not_wrong() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-unsettled");
+    let page = dir.join("u.html");
+    let args = [
+        "run",
+        "--backend",
+        "emu",
+        "--case",
+        "sreg_hi_w32",
+        "--lanes",
+        "256",
+        "--seed",
+        "3",
+        "--html",
+        page.to_str().unwrap(),
+    ];
+    let ran = harness(&args, None);
+    assert_eq!(ran.status.code(), Some(77), "{}", support::transcript(&ran));
+    let dom = browse(&browser, &page);
+    assert_eq!(marked_lanes(&dom), (0..256).collect::<BTreeSet<u64>>());
+    let verdicts: BTreeSet<String> = elements(&dom, "rect")
+        .iter()
+        .filter(|r| attr(r, "data-lanes").is_some())
+        .map(|r| attr(r, "data-verdict").unwrap().to_string())
+        .collect();
+    assert_eq!(verdicts, BTreeSet::from(["unsettled".to_string()]));
+    assert!(marked_bits(&dom).is_empty());
+    assert!(dom.contains("data-status=\"skipped\""));
+}
