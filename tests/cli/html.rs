@@ -68,11 +68,18 @@ fn browse(browser: &Path, page: &Path) -> String {
     }
     let url = format!("file://{}", page.display());
     let png = page.with_extension("png");
+    // A profile of its own per page: tests run in parallel, and two
+    // browsers on one profile would wait for each other or refuse.
+    let profile = format!(
+        "--user-data-dir={}",
+        page.with_extension("profile").display()
+    );
     let base = [
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
         "--window-size=1000,1600",
+        profile.as_str(),
     ];
     let shot = Command::new(browser)
         .args(base)
@@ -323,6 +330,10 @@ fn an_injected_fault_is_marked_at_exactly_its_lanes_and_bit() {
     let pdf = dir.join("f.pdf");
     let printed = Command::new(&browser)
         .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.join("print-profile").display()
+        ))
         .arg(format!("--print-to-pdf={}", pdf.display()))
         .arg(format!("file://{}", page.display()))
         .output()
