@@ -4,7 +4,7 @@
 # gfx9-gfx12 (clang/lld 19, and 22 for gfx950 where apt has it), the HIP
 # runtime and headers (libamdhip64-dev) and libclang for bindgen.
 # With --tests (ci/test.sh) also what only the tests need: qemu-user,
-# python3-numpy and Slurm (munge, slurmctld, slurmd, slurm-client).
+# python3-numpy, Slurm (munge, slurmctld, slurmd, slurm-client) and chromium.
 # Rust itself comes from rustup (https://rustup.rs), which this script does not run.
 set -euo pipefail
 
@@ -16,10 +16,11 @@ set -euo pipefail
 # runs ci/slurm/ on it. Installing them starts no daemon where systemd is not
 # running; where it is, the packages' own services use /etc/slurm and the
 # default ports, which the test's cluster does not (its own configuration,
-# free ports, its own munge socket).
+# free ports, its own munge socket); chromium, because tests/cli/html.rs opens
+# the HTML reports in a real browser (headless) and reads back the DOM it built.
 packages=(clang-19 lld-19 llvm-19 libclang-dev)
 case "${1:-}" in
-  --tests) packages+=(qemu-user python3-numpy munge slurmctld slurmd slurm-client) ;;
+  --tests) packages+=(qemu-user python3-numpy munge slurmctld slurmd slurm-client chromium) ;;
   "") ;;
   *) echo "usage: ci/setup.sh [--tests]" >&2; exit 2 ;;
 esac

@@ -342,16 +342,21 @@ pub enum LaneVerdict {
     Unwritten = 2,
     Undefined = 3,
     Unsettled = 4,
+    /// A probe case's lane on an executor: its plain word passed and its
+    /// probe words were classified into findings ([`crate::findings`]);
+    /// never from [`lane_verdicts`], which compares words with a model.
+    Finding = 5,
 }
 
 impl LaneVerdict {
     /// Every verdict, in code order (the code is the `u8` value).
-    pub const ALL: [LaneVerdict; 5] = [
+    pub const ALL: [LaneVerdict; 6] = [
         LaneVerdict::Pass,
         LaneVerdict::Wrong,
         LaneVerdict::Unwritten,
         LaneVerdict::Undefined,
         LaneVerdict::Unsettled,
+        LaneVerdict::Finding,
     ];
 
     pub fn from_code(code: u8) -> Option<LaneVerdict> {
@@ -373,6 +378,7 @@ impl LaneVerdict {
             LaneVerdict::Unwritten => "unwritten",
             LaneVerdict::Undefined => "undefined",
             LaneVerdict::Unsettled => "unsettled",
+            LaneVerdict::Finding => "finding",
         }
     }
 }

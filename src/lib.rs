@@ -22,6 +22,7 @@
 //! | [`handle`]  | one kernel loaded on one device: load, allocate, launch, read back, release (one release rule) |
 //! | [`report`]  | text, JSON and JUnit reports                                       |
 //! | [`files`]   | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
+//! | [`pattern`] | where a case's verdicts fall: fixed-size counters per lane class, lane range and result bit, for the HTML page |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
 //! | [`dump`]    | `run --dump`: failing (or all) lanes' blocks as `.npy` files, the code object that ran, a manifest |
 //! | [`replay`]  | `xad-harness replay`: read and validate a dump, run its blocks again, say what reproduced |
@@ -62,6 +63,7 @@ pub mod kernels;
 pub mod listing;
 pub mod merge;
 pub mod microbench;
+pub mod pattern;
 pub mod replay;
 pub mod report;
 pub mod run;

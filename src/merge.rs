@@ -739,6 +739,8 @@ fn matches_pattern(pattern: &str, text: &str) -> Option<bool> {
         ),
         // Its last alternative, `.+`, takes in the others.
         "^(hip:[0-9]+|emulator:[a-z0-9-]+|unrecorded|.+)$" => Some(one_line(text)),
+        // A case pattern's verdict letters (src/pattern.rs).
+        "^[.wudsf]*$" => Some(text.chars().all(|c| ".wudsf".contains(c))),
         _ => None,
     }
 }

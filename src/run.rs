@@ -112,6 +112,9 @@ pub struct CaseResult {
     pub lanes: u64,
     pub scalars: Vec<u32>,
     pub tally: Tally,
+    /// Where the verdicts fall, every lane counted in fixed memory ([`crate::pattern`]).
+    #[serde(skip_serializing_if = "crate::pattern::Pattern::is_empty")]
+    pub pattern: crate::pattern::Pattern,
     pub guard_violations: Vec<GuardViolation>,
     /// Set when the case could not run to the end (device fault, timeout, ...).
     /// Typed, so callers match on it (a timeout stops the run); reports carry
@@ -358,6 +361,7 @@ impl CaseResult {
             lanes: opts.lanes,
             scalars: Vec::new(),
             tally: Tally::default(),
+            pattern: Default::default(),
             guard_violations: Vec::new(),
             error: None,
             not_run: Some(reason),
@@ -396,6 +400,7 @@ pub fn run_case(
         lanes: opts.lanes,
         scalars: scalars.clone(),
         tally: Tally::default(),
+        pattern: Default::default(),
         guard_violations: Vec::new(),
         error: None,
         not_run: None,
@@ -578,7 +583,7 @@ fn run_chunks(
             taint: &taint,
         };
         let probed = classifier.as_mut().zip(first_dispatch.as_deref());
-        record(result, &compare, probed, opts);
+        record(result, &compare, case, probed, opts);
         first_lane += count as u64;
         if let Some(done) = &opts.lanes_done {
             done.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
@@ -603,21 +608,23 @@ fn read_staged<'a>(
     Ok(&staged.got[..words])
 }
 
-/// Count one dispatch: the tally and the dump; for a probe case on an
-/// executor (`probed`: its classifier and the first of the chunk's two
-/// dispatches), the findings instead ([`classify`]).
+/// Count one dispatch: the tally, where its verdicts fall, and the dump;
+/// for a probe case on an executor (`probed`: its classifier and the first
+/// of the chunk's two dispatches), the findings instead ([`classify`]).
 fn record(
     result: &mut CaseResult,
     compare: &Compare<'_>,
+    case: &Case,
     probed: Option<(&mut Classifier, &[u32])>,
     opts: &Options,
 ) {
     if let Some((classifier, first)) = probed {
         let k = compare.outputs_per_lane;
         classifier.compare_repeat(compare.first_lane, k, first, compare.got);
-        return classify(classifier, compare, result, opts);
+        return classify(classifier, compare, result, case, opts);
     }
     result.tally.add(compare, opts.keep);
+    result.pattern.add(compare, opts.lanes, case.wave_size);
     if let Some(dump) = &opts.dump {
         dump.chunk(compare);
     }
@@ -649,6 +656,7 @@ fn classify(
     classifier: &mut Classifier,
     cmp: &Compare<'_>,
     result: &mut CaseResult,
+    case: &Case,
     opts: &Options,
 ) {
     let k = cmp.outputs_per_lane;
@@ -665,6 +673,9 @@ fn classify(
         ..*cmp
     };
     result.tally.add(&word0, opts.keep);
+    result
+        .pattern
+        .add_classified(&word0, opts.lanes, case.wave_size);
     if let Some(dump) = &opts.dump {
         let mut expected = cmp.expected.to_vec();
         for (e, g) in expected.chunks_mut(k).zip(cmp.got.chunks(k)) {

@@ -1065,14 +1065,29 @@ pub struct Ending {
     pub also: Vec<Error>,
 }
 
+/// The report files a run writes (`--json`, `--junit`, `--html`).
+#[derive(Default)]
+pub struct Outputs<'a> {
+    pub json: Option<&'a Path>,
+    pub junit: Option<&'a Path>,
+    pub html: Option<&'a Path>,
+}
+
 /// Write the reports asked for, whatever happened, and choose the exit code
 /// by the one rule ([`report::files::after_writing`]): a signal's code wins;
 /// a report that cannot be written fails an otherwise passing run.
-pub fn finish(report: RunReport, json: Option<&Path>, junit: Option<&Path>) -> Ending {
+pub fn finish(report: RunReport, outputs: &Outputs<'_>) -> Ending {
     let written = report::files::write_all(
-        json.map(|path| (path, Ok(report.to_json())))
-            .into_iter()
-            .chain(junit.map(|path| (path, Ok(report::to_junit(&report))))),
+        (outputs
+            .json
+            .map(|path| (path, Ok(report.to_json())))
+            .into_iter())
+        .chain(
+            outputs
+                .junit
+                .map(|path| (path, Ok(report::to_junit(&report)))),
+        )
+        .chain(outputs.html.map(|path| (path, report.to_html()))),
     );
     let (outcome, shown) = report.into_exit_code();
     let (outcome, unwritten) = report::files::after_writing(outcome, written);

@@ -410,6 +410,10 @@ pub struct Outcome {
     pub findings: Vec<Finding>,
     /// Waves per unit, by name.
     pub coverage: BTreeMap<String, u64>,
+    /// Per unit, the iterations in which one of its waves had a mismatch,
+    /// summed over its waves (the count the device writes beside each
+    /// wave's hardware id); units with none are left out.
+    pub unit_mismatches: BTreeMap<String, u64>,
     /// Compute units the runtime reports (`None` on the emulator).
     pub runtime_compute_units: Option<u32>,
     pub emulated_compute_units: Option<u32>,
@@ -623,6 +627,7 @@ pub fn run_on(
         unreproduced: 0,
         findings: Vec::new(),
         coverage: BTreeMap::new(),
+        unit_mismatches: BTreeMap::new(),
         runtime_compute_units: hardware.then_some(compute_units),
         emulated_compute_units: (!hardware).then_some(compute_units),
         interrupted: None,
@@ -820,14 +825,16 @@ fn dispatch(
         })
 }
 
-/// Each wave's words: count the unit it ran on into the coverage, and
-/// return the lanes of every wave that recorded a mismatch.
+/// Each wave's words: count the unit it ran on into the coverage (and its
+/// mismatches into that unit's), and return the lanes of every wave that
+/// recorded a mismatch.
 fn tally_waves(words: &[u32], wave: u64, generation: Generation, out: &mut Outcome) -> Vec<u64> {
     let mut suspects = Vec::new();
     for (w, words) in words.chunks_exact(WAVE_WORDS).enumerate() {
-        let unit = decode_hw_id(generation, words[0]);
-        *out.coverage.entry(unit_name(generation, unit)).or_default() += 1;
+        let unit = unit_name(generation, decode_hw_id(generation, words[0]));
+        *out.coverage.entry(unit.clone()).or_default() += 1;
         if words[1] != 0 {
+            *out.unit_mismatches.entry(unit).or_default() += u64::from(words[1]);
             suspects.extend(w as u64 * wave..(w as u64 + 1) * wave);
         }
     }
@@ -886,14 +893,16 @@ fn recheck_lanes(
 
 /// Run `req` and end it as `soak` promises: the outcome's lines through
 /// `say`, its error (and a report that could not be written) through `warn`,
-/// one line each, and the `--json` report (`json`) written on every ending:
-/// what ran before a fault, or the error of a soak that could not start
-/// (then returned, after its report is written). The exit code: the
-/// outcome's, by the one rule for a report that could not be written
-/// ([`report::files::after_writing`]: it fails a passing soak, exit 3).
+/// one line each, and the `--json` report (`json`) and its HTML page
+/// (`html`) written on every ending: what ran before a fault, or the error of
+/// a soak that could not start (then returned, after its reports are
+/// written). The exit code: the outcome's, by the one rule for a report that
+/// could not be written ([`report::files::after_writing`]: it fails a
+/// passing soak, exit 3).
 pub fn run_reported(
     req: &Request,
     json: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
     say: &mut dyn FnMut(&str),
     warn: &mut dyn FnMut(&str),
 ) -> Result<i32> {
@@ -901,7 +910,7 @@ pub fn run_reported(
         Ok(outcome) => outcome,
         Err(e) => {
             let text = error_json_text(req, &e);
-            if let Err(unwritten) = report::files::write_all(json.map(|path| (path, text))) {
+            if let Err(unwritten) = write_reports(json, html, text) {
                 warn(&unwritten.to_string());
             }
             return Err(e);
@@ -913,12 +922,28 @@ pub fn run_reported(
     if let Some(e) = &outcome.error {
         warn(e);
     }
-    let written = report::files::write_all(json.map(|path| (path, json_text(&outcome))));
+    let written = write_reports(json, html, json_text(&outcome));
     let (code, unwritten) = report::files::after_writing(Ok(outcome.exit_code), written);
     if let Some(e) = unwritten {
         warn(&e.to_string());
     }
     code
+}
+
+/// The `--json` report `text` to `json`, and the page drawn from it to `html`.
+fn write_reports(
+    json: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
+    text: Result<String>,
+) -> Result<()> {
+    let page = match &text {
+        Ok(text) => serde_json::from_str::<serde_json::Value>(text)
+            .map(|value| report::html::soak::render(&value))
+            .map_err(|e| Error::Io(format!("soak page: {e}"))),
+        Err(e) => Err(Error::Io(format!("soak page: {e}"))),
+    };
+    let json = json.map(|path| (path, text));
+    report::files::write_all(json.into_iter().chain(html.map(|path| (path, page))))
 }
 
 /// The outcome as the `--json` report.

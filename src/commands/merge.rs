@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::{command_line, refuse, say, warn, Failure};
 use crate::{merge, report};
 
-// `merge --json OUT.json [--junit OUT.xml] [--expect N] REPORT.json... [--junit-in IN.xml...]`
+// `merge --json OUT.json [--junit OUT.xml] [--html OUT.html] [--expect N] REPORT.json... [--junit-in IN.xml...]`
 #[derive(clap::Args)]
 pub struct MergeArgs {
     /// Write the merged JSON report here.
@@ -15,6 +15,9 @@ pub struct MergeArgs {
     /// Write the merged JUnit report here (from the --junit-in reports).
     #[arg(long, value_name = "FILE", requires = "junit_in")]
     pub junit: Option<PathBuf>,
+    /// Write the merged report's HTML page here (its device x target grid links every node's sections).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// JUnit reports to merge: one or more after each --junit-in, after the JSON reports.
     #[arg(long = "junit-in", value_name = "FILE", num_args = 1.., requires = "junit")]
     pub junit_in: Vec<PathBuf>,
@@ -35,13 +38,22 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         expect: args.expect.map(|n| n as usize),
         command: &command,
     };
-    refuse(merge::check_outputs(
-        &request,
-        args.json.as_deref(),
-        args.junit.as_deref(),
-    ))?;
+    let mut refused = merge::check_outputs(&request, args.json.as_deref(), args.junit.as_deref());
+    refused.extend(report::files::check_html(
+        args.html.as_deref(),
+        &[
+            ("--json", args.json.as_deref()),
+            ("--junit", args.junit.as_deref()),
+        ],
+    ));
+    refuse(refused)?;
     let merged = merge::merge(&request)?;
     let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
+    let page = args
+        .html
+        .as_deref()
+        .map(|path| (path, Ok(report::html::render(&merged.report))));
+    let written = written.and(report::files::write_all(page));
     say(merged.summary_line());
     // Why the merge is not a pass (`--expect`'s count, a node's error) on
     // stderr too, one line, not only inside the JSON report.

@@ -27,6 +27,7 @@ pub mod merge;
 pub mod microbench;
 mod progress;
 pub mod replay;
+pub mod report;
 pub mod run;
 pub mod schema;
 pub mod soak;
@@ -61,6 +62,8 @@ pub enum Command {
     /// Merge the JSON (and JUnit) reports of several runs, e.g. a fleet's nodes, into one;
     /// exits with their combined code.
     Merge(merge::MergeArgs),
+    /// Draw a saved JSON report (of `run` or `merge`) as one self-contained HTML page.
+    Report(report::ReportArgs),
     /// Time v_xad_u32 against v_xor_b32 + add and v_add3_u32 with the GPU's cycle counter
     /// (hardware only: the emulator and emulated devices are exit 77).
     Microbench(crate::microbench::Args),
@@ -119,6 +122,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Failure> {
         Command::Schema => schema::run(),
         Command::Bench(args) => bench::run(&args),
         Command::Merge(args) => merge::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Microbench(args) => microbench::run(&args),
         Command::Soak(args) => soak::run(&args),
     }
@@ -178,15 +182,20 @@ pub fn refused_arguments(e: &clap::Error, args: &[OsString]) -> Failure {
         report_path_arg(args, "--json"),
         report_path_arg(args, "--junit"),
     );
+    let html = report_path_arg(args, "--html");
     let mut refused = vec![Error::Usage(first)];
     refused.extend(crate::report::files::check(
         json.as_deref(),
         junit.as_deref(),
     ));
+    refused.extend(crate::report::files::check_html(
+        html.as_deref(),
+        &[("--json", json.as_deref()), ("--junit", junit.as_deref())],
+    ));
     Failure::Refused(refused)
 }
 
-/// The value of `run`'s `option` (`--json`/`--junit`) in arguments clap
+/// The value of `run`'s `option` (`--json`/`--junit`/`--html`) in arguments clap
 /// refused for another reason. `devices --json` and `list --json` are flags,
 /// so only a `run` (or no subcommand) counts. An empty value is left out:
 /// clap refuses it itself (`a value is required for '--json <FILE>'`), and

@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// Write a JUnit XML report here (also when the run fails).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Write a self-contained HTML page of lane maps and bit histograms here (also when the
+    /// run fails); `report REPORT.json --html` draws the same page from a saved report.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Print only the cases that did not pass and the closing line; no progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -108,6 +112,13 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
     // A report that could not be written is found now, not after the run;
     // other usage errors are shown beside it.
     let mut refused = report::files::check(args.json.as_deref(), args.junit.as_deref());
+    refused.extend(report::files::check_html(
+        args.html.as_deref(),
+        &[
+            ("--json", args.json.as_deref()),
+            ("--junit", args.junit.as_deref()),
+        ],
+    ));
     refused.extend(check_dump(args.dump.as_deref(), args.dump_all, args.lanes));
     refused.extend(backend.err());
     if !refused.is_empty() {
@@ -126,7 +137,12 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
     request.dump = sink.clone();
     let report = run_with_bar(&request, args.quiet);
     // Reports are written whatever happened, so nothing the user asked for is lost.
-    let ending = session::finish(report, args.json.as_deref(), args.junit.as_deref());
+    let outputs = session::Outputs {
+        json: args.json.as_deref(),
+        junit: args.junit.as_deref(),
+        html: args.html.as_deref(),
+    };
+    let ending = session::finish(report, &outputs);
     for e in ending.also {
         warn(e);
     }

@@ -9,7 +9,7 @@ use super::{
 use crate::backend::BackendChoice;
 use crate::{inputs, report, soak};
 
-// `soak --duration D [--backend B] [--device I] [--seed S] [--json FILE]`
+// `soak --duration D [--backend B] [--device I] [--seed S] [--json FILE] [--html FILE]`
 #[derive(clap::Args)]
 pub struct SoakArgs {
     /// How long: seconds (90, 1.5) or with a unit (500ms, 30s, 10m, 2h); 0.1 s to 7 days.
@@ -27,11 +27,18 @@ pub struct SoakArgs {
     /// Write the outcome as JSON here (also when it fails).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write an HTML page of the outcome here (per-unit coverage and mismatches; also when it fails).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: &SoakArgs) -> Result<i32, Failure> {
     let interrupt = install_interrupt()?;
     let mut refused = report::files::check(args.json.as_deref(), None);
+    refused.extend(report::files::check_html(
+        args.html.as_deref(),
+        &[("--json", args.json.as_deref())],
+    ));
     let backend = backend_choice(args.backend);
     refused.extend(
         backend
@@ -53,6 +60,7 @@ pub fn run(args: &SoakArgs) -> Result<i32, Failure> {
     Ok(soak::run_reported(
         &request,
         args.json.as_deref(),
+        args.html.as_deref(),
         &mut |line| say(line),
         &mut |line| warn(line),
     )?)

@@ -52,6 +52,29 @@ pub fn check(json: Option<&Path>, junit: Option<&Path>) -> Vec<Error> {
         .collect()
 }
 
+/// `--html`'s path by the tool-wide write rule, and not the file another
+/// report of the same command (`others`: option and path) names.
+pub fn check_html(html: Option<&Path>, others: &[(&str, Option<&Path>)]) -> Vec<Error> {
+    let Some(html) = html else {
+        return Vec::new();
+    };
+    let clash = others.iter().filter_map(|(option, path)| {
+        let path = (*path)?;
+        same_file(html, path).then(|| {
+            Error::Usage(format!(
+                "--html {} and {option} {} name the same file; give each report its own",
+                html.display(),
+                path.display()
+            ))
+        })
+    });
+    crate::files::check_output("--html", html)
+        .err()
+        .into_iter()
+        .chain(clash)
+        .collect()
+}
+
 /// `--json` and `--junit` naming one file by any spelling ([`same_file`]);
 /// `merge` applies the same rule to its outputs.
 pub fn one_file_twice(json: Option<&Path>, junit: Option<&Path>) -> Option<Error> {

@@ -1,7 +1,9 @@
-//! Reports: the text a person reads, JSON for tools, JUnit XML for CI. All three
-//! are rendered from one [`RunReport`]; every one names what executed the results.
+//! Reports: the text a person reads, JSON for tools, JUnit XML for CI, and an
+//! HTML page of pictures drawn from the JSON ([`html`]). All are rendered from
+//! one [`RunReport`]; every one names what executed the results.
 
 pub mod files;
+pub mod html;
 mod json;
 mod junit;
 mod text;
@@ -372,6 +374,14 @@ impl RunReport {
     /// The JSON report, in the versioned schema ([`SCHEMA`]).
     pub fn to_json(&self) -> String {
         json::to_json(self)
+    }
+
+    /// The HTML page, drawn from the JSON report so that `report
+    /// REPORT.json --html` on the saved file draws the same page.
+    pub fn to_html(&self) -> Result<String, Error> {
+        let value: serde_json::Value = serde_json::from_str(&self.to_json())
+            .map_err(|e| Error::Io(format!("drawing the HTML page: {e}")))?;
+        Ok(html::render(&value))
     }
 }
 

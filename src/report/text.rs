@@ -373,6 +373,7 @@ pub(crate) mod tests {
             lanes: 64,
             scalars: vec![],
             tally,
+            pattern: Default::default(),
             guard_violations: vec![],
             error: None,
             not_run: None,

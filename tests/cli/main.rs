@@ -14,6 +14,7 @@ mod cli;
 mod error_table;
 mod findings;
 mod house;
+mod html;
 mod interrupt;
 mod kernel_input;
 mod man_pages;

@@ -1,0 +1,83 @@
+//! `xad-harness report REPORT.json --html OUT.html`: draw the HTML page of a
+//! saved JSON report (`run --json` or `merge --json`: the page `run --html`
+//! writes; `soak --json`: the page `soak --html` writes). The input is read
+//! by the tool's rule for reports; a run's report must satisfy the report
+//! schema ([`crate::merge::check_report`]), a soak's names its command. The
+//! output is written by the one rule for reports.
+
+use std::path::{Path, PathBuf};
+
+use super::{refuse, say, warn, Failure};
+use crate::error::{exit, Error};
+use crate::{merge, report};
+
+// `report REPORT.json --html OUT.html`
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// The JSON report to draw (written by `run --json`, `merge --json` or `soak --json`).
+    #[arg(value_name = "REPORT.json")]
+    pub report: PathBuf,
+    /// Write the self-contained HTML page here.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub html: PathBuf,
+}
+
+pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
+    // Both usage errors at once: an unwritable page and an unreadable report.
+    let mut refused = report::files::check_html(Some(&args.html), &[]);
+    let report = match read(&args.report) {
+        Ok(report) => Some(report),
+        Err(e) if e.exit_code() == exit::USAGE => {
+            refused.push(e);
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
+    refuse(refused)?;
+    let Some(report) = report else {
+        return Err(Error::Usage("no report".into()).into());
+    };
+    let page = if is_soak(&report) {
+        report::html::soak::render(&report)
+    } else {
+        report::html::render(&report)
+    };
+    let written = report::files::write_all([(args.html.as_path(), Ok(page))]);
+    if written.is_ok() {
+        let what = match report["devices"].as_array() {
+            _ if is_soak(&report) => "a soak".to_string(),
+            Some(devices) => format!("{} device(s)", devices.len()),
+            None => "no device".to_string(),
+        };
+        say(format_args!(
+            "html {}: {what} from {} [{}]",
+            args.html.display(),
+            args.report.display(),
+            report["executor"].as_str().unwrap_or("")
+        ));
+    }
+    let (code, unwritten) = report::files::after_writing(Ok(exit::PASS), written);
+    if let Some(e) = unwritten {
+        warn(&e);
+    }
+    Ok(code?)
+}
+
+/// A soak's report: `"command": "soak"` and no `schema` (soak reports are
+/// not of the run report's schema).
+fn is_soak(report: &serde_json::Value) -> bool {
+    report["command"] == "soak" && report.get("schema").is_none()
+}
+
+/// `path` as JSON, by the tool's rule for reading reports: a soak's report,
+/// or a run's that satisfies the report schema.
+fn read(path: &Path) -> Result<serde_json::Value, Error> {
+    let shown = path.display().to_string();
+    let bytes = crate::files::read_input(&shown, path, crate::files::MAX_REPORT_BYTES)?;
+    let report: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::Usage(format!("{shown}: not JSON: {e}")))?;
+    if !is_soak(&report) {
+        merge::check_report(&report).map_err(|why| Error::Usage(format!("{shown}: {why}")))?;
+    }
+    Ok(report)
+}

@@ -1,0 +1,132 @@
+//! The fleet grid: one row per device (a merged report's devices keep their
+//! node's host), one column per target, each cell the worst status of that
+//! device's cases on that target with its counts, linked to its section.
+
+use serde_json::Value;
+
+use super::{anchor, esc, num, text_of};
+
+/// Statuses from worst to best, as a cell picks its colour.
+const WORST_FIRST: [&str; 8] = [
+    "fail",
+    "error",
+    "timeout",
+    "unsettled",
+    "finding",
+    "pass",
+    "skipped",
+    "not_supported",
+];
+
+/// Every target any device ran, in first-seen order.
+fn all_targets(devices: &[Value]) -> Vec<&str> {
+    let mut targets: Vec<&str> = Vec::new();
+    for device in devices {
+        for case in device["cases"].as_array().into_iter().flatten() {
+            let t = text_of(case, "target");
+            if !targets.contains(&t) {
+                targets.push(t);
+            }
+        }
+    }
+    targets
+}
+
+/// The targets device `device` ran, in first-seen order.
+fn device_targets(device: &Value) -> Vec<&str> {
+    all_targets(std::slice::from_ref(device))
+}
+
+/// The grid, or a line for a report without devices. When every device ran
+/// one target (the emulator's `--target all`: an emulated device per
+/// target) the targets are a column of their own rather than a diagonal.
+pub fn grid(devices: &[Value]) -> String {
+    if devices.is_empty() {
+        return "<p class=\"note\">no device ran</p>\n".into();
+    }
+    let one_each = devices.iter().all(|d| device_targets(d).len() <= 1);
+    let targets = all_targets(devices);
+    let mut out = String::from(
+        "<nav><h2>devices and targets</h2>\n<table class=\"fleet\"><tr><th class=\"l\">node</th><th class=\"l\">device</th><th class=\"l\">executor</th>",
+    );
+    if one_each {
+        out += "<th class=\"l\">target</th><th class=\"l\">cases</th>";
+    } else {
+        for t in &targets {
+            out += &format!("<th>{}</th>", esc(t));
+        }
+    }
+    out += "</tr>\n";
+    for (index, device) in devices.iter().enumerate() {
+        out += &format!(
+            "<tr><td class=\"l\">{}</td><td class=\"l\"><a href=\"#{}\">{}</a></td><td class=\"l mono\">{}</td>",
+            esc(text_of(device, "host")),
+            anchor(&[&format!("d{index}")]),
+            esc(text_of(device, "id")),
+            esc(text_of(device, "executor")),
+        );
+        let columns = if one_each {
+            device_targets(device)
+        } else {
+            targets.clone()
+        };
+        for t in &columns {
+            if one_each {
+                out += &format!("<td class=\"l\">{}</td>", esc(t));
+            }
+            out += &cell(index, device, t);
+        }
+        out += "</tr>\n";
+    }
+    out + "</table></nav>\n"
+}
+
+/// One device x target cell.
+fn cell(index: usize, device: &Value, target: &str) -> String {
+    let cases: Vec<&Value> = device["cases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| text_of(c, "target") == target)
+        .collect();
+    if cases.is_empty() {
+        return "<td class=\"l\">-</td>".into();
+    }
+    let statuses: Vec<&str> = cases.iter().map(|c| text_of(c, "status")).collect();
+    let worst = WORST_FIRST
+        .iter()
+        .find(|s| statuses.contains(s))
+        .copied()
+        .unwrap_or("error");
+    let failed_lanes: u64 = cases.iter().map(|c| num(&c["tally"], "lanes_failed")).sum();
+    format!(
+        "<td class=\"l st-{worst}\" data-host=\"{}\" data-device=\"{}\" data-target=\"{}\" data-status=\"{worst}\"><a href=\"#{}\">{worst}</a> {}</td>",
+        esc(text_of(device, "host")),
+        esc(text_of(device, "id")),
+        esc(target),
+        anchor(&[&format!("d{index}"), target]),
+        counts_text(&statuses, failed_lanes),
+    )
+}
+
+/// `3 pass, 1 fail, 2 other; 17 lanes failed`, leaving out what is zero.
+fn counts_text(statuses: &[&str], failed_lanes: u64) -> String {
+    let count = |s: &[&str]| statuses.iter().filter(|x| s.contains(x)).count();
+    let passed = count(&["pass", "unsettled", "finding"]);
+    let failed = count(&["fail"]);
+    let parts: Vec<String> = [
+        (passed, "pass"),
+        (failed, "fail"),
+        (statuses.len() - passed - failed, "other"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, word)| format!("{n} {word}"))
+    .collect();
+    let lanes = if failed_lanes > 0 {
+        format!("; {failed_lanes} lanes failed")
+    } else {
+        String::new()
+    };
+    format!("({}{lanes})", parts.join(", "))
+}

@@ -1,0 +1,471 @@
+//! The HTML page: one self-contained file rendered from a JSON report (the
+//! [`serde_json::Value`] of `report.schema.json`), so `report REPORT.json
+//! --html` on a saved report and `run --html` draw the same page. Inline CSS
+//! and SVG only: no script, font or request leaves the file, and it reads the
+//! same printed and with scripting off.
+//!
+//! Every section (the run, each device, each target, each case) carries the
+//! executor banner as the text report prints it, so a picture of an emulated
+//! run cannot pass for a hardware one. Per case: a lane map, aggregate views
+//! by lane in wave and by lane range, and a histogram of the bits wrong words
+//! flipped, all drawn from the case's `pattern` counters
+//! ([`crate::pattern`]); a merged fleet gets a grid of nodes x devices x
+//! targets linking to the sections; a soak its units ([`soak`]). Drawn elements carry `data-` attributes
+//! (`data-lane`, `data-lanes`, `data-verdict`, `data-bit`, ...) so tests and
+//! tools read the page as data.
+
+mod bits;
+mod findings;
+mod fleet;
+mod lanes;
+pub mod soak;
+
+use serde_json::Value;
+
+/// The page for `report`.
+pub fn render(report: &Value) -> String {
+    let mut page = String::with_capacity(64 * 1024);
+    page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    page += &format!(
+        "<title>xad-harness report: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(&title(report))
+    );
+    page += &run_header(report);
+    page += &lanes::legend();
+    let devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
+    page += &fleet::grid(devices);
+    for (index, device) in devices.iter().enumerate() {
+        page += &device_section(index, device);
+    }
+    page += "</body>\n</html>\n";
+    page
+}
+
+const CSS: &str = "
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}
+h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.25em;margin:1.2em 0 .2em}
+h3{font-size:1.1em;margin:1em 0 .2em}h4{font-size:1em;margin:.8em 0 .2em}
+.executor{display:inline-block;font-family:monospace;padding:.1em .5em;border:1px solid #555;background:#f3f3f3;margin:.2em 0}
+.executor.emulated{border-color:#b36b00;background:#fff4e0}
+section.device{border-top:3px solid #333;margin-top:1.5em}
+section.target{border-left:3px solid #999;padding-left:.8em;margin:1em 0}
+article.case{margin:.8em 0 1.2em;break-inside:avoid;page-break-inside:avoid}
+table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #bbb;padding:.15em .45em;text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eee}td.l,th.l{text-align:left}
+.st-pass,.st-unsettled{background:#d9f0d9}.st-finding{background:#d2eef3}.finding-disagree,.finding-no_candidate{background:#f7c6c6}.st-fail{background:#f7c6c6}.st-error,.st-timeout{background:#f3d2f3}
+.st-not_supported,.st-skipped{background:#eee}
+svg{display:block;margin:.3em 0;overflow:visible}svg text{font:10px monospace;fill:#222}
+.note{color:#444}.mono{font-family:monospace}
+@media print{body{margin:0}section.device{break-before:auto}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+";
+
+/// `text` safe inside HTML text and double-quoted attributes.
+pub(crate) fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out += "&amp;",
+            '<' => out += "&lt;",
+            '>' => out += "&gt;",
+            '"' => out += "&quot;",
+            '\'' => out += "&#39;",
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fragment id from parts: letters, digits, `-` and `_` only.
+pub(crate) fn anchor(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|p| {
+            p.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+pub(crate) fn text_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or("")
+}
+
+pub(crate) fn num(v: &Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or(0)
+}
+
+/// The executor banner, as the text report prints it.
+pub(crate) fn banner(executor: &str) -> String {
+    let class = if executor.starts_with("emulated") {
+        "executor emulated"
+    } else {
+        "executor"
+    };
+    let shown = if executor.is_empty() {
+        "no executor (nothing ran)"
+    } else {
+        executor
+    };
+    format!(
+        "<p><span class=\"{class}\" data-executor=\"{0}\">{0}</span></p>\n",
+        esc(shown)
+    )
+}
+
+/// What executed a case, as the text report's `[...]` says it: the
+/// executor, and the code object's target when the executor does not name it.
+fn executed_on(case: &Value) -> String {
+    let (executor, target) = (text_of(case, "executor"), text_of(case, "target"));
+    if target.is_empty() || executor == format!("emulated {target}") {
+        executor.to_string()
+    } else {
+        format!("{executor}; code object {target}")
+    }
+}
+
+fn title(report: &Value) -> String {
+    let executor = text_of(report, "executor");
+    format!(
+        "exit {} [{}]",
+        report["exit_code"],
+        if executor.is_empty() {
+            "nothing ran"
+        } else {
+            executor
+        }
+    )
+}
+
+/// The run's banner, its seed and lanes, the exit code and the statuses.
+fn run_header(report: &Value) -> String {
+    let mut out = String::from("<header>\n<h1>xad-harness report</h1>\n");
+    out += &banner(text_of(report, "executor"));
+    let tool = &report["tool"];
+    out += &format!(
+        "<p>{} {} ({}) on {}; seed {}; {} lanes per case; exit code <b data-exit-code=\"{}\">{}</b></p>\n",
+        esc(text_of(tool, "name")),
+        esc(text_of(tool, "version")),
+        esc(text_of(tool, "git_describe")),
+        esc(text_of(report, "host")),
+        report["seed"],
+        report["lanes_per_case"],
+        report["exit_code"],
+        report["exit_code"],
+    );
+    out += &summary_table(&report["summary"]);
+    let notes = report["notes"].as_array().into_iter().flatten();
+    for note in notes.filter_map(Value::as_str) {
+        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
+    }
+    if let Some(error) = report["error"].as_str() {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    if let Some(line) = report["interrupted"].as_object() {
+        out += &format!(
+            "<p class=\"note\">interrupted by {}: reports hold what completed</p>\n",
+            esc(line
+                .get("signal")
+                .and_then(Value::as_str)
+                .unwrap_or("a signal"))
+        );
+    }
+    out + "</header>\n"
+}
+
+/// Cases per status, one row.
+fn summary_table(summary: &Value) -> String {
+    let Some(counts) = summary.as_object() else {
+        return String::new();
+    };
+    let mut head = String::new();
+    let mut row = String::new();
+    for (status, n) in counts {
+        head += &format!("<th class=\"st-{0}\">{0}</th>", esc(status));
+        row += &format!("<td data-status=\"{}\">{n}</td>", esc(status));
+    }
+    format!("<table class=\"summary\"><tr>{head}</tr><tr>{row}</tr></table>\n")
+}
+
+/// The targets of a device's cases, in first-seen order.
+fn targets_of(cases: &[Value]) -> Vec<&str> {
+    let mut targets: Vec<&str> = Vec::new();
+    for case in cases {
+        let t = text_of(case, "target");
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    }
+    targets
+}
+
+/// One device: its banner and identity, then one section per target.
+fn device_section(index: usize, device: &Value) -> String {
+    let id = text_of(device, "id");
+    let host = text_of(device, "host");
+    let mut out = format!(
+        "<section class=\"device\" id=\"{}\" data-device=\"{}\" data-host=\"{}\">\n<h2>{} on {}</h2>\n",
+        anchor(&[&format!("d{index}")]),
+        esc(id),
+        esc(host),
+        esc(id),
+        esc(host)
+    );
+    out += &banner(text_of(device, "executor"));
+    out += &format!(
+        "<p>exit code {}; {:.2} s</p>\n",
+        device["exit_code"],
+        device["seconds"].as_f64().unwrap_or(0.0)
+    );
+    out += &summary_table(&device["summary"]);
+    let notes = device["notes"].as_array().into_iter().flatten();
+    for note in notes.filter_map(Value::as_str) {
+        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
+    }
+    if let Some(error) = device["error"].as_str() {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    let cases = device["cases"].as_array().map_or(&[][..], Vec::as_slice);
+    for target in targets_of(cases) {
+        out += &target_section(index, device, target, cases);
+    }
+    out + "</section>\n"
+}
+
+/// One target of one device: a table of its cases, then each case.
+fn target_section(index: usize, device: &Value, target: &str, cases: &[Value]) -> String {
+    let mine: Vec<&Value> = cases
+        .iter()
+        .filter(|c| text_of(c, "target") == target)
+        .collect();
+    let mut out = format!(
+        "<section class=\"target\" id=\"{}\" data-target=\"{}\">\n<h3>{} / {}</h3>\n",
+        anchor(&[&format!("d{index}"), target]),
+        esc(target),
+        esc(text_of(device, "id")),
+        esc(target)
+    );
+    out += &banner(
+        mine.first()
+            .map_or_else(String::new, |c| executed_on(c))
+            .as_str(),
+    );
+    out += "<table><tr><th class=\"l\">case</th><th class=\"l\">status</th><th>lanes checked</th><th>failed</th><th>unsettled</th></tr>\n";
+    for case in &mine {
+        let tally = &case["tally"];
+        out += &format!(
+            "<tr><td class=\"l\"><a href=\"#{}\">{}</a></td><td class=\"l st-{2}\">{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+            anchor(&[&format!("d{index}"), target, text_of(case, "case")]),
+            esc(text_of(case, "case")),
+            esc(text_of(case, "status")),
+            num(tally, "lanes_checked"),
+            num(tally, "lanes_failed"),
+            num(tally, "lanes_unsettled"),
+        );
+    }
+    out += "</table>\n";
+    for case in mine {
+        out += &case_article(index, target, case);
+    }
+    out + "</section>\n"
+}
+
+/// One case: status, banner, counts, and its pictures.
+fn case_article(index: usize, target: &str, case: &Value) -> String {
+    let name = text_of(case, "case");
+    let status = text_of(case, "status");
+    let mut out = format!(
+        "<article class=\"case\" id=\"{}\" data-case=\"{}\" data-status=\"{}\">\n<h4 class=\"st-{2}\">{} {}</h4>\n",
+        anchor(&[&format!("d{index}"), target, name]),
+        esc(name),
+        esc(status),
+        esc(&status.to_uppercase()),
+        esc(name),
+    );
+    out += &banner(&executed_on(case));
+    out += &format!(
+        "<p class=\"note\">{}</p>\n",
+        esc(text_of(case, "description"))
+    );
+    if let Some(reason) = case["not_run"]["reason"].as_str() {
+        return out + &format!("<p>not run: {}</p>\n</article>\n", esc(reason));
+    }
+    if let Some(error) = case["error"].as_str() {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    let tally = &case["tally"];
+    out += &format!(
+        "<p>{} lanes checked of {}; {} failed ({} unwritten, {} undefined); {} unsettled</p>\n",
+        num(tally, "lanes_checked"),
+        num(case, "lanes"),
+        num(tally, "lanes_failed"),
+        num(tally, "lanes_unwritten"),
+        num(tally, "lanes_undefined"),
+        num(tally, "lanes_unsettled"),
+    );
+    let pattern = &case["pattern"];
+    if pattern.is_object() {
+        out += &lanes::lane_map(pattern, num(tally, "lanes_checked"));
+        out += &lanes::aggregates(pattern);
+        out += &bits::histogram(pattern);
+    } else {
+        out += "<p class=\"note\">no lane pictures: the report has no pattern counters for this case (it never dispatched, or an older xad-harness wrote the report)</p>\n";
+    }
+    out += &findings::table(case);
+    out += &records(tally);
+    out + "</article>\n"
+}
+
+/// The first recorded failing words, as the text report lists them.
+fn records(tally: &Value) -> String {
+    let first = tally["first"].as_array().map_or(&[][..], Vec::as_slice);
+    if first.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<table class=\"records\"><tr><th>lane</th><th>word</th><th>a</th><th>b</th><th>c</th><th>expected</th><th>got</th><th class=\"l\">kind</th></tr>\n",
+    );
+    for m in first {
+        let hex = |k: &str| format!("0x{:08x}", num(m, k));
+        out += &format!(
+            "<tr class=\"mono\" data-lane=\"{}\"><td>{0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
+            num(m, "lane"),
+            num(m, "word"),
+            hex("a"),
+            hex("b"),
+            hex("c"),
+            hex("expected"),
+            hex("got"),
+            esc(text_of(m, "kind")),
+        );
+    }
+    out + "</table>\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`.
+    fn case(name: &str, lanes: u64, first_lanes: &str, wrong: u64) -> Value {
+        let per_class = lanes / 64;
+        let class = json!({"pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0});
+        let buckets: Vec<Value> = (0..64)
+            .map(|b| json!({"first_lane": b * per_class, "lanes": per_class, "pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0}))
+            .collect();
+        let bits: Vec<u64> = (0..32).map(|b| wrong * (b % 3)).collect();
+        json!({
+            "case": name, "status": if wrong > 0 { "fail" } else { "pass" },
+            "executor": "emulated gfx1100", "target": "gfx1100", "lanes": lanes,
+            "description": "<b>not markup</b>",
+            "tally": {"lanes_checked": lanes, "lanes_failed": wrong * 64, "first": []},
+            "pattern": {"lanes": lanes, "wave_size": 32, "lane_classes": vec![class; 64],
+                "buckets": buckets, "wrong_words": wrong * 64, "bits_up": bits, "bits_down": bits,
+                "first_lanes": first_lanes}
+        })
+    }
+
+    fn report(cases: Vec<Value>) -> Value {
+        json!({"executor": "emulated gfx1100", "exit_code": 1, "host": "h", "seed": 1,
+            "devices": [{"id": "emulator:gfx1100", "host": "h<script>", "executor": "emulated gfx1100",
+                "exit_code": 1, "cases": cases}]})
+    }
+
+    /// A 2^32-lane run draws a page of bounded size: a passing case is a
+    /// couple of kilobytes, and the worst lane map (verdicts alternating
+    /// lane by lane) stops at its rectangle cap.
+    #[test]
+    fn a_run_of_2_to_the_32_lanes_draws_a_page_of_bounded_size() {
+        let lanes = 1u64 << 32;
+        let passing: Vec<Value> = (0..64)
+            .map(|i| case(&format!("c{i}"), lanes, "", 0))
+            .collect();
+        let page = render(&report(passing));
+        assert!(
+            page.len() < 64 * 3 * 1024,
+            "{} bytes for 64 passing cases",
+            page.len()
+        );
+        let worst: String = (0..4096)
+            .map(|i| if i % 2 == 0 { 'w' } else { '.' })
+            .collect();
+        let failing: Vec<Value> = (0..64)
+            .map(|i| case(&format!("c{i}"), lanes, &worst, 1 << 20))
+            .collect();
+        let page = render(&report(failing));
+        let per_case = page.len() / 64;
+        assert!(per_case < 120 * 1024, "{per_case} bytes per failing case");
+        let lane_rects = page.matches("data-lanes=").count();
+        assert_eq!(
+            lane_rects,
+            64 * lanes::MAX_MAP_RECTS,
+            "every map at its cap"
+        );
+    }
+
+    /// Text from the report is escaped wherever it lands.
+    #[test]
+    fn report_text_is_escaped() {
+        let page = render(&report(vec![case("c", 64, "", 0)]));
+        assert!(!page.contains("<script>") && page.contains("h&lt;script&gt;"));
+        assert!(!page.contains("<b>not markup</b>"));
+        assert!(!page.contains("<script"), "no script at all");
+        assert_eq!(
+            anchor(&["d0", "gfx11-generic", "a b"]),
+            "d0-gfx11-generic-a-b"
+        );
+    }
+
+    /// Every section names the executor as the text report does, the case
+    /// with its code object's target when the executor does not name it.
+    #[test]
+    fn every_section_carries_the_banner() {
+        let mut c = case("c", 64, "", 0);
+        c["executor"] = json!("hardware: AMD Radeon (gfx1100), HIP runtime 6.4");
+        let page = render(&report(vec![c]));
+        assert_eq!(
+            page.matches("data-executor=\"emulated gfx1100\"").count(),
+            2,
+            "run and device"
+        );
+        let case_banner = "data-executor=\"hardware: AMD Radeon (gfx1100), HIP runtime 6.4; code object gfx1100\"";
+        assert_eq!(page.matches(case_banner).count(), 2, "target and case");
+    }
+
+    /// A device that ran several targets gets a column per target in the
+    /// grid (a "-" where another device did not run one), each cell linked
+    /// to its section; devices that ran one target each get a target column.
+    #[test]
+    fn the_grid_has_a_column_per_target_when_a_device_ran_several() {
+        let mut generic = case("c", 64, "", 0);
+        generic["target"] = json!("gfx11-generic");
+        let mut two = report(vec![case("c", 64, "", 0), generic]);
+        let second = json!({"id": "hip:1", "host": "n2", "executor": "hardware: X (gfx1100)",
+            "cases": [case("c", 64, "w", 1)]});
+        two["devices"].as_array_mut().unwrap().push(second);
+        let page = render(&two);
+        assert!(page.contains("<th>gfx1100</th><th>gfx11-generic</th>"));
+        assert_eq!(
+            page.matches("<td class=\"l\">-</td>").count(),
+            1,
+            "hip:1 ran no gfx11-generic"
+        );
+        for anchor in ["#d0-gfx1100", "#d0-gfx11-generic", "#d1-gfx1100"] {
+            assert!(page.contains(&format!("href=\"{anchor}\"")), "{anchor}");
+            assert!(
+                page.contains(&format!("id=\"{}\"", &anchor[1..])),
+                "{anchor}"
+            );
+        }
+        let one_each = render(&report(vec![case("c", 64, "", 0)]));
+        assert!(one_each.contains("<th class=\"l\">target</th>"));
+    }
+}
