@@ -709,6 +709,6 @@ mod tests {
         for v in LaneVerdict::ALL {
             assert_eq!(LaneVerdict::from_code(v as u8), Some(v));
         }
-        assert_eq!(LaneVerdict::from_code(5), None);
+        assert_eq!(LaneVerdict::from_code(6), None);
     }
 }

@@ -366,7 +366,14 @@ impl Sink {
                 seed: None,
                 guard_seed: None,
                 lanes_per_case: None,
-                verdict_codes: LaneVerdict::ALL.iter().map(|v| v.name().into()).collect(),
+                // The verdicts a dump holds: `check::lane_verdicts` makes
+                // every one but `finding` (a probe case's lanes on a device
+                // pass in its dump), which comes last, so codes are unchanged.
+                verdict_codes: LaneVerdict::ALL
+                    .iter()
+                    .filter(|&&v| v != LaneVerdict::Finding)
+                    .map(|v| v.name().into())
+                    .collect(),
                 byte_limit: limit,
                 bytes: 0,
                 cases: Vec::new(),
