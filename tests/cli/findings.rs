@@ -179,7 +179,10 @@ fn a_gfx9_device_runs_the_wave64_probe() {
         .collect();
     assert_eq!(
         statuses,
-        [("modifiers_w64", "finding"), ("modifiers_w32", "not_supported")],
+        [
+            ("modifiers_w64", "finding"),
+            ("modifiers_w32", "not_supported")
+        ],
         "{}",
         r.transcript
     );
@@ -226,4 +229,32 @@ fn the_emulator_checks_or_unsettles_the_probe_words_and_makes_no_finding() {
         );
         assert_eq!(case["tally"]["lanes_failed"], 0, "{}", r.transcript);
     }
+}
+
+/// A unit that computes `v_xad_u32` wrong in one lane (`XAD_EMUHIP_XAD_FAULT`: bit 12 of every
+/// result lane 5 computes, plain and modified): the plain word fails as usual, and the probe
+/// words of that lane match no candidate reading, so the fields say so and name lane 5.
+#[test]
+fn a_lane_that_computes_wrong_matches_no_candidate_and_is_named() {
+    let r = probe_run("modifiers_w32", &[("XAD_EMUHIP_XAD_FAULT", "5:12")]);
+    assert_eq!(r.code, Some(1), "{}", r.transcript);
+    let case = only_case(&r);
+    assert_eq!(case["tally"]["lanes_failed"], 1, "{}", r.transcript);
+    assert_eq!(case["tally"]["first"][0]["lane"], 5, "{}", r.transcript);
+    let fields = case["findings"]["fields"].as_array().unwrap();
+    let unmatched: Vec<&serde_json::Value> = fields
+        .iter()
+        .filter(|f| f["verdict"] == "no_candidate")
+        .collect();
+    assert!(!unmatched.is_empty(), "{}", r.transcript);
+    for f in &unmatched {
+        assert_eq!(f["unmatched"], 1, "{f}");
+        assert_eq!(f["first_unmatched"]["lane"], 5, "{f}");
+    }
+    assert!(
+        r.transcript
+            .contains("NEG[0]: 1 of 600 lanes match no candidate reading (first: lane 5,"),
+        "{}",
+        r.transcript
+    );
 }
