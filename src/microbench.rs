@@ -83,6 +83,10 @@ pub struct Args {
     /// Also write the measurements as JSON here.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also write the measurements as a self-contained HTML page here:
+    /// latency and throughput per form, with their spread over launches.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// The instruction forms compared, in row order; the first is the baseline.
@@ -288,11 +292,24 @@ pub struct Row {
     pub instructions: String,
     /// Dependent chain, one wave alone: counter ticks per op (median over launches).
     pub latency: f64,
+    /// The fewest and most ticks per op of any launch: the median's spread.
+    pub latency_spread: [f64; 2],
     pub latency_ratio: Option<f64>,
     /// Independent chains, `waves` waves at once: ticks per op of each wave
     /// (median over launches and waves).
     pub throughput: f64,
+    /// The fewest and most ticks per op of any launch and wave.
+    pub throughput_spread: [f64; 2],
     pub throughput_ratio: Option<f64>,
+}
+
+/// The smallest and largest of `values` (sorted, as [`median`] leaves
+/// them); `[0, 0]` when empty.
+fn spread(sorted: &[f64]) -> [f64; 2] {
+    match (sorted.first(), sorted.last()) {
+        (Some(&lo), Some(&hi)) => [lo, hi],
+        _ => [0.0, 0.0],
+    }
 }
 
 /// Why a set of records cannot be reported: a record missing or wrong.
@@ -408,12 +425,15 @@ pub fn summarize(latency: &[Record], throughput: &[Record], iterations: u32) -> 
                 .iter()
                 .map(|r| r.ticks(indep) as f64 / ops)
                 .collect();
+            let (latency, throughput) = (median(&mut lat), median(&mut thr));
             Row {
                 form,
                 instructions: String::new(),
-                latency: median(&mut lat),
+                latency,
+                latency_spread: spread(&lat),
                 latency_ratio: None,
-                throughput: median(&mut thr),
+                throughput,
+                throughput_spread: spread(&thr),
                 throughput_ratio: None,
             }
         })
@@ -566,9 +586,11 @@ pub fn refusal(backend: BackendChoice) -> Option<Error> {
     })
 }
 
-/// The report `--json` writes.
+/// The report `--json` writes (and `--html` draws).
 #[derive(Debug, serde::Serialize)]
 pub struct Report {
+    /// `"microbench"`: what wrote it (`report --html` tells the pages apart by it).
+    pub command: &'static str,
     pub executor: String,
     pub target: String,
     pub counter: Counter,
@@ -688,6 +710,10 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     }
     if let Some(e) = crate::report::files::check(args.json.as_deref(), None)
         .into_iter()
+        .chain(crate::report::files::check_html(
+            args.html.as_deref(),
+            &[("--json", args.json.as_deref())],
+        ))
         .next()
     {
         return Err(e);
@@ -726,10 +752,7 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
     for line in lines(&report, target.generation()) {
         say(&line);
     }
-    let text = serde_json::to_string_pretty(&report)
-        .map(|text| text + "\n")
-        .map_err(|e| Error::Io(format!("microbench: encoding the JSON report: {e}")));
-    let written = crate::report::files::write_all(args.json.as_deref().map(|path| (path, text)));
+    let written = write_reports(&report, args);
     let code = if measured.release_errors.is_empty() {
         exit::PASS
     } else {
@@ -740,6 +763,24 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
         say(&format!("microbench: error: {e}"));
     }
     code
+}
+
+/// The JSON and HTML reports asked for, by the one rule for reports; the
+/// page is drawn from the JSON, as `report MICROBENCH.json --html` draws it.
+fn write_reports(report: &Report, args: &Args) -> Result<()> {
+    let json = serde_json::to_value(report).map_err(|e| e.to_string());
+    let text = |f: fn(&serde_json::Value) -> String| match &json {
+        Ok(v) => Ok(f(v)),
+        Err(e) => Err(Error::Io(format!("microbench: encoding the report: {e}"))),
+    };
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    let reports = [
+        args.json.as_deref().map(|p| (p, text(pretty))),
+        args.html
+            .as_deref()
+            .map(|p| (p, text(crate::report::html::microbench::render))),
+    ];
+    crate::report::files::write_all(reports.into_iter().flatten())
 }
 
 /// The embedded microbench code object of `target`.
@@ -806,6 +847,7 @@ fn report_of(
     let (lat, thr) = (flat(&measured.latency), flat(&measured.throughput));
     let counter = lat.first().map_or(Counter::ShaderCycles20, |r| r.counter);
     Report {
+        command: "microbench",
         executor,
         target: target.name.to_string(),
         counter,
@@ -964,6 +1006,9 @@ mod tests {
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].form, Form::Xad);
         assert_eq!(rows[0].latency, 5.0);
+        // The spread: the fewest and most ticks per op of any launch (600 and 700 ticks).
+        assert_eq!(rows[0].latency_spread, [600.0 / 128.0, 700.0 / 128.0]);
+        assert_eq!(rows[0].throughput_spread, [2.0, 2.0]);
         assert_eq!(rows[1].latency, 10.0);
         assert_eq!(rows[1].latency_ratio, Some(2.0));
         assert_eq!(rows[2].latency_ratio, Some(640.0 / 128.0 / 5.0));

@@ -1,6 +1,7 @@
 //! `xad-harness report REPORT.json --html OUT.html`: draw the HTML page of a
 //! saved JSON report (`run --json` or `merge --json`: the page `run --html`
-//! writes; `soak --json`: the page `soak --html` writes). The input is read
+//! writes; `soak --json`: the page `soak --html` writes; `microbench --json`:
+//! the page `microbench --html` writes). The input is read
 //! by the tool's rule for reports; a run's report must satisfy the report
 //! schema ([`crate::merge::check_report`]), a soak's names its command. The
 //! output is written by the one rule for reports.
@@ -14,7 +15,7 @@ use crate::{merge, report};
 // `report REPORT.json --html OUT.html`
 #[derive(clap::Args)]
 pub struct ReportArgs {
-    /// The JSON report to draw (written by `run --json`, `merge --json` or `soak --json`).
+    /// The JSON report to draw (written by `run --json`, `merge --json`, `soak --json` or `microbench --json`).
     #[arg(value_name = "REPORT.json")]
     pub report: PathBuf,
     /// Write the self-contained HTML page here.
@@ -39,6 +40,8 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     };
     let page = if is_soak(&report) {
         report::html::soak::render(&report)
+    } else if is_microbench(&report) {
+        report::html::microbench::render(&report)
     } else {
         report::html::render(&report)
     };
@@ -46,6 +49,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     if written.is_ok() {
         let what = match report["devices"].as_array() {
             _ if is_soak(&report) => "a soak".to_string(),
+            _ if is_microbench(&report) => "a microbench".to_string(),
             Some(devices) => format!("{} device(s)", devices.len()),
             None => "no device".to_string(),
         };
@@ -69,6 +73,11 @@ fn is_soak(report: &serde_json::Value) -> bool {
     report["command"] == "soak" && report.get("schema").is_none()
 }
 
+/// A microbench's report: `"command": "microbench"`, no `schema`, and rows.
+fn is_microbench(report: &serde_json::Value) -> bool {
+    report["command"] == "microbench" && report.get("schema").is_none() && report["rows"].is_array()
+}
+
 /// `path` as JSON, by the tool's rule for reading reports: a soak's report,
 /// or a run's that satisfies the report schema.
 fn read(path: &Path) -> Result<serde_json::Value, Error> {
@@ -76,7 +85,7 @@ fn read(path: &Path) -> Result<serde_json::Value, Error> {
     let bytes = crate::files::read_input(&shown, path, crate::files::MAX_REPORT_BYTES)?;
     let report: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Error::Usage(format!("{shown}: not JSON: {e}")))?;
-    if !is_soak(&report) {
+    if !is_soak(&report) && !is_microbench(&report) {
         merge::check_report(&report).map_err(|why| Error::Usage(format!("{shown}: {why}")))?;
     }
     Ok(report)

@@ -826,3 +826,61 @@ fn a_probe_case_draws_finding_lanes_and_names_the_lane_that_disagrees() {
         .any(|r| attr(r, "data-verdict") == Some("follows")));
     assert!(dom.contains("data-status=\"fail\""));
 }
+
+/// `report MICROBENCH.json --html`: a microbench's report (hand-written here in the shape
+/// `microbench --json` writes, from a synthetic executor: microbench times hardware only and
+/// none exists here) draws a bar per form and chart with its median and spread, under the
+/// report's own banner.
+#[test]
+fn a_microbench_report_draws_latency_and_throughput_with_their_spread() {
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-microbench");
+    let (json, page) = (dir.join("mb.json"), dir.join("mb.html"));
+    let row = |form: &str, lat: f64, thr: f64| {
+        serde_json::json!({"form": "xad", "instructions": form,
+            "latency": lat, "latency_spread": [lat - 1.0, lat + 2.0], "latency_ratio": lat / 5.0,
+            "throughput": thr, "throughput_spread": [thr, thr + 0.5], "throughput_ratio": thr / 2.0})
+    };
+    let report = serde_json::json!({"command": "microbench",
+        "executor": "emulated synthetic (test fixture)", "target": "gfx1100",
+        "counter": "shader_cycles20", "counter_instruction": "s_getreg_b32 SHADER_CYCLES",
+        "iterations": 4, "ops_per_region": 128, "latency_waves": 1, "throughput_waves": 16,
+        "independent_chains": 8, "repeat": 3,
+        "rows": [row("v_xad_u32", 5.0, 2.0), row("v_xor_b32 + v_add_nc_u32", 10.0, 4.0)]});
+    std::fs::write(&json, report.to_string()).unwrap();
+    let ran = harness(
+        &[
+            "report",
+            json.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(ran.status.code(), Some(0), "{}", support::transcript(&ran));
+    let dom = browse(&browser, &page);
+    let bars: Vec<(String, String, String, String)> = elements(&dom, "rect")
+        .iter()
+        .filter(|r| attr(r, "data-form").is_some())
+        .map(|r| {
+            let a = |n| attr(r, n).unwrap().to_string();
+            (
+                a("data-form"),
+                a("data-median"),
+                a("data-min"),
+                a("data-max"),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        bars,
+        [
+            (s("v_xad_u32"), s("5"), s("4"), s("7")),
+            (s("v_xor_b32 + v_add_nc_u32"), s("10"), s("9"), s("12")),
+            (s("v_xad_u32"), s("2"), s("2"), s("2.5")),
+            (s("v_xor_b32 + v_add_nc_u32"), s("4"), s("4"), s("4.5")),
+        ]
+    );
+    assert_eq!(banners(&dom), vec!["emulated synthetic (test fixture)"; 3]);
+}

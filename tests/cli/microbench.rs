@@ -441,11 +441,14 @@ fn the_readme_example_is_the_printed_format() {
         form,
         instructions: String::new(),
         latency: 1.11,
+        latency_spread: [1.11, 1.11],
         latency_ratio: Some(ratio),
         throughput: 2.22,
+        throughput_spread: [2.22, 2.22],
         throughput_ratio: Some(ratio),
     };
     let report = Report {
+        command: "microbench",
         executor: "hardware: <device name> (<gcnArchName>), HIP runtime <version>".into(),
         target: "<target>".into(),
         counter: Counter::ShaderCycles20,

@@ -1,0 +1,162 @@
+//! The page of a microbench (`microbench --html`, or `report MICROBENCH.json
+//! --html`): per instruction form, the latency (dependent chain, one wave)
+//! and the throughput (independent chains, many waves) in counter ticks per
+//! op, each the median over launches with the fewest and most ticks of any
+//! launch drawn as its spread, and the ratio to `v_xad_u32`. Microbench runs
+//! on hardware only (the emulator has no timing), so the banner is the
+//! device's; drawn from the microbench's JSON (`crate::microbench::Report`).
+
+use serde_json::Value;
+
+use super::{banner, esc, text_of, CSS};
+
+/// Width of a chart's bar area, in pixels.
+const BAR_WIDTH: f64 = 360.0;
+
+/// The microbench's page.
+pub fn render(report: &Value) -> String {
+    let executor = text_of(report, "executor");
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>xad-harness microbench: {} [{}]</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>xad-harness microbench</h1>\n",
+        esc(text_of(report, "target")),
+        esc(executor)
+    );
+    page += &banner(executor);
+    page += &format!(
+        "<p>target {}; counter: {}; {} ops per timed region; latency: a dependent chain, 1 wave alone; throughput: {} independent chains per wave, {} waves; medians of {} launches after a warm-up, the bars' whiskers the fewest and most ticks of any launch</p>\n</header>\n",
+        esc(text_of(report, "target")),
+        esc(text_of(report, "counter_instruction")),
+        report["ops_per_region"],
+        report["independent_chains"],
+        report["throughput_waves"],
+        report["repeat"],
+    );
+    let rows = report["rows"].as_array().map_or(&[][..], Vec::as_slice);
+    for (key, title) in [
+        ("latency", "latency: ticks per op, dependent chain"),
+        (
+            "throughput",
+            "throughput: ticks per op per wave, independent chains",
+        ),
+    ] {
+        page += &format!("<section class=\"{key}\">\n<h2>{title}</h2>\n");
+        page += &banner(executor);
+        page += &chart(rows, key);
+        page += &table(rows, key);
+        page += "</section>\n";
+    }
+    page + "</body>\n</html>\n"
+}
+
+fn float(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+/// A row's median and spread for `key`.
+fn measure(row: &Value, key: &str) -> (f64, f64, f64) {
+    let spread = &row[format!("{key}_spread")];
+    (float(&row[key]), float(&spread[0]), float(&spread[1]))
+}
+
+/// One bar per form: the median, with a whisker from the fewest to the
+/// most ticks of any launch; all on one scale.
+fn chart(rows: &[Value], key: &str) -> String {
+    let most = rows
+        .iter()
+        .map(|r| measure(r, key).2.max(measure(r, key).0))
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let scale = |x: f64| x / most * BAR_WIDTH;
+    let (left, row_h) = (190.0, 24.0);
+    let mut out = format!(
+        "<svg class=\"bars\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{key} per form\">",
+        left + BAR_WIDTH + 80.0,
+        row_h * rows.len() as f64 + 4.0
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let (median, lo, hi) = measure(row, key);
+        let y = row_h * i as f64 + 2.0;
+        let form = text_of(row, "instructions");
+        out += &format!(
+            "<text x=\"0\" y=\"{}\">{}</text><rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"16\" fill=\"#4c78a8\" data-form=\"{}\" data-median=\"{median}\" data-min=\"{lo}\" data-max=\"{hi}\"><title>{}: median {median:.2}, fewest {lo:.2}, most {hi:.2}</title></rect><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{}\">{median:.2}</text>",
+            y + 13.0,
+            esc(form),
+            scale(median),
+            esc(form),
+            esc(form),
+            left + scale(lo),
+            left + scale(hi),
+            y + 8.0,
+            y + 8.0,
+            left + scale(hi.max(median)) + 6.0,
+            y + 13.0,
+        );
+    }
+    out + "</svg>\n"
+}
+
+/// The numbers behind a chart.
+fn table(rows: &[Value], key: &str) -> String {
+    let mut out = String::from(
+        "<table><tr><th class=\"l\">form</th><th>median</th><th>fewest</th><th>most</th><th>ratio to v_xad_u32</th></tr>\n",
+    );
+    for row in rows {
+        let (median, lo, hi) = measure(row, key);
+        let ratio = row[format!("{key}_ratio")]
+            .as_f64()
+            .map_or_else(|| "-".to_string(), |r| format!("{r:.2}"));
+        out += &format!(
+            "<tr><td class=\"l\">{}</td><td>{median:.2}</td><td>{lo:.2}</td><td>{hi:.2}</td><td>{ratio}</td></tr>\n",
+            esc(text_of(row, "instructions"))
+        );
+    }
+    out + "</table>\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A report as `microbench --json` writes it, numbers made up for the
+    /// drawing only, from a synthetic executor (no device was timed).
+    fn report() -> Value {
+        let row = |form: &str, lat: f64, thr: f64| {
+            json!({"form": "xad", "instructions": form, "latency": lat, "latency_spread": [lat - 0.5, lat + 1.0],
+                   "latency_ratio": lat / 4.0, "throughput": thr, "throughput_spread": [thr, thr + 0.25],
+                   "throughput_ratio": thr / 1.0})
+        };
+        json!({"command": "microbench", "executor": "emulated synthetic (test fixture)", "target": "gfx1100",
+               "counter_instruction": "s_getreg_b32 SHADER_CYCLES", "ops_per_region": 4096,
+               "independent_chains": 8, "throughput_waves": 16, "repeat": 5,
+               "rows": [row("v_xad_u32", 4.0, 1.0), row("v_xor_b32 + v_add_nc_u32", 8.0, 2.0), row("v_add3_u32", 4.0, 1.0)]})
+    }
+
+    #[test]
+    fn each_form_is_a_bar_with_its_median_and_spread_under_the_banner() {
+        let page = render(&report());
+        assert_eq!(
+            page.matches("data-form=").count(),
+            6,
+            "three forms, two charts"
+        );
+        assert!(page.contains("data-form=\"v_xor_b32 + v_add_nc_u32\" data-median=\"8\" data-min=\"7.5\" data-max=\"9\""), "{page}");
+        assert!(
+            page.contains(
+                "data-form=\"v_xad_u32\" data-median=\"1\" data-min=\"1\" data-max=\"1.25\""
+            ),
+            "{page}"
+        );
+        assert_eq!(
+            page.matches("data-executor=\"emulated synthetic (test fixture)\"")
+                .count(),
+            3,
+            "a banner on the page and on each section"
+        );
+        assert!(
+            page.contains("<td>2.00</td>"),
+            "the ratio of the two-instruction form"
+        );
+        assert!(!page.contains("<script"));
+    }
+}
