@@ -386,6 +386,48 @@ pub struct Finding {
     pub verdict: Verdict,
 }
 
+/// Samples a [`Timeline`] keeps at most.
+pub const TIMELINE_SAMPLES: usize = 512;
+
+/// The soak's progress over time, for the dispatch rate its page plots:
+/// after a dispatch, `[elapsed seconds, dispatches, lane-iterations]` so far.
+/// Bounded whatever the soak's length: when [`TIMELINE_SAMPLES`] are kept,
+/// every other one is dropped and from then on only every second dispatch
+/// (then every fourth, ...) is sampled, so a week's soak keeps a few
+/// kilobytes and an even picture of it.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(transparent)]
+pub struct Timeline {
+    samples: Vec<[f64; 3]>,
+    /// Sample every `stride`-th dispatch (0 counts as 1).
+    #[serde(skip)]
+    stride: u64,
+}
+
+impl Timeline {
+    /// Dispatch number `dispatches` (from 1) ended `seconds` into the soak,
+    /// `xads` lane-iterations done.
+    pub fn push(&mut self, dispatches: u64, seconds: f64, xads: u64) {
+        let stride = self.stride.max(1);
+        if dispatches % stride != 0 {
+            return;
+        }
+        self.samples.push([seconds, dispatches as f64, xads as f64]);
+        if self.samples.len() >= TIMELINE_SAMPLES {
+            let mut i = 0;
+            self.samples.retain(|_| {
+                i += 1;
+                i % 2 == 0
+            });
+            self.stride = stride * 2;
+        }
+    }
+
+    pub fn samples(&self) -> &[[f64; 3]] {
+        &self.samples
+    }
+}
+
 /// What a soak found, for the text and the JSON report.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Outcome {
@@ -397,6 +439,8 @@ pub struct Outcome {
     /// Lane-iterations computed and checked on the device (one `v_xad_u32` each).
     pub xads: u64,
     pub xads_per_second: f64,
+    /// Progress over time ([`Timeline`]).
+    pub timeline: Timeline,
     pub min_shape: [u64; 2],
     pub max_shape: [u64; 2],
     /// Next input index after the last dispatch (the covered range is 0 up to here, minus skipped tails of high halves).
@@ -617,6 +661,7 @@ pub fn run_on(
         dispatches: 0,
         xads: 0,
         xads_per_second: 0.0,
+        timeline: Timeline::default(),
         min_shape: [u64::MAX, u64::MAX],
         max_shape: [0, 0],
         next_index: 0,
@@ -767,6 +812,7 @@ fn soak_with(
         index = first + lanes * u64::from(iterations);
         out.next_index = index;
         let elapsed = started.elapsed();
+        (out.timeline).push(out.dispatches, elapsed.as_secs_f64(), out.xads);
         if let Some(signal) = req.interrupt.as_ref().and_then(Interrupt::requested) {
             out.interrupted = Some(signal.name().to_string());
             break;
@@ -975,6 +1021,26 @@ fn pretty(value: &serde_json::Value) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_timeline_stays_bounded_and_keeps_its_ends_even() {
+        let mut t = Timeline::default();
+        for d in 1..=100_000u64 {
+            t.push(d, d as f64 / 10.0, d * 64);
+        }
+        let s = t.samples();
+        assert!(
+            s.len() < TIMELINE_SAMPLES && s.len() >= TIMELINE_SAMPLES / 4,
+            "{}",
+            s.len()
+        );
+        // Evenly spaced dispatches, ascending, the last within one stride of the end.
+        let step = s[1][1] - s[0][1];
+        assert!(s.windows(2).all(|w| w[1][1] - w[0][1] == step), "uneven");
+        assert!(100_000.0 - s[s.len() - 1][1] < step);
+        assert_eq!(s[3][2], s[3][1] * 64.0);
+    }
+
     use super::*;
 
     #[test]

@@ -662,9 +662,29 @@ fn a_soak_page_marks_exactly_the_units_that_mismatched() {
     let device = soak["device_mismatches"].as_u64().unwrap();
     assert!(device > 0);
     assert_eq!(marked, [("SE0.SA0.WGP0".to_string(), device)], "{units:?}");
+    // The rate plot: a point per pair of consecutive timeline samples, each the dispatches
+    // per second between them.
+    let timeline = soak["timeline"].as_array().unwrap();
+    let points: Vec<(f64, f64)> = elements(&dom, "circle")
+        .iter()
+        .filter_map(|c| {
+            Some((
+                attr(c, "data-second")?.parse().ok()?,
+                attr(c, "data-rate")?.parse().ok()?,
+            ))
+        })
+        .collect();
+    assert_eq!(points.len(), timeline.len() - 1, "{timeline:?}");
+    let last = (&timeline[timeline.len() - 2], &timeline[timeline.len() - 1]);
+    let f = |v: &serde_json::Value, i: usize| v[i].as_f64().unwrap();
+    let want = (f(last.1, 1) - f(last.0, 1)) / (f(last.1, 0) - f(last.0, 0));
+    assert!(
+        (points[points.len() - 1].1 - want).abs() < 1e-3 * want.max(1.0),
+        "{points:?}"
+    );
     let executor = soak["executor"].as_str().unwrap();
     let shown = banners(&dom);
-    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert_eq!(shown.len(), 4, "{shown:?}");
     assert!(shown.iter().all(|b| b == executor), "{shown:?}");
     let redrawn = harness(
         &[

@@ -44,7 +44,10 @@ pub fn render(soak: &Value) -> String {
             page += &format!("<p class=\"note\">{key}: {}</p>\n", esc(text));
         }
     }
-    page += "</header>\n<section class=\"units\">\n<h2>units</h2>\n";
+    page += "</header>\n<section class=\"rate\">\n<h2>dispatch rate over time</h2>\n";
+    page += &banner(executor);
+    page += &rate(soak);
+    page += "</section>\n<section class=\"units\">\n<h2>units</h2>\n";
     page += &banner(executor);
     page += &units(soak);
     page += "</section>\n<section class=\"findings\">\n<h2>findings</h2>\n";
@@ -79,6 +82,66 @@ fn natural(name: &str) -> Vec<(String, u64)> {
 /// A unit name's row (`SE0.SA1`) and column (`WGP3`), by its last dot.
 fn row_and_column(name: &str) -> (&str, &str) {
     name.rsplit_once('.').unwrap_or(("", name))
+}
+
+/// Dispatches per second between consecutive samples of the soak's
+/// `timeline` (`[seconds, dispatches, lane-iterations]`), against time: a
+/// unit that slows down (throttling, a failing fan, a marginal clock) shows
+/// as a falling line. Each point carries its numbers.
+fn rate(soak: &Value) -> String {
+    let samples: Vec<[f64; 3]> = soak["timeline"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|s| {
+            let v = s.as_array()?;
+            Some([
+                v.first()?.as_f64()?,
+                v.get(1)?.as_f64()?,
+                v.get(2)?.as_f64()?,
+            ])
+        })
+        .collect();
+    let points: Vec<(f64, f64)> = samples
+        .windows(2)
+        .filter(|w| w[1][0] > w[0][0])
+        .map(|w| (w[1][0], (w[1][1] - w[0][1]) / (w[1][0] - w[0][0])))
+        .collect();
+    if points.is_empty() {
+        return "<p class=\"note\">too few dispatches to plot a rate</p>\n".into();
+    }
+    let (w, h, left) = (480.0, 120.0, 60.0);
+    let t_max = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-9);
+    let r_max = points.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9);
+    let xy = |(t, r): (f64, f64)| (left + t / t_max * w, 10.0 + h - r / r_max * h);
+    let line: Vec<String> = points
+        .iter()
+        .map(|&p| {
+            let (x, y) = xy(p);
+            format!("{x:.1},{y:.1}")
+        })
+        .collect();
+    let mut out = format!(
+        "<svg class=\"rate\" width=\"{}\" height=\"{}\" data-points=\"{}\" role=\"img\" aria-label=\"dispatches per second over time\"><text x=\"0\" y=\"16\">{r_max:.1}/s</text><text x=\"0\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\">{t_max:.1} s</text><polyline fill=\"none\" stroke=\"#4c78a8\" stroke-width=\"1.5\" points=\"{}\"/>",
+        left + w + 40.0,
+        h + 36.0,
+        points.len(),
+        h + 10.0,
+        left + w - 20.0,
+        h + 30.0,
+        line.join(" ")
+    );
+    for &p in &points {
+        let (x, y) = xy(p);
+        out += &format!(
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"1.5\" fill=\"#4c78a8\" data-second=\"{:.3}\" data-rate=\"{:.3}\"/>",
+            p.0, p.1
+        );
+    }
+    out + &format!(
+        "</svg>\n<p class=\"note\">{} samples of the soak's progress (at most 512, evenly spread over its dispatches)</p>\n",
+        samples.len()
+    )
 }
 
 /// The grid of units and its table.
@@ -191,6 +254,23 @@ fn findings(soak: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rate_is_dispatches_per_second_between_samples() {
+        let soak =
+            serde_json::json!({"timeline": [[1.0, 10.0, 0.0], [2.0, 30.0, 0.0], [4.0, 40.0, 0.0]]});
+        let svg = rate(&soak);
+        assert!(svg.contains("data-points=\"2\""), "{svg}");
+        assert!(
+            svg.contains("data-second=\"2.000\" data-rate=\"20.000\""),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("data-second=\"4.000\" data-rate=\"5.000\""),
+            "{svg}"
+        );
+        assert!(rate(&serde_json::json!({"timeline": [[1.0, 1.0, 0.0]]})).contains("too few"));
+    }
 
     #[test]
     fn units_sort_by_number_not_text() {
