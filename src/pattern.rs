@@ -143,6 +143,21 @@ impl Pattern {
         self.add_as(cmp, lanes, wave_size, LaneVerdict::Finding);
     }
 
+    /// Count a dispatch of `count` lanes from `first_lane` that the tally
+    /// found clean (no failing lane, no unsettled word, nothing tainted):
+    /// every lane passed, so the words need not be compared again.
+    pub fn add_passing(&mut self, first_lane: u64, count: u64, lanes: u64, wave_size: u32) {
+        if self.lanes == 0 {
+            self.start(lanes, wave_size);
+        }
+        let mut partial = Partial {
+            classes: [Counts::default(); LANE_CLASSES],
+            buckets: [Counts::default(); BUCKETS],
+        };
+        self.count_passing(&mut partial, first_lane, first_lane + count);
+        self.absorb(&partial);
+    }
+
     /// [`Pattern::add`], counting a passing lane as `passed`.
     fn add_as(&mut self, cmp: &Compare<'_>, lanes: u64, wave_size: u32, passed: LaneVerdict) {
         if self.lanes == 0 {
@@ -362,6 +377,29 @@ mod tests {
 
     /// Every lane counted, by the tally's verdicts, both ways (classes and
     /// buckets); bits only of wrong words, up and down apart.
+    /// What the run counts for a dispatch the tally found clean equals what
+    /// comparing its words again gives, over dispatches that straddle buckets.
+    #[test]
+    fn a_clean_dispatch_counts_the_same_without_its_words() {
+        let expected: Vec<u32> = (0..3000u32).collect();
+        let (mut compared, mut counted) = (Pattern::default(), Pattern::default());
+        for (first, count) in [(0u64, 1000usize), (1000, 1234), (2234, 766)] {
+            let words = &expected[first as usize..first as usize + count];
+            both(
+                first,
+                1,
+                words,
+                words,
+                &Definedness::default(),
+                &mut compared,
+                3000,
+            );
+            counted.add_passing(first, count as u64, 3000, 32);
+        }
+        assert_eq!(compared, counted);
+        assert_eq!(counted.lanes_counted(), 3000);
+    }
+
     #[test]
     fn counts_agree_with_the_tally_and_bits_are_exact() {
         let k = 2;

@@ -623,8 +623,19 @@ fn record(
         classifier.compare_repeat(compare.first_lane, k, first, compare.got);
         return classify(classifier, compare, result, case, opts);
     }
+    let before = (result.tally.lanes_failed, result.tally.words_unsettled);
     result.tally.add(compare, opts.keep);
-    result.pattern.add(compare, opts.lanes, case.wave_size);
+    if compare.taint.is_empty()
+        && before == (result.tally.lanes_failed, result.tally.words_unsettled)
+    {
+        // Clean by the tally's own count: no second pass over the words.
+        let count = (compare.got.len() / compare.outputs_per_lane.max(1)) as u64;
+        result
+            .pattern
+            .add_passing(compare.first_lane, count, opts.lanes, case.wave_size);
+    } else {
+        result.pattern.add(compare, opts.lanes, case.wave_size);
+    }
     if let Some(dump) = &opts.dump {
         dump.chunk(compare);
     }
