@@ -628,7 +628,7 @@ fn a_soak_page_marks_exactly_the_units_that_mismatched() {
     let args = [
         "soak",
         "--duration",
-        "0.3",
+        "1",
         "--backend",
         "hip",
         "--seed",
@@ -674,14 +674,25 @@ fn a_soak_page_marks_exactly_the_units_that_mismatched() {
             ))
         })
         .collect();
-    assert_eq!(points.len(), timeline.len() - 1, "{timeline:?}");
-    let last = (&timeline[timeline.len() - 2], &timeline[timeline.len() - 1]);
-    let f = |v: &serde_json::Value, i: usize| v[i].as_f64().unwrap();
-    let want = (f(last.1, 1) - f(last.0, 1)) / (f(last.1, 0) - f(last.0, 0));
-    assert!(
-        (points[points.len() - 1].1 - want).abs() < 1e-3 * want.max(1.0),
-        "{points:?}"
+    assert_eq!(
+        points.len(),
+        timeline.len().saturating_sub(1),
+        "{timeline:?}"
     );
+    // A loaded machine may fit one dispatch in the soak: then the page says so.
+    if let [.., before, last] = timeline.as_slice() {
+        let f = |v: &serde_json::Value, i: usize| v[i].as_f64().unwrap();
+        let want = (f(last, 1) - f(before, 1)) / (f(last, 0) - f(before, 0));
+        assert!(
+            (points[points.len() - 1].1 - want).abs() < 1e-3 * want.max(1.0),
+            "{points:?}"
+        );
+    } else {
+        assert!(
+            dom.contains("too few dispatches to plot a rate"),
+            "{timeline:?}"
+        );
+    }
     let executor = soak["executor"].as_str().unwrap();
     let shown = banners(&dom);
     assert_eq!(shown.len(), 4, "{shown:?}");
