@@ -225,10 +225,7 @@ impl Classifier {
     pub fn new(probes: &'static [Probe]) -> Classifier {
         Classifier {
             probes,
-            counters: probes
-                .iter()
-                .map(|p| Counter::new(p.readings().len()))
-                .collect(),
+            counters: counters(probes),
             lanes_changed: 0,
             first_changed: None,
         }
@@ -289,6 +286,14 @@ impl Classifier {
     }
 }
 
+/// A zeroed counter per probe word.
+fn counters(probes: &[Probe]) -> Vec<Counter> {
+    probes
+        .iter()
+        .map(|p| Counter::new(p.readings().len()))
+        .collect()
+}
+
 /// Count one piece of a dispatch.
 fn classify(
     probes: &[Probe],
@@ -297,10 +302,7 @@ fn classify(
     words: &[u32],
     sources: Sources<'_>,
 ) -> Vec<Counter> {
-    let mut counters: Vec<Counter> = probes
-        .iter()
-        .map(|p| Counter::new(p.readings().len()))
-        .collect();
+    let mut counters = counters(probes);
     for (i, lane_words) in words.chunks_exact(k).enumerate() {
         let lane = first_lane + i as u64;
         let (a, b, c) = sources(lane);

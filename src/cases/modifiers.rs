@@ -443,16 +443,6 @@ impl Probe {
             Probe::Pair(p) => p.set(word),
         }
     }
-
-    /// The names of its readings that give `got` for sources `s`.
-    pub fn matching(self, s: [u32; 3], got: u32) -> Vec<&'static str> {
-        let arg = self.arg();
-        self.readings()
-            .iter()
-            .filter(|r| r.eval(arg, s) == got)
-            .map(|r| r.name)
-            .collect()
-    }
 }
 
 impl fmt::Display for Probe {

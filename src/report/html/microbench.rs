@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{banner, esc, text_of, CSS};
+use super::{banner, esc, page_head, text_of};
 
 /// Width of a chart's bar area, in pixels.
 const BAR_WIDTH: f64 = 360.0;
@@ -16,11 +16,11 @@ const BAR_WIDTH: f64 = 360.0;
 /// The microbench's page.
 pub fn render(report: &Value) -> String {
     let executor = text_of(report, "executor");
-    let mut page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>xad-harness microbench: {} [{}]</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>xad-harness microbench</h1>\n",
-        esc(text_of(report, "target")),
-        esc(executor)
-    );
+    let mut page = page_head(&format!(
+        "xad-harness microbench: {} [{executor}]",
+        text_of(report, "target")
+    ));
+    page += "<header>\n<h1>xad-harness microbench</h1>\n";
     page += &banner(executor);
     page += &format!(
         "<p>target {}; counter: {}; {} ops per timed region; latency: a dependent chain, 1 wave alone; throughput: {} independent chains per wave, {} waves; medians of {} launches after a warm-up, the bars' whiskers the fewest and most ticks of any launch</p>\n</header>\n",

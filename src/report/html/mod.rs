@@ -26,11 +26,7 @@ use serde_json::Value;
 /// The page for `report`.
 pub fn render(report: &Value) -> String {
     let mut page = String::with_capacity(64 * 1024);
-    page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-    page += &format!(
-        "<title>xad-harness report: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-        esc(&title(report))
-    );
+    page += &page_head(&format!("xad-harness report: {}", title(report)));
     page += &run_header(report);
     page += &lanes::legend();
     let devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
@@ -61,6 +57,15 @@ svg{display:block;margin:.3em 0;overflow:visible}svg text{font:10px monospace;fi
 ";
 
 /// `text` safe inside HTML text and double-quoted attributes.
+/// The opening of every page (a run's, a soak's, a microbench's): the
+/// doctype, the `title` (escaped), the inline style, and `<body>`.
+pub(crate) fn page_head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(title)
+    )
+}
+
 pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {

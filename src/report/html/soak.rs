@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{banner, esc, num, text_of, CSS};
+use super::{banner, esc, num, page_head, text_of};
 
 /// Findings listed at most (the JSON has them all).
 const SHOWN_FINDINGS: usize = 20;
@@ -15,11 +15,11 @@ const SHOWN_FINDINGS: usize = 20;
 /// The soak's page.
 pub fn render(soak: &Value) -> String {
     let executor = text_of(soak, "executor");
-    let mut page = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>xad-harness soak: exit {} [{}]</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>xad-harness soak</h1>\n",
-        soak["exit_code"],
-        esc(executor)
-    );
+    let mut page = page_head(&format!(
+        "xad-harness soak: exit {} [{executor}]",
+        soak["exit_code"]
+    ));
+    page += "<header>\n<h1>xad-harness soak</h1>\n";
     page += &banner(executor);
     page += &format!(
         "<p>seed {}; {} dispatches in {:.2} s; {} lane-iterations ({:.1} M xad/s); exit code <b data-exit-code=\"{}\">{}</b></p>\n",
