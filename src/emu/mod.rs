@@ -137,6 +137,7 @@ pub mod memory;
 pub mod modifiers;
 pub mod program;
 mod salu;
+mod shared_sgprs;
 mod smem;
 mod taint;
 mod valu;
@@ -540,7 +541,8 @@ impl Device for EmuDevice {
                 code,
                 *base,
                 k.entry_address,
-                &Allocation::of(&k.descriptor, self.target),
+                &Allocation::of(&k.descriptor, self.target)
+                    .with_xnack_off(co.target.features.contains(&("xnack".to_string(), false))),
             );
             kernels.push(EmuKernel {
                 name: k.meta.name.clone(),

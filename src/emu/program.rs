@@ -7,6 +7,7 @@ use super::counters;
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
 use super::modifiers::{self, Unsettled};
+use super::shared_sgprs;
 use super::taint::{self, Deps, VMask, VGPR_WORDS};
 use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
@@ -48,6 +49,9 @@ pub struct Allocation {
     pub sgpr_origin: String,
     /// Lane masks are SGPR pairs (wave64) or single SGPRs (wave32).
     pub wave64: bool,
+    /// The code object's target ID says `xnack-`: the hardware never replays
+    /// a memory access, so it never writes XNACK_MASK by itself.
+    pub xnack_off: bool,
 }
 
 impl Allocation {
@@ -81,7 +85,15 @@ impl Allocation {
             sgprs,
             sgpr_origin,
             wave64: kd.wave_size() == 64,
+            xnack_off: false,
         }
+    }
+
+    /// The same allocation for a code object whose target ID pins `xnack-`
+    /// (`off` true) or leaves it on or "any".
+    pub fn with_xnack_off(mut self, off: bool) -> Allocation {
+        self.xnack_off = off;
+        self
     }
 
     /// `inst` as decoded, or the fault it raises if executed because it
@@ -202,6 +214,17 @@ impl Program {
             if let Ok(decoded) = inst {
                 *inst = allocation.check(*decoded);
             }
+        }
+        if allocation.sgprs.is_some() {
+            let deps64: Vec<Deps> = insts
+                .iter()
+                .map(|i| {
+                    i.as_ref()
+                        .map_or(Deps::default(), |inst| deps_of(inst, true))
+                })
+                .collect();
+            let reachable = reachable(&insts, &targets);
+            shared_sgprs::check(allocation, &mut insts, &deps64, &reachable);
         }
         let deps_for = |wave64: bool| -> Vec<Deps> {
             insts
@@ -365,6 +388,20 @@ fn successors(
     }
 }
 
+/// Which instructions some path from the entry reaches.
+fn reachable(insts: &[Result<Inst, Fault>], targets: &[Option<usize>]) -> Vec<bool> {
+    let mut seen = vec![false; insts.len()];
+    let mut todo = vec![0];
+    while let Some(i) = todo.pop() {
+        if i >= insts.len() || seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        todo.extend(successors(insts, targets, i).into_iter().flatten());
+    }
+    seen
+}
+
 /// The `s_set_vgpr_msb` setting an instruction runs under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Msb {
@@ -493,6 +530,10 @@ mod tests {
     use super::*;
 
     fn program(isa: Isa, words: &[u32], sgprs: Option<u32>) -> Program {
+        program_xnack(isa, words, sgprs, false)
+    }
+
+    fn program_xnack(isa: Isa, words: &[u32], sgprs: Option<u32>, xnack_off: bool) -> Program {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let allocation = Allocation {
             vgprs: 8,
@@ -500,13 +541,78 @@ mod tests {
             sgprs,
             sgpr_origin: String::new(),
             wave64: true,
+            xnack_off,
         };
         Program::decode(isa, &bytes, 0, 0, &allocation)
     }
 
+    /// `s_mov_b32 sN, 0` (gfx9 SOP1).
+    fn mov_zero(n: u32) -> u32 {
+        0xbe80_0080 | n << 16
+    }
+
+    const S_ENDPGM: u32 = 0xbf81_0000;
+    const VCC_FROM_EXEC: u32 = 0xbeea_017e; // s_mov_b64 vcc, exec
+    const S0_FROM_FLAT_SCRATCH_LO: u32 = 0xbe80_0066; // s_mov_b32 s0, flat_scratch_lo
+
+    /// Which of `words`' instructions fault, as (index, the special they name).
+    fn special_faults(p: &Program) -> Vec<(usize, &'static str)> {
+        p.insts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, inst)| {
+                let f = inst.as_ref().err()?;
+                let special = ["VCC", "XNACK_MASK", "FLAT_SCRATCH"]
+                    .into_iter()
+                    .find(|s| f.message.contains(&format!("which holds {s} on gfx9")))?;
+                Some((i, special))
+            })
+            .collect()
+    }
+
+    /// Of 24 gfx9 SGPRs, s22/s23 hold VCC, s20/s21 XNACK_MASK, s18/s19
+    /// FLAT_SCRATCH: naming one faults when the kernel uses that special
+    /// (or, for XNACK_MASK, unless the code object pins xnack-); an
+    /// instruction no path reaches does not.
+    #[test]
+    fn sgprs_holding_gfx9_specials_fault_when_the_special_is_in_use() {
+        let used = [
+            VCC_FROM_EXEC,
+            S0_FROM_FLAT_SCRATCH_LO,
+            mov_zero(23),
+            mov_zero(21),
+            mov_zero(19),
+            mov_zero(17),
+            S_ENDPGM,
+            mov_zero(22),
+        ];
+        let p = program(Isa::GFX9, &used, Some(24));
+        assert_eq!(
+            special_faults(&p),
+            [(2, "VCC"), (3, "XNACK_MASK"), (4, "FLAT_SCRATCH")]
+        );
+        let f = p.insts[2].as_ref().unwrap_err();
+        assert!(
+            f.message.contains("uses VCC at offset 0x0"),
+            "{}",
+            f.message
+        );
+        let quiet = [mov_zero(23), mov_zero(21), mov_zero(19), S_ENDPGM];
+        assert_eq!(
+            special_faults(&program_xnack(Isa::GFX9, &quiet, Some(24), true)),
+            []
+        );
+        assert_eq!(
+            special_faults(&program_xnack(Isa::GFX9, &quiet, Some(24), false)),
+            [(1, "XNACK_MASK")]
+        );
+        // Without an SGPR count (gfx10+) the specials have storage of their own.
+        assert_eq!(special_faults(&program(Isa::GFX10, &used, None)), []);
+    }
+
     /// gfx9 (llvm-mc-19 -mcpu=gfx908): VCC, EXEC, M0, flat_scratch,
-    /// xnack_mask and ttmp are outside the allocation's count; s23 is the last
-    /// of 24, s24 and s101 are past it. Without an SGPR limit (gfx10+) none faults.
+    /// xnack_mask and ttmp are not SGPRs the count names; s17 is below the
+    /// six of 24 that hold them, s24 and s101 are past it. Without an SGPR limit (gfx10+) none faults.
     #[test]
     fn special_sgprs_are_not_counted_and_the_first_past_the_count_faults() {
         let fine = [
@@ -514,7 +620,7 @@ mod tests {
             0xbefc_0000, // s_mov_b32 m0, s0
             0xbefe_0166, // s_mov_b64 exec, flat_scratch
             0xbee8_0001, // s_mov_b32 xnack_mask_lo, s1
-            0xbe97_0080, // s_mov_b32 s23, 0
+            0xbe91_0080, // s_mov_b32 s17, 0 (below the six that hold the specials)
         ];
         let past = [
             0xbe98_0080, // s_mov_b32 s24, 0

@@ -230,6 +230,67 @@ fn gfx908_sgprs_past_the_descriptors_allocation_fault() {
     assert!(r.stdout.contains("PASS basic_w64 "), "{}", r.stdout);
 }
 
+/// gfx9 keeps VCC, XNACK_MASK and FLAT_SCRATCH in the last six of a wave's
+/// SGPRs. With `.amdhsa_next_free_sgpr 16` gfx908 allocates 24, so s22/s23
+/// are VCC's storage and s20/s21 XNACK_MASK's: the user kernel (which
+/// compares into VCC) writing s23 used to pass, and so did s21 although the
+/// code object leaves xnack "any" (the hardware may write XNACK_MASK). Both
+/// are a fault naming the register and who else writes it. The twins pass:
+/// s21 with `xnack-` pinned, and s23 with the SGPRs allocated past it.
+#[test]
+fn gfx908_sgprs_holding_vcc_or_xnack_mask_fault() {
+    let dir = scratch("user-kernels-sgpr-specials");
+    let base = gfx9_source("gfx908");
+    let writing = |sgpr: &str| {
+        edit(
+            &base,
+            XAD_LINE,
+            &format!("{XAD_LINE}  s_mov_b32 {sgpr}, 0\n  v_add_u32 v5, {sgpr}, v5\n"),
+        )
+    };
+    for (sgpr, special, writer) in [
+        ("s23", "VCC", "the kernel uses VCC at offset 0x"),
+        ("s21", "XNACK_MASK", "the hardware writes XNACK_MASK"),
+    ] {
+        let r = run_edited(&dir, &format!("{sgpr}.s"), &writing(sgpr), None);
+        assert_eq!(
+            r.code,
+            3,
+            "{sgpr} shares storage with {special}: {}",
+            r.all()
+        );
+        let line = r
+            .stderr
+            .lines()
+            .find(|l| l.contains(&format!("uses {sgpr}, which holds {special}")))
+            .unwrap_or_else(|| panic!("no line names {sgpr} as {special}: {}", r.all()));
+        for part in [writer, "24 SGPRs", "GRANULATED_WAVEFRONT_SGPR_COUNT=2"] {
+            assert!(line.contains(part), "{part:?} missing: {line}");
+        }
+        assert!(!r.stdout.contains("PASS"), "{}", r.stdout);
+    }
+    let pinned = edit(
+        &writing("s21"),
+        "amdgcn-amd-amdhsa--gfx908\"",
+        "amdgcn-amd-amdhsa--gfx908:xnack-\"",
+    );
+    let pinned = edit(
+        &pinned,
+        "amdhsa.target: amdgcn-amd-amdhsa--gfx908\n",
+        "amdhsa.target: amdgcn-amd-amdhsa--gfx908:xnack-\n",
+    );
+    let r = run_edited(&dir, "s21_xnack_off.s", &pinned, None);
+    assert_eq!(r.code, 0, "s21 with xnack- pinned: {}", r.all());
+    let allocated = edit(
+        &writing("s23"),
+        ".amdhsa_next_free_sgpr 16",
+        ".amdhsa_next_free_sgpr 24",
+    );
+    let r = run_edited(&dir, "s23_allocated.s", &allocated, None);
+    assert_eq!(r.code, 0, "s23 allocated: {}", r.all());
+    assert!(r.stdout.contains("PASS basic_w64 "), "{}", r.stdout);
+}
+
 /// gfx90a's unified file: the VGPRs end at ACCUM_OFFSET (the AGPRs start
 /// there), even when GRANULATED_WORKITEM_VGPR_COUNT allocates more; a VGPR
 /// at or past it faults, and the twin with ACCUM_OFFSET raised passes. The

@@ -100,6 +100,7 @@ fn allocation(vgprs: u32) -> Allocation {
         sgprs: None,
         sgpr_origin: String::new(),
         wave64: false,
+        xnack_off: false,
     }
 }
 
