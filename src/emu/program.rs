@@ -96,6 +96,27 @@ impl Allocation {
         self
     }
 
+    /// Every instruction of `insts` checked ([`Allocation::check`]), then
+    /// gfx9's SGPRs that hold its special registers ([`shared_sgprs`]).
+    fn check_all(&self, insts: &mut [Result<Inst, Fault>], targets: &[Option<usize>]) {
+        for inst in insts.iter_mut() {
+            if let Ok(decoded) = inst {
+                *inst = self.check(*decoded);
+            }
+        }
+        if self.sgprs.is_some() {
+            let deps64: Vec<Deps> = insts
+                .iter()
+                .map(|i| {
+                    i.as_ref()
+                        .map_or(Deps::default(), |inst| deps_of(inst, true))
+                })
+                .collect();
+            let reachable = reachable(insts, targets);
+            shared_sgprs::check(self, insts, &deps64, &reachable);
+        }
+    }
+
     /// `inst` as decoded, or the fault it raises if executed because it
     /// names a register past the allocation (found from [`taint::deps`],
     /// which names every register an instruction reads or writes).
@@ -210,22 +231,7 @@ impl Program {
         if isa.gfx1250_insts {
             resolve_vgpr_msb(&mut insts, &targets);
         }
-        for inst in insts.iter_mut() {
-            if let Ok(decoded) = inst {
-                *inst = allocation.check(*decoded);
-            }
-        }
-        if allocation.sgprs.is_some() {
-            let deps64: Vec<Deps> = insts
-                .iter()
-                .map(|i| {
-                    i.as_ref()
-                        .map_or(Deps::default(), |inst| deps_of(inst, true))
-                })
-                .collect();
-            let reachable = reachable(&insts, &targets);
-            shared_sgprs::check(allocation, &mut insts, &deps64, &reachable);
-        }
+        allocation.check_all(&mut insts, &targets);
         let deps_for = |wave64: bool| -> Vec<Deps> {
             insts
                 .iter()
