@@ -459,6 +459,18 @@ fn resolve_vgpr_msb(insts: &mut [Result<Inst, Fault>], targets: &[Option<usize>]
     }
     for (slot, msb) in insts.iter_mut().zip(at) {
         let Ok(inst) = slot else { continue };
+        if let Some(why) = mode_write_reaching_msbs(inst, msb) {
+            let message = format!(
+                "instruction at offset 0x{:x} ({inst}) {why}: on some CDNA5 parts a MODE write \
+                 also writes the VGPR MSBs (MODE 19:12) from the value's bits 19:12 (LLVM \
+                 AMDGPULowerVGPREncoding, llvm-project PR 174681), and the emulator resolves \
+                 them when the kernel loads",
+                inst.offset
+            );
+            *slot = Err(Fault::new(FaultKind::Unsupported, message)
+                .with_inst(inst.offset, inst.to_string()));
+            continue;
+        }
         match msb {
             None | Some(Msb::Known(0)) => {}
             Some(Msb::Known(bits)) => *inst = with_vgpr_msb(*inst, bits),
@@ -472,6 +484,33 @@ fn resolve_vgpr_msb(insts: &mut [Result<Inst, Fault>], targets: &[Option<usize>]
             }
             Some(Msb::Mixed(..)) => {}
         }
+    }
+}
+
+/// Why a CDNA5 `s_setreg*` to MODE cannot run under VGPR MSB setting
+/// `msb`: its value is known only at run time (`s_setreg_b32`), or its
+/// literal's bits 19:12 differ from the setting (so parts that copy them
+/// would change which VGPRs later instructions name). LLVM 22's prologue
+/// write (`hwreg(HW_REG_WAVE_MODE, 25, 1), 1` at the entry, setting 0)
+/// agrees on every part.
+fn mode_write_reaching_msbs(inst: &Inst, msb: Option<Msb>) -> Option<String> {
+    let mode = inst.generation.mode_register().register;
+    if !matches!(inst.op, Op::SSetregB32 | Op::SSetregImm32B32) || (inst.imm as u32 & 63) != mode {
+        return None;
+    }
+    let copied = match inst.src[0] {
+        crate::isa::Src::Lit(v) => ((v >> 12) & 0xff) as u8,
+        _ => return Some("writes MODE from an SGPR, a value known only at run time".into()),
+    };
+    match msb {
+        None => None,
+        Some(Msb::Known(k)) if k == copied => None,
+        Some(Msb::Known(k)) => Some(format!(
+            "may set the VGPR MSBs to 0x{copied:02x} while s_set_vgpr_msb has them at 0x{k:02x}"
+        )),
+        Some(Msb::Mixed(a, b)) => Some(format!(
+            "is reached with VGPR MSB settings 0x{a:02x} and 0x{b:02x} and may set them to 0x{copied:02x}"
+        )),
     }
 }
 

@@ -164,9 +164,19 @@ impl<const W: usize> Wave<W> {
     /// HW_ID1 on gfx10+) with the emulated values of [`super::hw_id`]; any
     /// other hardware register is unsupported, never a made-up value.
     pub(super) fn s_getreg(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<(), DeviceError> {
-        let imm = inst.imm as u32;
-        let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+        let (id, offset, size) = hwreg_field(inst);
         let hw_id_reg = inst.generation.hw_id().register;
+        if id == inst.generation.mode_register().register {
+            // The bits s_setreg wrote; the others are unsettled (taint.rs).
+            self.ws(inst.sgpr_dst(), (self.mode >> offset) & field_mask(size));
+            return Ok(());
+        }
+        if id == crate::isa::IB_STS2 {
+            // CDNA5's workgroup-cluster field, the only IB_STS2 bits the
+            // decoder lets through: the emulator launches no clusters.
+            self.ws(inst.sgpr_dst(), 0);
+            return Ok(());
+        }
         if id != hw_id_reg {
             return Err(self.fault(
                 FaultKind::Unsupported,
@@ -178,13 +188,19 @@ impl<const W: usize> Wave<W> {
             ));
         }
         let value = super::hw_id(inst.generation, self.at, ctx.compute_units);
-        let mask = if size == 32 {
-            u32::MAX
-        } else {
-            (1u32 << size) - 1
-        };
-        self.ws(inst.sgpr_dst(), (value >> offset) & mask);
+        self.ws(inst.sgpr_dst(), (value >> offset) & field_mask(size));
         Ok(())
+    }
+
+    /// `s_setreg_b32` / `s_setreg_imm32_b32`: a MODE field := S0. The decoder
+    /// accepted only fields that change nothing the emulator runs, so this
+    /// records the value for `s_getreg_b32` and nothing else.
+    pub(super) fn s_setreg(&mut self, inst: &Inst) {
+        let (_, offset, size) = hwreg_field(inst);
+        let field = field_mask(size).checked_shl(offset).unwrap_or(0);
+        let value = self.s32(inst.src[0]).checked_shl(offset).unwrap_or(0);
+        self.mode = (self.mode & !field) | (value & field);
+        self.mode_written |= field;
     }
 
     pub(super) fn s_cmovk(&mut self, inst: &Inst) {
@@ -261,4 +277,15 @@ impl<const W: usize> Wave<W> {
         );
         self.fault(FaultKind::CodeEnd, inst, message)
     }
+}
+
+/// `s_getreg_b32` / `s_setreg*`'s simm16: (register id 5:0, offset 10:6, size 15:11 + 1).
+pub(super) fn hwreg_field(inst: &Inst) -> (u32, u32, u32) {
+    let imm = inst.imm as u32;
+    (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1)
+}
+
+/// The low `size` bits (1 to 32).
+pub(super) fn field_mask(size: u32) -> u32 {
+    u32::MAX >> (32 - size.clamp(1, 32))
 }

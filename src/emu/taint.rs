@@ -49,7 +49,7 @@ pub(super) const IN_FLIGHT: u32 = u32::MAX - 3;
 pub(super) const F_MEM: u8 = 1;
 /// A DPP16 read with bound_ctrl=0, fi=0 (unsettled when a source lane is off).
 pub(super) const F_DPP: u8 = 2;
-/// Always take the taint path (s_sendmsg MSG_DEALLOC_VGPRS).
+/// Always take the taint path (s_sendmsg MSG_DEALLOC_VGPRS, s_getreg_b32 of MODE).
 pub(super) const F_SLOW: u8 = 4;
 /// Writes EXEC (for [`may_read_unwritten`]; no runtime test).
 pub(super) const F_EXEC: u8 = 8;
@@ -189,6 +189,8 @@ pub(super) fn writes_scc(op: Op) -> bool {
             | SSextI32I16
             | SMovkI32
             | SGetregB32
+            | SSetregB32
+            | SSetregImm32B32
             | SCmovkI32
             | SMulkI32
     );
@@ -238,6 +240,29 @@ fn vsrc_count(shape: Shape) -> usize {
     }
 }
 
+/// The registers a SOPK instruction touches (its sdst field is a source,
+/// a destination or both).
+fn deps_sopk(inst: &Inst, d: &mut Deps) {
+    match inst.op {
+        // s_getreg_b32 reads no SGPR: its value comes from the wave's place,
+        // or from MODE, whose unwritten bits are unsettled: that read
+        // always takes the taint step (F_SLOW).
+        Op::SMovkI32 | Op::SGetregB32 => {
+            d.dst_s(sbits(inst.sgpr_dst(), 1), true);
+            if inst.op == Op::SGetregB32
+                && inst.imm as u32 & 63 == inst.generation.mode_register().register
+            {
+                d.flags |= F_SLOW;
+            }
+        }
+        Op::SAddkI32 | Op::SMulkI32 => {
+            d.read_s(sbits(inst.sgpr_dst(), 1));
+            d.dst_s(sbits(inst.sgpr_dst(), 1), true);
+        }
+        _ => d.read_s(sbits(inst.sgpr_dst(), 1)),
+    }
+}
+
 /// The registers `inst` touches in a wave of 64 (`wave64`) or 32 lanes.
 pub fn deps(inst: &Inst, wave64: bool) -> Deps {
     use Shape::*;
@@ -272,15 +297,8 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
                 d.dst_s(exec, true);
             }
         }
-        K => match inst.op {
-            // s_getreg_b32 reads no SGPR: its value comes from the wave's place.
-            Op::SMovkI32 | Op::SGetregB32 => d.dst_s(sbits(inst.sgpr_dst(), 1), true),
-            Op::SAddkI32 | Op::SMulkI32 => {
-                d.read_s(sbits(inst.sgpr_dst(), 1));
-                d.dst_s(sbits(inst.sgpr_dst(), 1), true);
-            }
-            _ => d.read_s(sbits(inst.sgpr_dst(), 1)),
-        },
+        K => deps_sopk(inst, &mut d),
+        SetReg => d.src(inst.src[0], 1, mask),
         KWait | Nop => {}
         Control => d.flags |= if inst.op == Op::SSendmsg { F_SLOW } else { 0 },
         Branch => match inst.op {
@@ -1148,14 +1166,17 @@ impl<const W: usize> Wave<W> {
                 Some(Ok(p)) => format!("`{p}` at 0x{:x}", p.offset),
                 _ => String::from("an earlier instruction"),
             };
-            let name = if h.reg >= 256 {
+            let name = if h.reg == super::hazards::HWREG_VICTIM {
+                inst.generation.hwreg_text(inst.imm as u16)
+            } else if h.reg >= 256 {
                 format!("v{}", h.reg - 256)
             } else {
                 reg_name(h.reg as u8)
             };
             let key = (160 + h.rule as u8, h.reg, inst.offset);
             let (when, what) = match (rule.war, h.post) {
-                (false, _) => ("after", format!("{name} read")),
+                (false, true) => ("after", format!("{name} {}", rule.result_text())),
+                (false, false) => ("after", format!("{name} read")),
                 (true, false) => ("before", format!("{name} read")),
                 (true, true) => ("before", format!("{name} {}", rule.result_text())),
             };
@@ -1189,6 +1210,10 @@ impl<const W: usize> Wave<W> {
         for h in hazards.iter().filter(|h| h.post) {
             let key = (160 + h.rule as u8, h.reg, inst.offset);
             if let Some(origin) = ctx.mem.taint.origin_id(key) {
+                if h.reg == super::hazards::HWREG_VICTIM {
+                    self.mode_undefined = Some(origin);
+                    continue;
+                }
                 let rule = &super::hazards::RULES[h.rule];
                 self.land(h.reg, u64::MAX, L::of_rule(rule, origin));
             }
@@ -1252,23 +1277,17 @@ impl<const W: usize> Wave<W> {
             S::default()
         };
         if is_saveexec(inst.op) {
-            if s0.tainted() {
-                return self.stop(inst, ctx, "the EXEC write", s0);
-            }
-            let hi = if dst_n == 2 && W == 32 {
-                self.s_reg(EXEC_HI, inst, ctx)
-            } else {
-                S::default()
-            };
-            self.set_s(inst.sgpr_dst(), S::default());
-            if dst_n == 2 {
-                self.set_s(inst.sgpr_dst().wrapping_add(1), hi);
-            }
-            self.set_s(SCC_BIT, S::default());
-            return Flow::Run;
+            return self.taint_saveexec(inst, ctx, s0, dst_n);
         }
         let result = match inst.op {
-            SMovkI32 | SGetregB32 => Some(S::default()),
+            // A MODE field written from an undefined or unsettled value: the
+            // register then holds it for good, so the wave stops here.
+            SSetregB32 | SSetregImm32B32 if s0.tainted() => {
+                return self.stop(inst, ctx, "the MODE write", s0)
+            }
+            SSetregB32 | SSetregImm32B32 => None,
+            SGetregB32 => Some(self.getreg_taint(inst, ctx)),
+            SMovkI32 => Some(S::default()),
             SCmovkI32 | SCmovB32 | SCmovB64 => {
                 let src = if inst.op == SCmovkI32 {
                     S::default()
@@ -1299,6 +1318,68 @@ impl<const W: usize> Wave<W> {
             self.set_s(SCC_BIT, s0.or(s1).or(scc));
         }
         Flow::Run
+    }
+
+    /// `s_*_saveexec`: an EXEC written from a tainted source stops the wave;
+    /// otherwise the saved EXEC (and, in wave32, exec_hi with it) is as clean
+    /// as EXEC, which is always clean.
+    fn taint_saveexec(&mut self, inst: &Inst, ctx: &Ctx<'_>, s0: S, dst_n: u8) -> Flow {
+        if s0.tainted() {
+            return self.stop(inst, ctx, "the EXEC write", s0);
+        }
+        let hi = if dst_n == 2 && W == 32 {
+            self.s_reg(EXEC_HI, inst, ctx)
+        } else {
+            S::default()
+        };
+        self.set_s(inst.sgpr_dst(), S::default());
+        if dst_n == 2 {
+            self.set_s(inst.sgpr_dst().wrapping_add(1), hi);
+        }
+        self.set_s(SCC_BIT, S::default());
+        Flow::Run
+    }
+
+    /// What `s_getreg_b32` reads: the emulated hardware id, or MODE bits
+    /// `s_setreg` wrote, are settled; MODE bits it did not write hold the
+    /// descriptor's float modes and what the runtime set, which the emulator
+    /// does not reproduce: unsettled.
+    fn getreg_taint(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> S {
+        let (id, offset, size) = super::salu::hwreg_field(inst);
+        let mode = inst.generation.mode_register();
+        let field = super::salu::field_mask(size)
+            .checked_shl(offset)
+            .unwrap_or(0);
+        if id != mode.register {
+            return S::default();
+        }
+        if let Some(origin) = self.mode_undefined {
+            return S {
+                undef: true,
+                unset: false,
+                origin,
+            };
+        }
+        if field & !self.mode_written == 0 {
+            return S::default();
+        }
+        let key = (199, 0, inst.offset);
+        let origin = ctx.mem.taint.origin(key, || Origin {
+            what: format!(
+                "{} bits 0x{:08x} read before s_setreg wrote them: their initial value comes from \
+                 the kernel descriptor's float modes and the runtime, which the emulator does not \
+                 reproduce",
+                mode.register_name,
+                field & !self.mode_written
+            ),
+            offset: inst.offset,
+            instruction: inst.to_string(),
+        });
+        S {
+            undef: false,
+            unset: true,
+            origin,
+        }
     }
 
     fn taint_branch(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {

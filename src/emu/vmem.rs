@@ -17,7 +17,7 @@ impl<const W: usize> Wave<W> {
     /// Lane `i`'s address (slow paths; the fast paths use [`Wave::contiguous_start`]).
     #[inline(always)]
     pub(super) fn lane_addr(&self, inst: &Inst, i: usize) -> u64 {
-        let lo = u64::from(self.v[inst.addr as usize][i]);
+        let lo = u64::from(self.v[inst.addr as usize][i]) * access_scale(inst);
         let off = i64::from(inst.imm);
         match inst.saddr {
             Some(sa) => (u64::from(self.s[sa as usize]) | u64::from(self.s[sa as usize + 1]) << 32)
@@ -35,7 +35,7 @@ impl<const W: usize> Wave<W> {
     /// still contiguous, takes the per-lane path and gets the same result.
     #[inline(always)]
     fn contiguous_start(&self, inst: &Inst, size: u64) -> Option<u64> {
-        if self.exec() != Self::FULL {
+        if self.exec() != Self::FULL || inst.scale_offset {
             return None;
         }
         let lo = &self.v[inst.addr as usize];
@@ -404,4 +404,13 @@ fn offsets_match<const W: usize>(lo: &[u32; W], l0: u32, offsets: &[u32; W]) -> 
         diff |= lo[i].wrapping_sub(l0) ^ offsets[i];
     }
     diff == 0
+}
+
+/// What a lane's VGPR offset is multiplied by: the access size in bytes
+/// under CDNA5's `scale_offset`, else 1.
+fn access_scale(inst: &Inst) -> u64 {
+    match (inst.scale_offset, inst.shape()) {
+        (true, crate::isa::Shape::MemLoad(n) | crate::isa::Shape::MemStore(n)) => u64::from(n),
+        _ => 1,
+    }
 }

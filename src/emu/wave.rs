@@ -84,6 +84,14 @@ pub struct Wave<const W: usize> {
     pub(super) shadow: Shadow,
     /// Memory accesses issued and not yet waited for (see [`super::counters`]).
     pub(super) inflight: InFlight,
+    /// The MODE bits `s_setreg*` wrote (only bits that change nothing the
+    /// emulator runs are accepted, `isa::ModeLayout`), and which bits those
+    /// are: `s_getreg_b32` reads them back; other bits are unsettled.
+    pub(super) mode: u32,
+    pub(super) mode_written: u32,
+    /// MODE was written inside an `s_setreg` hazard window: the origin of
+    /// the undefined value every later `s_getreg_b32` of it reads.
+    pub(super) mode_undefined: Option<u32>,
 }
 
 impl<const W: usize> Default for Wave<W> {
@@ -106,6 +114,9 @@ impl<const W: usize> Default for Wave<W> {
             dword_offsets: std::array::from_fn(|i| 4 * i as u32),
             shadow: Shadow::default(),
             inflight: InFlight::default(),
+            mode: 0,
+            mode_written: 0,
+            mode_undefined: None,
         }
     }
 }
@@ -139,6 +150,9 @@ impl<const W: usize> Wave<W> {
         self.pc = 0;
         self.steps = 0;
         self.inflight.clear();
+        self.mode = 0;
+        self.mode_written = 0;
+        self.mode_undefined = None;
     }
 
     /// Name the wave's place in the launch (for faults): its workgroup, its
@@ -542,6 +556,7 @@ impl<const W: usize> Wave<W> {
             // ---- SOPK ----
             SMovkI32 => self.ws(inst.sgpr_dst(), inst.imm as u32),
             SGetregB32 => self.s_getreg(inst, ctx)?,
+            SSetregB32 | SSetregImm32B32 => self.s_setreg(inst),
             SCmovkI32 => self.s_cmovk(inst),
             SCmpkEqI32 => self.sopk_cmp(inst, |a, k| a as i32 == k),
             SCmpkLgI32 => self.sopk_cmp(inst, |a, k| a as i32 != k),

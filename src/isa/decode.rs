@@ -136,6 +136,9 @@ pub struct Inst {
     pub saddr: Option<u8>,
     /// The generation it was decoded as (names and printing differ).
     pub generation: Generation,
+    /// CDNA5 VGLOBAL `scale_offset` (dword 1 bit 16): the 32-bit VGPR offset
+    /// is multiplied by the access size (LLVM 22 emits it for indexed loads).
+    pub scale_offset: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -307,6 +310,7 @@ impl<'a> Decoder<'a> {
             data: 0,
             saddr: None,
             generation: self.isa.generation,
+            scale_offset: false,
         }
     }
 
@@ -490,12 +494,80 @@ impl<'a> Decoder<'a> {
         let mut inst = self.inst(row.op, Enc::Native);
         inst.imm = i32::from(w0 as u16 as i16);
         let code = bits(w0, 22, 16);
+        if row.op == Op::SGetregB32 {
+            self.getreg_field(inst.imm as u32)?;
+        }
+        if row.shape == Shape::SetReg {
+            inst.src[0] = if row.op == Op::SSetregImm32B32 {
+                Src::Lit(self.word(1)?)
+            } else {
+                self.src(code, false, 1)?
+            };
+            self.setreg_field(&inst)?;
+            return Ok(inst);
+        }
         inst.dst = if row.shape == Shape::KWait {
             self.scalar(code) as u16
         } else {
             u16::from(self.sdst(code, false)?)
         };
         Ok(inst)
+    }
+
+    /// An `s_setreg*` the emulator can run: MODE, and only its bits that
+    /// change nothing the emulator executes ([`super::ModeLayout`]); on
+    /// CDNA5 also bit 25 set to 1 by `s_setreg_imm32_b32`, which LLVM 22
+    /// writes at the entry of every gfx1250 kernel (what the bit does is
+    /// written nowhere we found; LLVM's code generator assumes it set for
+    /// every instruction it emits, integer ones included, so that is the
+    /// mode the emulator runs). Whether the write also reaches the VGPR MSBs
+    /// is the program pass's question (`emu/program.rs`).
+    fn setreg_field(&self, inst: &Inst) -> Result<(), DecodeError> {
+        let imm = inst.imm as u32;
+        let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+        let mode = self.isa.generation.mode_register();
+        let name = table::mnemonic(inst.op, self.isa.generation);
+        if id != mode.register {
+            return Err(self.unsupported(format!(
+                "{name} to hardware register {id}: the emulator models only {} ({})",
+                mode.register_name, mode.inert_text
+            )));
+        }
+        let field = (u32::MAX >> (32 - size)).checked_shl(offset).unwrap_or(0);
+        let cdna5_prologue = self.isa.gfx1250_insts
+            && (offset, size) == (25, 1)
+            && matches!(inst.src[0], Src::Lit(v) if v & 1 == 1);
+        if field & !mode.inert != 0 && !cdna5_prologue {
+            return Err(self.unsupported(format!(
+                "{name} writes {} bits 0x{:08x}: the emulator records only {} (float controls that \
+                 change nothing it runs); these may change what the wave executes",
+                mode.register_name,
+                field & !mode.inert,
+                mode.inert_text
+            )));
+        }
+        Ok(())
+    }
+
+    /// CDNA5's HW_REG_IB_STS2 (28) is readable only in bits 9:6, the field
+    /// LLVM 22 reads at the entry of a kernel to tell a dispatch with
+    /// workgroup clusters from one without (zero: none, and ttmp9 is the
+    /// workgroup id). The emulator launches no clusters, so it reads 0
+    /// there (emu/salu.rs); any other IB_STS2 read, and IB_STS2 on other
+    /// targets, is refused.
+    fn getreg_field(&self, imm: u32) -> Result<(), DecodeError> {
+        let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+        if id != super::IB_STS2 {
+            return Ok(());
+        }
+        if self.isa.gfx1250_insts && offset >= 6 && offset + size <= 10 {
+            return Ok(());
+        }
+        Err(self.unsupported(format!(
+            "s_getreg_b32 of HW_REG_IB_STS2 bits {}:{offset}: only bits 9:6 on CDNA5 (the \
+             workgroup-cluster field, 0 without clusters) are emulated",
+            offset + size - 1
+        )))
     }
 
     fn sopp(&mut self, w0: u32) -> Result<Inst, DecodeError> {
@@ -597,7 +669,10 @@ impl<'a> Decoder<'a> {
         }
         let (w1, w2) = (self.word(1)?, self.word(2)?);
         let row = self.row(format, bits(w0, 21, 14))?;
-        if bits(w0, 13, 7) != 0 || bits(w1, 17, 8) != 0 || bits(w1, 31, 31) != 0 {
+        // CDNA5's scale_offset (dword 1 bit 16), meaningful with a VGPR offset.
+        let scale_offset = self.isa.gfx1250_insts && bits(w1, 16, 16) == 1;
+        let reserved_w1 = bits(w1, 17, 8) & !(u32::from(scale_offset) << 8);
+        if bits(w0, 13, 7) != 0 || reserved_w1 != 0 || bits(w1, 31, 31) != 0 {
             return Err(self.unsupported("reserved (or scratch-only SVE) bits are set"));
         }
         let mut inst = self.inst(row.op, Enc::Native);
@@ -606,6 +681,12 @@ impl<'a> Decoder<'a> {
         inst.addr = bits(w2, 7, 0) as u16;
         inst.imm = (w2 as i32) >> 8;
         inst.saddr = self.vmem_saddr(format, bits(w0, 6, 0))?;
+        if scale_offset && inst.saddr.is_none() {
+            return Err(self.unsupported(
+                "scale_offset without saddr (a 64-bit VGPR address has no offset to scale)",
+            ));
+        }
+        inst.scale_offset = scale_offset;
         Ok(inst)
     }
 

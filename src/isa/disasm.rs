@@ -184,6 +184,10 @@ impl Inst {
                 reg_name(self.sgpr_dst()),
                 format!("0x{:x}", self.imm as u16),
             ],
+            Shape::SetReg => vec![
+                self.generation.hwreg_text(self.imm as u16),
+                setreg_value(s[0]),
+            ],
             Shape::Nop | Shape::Control => match self.op {
                 Op::SEndpgm | Op::SCodeEnd | Op::SBarrier | Op::SWaitIdle => vec![],
                 Op::SNop | Op::SSleep => vec![format!("{}", self.imm as u16)],
@@ -268,6 +272,9 @@ impl Inst {
         if self.imm != 0 {
             *trailing = format!(" offset:{}", self.imm);
         }
+        if self.scale_offset {
+            trailing.push_str(" scale_offset");
+        }
         v
     }
 }
@@ -340,5 +347,15 @@ fn dpp16_ctrl(ctrl: u16) -> String {
         0x150..=0x15f => format!("row_share:{}", ctrl & 15),
         0x160..=0x16f => format!("row_xmask:{}", ctrl & 15),
         _ => format!("dpp_ctrl:0x{ctrl:x}"),
+    }
+}
+
+/// An `s_setreg*` value as LLVM prints it: the SGPR, or the literal in
+/// decimal up to 64 and in hex above.
+pub(crate) fn setreg_value(src: Src) -> String {
+    match src {
+        Src::Lit(v) if v <= 64 => v.to_string(),
+        Src::Lit(v) => format!("0x{v:x}"),
+        other => other.show(1),
     }
 }

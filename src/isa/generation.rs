@@ -71,6 +71,9 @@ pub enum MemoryCounters {
     Split,
 }
 
+/// Hardware register id of IB_STS2 (`s_getreg_b32` simm16 bits 5:0).
+pub const IB_STS2: u32 = 28;
+
 /// A bit field of a register: (lowest bit, width).
 pub type Field = (u32, u32);
 
@@ -127,7 +130,58 @@ const HW_ID1: HwIdLayout = HwIdLayout {
     emulated_per_array: 4,
 };
 
+/// The MODE register (`s_setreg_b32` / `s_getreg_b32` id 1 on every
+/// generation here) as far as the emulator needs it: which bits change
+/// nothing it executes. MODE holds floating-point controls (round and
+/// denorm modes, DX10 clamp, IEEE, FP16 overflow), the float exception
+/// trap enables, and bits that do change integer execution (gfx9-gfx11:
+/// DEBUG_EN 11 traps after every instruction, GPR_IDX_EN 27 re-indexes VGPR
+/// operands, VSKIP 28 skips VALU instructions; CDNA5: the VGPR MSBs 19:12).
+/// The emulator runs no floating-point instruction, so a write to the first
+/// kind is recorded (`s_getreg_b32` reads it back) and changes nothing; a
+/// write to any other bit is refused, never ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeLayout {
+    /// The register id in simm16.
+    pub register: u32,
+    /// Its name as LLVM prints it in `hwreg(...)`.
+    pub register_name: &'static str,
+    /// Bits the emulator may record without effect.
+    pub inert: u32,
+    /// What those bits are, for messages.
+    pub inert_text: &'static str,
+}
+
+/// gfx9-gfx11 (LLVM SIDefines.h, Hwreg MODE; the ISA guides' MODE table):
+/// FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP 8, IEEE 9, LOD_CLAMPED 10,
+/// EXCP_EN 18:12, FP16_OVFL 23.
+const MODE_GCN_RDNA: ModeLayout = ModeLayout {
+    register: 1,
+    register_name: "HW_REG_MODE",
+    inert: 0x0087_f7ff,
+    inert_text: "FP_ROUND 3:0, FP_DENORM 7:4, DX10_CLAMP 8, IEEE 9, LOD_CLAMPED 10, EXCP_EN 18:12, FP16_OVFL 23",
+};
+
+/// gfx12 and CDNA5: only the round and denorm modes are taken as known
+/// (RDNA4 moved other MODE bits, and CDNA5 keeps the VGPR MSBs in 19:12).
+const MODE_GFX12: ModeLayout = ModeLayout {
+    register: 1,
+    // LLVM 19's spelling, as the rest of the disassembly (LLVM 22 prints
+    // HW_REG_WAVE_MODE for gfx12).
+    register_name: "HW_REG_MODE",
+    inert: 0x0000_00ff,
+    inert_text: "FP_ROUND 3:0, FP_DENORM 7:4",
+};
+
 impl Generation {
+    /// The generation's MODE register.
+    pub const fn mode_register(self) -> &'static ModeLayout {
+        match self {
+            Generation::Gfx9 | Generation::Gfx10 | Generation::Gfx11 => &MODE_GCN_RDNA,
+            Generation::Gfx12 => &MODE_GFX12,
+        }
+    }
+
     /// The generation's hardware-id register.
     pub const fn hw_id(self) -> &'static HwIdLayout {
         match self {
@@ -142,8 +196,13 @@ impl Generation {
     pub(crate) fn hwreg_text(self, simm16: u16) -> String {
         let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
         let layout = self.hw_id();
+        let mode = self.mode_register();
         let name = if u32::from(id) == layout.register {
             layout.register_name.to_string()
+        } else if u32::from(id) == mode.register {
+            mode.register_name.to_string()
+        } else if u32::from(id) == IB_STS2 && self == Generation::Gfx12 {
+            "HW_REG_IB_STS2".to_string()
         } else {
             id.to_string()
         };

@@ -484,6 +484,13 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
             Generation::Gfx9.hwreg_text(inst.imm as u16),
         ],
         Shape::K | Shape::KWait => vec![name(inst.sgpr_dst()), format!("0x{:x}", inst.imm as u16)],
+        Shape::SetReg => vec![
+            Generation::Gfx9.hwreg_text(inst.imm as u16),
+            match s[0] {
+                Src::Lit(_) => super::disasm::setreg_value(s[0]),
+                other => show(other, 1),
+            },
+        ],
         Shape::Nop | Shape::Control => match inst.op {
             Op::SEndpgm | Op::SBarrier => vec![],
             Op::SNop | Op::SSleep => vec![format!("{}", inst.imm as u16)],

@@ -36,5 +36,5 @@ pub use table::{Encoding, Format, Op, OpInfo, Shape};
 mod generation;
 pub use generation::{
     DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Isa, MemoryCounters,
-    SmemLayout, VmemLayout,
+    ModeLayout, SmemLayout, VmemLayout, IB_STS2,
 };

@@ -102,6 +102,10 @@ pub enum Shape {
     K,
     /// SOPK that only waits (sdst is null or a counter SGPR).
     KWait,
+    /// `s_setreg_b32` / `s_setreg_imm32_b32`: a field of a hardware register
+    /// (simm16 as `s_getreg_b32`'s) := src0 (the SGPR in the sdst field, or
+    /// the 32-bit literal after the instruction). Writes no SGPR.
+    SetReg,
     /// SOPP with no effect in a synchronous emulator.
     Nop,
     /// SOPP branch: simm16 is a signed dword offset from the next instruction.
@@ -357,6 +361,8 @@ op_table! {
     Sopk   [       0x00e,    15,    15,    15] SAddkI32    "s_addk_i32" [-, -, -, "s_addk_co_i32"]      K,   "D = D + sign_extend(simm16); SCC = signed overflow";
     Sopk   [       0x00f,    16,    16,    16] SMulkI32    "s_mulk_i32"      K,   "D = D * sign_extend(simm16)";
     Sopk   [       0x011,    18,    17,    17] SGetregB32  "s_getreg_b32"    K,   "D = bits [offset, offset + size) of hardware register id (simm16: id 5:0, offset 10:6, size - 1 15:11); only HW_ID (gfx9) and HW_ID1 (gfx10+), with emulated values (emu::hw_id)";
+    Sopk   [       0x012,    19,    18,    18] SSetregB32  "s_setreg_b32"    SetReg, "bits [offset, offset + size) of hardware register id := S0 (the SGPR in the sdst field); only MODE, and only fields that change nothing the emulator runs (Generation::mode_register; emu/salu.rs)";
+    Sopk   [       0x014,    21,    19,    19] SSetregImm32B32 "s_setreg_imm32_b32" SetReg, "as s_setreg_b32 with the 32-bit literal that follows as S0";
     Sopk   [           -,    23,    24,     -] SWaitcntVscnt "s_waitcnt_vscnt" KWait, "wait for vscnt <= simm16 (null sdst only); lands the stores it covers (emu/counters.rs)";
     Sopk   [           -,    24,    25,     -] SWaitcntVmcnt "s_waitcnt_vmcnt" KWait, "wait for vmcnt <= simm16 (null sdst only); lands the loads it covers";
     Sopk   [           -,    25,    26,     -] SWaitcntExpcnt "s_waitcnt_expcnt" KWait, "wait for expcnt <= simm16 (no exports here)";

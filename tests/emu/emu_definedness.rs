@@ -852,14 +852,14 @@ fn is_hazard_padding(l: &str) -> bool {
 /// clean; without its memory waits every lane is undefined and the origin
 /// names the wait LLVM had put there; without its hazard padding (where LLVM
 /// padded a hazard: gfx9's DPP read, gfx12's VCC carry) the rule is named.
-/// gfx12 and gfx950 need LLVM 22 (LLVM 19 does not insert gfx12's
+/// gfx12, gfx950 and gfx1250 need LLVM 22 (LLVM 19 does not insert gfx12's
 /// `s_wait_alu`: the last row pins that disagreement down).
 #[test]
 fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
     let dir = common::scratch("llvm-oracle");
     let llvm22 = xad_harness::toolchain::discover("gfx950", &dir).ok();
     // (target, needs LLVM 22, case, the hazard rule LLVM's padding avoids)
-    let rows: [(&str, bool, &str, Option<&str>); 9] = [
+    let rows: [(&str, bool, &str, Option<&str>); 10] = [
         (
             "gfx908",
             false,
@@ -894,6 +894,9 @@ fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
             "basic",
             Some("gfx12 VALU writes VCC (a VALU has read it), then a VALU reads VCC"),
         ),
+        // CDNA5: LLVM 22's entry writes MODE bit 25, reads the cluster field
+        // of IB_STS2 and indexes with scale_offset; no s_wait_alu hazards.
+        ("gfx1250", true, "basic", None),
     ];
     for (mcpu, needs22, case, rule) in rows {
         let tc = if needs22 {
@@ -973,4 +976,165 @@ fn gfx11_wave64_salu_write_of_a_mask_a_valu_read_needs_sa_sdst() {
         "  v_cndmask_b32 v2, v2, v2, vcc_lo",
         "gfx11 wave64 VALU reads an SGPR as a lane mask",
     );
+}
+
+// ---- s_setreg and MODE (gfx9's s_setreg windows) ----
+
+/// gfx9: an `s_getreg_b32` of MODE within 2 wait states of an `s_setreg`
+/// of it reads an undefined value (LLVM checkGetRegHazards); with `s_nop 1`
+/// between, it reads what was written. The read goes into the result and
+/// back out again, so only its definedness shows.
+#[test]
+fn gfx9_setreg_then_getreg_of_mode_needs_two_wait_states() {
+    for target in ["gfx908", "gfx942"] {
+        hazard_pair(
+            ("cases", "xad_basic_w64", target, "basic_w64"),
+            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 3",
+            "  s_nop 1",
+            "  s_getreg_b32 s16, hwreg(HW_REG_MODE, 0, 4)\n  v_add_u32 v2, s16, v2\n  v_subrev_u32 v2, s16, v2",
+            "gfx9 s_setreg, then s_getreg of the same register",
+        );
+    }
+}
+
+/// gfx9: two `s_setreg`s of MODE within 2 wait states leave it undefined
+/// (LLVM checkSetRegHazards), so a later read is undefined however far away.
+#[test]
+fn gfx9_setreg_then_setreg_of_mode_needs_two_wait_states() {
+    hazard_pair(
+        ("cases", "xad_basic_w64", "gfx90a", "basic_w64"),
+        "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 3",
+        "  s_nop 1",
+        "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 2\n  s_nop 7\n  s_getreg_b32 s16, hwreg(HW_REG_MODE, 0, 4)\n  v_add_u32 v2, s16, v2\n  v_subrev_u32 v2, s16, v2",
+        "gfx9 s_setreg, then s_setreg of the same register",
+    );
+}
+
+/// MODE bits no `s_setreg` wrote hold the descriptor's float modes and the
+/// runtime's setting, which the emulator does not reproduce: reading them
+/// is unsettled on every lane (exit 77, nothing verified); the bits it wrote
+/// read back settled on every generation.
+#[test]
+fn mode_reads_back_what_setreg_wrote_and_unwritten_bits_are_unsettled() {
+    let read = |field: &str| {
+        format!(
+            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 3\n  s_nop 1\n  s_getreg_b32 s16, hwreg(HW_REG_MODE, {field})"
+        )
+    };
+    for (dir, file, target, case, add, sub) in [
+        (
+            "cases",
+            "xad_basic_w64",
+            "gfx942",
+            "basic_w64",
+            "v_add_u32",
+            "v_subrev_u32",
+        ),
+        (
+            "include",
+            "xad_basic_gfx10",
+            "gfx1030",
+            "basic",
+            "v_add_nc_u32",
+            "v_subrev_nc_u32",
+        ),
+        (
+            "include",
+            "xad_basic_gfx11",
+            "gfx1100",
+            "basic",
+            "v_add_nc_u32",
+            "v_subrev_nc_u32",
+        ),
+        (
+            "include",
+            "xad_basic_gfx12",
+            "gfx1201",
+            "basic",
+            "v_add_nc_u32",
+            "v_subrev_nc_u32",
+        ),
+    ] {
+        let use_s16 = format!("  {add} v2, s16, v2\n  {sub} v2, s16, v2");
+        let written = before_xad(
+            dir,
+            file,
+            &format!("mode-{target}-written"),
+            &format!("{}\n{use_s16}", read("0, 4")),
+        );
+        let r = run_user_kernel(&written, target, case);
+        assert_eq!(r.code, 0, "{target} reading the written bits:\n{}", r.all());
+        let unwritten = before_xad(
+            dir,
+            file,
+            &format!("mode-{target}-unwritten"),
+            &format!("{}\n{use_s16}", read("4, 4")),
+        );
+        let r = run_user_kernel(&unwritten, target, case);
+        assert_eq!(r.code, 77, "{target} reading unwritten bits:\n{}", r.all());
+        assert!(
+            r.all().contains("read before s_setreg wrote them"),
+            "{target}: {}",
+            r.all()
+        );
+    }
+}
+
+/// MODE bits that change what a wave executes (gfx9-gfx11 VSKIP 28 and
+/// GPR_IDX_EN 27, DEBUG_EN 11), any other hardware register, and on RDNA4
+/// anything but the round and denorm modes are refused, naming the bits.
+#[test]
+fn setreg_of_bits_that_change_execution_is_refused() {
+    for (dir, file, target, case, line, expect) in [
+        (
+            "include",
+            "xad_basic_gfx11",
+            "gfx1100",
+            "basic",
+            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 1",
+            "bits 0x10000000",
+        ),
+        (
+            "cases",
+            "xad_basic_w64",
+            "gfx90a",
+            "basic_w64",
+            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 27, 1), 1",
+            "bits 0x08000000",
+        ),
+        (
+            "cases",
+            "xad_basic_w64",
+            "gfx908",
+            "basic_w64",
+            "  s_setreg_b32 hwreg(HW_REG_MODE, 11, 1), s4",
+            "bits 0x00000800",
+        ),
+        (
+            "include",
+            "xad_basic_gfx12",
+            "gfx1201",
+            "basic",
+            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 8, 2), 1",
+            "bits 0x00000300",
+        ),
+        (
+            "include",
+            "xad_basic_gfx11",
+            "gfx1100",
+            "basic",
+            "  s_setreg_imm32_b32 hwreg(HW_REG_TRAPSTS, 0, 4), 1",
+            "models only HW_REG_MODE",
+        ),
+    ] {
+        let k = before_xad(
+            dir,
+            file,
+            &format!("setreg-refused-{target}-{}", expect.len()),
+            line,
+        );
+        let r = run_user_kernel(&k, target, case);
+        assert_eq!(r.code, 3, "{target} {line}:\n{}", r.all());
+        assert!(r.all().contains(expect), "{target} {line}: {}", r.all());
+    }
 }

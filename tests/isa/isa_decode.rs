@@ -701,11 +701,12 @@ fn gfx1250_decodes_what_llvm_mc_22_assembles_and_refuses_what_it_drops() {
     assert!(rows.len() > 350, "{} rows", rows.len());
     // LLVM 22's spellings where the decoder prints LLVM 19's gfx12 ones
     // (which LLVM 22 still accepts): two ops renamed for gfx1250, and the
-    // hardware-id register LLVM 22 renamed for all of gfx12.
+    // hardware-id and MODE registers LLVM 22 renamed for all of gfx12.
     let renamed = [
         ("s_get_pc_i64", "s_getpc_b64"),
         ("s_set_pc_i64", "s_setpc_b64"),
         ("HW_REG_WAVE_HW_ID1", "HW_REG_HW_ID1"),
+        ("HW_REG_WAVE_MODE", "HW_REG_MODE"),
     ];
     let renamed_rows: Vec<(String, Vec<u8>)> = rows
         .iter()

@@ -306,3 +306,64 @@ fn the_allocation_is_checked_on_the_resolved_numbers() {
     assert!(f.message.contains("up to v773"), "{}", f.message);
     assert!(program(words, 784).insts.iter().all(Result::is_ok));
 }
+
+/// Faults of a program's instructions, as (index, message).
+fn faults(p: &Program) -> Vec<(usize, String)> {
+    p.insts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, inst)| inst.as_ref().err().map(|f| (i, f.message.clone())))
+        .collect()
+}
+
+const S_ENDPGM: u32 = 0xbfb0_0000;
+/// `s_setreg_imm32_b32 hwreg(HW_REG_WAVE_MODE, 25, 1), <literal>` (llvm-mc-22 -mcpu=gfx1250).
+const SETREG_MODE_25: u32 = 0xb980_0641;
+
+/// CDNA5 MODE writes (llvm-mc-22 -mcpu=gfx1250 bytes): LLVM 22's entry
+/// write (bit 25 := 1) runs; bit 25 := 0 is refused (what it does is not
+/// known here); a write whose literal's bits 19:12 differ from the VGPR MSB
+/// setting is refused (some parts copy them into the MSBs, llvm-project PR
+/// 174681), one whose bits agree runs; an SGPR-valued write to MODE is
+/// refused. IB_STS2's cluster field (bits 9:6) reads on gfx1250 only.
+#[test]
+fn cdna5_mode_writes_and_the_cluster_field() {
+    let prologue = program(&[SETREG_MODE_25, 1, S_ENDPGM], 8);
+    assert_eq!(faults(&prologue), []);
+    let cleared = program(&[SETREG_MODE_25, 0, S_ENDPGM], 8);
+    // (The sweep then resynchronises on the literal: a fault of its own.)
+    let f = faults(&cleared);
+    assert!(f[0].0 == 0 && f[0].1.contains("bits 0x02000000"), "{f:?}");
+    // s_set_vgpr_msb 0x41, then the prologue write (literal bits 19:12 = 0).
+    let disagrees = program(&[0xbf86_0041, SETREG_MODE_25, 1, S_ENDPGM], 8);
+    let f = faults(&disagrees);
+    assert!(
+        f.len() == 1
+            && f[0]
+                .1
+                .contains("may set the VGPR MSBs to 0x00 while s_set_vgpr_msb has them at 0x41"),
+        "{f:?}"
+    );
+    let agrees = program(&[0xbf86_0041, SETREG_MODE_25, 0x41001, S_ENDPGM], 8);
+    assert_eq!(faults(&agrees), []);
+    // s_setreg_b32 hwreg(HW_REG_WAVE_MODE, 0, 4), s2
+    let from_sgpr = program(&[0xb902_1801, S_ENDPGM], 8);
+    let f = faults(&from_sgpr);
+    assert!(f.len() == 1 && f[0].1.contains("from an SGPR"), "{f:?}");
+    // s_getreg_b32 s5, hwreg(HW_REG_IB_STS2, 6, 4), then (..., 0, 4)
+    let cluster = bytes(&[0xb885_199c]);
+    let (inst, _) = decode_one_for(Isa::GFX1250, &cluster).expect("cluster field on gfx1250");
+    assert_eq!(inst.op, Op::SGetregB32);
+    assert_eq!(
+        inst.to_string(),
+        "s_getreg_b32 s5, hwreg(HW_REG_IB_STS2, 6, 4)"
+    );
+    let e = decode_one_for(Isa::GFX12, &cluster)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("only bits 9:6 on CDNA5"), "{e}");
+    let e = decode_one_for(Isa::GFX1250, &bytes(&[0xb885_181c]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("HW_REG_IB_STS2 bits 3:0"), "{e}");
+}
