@@ -106,10 +106,13 @@
 //!   at ACCUM_OFFSET and are not addressable as VGPRs; kernarg preloading is
 //!   refused; row_bcast into a row with no source row is unsettled;
 //!   `v_cmpx_*` writes its lane mask to EXEC and to VCC or its VOP3 SGPR pair.
-//! - `s_getreg_b32` reads only the hardware id (HW_REG_HW_ID on gfx9,
+//! - `s_getreg_b32` reads the hardware id (HW_REG_HW_ID on gfx9,
 //!   HW_REG_HW_ID1 on gfx10+), with emulated values ([`hw_id`]: the compute
-//!   unit or WGP is workgroup id x mod [`EMULATED_COMPUTE_UNITS`]); every
-//!   other hardware register is unsupported if read.
+//!   unit or WGP is workgroup id x mod [`EMULATED_COMPUTE_UNITS`]), MODE
+//!   (what `s_setreg*` wrote; the rest unsettled; only MODE bits that change
+//!   nothing the emulator runs may be written, `isa::ModeLayout`) and, on
+//!   CDNA5, IB_STS2's cluster field (0: no clusters); every other hardware
+//!   register is unsupported if read or written.
 //! - Fault injection: [`EmuDevice::set_xad_faults`] makes `v_xad_u32` produce
 //!   wrong results in chosen lanes (tests of on-device checks only).
 //! - CDNA5 (gfx1250/gfx1251): VGPRs v256-v1023 through `s_set_vgpr_msb`,
