@@ -97,9 +97,11 @@ const XCNT_COUNTER_1250: usize = 17;
 
 const GETREG_9: usize = 15;
 const SETREG_9: usize = 18;
+const SOFT_CLAUSE_9: usize = 19;
+const SOFT_CLAUSE_10: usize = 20;
 
 /// The rules, one row each.
-pub static RULES: [Rule; 19] = [
+pub static RULES: [Rule; 21] = [
     Rule {
         name: "gfx9 VALU writes a VGPR, then DPP reads it",
         needs: "2 wait states (s_nop 1)",
@@ -269,6 +271,24 @@ pub static RULES: [Rule; 19] = [
         family: HazardRules::WaitStates,
         checked: true,
         war: false,
+        unsettled: false,
+    },
+    Rule {
+        name: "gfx9 with XNACK: a soft clause (back-to-back scalar, or back-to-back vector, memory instructions) in which one writes a register one of them reads (a replayed access reads the new value)",
+        needs: "a non-memory instruction between them (s_nop 0), or xnack- in the target ID",
+        source: "LLVM GCNHazardRecognizer::checkSoftClauseHazards (isXNACKEnabled: xnack+ or any)",
+        family: HazardRules::WaitStates,
+        checked: true,
+        war: true,
+        unsettled: false,
+    },
+    Rule {
+        name: "gfx1010 with XNACK: back-to-back scalar memory instructions in which one writes a register one of them reads (a replayed access reads the new value)",
+        needs: "a non-SMEM instruction between them (s_nop 0), or xnack- in the target ID",
+        source: "LLVM GCNHazardRecognizer::checkSoftClauseHazards via checkSMRDHazards (isXNACKEnabled)",
+        family: HazardRules::WriteAfterRead,
+        checked: true,
+        war: true,
         unsettled: false,
     },
 ];
@@ -575,6 +595,7 @@ pub fn analyse(
     deps: &[Deps],
     successors: impl Fn(usize) -> [Option<usize>; 2],
     wave64: bool,
+    xnack: bool,
 ) -> HashMap<usize, Vec<Hazard>> {
     let n = insts.len();
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -615,6 +636,13 @@ pub fn analyse(
                 }
             }
             setreg_hazards(insts, &preds, &mut found);
+            if xnack {
+                soft_clauses(insts, deps, SOFT_CLAUSE_9, true, &mut found);
+            }
+        }
+        HazardRules::WriteAfterRead if xnack => {
+            rdna1_war(insts, deps, &successors, &mut found);
+            soft_clauses(insts, deps, SOFT_CLAUSE_10, false, &mut found);
         }
         HazardRules::Wave64MaskWrite if wave64 => {
             forward(insts, deps, &successors, Gfx11Mask, &mut found)
@@ -631,6 +659,74 @@ pub fn analyse(
 /// itself an `s_setreg`: the hardware register, which only `s_getreg_b32`
 /// reads (taint.rs keeps it per wave).
 pub const HWREG_VICTIM: u16 = u16::MAX;
+
+/// XNACK's soft clauses: with XNACK on, the hardware may replay a run of
+/// back-to-back scalar memory instructions (and on gfx9 vector memory ones)
+/// after some of them returned, and a replayed instruction reads its
+/// registers again. So in a run of two or more, a register one writes that
+/// one reads (itself included) makes that reader's access undefined: the
+/// read register is marked for it, as it may hold the new value. A run ends
+/// at any other instruction, as LLVM's clause does (a clause that mixes
+/// loads and stores to one address is not modelled: LLVM breaks every such
+/// clause at the store without knowing whether the addresses meet).
+fn soft_clauses(
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    rule: usize,
+    vector_too: bool,
+    found: &mut HashMap<usize, Vec<Hazard>>,
+) {
+    let kind = |inst: &Inst| match inst.shape() {
+        Shape::Load(_) => Some(false),
+        Shape::MemLoad(_) | Shape::MemStore(_) if vector_too => Some(true),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < insts.len() {
+        let Some(k) = insts[i].and_then(kind) else {
+            i += 1;
+            continue;
+        };
+        let end = (i..insts.len())
+            .find(|&j| insts[j].and_then(kind) != Some(k))
+            .unwrap_or(insts.len());
+        if end - i >= 2 {
+            clause_hazards(i..end, insts, deps, rule, found);
+        }
+        i = end;
+    }
+}
+
+/// The hazards of one soft clause `run` (two or more instructions).
+fn clause_hazards(
+    run: std::ops::Range<usize>,
+    insts: &[Option<&Inst>],
+    deps: &[Deps],
+    rule: usize,
+    found: &mut HashMap<usize, Vec<Hazard>>,
+) {
+    let written = |j: usize| Regs {
+        s: sgpr_writes(insts[j].expect("in the run"), &deps[j]),
+        v: deps[j].wv,
+    };
+    for r in run.clone() {
+        let read = Regs {
+            s: sgpr_reads(&deps[r]) & !(sgpr(EXEC) | sgpr(EXEC + 1) | sgpr(M0)),
+            v: deps[r].rv,
+        };
+        let hit = run
+            .clone()
+            .find_map(|w| written(w).overlap(&read).map(|reg| (w, reg)));
+        if let Some((writer, reg)) = hit {
+            found.entry(r).or_default().push(Hazard {
+                rule,
+                producer: writer,
+                reg,
+                post: false,
+            });
+        }
+    }
+}
 
 /// gfx9's `s_setreg` windows: an `s_getreg_b32` or `s_setreg*` of a hardware
 /// register within 2 wait states of an `s_setreg*` of the same register.
@@ -1384,6 +1480,58 @@ mod tests {
         insts
     }
 
+    /// gfx9's XNACK soft clause (llvm-mc-19 -mcpu=gfx90a bytes): two
+    /// back-to-back `s_load`s, the second overwriting the address both read.
+    /// With XNACK both readers are marked (the first by the second's write,
+    /// the second by its own); `s_nop 0` between them, or XNACK off (`xnack-`),
+    /// leaves none.
+    #[test]
+    fn an_xnack_soft_clause_is_a_hazard_only_with_xnack_and_without_a_break() {
+        let load_s18 = [0xc002_0488u32, 0x20]; // s_load_dword s18, s[16:17], 0x20
+        let load_s16 = [0xc006_0408u32, 0x0]; // s_load_dwordx2 s[16:17], s[16:17], 0x0
+        let nop = [0xbf80_0000u32];
+        let hazards = |words: &[u32], xnack: bool| -> Vec<(usize, usize)> {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let mut insts = Vec::new();
+            let mut pos = 0;
+            while pos < bytes.len() {
+                let inst = crate::isa::decode(Isa::GFX9, &bytes, pos, 0).expect("decodes");
+                pos += usize::from(inst.len);
+                insts.push(inst);
+            }
+            let refs: Vec<Option<&Inst>> = insts.iter().map(Some).collect();
+            let deps: Vec<Deps> = insts
+                .iter()
+                .map(|i| super::super::taint::deps(i, true))
+                .collect();
+            let n = insts.len();
+            let found = analyse(
+                Isa::GFX9,
+                &refs,
+                &deps,
+                |i| [(i + 1 < n).then_some(i + 1), None],
+                true,
+                xnack,
+            );
+            let mut v: Vec<(usize, usize)> = found
+                .iter()
+                .flat_map(|(&i, hs)| hs.iter().map(move |h| (i, h.producer)))
+                .collect();
+            v.sort();
+            v
+        };
+        let clause: Vec<u32> = load_s18.iter().chain(&load_s16).copied().collect();
+        assert_eq!(hazards(&clause, true), [(0, 1), (1, 1)]);
+        assert_eq!(hazards(&clause, false), []);
+        let broken: Vec<u32> = load_s18
+            .iter()
+            .chain(&nop)
+            .chain(&load_s16)
+            .copied()
+            .collect();
+        assert_eq!(hazards(&broken, true), []);
+    }
+
     fn xcnt_hazards(insts: &[Inst]) -> usize {
         let refs: Vec<Option<&Inst>> = insts.iter().map(Some).collect();
         let deps: Vec<Deps> = insts
@@ -1396,6 +1544,7 @@ mod tests {
             &refs,
             &deps,
             |i| [(i + 1 < n).then_some(i + 1), None],
+            false,
             false,
         );
         found

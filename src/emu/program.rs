@@ -255,6 +255,7 @@ impl Program {
                 &deps[usize::from(wave64)],
                 successors,
                 wave64,
+                !allocation.xnack_off,
             )
         });
         let counters_clean = [false, true].map(|wave64| {

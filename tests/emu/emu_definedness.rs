@@ -1138,3 +1138,50 @@ fn setreg_of_bits_that_change_execution_is_refused() {
         assert!(r.all().contains(expect), "{target} {line}: {}", r.all());
     }
 }
+
+/// XNACK's soft clause: two back-to-back scalar loads where the second
+/// overwrites the address both read. With XNACK (the code object leaves it
+/// "any") a replayed first load reads the new address, so its value is
+/// undefined; `s_nop 0` between them ends the clause (LLVM
+/// checkSoftClauseHazards). gfx9 and gfx1010; gfx1030 has no XNACK.
+#[test]
+fn xnack_soft_clause_overwriting_its_own_address_needs_a_break() {
+    for (dir, file, target, case, add, sub, rule) in [
+        (
+            "cases",
+            "xad_basic_w64",
+            "gfx90a",
+            "basic_w64",
+            "v_add_u32",
+            "v_subrev_u32",
+            "gfx9 with XNACK: a soft clause",
+        ),
+        (
+            "include",
+            "xad_basic_gfx10",
+            "gfx1010",
+            "basic",
+            "v_add_nc_u32",
+            "v_subrev_nc_u32",
+            "gfx1010 with XNACK: back-to-back scalar memory",
+        ),
+    ] {
+        hazard_pair(
+            (dir, file, target, case),
+            "  s_mov_b64 s[16:17], s[0:1]\n  s_load_dword s18, s[16:17], 0x20",
+            "  s_nop 0",
+            &format!(
+                "  s_load_dwordx2 s[16:17], s[16:17], 0x0\n  s_waitcnt lgkmcnt(0)\n  {add} v2, s18, v2\n  {sub} v2, s18, v2"
+            ),
+            rule,
+        );
+    }
+    let k = before_xad(
+        "include",
+        "xad_basic_gfx10",
+        "soft-clause-gfx1030",
+        "  s_mov_b64 s[16:17], s[0:1]\n  s_load_dword s18, s[16:17], 0x20\n  s_load_dwordx2 s[16:17], s[16:17], 0x0\n  s_waitcnt lgkmcnt(0)\n  v_add_nc_u32 v2, s18, v2\n  v_subrev_nc_u32 v2, s18, v2",
+    );
+    let r = run_user_kernel(&k, "gfx1030", "basic");
+    assert_eq!(r.code, 0, "gfx1030 has no XNACK:\n{}", r.all());
+}
