@@ -321,3 +321,63 @@ mod directive_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod disassembly_tests {
+    use super::{read_disassembly, Disassembly};
+
+    const SIN: [u8; 8] = [0x04, 0x6b, 0x0c, 0x7e, 0x00, 0x00, 0x80, 0xbf];
+
+    #[test]
+    fn the_first_instruction_at_the_first_byte_is_the_one() {
+        let out = "\t.text\n\tv_sin_f32_e32 v6, v4                    ; encoding: [0x04,0x6b,0x0c,0x7e]\n\ts_nop 0 ; encoding: [0x00,0x00,0x80,0xbf]\n";
+        assert_eq!(
+            read_disassembly(out, "", &SIN),
+            Some(Disassembly::Instruction {
+                text: "v_sin_f32_e32 v6, v4".into(),
+                len: 4
+            })
+        );
+        // Comment lines before it (another LLVM's banner or a guess) are skipped.
+        let commented = format!("; some note\n# another\n// and one more\n{out}");
+        assert!(matches!(
+            read_disassembly(&commented, "", &SIN),
+            Some(Disassembly::Instruction { len: 4, .. })
+        ));
+    }
+
+    #[test]
+    fn skipped_first_bytes_unknown_and_warnings_are_no_instruction() {
+        let bytes = [0xff, 0xff, 0xff, 0xff, 0x04, 0x6b, 0x0c, 0x7e];
+        let later = "\t.text\n\tv_sin_f32_e32 v6, v4 ; encoding: [0x04,0x6b,0x0c,0x7e]\n";
+        let warned = "b.txt:1:1: warning: invalid instruction encoding\n0xff,0xff\n^\n";
+        assert_eq!(
+            read_disassembly(later, warned, &bytes),
+            Some(Disassembly::NotAnInstruction)
+        );
+        assert_eq!(
+            read_disassembly("\t.text\n", warned, &bytes),
+            Some(Disassembly::NotAnInstruction)
+        );
+        assert_eq!(
+            read_disassembly(
+                "\t<unknown> ; encoding: [0xff,0xff,0xff,0xff]\n",
+                "",
+                &bytes
+            ),
+            Some(Disassembly::NotAnInstruction)
+        );
+    }
+
+    #[test]
+    fn output_that_says_neither_is_nothing() {
+        assert_eq!(read_disassembly("", "", &SIN), None);
+        assert_eq!(read_disassembly("\t.text\n", "", &SIN), None);
+        // An instruction with no encoding, or another one's, without a warning.
+        assert_eq!(read_disassembly("\tv_sin_f32_e32 v6, v4\n", "", &SIN), None);
+        assert_eq!(
+            read_disassembly("\ts_nop 0 ; encoding: [0x00,0x00,0x80,0xbf]\n", "", &SIN),
+            None
+        );
+    }
+}
