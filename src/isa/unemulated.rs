@@ -7,6 +7,11 @@
 //! neither decoded nor listed is reported as no instruction the emulator
 //! knows on that generation. Numbers read off `llvm-mc-19 -show-encoding`
 //! (gfx90a for gfx9).
+//!
+//! This list is the offline fallback: where the error is reported (the
+//! kernel handle, `src/handle.rs`), the LLVM that proves for the target
+//! names the bits ([`opcode_refusal`] reads the refusal back, [`named_by_llvm`]
+//! and [`not_by_llvm`] word its answer); without one, [`refusal`]'s text stays.
 
 use super::table::Format::{self, *};
 use super::Generation::{self, *};
