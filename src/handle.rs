@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use crate::codeobj::{kernarg, ArgValue, CodeObject, Kernel, KernelMeta, TargetId};
+use crate::device::fault::{Fault, FaultKind};
 use crate::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 use crate::error::ReleaseError;
 use crate::guard::GuardedBuffer;
@@ -27,6 +28,9 @@ pub struct KernelHandle<'d> {
     /// Plain buffers still held.
     buffers: Vec<DevicePtr>,
     released: Vec<ReleaseError>,
+    /// The code object's executable sections (virtual address, bytes), for
+    /// naming an instruction the emulator refuses ([`name_refusal`]).
+    code: Vec<(u64, Vec<u8>)>,
 }
 
 impl<'d> KernelHandle<'d> {
@@ -46,6 +50,7 @@ impl<'d> KernelHandle<'d> {
             block: kernel.launch_workgroup_size(),
             buffers: Vec::new(),
             released: Vec::new(),
+            code: code.code.clone(),
         })
     }
 
@@ -108,8 +113,19 @@ impl<'d> KernelHandle<'d> {
     ) -> Result<(), DeviceError> {
         let image =
             kernarg::build(&self.meta, args).map_err(|e| DeviceError::Refused(e.to_string()))?;
-        self.dev
+        match self
+            .dev
             .launch(self.module, &self.meta.name, &image, dispatch, timeout)
+        {
+            Err(DeviceError::Emulation(fault)) if fault.kind == FaultKind::Unsupported => {
+                let target = self.dev.arch_name();
+                let processor = target.split(':').next().unwrap_or(&target);
+                Err(DeviceError::Emulation(Box::new(name_refusal(
+                    *fault, &self.code, processor,
+                ))))
+            }
+            other => other,
+        }
     }
 
     /// Give back a guarded buffer now (a chunk of another size needs new
@@ -145,6 +161,65 @@ impl Drop for KernelHandle<'_> {
     fn drop(&mut self) {
         self.free_all();
     }
+}
+
+/// The longest instruction of any generation the harness has, in bytes
+/// (CDNA5's VOP3 with a 64-bit literal): LLVM is given this much from the
+/// refused instruction's start, so an operand word the emulator never read
+/// (a literal) is there for it.
+const LONGEST_INSTRUCTION: usize = 16;
+
+/// An emulator's refusal of an opcode it has no row for, named by the LLVM
+/// that proves for `target` ([`crate::toolchain::disassemble_bytes`]): the
+/// instruction LLVM reads there, which the emulator does not implement, or
+/// that these bits are no instruction on `target` for LLVM either. Without a
+/// usable disassembler (none found, it failed or timed out, its output said
+/// nothing) and for every other fault, `fault` is returned as it is: the
+/// emulator's own static reason ([`crate::isa::unemulated::refusal`]).
+///
+/// Here, above the emulator, because naming runs a tool: the emulator and
+/// `isa` spawn no processes.
+pub fn name_refusal(fault: Fault, code: &[(u64, Vec<u8>)], target: &str) -> Fault {
+    use crate::isa::unemulated::{named_by_llvm, not_by_llvm, opcode_refusal};
+    use crate::toolchain::Disassembly;
+    let Some(at) = fault.inst.as_ref() else {
+        return fault;
+    };
+    let Some(refused) = opcode_refusal(&fault.message) else {
+        return fault;
+    };
+    let bytes = bytes_at(code, at.offset).unwrap_or_else(|| dword_bytes(&at.text));
+    if bytes.is_empty() {
+        return fault;
+    }
+    let reason = match crate::toolchain::disassemble_bytes(target, &bytes) {
+        Some((Disassembly::Instruction { text, .. }, tool)) => {
+            named_by_llvm(&refused, &text, target, &tool)
+        }
+        Some((Disassembly::NotAnInstruction, tool)) => not_by_llvm(target, &tool),
+        None => return fault,
+    };
+    let message = format!("{}{reason}", refused.head);
+    Fault { message, ..fault }
+}
+
+/// Up to [`LONGEST_INSTRUCTION`] bytes of the section holding `offset`, from it.
+fn bytes_at(code: &[(u64, Vec<u8>)], offset: u64) -> Option<Vec<u8>> {
+    code.iter().find_map(|(base, text)| {
+        let pos = usize::try_from(offset.checked_sub(*base)?).ok()?;
+        let end = text.len().min(pos.checked_add(LONGEST_INSTRUCTION)?);
+        text.get(pos..end)
+            .filter(|b| !b.is_empty())
+            .map(<[u8]>::to_vec)
+    })
+}
+
+/// The little-endian bytes of the dwords a fault shows (`7E0C6B04 ...`).
+fn dword_bytes(hex: &str) -> Vec<u8> {
+    hex.split_whitespace()
+        .map_while(|w| u32::from_str_radix(w, 16).ok())
+        .flat_map(u32::to_le_bytes)
+        .collect()
 }
 
 /// Refuse to launch a code object on a device that does not run it.

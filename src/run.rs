@@ -1062,6 +1062,54 @@ mod tests {
         word_forms(&case, &loaded.code, kernel_for(&loaded, &case).unwrap())
     }
 
+    /// An embedded kernel goes through the same kernel handle as a user's:
+    /// its `v_xad_u32` patched into `v_sin_f32 v6, v4` and `s_nop 0` (gfx12),
+    /// the refusal names the instruction LLVM reads there.
+    #[test]
+    fn an_embedded_kernels_refused_opcode_is_named_by_llvm() {
+        let case = crate::cases::select("basic").unwrap().remove(0);
+        let target = crate::target::find("gfx1201").unwrap();
+        let mut loaded = embedded(&case, target).unwrap();
+        let sources: u32 = 258 | 259 << 9 | 260 << 18;
+        let xad = [0xD645_0005u32, sources].map(u32::to_le_bytes).concat();
+        let mut bytes = loaded.code.bytes.clone();
+        let at = bytes
+            .windows(8)
+            .position(|w| w == xad)
+            .expect("v_xad_u32 v5, v2, v3, v4");
+        let patched = [0x7E0C_6B04u32, 0xBF80_0000].map(u32::to_le_bytes).concat();
+        bytes[at..at + 8].copy_from_slice(&patched);
+        loaded.code = CodeObject::parse(&bytes).unwrap();
+        let kernel = kernel_for(&loaded, &case).unwrap().clone();
+        let mut dev = crate::emu::EmuDevice::for_target(target);
+        let opts = Options {
+            lanes: 256,
+            ..Options::default()
+        };
+        let result = run_case(
+            &mut dev,
+            &case,
+            &loaded.code,
+            &kernel,
+            loaded.source.clone(),
+            &opts,
+        );
+        let error = result.error.expect("refused").to_string();
+        if crate::toolchain::disassemble_bytes("gfx1201", &patched).is_none() {
+            eprintln!("SKIPPED: no LLVM with llvm-mc proves for gfx1201: {error}");
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "no llvm-mc in CI"
+            );
+            assert!(error.contains("that the emulator knows"), "{error}");
+            return;
+        }
+        assert!(
+            error.contains("decoded as VOP1: v_sin_f32_e32 v6, v4 (VOP1 opcode 53) is a gfx1201 instruction the emulator does not implement (named by llvm-mc"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn failing_words_are_named_by_their_instruction() {
         assert_eq!(forms("basic"), vec!["v_xad_u32 v5, v2, v3, v4".to_string()]);

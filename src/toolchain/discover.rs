@@ -94,6 +94,9 @@ pub enum ToolchainError {
         command: String,
         status: String,
         stderr: String,
+        /// Other toolchains that were tried on the same source after this
+        /// one failed, each `origin (its first error)` (`run --kernel`).
+        also_tried: Vec<String>,
     },
     /// A tool could not be started at all.
     Spawn { command: String, error: String },
@@ -124,11 +127,19 @@ impl fmt::Display for ToolchainError {
                 "this xad-harness was built without code objects for {target}: {why}; install an LLVM that \
                  knows it (gfx950 and gfx9-4-generic: clang-22 lld-22 llvm-22, or set {LLVM_DIR_VAR}) and rebuild"
             ),
-            ToolchainError::Failed { command, status, stderr } => {
+            ToolchainError::Failed {
+                command,
+                status,
+                stderr,
+                also_tried,
+            } => {
                 let stderr = stderr.trim();
                 write!(f, "`{command}` failed ({status})")?;
                 if !stderr.is_empty() {
                     write!(f, ": {}", stderr.replace('\n', " | "))?;
+                }
+                if !also_tried.is_empty() {
+                    write!(f, "; also tried {}", also_tried.join("; "))?;
                 }
                 Ok(())
             }
@@ -312,36 +323,66 @@ pub fn write_target_include(
 /// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`). `scratch` is a
 /// directory where the canary files may be written.
 pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError> {
-    let mut tried = Vec::new();
-    for cand in candidates() {
-        if !cand.clang.is_file() || !cand.lld.is_file() {
-            tried.push(format!("{} (not present)", cand.origin));
-            continue;
-        }
-        match prove(&cand, mcpu, scratch) {
-            Ok(()) => {
-                return Ok(Toolchain {
-                    objdump: cand.objdump.is_file().then(|| cand.objdump.clone()),
-                    clang: cand.clang,
-                    lld: cand.lld,
-                    origin: cand.origin,
-                })
-            }
-            // A canary stopped by Ctrl-C proves nothing about this candidate,
-            // and the user asked to stop: no "no LLVM toolchain", no next one.
-            Err(_) if stop_requested().is_some() => {
-                return Err(ToolchainError::Interrupted {
-                    signal: stop_requested().unwrap_or_default(),
-                    what: format!("the canary proving {}", cand.origin),
-                })
-            }
-            Err(why) => tried.push(format!("{} ({})", cand.origin, why)),
+    Search::new(mcpu, scratch).next_proven()
+}
+
+/// The candidates for one target, proven one at a time in the search order:
+/// [`discover`] takes the first that proves; `run --kernel x.s` takes the
+/// next when one fails to assemble the source (an LLVM 22 `.s` names
+/// directives LLVM 19 does not know).
+pub struct Search {
+    mcpu: String,
+    scratch: PathBuf,
+    left: std::vec::IntoIter<Candidate>,
+    /// Each candidate passed over so far, with why.
+    tried: Vec<String>,
+}
+
+impl Search {
+    pub fn new(mcpu: &str, scratch: &Path) -> Search {
+        Search {
+            mcpu: mcpu.to_string(),
+            scratch: scratch.to_path_buf(),
+            left: candidates().into_iter(),
+            tried: Vec::new(),
         }
     }
-    Err(ToolchainError::NotFound {
-        target: mcpu.to_string(),
-        tried,
-    })
+
+    /// The next candidate that proves for the target; [`ToolchainError::NotFound`]
+    /// (listing every candidate passed over, this call's and earlier ones')
+    /// when none is left.
+    pub fn next_proven(&mut self) -> Result<Toolchain, ToolchainError> {
+        let mcpu = self.mcpu.clone();
+        for cand in self.left.by_ref() {
+            if !cand.clang.is_file() || !cand.lld.is_file() {
+                self.tried.push(format!("{} (not present)", cand.origin));
+                continue;
+            }
+            match prove(&cand, &mcpu, &self.scratch) {
+                Ok(()) => {
+                    return Ok(Toolchain {
+                        objdump: cand.objdump.is_file().then(|| cand.objdump.clone()),
+                        clang: cand.clang,
+                        lld: cand.lld,
+                        origin: cand.origin,
+                    })
+                }
+                // A canary stopped by Ctrl-C proves nothing about this candidate,
+                // and the user asked to stop: no "no LLVM toolchain", no next one.
+                Err(_) if stop_requested().is_some() => {
+                    return Err(ToolchainError::Interrupted {
+                        signal: stop_requested().unwrap_or_default(),
+                        what: format!("the canary proving {}", cand.origin),
+                    })
+                }
+                Err(why) => self.tried.push(format!("{} ({})", cand.origin, why)),
+            }
+        }
+        Err(ToolchainError::NotFound {
+            target: mcpu,
+            tried: self.tried.clone(),
+        })
+    }
 }
 
 fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
@@ -520,6 +561,11 @@ fn wait_bounded(
 /// Run a tool with no stdin, bounded in time ([`tool_timeout`]) and in the
 /// output kept ([`OUTPUT_CAP`] per stream).
 fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
+    run_output(cmd).map(drop)
+}
+
+/// [`run`], returning what the tool wrote: (stdout, stderr).
+fn run_output(cmd: &mut Command) -> Result<(String, String), ToolchainError> {
     let shown = format!("{cmd:?}").replace('"', "");
     if let Some(signal) = stop_requested() {
         // Asked to stop before this step (e.g. between assembling and linking).
@@ -543,7 +589,7 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
     let stderr = child.stderr.take().map(Capture::start);
     let waited = wait_bounded(&mut child, started, limit);
     let grace = Instant::now() + PIPE_GRACE;
-    let _ = stdout.map(|c| c.finish(grace));
+    let stdout = stdout.map(|c| c.finish(grace)).unwrap_or_default();
     let stderr = stderr.map(|c| c.finish(grace)).unwrap_or_default();
     let status = match waited {
         Ok(Ended::Exited(status)) => status,
@@ -580,9 +626,10 @@ fn run(cmd: &mut Command) -> Result<(), ToolchainError> {
             command: shown,
             status: status.to_string(),
             stderr,
+            also_tried: Vec::new(),
         });
     }
-    Ok(())
+    Ok((stdout, stderr))
 }
 
 /// The signal that asked this process to stop, when a tool that failed
@@ -655,5 +702,122 @@ impl Toolchain {
         self.link(&obj, out)?;
         let _ = std::fs::remove_file(&obj);
         Ok(())
+    }
+}
+
+/// What an LLVM disassembler makes of the bytes at an instruction's start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disassembly {
+    /// The first instruction, as LLVM prints it (`v_sin_f32_e32 v6, v4`),
+    /// and how many of the bytes it takes.
+    Instruction { text: String, len: usize },
+    /// LLVM decodes no instruction there (an invalid encoding).
+    NotAnInstruction,
+}
+
+impl Toolchain {
+    /// `llvm-mc` beside clang, with clang's version suffix (`clang-19`:
+    /// `llvm-mc-19`), when it is there.
+    pub fn llvm_mc(&self) -> Option<PathBuf> {
+        let name = self.clang.file_name()?.to_str()?;
+        let suffix = name.strip_prefix("clang")?;
+        let mc = self.clang.with_file_name(format!("llvm-mc{suffix}"));
+        mc.is_file().then_some(mc)
+    }
+
+    /// How messages name this toolchain's disassembler: `llvm-mc-19`, or
+    /// `llvm-mc of <origin>` for an unversioned one.
+    pub fn llvm_mc_name(&self) -> String {
+        match self.llvm_mc() {
+            Some(mc) => {
+                let name = mc
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                if name == "llvm-mc" {
+                    format!("llvm-mc of {}", self.origin)
+                } else {
+                    name
+                }
+            }
+            None => format!("llvm-mc of {}", self.origin),
+        }
+    }
+
+    /// Disassemble `bytes` for `mcpu` with [`Toolchain::llvm_mc`] and read
+    /// the first instruction ([`read_disassembly`]); `Ok(None)` when the
+    /// output says neither an instruction nor an invalid encoding. The bytes
+    /// go through a file in `scratch`; the run is bounded as every tool run
+    /// is ([`tool_timeout`]).
+    pub fn disassemble(
+        &self,
+        mcpu: &str,
+        bytes: &[u8],
+        scratch: &Path,
+    ) -> Result<Option<Disassembly>, ToolchainError> {
+        let mc = self.llvm_mc().ok_or_else(|| ToolchainError::Spawn {
+            command: format!("llvm-mc beside {}", self.clang.display()),
+            error: "not present".into(),
+        })?;
+        let input = scratch.join("bytes.txt");
+        let text: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
+        std::fs::write(&input, text.join(",") + "\n").map_err(|e| ToolchainError::Spawn {
+            command: format!("write {}", input.display()),
+            error: e.to_string(),
+        })?;
+        let (stdout, stderr) = run_output(
+            Command::new(&mc)
+                .arg("--disassemble")
+                .arg("--show-encoding")
+                .arg("-triple=amdgcn-amd-amdhsa")
+                .arg(format!("-mcpu={mcpu}"))
+                .arg(&input),
+        )?;
+        Ok(read_disassembly(&stdout, &stderr, bytes))
+    }
+}
+
+/// Read `llvm-mc --disassemble --show-encoding` output for `bytes`: the
+/// first instruction line (directives such as `.text`, blank and comment
+/// lines skipped) whose encoding is where `bytes` begin names them. LLVM
+/// skips an invalid word with a warning and goes on, so a line whose
+/// encoding starts later than the first byte is not theirs; a `<unknown>`
+/// line or an "invalid instruction encoding" warning with no instruction at
+/// the first byte means they are not an instruction. `None` for output that
+/// says neither (a disassembler that printed nothing usable).
+pub fn read_disassembly(stdout: &str, stderr: &str, bytes: &[u8]) -> Option<Disassembly> {
+    let first = stdout.lines().map(str::trim).find(|line| {
+        !line.is_empty()
+            && !line.starts_with('.')
+            && !line.starts_with(';')
+            && !line.starts_with('#')
+            && !line.starts_with("//")
+    });
+    let invalid = stderr.contains("invalid instruction encoding");
+    let Some(line) = first else {
+        return invalid.then_some(Disassembly::NotAnInstruction);
+    };
+    let (text, comment) = line.split_once(';').unwrap_or((line, ""));
+    let text = text.trim();
+    if text.contains("<unknown>") {
+        return Some(Disassembly::NotAnInstruction);
+    }
+    let encoding = comment
+        .split_once("encoding:")
+        .and_then(|(_, rest)| rest.split_once('[')?.1.split_once(']'))
+        .map(|(list, _)| {
+            list.split(',')
+                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok())
+                .collect::<Option<Vec<u8>>>()
+        });
+    match encoding {
+        Some(Some(enc)) if !enc.is_empty() && bytes.starts_with(&enc) && !text.is_empty() => {
+            Some(Disassembly::Instruction {
+                text: text.split_whitespace().collect::<Vec<_>>().join(" "),
+                len: enc.len(),
+            })
+        }
+        // An instruction decoded from later bytes: the first ones were skipped.
+        Some(Some(_)) if invalid => Some(Disassembly::NotAnInstruction),
+        _ => None,
     }
 }

@@ -7,11 +7,23 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    code_object_version, discover, elf_abi_version, frame_include, stop_when, target_include,
-    tool_timeout, write_target_include, Toolchain, ToolchainError, CODE_OBJECT_VERSION,
-    ELF_ABI_VERSION, GENERIC_CODE_OBJECT_VERSION, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP,
-    TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
+    code_object_version, discover, elf_abi_version, frame_include, read_disassembly, stop_when,
+    target_include, tool_timeout, write_target_include, Disassembly, Search, Toolchain,
+    ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION, GENERIC_CODE_OBJECT_VERSION,
+    INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
 };
+
+/// What the LLVM that proves for `mcpu` makes of `bytes` (an instruction's
+/// start, with what follows it), and the disassembler's name for messages
+/// (`llvm-mc-19`). `None` when no toolchain proves for `mcpu`, it has no
+/// `llvm-mc`, the disassembler failed or timed out, or its output says
+/// nothing usable: the caller then keeps what it knew without LLVM.
+pub fn disassemble_bytes(mcpu: &str, bytes: &[u8]) -> Option<(Disassembly, String)> {
+    let scratch = scratch_dir(&std::env::temp_dir()).ok()?;
+    let tc = discover(mcpu, scratch.path()).ok()?;
+    let read = tc.disassemble(mcpu, bytes, scratch.path()).ok()??;
+    Some((read, tc.llvm_mc_name()))
+}
 
 /// Assemble and link `src` for `mcpu` into code object bytes, in a private
 /// scratch directory under the system's temporary directory that is removed
@@ -42,7 +54,8 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
         .unwrap_or_else(|| mcpu.to_string());
     let scratch = scratch_dir(&std::env::temp_dir())?;
     let dir = scratch.path();
-    let tc = discover(mcpu, dir)?;
+    let mut search = Search::new(mcpu, dir);
+    let first = search.next_proven()?;
     let out = dir.join("user.hsaco");
     // Absolute, so a bare `k.s` has a directory and clang gets no empty -I.
     let src = std::path::absolute(src).unwrap_or_else(|_| src.to_path_buf());
@@ -56,12 +69,60 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
         .or_else(|| crate::target::find(mcpu))
         .map(|t| t.frame());
     write_target_include(&generated, mcpu, frame)?;
-    tc.build_code_object(&target_id, &src, &out, &[&src_dir, &sibling, &generated])?;
+    let build = |tc: &Toolchain| {
+        tc.build_code_object(&target_id, &src, &out, &[&src_dir, &sibling, &generated])
+    };
+    with_fallback(&mut search, &first, build)?;
     std::fs::read(&out).map_err(|e| ToolchainError::Spawn {
         command: format!("read {}", out.display()),
         error: e.to_string(),
     })
     // `scratch` is removed here, on every path.
+}
+
+/// Run `build` with `first`; when the source fails there, with each next
+/// candidate of `search` that proves for the target, until one builds it. A
+/// source the first toolchain refuses may be another LLVM's output (LLVM 22
+/// writes directives LLVM 19 does not know). When every one fails, the
+/// first failure is reported, naming the others tried and why each failed.
+fn with_fallback(
+    search: &mut Search,
+    first: &Toolchain,
+    build: impl Fn(&Toolchain) -> Result<(), ToolchainError>,
+) -> Result<(), ToolchainError> {
+    let Err(mut failed) = build(first) else {
+        return Ok(());
+    };
+    let mut also = Vec::new();
+    while let ToolchainError::Failed { also_tried, .. } = &mut failed {
+        let next = match search.next_proven() {
+            Ok(next) => next,
+            Err(e @ ToolchainError::Interrupted { .. }) => return Err(e),
+            Err(_) => {
+                *also_tried = also;
+                break;
+            }
+        };
+        match build(&next) {
+            Ok(()) => return Ok(()),
+            Err(e @ ToolchainError::Interrupted { .. }) => return Err(e),
+            Err(e) => also.push(format!("{} ({})", next.origin, first_line(&e))),
+        }
+    }
+    Err(failed)
+}
+
+/// The first line of what a failed tool said (its first error), for the
+/// list of toolchains also tried.
+fn first_line(e: &ToolchainError) -> String {
+    match e {
+        ToolchainError::Failed { stderr, status, .. } => stderr
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map_or_else(|| format!("failed ({status})"), str::to_string),
+        other => other.to_string(),
+    }
 }
 
 /// A private scratch directory in `parent`: an unpredictable name, mode 0700,
@@ -257,6 +318,66 @@ mod directive_tests {
                 "// .amdgcn_target \"amdgcn-amd-amdhsa--gfx1100\"\n.amdgcn_target \"{id}\""
             )),
             Some(id.to_string())
+        );
+    }
+}
+
+#[cfg(test)]
+mod disassembly_tests {
+    use super::{read_disassembly, Disassembly};
+
+    const SIN: [u8; 8] = [0x04, 0x6b, 0x0c, 0x7e, 0x00, 0x00, 0x80, 0xbf];
+
+    #[test]
+    fn the_first_instruction_at_the_first_byte_is_the_one() {
+        let out = "\t.text\n\tv_sin_f32_e32 v6, v4                    ; encoding: [0x04,0x6b,0x0c,0x7e]\n\ts_nop 0 ; encoding: [0x00,0x00,0x80,0xbf]\n";
+        assert_eq!(
+            read_disassembly(out, "", &SIN),
+            Some(Disassembly::Instruction {
+                text: "v_sin_f32_e32 v6, v4".into(),
+                len: 4
+            })
+        );
+        // Comment lines before it (another LLVM's banner or a guess) are skipped.
+        let commented = format!("; some note\n# another\n// and one more\n{out}");
+        assert!(matches!(
+            read_disassembly(&commented, "", &SIN),
+            Some(Disassembly::Instruction { len: 4, .. })
+        ));
+    }
+
+    #[test]
+    fn skipped_first_bytes_unknown_and_warnings_are_no_instruction() {
+        let bytes = [0xff, 0xff, 0xff, 0xff, 0x04, 0x6b, 0x0c, 0x7e];
+        let later = "\t.text\n\tv_sin_f32_e32 v6, v4 ; encoding: [0x04,0x6b,0x0c,0x7e]\n";
+        let warned = "b.txt:1:1: warning: invalid instruction encoding\n0xff,0xff\n^\n";
+        assert_eq!(
+            read_disassembly(later, warned, &bytes),
+            Some(Disassembly::NotAnInstruction)
+        );
+        assert_eq!(
+            read_disassembly("\t.text\n", warned, &bytes),
+            Some(Disassembly::NotAnInstruction)
+        );
+        assert_eq!(
+            read_disassembly(
+                "\t<unknown> ; encoding: [0xff,0xff,0xff,0xff]\n",
+                "",
+                &bytes
+            ),
+            Some(Disassembly::NotAnInstruction)
+        );
+    }
+
+    #[test]
+    fn output_that_says_neither_is_nothing() {
+        assert_eq!(read_disassembly("", "", &SIN), None);
+        assert_eq!(read_disassembly("\t.text\n", "", &SIN), None);
+        // An instruction with no encoding, or another one's, without a warning.
+        assert_eq!(read_disassembly("\tv_sin_f32_e32 v6, v4\n", "", &SIN), None);
+        assert_eq!(
+            read_disassembly("\ts_nop 0 ; encoding: [0x00,0x00,0x80,0xbf]\n", "", &SIN),
+            None
         );
     }
 }

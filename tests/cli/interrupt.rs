@@ -91,7 +91,10 @@ fn interrupt(
 fn check_reports(dir: &std::path::Path, signal: &str, code: i32) {
     // The HTML page of a 2^32-lane run, interrupted: written, saying so, small.
     let html = std::fs::read_to_string(dir.join("r.html")).expect("HTML page written");
-    assert!(html.contains(&format!("interrupted by {signal}")), "{html:.3000}");
+    assert!(
+        html.contains(&format!("interrupted by {signal}")),
+        "{html:.3000}"
+    );
     assert!(html.len() < 256 * 1024, "{} bytes", html.len());
     let json: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("r.json")).expect("JSON report written"),

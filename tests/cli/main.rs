@@ -19,6 +19,7 @@ mod interrupt;
 mod kernel_input;
 mod man_pages;
 mod microbench;
+mod refusal_names;
 mod report_schema;
 mod session;
 mod toolchain_limits;

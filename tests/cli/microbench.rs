@@ -423,11 +423,7 @@ fn the_counter_kind_in_each_kernel_matches_its_instructions() {
             Counter::Memtime => 3,
         };
         let marker = format!("s_mov_b32 s77, 0x{:x}", 0x4d42_0000 | kind);
-        assert!(
-            insts.contains(&marker),
-            "{}: no `{marker}`",
-            target.name
-        );
+        assert!(insts.contains(&marker), "{}: no `{marker}`", target.name);
     }
 }
 

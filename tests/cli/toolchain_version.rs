@@ -8,6 +8,7 @@ use crate::common::*;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use xad_harness::toolchain::{CODE_OBJECT_VERSION, ELF_ABI_VERSION};
 
 /// The clang and ld.lld build.rs proved, found at build time.
@@ -139,4 +140,100 @@ fn each_generation_is_proved_by_its_own_canary() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("gfx9999"), "{e}");
+}
+
+/// An OpenCL kernel computing what the basic case checks, for `clang -x cl`.
+const USER_XAD_CL: &str = "__attribute__((reqd_work_group_size(256,1,1))) kernel void \
+user_xad(global const uint *a, global const uint *b, global const uint *c, global uint *out, \
+uint count) { uint i = __builtin_amdgcn_workgroup_id_x()*256 + __builtin_amdgcn_workitem_id_x(); \
+if (i < count) out[i] = (a[i]^b[i]) + c[i]; }\n";
+
+/// clang-22 (on PATH or in Debian's /usr/lib/llvm-22), or `None` after
+/// saying SKIPPED (a failure in CI, where it must be installed).
+fn clang22() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("clang-22"))
+            .find(|p| p.is_file())
+    });
+    let found = on_path
+        .or_else(|| Some(PathBuf::from("/usr/lib/llvm-22/bin/clang")).filter(|p| p.is_file()));
+    if found.is_none() {
+        let why = "clang-22 not installed: the fallback to a newer LLVM for a .s is not checked";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+        eprintln!("SKIPPED: {why}");
+    }
+    found
+}
+
+fn run_gfx1201(src: &Path, llvm_dir: Option<&Path>) -> Ran {
+    let mut cmd = harness();
+    cmd.env_remove("XAD_LLVM_DIR");
+    if let Some(dir) = llvm_dir {
+        cmd.env("XAD_LLVM_DIR", dir);
+    }
+    run(cmd
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--target",
+            "gfx1201",
+            "--case",
+            "basic",
+        ])
+        .args(["--lanes", "512", "--kernel"])
+        .arg(src))
+}
+
+/// A `.s` LLVM 22 wrote for gfx1201 names `.amdhsa_inst_pref_size`, which
+/// LLVM 19 (the first candidate) does not know: the next candidate that
+/// proves for the target assembles it, and the kernel passes. A source no
+/// candidate assembles is reported as the first failure, naming the others
+/// tried, in one line.
+#[test]
+fn a_source_the_first_llvm_refuses_is_assembled_by_the_next() {
+    let Some(clang) = clang22() else { return };
+    let dir = scratch("tc-fallback");
+    let cl = dir.join("k.cl");
+    std::fs::write(&cl, USER_XAD_CL).unwrap();
+    let src = dir.join("k22.s");
+    let made = run(Command::new(&clang)
+        .args(["-x", "cl", "-cl-std=CL2.0", "--target=amdgcn-amd-amdhsa"])
+        .args(["-mcpu=gfx1201", "-O2", "-S", "-nogpulib"])
+        .arg(&cl)
+        .arg("-o")
+        .arg(&src));
+    assert_eq!(made.code, 0, "{}", made.all());
+    let r = run_gfx1201(&src, None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(r.stdout.contains("1 passed, 0 failed"), "{}", r.stdout);
+    // The premise: LLVM 19 alone refuses this source.
+    let llvm19 = Path::new("/usr/lib/llvm-19/bin");
+    if llvm19.join("clang").is_file() {
+        let r = run_gfx1201(&src, Some(llvm19));
+        assert_eq!(r.code, 2, "{}", r.all());
+        assert!(
+            r.stderr.contains("unknown .amdhsa_kernel directive | ")
+                && r.stderr.contains(".amdhsa_inst_pref_size"),
+            "{}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("also tried"), "{}", r.stderr);
+    }
+    let bad = dir.join("bad.s");
+    std::fs::write(&bad, "\tthis_is_no_instruction v1\n").unwrap();
+    let r = run_gfx1201(&bad, None);
+    assert_eq!(r.code, 2, "{}", r.all());
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    let line = r.stderr.trim_end();
+    assert!(line.contains("does not assemble for gfx1201: `"), "{line}");
+    let (first, also) = line
+        .split_once("; also tried ")
+        .expect("the others tried are named");
+    assert!(first.contains("error: invalid instruction"), "{line}");
+    assert!(
+        also.contains("22") && also.contains("bad.s:1:2: error: invalid instruction"),
+        "{line}"
+    );
 }
