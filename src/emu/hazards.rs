@@ -1470,14 +1470,42 @@ mod tests {
                 );
             }
         }
+        decode_all(Isa::GFX1250, &bytes)
+    }
+
+    /// Every instruction of `bytes`, in order.
+    fn decode_all(isa: Isa, bytes: &[u8]) -> Vec<Inst> {
         let mut insts = Vec::new();
         let mut pos = 0;
         while pos < bytes.len() {
-            let inst = crate::isa::decode(Isa::GFX1250, &bytes, pos, 0).expect("decodes");
+            let inst = crate::isa::decode(isa, bytes, pos, 0).expect("decodes");
             pos += usize::from(inst.len);
             insts.push(inst);
         }
         insts
+    }
+
+    /// [`analyse`] over straight-line code (each instruction falls through).
+    fn straight_line(
+        isa: Isa,
+        insts: &[Inst],
+        wave64: bool,
+        xnack: bool,
+    ) -> HashMap<usize, Vec<Hazard>> {
+        let refs: Vec<Option<&Inst>> = insts.iter().map(Some).collect();
+        let deps: Vec<Deps> = insts
+            .iter()
+            .map(|i| super::super::taint::deps(i, wave64))
+            .collect();
+        let n = insts.len();
+        analyse(
+            isa,
+            &refs,
+            &deps,
+            |i| [(i + 1 < n).then_some(i + 1), None],
+            wave64,
+            xnack,
+        )
     }
 
     /// gfx9's XNACK soft clause (llvm-mc-19 -mcpu=gfx90a bytes): two
@@ -1492,27 +1520,7 @@ mod tests {
         let nop = [0xbf80_0000u32];
         let hazards = |words: &[u32], xnack: bool| -> Vec<(usize, usize)> {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            let mut insts = Vec::new();
-            let mut pos = 0;
-            while pos < bytes.len() {
-                let inst = crate::isa::decode(Isa::GFX9, &bytes, pos, 0).expect("decodes");
-                pos += usize::from(inst.len);
-                insts.push(inst);
-            }
-            let refs: Vec<Option<&Inst>> = insts.iter().map(Some).collect();
-            let deps: Vec<Deps> = insts
-                .iter()
-                .map(|i| super::super::taint::deps(i, true))
-                .collect();
-            let n = insts.len();
-            let found = analyse(
-                Isa::GFX9,
-                &refs,
-                &deps,
-                |i| [(i + 1 < n).then_some(i + 1), None],
-                true,
-                xnack,
-            );
+            let found = straight_line(Isa::GFX9, &decode_all(Isa::GFX9, &bytes), true, xnack);
             let mut v: Vec<(usize, usize)> = found
                 .iter()
                 .flat_map(|(&i, hs)| hs.iter().map(move |h| (i, h.producer)))
@@ -1533,21 +1541,7 @@ mod tests {
     }
 
     fn xcnt_hazards(insts: &[Inst]) -> usize {
-        let refs: Vec<Option<&Inst>> = insts.iter().map(Some).collect();
-        let deps: Vec<Deps> = insts
-            .iter()
-            .map(|i| super::super::taint::deps(i, false))
-            .collect();
-        let n = insts.len();
-        let found = analyse(
-            Isa::GFX1250,
-            &refs,
-            &deps,
-            |i| [(i + 1 < n).then_some(i + 1), None],
-            false,
-            false,
-        );
-        found
+        straight_line(Isa::GFX1250, insts, false, false)
             .values()
             .flatten()
             .filter(|h| h.rule == XCNT_1250 || h.rule == XCNT_COUNTER_1250)
