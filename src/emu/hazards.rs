@@ -32,7 +32,7 @@
 
 use super::taint::{Deps, SCC_BIT};
 use super::taint::{VMask, VGPR_WORDS};
-use crate::isa::{Format, HazardRules, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
+use crate::isa::{Format, HazardRules, Hwreg, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
 use std::collections::HashMap;
 
 /// One hazard rule. (`family` and `checked` are read by the tests,
@@ -744,9 +744,10 @@ fn setreg_hazards(
             Op::SSetregB32 | Op::SSetregImm32B32 => (SETREG_9, HWREG_VICTIM),
             _ => continue,
         };
-        let id = inst.imm & 63;
-        let is_setreg_of =
-            |p: &Inst| matches!(p.op, Op::SSetregB32 | Op::SSetregImm32B32) && p.imm & 63 == id;
+        let id = Hwreg::of(inst.imm as u32).id;
+        let is_setreg_of = |p: &Inst| {
+            matches!(p.op, Op::SSetregB32 | Op::SSetregImm32B32) && Hwreg::of(p.imm as u32).id == id
+        };
         if let Some(producer) = search_back_for(i, 0, 2, &is_setreg_of, insts, preds) {
             found.entry(i).or_default().push(Hazard {
                 rule,

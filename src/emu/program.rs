@@ -496,7 +496,9 @@ fn resolve_vgpr_msb(insts: &mut [Result<Inst, Fault>], targets: &[Option<usize>]
 /// agrees on every part.
 fn mode_write_reaching_msbs(inst: &Inst, msb: Option<Msb>) -> Option<String> {
     let mode = inst.generation.mode_register().register;
-    if !matches!(inst.op, Op::SSetregB32 | Op::SSetregImm32B32) || (inst.imm as u32 & 63) != mode {
+    if !matches!(inst.op, Op::SSetregB32 | Op::SSetregImm32B32)
+        || crate::isa::Hwreg::of(inst.imm as u32).id != mode
+    {
         return None;
     }
     let copied = match inst.src[0] {

@@ -5,7 +5,7 @@
 use super::fault::FaultKind;
 use super::wave::{Ctx, Wave};
 use crate::device::DeviceError;
-use crate::isa::{Inst, EXEC};
+use crate::isa::{Hwreg, Inst, EXEC};
 
 /// A result whose SCC is "result != 0".
 #[inline(always)]
@@ -164,11 +164,12 @@ impl<const W: usize> Wave<W> {
     /// HW_ID1 on gfx10+) with the emulated values of [`super::hw_id`]; any
     /// other hardware register is unsupported, never a made-up value.
     pub(super) fn s_getreg(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Result<(), DeviceError> {
-        let (id, offset, size) = hwreg_field(inst);
+        let hwreg = Hwreg::of(inst.imm as u32);
+        let (id, offset) = (hwreg.id, hwreg.offset);
         let hw_id_reg = inst.generation.hw_id().register;
         if id == inst.generation.mode_register().register {
             // The bits s_setreg wrote; the others are unsettled (taint.rs).
-            self.ws(inst.sgpr_dst(), (self.mode >> offset) & field_mask(size));
+            self.ws(inst.sgpr_dst(), (self.mode >> offset) & hwreg.low_mask());
             return Ok(());
         }
         if id == crate::isa::IB_STS2 {
@@ -188,7 +189,7 @@ impl<const W: usize> Wave<W> {
             ));
         }
         let value = super::hw_id(inst.generation, self.at, ctx.compute_units);
-        self.ws(inst.sgpr_dst(), (value >> offset) & field_mask(size));
+        self.ws(inst.sgpr_dst(), (value >> offset) & hwreg.low_mask());
         Ok(())
     }
 
@@ -196,9 +197,9 @@ impl<const W: usize> Wave<W> {
     /// accepted only fields that change nothing the emulator runs, so this
     /// records the value for `s_getreg_b32` and nothing else.
     pub(super) fn s_setreg(&mut self, inst: &Inst) {
-        let (_, offset, size) = hwreg_field(inst);
-        let field = field_mask(size).checked_shl(offset).unwrap_or(0);
-        let value = self.s32(inst.src[0]).checked_shl(offset).unwrap_or(0);
+        let hwreg = Hwreg::of(inst.imm as u32);
+        let field = hwreg.bits();
+        let value = self.s32(inst.src[0]).checked_shl(hwreg.offset).unwrap_or(0);
         self.mode = (self.mode & !field) | (value & field);
         self.mode_written |= field;
     }
@@ -277,15 +278,4 @@ impl<const W: usize> Wave<W> {
         );
         self.fault(FaultKind::CodeEnd, inst, message)
     }
-}
-
-/// `s_getreg_b32` / `s_setreg*`'s simm16: (register id 5:0, offset 10:6, size 15:11 + 1).
-pub(super) fn hwreg_field(inst: &Inst) -> (u32, u32, u32) {
-    let imm = inst.imm as u32;
-    (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1)
-}
-
-/// The low `size` bits (1 to 32).
-pub(super) fn field_mask(size: u32) -> u32 {
-    u32::MAX >> (32 - size.clamp(1, 32))
 }

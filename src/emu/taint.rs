@@ -250,7 +250,8 @@ fn deps_sopk(inst: &Inst, d: &mut Deps) {
         Op::SMovkI32 | Op::SGetregB32 => {
             d.dst_s(sbits(inst.sgpr_dst(), 1), true);
             if inst.op == Op::SGetregB32
-                && inst.imm as u32 & 63 == inst.generation.mode_register().register
+                && crate::isa::Hwreg::of(inst.imm as u32).id
+                    == inst.generation.mode_register().register
             {
                 d.flags |= F_SLOW;
             }
@@ -1345,12 +1346,10 @@ impl<const W: usize> Wave<W> {
     /// descriptor's float modes and what the runtime set, which the emulator
     /// does not reproduce: unsettled.
     fn getreg_taint(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> S {
-        let (id, offset, size) = super::salu::hwreg_field(inst);
+        let hwreg = crate::isa::Hwreg::of(inst.imm as u32);
         let mode = inst.generation.mode_register();
-        let field = super::salu::field_mask(size)
-            .checked_shl(offset)
-            .unwrap_or(0);
-        if id != mode.register {
+        let field = hwreg.bits();
+        if hwreg.id != mode.register {
             return S::default();
         }
         if let Some(origin) = self.mode_undefined {

@@ -523,19 +523,18 @@ impl<'a> Decoder<'a> {
     /// mode the emulator runs). Whether the write also reaches the VGPR MSBs
     /// is the program pass's question (`emu/program.rs`).
     fn setreg_field(&self, inst: &Inst) -> Result<(), DecodeError> {
-        let imm = inst.imm as u32;
-        let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+        let hwreg = super::Hwreg::of(inst.imm as u32);
         let mode = self.isa.generation.mode_register();
         let name = table::mnemonic(inst.op, self.isa.generation);
-        if id != mode.register {
+        if hwreg.id != mode.register {
             return Err(self.unsupported(format!(
-                "{name} to hardware register {id}: the emulator models only {} ({})",
-                mode.register_name, mode.inert_text
+                "{name} to hardware register {}: the emulator models only {} ({})",
+                hwreg.id, mode.register_name, mode.inert_text
             )));
         }
-        let field = (u32::MAX >> (32 - size)).checked_shl(offset).unwrap_or(0);
+        let field = hwreg.bits();
         let cdna5_prologue = self.isa.gfx1250_insts
-            && (offset, size) == (25, 1)
+            && (hwreg.offset, hwreg.size) == (25, 1)
             && matches!(inst.src[0], Src::Lit(v) if v & 1 == 1);
         if field & !mode.inert != 0 && !cdna5_prologue {
             return Err(self.unsupported(format!(
@@ -556,7 +555,7 @@ impl<'a> Decoder<'a> {
     /// there (emu/salu.rs); any other IB_STS2 read, and IB_STS2 on other
     /// targets, is refused.
     fn getreg_field(&self, imm: u32) -> Result<(), DecodeError> {
-        let (id, offset, size) = (imm & 63, (imm >> 6) & 31, ((imm >> 11) & 31) + 1);
+        let super::Hwreg { id, offset, size } = super::Hwreg::of(imm);
         if id != super::IB_STS2 {
             return Ok(());
         }

@@ -74,6 +74,40 @@ pub enum MemoryCounters {
 /// Hardware register id of IB_STS2 (`s_getreg_b32` simm16 bits 5:0).
 pub const IB_STS2: u32 = 28;
 
+/// The hardware-register operand of `s_getreg_b32` and `s_setreg*`, read
+/// from simm16: register id 5:0, offset 10:6, size - 1 15:11.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hwreg {
+    pub id: u32,
+    pub offset: u32,
+    /// 1 to 32 bits.
+    pub size: u32,
+}
+
+impl Hwreg {
+    /// The operand an instruction's simm16 (sign-extended or not) encodes.
+    pub const fn of(simm16: u32) -> Hwreg {
+        Hwreg {
+            id: simm16 & 63,
+            offset: (simm16 >> 6) & 31,
+            size: ((simm16 >> 11) & 31) + 1,
+        }
+    }
+
+    /// The field's width as a mask of its low bits.
+    pub const fn low_mask(self) -> u32 {
+        u32::MAX >> (32 - self.size)
+    }
+
+    /// The field's bits where they sit in the register (bits past 31 dropped).
+    pub const fn bits(self) -> u32 {
+        match self.low_mask().checked_shl(self.offset) {
+            Some(b) => b,
+            None => 0,
+        }
+    }
+}
+
 /// A bit field of a register: (lowest bit, width).
 pub type Field = (u32, u32);
 
@@ -194,14 +228,14 @@ impl Generation {
     /// register it names, `hwreg(NAME, offset, size)` for a field, the number for
     /// a register it has no name for here.
     pub(crate) fn hwreg_text(self, simm16: u16) -> String {
-        let (id, offset, size) = (simm16 & 63, (simm16 >> 6) & 31, ((simm16 >> 11) & 31) + 1);
+        let Hwreg { id, offset, size } = Hwreg::of(u32::from(simm16));
         let layout = self.hw_id();
         let mode = self.mode_register();
-        let name = if u32::from(id) == layout.register {
+        let name = if id == layout.register {
             layout.register_name.to_string()
-        } else if u32::from(id) == mode.register {
+        } else if id == mode.register {
             mode.register_name.to_string()
-        } else if u32::from(id) == IB_STS2 && self == Generation::Gfx12 {
+        } else if id == IB_STS2 && self == Generation::Gfx12 {
             "HW_REG_IB_STS2".to_string()
         } else {
             id.to_string()

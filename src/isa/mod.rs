@@ -35,6 +35,6 @@ pub use table::{Encoding, Format, Op, OpInfo, Shape};
 
 mod generation;
 pub use generation::{
-    DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Isa, MemoryCounters,
-    ModeLayout, SmemLayout, VmemLayout, IB_STS2,
+    DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Hwreg, Isa,
+    MemoryCounters, ModeLayout, SmemLayout, VmemLayout, IB_STS2,
 };
