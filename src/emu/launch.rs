@@ -72,14 +72,26 @@ pub(super) struct DispatchAddrs {
     pub(super) block: u64,
     /// The packet's index in its queue (HSA dispatch id).
     pub(super) dispatch_id: u64,
+    /// The runtime's own `amd_queue_t` and AQL packet, when a real queue
+    /// holds the dispatch (the emulated KFD device, [`super::packet`]); then
+    /// no dispatch block exists.
+    pub(super) ring: Option<RingAddrs>,
+}
+
+/// Where a real queue's `amd_queue_t` and the dispatch packet are.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct RingAddrs {
+    pub(super) queue: u64,
+    pub(super) packet: u64,
 }
 
 impl DispatchAddrs {
     fn queue(&self) -> u64 {
-        self.block
+        self.ring.map_or(self.block, |r| r.queue)
     }
     fn packet(&self) -> u64 {
-        self.block + PACKET_AT as u64
+        self.ring
+            .map_or(self.block + PACKET_AT as u64, |r| r.packet)
     }
 }
 

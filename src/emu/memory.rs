@@ -10,8 +10,9 @@
 
 use crate::device::{Origin, Taint};
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// log2 of the address stride between slots.
 const SLOT_SHIFT: u32 = 32;
@@ -24,15 +25,54 @@ pub const MAX_ALLOCATION: u64 = (1 << SLOT_SHIFT) - GAP;
 const MAX_SLOTS: usize = 1 << 15;
 
 pub struct Buffer {
-    pub words: Box<[AtomicU32]>,
+    pub words: Words,
     /// Size requested by the caller; accesses past it fault even inside the last word.
     pub bytes: u64,
+}
+
+/// Memory the emulator reads and writes but does not own: a mapping another
+/// component made and keeps alive while the buffer is placed (the emulated KFD
+/// device's view of the memory the real ROCm runtime allocated). Whoever
+/// implements it promises the words stay valid until [`Memory::unplace`].
+pub trait Backing: Send + Sync {
+    fn words(&self) -> &[AtomicU32];
+}
+
+/// A buffer's words: the emulator's own, or a [`Backing`]'s.
+pub enum Words {
+    Owned(Box<[AtomicU32]>),
+    Borrowed(Arc<dyn Backing>),
+}
+
+impl Deref for Words {
+    type Target = [AtomicU32];
+    #[inline(always)]
+    fn deref(&self) -> &[AtomicU32] {
+        match self {
+            Words::Owned(w) => w,
+            Words::Borrowed(b) => b.words(),
+        }
+    }
+}
+
+impl Words {
+    /// Exclusive access, which only the emulator's own words allow (others'
+    /// may be written by their owner at any time).
+    fn owned_mut(&mut self) -> Option<&mut [AtomicU32]> {
+        match self {
+            Words::Owned(w) => Some(w),
+            Words::Borrowed(_) => None,
+        }
+    }
 }
 
 #[derive(Default)]
 pub struct Memory {
     /// Index i holds the allocation at device address (i + 1) << SLOT_SHIFT.
     slots: Vec<Option<Buffer>>,
+    /// Buffers placed at addresses their owner chose ([`Memory::place`]), by
+    /// base address; empty unless an emulated KFD device placed some.
+    placed: BTreeMap<u64, Buffer>,
     pub allocated_bytes: u64,
     /// Which words hold undefined or unsettled values, and why.
     pub taint: MemTaint,
@@ -201,6 +241,17 @@ impl MemTaint {
         (origins, out)
     }
 
+    /// Take every mark and the origin table, leaving the shadow clean (the
+    /// emulated KFD device writes the marked words as poison).
+    pub fn drain(&self) -> (Vec<Origin>, Vec<(u64, Mark)>) {
+        let mut inner = self.lock();
+        let words = std::mem::take(&mut inner.words).into_iter().collect();
+        let origins = std::mem::take(&mut inner.origins);
+        inner.index.clear();
+        self.active.store(false, Relaxed);
+        (origins, words)
+    }
+
     /// Every origin so far (for the stops of a launch).
     pub fn origins(&self) -> Vec<Origin> {
         self.lock().origins.clone()
@@ -234,7 +285,7 @@ impl Memory {
             .map_err(|e| format!("host allocation of {bytes} bytes failed: {e}"))?;
         v.resize_with(words, || AtomicU32::new(0));
         let buffer = Buffer {
-            words: v.into_boxed_slice(),
+            words: Words::Owned(v.into_boxed_slice()),
             bytes,
         };
         let slot = if self.slots.len() < MAX_SLOTS {
@@ -268,8 +319,62 @@ impl Memory {
     }
 
     /// The buffer holding `[addr, addr + len)` and the byte offset of `addr` in it.
+    /// Place `backing` as a buffer of `bytes` at device address `base` (its
+    /// owner's address: the process address the runtime uses for the memory).
+    /// Refused if it would overlap a placed buffer.
+    pub fn place(&mut self, base: u64, bytes: u64, backing: Arc<dyn Backing>) -> Result<(), String> {
+        let end = base
+            .checked_add(bytes)
+            .ok_or_else(|| format!("0x{base:x} + {bytes} bytes wraps"))?;
+        if (backing.words().len() as u64) * 4 < bytes {
+            return Err(format!("0x{base:x}: the backing holds fewer than {bytes} bytes"));
+        }
+        if let Some((&b, buf)) = self.placed.range(..end).next_back() {
+            if b + buf.bytes > base {
+                return Err(format!(
+                    "0x{base:x}..0x{end:x} overlaps the buffer at 0x{b:x} ({} bytes)",
+                    buf.bytes
+                ));
+            }
+        }
+        self.placed.insert(
+            base,
+            Buffer {
+                words: Words::Borrowed(backing),
+                bytes,
+            },
+        );
+        Ok(())
+    }
+
+    /// Remove the placed buffer at `base` (its taint with it); false if none is there.
+    pub fn unplace(&mut self, base: u64) -> bool {
+        match self.placed.remove(&base) {
+            Some(buf) => {
+                self.taint.clear(base, buf.bytes);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The placed buffers, as (base, bytes).
+    pub fn placed(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.placed.iter().map(|(&b, buf)| (b, buf.bytes))
+    }
+
+    #[inline]
+    fn resolve_placed(&self, addr: u64, len: u64) -> Option<(&Buffer, u64)> {
+        let (&base, buf) = self.placed.range(..=addr).next_back()?;
+        let off = addr - base;
+        (off.checked_add(len)? <= buf.bytes).then_some((buf, off))
+    }
+
     #[inline]
     pub fn resolve(&self, addr: u64, len: u64) -> Option<(&Buffer, u64)> {
+        if !self.placed.is_empty() {
+            return self.resolve_placed(addr, len);
+        }
         let (slot, off) = split(addr);
         let buf = self.slots.get(slot)?.as_ref()?;
         if off.checked_add(len)? <= buf.bytes {
@@ -301,6 +406,11 @@ impl Memory {
 
     /// The buffer holding `[addr, addr + len)`, exclusively, and the byte offset of `addr` in it.
     fn resolve_mut(&mut self, addr: u64, len: u64) -> Option<(&mut Buffer, u64)> {
+        if !self.placed.is_empty() {
+            let (&base, buf) = self.placed.range_mut(..=addr).next_back()?;
+            let off = addr - base;
+            return (off.checked_add(len)? <= buf.bytes).then_some((buf, off));
+        }
         let (slot, off) = split(addr);
         let buf = self.slots.get_mut(slot)?.as_mut()?;
         if off.checked_add(len)? <= buf.bytes {
@@ -339,7 +449,8 @@ impl Memory {
     pub fn words_mut(&mut self, ranges: &[(u64, usize)]) -> Option<Result<Vec<&mut [u32]>, Fault>> {
         use zerocopy::{FromBytes, IntoBytes};
         let slots: Vec<usize> = ranges.iter().map(|&(addr, _)| split(addr).0).collect();
-        if ranges.iter().any(|&(addr, _)| addr % 4 != 0)
+        // Placed buffers' words are their owner's: no exclusive views of them.
+        if !self.placed.is_empty() || ranges.iter().any(|&(addr, _)| addr % 4 != 0)
             || (1..slots.len()).any(|i| slots[..i].contains(&slots[i]))
         {
             return None;
@@ -378,7 +489,8 @@ impl Memory {
             let w0 = (split(addr).1 / 4) as usize;
             // `AtomicU32` has `u32`'s layout; with `&mut` access the words
             // are plain memory, viewed as such through zerocopy's checked casts.
-            views[j] = <[u32]>::mut_from_bytes(buf.words[w0..w0 + words].as_mut_bytes()).ok();
+            let owned = buf.words.owned_mut()?;
+            views[j] = <[u32]>::mut_from_bytes(owned[w0..w0 + words].as_mut_bytes()).ok();
         }
         views.into_iter().collect::<Option<Vec<_>>>().map(Ok)
     }
@@ -421,6 +533,9 @@ impl Buffer {
     /// [`Buffer::read`] through `&mut self`: the whole words are plain
     /// (non-atomic) loads the compiler turns into a vector copy.
     pub fn read_mut(&mut self, off: u64, dst: &mut [u8]) {
+        if self.words.owned_mut().is_none() {
+            return self.read(off, dst);
+        }
         let start = off as usize;
         let head = ((4 - start % 4) % 4).min(dst.len());
         let (head_dst, rest) = dst.split_at_mut(head);
@@ -428,7 +543,10 @@ impl Buffer {
         let w0 = (start + head) / 4;
         let whole = rest.len() / 4;
         let (body, tail) = rest.split_at_mut(whole * 4);
-        let words = &mut self.words[w0..w0 + whole];
+        let Some(owned) = self.words.owned_mut() else {
+            return;
+        };
+        let words = &mut owned[w0..w0 + whole];
         if body.len() >= PAR_COPY {
             use rayon::prelude::*;
             body.par_chunks_mut(PIECE)
@@ -442,6 +560,9 @@ impl Buffer {
 
     /// [`Buffer::write`] through `&mut self` (see [`Buffer::read_mut`]).
     pub fn write_mut(&mut self, off: u64, src: &[u8]) {
+        if self.words.owned_mut().is_none() {
+            return self.write(off, src);
+        }
         let start = off as usize;
         let head = ((4 - start % 4) % 4).min(src.len());
         let (head_src, rest) = src.split_at(head);
@@ -449,7 +570,10 @@ impl Buffer {
         let w0 = (start + head) / 4;
         let whole = rest.len() / 4;
         let (body, tail) = rest.split_at(whole * 4);
-        let words = &mut self.words[w0..w0 + whole];
+        let Some(owned) = self.words.owned_mut() else {
+            return;
+        };
+        let words = &mut owned[w0..w0 + whole];
         if body.len() >= PAR_COPY {
             use rayon::prelude::*;
             body.par_chunks(PIECE)

@@ -22,7 +22,8 @@
 //! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
 //! | `counters`    | memory counters per generation: loads in flight until a wait covers them; a static pass that lets correct kernels skip it |
 //! | `hazards`     | the manual wait-state rules as one table, analysed once per kernel over every path |
-//! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks     |
+//! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks; buffers placed at an owner's addresses |
+//! | [`packet`]    | dispatches read from a real queue (the emulated KFD device): descriptor, code and kernarg from device memory, undefined words poisoned |
 //! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
 //!
 //! `load` parses the code object, refuses one built for another processor
@@ -138,6 +139,7 @@ mod hazards;
 mod launch;
 pub mod memory;
 pub mod modifiers;
+pub mod packet;
 pub mod program;
 mod salu;
 mod shared_sgprs;
@@ -258,6 +260,9 @@ pub struct EmuDevice {
     /// The waves the last launch stopped on taint, with their origins
     /// (resolved at once: the origin table may be reset by later host writes).
     stops: Vec<(WaveStop, Origin)>,
+    /// Kernels decoded from device memory ([`packet`]), by entry address and
+    /// a hash of their code and descriptor.
+    programs: std::collections::HashMap<(u64, u64), Arc<Program>>,
     /// Injected wrong `v_xad_u32` results ([`EmuDevice::set_xad_faults`]).
     xad_faults: Vec<XadFault>,
     /// [`EmuDevice::set_modifier_stand_in`].
@@ -317,6 +322,7 @@ impl EmuDevice {
             pool,
             launches: 0,
             stops: Vec::new(),
+            programs: std::collections::HashMap::new(),
             xad_faults: Vec::new(),
             stand_in: None,
             compute_units: EMULATED_COMPUTE_UNITS,
@@ -617,6 +623,7 @@ impl Device for EmuDevice {
             dispatch_id: self.launches,
             ..DispatchAddrs::default()
         };
+        // (`ring` stays None: the dispatch block below holds the queue and packet.)
         addrs.kernarg = self.alloc_internal(kernarg_image.len().max(256), |_| kernarg_image)?;
         // The queue and the packet it holds exist only for kernels that can see them.
         if kd.dispatch_ptr() || kd.queue_ptr() {

@@ -1,0 +1,276 @@
+//! Dispatches read from a real queue: what the emulated KFD device's command
+//! processor (`tests/emukfd`) asks of the emulator when the real ROCm runtime
+//! writes an AQL kernel dispatch packet into a ring it created.
+//!
+//! Everything comes from device memory, as on the GPU: the kernel descriptor
+//! at the packet's `kernel_object`, the code at the descriptor's entry, the
+//! kernarg segment at `kernarg_address`, and the dispatch and queue pointers a
+//! kernel may ask for are the packet's and the runtime's `amd_queue_t`. The
+//! memory is the runtime's own, placed into the emulator's address space at
+//! the process addresses the runtime uses ([`EmuDevice::place`]); nothing is
+//! copied in or out.
+//!
+//! A word the emulator calls undefined or unsettled cannot be handed to the
+//! runtime as such: it is written as a poison word (the complement of what
+//! the emulator computed, so it never reads as that value), and the dispatch
+//! reports how many it poisoned and why the first one was.
+
+use super::launch::{DispatchAddrs, LaunchSetup, RingAddrs};
+use super::memory::Backing;
+use super::program::{Allocation, Program};
+use super::workgroup::{run_launch, Launch};
+use super::{EmuDevice, Fault, FaultKind};
+use crate::codeobj::descriptor::KD_SIZE;
+use crate::codeobj::KernelDescriptor;
+use crate::device::{DeviceError, Dispatch};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bytes of code decoded from a kernel's entry: the rest of its allocation,
+/// at most this much (a loaded code segment holds every kernel of a module;
+/// what follows the kernel is decoded too, and faults only if executed).
+const CODE_WINDOW: u64 = 256 << 10;
+
+/// One AQL kernel dispatch packet as the command processor reads it
+/// (HSA `hsa_kernel_dispatch_packet_t`, 64 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketDispatch {
+    /// Address of the packet in its ring (the dispatch pointer).
+    pub packet: u64,
+    /// Address of the runtime's `amd_queue_t` (the queue pointer).
+    pub queue: u64,
+    /// The packet's index in its queue (the dispatch id).
+    pub dispatch_id: u64,
+    pub setup: u16,
+    pub workgroup: [u16; 3],
+    /// Work-items per dimension.
+    pub grid: [u32; 3],
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub kernel_object: u64,
+    pub kernarg: u64,
+    pub completion_signal: u64,
+}
+
+impl PacketDispatch {
+    /// Decode the 64 bytes of a kernel dispatch packet found at `packet`.
+    pub fn parse(bytes: &[u8; 64], packet: u64, queue: u64, dispatch_id: u64) -> PacketDispatch {
+        let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
+        PacketDispatch {
+            packet,
+            queue,
+            dispatch_id,
+            setup: u16_at(2),
+            workgroup: [u16_at(4), u16_at(6), u16_at(8)],
+            grid: [u32_at(12), u32_at(16), u32_at(20)],
+            private_segment_size: u32_at(24),
+            group_segment_size: u32_at(28),
+            kernel_object: u64_at(32),
+            kernarg: u64_at(40),
+            completion_signal: u64_at(56),
+        }
+    }
+
+    /// Workgroups per dimension and their size. A grid that is not a whole
+    /// number of workgroups (a partial last workgroup, which HSA allows) is
+    /// refused: the emulator runs whole workgroups only.
+    pub fn shape(&self) -> Result<Dispatch, String> {
+        let dims = (self.setup & 3).clamp(1, 3) as usize;
+        let mut grid_blocks = [1u32; 3];
+        let mut block = [1u32; 3];
+        for d in 0..dims {
+            let (g, w) = (self.grid[d], u32::from(self.workgroup[d]));
+            if g == 0 || w == 0 {
+                return Err(format!("dimension {d}: grid {g}, workgroup {w}: zero"));
+            }
+            if g % w != 0 {
+                return Err(format!(
+                    "dimension {d}: grid {g} is not a multiple of the workgroup size {w} (partial workgroups are not emulated)"
+                ));
+            }
+            grid_blocks[d] = g / w;
+            block[d] = w;
+        }
+        Ok(Dispatch { grid_blocks, block })
+    }
+}
+
+/// What one packet's dispatch left behind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PacketOutcome {
+    /// Words the emulator called undefined or unsettled, written as poison.
+    pub poisoned: u64,
+    /// Why the first poisoned word was (the emulator's origin text).
+    pub first_poison: Option<String>,
+    /// Waves stopped on an undefined value (their lanes stored nothing after the stop).
+    pub stopped_waves: usize,
+}
+
+impl EmuDevice {
+    /// Make `bytes` of `backing` device memory at address `base` (the address
+    /// the runtime uses for it); see [`super::memory::Memory::place`].
+    pub fn place(&mut self, base: u64, bytes: u64, backing: Arc<dyn Backing>) -> Result<(), String> {
+        self.memory.place(base, bytes, backing)
+    }
+
+    /// Remove the memory placed at `base`; false if none was.
+    pub fn unplace(&mut self, base: u64) -> bool {
+        self.memory.unplace(base)
+    }
+
+    /// Read `dst.len()` bytes of device memory at `addr` (a fault outside it).
+    pub fn read_device(&self, addr: u64, dst: &mut [u8]) -> Result<(), DeviceError> {
+        self.memory
+            .read_bytes(addr, dst)
+            .map_err(|f| fault(FaultKind::MemoryFault, "read", f))
+    }
+
+    /// Write `src` to device memory at `addr` (a fault outside it).
+    pub fn write_device(&self, addr: u64, src: &[u8]) -> Result<(), DeviceError> {
+        self.memory
+            .write_bytes(addr, src)
+            .map_err(|f| fault(FaultKind::MemoryFault, "write", f))
+    }
+
+    /// Run the kernel dispatch `p` from device memory, as a command processor
+    /// would. `xnack_off` is the device's XNACK mode (it decides which memory
+    /// hazards exist, whatever the code object says).
+    pub fn run_packet(
+        &mut self,
+        p: &PacketDispatch,
+        xnack_off: bool,
+        timeout: Duration,
+    ) -> Result<PacketOutcome, DeviceError> {
+        let mut kd_bytes = [0u8; KD_SIZE];
+        self.read_device(p.kernel_object, &mut kd_bytes)?;
+        let kd = KernelDescriptor::parse(&kd_bytes).ok_or_else(|| {
+            DeviceError::Refused(format!(
+                "no kernel descriptor at 0x{:x}",
+                p.kernel_object
+            ))
+        })?;
+        super::launch::check(&kd, self.target).map_err(|why| {
+            DeviceError::Refused(format!(
+                "kernel descriptor at 0x{:x}: {why}",
+                p.kernel_object
+            ))
+        })?;
+        let dispatch = p.shape().map_err(DeviceError::Refused)?;
+        let program = self.program_at(p.kernel_object, &kd, xnack_off)?;
+        let addrs = DispatchAddrs {
+            kernarg: p.kernarg,
+            block: 0,
+            dispatch_id: p.dispatch_id,
+            ring: Some(RingAddrs {
+                queue: p.queue,
+                packet: p.packet,
+            }),
+        };
+        self.launches += 1;
+        self.stops.clear();
+        let setup = LaunchSetup::new(kd, dispatch, addrs, self.target)
+            .map_err(|why| DeviceError::Refused(format!("dispatch: {why}")))?;
+        let launch = Launch {
+            pool: self.pool.as_ref(),
+            memory: &self.memory,
+            program: &program,
+            step_budget: self.options.step_budget,
+            timeout,
+            xad_faults: &self.xad_faults,
+            stand_in: self.stand_in.as_deref(),
+            launch: self.launches,
+            compute_units: self.compute_units,
+        };
+        let stops = run_launch(&launch, &setup)?;
+        let stopped_waves = stops.len();
+        let (poisoned, first_poison) = self.poison_tainted();
+        Ok(PacketOutcome {
+            poisoned,
+            first_poison,
+            stopped_waves,
+        })
+    }
+
+    /// The decoded program of the kernel whose descriptor is at `kd_at`,
+    /// decoded once per distinct code (a module loaded again at the same
+    /// address with other code decodes again).
+    fn program_at(
+        &mut self,
+        kd_at: u64,
+        kd: &KernelDescriptor,
+        xnack_off: bool,
+    ) -> Result<Arc<Program>, DeviceError> {
+        let entry = kd_at.wrapping_add_signed(kd.entry_offset);
+        let (buf, off) = self.memory.resolve(entry, 4).ok_or_else(|| {
+            DeviceError::from(
+                Fault::new(
+                    FaultKind::MemoryFault,
+                    format!("kernel entry 0x{entry:x} is outside every mapping"),
+                )
+                .with_address(entry),
+            )
+        })?;
+        let len = (buf.bytes - off).min(CODE_WINDOW) as usize;
+        let mut code = vec![0u8; len];
+        buf.read(off, &mut code);
+        let mut h = DefaultHasher::new();
+        code.hash(&mut h);
+        kd.to_bytes().hash(&mut h);
+        xnack_off.hash(&mut h);
+        let key = (entry, h.finish());
+        if let Some(p) = self.programs.get(&key) {
+            return Ok(Arc::clone(p));
+        }
+        let program = Arc::new(Program::decode_for(
+            self.target,
+            &code,
+            entry,
+            entry,
+            &Allocation::of(kd, self.target).with_xnack_off(xnack_off),
+        ));
+        self.programs.insert(key, Arc::clone(&program));
+        Ok(program)
+    }
+
+    /// Write every tainted word as the complement of its value and forget the
+    /// taint: returns how many and the first one's origin.
+    fn poison_tainted(&mut self) -> (u64, Option<String>) {
+        let (origins, words) = self.memory.taint.drain();
+        let mut first = None;
+        let mut n = 0;
+        for (word, mark) in words {
+            let addr = word * 4;
+            if let Some((buf, off)) = self.memory.resolve(addr, 4) {
+                let v = buf.load_u32(off);
+                buf.store_u32(off, !v);
+                n += 1;
+                if first.is_none() {
+                    let kind = if mark.undefined { "undefined" } else { "unsettled" };
+                    let why = origins
+                        .get(mark.origin as usize)
+                        .map(|o| format!("{} ({})", o.what, o.instruction))
+                        .unwrap_or_default();
+                    first = Some(format!("0x{addr:x} {kind}: {why}"));
+                }
+            }
+        }
+        (n, first)
+    }
+}
+
+fn fault(kind: FaultKind, access: &str, f: super::memory::Fault) -> DeviceError {
+    DeviceError::from(
+        Fault::new(
+            kind,
+            format!(
+                "device {access} of {} bytes at 0x{:x} is outside every mapping",
+                f.bytes, f.address
+            ),
+        )
+        .with_address(f.address),
+    )
+}

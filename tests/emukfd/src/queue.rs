@@ -1,0 +1,261 @@
+//! AQL compute queues: the command processor of an emulated GPU.
+//!
+//! One device thread per queue watches the queue's write index (the
+//! `amd_queue_t` field the runtime's doorbell write publishes), reads each
+//! packet from the ring once its header leaves the INVALID state, and
+//! executes it:
+//! - KERNEL_DISPATCH: the dispatch runs on the GPU's emulator
+//!   ([`xad_harness::emu::EmuDevice::run_packet`]): descriptor, code and
+//!   kernarg from device memory, sizes from the packet;
+//! - BARRIER_AND / BARRIER_OR: waits until all / any dependency signal is 0;
+//! then the completion signal is decremented and, when the signal has an
+//! event mailbox, the event id is written there and the event raised (what
+//! the hardware's end-of-pipe interrupt makes KFD do). The packet is set back
+//! to INVALID and the read index advanced.
+//!
+//! A dispatch the emulator cannot complete is a queue error: one line on
+//! stderr naming it; a memory fault also raises the runtime's memory event
+//! (ROCr then reports "Memory access fault by GPU" as on hardware). The
+//! packet's signal is left alone, as a faulted queue leaves it.
+
+use crate::device::Kfd;
+use crate::{trace, warn};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use xad_harness::device::DeviceError;
+use xad_harness::emu::packet::PacketDispatch;
+use xad_harness::emu::FaultKind;
+
+const PACKET_BYTES: u64 = 64;
+/// HSA packet types (header bits 7:0).
+const TYPE_VENDOR: u16 = 0;
+const TYPE_INVALID: u16 = 1;
+const TYPE_KERNEL_DISPATCH: u16 = 2;
+const TYPE_BARRIER_AND: u16 = 3;
+const TYPE_BARRIER_OR: u16 = 5;
+/// Byte offset of `write_dispatch_id` in `amd_queue_t` (ROCr
+/// `amd_hsa_queue.h`: the 40-byte `hsa_queue_t` and 16 reserved bytes).
+const WRITE_DISPATCH_ID_AT: u64 = 56;
+/// `amd_signal_t`: value (i64) at 8, event mailbox pointer at 16, event id at 24.
+const SIGNAL_VALUE_AT: u64 = 8;
+const SIGNAL_MAILBOX_AT: u64 = 16;
+const SIGNAL_EVENT_ID_AT: u64 = 24;
+
+/// A running queue; [`AqlQueue::stop`] ends its thread.
+pub struct AqlQueue {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Where a queue lives in process memory (all process addresses).
+#[derive(Debug, Clone, Copy)]
+struct Ring {
+    id: u32,
+    gpu: usize,
+    base: u64,
+    packets: u64,
+    write_ptr: u64,
+    read_ptr: u64,
+}
+
+impl AqlQueue {
+    pub fn start(
+        kfd: &'static Kfd,
+        gpu: usize,
+        id: u32,
+        base: u64,
+        bytes: u32,
+        write_ptr: u64,
+        read_ptr: u64,
+    ) -> AqlQueue {
+        let ring = Ring {
+            id,
+            gpu,
+            base,
+            packets: u64::from(bytes) / PACKET_BYTES,
+            write_ptr,
+            read_ptr,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name(format!("xad-emukfd-q{id}"))
+            .spawn(move || run(kfd, ring, &flag))
+            .ok();
+        if thread.is_none() {
+            warn!("queue {id}: cannot start its device thread");
+        }
+        AqlQueue { stop, thread }
+    }
+
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+// Process memory the runtime hands the queue (ring, amd_queue_t, signals):
+// read and written in place, as the command processor does through its VM.
+// SAFETY (all four): the runtime created the queue with these addresses and
+// keeps them mapped until DESTROY_QUEUE, which stops this thread first;
+// signal addresses come from packets the runtime wrote. They are naturally
+// aligned (AQL and amd_signal_t layouts).
+fn load_u64(addr: u64) -> u64 {
+    unsafe { (*(addr as *const AtomicU64)).load(Ordering::Acquire) }
+}
+fn store_u64(addr: u64, v: u64) {
+    unsafe { (*(addr as *const AtomicU64)).store(v, Ordering::Release) }
+}
+fn header(addr: u64) -> &'static AtomicU16 {
+    unsafe { &*(addr as *const AtomicU16) }
+}
+fn signal_value(signal: u64) -> &'static AtomicI64 {
+    unsafe { &*((signal + SIGNAL_VALUE_AT) as *const AtomicI64) }
+}
+
+fn run(kfd: &'static Kfd, ring: Ring, stop: &AtomicBool) {
+    let mut read = load_u64(ring.read_ptr);
+    let mut idle = 0u32;
+    while !stop.load(Ordering::Acquire) {
+        let write = load_u64(ring.write_ptr);
+        if read >= write {
+            idle = idle.saturating_add(1);
+            // Poll fast right after work, then back off to 1 ms.
+            if idle < 2000 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            continue;
+        }
+        let at = ring.base + (read % ring.packets) * PACKET_BYTES;
+        let h = header(at).load(Ordering::Acquire);
+        if h & 0xff == TYPE_INVALID {
+            // The slot is claimed but its header not yet published.
+            std::thread::yield_now();
+            continue;
+        }
+        idle = 0;
+        if !execute(kfd, &ring, at, h, read, stop) {
+            // A faulted queue stops processing, as the hardware's does.
+            warn!("queue {}: stopped after the fault above", ring.id);
+            return;
+        }
+        header(at).store((h & !0xff) | TYPE_INVALID, Ordering::Release);
+        read += 1;
+        store_u64(ring.read_ptr, read);
+    }
+}
+
+/// Execute the packet at `at`; false when the queue faulted.
+fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &AtomicBool) -> bool {
+    let mut bytes = [0u8; 64];
+    // SAFETY: the ring slot, 64 bytes in the runtime's ring (see above).
+    unsafe { std::ptr::copy_nonoverlapping(at as *const u8, bytes.as_mut_ptr(), 64) };
+    let completion = u64::from_le_bytes(bytes[56..64].try_into().unwrap_or([0; 8]));
+    match h & 0xff {
+        TYPE_KERNEL_DISPATCH => {
+            let queue = ring.write_ptr - WRITE_DISPATCH_ID_AT;
+            let p = PacketDispatch::parse(&bytes, at, queue, index);
+            if !dispatch(kfd, ring, &p) {
+                return false;
+            }
+        }
+        TYPE_BARRIER_AND | TYPE_BARRIER_OR => {
+            let deps: Vec<u64> = (0..5)
+                .map(|i| u64::from_le_bytes(bytes[8 + 8 * i..16 + 8 * i].try_into().unwrap_or([0; 8])))
+                .filter(|&s| s != 0)
+                .collect();
+            let all = h & 0xff == TYPE_BARRIER_AND;
+            let mut spins = 0u32;
+            loop {
+                let done = |s: &u64| signal_value(*s).load(Ordering::Acquire) == 0;
+                let ready = if all { deps.iter().all(done) } else { deps.is_empty() || deps.iter().any(done) };
+                if ready || stop.load(Ordering::Acquire) {
+                    break;
+                }
+                spins += 1;
+                if spins < 1000 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+            trace!("queue {}: packet {index} {} ({} dependencies)", ring.id, if all { "BARRIER_AND" } else { "BARRIER_OR" }, deps.len());
+        }
+        TYPE_VENDOR => {
+            warn!("queue {}: packet {index} is an AMD vendor packet (header 0x{h:04x}), which the emulated device does not execute; skipped", ring.id);
+        }
+        other => {
+            warn!("queue {}: packet {index} has type {other}, not an AQL packet the emulated device executes", ring.id);
+            return false;
+        }
+    }
+    if completion != 0 {
+        complete(kfd, completion);
+    }
+    true
+}
+
+/// Run one kernel dispatch; false on a fault (reported).
+fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch) -> bool {
+    let gpu = &kfd.gpus[ring.gpu];
+    let xnack_off = !gpu.xnack.load(Ordering::Relaxed);
+    let started = Instant::now();
+    let outcome = {
+        let mut emu = gpu.emu.lock().unwrap_or_else(|e| e.into_inner());
+        emu.run_packet(p, xnack_off, kfd.config.watchdog)
+    };
+    let name = gpu.node.target.name;
+    match outcome {
+        Ok(o) => {
+            trace!(
+                "queue {}: packet {} KERNEL_DISPATCH kernel object 0x{:x} grid {:?} workgroup {:?} kernarg 0x{:x} -> done on emulated {name} in {:.3} ms{}{}",
+                ring.id,
+                p.dispatch_id,
+                p.kernel_object,
+                p.grid,
+                p.workgroup,
+                p.kernarg,
+                started.elapsed().as_secs_f64() * 1e3,
+                if o.poisoned > 0 { format!(", {} undefined word(s) written as poison (first: {})", o.poisoned, o.first_poison.as_deref().unwrap_or_default()) } else { String::new() },
+                if o.stopped_waves > 0 { format!(", {} wave(s) stopped on an undefined value", o.stopped_waves) } else { String::new() },
+            );
+            if o.poisoned > 0 && !crate::trace::on() {
+                warn!(
+                    "emulated {name}: dispatch {} left {} word(s) undefined; written as poison (first: {})",
+                    p.dispatch_id,
+                    o.poisoned,
+                    o.first_poison.unwrap_or_default()
+                );
+            }
+            true
+        }
+        Err(e) => {
+            warn!("emulated {name}: queue {} dispatch {} (kernel object 0x{:x}) failed: {e}", ring.id, p.dispatch_id, p.kernel_object);
+            if let DeviceError::Emulation(f) = &e {
+                if f.kind == FaultKind::MemoryFault {
+                    kfd.memory_fault(f.address.unwrap_or(0), gpu.node.gpu_id);
+                }
+            }
+            false
+        }
+    }
+}
+
+/// Complete a signal as the command processor does: decrement its value,
+/// write its event id to its mailbox and raise the event.
+fn complete(kfd: &Kfd, signal: u64) {
+    signal_value(signal).fetch_sub(1, Ordering::AcqRel);
+    let mailbox = load_u64(signal + SIGNAL_MAILBOX_AT);
+    if mailbox != 0 {
+        // SAFETY: the signal's event id field (see the note on process memory).
+        let id = unsafe { (*((signal + SIGNAL_EVENT_ID_AT) as *const AtomicU32)).load(Ordering::Acquire) };
+        store_u64(mailbox, u64::from(id));
+        kfd.signal_event(id);
+    }
+}
