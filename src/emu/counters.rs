@@ -29,11 +29,17 @@
 //! Vector memory of one kind returns in issue order, so `vmcnt(N)` completes
 //! all but the N youngest. Scalar memory may return out of order, so only a
 //! wait for 0 on lgkmcnt/kmcnt covers an SMEM load (LLVM forces 0 there for
-//! the same reason). FLAT instructions count on both the vector counter and
-//! lgkmcnt (gfx9-11) or dscnt (gfx12), since they may reach LDS, and are
-//! complete only when both counters say so (the Vega and RDNA guides: "use
-//! S_WAITCNT on both"); lgkmcnt is treated as out of order throughout, as a
-//! FLAT or SMEM access shares it. A counter at its maximum stalls the next
+//! the same reason). FLAT instructions count on the vector counter only:
+//! the guides tell a shader that cannot know whether a FLAT address reaches
+//! LDS to wait on both vmcnt and lgkmcnt ("use S_WAITCNT on both"), but the
+//! emulator executes every FLAT address as global memory (an LDS or scratch
+//! aperture address is unmapped and faults), and a FLAT access that reaches
+//! global memory returns its data under vmcnt alone: LLVM waits on lgkmcnt
+//! for a FLAT access only when it may reach LDS (SIInsertWaitcnts,
+//! `mayAccessLDSThroughFlat`), and AMD's own ROCr blit kernels, run by every
+//! ROCm program, wait `vmcnt(0)` alone after `flat_load_dwordx4` (seen
+//! through the emulated KFD device). lgkmcnt is treated as out of order
+//! throughout, as SMEM and LDS share it. A counter at its maximum stalls the next
 //! issue until the oldest in-order access returns, which completes it.
 //! `s_waitcnt_*cnt` with an SGPR operand other than `null` (which LLVM does
 //! not assemble) waits for nothing here: the guides do not say how the SGPR
@@ -56,9 +62,9 @@ const SAMPLE: usize = 5;
 const BVH: usize = 6;
 const SLOTS: usize = 7;
 
-/// One generation's counters: names, maxima, order, and which slot a store
-/// and a FLAT access's second count use (gfx9 counts stores on vmcnt; FLAT's
-/// second counter is lgkmcnt before gfx12, dscnt on gfx12).
+/// One generation's counters: names, maxima, order, which slot a store
+/// counts on (gfx9 counts stores on vmcnt) and which one LDS shares (`flat`:
+/// lgkmcnt before gfx12, where a wait on it also waits for LDS; dscnt on gfx12).
 #[derive(Debug)]
 pub(super) struct Model {
     names: [&'static str; SLOTS],
@@ -116,8 +122,9 @@ impl Model {
     }
 
     /// The counters `inst` increments as a bit set of slots (0 for none).
+    /// A FLAT access counts on the vector counter only (see the module
+    /// comment: its address is global memory whenever it executes here).
     fn counts(&self, inst: &Inst) -> u8 {
-        let flat = is_flat(inst.op);
         let vector = match inst.shape() {
             Shape::MemLoad(_) => LOAD,
             Shape::MemStore(_) => self.store,
@@ -125,7 +132,7 @@ impl Model {
             _ if inst.op == Op::SSendmsg => return 1 << SCALAR,
             _ => return 0,
         };
-        1 << vector | if flat { 1 << self.flat } else { 0 }
+        1 << vector
     }
 
     /// The wait `inst` performs, as a threshold per slot (`u16::MAX`: no wait).
@@ -212,9 +219,6 @@ pub(super) fn wait_covers(inst: &Inst, slot: usize, younger: u16) -> bool {
     }
 }
 
-fn is_flat(op: Op) -> bool {
-    crate::isa::table::info(op).format == crate::isa::Format::Flat
-}
 
 /// The registers an access will write when it lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -128,12 +128,20 @@ pub struct Memory {
     vram_used: Vec<u64>,
 }
 
-/// One KFD event.
+/// One KFD event, with the driver's wake-up rule (amdkfd `set_event`): a
+/// signal wakes every thread waiting on the event at that moment; an
+/// auto-reset event stays signaled only when nobody was waiting, for the
+/// next wait to consume. (Letting the first waker consume it would starve
+/// the others: ROCr waits on one event from several threads.)
 #[derive(Debug, Clone, Default)]
 pub struct Event {
     pub kind: u32,
     pub auto_reset: bool,
     pub signaled: bool,
+    /// Signals so far; a waiter fires when it changes under it.
+    pub generation: u64,
+    /// Threads waiting on it now.
+    pub waiters: u32,
     /// For a memory event: the faulting address and GPU.
     pub fault: Option<(u64, u32)>,
 }
@@ -154,6 +162,8 @@ pub struct Kfd {
     pub event_cv: Condvar,
     pub queues: Mutex<HashMap<u32, AqlQueue>>,
     next_queue: AtomicU32,
+    /// The events page's handle (the thunk's first CREATE_EVENT gives it).
+    pub events_page: std::sync::atomic::AtomicU64,
     /// The process's XNACK setting and scratch/trap registrations, for the trace.
     pub started: Instant,
 }
@@ -217,6 +227,7 @@ impl Kfd {
             event_cv: Condvar::new(),
             queues: Mutex::new(HashMap::new()),
             next_queue: AtomicU32::new(1),
+            events_page: std::sync::atomic::AtomicU64::new(0),
             started: Instant::now(),
         })
     }
@@ -306,6 +317,13 @@ impl Kfd {
         let mut mem = self.lock_memory();
         self.cover(&mut mem, off + DOORBELL_PAGE)?;
         Ok(off)
+    }
+
+    /// The device's own view of GPU `gpu`'s doorbell page (what the runtime
+    /// writes through its mapping of the same memfd pages).
+    pub fn doorbell_view(&self, gpu: usize) -> Result<View, i32> {
+        let off = self.doorbell_offset(gpu)?;
+        self.map_view(off, DOORBELL_PAGE)
     }
 
     /// ALLOC_MEMORY_OF_GPU: a memory object of `size` bytes at `va` on GPU
@@ -444,7 +462,8 @@ impl Kfd {
         let mut t = self.lock_events();
         let found = match t.events.get_mut(&id) {
             Some(e) => {
-                e.signaled = true;
+                e.generation += 1;
+                e.signaled = !e.auto_reset || e.waiters == 0;
                 true
             }
             None => false,
@@ -459,6 +478,7 @@ impl Kfd {
         let mut t = self.lock_events();
         for e in t.events.values_mut() {
             if e.kind == crate::kfd::KFD_IOC_EVENT_MEMORY {
+                e.generation += 1;
                 e.signaled = true;
                 e.fault = Some((va, gpu_id));
             }
@@ -468,8 +488,9 @@ impl Kfd {
     }
 
     /// WAIT_EVENTS: until any (or all) of `ids` is signaled, or `timeout`.
-    /// Returns, per id, the event as it was when the wait ended, or None on
-    /// a timeout; an unknown id is an error.
+    /// Returns, per id, the event as it was when the wait ended (its
+    /// `signaled` set when it fired for this waiter), or None on a timeout;
+    /// an unknown id is an error.
     pub fn wait_events(
         &self,
         ids: &[u32],
@@ -478,31 +499,45 @@ impl Kfd {
     ) -> Result<Option<Vec<Event>>, i32> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut t = self.lock_events();
-        loop {
-            let mut states = Vec::with_capacity(ids.len());
-            for id in ids {
-                states.push(t.events.get(id).cloned().ok_or(libc::EINVAL)?);
+        let mut start = Vec::with_capacity(ids.len());
+        for id in ids {
+            start.push(t.events.get(id).ok_or(libc::EINVAL)?.generation);
+        }
+        for id in ids {
+            if let Some(e) = t.events.get_mut(id) {
+                e.waiters += 1;
             }
+        }
+        let result = loop {
+            let fired: Vec<bool> = ids
+                .iter()
+                .zip(&start)
+                .map(|(id, g)| t.events.get(id).is_some_and(|e| e.signaled || e.generation != *g))
+                .collect();
             let done = if all {
-                states.iter().all(|e| e.signaled)
+                fired.iter().all(|&f| f)
             } else {
-                states.iter().any(|e| e.signaled)
+                fired.iter().any(|&f| f)
             };
             if done {
-                for id in ids {
+                let mut states = Vec::with_capacity(ids.len());
+                for (id, f) in ids.iter().zip(&fired) {
                     if let Some(e) = t.events.get_mut(id) {
-                        if e.auto_reset && e.signaled {
+                        let mut seen = e.clone();
+                        seen.signaled = *f;
+                        states.push(seen);
+                        if *f && e.auto_reset {
                             e.signaled = false;
                         }
                     }
                 }
-                return Ok(Some(states));
+                break Some(states);
             }
             let wait = match deadline {
                 None => Duration::from_millis(100),
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => left.min(Duration::from_millis(100)),
-                    _ => return Ok(None),
+                    _ => break None,
                 },
             };
             t = self
@@ -510,6 +545,12 @@ impl Kfd {
                 .wait_timeout(t, wait)
                 .map(|(g, _)| g)
                 .unwrap_or_else(|p| p.into_inner().0);
+        };
+        for id in ids {
+            if let Some(e) = t.events.get_mut(id) {
+                e.waiters = e.waiters.saturating_sub(1);
+            }
         }
+        Ok(result)
     }
 }

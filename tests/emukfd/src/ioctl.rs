@@ -35,9 +35,14 @@ type Result = std::result::Result<(), i32>;
 /// `arg` points to the argument struct of `request` (the ioctl contract).
 pub unsafe fn handle(kfd: &'static Kfd, kind: u8, request: c_ulong, arg: *mut c_void) -> Result {
     let Some(name) = request_name(request) else {
-        warn!(
-            "ioctl 0x{request:x} (nr 0x{:x}) on fd of kind {kind} is not a KFD request of <linux/kfd_ioctl.h>: EINVAL",
-            request & 0xff
+        // What a kernel older than the caller's header answers (the 5.2
+        // thunk asks DBG_TRAP, which the 1.11 header lacks, and tolerates it).
+        trace!(
+            "ioctl 0x{request:x} (nr 0x{:x}, {} bytes) is not a request of this system's <linux/kfd_ioctl.h> ({}.{}): EINVAL",
+            request & 0xff,
+            (request >> 16) & 0x3fff,
+            KFD_IOCTL_MAJOR_VERSION,
+            KFD_IOCTL_MINOR_VERSION
         );
         return Err(libc::EINVAL);
     };
@@ -212,7 +217,20 @@ pub unsafe fn handle(kfd: &'static Kfd, kind: u8, request: c_ulong, arg: *mut c_
             let id = kfd.next_queue_id();
             a.queue_id = id;
             a.doorbell_offset = base + u64::from(index) * 8;
-            let q = AqlQueue::start(kfd, g, id, a.ring_base_address, a.ring_size, a.write_pointer_address, a.read_pointer_address);
+            let doorbells = kfd.doorbell_view(g)?;
+            let q = AqlQueue::start(
+                kfd,
+                crate::queue::Ring {
+                    id,
+                    gpu: g,
+                    base: a.ring_base_address,
+                    packets: u64::from(a.ring_size) / 64,
+                    write_ptr: a.write_pointer_address,
+                    read_ptr: a.read_pointer_address,
+                },
+                doorbells,
+                index,
+            );
             trace!(
                 "ioctl CREATE_QUEUE AQL gpu 0x{:x} ring 0x{:x} ({} bytes) wptr 0x{:x} rptr 0x{:x} -> queue {id} doorbell 0x{:x}",
                 a.gpu_id, a.ring_base_address, a.ring_size, a.write_pointer_address, a.read_pointer_address, a.doorbell_offset
@@ -242,6 +260,16 @@ pub unsafe fn handle(kfd: &'static Kfd, kind: u8, request: c_ulong, arg: *mut c_
             a.event_id = id;
             a.event_slot_index = id;
             a.event_trigger_data = id;
+            // KFD answers every signal event with the events page's offset
+            // (the thunk gives the page's handle with its first event only,
+            // and gives an event a mailbox in that page only when the answer
+            // is non-zero): without it, later signals would have no mailbox
+            // and their waiters would never be woken.
+            if a.event_page_offset != 0 {
+                kfd.events_page.store(a.event_page_offset, std::sync::atomic::Ordering::Relaxed);
+            } else if a.event_type == KFD_IOC_EVENT_SIGNAL {
+                a.event_page_offset = kfd.events_page.load(std::sync::atomic::Ordering::Relaxed);
+            }
             trace!("ioctl CREATE_EVENT type {} auto_reset {} page 0x{:x} -> id {id}", a.event_type, a.auto_reset, a.event_page_offset);
             Ok(())
         }

@@ -1,9 +1,10 @@
 //! AQL compute queues: the command processor of an emulated GPU.
 //!
-//! One device thread per queue watches the queue's write index (the
-//! `amd_queue_t` field the runtime's doorbell write publishes), reads each
-//! packet from the ring once its header leaves the INVALID state, and
-//! executes it:
+//! One device thread per queue watches the queue's doorbell (the runtime
+//! writes the index of the last packet it published there, after the
+//! packet's header: the write index in `amd_queue_t` moves earlier, when a
+//! slot is reserved), reads each published packet from the ring and executes
+//! it:
 //! - KERNEL_DISPATCH: the dispatch runs on the GPU's emulator
 //!   ([`xad_harness::emu::EmuDevice::run_packet`]): descriptor, code and
 //!   kernarg from device memory, sizes from the packet;
@@ -18,7 +19,7 @@
 //! (ROCr then reports "Memory access fault by GPU" as on hardware). The
 //! packet's signal is left alone, as a faulted queue leaves it.
 
-use crate::device::Kfd;
+use crate::device::{Kfd, View};
 use crate::{trace, warn};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -35,6 +36,8 @@ const TYPE_INVALID: u16 = 1;
 const TYPE_KERNEL_DISPATCH: u16 = 2;
 const TYPE_BARRIER_AND: u16 = 3;
 const TYPE_BARRIER_OR: u16 = 5;
+/// `amd_aql_format` of ROCr's vendor packets: a PM4 indirect buffer.
+const AMD_AQL_FORMAT_PM4_IB: u16 = 1;
 /// Byte offset of `write_dispatch_id` in `amd_queue_t` (ROCr
 /// `amd_hsa_queue.h`: the 40-byte `hsa_queue_t` and 16 reserved bytes).
 const WRITE_DISPATCH_ID_AT: u64 = 56;
@@ -51,41 +54,38 @@ pub struct AqlQueue {
 
 /// Where a queue lives in process memory (all process addresses).
 #[derive(Debug, Clone, Copy)]
-struct Ring {
-    id: u32,
-    gpu: usize,
-    base: u64,
-    packets: u64,
-    write_ptr: u64,
-    read_ptr: u64,
+pub struct Ring {
+    pub id: u32,
+    pub gpu: usize,
+    pub base: u64,
+    /// Packets in the ring (a power of two).
+    pub packets: u64,
+    /// The runtime's `amd_queue_t` write and read dispatch ids.
+    pub write_ptr: u64,
+    pub read_ptr: u64,
 }
 
+/// No doorbell write yet (the device writes it when the queue is created;
+/// the runtime's first write is packet index 0).
+const NO_DOORBELL: u64 = u64::MAX;
+
 impl AqlQueue {
-    pub fn start(
-        kfd: &'static Kfd,
-        gpu: usize,
-        id: u32,
-        base: u64,
-        bytes: u32,
-        write_ptr: u64,
-        read_ptr: u64,
-    ) -> AqlQueue {
-        let ring = Ring {
-            id,
-            gpu,
-            base,
-            packets: u64::from(bytes) / PACKET_BYTES,
-            write_ptr,
-            read_ptr,
-        };
+    /// Start the device thread of `ring`, whose doorbell is slot `index` of
+    /// `doorbells` (the device's view of the GPU's doorbell page).
+    pub fn start(kfd: &'static Kfd, ring: Ring, doorbells: View, index: u32) -> AqlQueue {
+        let slot = doorbells.addr() + u64::from(index) * 8;
+        store_u64(slot, NO_DOORBELL);
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::Builder::new()
-            .name(format!("xad-emukfd-q{id}"))
-            .spawn(move || run(kfd, ring, &flag))
+            .name(format!("xad-emukfd-q{}", ring.id))
+            .spawn(move || {
+                run(kfd, ring, slot, &flag);
+                drop(doorbells);
+            })
             .ok();
         if thread.is_none() {
-            warn!("queue {id}: cannot start its device thread");
+            warn!("queue {}: cannot start its device thread", ring.id);
         }
         AqlQueue { stop, thread }
     }
@@ -117,13 +117,23 @@ fn signal_value(signal: u64) -> &'static AtomicI64 {
     unsafe { &*((signal + SIGNAL_VALUE_AT) as *const AtomicI64) }
 }
 
-fn run(kfd: &'static Kfd, ring: Ring, stop: &AtomicBool) {
+fn run(kfd: &'static Kfd, ring: Ring, doorbell: u64, stop: &AtomicBool) {
     let mut read = load_u64(ring.read_ptr);
     let mut idle = 0u32;
     while !stop.load(Ordering::Acquire) {
-        let write = load_u64(ring.write_ptr);
-        if read >= write {
+        let rung = load_u64(doorbell);
+        if rung == NO_DOORBELL || read > rung {
             idle = idle.saturating_add(1);
+            if idle == 5000 {
+                let write = load_u64(ring.write_ptr);
+                if write > read {
+                    trace!(
+                        "queue {}: idle with write index {write} past read index {read}; doorbell {}",
+                        ring.id,
+                        if rung == NO_DOORBELL { "never rung".to_string() } else { rung.to_string() }
+                    );
+                }
+            }
             // Poll fast right after work, then back off to 1 ms.
             if idle < 2000 {
                 std::thread::yield_now();
@@ -132,14 +142,9 @@ fn run(kfd: &'static Kfd, ring: Ring, stop: &AtomicBool) {
             }
             continue;
         }
+        idle = 0;
         let at = ring.base + (read % ring.packets) * PACKET_BYTES;
         let h = header(at).load(Ordering::Acquire);
-        if h & 0xff == TYPE_INVALID {
-            // The slot is claimed but its header not yet published.
-            std::thread::yield_now();
-            continue;
-        }
-        idle = 0;
         if !execute(kfd, &ring, at, h, read, stop) {
             // A faulted queue stops processing, as the hardware's does.
             warn!("queue {}: stopped after the fault above", ring.id);
@@ -187,8 +192,23 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
             }
             trace!("queue {}: packet {index} {} ({} dependencies)", ring.id, if all { "BARRIER_AND" } else { "BARRIER_OR" }, deps.len());
         }
+        TYPE_INVALID => {
+            warn!("queue {}: the doorbell published packet {index}, whose header is still INVALID (0x{h:04x})", ring.id);
+            return false;
+        }
         TYPE_VENDOR => {
-            warn!("queue {}: packet {index} is an AMD vendor packet (header 0x{h:04x}), which the emulated device does not execute; skipped", ring.id);
+            // ROCr's AMD vendor packet (amd_aql_pm4_ib_packet_t): format 1
+            // is a PM4 indirect buffer, which the runtime sends to invalidate
+            // the instruction and data caches after loading code. The
+            // emulator has no caches (it decodes code from device memory per
+            // distinct content), so it completes with no effect; any other
+            // format is refused.
+            let format = u16::from_le_bytes([bytes[2], bytes[3]]);
+            if format != AMD_AQL_FORMAT_PM4_IB {
+                warn!("queue {}: packet {index} is an AMD vendor packet of format {format}, which the emulated device does not execute", ring.id);
+                return false;
+            }
+            trace!("queue {}: packet {index} PM4 indirect buffer (cache invalidation; no caches are emulated)", ring.id);
         }
         other => {
             warn!("queue {}: packet {index} has type {other}, not an AQL packet the emulated device executes", ring.id);
@@ -250,12 +270,15 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch) -> bool {
 /// Complete a signal as the command processor does: decrement its value,
 /// write its event id to its mailbox and raise the event.
 fn complete(kfd: &Kfd, signal: u64) {
-    signal_value(signal).fetch_sub(1, Ordering::AcqRel);
+    let was = signal_value(signal).fetch_sub(1, Ordering::AcqRel);
     let mailbox = load_u64(signal + SIGNAL_MAILBOX_AT);
     if mailbox != 0 {
         // SAFETY: the signal's event id field (see the note on process memory).
         let id = unsafe { (*((signal + SIGNAL_EVENT_ID_AT) as *const AtomicU32)).load(Ordering::Acquire) };
         store_u64(mailbox, u64::from(id));
         kfd.signal_event(id);
+        trace!("signal 0x{signal:x}: {was} -> {}, event {id}", was - 1);
+    } else {
+        trace!("signal 0x{signal:x}: {was} -> {}", was - 1);
     }
 }
