@@ -47,6 +47,11 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         ],
     ));
     refuse(refused)?;
+    super::report_on_stdout(&[
+        args.json.as_deref(),
+        args.junit.as_deref(),
+        args.html.as_deref(),
+    ]);
     let merged = merge::merge(&request)?;
     let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
     let page = args

@@ -35,6 +35,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Err(e) => return Err(e.into()),
     };
     refuse(refused)?;
+    super::report_on_stdout(&[Some(args.html.as_path())]);
     let Some(report) = report else {
         return Err(Error::Usage("no report".into()).into());
     };

@@ -47,6 +47,7 @@ pub fn run(args: &SoakArgs) -> Result<i32, Failure> {
             .map(|e| crate::error::Error::Usage(e.to_string())),
     );
     refuse(refused)?;
+    super::report_on_stdout(&[args.json.as_deref(), args.html.as_deref()]);
     let request = soak::Request {
         duration: args.duration,
         backend: backend?,

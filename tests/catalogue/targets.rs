@@ -301,7 +301,8 @@ fn a_wrong_kernel_fails_on_every_gfx11_target() {
             .arg(&hsaco));
         assert_eq!(r.code, 1, "{}: {}", t.name, r.all());
         assert!(
-            r.stdout.contains("FAIL basic") && r.stdout.contains(&format!("emulated {}", t.name)),
+            r.stdout.contains("FAIL          basic")
+                && r.stdout.contains(&format!("emulated {}", t.name)),
             "{}",
             r.stdout
         );
@@ -389,7 +390,7 @@ fn a_gfx12_kernel_reading_the_system_sgpr_is_unsettled_not_passed() {
         r.all()
     );
     assert!(
-        r.stdout.contains("SKIPPED basic") && r.stdout.contains("nothing verified"),
+        r.stdout.contains("SKIPPED       basic") && r.stdout.contains("nothing verified"),
         "{}",
         r.stdout
     );
@@ -626,7 +627,11 @@ fn a_long_correct_kernel_needs_and_gets_a_larger_step_budget() {
     );
     let passed = run_with(&["--step-budget", "2000000"], &src);
     assert_eq!(passed.code, 0, "{}", passed.all());
-    assert!(passed.stdout.contains("PASS basic"), "{}", passed.stdout);
+    assert!(
+        passed.stdout.contains("PASS          basic"),
+        "{}",
+        passed.stdout
+    );
     // A budget just below what the kernel needs still stops it.
     let short = run_with(&["--step-budget", "1100000"], &src);
     assert_eq!(short.code, 3, "{}", short.all());
