@@ -144,13 +144,12 @@ impl Progress<'_> {
 
 impl Progress<'_> {
     /// Whether `--quiet` still prints this step: a case that did not pass
-    /// (or was not supported), an interruption, the closing lines.
+    /// (unsettled included; not one that was not supported), an
+    /// interruption, the closing lines.
     pub fn shown_when_quiet(&self) -> bool {
         match self {
-            Progress::Case(r) => !matches!(
-                r.status(),
-                Status::Pass | Status::Unsettled | Status::NotSupported
-            ),
+            // Unsettled did not pass either: shown (issue 42).
+            Progress::Case(r) => !matches!(r.status(), Status::Pass | Status::NotSupported),
             Progress::Relayed(r) => r.shown_when_quiet,
             Progress::Interrupted(_) | Progress::Finished(_) => true,
             Progress::Started { .. } | Progress::Target { .. } => false,

@@ -51,7 +51,7 @@ complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l timeout 
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l max-mismatches -d 'Failing lanes printed and recorded per case: 0 to 1000000' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l json -d 'Write a JSON report here (also when the run fails); `-` writes it to stdout and the text to stderr. A FIFO or character device is written in place' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l junit -d 'Write a JUnit XML report here (also when the run fails); `-` writes it to stdout and the text to stderr. A FIFO or character device is written in place' -r -F
-complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l html -d 'Write a self-contained HTML page of lane maps and bit histograms here (also when the run fails); `report REPORT.json --html` draws the same page from a saved report' -r -F
+complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l html -d 'Write a self-contained HTML page of lane maps and bit histograms here (also when the run fails; `-`: stdout); `report REPORT.json --html` draws the same page from a saved report' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l dump -d 'Write the blocks around failing lanes (inputs, expected, got as .npy) and the code object to this new or empty directory, for `replay`' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -l step-budget -d 'Instructions one emulated wave may execute before the emulator stops it as an endless loop (exit 3): 1 to 1000000000000. The embedded emulator only; a HIP device has the --timeout watchdog' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand run" -s q -l quiet -d 'Print only the cases that did not pass and the closing line; no progress bar'
@@ -80,13 +80,13 @@ complete -c xad-harness -n "__fish_xad_harness_using_subcommand bench" -l seed -
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand bench" -l repeat -d 'Runs of each, interleaved; the median is reported, and the best' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand bench" -l sha-lanes -d 'Lanes of the SHA-256 part (sha256_w32 emulated beside the sha2 crate), 1 to 4194304' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand bench" -s h -l help -d 'Print help'
-complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l json -d 'Write the merged JSON report here' -r -F
-complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l junit -d 'Write the merged JUnit report here (from the --junit-in reports)' -r -F
+complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l json -d 'Write the merged JSON report here (`-`: stdout, the summary line then on stderr)' -r -F
+complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l junit -d 'Write the merged JUnit report here (from the --junit-in reports; `-`: stdout)' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l html -d 'Write the merged report\'s HTML page here (its device x target grid links every node\'s sections)' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l junit-in -d 'JUnit reports to merge: one or more after each --junit-in, after the JSON reports' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -l expect -d 'How many JSON reports the fleet should have produced; any other number is a fault (exit 3)' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand merge" -s h -l help -d 'Print help'
-complete -c xad-harness -n "__fish_xad_harness_using_subcommand report" -l html -d 'Write the self-contained HTML page here' -r -F
+complete -c xad-harness -n "__fish_xad_harness_using_subcommand report" -l html -d 'Write the self-contained HTML page here (`-`: stdout)' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand report" -s h -l help -d 'Print help'
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l backend -d 'What executes (default: $XAD_BACKEND, else auto). Only a HIP hardware device times anything; the emulator and an emulated HIP device are exit 77' -r -f -a "auto\t'A HIP device that runs one of our targets if there is one, else the emulator'
 hip\t'A HIP device only; none usable is exit 77 (skipped), never an emulator pass'
@@ -96,7 +96,7 @@ complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l i
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l waves -d 'Waves in the throughput launch\'s workgroup: 2 to 16' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l repeat -d 'Timed launches of each shape (after one warm-up): 1 to 100; medians are reported' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l timeout -d 'Watchdog per launch, in seconds: 1 to 86400' -r
-complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l json -d 'Also write the measurements as JSON here' -r -F
+complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l json -d 'Also write the measurements as JSON here (`-`: stdout, the text then on stderr)' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -l html -d 'Also write the measurements as a self-contained HTML page here: latency and throughput per form, with their spread over launches' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand microbench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -l duration -d 'How long: seconds (90, 1.5) or with a unit (500ms, 30s, 10m, 2h); 0.1 s to 7 days' -r
@@ -105,7 +105,7 @@ hip\t'A HIP device only; none usable is exit 77 (skipped), never an emulator pas
 emu\t'The embedded emulator only'"
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -l device -d 'HIP device index (default: the first; the emulator is device 0)' -r
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -l seed -d 'Seed of the inputs (decimal or 0x hex); random when not given' -r
-complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -l json -d 'Write the outcome as JSON here (also when it fails)' -r -F
+complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -l json -d 'Write the outcome as JSON here (also when it fails; `-`: stdout, the text then on stderr)' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -l html -d 'Write an HTML page of the outcome here (per-unit coverage and mismatches; also when it fails)' -r -F
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand soak" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xad-harness -n "__fish_xad_harness_using_subcommand help; and not __fish_seen_subcommand_from run devices list kernels replay schema bench merge report microbench soak help" -f -a "run" -d 'Run cases and compare every lane with the CPU model (the default command)'

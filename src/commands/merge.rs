@@ -9,10 +9,10 @@ use crate::{merge, report};
 // `merge --json OUT.json [--junit OUT.xml] [--html OUT.html] [--expect N] REPORT.json... [--junit-in IN.xml...]`
 #[derive(clap::Args)]
 pub struct MergeArgs {
-    /// Write the merged JSON report here.
+    /// Write the merged JSON report here (`-`: stdout, the summary line then on stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write the merged JUnit report here (from the --junit-in reports).
+    /// Write the merged JUnit report here (from the --junit-in reports; `-`: stdout).
     #[arg(long, value_name = "FILE", requires = "junit_in")]
     pub junit: Option<PathBuf>,
     /// Write the merged report's HTML page here (its device x target grid links every node's sections).

@@ -18,7 +18,7 @@ pub struct ReportArgs {
     /// The JSON report to draw (written by `run --json`, `merge --json`, `soak --json` or `microbench --json`).
     #[arg(value_name = "REPORT.json")]
     pub report: PathBuf,
-    /// Write the self-contained HTML page here.
+    /// Write the self-contained HTML page here (`-`: stdout).
     #[arg(long, value_name = "FILE", required = true)]
     pub html: PathBuf,
 }

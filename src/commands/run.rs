@@ -56,7 +56,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Write a self-contained HTML page of lane maps and bit histograms here (also when the
-    /// run fails); `report REPORT.json --html` draws the same page from a saved report.
+    /// run fails; `-`: stdout); `report REPORT.json --html` draws the same page from a saved report.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Print only the cases that did not pass and the closing line; no progress bar.

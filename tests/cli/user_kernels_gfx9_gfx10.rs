@@ -583,7 +583,8 @@ fn unsettled_sgpr_origins_name_their_own_generations_register() {
         std::fs::write(&path, source).unwrap();
         let r = run(harness()
             .args(["run", "--backend", "emu", "--target", target])
-            .args(["--lanes", "300", "--seed", "2", "--kernel"])
+            // Each unsettled word's line (its origin) is printed with --verbose.
+            .args(["--lanes", "300", "--seed", "2", "--verbose", "--kernel"])
             .arg(&path));
         assert_eq!(r.code, 77, "{target}: every word unsettled: {}", r.all());
         let origins: Vec<&str> = r
