@@ -75,6 +75,30 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == STDOUT
 }
 
+/// Is `path` this process's standard output: `-`, or a FIFO or character
+/// device that is the very node fd 1 is (`/dev/stdout`, `/proc/self/fd/1`,
+/// the pipe's or terminal's own path)? A report written there shares the
+/// stream with the command's text, which then goes to stderr.
+pub fn is_our_stdout(path: &Path) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    if is_stdout(path) {
+        return true;
+    }
+    if !matches!(destination(path), Ok(Destination::InPlace(_))) {
+        return false;
+    }
+    let ours = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from)
+        .and_then(|f| f.metadata());
+    match (ours, std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
 /// How a file written to a path gets there ([`destination`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Destination {

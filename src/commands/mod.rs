@@ -135,9 +135,10 @@ pub fn dispatch(cli: Cli) -> Result<i32, Failure> {
 static TEXT_ON_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Called with a command's report paths once they are accepted: if one is
-/// `-`, that report owns stdout and the command's text goes to stderr.
+/// stdout (`-`, or `/dev/stdout` and the like), that report owns stdout and
+/// the command's text goes to stderr.
 pub(crate) fn report_on_stdout(outputs: &[Option<&std::path::Path>]) {
-    if outputs.iter().flatten().any(|p| crate::files::is_stdout(p)) {
+    if outputs.iter().flatten().any(|p| crate::files::is_our_stdout(p)) {
         TEXT_ON_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }

@@ -95,22 +95,21 @@ pub fn one_file_twice(json: Option<&Path>, junit: Option<&Path>) -> Option<Error
     })
 }
 
-/// Two of `outputs` (option, path) sent to stdout with `-`: one stream
-/// cannot carry two reports a reader can tell apart (a usage error).
+/// Two of `outputs` (option, path) sent to stdout (`-`, `/dev/stdout`, ...,
+/// [`crate::files::is_our_stdout`]): one stream cannot carry two reports a
+/// reader can tell apart (a usage error).
 pub fn both_stdout(outputs: &[(&str, Option<&Path>)]) -> Option<Error> {
-    let to_stdout: Vec<&str> = outputs
+    let to_stdout: Vec<String> = outputs
         .iter()
-        .filter(|(_, path)| path.is_some_and(crate::files::is_stdout))
-        .map(|(option, _)| *option)
+        .filter_map(|(option, path)| {
+            let path = path.filter(|p| crate::files::is_our_stdout(p))?;
+            Some(format!("{option} {}", path.display()))
+        })
         .collect();
     (to_stdout.len() > 1).then(|| {
         Error::Usage(format!(
             "{}: only one report may go to stdout; give the others a file",
-            to_stdout
-                .iter()
-                .map(|o| format!("{o} -"))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            to_stdout.join(" and ")
         ))
     })
 }

@@ -1074,6 +1074,24 @@ fn a_report_to_stdout_leaves_stdout_to_the_report() {
         );
     }
 
+    // /dev/stdout, here the test's private pipe, is written in place and
+    // is stdout too: the text goes to stderr, the JSON alone to the pipe.
+    let r = run_unless_hung(
+        harness()
+            .current_dir(&dir)
+            .args(run_basic)
+            .args(["--json", "/dev/stdout"]),
+    );
+    assert_eq!(r.code, 0, "{}", r.all());
+    let piped: serde_json::Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("the pipe holds the JSON report alone ({e}):\n{}", r.stdout));
+    assert_eq!(piped["summary"]["pass"], 1);
+    assert!(
+        r.stderr.contains("1 passed, 0 failed, 1 unsettled"),
+        "{}",
+        r.stderr
+    );
+
     let r = run_unless_hung(
         harness()
             .current_dir(&dir)
@@ -1097,6 +1115,7 @@ fn a_report_to_stdout_leaves_stdout_to_the_report() {
     for two in [
         ["--json", "-", "--junit", "-"],
         ["--json", "-", "--html", "-"],
+        ["--json", "/dev/stdout", "--junit", "-"],
     ] {
         let r = run_unless_hung(harness().current_dir(&dir).args(run_basic).args(two));
         assert_eq!(r.code, 2, "{two:?}: {}", r.all());
