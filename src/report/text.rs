@@ -643,4 +643,119 @@ pub(crate) mod tests {
             "{fail}"
         );
     }
+
+    /// The first screen (issue 42): an unsettled probe case on the emulator
+    /// is one line naming what settles it; another unsettled case is its
+    /// status line and why; `--verbose` prints every word; a many-target run
+    /// leaves passes to its table. Status words share one column width.
+    #[test]
+    fn the_first_screen_condenses_unsettled_cases_and_verbose_shows_every_word() {
+        let record = |lane| Mismatch {
+            lane,
+            word: 1,
+            a: 1,
+            b: 2,
+            c: 3,
+            expected: 0,
+            got: 0,
+            kind: FailureKind::Unsettled,
+            origin: Some("NEG[0]: candidate readings ...".into()),
+        };
+        let mut probe = result(false, None);
+        probe.case = "modifiers_w32".into();
+        probe.tally.words_evidence = 64 * 18;
+        probe.tally.lanes_unsettled = 64;
+        probe.tally.words_unsettled = 64 * 17;
+        probe.tally.first_unsettled = (0..10).map(record).collect();
+        let brief = case_lines_in(&probe, View::default());
+        assert_eq!(brief.len(), 1, "{brief:?}");
+        assert!(
+            brief[0].starts_with("UNSETTLED     modifiers_w32")
+                && brief[0].contains("17 of 18 words per lane unsettled")
+                && brief[0].contains(SETTLE_PROBES)
+                && brief[0].ends_with("[emulated gfx1100]"),
+            "{brief:?}"
+        );
+        let verbose = case_lines_in(
+            &probe,
+            View {
+                verbose: true,
+                many_targets: false,
+            },
+        );
+        assert!(verbose.len() > 10, "every recorded word: {verbose:?}");
+        assert!(verbose.iter().any(|l| l.contains("candidate readings")));
+
+        // Not a probe: the status line and why (the case's ISA point).
+        let mut sreg = result(false, Some("exec_hi read as data"));
+        sreg.tally.lanes_unsettled = 64;
+        sreg.tally.words_unsettled = 64;
+        sreg.tally.first_unsettled = vec![record(0)];
+        let brief = case_lines_in(&sreg, View::default());
+        assert_eq!(brief.len(), 2, "{brief:?}");
+        assert!(
+            brief[0].contains("1 of 1 words per lane unsettled, nothing verified"),
+            "{brief:?}"
+        );
+        assert!(
+            brief[1].contains("unsettled: exec_hi read as data"),
+            "{brief:?}"
+        );
+
+        let pass = result(false, None);
+        let many = View {
+            verbose: false,
+            many_targets: true,
+        };
+        assert!(case_lines_in(&pass, many).is_empty());
+        assert_eq!(case_lines_in(&pass, View::default()).len(), 1);
+        let fail = result(true, None);
+        assert_eq!(
+            case_lines_in(&fail, many),
+            case_lines(&fail),
+            "failures keep every line"
+        );
+        // One column: the case name starts at the same place for every status.
+        let at = |line: &str| line.find("basic").unwrap();
+        assert_eq!(at(&case_lines(&pass)[0]), at(&case_lines(&fail)[0]));
+        assert_eq!(at(&case_lines(&pass)[0]), STATUS_WIDTH + 1);
+    }
+
+    /// `--target all` closes with one row per target: passed, failed,
+    /// unsettled, skipped (not supported included) and the executor.
+    #[test]
+    fn a_many_target_run_closes_with_a_table() {
+        let mut report = RunReport::new(9, 64);
+        report.targets = vec!["gfx1100".into(), "gfx908".into()];
+        for (target, failed) in [("gfx1100", false), ("gfx908", true)] {
+            let mut r = result(failed, None);
+            r.target = target.into();
+            r.executor = format!("emulated {target}");
+            report.cases.push(r);
+        }
+        let table = target_lines(&report);
+        assert_eq!(table.len(), 3, "{table:?}");
+        let cells = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            cells(&table[0]),
+            [
+                "target",
+                "passed",
+                "failed",
+                "unsettled",
+                "skipped",
+                "executor"
+            ]
+        );
+        assert_eq!(
+            cells(&table[1]),
+            ["gfx1100", "1", "0", "0", "0", "emulated", "gfx1100"]
+        );
+        assert_eq!(
+            cells(&table[2]),
+            ["gfx908", "0", "1", "0", "0", "emulated", "gfx908"]
+        );
+        report.targets.pop();
+        assert!(target_lines(&report).is_empty(), "one target: no table");
+    }
 }
