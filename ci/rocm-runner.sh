@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# For ROCm CI runners on GPU nodes: hardware only. A node without a usable
-# gfx1100 device exits 77 (skipped), never passes on the emulator.
+# For ROCm CI runners on GPU nodes: hardware only. Each device runs the cases
+# of its own target (any target of docs/targets.md, not only gfx1100); a node
+# without a usable AMD GPU of one of those targets exits 77 (skipped), never
+# passes on the emulator.
 # Reports: xad-report.json and xad-junit.xml in the current directory (or
 # $XAD_REPORT_DIR), written also when the run fails.
 set -euo pipefail

@@ -624,7 +624,7 @@ impl Writer {
         let path = self.dir.join(MANIFEST);
         let text = serde_json::to_string_pretty(&self.manifest)
             .map_err(|e| format!("encoding {}: {e}", path.display()))?;
-        crate::files::write_output(&path, (text + "\n").as_bytes()).map_err(|e| e.to_string())
+        crate::files::write_replacing(&path, (text + "\n").as_bytes()).map_err(|e| e.to_string())
     }
 }
 

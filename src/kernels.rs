@@ -63,7 +63,7 @@ pub fn write_all(
         std::fs::create_dir_all(&sub)
             .map_err(|e| Error::Io(format!("creating {}: {e}", sub.display())))?;
         let path = sub.join(format!("{}.hsaco", k.name));
-        crate::files::write_output(&path, k.bytes)?;
+        crate::files::write_replacing(&path, k.bytes)?;
         written(&path, k);
     }
     Ok(())

@@ -200,7 +200,8 @@ pub fn check_outputs(
             errors.push(e);
             continue;
         }
-        let Some(resolved) = resolve(out) else {
+        // `-` is stdout, never an input file of that name.
+        let Some(resolved) = resolve(out).filter(|_| !crate::files::is_stdout(out)) else {
             continue;
         };
         if let Some((input, _)) = inputs.iter().find(|(_, r)| *r == resolved) {
@@ -829,18 +830,11 @@ impl<'a> Gathered<'a> {
 
     /// An input's exit code, recomputed from its cases, never copied from
     /// its `exit_code` (checked inputs agree with theirs; an unchecked one
-    /// that does not is a fault).
-    fn node_code(&mut self, file: &str, host: &str, report: &Value) -> i32 {
-        let code = recomputed_exit_code(report).unwrap_or(exit::FAULT);
-        if code == exit::PASS && !verified_something(report) {
-            // A report written before exit 0 needed evidence (its cases all
-            // unsettled): the merge holds it to today's rule.
-            self.notes.push(Value::String(format!(
-                "{host} ({file}): exit 0 but no case verified a lane (every word unsettled); counted as 77"
-            )));
-            return exit::SKIPPED;
-        }
-        code
+    /// that does not is a fault). Schema version 3 makes no green without a
+    /// case that passed: an input claiming 0 with only unsettled cases
+    /// contradicts its cases and is refused before it gets here.
+    fn node_code(&mut self, _file: &str, _host: &str, report: &Value) -> i32 {
+        recomputed_exit_code(report).unwrap_or(exit::FAULT)
     }
 
     /// A fleet that wrote another number of reports than it has nodes is a
@@ -938,32 +932,6 @@ fn distinct_seeds(inputs: &[(String, Value)]) -> Vec<&Value> {
         }
     }
     seeds
-}
-
-/// Whether some case of `report` verified a word: a `pass`, or an
-/// `unsettled` case with a lane that passed or fewer unsettled words than
-/// words compared (a multi-output case's lanes each hold one word per
-/// form). Reports of this version mark a case that verified nothing
-/// `skipped`; earlier ones called it `unsettled`.
-fn verified_something(report: &Value) -> bool {
-    let cases = report["devices"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|d| d["cases"].as_array().into_iter().flatten());
-    cases.into_iter().any(|case| match case["status"].as_str() {
-        // A finding's word 0, the plain instruction, was verified.
-        Some("pass" | "finding") => true,
-        Some("unsettled") => {
-            let tally = &case["tally"];
-            let number = |v: &Value| v.as_u64().unwrap_or(0);
-            let words_per_lane = case["forms"].as_array().map_or(1, |f| f.len().max(1)) as u64;
-            number(&case["lanes_passed"]) > 0
-                || number(&tally["words_unsettled"])
-                    < number(&tally["lanes_checked"]).saturating_mul(words_per_lane)
-        }
-        _ => false,
-    })
 }
 
 /// Cases per status over every device, every status present.
@@ -1728,31 +1696,39 @@ mod tests {
         assert_eq!(merged["merged_from"][1]["seed"], 2);
     }
 
-    /// No green without evidence, in a fleet too: a node's report that says
-    /// 0 although its one case verified nothing (all lanes unsettled, as
-    /// reports before that rule wrote it) does not make the merge pass; the
-    /// same case with one verified lane does.
+    /// No green without a case that passed, in a fleet too: a node whose
+    /// cases were all unsettled is 77 and keeps the merge from passing; one
+    /// that claims 0 for them contradicts its cases and is refused (a
+    /// report edited, or written by a harness before schema version 3).
     #[test]
-    fn a_node_whose_exit_0_verified_nothing_is_77_in_the_merge() {
-        let unsettled = |lanes_passed: u64| {
-            let mut r = report("gpu1", 1, 0, &["unsettled"]);
+    fn a_node_whose_cases_were_all_unsettled_is_77_in_the_merge() {
+        let unsettled = |exit_code: i32| {
+            let mut r = report("gpu1", 1, exit_code, &["unsettled"]);
             let case = &mut r["devices"][0]["cases"][0];
-            case["lanes_passed"] = json!(lanes_passed);
-            case["forms"] = json!([]);
-            case["tally"] = json!({"lanes_checked": 256, "lanes_unsettled": 256 - lanes_passed, "words_unsettled": 256 - lanes_passed});
+            case["lanes_passed"] = json!(1);
+            case["tally"] = json!({"lanes_checked": 256, "lanes_failed": 0, "lanes_unwritten": 0,
+                                   "lanes_undefined": 0, "lanes_unsettled": 255, "words_unsettled": 255,
+                                   "first": [], "first_unsettled": []});
             r
         };
-        let merged = merge_reports(&[("a".into(), unsettled(0))], None);
+        let merged = merge_reports(&[("a".into(), unsettled(77))], None);
         assert_eq!(merged["exit_code"], 77, "{merged:#}");
-        assert!(merged["notes"]
-            .to_string()
-            .contains("no case verified a lane"));
-        assert_eq!(
-            merged["merged_from"][0]["exit_code"], 0,
-            "the input's own code"
+        let merged = merge_reports(
+            &[
+                ("a".into(), unsettled(77)),
+                ("b".into(), report("gpu2", 1, 0, &["pass"])),
+            ],
+            None,
         );
-        let merged = merge_reports(&[("a".into(), unsettled(1))], None);
-        assert_eq!(merged["exit_code"], 0, "{merged:#}");
+        assert_eq!(
+            merged["exit_code"], 77,
+            "a node that passed nothing is not a pass"
+        );
+        let claimed = recomputed_exit_code(&unsettled(0)).unwrap_err();
+        assert!(
+            claimed.contains("exit_code 0 contradicts its cases, which make it 77"),
+            "{claimed}"
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub struct Args {
     #[arg(long, default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..=86_400), allow_hyphen_values = true)]
     pub timeout: u64,
-    /// Also write the measurements as JSON here.
+    /// Also write the measurements as JSON here (`-`: stdout, the text then on stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Also write the measurements as a self-contained HTML page here:

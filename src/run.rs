@@ -162,9 +162,10 @@ pub enum Status {
     Pass,
     /// A lane was wrong, unwritten or undefined, or a guard word changed.
     Fail,
-    /// No lane failed and some words were verified, but others depend on
-    /// behaviour the ISA guides leave open: neither pass nor fail (counted in
-    /// the tally).
+    /// No lane failed, but some words (or every word) depend on behaviour
+    /// the ISA guides leave open: neither pass nor fail (counted in the
+    /// tally). Never a pass: JUnit shows it skipped, and a run needs a case
+    /// that passed to exit 0.
     Unsettled,
     /// A probe case on an executor: no lane failed, and every probe word's
     /// lanes agree on the readings they follow ([`CaseResult::findings`]).
@@ -178,8 +179,9 @@ pub enum Status {
     /// The kernel missed its watchdog.
     Timeout,
     /// Not run, or stopped part-way (a signal, or the run stopped after an
-    /// earlier timeout), or run to its end with nothing verified
-    /// ([`CaseResult::nothing_verified`]): no green without evidence.
+    /// earlier timeout), or run to its end with nothing verified and nothing
+    /// unsettled (every word one the kernel must leave unwritten,
+    /// [`CaseResult::nothing_verified`]): no green without evidence.
     Skipped,
 }
 
@@ -219,30 +221,32 @@ impl Status {
         }
     }
 
-    /// How JUnit shows it: unsettled and finding are successes with
-    /// properties (the settled words all passed; the findings are listed);
-    /// not_supported and skipped are skipped.
+    /// How JUnit shows it: a finding is a success with properties (word 0
+    /// passed; the findings are listed); unsettled, not_supported and
+    /// skipped are skipped, so CI never shows a case green whose words were
+    /// not all verified.
     pub fn junit(self) -> JunitKind {
         match self {
-            Status::Pass | Status::Unsettled | Status::Finding => JunitKind::Success,
+            Status::Pass | Status::Finding => JunitKind::Success,
             Status::Fail => JunitKind::Failure,
             Status::Error | Status::Timeout => JunitKind::Error,
-            Status::NotSupported | Status::Skipped => JunitKind::Skipped,
+            Status::Unsettled | Status::NotSupported | Status::Skipped => JunitKind::Skipped,
         }
     }
 
     /// The exit code this status alone would give: 1 for a failure, 3 for a
-    /// fault, 77 for a case that did not run, 0 otherwise. A run combines
-    /// its cases' codes with [`crate::report::combine_exit_codes`], so one
-    /// passing case beside skipped ones is a pass, but a run where nothing ran
-    /// is 77.
+    /// fault, 0 for a pass or a finding, 77 for a case that did not run or
+    /// left words unsettled. A run combines its cases' codes with
+    /// [`crate::report::cases_exit_code`], so one passing case beside
+    /// unsettled or skipped ones is a pass, but a run with none (`0
+    /// passed`) is 77.
     pub fn exit_code(self) -> i32 {
         use crate::error::exit;
         match self {
-            Status::Pass | Status::Unsettled | Status::Finding => exit::PASS,
+            Status::Pass | Status::Finding => exit::PASS,
             Status::Fail => exit::MISMATCH,
             Status::Error | Status::Timeout => exit::FAULT,
-            Status::NotSupported | Status::Skipped => exit::SKIPPED,
+            Status::Unsettled | Status::NotSupported | Status::Skipped => exit::SKIPPED,
         }
     }
 }
@@ -276,12 +280,13 @@ impl CaseResult {
         } else if self.not_run.is_some() || self.tally.lanes_checked < self.lanes {
             // Stopped between two dispatches by a signal: not finished.
             Status::Skipped
+        } else if self.tally.words_unsettled > 0 {
+            // Some words or all of them unsettled: one status either way.
+            Status::Unsettled
         } else if self.nothing_verified().is_some() {
             // Ran to its end, failed nothing, proved nothing: no green
             // without evidence.
             Status::Skipped
-        } else if self.tally.words_unsettled > 0 {
-            Status::Unsettled
         } else if self.findings.is_some() {
             Status::Finding
         } else {
@@ -319,19 +324,13 @@ impl CaseResult {
 
     /// Whether the case came out as its catalogue entry promises: a pass,
     /// or unsettled when the case declares the unsettled ISA point its
-    /// words rest on (`unsettled`), with nothing failed either way. A
-    /// declared-unsettled case whose every word rests on that point
-    /// (`sreg_hi_w32`) verifies nothing and is skipped: that too is as
-    /// promised, though never a pass of the run.
+    /// words rest on (`unsettled`; `sreg_hi_w32` rests on it with every
+    /// word), with nothing failed either way. Unsettled is as promised,
+    /// though never a pass of the run.
     pub fn passed(&self) -> bool {
         match self.status() {
             Status::Pass | Status::Finding => true,
             Status::Unsettled => self.unsettled.is_some(),
-            Status::Skipped => {
-                self.unsettled.is_some()
-                    && self.tally.words_unsettled > 0
-                    && self.nothing_verified().is_some()
-            }
             _ => false,
         }
     }

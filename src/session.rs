@@ -85,10 +85,12 @@ pub enum Progress<'a> {
     Relayed(&'a Relayed),
 }
 
-/// A step taken on another thread, as its lines.
+/// A step taken on another thread, as its lines (or, for a case, its
+/// result, whose lines the view printing it chooses).
 #[derive(Debug, Clone, Default)]
 pub struct Relayed {
     pub lines: Vec<String>,
+    pub case: Option<Box<CaseResult>>,
     pub fault_lines: Vec<String>,
     /// The step's own [`Progress::shown_when_quiet`].
     pub shown_when_quiet: bool,
@@ -96,8 +98,13 @@ pub struct Relayed {
 
 impl Relayed {
     fn of(step: &Progress<'_>) -> Relayed {
+        let case = match step {
+            Progress::Case(result) => Some(Box::new((*result).clone())),
+            _ => None,
+        };
         Relayed {
-            lines: step.lines(),
+            lines: step.lines(report::View::default()),
+            case,
             fault_lines: step.fault_lines(),
             shown_when_quiet: step.shown_when_quiet(),
         }
@@ -105,8 +112,9 @@ impl Relayed {
 }
 
 impl Progress<'_> {
-    /// The text lines the CLI prints for this step.
-    pub fn lines(&self) -> Vec<String> {
+    /// The text lines the CLI prints for this step, as much of each case as
+    /// `view` shows ([`report::case_lines_in`]).
+    pub fn lines(&self, view: report::View) -> Vec<String> {
         match self {
             Progress::Started { report, cases } => report::header_lines(report, *cases),
             Progress::Target {
@@ -117,12 +125,16 @@ impl Progress<'_> {
                 "target {} ({}: {}): {cases} case(s) on {executor}",
                 target.name, target.architecture, target.cards
             )],
-            Progress::Case(result) => report::case_lines(result),
-            Progress::Relayed(r) => r.lines.clone(),
+            Progress::Case(result) => report::case_lines_in(result, view),
+            Progress::Relayed(r) => match &r.case {
+                Some(result) => report::case_lines_in(result, view),
+                None => r.lines.clone(),
+            },
             Progress::Interrupted(interrupted) => vec![interrupted.line()],
             Progress::Finished(report) => {
                 let mut lines = report::release_lines(report);
                 lines.extend(report::target_lines(report));
+                lines.extend(report::other_generations_line(report));
                 lines.push(report::summary_line(report));
                 lines
             }
@@ -132,13 +144,12 @@ impl Progress<'_> {
 
 impl Progress<'_> {
     /// Whether `--quiet` still prints this step: a case that did not pass
-    /// (or was not supported), an interruption, the closing lines.
+    /// (unsettled included; not one that was not supported), an
+    /// interruption, the closing lines.
     pub fn shown_when_quiet(&self) -> bool {
         match self {
-            Progress::Case(r) => !matches!(
-                r.status(),
-                Status::Pass | Status::Unsettled | Status::NotSupported
-            ),
+            // Unsettled did not pass either: shown (issue 42).
+            Progress::Case(r) => !matches!(r.status(), Status::Pass | Status::NotSupported),
             Progress::Relayed(r) => r.shown_when_quiet,
             Progress::Interrupted(_) | Progress::Finished(_) => true,
             Progress::Started { .. } | Progress::Target { .. } => false,
@@ -236,6 +247,11 @@ fn run_into(
         .map(|t| t.name.to_string())
         .collect();
     report.devices = selected.units.iter().map(device_run).collect();
+    report.other_generations = plan
+        .iter()
+        .filter(|p| p.other_generations > 0)
+        .map(|p| (p.target.name.to_string(), p.other_generations))
+        .collect();
     let user = match (user, selected.targets().first()) {
         // The one case, for the one target the run has.
         (Some(user), Some(target)) => Some(user.load(&chosen[0], target)?),
@@ -662,20 +678,23 @@ fn leave_out_unbuilt(
     Ok(())
 }
 
-/// One target's share of the run: the chosen cases its ISA has, and those
-/// it lacks (reported `not_supported`).
+/// One target's share of the run: the chosen cases its ISA has, those it
+/// lacks that the user named (reported `not_supported`), and how many it
+/// lacks that nobody named (cases of other generations: only counted).
 struct TargetPlan {
     target: &'static Target,
     runs: Vec<Case>,
     lacks: Vec<Case>,
+    other_generations: usize,
 }
 
 /// The cases each target runs: those of `chosen` its ISA has. A case `named`
 /// by its exact name (`--case NAME`, or `--kernel`'s case) that one
 /// `--target` lacks is a usage error: the user asked for it and it cannot
-/// run. A case a glob picked, like every case of the whole catalogue, with
-/// `--target all` or on the device's target, is reported `not_supported`
-/// where the ISA lacks it (`list --target` says why): `--target gfx908
+/// run; with `--target all` or on the device's target it is reported
+/// `not_supported` where the ISA lacks it. A case a glob picked, like every
+/// case of the whole catalogue, belongs to other generations where the ISA
+/// lacks it: only counted (`list --target` says which): `--target gfx908
 /// --case '*'` runs what gfx908 has. A target left with no case to run is
 /// dropped; none left at all is a usage error.
 fn plan(
@@ -697,10 +716,13 @@ fn plan(
             )));
         }
         if !runs.is_empty() {
+            let (lacks, other): (Vec<Case>, Vec<Case>) =
+                lacks.into_iter().partition(|c| named.contains(&c.name));
             plan.push(TargetPlan {
                 target: t,
                 runs,
                 lacks,
+                other_generations: other.len(),
             });
         }
     }

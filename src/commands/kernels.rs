@@ -7,6 +7,7 @@ use crate::error::exit;
 
 #[derive(clap::Args)]
 pub struct KernelsArgs {
+    /// Directory to write into (created if missing): DIR/<target>/<kernel>.hsaco per target.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }

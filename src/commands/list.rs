@@ -7,6 +7,8 @@ use crate::target::{self, Choice};
 
 #[derive(clap::Args)]
 pub struct ListArgs {
+    /// Print the cases as a JSON array instead of text: per case its kernel, wave size, outputs
+    /// per lane, the features it requires and the targets that have it.
     #[arg(long)]
     pub json: bool,
     /// Only the cases this target has (a name, or `all` for every target's list).

@@ -9,10 +9,10 @@ use crate::{merge, report};
 // `merge --json OUT.json [--junit OUT.xml] [--html OUT.html] [--expect N] REPORT.json... [--junit-in IN.xml...]`
 #[derive(clap::Args)]
 pub struct MergeArgs {
-    /// Write the merged JSON report here.
+    /// Write the merged JSON report here (`-`: stdout, the summary line then on stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write the merged JUnit report here (from the --junit-in reports).
+    /// Write the merged JUnit report here (from the --junit-in reports; `-`: stdout).
     #[arg(long, value_name = "FILE", requires = "junit_in")]
     pub junit: Option<PathBuf>,
     /// Write the merged report's HTML page here (its device x target grid links every node's sections).
@@ -47,6 +47,11 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         ],
     ));
     refuse(refused)?;
+    super::report_on_stdout(&[
+        args.json.as_deref(),
+        args.junit.as_deref(),
+        args.html.as_deref(),
+    ]);
     let merged = merge::merge(&request)?;
     let written = merge::write(&merged, args.json.as_deref(), args.junit.as_deref());
     let page = args

@@ -5,6 +5,9 @@ use super::{backend_choice, say, Failure};
 
 pub fn run(args: &crate::microbench::Args) -> Result<i32, Failure> {
     let backend = backend_choice(args.backend)?;
+    // A report on stdout (`--json -`) leaves the lines to stderr; two are
+    // refused by the run's own check.
+    super::report_on_stdout(&[args.json.as_deref(), args.html.as_deref()]);
     Ok(crate::microbench::run(args, backend, &mut |line| {
         say(line)
     })?)

@@ -7,6 +7,8 @@
 //!
 //! A command prints its results on stdout and its diagnostics on stderr as it
 //! goes ([`say`], [`warn`]); what ends it early is returned as a [`Failure`].
+//! A command whose report goes to stdout (`--json -`) prints its text on
+//! stderr instead ([`report_on_stdout`]), so stdout holds the report alone.
 
 use std::ffi::OsString;
 use std::fmt::Display;
@@ -128,10 +130,34 @@ pub fn dispatch(cli: Cli) -> Result<i32, Failure> {
     }
 }
 
+/// Set when a report of this command goes to stdout (`-`): its text lines
+/// then go to stderr. One command runs per process.
+static TEXT_ON_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called with a command's report paths once they are accepted: if one is
+/// stdout (`-`, or `/dev/stdout` and the like), that report owns stdout and
+/// the command's text goes to stderr.
+pub(crate) fn report_on_stdout(outputs: &[Option<&std::path::Path>]) {
+    if outputs.iter().flatten().any(|p| crate::files::is_our_stdout(p)) {
+        TEXT_ON_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Where the command's text lines go: stdout, or stderr when a report has
+/// stdout ([`report_on_stdout`]).
+pub(crate) fn text_out() -> Box<dyn std::io::Write> {
+    if TEXT_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    }
+}
+
 /// `println!` that ignores a closed stdout (e.g. `xad-harness run | head`): the
 /// run goes on and its reports are still written; `println!` would panic.
+/// On stderr when a report has stdout ([`report_on_stdout`]).
 pub fn say(line: impl Display) {
-    let _ = writeln!(std::io::stdout(), "{line}");
+    let _ = writeln!(text_out(), "{line}");
 }
 
 /// A diagnostic on stderr, prefixed with the tool's name. A closed or full

@@ -66,10 +66,11 @@ impl Bar {
         }
     }
 
-    /// Print `lines` on stdout, above the bar. A closed stdout is ignored.
+    /// Print `lines` on stdout (stderr when a report has stdout), above the
+    /// bar. A closed stdout is ignored.
     pub fn print(&self, lines: Vec<String>) {
         self.above(|| {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::text_out();
             for line in &lines {
                 let _ = writeln!(out, "{line}");
             }

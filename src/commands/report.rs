@@ -18,7 +18,7 @@ pub struct ReportArgs {
     /// The JSON report to draw (written by `run --json`, `merge --json`, `soak --json` or `microbench --json`).
     #[arg(value_name = "REPORT.json")]
     pub report: PathBuf,
-    /// Write the self-contained HTML page here.
+    /// Write the self-contained HTML page here (`-`: stdout).
     #[arg(long, value_name = "FILE", required = true)]
     pub html: PathBuf,
 }
@@ -35,6 +35,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Err(e) => return Err(e.into()),
     };
     refuse(refused)?;
+    super::report_on_stdout(&[Some(args.html.as_path())]);
     let Some(report) = report else {
         return Err(Error::Usage("no report".into()).into());
     };

@@ -47,19 +47,25 @@ pub struct RunArgs {
     /// Failing lanes printed and recorded per case: 0 to 1000000.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(0..=MAX_MISMATCHES), allow_hyphen_values = true)]
     pub max_mismatches: i64,
-    /// Write a JSON report here (also when the run fails).
+    /// Write a JSON report here (also when the run fails); `-` writes it to stdout and the
+    /// text to stderr. A FIFO or character device is written in place.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write a JUnit XML report here (also when the run fails).
+    /// Write a JUnit XML report here (also when the run fails); `-` writes it to stdout and
+    /// the text to stderr. A FIFO or character device is written in place.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Write a self-contained HTML page of lane maps and bit histograms here (also when the
-    /// run fails); `report REPORT.json --html` draws the same page from a saved report.
+    /// run fails; `-`: stdout); `report REPORT.json --html` draws the same page from a saved report.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Print only the cases that did not pass and the closing line; no progress bar.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Print every line of every case: each unsettled word and its candidate readings, and
+    /// with --target all each passing case (by default the JSON, JUnit and HTML reports hold them).
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Write the blocks around failing lanes (inputs, expected, got as .npy) and the code object
     /// to this new or empty directory, for `replay`.
     #[arg(long, value_name = "DIR")]
@@ -125,6 +131,11 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
         refused.extend(session::check_request(&request));
     }
     refuse(refused)?;
+    super::report_on_stdout(&[
+        args.json.as_deref(),
+        args.junit.as_deref(),
+        args.html.as_deref(),
+    ]);
     let mode = if args.dump_all {
         dump::Mode::All
     } else {
@@ -135,7 +146,11 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
         None => None,
     };
     request.dump = sink.clone();
-    let report = run_with_bar(&request, args.quiet);
+    let view = report::View {
+        verbose: args.verbose,
+        many_targets: matches!(request.target, Choice::All),
+    };
+    let report = run_with_bar(&request, args.quiet, view);
     // Reports are written whatever happened, so nothing the user asked for is lost.
     let outputs = session::Outputs {
         json: args.json.as_deref(),
@@ -150,14 +165,18 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
 }
 
 /// The session, its lines printed above a progress bar.
-fn run_with_bar(request: &session::Request, quiet: bool) -> crate::report::RunReport {
+fn run_with_bar(
+    request: &session::Request,
+    quiet: bool,
+    view: report::View,
+) -> crate::report::RunReport {
     let bar = Bar::start(quiet, request.lanes_done.clone());
     let report = session::run(request, &mut |step| {
         if let session::Progress::Started { cases, .. } = step {
             bar.set_total(cases as u64 * request.lanes);
         }
         if !quiet || step.shown_when_quiet() {
-            bar.print(step.lines());
+            bar.print(step.lines(view));
         }
         for line in step.fault_lines() {
             bar.warn(format!("xad-harness: {line}"));

@@ -24,7 +24,7 @@ pub struct SoakArgs {
     /// Seed of the inputs (decimal or 0x hex); random when not given.
     #[arg(long, value_parser = parse_seed, allow_hyphen_values = true)]
     pub seed: Option<u64>,
-    /// Write the outcome as JSON here (also when it fails).
+    /// Write the outcome as JSON here (also when it fails; `-`: stdout, the text then on stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write an HTML page of the outcome here (per-unit coverage and mismatches; also when it fails).
@@ -47,6 +47,7 @@ pub fn run(args: &SoakArgs) -> Result<i32, Failure> {
             .map(|e| crate::error::Error::Usage(e.to_string())),
     );
     refuse(refused)?;
+    super::report_on_stdout(&[args.json.as_deref(), args.html.as_deref()]);
     let request = soak::Request {
         duration: args.duration,
         backend: backend?,

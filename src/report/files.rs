@@ -1,8 +1,9 @@
 //! The report files a command was asked to write: checked before anything
 //! runs (a path that cannot be written, or `--json` and `--junit` naming one
 //! file by any spelling: `./x`, a symlink, a hard link, is a usage error found
-//! in milliseconds rather than after an hour-long soak), then written by one
-//! rule for every command ([`write_all`], [`after_writing`]).
+//! in milliseconds rather than after an hour-long soak; so are two reports
+//! both sent to stdout with `-`), then written by one rule for every command
+//! ([`write_all`], [`after_writing`]).
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,9 @@ pub fn check_html(html: Option<&Path>, others: &[(&str, Option<&Path>)]) -> Vec<
     };
     let clash = others.iter().filter_map(|(option, path)| {
         let path = (*path)?;
+        if let Some(e) = both_stdout(&[("--html", Some(html)), (option, Some(path))]) {
+            return Some(e);
+        }
         same_file(html, path).then(|| {
             Error::Usage(format!(
                 "--html {} and {option} {} name the same file; give each report its own",
@@ -79,11 +83,33 @@ pub fn check_html(html: Option<&Path>, others: &[(&str, Option<&Path>)]) -> Vec<
 /// `merge` applies the same rule to its outputs.
 pub fn one_file_twice(json: Option<&Path>, junit: Option<&Path>) -> Option<Error> {
     let (a, b) = (json?, junit?);
+    if let Some(e) = both_stdout(&[("--json", Some(a)), ("--junit", Some(b))]) {
+        return Some(e);
+    }
     same_file(a, b).then(|| {
         Error::Usage(format!(
             "--json {} and --junit {} name the same file; give each report its own",
             a.display(),
             b.display()
+        ))
+    })
+}
+
+/// Two of `outputs` (option, path) sent to stdout (`-`, `/dev/stdout`, ...,
+/// [`crate::files::is_our_stdout`]): one stream cannot carry two reports a
+/// reader can tell apart (a usage error).
+pub fn both_stdout(outputs: &[(&str, Option<&Path>)]) -> Option<Error> {
+    let to_stdout: Vec<String> = outputs
+        .iter()
+        .filter_map(|(option, path)| {
+            let path = path.filter(|p| crate::files::is_our_stdout(p))?;
+            Some(format!("{option} {}", path.display()))
+        })
+        .collect();
+    (to_stdout.len() > 1).then(|| {
+        Error::Usage(format!(
+            "{}: only one report may go to stdout; give the others a file",
+            to_stdout.join(" and ")
         ))
     })
 }
@@ -95,6 +121,10 @@ pub fn one_file_twice(json: Option<&Path>, junit: Option<&Path>) -> Option<Error
 fn same_file(a: &Path, b: &Path) -> bool {
     if a == b {
         return true;
+    }
+    // `-` is stdout, not a file named `-` in the current directory.
+    if crate::files::is_stdout(a) || crate::files::is_stdout(b) {
+        return false;
     }
     if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
         return (x.dev(), x.ino()) == (y.dev(), y.ino());
@@ -197,11 +227,18 @@ mod tests {
             .status()
             .unwrap()
             .success());
-        let found = lines(Some(&fifo), None);
         assert!(
-            found.len() == 1 && found[0].contains("is a FIFO"),
-            "a FIFO is refused (a report is renamed into place), without hanging: {found:?}"
+            lines(Some(&fifo), None).is_empty(),
+            "a FIFO is written in place, and checked without hanging"
         );
+        let found = lines(Some(Path::new("-")), Some(Path::new("-")));
+        assert!(
+            found.len() == 1
+                && found[0].contains("--json - and --junit -: only one report may go to stdout"),
+            "{found:?}"
+        );
+        // Negative control: one report on stdout, the other in a file.
+        assert!(lines(Some(Path::new("-")), Some(&dir.path().join("r.xml"))).is_empty());
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The JSON report, schema version 2 (2: the `finding` status and a probe
-//! case's `findings`, issue 30). The wire format is these borrowed
+//! The JSON report, schema version 3 (2: the `finding` status and a probe
+//! case's `findings`, issue 30; 3: `unsettled` is never a pass and covers a
+//! case whose every word is unsettled, which 2 called `skipped`, issue 42). The wire format is these borrowed
 //! structs, not the internal [`RunReport`], so the schema changes only on
 //! purpose: `report.schema.json` beside this file describes exactly what
 //! they write (tests/cli/report_schema.rs validates real reports against it),
@@ -20,7 +21,7 @@ use crate::run::{CaseResult, Status};
 /// The `schema` field of every report.
 pub const SCHEMA_NAME: &str = "xad-harness/report";
 /// Bumped on any change to the shape of the report.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 /// The JSON Schema (draft 2020-12) of the report (`xad-harness schema`).
 pub const SCHEMA: &str = include_str!("report.schema.json");
 
@@ -45,7 +46,7 @@ struct Report<'a> {
     /// What executed the run, in one line (every device says its own too).
     executor: &'a str,
     targets: &'a [String],
-    notes: Vec<&'a str>,
+    notes: Vec<String>,
     exit_code: i32,
     summary: BTreeMap<&'static str, usize>,
     devices: Vec<Device<'a>>,
@@ -162,7 +163,15 @@ pub fn to_json(report: &RunReport) -> String {
         lanes_per_case: report.lanes_per_case,
         executor: &report.executor,
         targets: &report.targets,
-        notes: report.backend_note.iter().map(String::as_str).collect(),
+        notes: report
+            .backend_note
+            .iter()
+            .cloned()
+            .chain(
+                super::other_generations_line(report)
+                    .map(|n| n.trim_start_matches("note: ").to_string()),
+            )
+            .collect(),
         exit_code: report.exit_code(),
         summary: super::summary(&report.cases),
         devices: devices(report),

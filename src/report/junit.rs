@@ -8,8 +8,9 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 /// hip:1` or `xad-harness emulator:gfx1201`), each with the run's properties
 /// and its device's identity; one suite named `xad-harness` when nothing ran.
 /// Statuses map as [`Status::junit`] says: fail is a failure, error and
-/// timeout are errors, not_supported and skipped are skipped, unsettled is a
-/// success with properties.
+/// timeout are errors, unsettled, not_supported and skipped are skipped (an
+/// unsettled case's message says how many words of how many, and why),
+/// finding is a success with properties.
 pub fn to_junit(report: &RunReport) -> String {
     let mut junit = Report::new("xad-harness");
     let mut devices: Vec<Option<&str>> =
@@ -109,7 +110,12 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
     };
     let inconsistent = r.findings.as_ref().and_then(|f| f.failure());
     let message = match status {
-        Status::Pass | Status::Unsettled | Status::Finding => None,
+        Status::Pass | Status::Finding => None,
+        Status::Unsettled => Some(format!(
+            "unsettled: {}: {}",
+            super::text::unsettled_count(r),
+            super::text::why_unsettled(r)
+        )),
         Status::Fail if r.tally.lanes_failed == 0 && r.guard_violations.is_empty() => {
             inconsistent.map(|why| format!("the device disagrees with itself: {why} on {on}"))
         }

@@ -19,6 +19,21 @@ pub fn header_lines(report: &RunReport, cases: usize) -> Vec<String> {
     lines
 }
 
+/// How much of each case the text report shows ([`case_lines_in`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct View {
+    /// `--verbose`: every line of every case ([`case_lines`], what JUnit's
+    /// `system-out` holds).
+    pub verbose: bool,
+    /// A run over several targets: passing cases are counted in the
+    /// closing table ([`target_lines`]), not listed one by one.
+    pub many_targets: bool,
+}
+
+/// The width of the status column: the longest status word
+/// (`NOT_SUPPORTED`), so case names line up whatever the status.
+pub const STATUS_WIDTH: usize = 13;
+
 /// How a text line opens for `status`.
 pub fn status_word(status: Status) -> &'static str {
     match status {
@@ -53,11 +68,119 @@ pub fn extra_counts(count: impl Fn(Status) -> usize) -> String {
     out
 }
 
-/// The lines for one case: a status line, then one line per recorded failure.
+/// The status word padded to the status column ([`STATUS_WIDTH`]).
+fn status_column(status: Status) -> String {
+    format!("{:<STATUS_WIDTH$}", status_word(status))
+}
+
+/// The lines a person reads for one case, by `view`: every line with
+/// `--verbose`; otherwise a passing case of a many-target run is left to the
+/// closing table, and an unsettled case is its status line and why
+/// ([`unsettled_lines`]): its words are in the JSON, JUnit and HTML reports.
+/// Failures, faults and skips keep all their lines.
+pub fn case_lines_in(r: &CaseResult, view: View) -> Vec<String> {
+    match r.status() {
+        _ if view.verbose => case_lines(r),
+        Status::Pass if view.many_targets => Vec::new(),
+        Status::Unsettled => unsettled_lines(r),
+        _ => case_lines(r),
+    }
+}
+
+/// Whether `r` is a probe case (`modifiers_w32`/`_w64`) that ran without
+/// findings: on the embedded emulator, whose unsettled probe words only a
+/// device settles.
+fn unsettled_probe(r: &CaseResult) -> bool {
+    r.findings.is_none()
+        && crate::cases::PROBE_CASES
+            .iter()
+            .flat_map(|family| family.iter())
+            .any(|c| c.name == r.case)
+}
+
+/// The command that settles the probe cases' open words: on the device.
+pub const SETTLE_PROBES: &str = "xad-harness run --case 'modifiers*' --backend hip";
+
+/// How many of a case's words were unsettled, of those that could verify
+/// the instruction: per lane when every lane has the same count (`17 of 18
+/// words per lane unsettled`), else in all, with the lanes.
+pub fn unsettled_count(r: &CaseResult) -> String {
+    let t = &r.tally;
+    let of = t.words_evidence.max(t.words_unsettled);
+    let lanes = t.lanes_checked;
+    if lanes > 0 && t.lanes_unsettled == lanes && t.words_unsettled % lanes == 0 && of % lanes == 0
+    {
+        format!(
+            "{} of {} words per lane unsettled",
+            t.words_unsettled / lanes,
+            of / lanes
+        )
+    } else {
+        format!(
+            "{} of {of} words unsettled ({} of {lanes} lanes)",
+            t.words_unsettled, t.lanes_unsettled
+        )
+    }
+}
+
+/// Why a case's words are unsettled, in a sentence: for a probe case that
+/// ran on the emulator, what settles them; else the ISA point the case
+/// declares, or the first unsettled word's origin.
+pub fn why_unsettled(r: &CaseResult) -> String {
+    if unsettled_probe(r) {
+        return format!(
+            "modifier fields the ISA leaves open, which only a device settles: {SETTLE_PROBES}"
+        );
+    }
+    r.unsettled
+        .clone()
+        .or_else(|| {
+            r.tally
+                .first_unsettled
+                .first()
+                .and_then(|m| m.origin.clone())
+        })
+        .unwrap_or_else(|| "behaviour the ISA guides leave open".into())
+}
+
+/// An unsettled case on the first screen: one line for a probe case on the
+/// emulator (naming the command that settles it), else the status line and
+/// why. Each unsettled word is in the reports and under `--verbose`.
+fn unsettled_lines(r: &CaseResult) -> Vec<String> {
+    let t = &r.tally;
+    let nothing = if r.nothing_verified().is_some() {
+        ", nothing verified"
+    } else {
+        ""
+    };
+    let head = format!(
+        "{} {:<28} {} lanes, {}{nothing}",
+        status_column(r.status()),
+        r.case,
+        t.lanes_checked,
+        unsettled_count(r)
+    );
+    let on = format!("{:.2} s [{}]", r.seconds, executed_on(r));
+    let mut lines = if unsettled_probe(r) {
+        vec![format!(
+            "{head}; settle on the device: {SETTLE_PROBES}; {on}"
+        )]
+    } else {
+        vec![
+            format!("{head}, {on}"),
+            format!("  unsettled: {} (each word: --verbose)", why_unsettled(r)),
+        ]
+    };
+    lines.extend(r.release_errors.iter().map(|e| format!("  error: {e}")));
+    lines
+}
+
+/// The lines for one case, all of them (`--verbose`, JUnit's `system-out`):
+/// a status line, then one line per recorded failure or unsettled word.
 pub fn case_lines(r: &CaseResult) -> Vec<String> {
     let mut lines = Vec::new();
     let t = &r.tally;
-    let status = status_word(r.status());
+    let status = status_column(r.status());
     if let Some(not_run) = &r.not_run {
         let why = match not_run {
             crate::run::NotRun::NotSupported(why) | crate::run::NotRun::Skipped(why) => why,
@@ -260,35 +383,77 @@ pub fn release_lines(report: &RunReport) -> Vec<String> {
         .collect()
 }
 
-/// For a run over several targets, one line per target with its counts and
-/// what executed them, before the closing line.
+/// For a run over several targets, the closing table: one row per target
+/// with its cases' counts (passed, failed, unsettled, skipped, and findings
+/// or errors when any) and what executed them, under a header row.
 pub fn target_lines(report: &RunReport) -> Vec<String> {
     if report.targets.len() < 2 {
         return Vec::new();
     }
-    let width = report.targets.iter().map(String::len).max().unwrap_or(0);
-    report
+    let of = |t: &str, statuses: &[Status]| {
+        report
+            .cases
+            .iter()
+            .filter(|c| c.target == t && statuses.contains(&c.status()))
+            .count()
+    };
+    let mut columns: Vec<(&str, Vec<Status>)> = vec![
+        ("passed", vec![Status::Pass]),
+        ("failed", vec![Status::Fail]),
+        ("unsettled", vec![Status::Unsettled]),
+        ("findings", vec![Status::Finding]),
+        ("errors", vec![Status::Error, Status::Timeout]),
+        ("skipped", vec![Status::Skipped, Status::NotSupported]),
+    ];
+    // Findings and errors only when some target has them.
+    columns.retain(|(name, statuses)| {
+        !matches!(*name, "findings" | "errors")
+            || report.targets.iter().any(|t| of(t, statuses) > 0)
+    });
+    let width = report
         .targets
         .iter()
-        .map(|t| {
-            let of = |status| {
-                report
-                    .cases
-                    .iter()
-                    .filter(|c| &c.target == t && c.status() == status)
-                    .count()
-            };
-            let (pass, fail) = (of(Status::Pass), of(Status::Fail));
-            let errors = extra_counts(of);
-            // Every result names what executed it; a target's cases share one executor.
-            let on = report
-                .cases
-                .iter()
-                .find(|c| &c.target == t)
-                .map_or_else(|| "nothing ran".to_string(), executed_on);
-            format!("  {t:<width$}  {pass} passed, {fail} failed{errors} [{on}]")
-        })
-        .collect()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut header = format!("  {:<width$}", "target");
+    for (name, _) in &columns {
+        header += &format!("  {name:>9}");
+    }
+    let mut lines = vec![header + "  executor"];
+    for t in &report.targets {
+        let mut row = format!("  {t:<width$}");
+        for (_, statuses) in &columns {
+            row += &format!("  {:>9}", of(t, statuses));
+        }
+        // Every result names what executed it; a target's cases share one executor.
+        let on = report
+            .cases
+            .iter()
+            .find(|c| &c.target == t)
+            .map_or_else(|| "nothing ran".to_string(), executed_on);
+        lines.push(format!("{row}  {on}"));
+    }
+    lines
+}
+
+/// The line that says how many cases of the catalogue belong to other
+/// generations than the run's targets, and were therefore left out of it
+/// (they are not `not_supported`: nobody asked for them), and how to list
+/// them. `None` when every case ran or was asked for.
+pub fn other_generations_line(report: &RunReport) -> Option<String> {
+    let total: usize = report.other_generations.iter().map(|(_, n)| n).sum();
+    match report.other_generations.as_slice() {
+        [] => None,
+        [(target, n)] => Some(format!(
+            "note: {n} case(s) of the catalogue belong to other generations and are not run on {target}; `xad-harness list --target all` lists each target's cases"
+        )),
+        many => Some(format!(
+            "note: {total} case run(s) left out over {} targets, each target running the cases its generation has; `xad-harness list --target all` lists each target's cases",
+            many.len()
+        )),
+    }
 }
 
 /// The closing line, in the form CI log readers recognise.
@@ -390,7 +555,9 @@ pub(crate) mod tests {
     fn every_case_line_names_its_executor_and_failures_are_replayable() {
         let pass = case_lines(&result(false, Some("x")));
         assert_eq!(pass.len(), 1, "{pass:?}");
-        assert!(pass[0].starts_with("PASS basic") && pass[0].contains("[emulated gfx1100]"));
+        assert!(
+            pass[0].starts_with("PASS          basic") && pass[0].contains("[emulated gfx1100]")
+        );
         let fail = case_lines(&result(true, None)).join("\n");
         assert!(
             fail.contains(
@@ -448,7 +615,7 @@ pub(crate) mod tests {
         ));
         let pass = case_lines(&r).join("\n");
         assert!(
-            pass.starts_with("UNSETTLED basic")
+            pass.starts_with("UNSETTLED     basic")
                 && pass.contains("3 unsettled (3 words; neither pass nor fail)"),
             "{pass}"
         );
@@ -467,7 +634,7 @@ pub(crate) mod tests {
         ));
         let fail = case_lines(&r).join("\n");
         assert!(
-            fail.starts_with("FAIL basic") && fail.contains("1 failed (1 undefined)"),
+            fail.starts_with("FAIL          basic") && fail.contains("1 failed (1 undefined)"),
             "{fail}"
         );
         assert!(
@@ -475,5 +642,120 @@ pub(crate) mod tests {
                 && fail.contains("v20 read before any write"),
             "{fail}"
         );
+    }
+
+    /// The first screen (issue 42): an unsettled probe case on the emulator
+    /// is one line naming what settles it; another unsettled case is its
+    /// status line and why; `--verbose` prints every word; a many-target run
+    /// leaves passes to its table. Status words share one column width.
+    #[test]
+    fn the_first_screen_condenses_unsettled_cases_and_verbose_shows_every_word() {
+        let record = |lane| Mismatch {
+            lane,
+            word: 1,
+            a: 1,
+            b: 2,
+            c: 3,
+            expected: 0,
+            got: 0,
+            kind: FailureKind::Unsettled,
+            origin: Some("NEG[0]: candidate readings ...".into()),
+        };
+        let mut probe = result(false, None);
+        probe.case = "modifiers_w32".into();
+        probe.tally.words_evidence = 64 * 18;
+        probe.tally.lanes_unsettled = 64;
+        probe.tally.words_unsettled = 64 * 17;
+        probe.tally.first_unsettled = (0..10).map(record).collect();
+        let brief = case_lines_in(&probe, View::default());
+        assert_eq!(brief.len(), 1, "{brief:?}");
+        assert!(
+            brief[0].starts_with("UNSETTLED     modifiers_w32")
+                && brief[0].contains("17 of 18 words per lane unsettled")
+                && brief[0].contains(SETTLE_PROBES)
+                && brief[0].ends_with("[emulated gfx1100]"),
+            "{brief:?}"
+        );
+        let verbose = case_lines_in(
+            &probe,
+            View {
+                verbose: true,
+                many_targets: false,
+            },
+        );
+        assert!(verbose.len() > 10, "every recorded word: {verbose:?}");
+        assert!(verbose.iter().any(|l| l.contains("candidate readings")));
+
+        // Not a probe: the status line and why (the case's ISA point).
+        let mut sreg = result(false, Some("exec_hi read as data"));
+        sreg.tally.lanes_unsettled = 64;
+        sreg.tally.words_unsettled = 64;
+        sreg.tally.first_unsettled = vec![record(0)];
+        let brief = case_lines_in(&sreg, View::default());
+        assert_eq!(brief.len(), 2, "{brief:?}");
+        assert!(
+            brief[0].contains("1 of 1 words per lane unsettled, nothing verified"),
+            "{brief:?}"
+        );
+        assert!(
+            brief[1].contains("unsettled: exec_hi read as data"),
+            "{brief:?}"
+        );
+
+        let pass = result(false, None);
+        let many = View {
+            verbose: false,
+            many_targets: true,
+        };
+        assert!(case_lines_in(&pass, many).is_empty());
+        assert_eq!(case_lines_in(&pass, View::default()).len(), 1);
+        let fail = result(true, None);
+        assert_eq!(
+            case_lines_in(&fail, many),
+            case_lines(&fail),
+            "failures keep every line"
+        );
+        // One column: the case name starts at the same place for every status.
+        let at = |line: &str| line.find("basic").unwrap();
+        assert_eq!(at(&case_lines(&pass)[0]), at(&case_lines(&fail)[0]));
+        assert_eq!(at(&case_lines(&pass)[0]), STATUS_WIDTH + 1);
+    }
+
+    /// `--target all` closes with one row per target: passed, failed,
+    /// unsettled, skipped (not supported included) and the executor.
+    #[test]
+    fn a_many_target_run_closes_with_a_table() {
+        let mut report = RunReport::new(9, 64);
+        report.targets = vec!["gfx1100".into(), "gfx908".into()];
+        for (target, failed) in [("gfx1100", false), ("gfx908", true)] {
+            let mut r = result(failed, None);
+            r.target = target.into();
+            r.executor = format!("emulated {target}");
+            report.cases.push(r);
+        }
+        let table = target_lines(&report);
+        assert_eq!(table.len(), 3, "{table:?}");
+        let cells = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            cells(&table[0]),
+            [
+                "target",
+                "passed",
+                "failed",
+                "unsettled",
+                "skipped",
+                "executor"
+            ]
+        );
+        assert_eq!(
+            cells(&table[1]),
+            ["gfx1100", "1", "0", "0", "0", "emulated", "gfx1100"]
+        );
+        assert_eq!(
+            cells(&table[2]),
+            ["gfx908", "0", "1", "0", "0", "emulated", "gfx908"]
+        );
+        report.targets.pop();
+        assert!(target_lines(&report).is_empty(), "one target: no table");
     }
 }

@@ -277,7 +277,7 @@ fn an_edited_copy_of_a_case_stub_assembles_for_every_generation() {
         let r = run_on(&swapped);
         assert_eq!(r.code, 1, "{target}, operands swapped: {}", r.all());
         assert!(
-            r.stdout.contains("FAIL basic_w64"),
+            r.stdout.contains("FAIL          basic_w64"),
             "{target}: {}",
             r.stdout
         );

@@ -11,6 +11,7 @@ mod common;
 mod support;
 
 mod cli;
+mod completions;
 mod error_table;
 mod findings;
 mod house;

@@ -76,3 +76,61 @@ fn the_man_pages_are_the_clap_tree() {
         wrong.join("\n")
     );
 }
+
+/// Every command says what it does and every option or argument says what
+/// it takes, in `--help`, the man pages and the completions alike (issue
+/// 42: `list --json` and `kernels --out` had none). clap's own `--help` and
+/// `--version` are the only ones exempt.
+#[test]
+fn every_command_and_option_has_help_text() {
+    let mut missing = Vec::new();
+    undocumented(
+        &xad_harness::commands::Cli::command(),
+        "xad-harness",
+        &mut missing,
+    );
+    assert!(
+        missing.is_empty(),
+        "without help text (a doc comment on the field or variant):\n{}",
+        missing.join("\n")
+    );
+}
+
+fn undocumented(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+    let said =
+        |s: Option<&clap::builder::StyledStr>| s.is_some_and(|s| !s.to_string().trim().is_empty());
+    if !said(command.get_about()) && !said(command.get_long_about()) {
+        missing.push(format!("{path}: the command"));
+    }
+    for arg in command.get_arguments() {
+        let id = arg.get_id().as_str();
+        if matches!(id, "help" | "version") {
+            continue;
+        }
+        if !said(arg.get_help()) && !said(arg.get_long_help()) {
+            missing.push(format!("{path}: {id}"));
+        }
+    }
+    for sub in command.get_subcommands() {
+        if sub.get_name() == "help" {
+            continue;
+        }
+        undocumented(sub, &format!("{path} {}", sub.get_name()), missing);
+    }
+}
+
+/// The negative control: a tree with one undocumented option is caught.
+#[test]
+fn an_option_without_help_is_caught() {
+    let tree = clap::Command::new("t")
+        .about("a tool")
+        .arg(
+            clap::Arg::new("documented")
+                .long("documented")
+                .help("says what"),
+        )
+        .arg(clap::Arg::new("bare").long("bare"));
+    let mut missing = Vec::new();
+    undocumented(&tree, "t", &mut missing);
+    assert_eq!(missing, ["t: bare"]);
+}

@@ -146,7 +146,7 @@ fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<St
         None,
         &opts,
         &mut report,
-        &mut |step: Progress<'_>| printed.extend(step.lines()),
+        &mut |step: Progress<'_>| printed.extend(step.lines(Default::default())),
     )
     .expect("the loop itself does not fail");
     (report, printed)

@@ -84,7 +84,7 @@ fn the_scratch_directory_is_private_and_removed_and_symlinks_in_tmpdir_are_not_f
     }
     let r = run(run_kernel(&src).env("TMPDIR", &tmp));
     assert_eq!(r.code, 0, "{}", r.all());
-    assert!(r.stdout.contains("PASS basic"), "{}", r.stdout);
+    assert!(r.stdout.contains("PASS          basic"), "{}", r.stdout);
     assert_eq!(
         std::fs::read_dir(&victim).unwrap().count(),
         0,

@@ -40,7 +40,7 @@ fn a_users_gfx942_and_gfx1030_sources_pass_on_their_emulated_targets() {
             .arg(user_source(file)));
         assert_eq!(r.code, 0, "{file}: {}", r.all());
         assert!(
-            r.stdout.contains(&format!("PASS {case}")),
+            r.stdout.contains(&format!("PASS          {case}")),
             "{file} ran as {case}: {}",
             r.stdout
         );
@@ -77,7 +77,7 @@ fn the_same_kernels_as_code_objects_pass() {
             .arg(&hsaco));
         assert_eq!(r.code, 0, "{file}: {}", r.all());
         assert!(
-            r.stdout.contains(&format!("PASS {case}"))
+            r.stdout.contains(&format!("PASS          {case}"))
                 && r.stdout.contains(&format!("[emulated {target}]")),
             "{}",
             r.stdout
@@ -227,7 +227,11 @@ fn gfx908_sgprs_past_the_descriptors_allocation_fault() {
     );
     let r = run_edited(&dir, "s27_allocated.s", &allocated, None);
     assert_eq!(r.code, 0, "s27 allocated: {}", r.all());
-    assert!(r.stdout.contains("PASS basic_w64 "), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("PASS          basic_w64 "),
+        "{}",
+        r.stdout
+    );
 }
 
 /// gfx9 keeps VCC, XNACK_MASK and FLAT_SCRATCH in the last six of a wave's
@@ -288,7 +292,11 @@ fn gfx908_sgprs_holding_vcc_or_xnack_mask_fault() {
     );
     let r = run_edited(&dir, "s23_allocated.s", &allocated, None);
     assert_eq!(r.code, 0, "s23 allocated: {}", r.all());
-    assert!(r.stdout.contains("PASS basic_w64 "), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("PASS          basic_w64 "),
+        "{}",
+        r.stdout
+    );
 }
 
 /// gfx90a's unified file: the VGPRs end at ACCUM_OFFSET (the AGPRs start
@@ -575,7 +583,8 @@ fn unsettled_sgpr_origins_name_their_own_generations_register() {
         std::fs::write(&path, source).unwrap();
         let r = run(harness()
             .args(["run", "--backend", "emu", "--target", target])
-            .args(["--lanes", "300", "--seed", "2", "--kernel"])
+            // Each unsettled word's line (its origin) is printed with --verbose.
+            .args(["--lanes", "300", "--seed", "2", "--verbose", "--kernel"])
             .arg(&path));
         assert_eq!(r.code, 77, "{target}: every word unsettled: {}", r.all());
         let origins: Vec<&str> = r

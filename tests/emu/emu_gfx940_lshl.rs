@@ -469,7 +469,7 @@ fn the_cli_runs_a_compiled_gfx942_kernel_as_basic_w64() {
         .arg(&hsaco));
     assert_eq!(r.code, 0, "{}", r.all());
     assert!(
-        r.stdout.contains("PASS basic_w64") && r.stdout.contains("[emulated gfx942]"),
+        r.stdout.contains("PASS          basic_w64") && r.stdout.contains("[emulated gfx942]"),
         "{}",
         r.stdout
     );

@@ -392,58 +392,74 @@ fn two_emulator_runs_merge_into_a_valid_report() {
     );
 }
 
-/// `merge` renames its report into place, so a device node, FIFO or symlink
-/// at an output path would be replaced by a regular file (as root, a private
-/// copy of /dev/full was): each is refused before anything is read, one line,
-/// exit 2, and the node is still there afterwards. A regular file is replaced.
+/// `merge` renames its report into place over a regular file, so a symlink
+/// to a file at an output path would be replaced: it is refused before
+/// anything is read, one line, exit 2, and left as it was. A FIFO or
+/// character device (issue 42) is written in place, never replaced: the
+/// FIFO's reader gets the merged report and it stays a FIFO; a private
+/// /dev/full (mknod 1:7, where allowed) is a write error, exit 3 with one
+/// line, the node left a device. A regular file is replaced.
 #[test]
 fn merge_never_replaces_a_device_node_fifo_or_symlink() {
     use std::os::unix::fs::FileTypeExt;
     let dir = scratch("merge_special_outputs");
     let input = write_report(&dir, "node1.json", &report("node1", 0, &["pass"]));
-    let fifo = dir.join("fifo");
-    mkfifo(&fifo);
     let target = write(&dir, "target.json", "keep me\n");
     let link = dir.join("link.json");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let mut outputs = vec![(fifo.clone(), "a FIFO"), (link.clone(), "a symbolic link")];
-    // A private character device (the same numbers as /dev/full) where mknod is allowed (root).
-    let device = dir.join("full");
-    let made = mknod_char(&device, 1, 7);
-    if made {
-        outputs.push((device.clone(), "a device node"));
-    } else {
-        eprintln!("mknod not allowed here: the device-node row is not exercised");
-    }
     let xml = write(&dir, "node1.xml", JUNIT);
-    for (out, kind) in &outputs {
-        for option in ["--json", "--junit"] {
-            let mut cmd = harness();
-            cmd.args(["merge", option]).arg(out).arg(&input);
-            if option == "--junit" {
-                cmd.arg("--junit-in").arg(&xml);
-            }
-            let ran = run(&mut cmd);
-            assert_eq!(ran.code, 2, "{option} {kind}: {}", ran.all());
-            let lines: Vec<&str> = ran.stderr.lines().collect();
-            assert_eq!(lines.len(), 1, "{}", ran.stderr);
-            assert!(lines[0].contains(kind), "{}", lines[0]);
+    let merge_to = |option: &str, out: &std::path::Path| {
+        let mut cmd = harness();
+        cmd.args(["merge", option]).arg(out).arg(&input);
+        if option == "--junit" {
+            cmd.arg("--junit-in").arg(&xml);
         }
+        run(&mut cmd)
+    };
+    for option in ["--json", "--junit"] {
+        let ran = merge_to(option, &link);
+        assert_eq!(ran.code, 2, "{option} a symlink: {}", ran.all());
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{}", ran.stderr);
+        assert!(lines[0].contains("a symbolic link"), "{}", lines[0]);
     }
-    assert!(std::fs::symlink_metadata(&fifo)
-        .unwrap()
-        .file_type()
-        .is_fifo());
     assert!(std::fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
         .is_symlink());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me\n");
-    if made {
-        assert!(std::fs::symlink_metadata(&device)
-            .unwrap()
-            .file_type()
-            .is_char_device());
+
+    let fifo = dir.join("fifo");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let ran = merge_to("--json", &fifo);
+    let merged = reader.join().unwrap();
+    assert_eq!(ran.code, 0, "{}", ran.all());
+    assert!(merged.contains("xad-harness/report"), "{merged}");
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+
+    // A private character device (the same numbers as /dev/full) where mknod is allowed (root).
+    let device = dir.join("full");
+    if mknod_char(&device, 1, 7) {
+        for option in ["--json", "--junit"] {
+            let ran = merge_to(option, &device);
+            assert_eq!(ran.code, 3, "{option} a full device: {}", ran.all());
+            let lines: Vec<&str> = ran.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{}", ran.stderr);
+            assert!(lines[0].contains("No space left"), "{}", lines[0]);
+            assert!(std::fs::symlink_metadata(&device)
+                .unwrap()
+                .file_type()
+                .is_char_device());
+        }
+    } else {
+        eprintln!("mknod not allowed here: the device-node row is not exercised");
     }
     // Positive twin: a regular file is replaced by the merged report.
     let ran = run(harness().args(["merge", "--json"]).arg(&target).arg(&input));

@@ -398,7 +398,7 @@ fn failed_unload_at_the_end_of_the_run_reaches_the_report() {
     assert_exit(&output, 3, &transcript);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("PASS basic"),
+        stdout.contains("PASS          basic"),
         "the lanes passed\n{transcript}"
     );
     assert!(

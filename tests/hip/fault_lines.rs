@@ -157,7 +157,7 @@ fn a_fault_with_stderr_closed_keeps_its_exit_code() {
         support::transcript(&output)
     );
     assert!(
-        String::from_utf8_lossy(&output.stdout).contains("ERROR basic"),
+        String::from_utf8_lossy(&output.stdout).contains("ERROR         basic"),
         "{}",
         support::transcript(&output)
     );

@@ -109,15 +109,18 @@ fn cell(index: usize, device: &Value, target: &str) -> String {
     )
 }
 
-/// `3 pass, 1 fail, 2 other; 17 lanes failed`, leaving out what is zero.
+/// `3 pass, 1 fail, 2 unsettled, 2 other; 17 lanes failed`, leaving out
+/// what is zero. Unsettled is never counted as a pass (issue 42).
 fn counts_text(statuses: &[&str], failed_lanes: u64) -> String {
     let count = |s: &[&str]| statuses.iter().filter(|x| s.contains(x)).count();
-    let passed = count(&["pass", "unsettled", "finding"]);
+    let passed = count(&["pass", "finding"]);
     let failed = count(&["fail"]);
+    let unsettled = count(&["unsettled"]);
     let parts: Vec<String> = [
         (passed, "pass"),
         (failed, "fail"),
-        (statuses.len() - passed - failed, "other"),
+        (unsettled, "unsettled"),
+        (statuses.len() - passed - failed - unsettled, "other"),
     ]
     .iter()
     .filter(|(n, _)| *n > 0)

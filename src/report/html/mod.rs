@@ -49,7 +49,7 @@ section.target{border-left:3px solid #999;padding-left:.8em;margin:1em 0}
 article.case{margin:.8em 0 1.2em;break-inside:avoid;page-break-inside:avoid}
 table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #bbb;padding:.15em .45em;text-align:right;font-variant-numeric:tabular-nums}
 th{background:#eee}td.l,th.l{text-align:left}
-.st-pass,.st-unsettled{background:#d9f0d9}.st-finding{background:#d2eef3}.finding-disagree,.finding-no_candidate{background:#f7c6c6}.st-fail{background:#f7c6c6}.st-error,.st-timeout{background:#f3d2f3}
+.st-pass{background:#d9f0d9}.st-unsettled{background:#fbeec1}.st-finding{background:#d2eef3}.finding-disagree,.finding-no_candidate{background:#f7c6c6}.st-fail{background:#f7c6c6}.st-error,.st-timeout{background:#f3d2f3}
 .st-not_supported,.st-skipped{background:#eee}
 svg{display:block;margin:.3em 0;overflow:visible}svg text{font:10px monospace;fill:#222}
 .note{color:#444}.mono{font-family:monospace}
