@@ -172,6 +172,11 @@ impl Kfd {
     fn new() -> Result<Kfd, String> {
         let config = Config::from_env()?;
         trace::enable(config.trace);
+        // Which ROCm libraries this process runs: the real ones, from their
+        // packages, are what this device exists to exercise.
+        for lib in rocm_libraries() {
+            trace!("runtime library mapped: {lib}");
+        }
         let nodes: Vec<GpuNode> = config
             .gpus
             .iter()
@@ -553,4 +558,21 @@ impl Kfd {
         }
         Ok(result)
     }
+}
+
+/// The ROCm user-space libraries mapped into this process (from
+/// /proc/self/maps): HIP, ROCr, the thunk, libdrm's amdgpu library, comgr.
+pub fn rocm_libraries() -> Vec<String> {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let mut libs: Vec<String> = Vec::new();
+    for path in maps.lines().filter_map(|l| l.split_whitespace().nth(5)) {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let rocm = ["libamdhip64", "libhsa-runtime64", "libhsakmt", "libdrm_amdgpu", "libamd_comgr"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if rocm && !libs.iter().any(|l| l == path) {
+            libs.push(path.to_string());
+        }
+    }
+    libs
 }
