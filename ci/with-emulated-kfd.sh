@@ -52,6 +52,8 @@ case "$target" in
 esac
 
 # cargo decides whether anything needs rebuilding; quiet unless it fails.
+# The device links the harness library, whose build needs a HIP root.
+. "$root/ci/env.sh"
 if ! build_log="$(cd "$root" && cargo build -p xad-emukfd "${profile_flag[@]}" 2>&1)"; then
     echo "$0: cargo build -p xad-emukfd failed:" >&2
     echo "$build_log" >&2

@@ -110,8 +110,39 @@ static INIT: OnceLock<Status> = OnceLock::new();
 /// `hipInit(0)`, run once per process; later calls return the first status.
 pub fn init() -> Result<(), DeviceError> {
     // SAFETY: hipInit takes flags (must be 0) and nothing else.
-    let code = *INIT.get_or_init(|| unsafe { sys::hipInit(0) });
+    let code = *INIT.get_or_init(|| {
+        exit_on_runtime_abort();
+        unsafe { sys::hipInit(0) }
+    });
     check("hipInit", code)
+}
+
+/// ROCr ends the process with `abort()` when the GPU reports a memory access
+/// fault (its `VMFaultHandler` prints "Memory access fault by GPU node-N ...
+/// on address ..." and asserts): on hardware, and through the real runtime on
+/// the emulated KFD device alike. Without this the harness would die by
+/// SIGABRT (exit 134) with no line of its own. With it, after the runtime's
+/// own message, one line and the documented exit code for a device fault (3).
+/// Installed once, before `hipInit`; nothing but `write` and `_exit` runs in
+/// the handler (both async-signal-safe). The report of the run is not
+/// written: the process state after a runtime abort is not trusted.
+fn exit_on_runtime_abort() {
+    extern "C" fn on_abort(_: libc::c_int) {
+        const LINE: &[u8] = b"xad-harness: the HIP runtime aborted the process (a GPU memory access fault or a runtime assertion; its own message is above); exit 3\n";
+        // SAFETY: write(2) of a static buffer and _exit(2) are async-signal-safe.
+        unsafe {
+            libc::write(2, LINE.as_ptr().cast(), LINE.len());
+            libc::_exit(3);
+        }
+    }
+    // SAFETY: a plain sigaction with a handler that only calls
+    // async-signal-safe functions; the struct is zeroed before use.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
+    }
 }
 
 /// Runs `hipInit` first but does not insist it succeeded: version queries and
