@@ -1,15 +1,19 @@
 //! The code object version is chosen, not inherited from whichever LLVM is
-//! found: every assembly passes `-mcode-object-version=5`, and the canary
-//! proves the ELF ABI version as well as the bytes. A clang that quietly
-//! emits another version (here: a wrapper that overrides the flag, as an LLVM
-//! ignoring it would) is not used.
+//! found: it follows the HIP runtime the build used (its `hip_version.h`:
+//! v4 for a processor a runtime before 5.3 knows, v6 for generic targets, v5
+//! otherwise; src/code_object_policy.rs), every assembly passes it as
+//! `-mcode-object-version`, and the canary proves the ELF ABI version as well
+//! as the bytes. A clang that quietly emits another version (here: a wrapper
+//! that overrides the flag, as an LLVM ignoring it would) is not used.
 
 use crate::common::*;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xad_harness::toolchain::{CODE_OBJECT_VERSION, ELF_ABI_VERSION};
+use xad_harness::code_object_policy::{self, HipVersion};
+use xad_harness::codeobj::CodeObject;
+use xad_harness::toolchain;
 
 /// The clang and ld.lld build.rs proved, found at build time.
 fn real_llvm() -> Option<(PathBuf, PathBuf)> {
@@ -47,28 +51,71 @@ fn run_kernel(dir: &Path, llvm: &Path, json: &Path) -> Ran {
         .env("XAD_LLVM_DIR", llvm))
 }
 
+/// The HIP version of the root the build used, read here from its header on
+/// our own, not through the build's reading of it.
+fn header_version() -> HipVersion {
+    let header = Path::new(env!("XAD_HIP_ROOT")).join("include/hip/hip_version.h");
+    let text = std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
+    HipVersion::from_header(&text).unwrap()
+}
+
+/// Whether the build's runtime predates code object v5 (HIP 5.2 and older).
+fn before_v5(runtime: HipVersion) -> bool {
+    !runtime.at_least(code_object_policy::V5_LOADS_FROM)
+}
+
+/// Every embedded code object's ELF ABI version and metadata version are the
+/// policy's for the HIP the build used; and, stated without the policy: a
+/// HIP 5.2 build embeds v4 (ABI 2, `[1, 1]`) for gfx1030, gfx1010, gfx908
+/// and gfx90a and v5 for gfx1100; a 6.x/7.x build v5 for every processor.
+/// Generic targets are v6 under all.
 #[test]
-fn the_version_is_v5_and_the_abi_byte_says_so() {
-    assert_eq!(
-        (CODE_OBJECT_VERSION, ELF_ABI_VERSION),
-        (5, 3),
-        "amdhsa.version [1, 2] in the kernels is v5"
-    );
+fn embedded_versions_follow_the_runtime_the_build_used() {
+    let runtime = header_version();
+    assert_eq!(toolchain::built_for_runtime(), runtime, "the build read its own root's header");
     for k in xad_harness::kernels::EMBEDDED {
-        let want = xad_harness::toolchain::elf_abi_version(
-            xad_harness::toolchain::code_object_version(k.target),
-        );
+        let row = xad_harness::target::find(k.target).unwrap();
+        let cov = row.code_object_version(runtime);
+        let parsed = CodeObject::parse(k.bytes).unwrap_or_else(|e| panic!("{} for {}: {e}", k.name, k.target));
         assert_eq!(
-            k.bytes[8], want,
-            "{} for {}: EI_ABIVERSION",
-            k.name, k.target
+            (k.bytes[8], parsed.metadata.version),
+            (code_object_policy::elf_abi_version(cov), (1, u32::from(code_object_policy::metadata_minor(cov)))),
+            "{} for {} under HIP {runtime}: (EI_ABIVERSION, amdhsa.version) of a v{cov}",
+            k.name,
+            k.target
         );
     }
-    assert_eq!(
-        xad_harness::toolchain::code_object_version("gfx11-generic"),
-        6,
-        "generic targets need v6"
-    );
+    let abi = |target: &str| {
+        let k = xad_harness::kernels::find(target, "xad_basic_w64").unwrap_or_else(|| panic!("{target}"));
+        (k.bytes[8], CodeObject::parse(k.bytes).unwrap().metadata.version)
+    };
+    let (v4, v5, v6) = ((2, (1, 1)), (3, (1, 2)), (4, (1, 3)));
+    for target in ["gfx1030", "gfx1010", "gfx908", "gfx90a"] {
+        assert_eq!(abi(target), if before_v5(runtime) { v4 } else { v5 }, "{target} under HIP {runtime}");
+    }
+    assert_eq!(abi("gfx1100"), v5, "gfx1100 under HIP {runtime}");
+    assert_eq!(abi("gfx11-generic"), v6, "gfx11-generic under HIP {runtime}");
+}
+
+/// `run --kernel` assembles a user's source with the same policy: a gfx1030
+/// source is v4 under a HIP 5.2 build (v5 under 6.x/7.x) and runs on the
+/// emulator either way.
+#[test]
+fn a_user_kernel_is_assembled_for_the_same_runtime() {
+    let dir = scratch("tc-user-cov");
+    let src = dir.join("k.s");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx10.s"),
+        &src,
+    )
+    .unwrap();
+    let bytes = toolchain::assemble_file(&src, "gfx1030").unwrap();
+    let want = if before_v5(header_version()) { (2, (1, 1)) } else { (3, (1, 2)) };
+    assert_eq!((bytes[8], CodeObject::parse(&bytes).unwrap().metadata.version), want);
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--target", "gfx1030", "--lanes", "300", "--kernel"])
+        .arg(&src));
+    assert_eq!(r.code, 0, "{}", r.all());
 }
 
 #[test]
