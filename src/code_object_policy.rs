@@ -12,9 +12,9 @@
 //!   ISA name before ROCr's loader sees it (ROCclr `device/devprogram.cpp`,
 //!   `createKernelMetadataMap`: `get_data_isa_name`, "COMGR failed to get
 //!   code object ISA name", and the module load fails,
-//!   hipErrorSharedObjectInitFailed 303). comgr 5.2.x names the ISA only for
-//!   ELF ABI versions 3 and 4 (v3, v4: `lib/comgr/src/comgr-metadata.cpp`,
-//!   `getElfIsaNameFromElfHeader`); v5 came with "Handle code object v5 when
+//!   hipErrorSharedObjectInitFailed 303). comgr 5.2.x names the ISA of v3 and
+//!   v4 objects only (`lib/comgr/src/comgr-metadata.cpp`,
+//!   `getElfIsaNameFromElfHeader`; v2 through its notes); v5 came with "Handle code object v5 when
 //!   constructing ISA name from the ELF header" (e440094), first in
 //!   rocm-5.3.0. ROCr's own check (`src/loader/executable.cpp`, "unsupported
 //!   code object version") allows v5 from rocm-5.2.0 (v4 before) and ROCclr
@@ -28,8 +28,9 @@
 //!   The 6.4 and 7.2 runtimes `ci/fetch-hip.sh` fetches list the generic ISAs
 //!   (measured here). So generic targets are v6 whatever the runtime: they
 //!   exist only in v6, and an older runtime cannot load them at all.
-//! - **v4 still loads in every runtime read here**: ROCr allows 1..=6 and
-//!   comgr names v4 and v5 alike up to the 6.x sources.
+//! - **v4 still loads in every runtime read here**: ROCr's loader allows
+//!   versions 1 to 6 from 6.2 on, and every comgr read (to rocm-6.0.2) names
+//!   v4 and v5 alike.
 
 use std::fmt;
 

@@ -59,9 +59,11 @@ fn header_version() -> HipVersion {
     HipVersion::from_header(&text).unwrap()
 }
 
-/// Whether the build's runtime predates code object v5 (HIP 5.2 and older).
+/// Whether the build's runtime predates code object v5: HIP 5.2 and older
+/// (Debian 12's 5.2.3 refuses v5, measured). A literal, not the policy's
+/// constant, so a policy that drifts fails here.
 fn before_v5(runtime: HipVersion) -> bool {
-    !runtime.at_least(code_object_policy::V5_LOADS_FROM)
+    !runtime.at_least(HipVersion::release(5, 3))
 }
 
 /// Every embedded code object's ELF ABI version and metadata version are the
@@ -133,6 +135,33 @@ fn a_clang_emitting_another_code_object_version_fails_the_canary() {
         r.stderr
     );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+/// The canary holds a v4 target to v4 too: under a HIP 5.2 build a clang
+/// that emits v5 for gfx1030 is refused (and under 6.x/7.x one emitting v4),
+/// so a quietly ignored `-mcode-object-version=4` cannot ship v5 objects to
+/// a runtime that refuses them.
+#[test]
+fn a_clang_emitting_v5_for_a_v4_target_fails_the_canary() {
+    let dir = scratch("tc-cov-gfx1030");
+    let (right, wrong) = if before_v5(header_version()) { (4, 5) } else { (5, 4) };
+    let Some(llvm) = wrapped_llvm(&dir, &format!("-mcode-object-version={wrong}")) else {
+        eprintln!("skipped: build.rs recorded no LLVM toolchain");
+        return;
+    };
+    let src = dir.join("k.s");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx10.s"),
+        &src,
+    )
+    .unwrap();
+    let r = run(harness()
+        .args(["run", "--backend", "emu", "--target", "gfx1030", "--lanes", "300", "--kernel"])
+        .arg(&src)
+        .env("XAD_LLVM_DIR", &llvm));
+    assert_eq!(r.code, 3, "{}", r.all());
+    let want = format!("ELF ABI version {} (want {})", wrong - 2, right - 2);
+    assert!(r.stderr.contains(&want), "{want}: {}", r.stderr);
 }
 
 /// Control: the same wrapper asking for v5 explicitly is accepted, so the
