@@ -25,8 +25,8 @@
 //!   generic processors when reading an ELF header but neither ROCr's ISA
 //!   registry (`core/runtime/isa.cpp`) nor CLR's ISA table
 //!   (`rocclr/device/device.cpp`) lists one (sources read to October 2024).
-//!   The 6.4 and 7.2 runtimes `ci/fetch-hip.sh` fetches list the generic ISAs
-//!   (measured here). So generic targets are v6 whatever the runtime: they
+//!   In the 6.4 and 7.2 runtimes `ci/fetch-hip.sh` fetches, CLR, ROCr and
+//!   comgr all name the six generic targets (measured here with `strings`). So generic targets are v6 whatever the runtime: they
 //!   exist only in v6, and an older runtime cannot load them at all.
 //! - **v4 still loads in every runtime read here**: ROCr's loader allows
 //!   versions 1 to 6 from 6.2 on, and every comgr read (to rocm-6.0.2) names
