@@ -180,9 +180,9 @@ mod tests {
             (false, Some(R(4, 3)), R(4, 2), V5), // gfx90a on 4.2: unknown there
             (false, from_5_3, R(5, 2), V5),      // gfx1100 on 5.2: cannot load anyway
             (false, from_5_3, R(5, 3), V5),
-            (false, None, R(5, 2), V5),  // gfx950 on 5.2
-            (false, None, R(7, 2), V5),  // not in the sources read: v5
-            (true, None, R(5, 2), V6),   // generic on 5.2: refused whatever we do
+            (false, None, R(5, 2), V5), // gfx950 on 5.2
+            (false, None, R(7, 2), V5), // not in the sources read: v5
+            (true, None, R(5, 2), V6),  // generic on 5.2: refused whatever we do
             (true, None, R(6, 4), V6),
             (true, by_4_1, R(5, 2), V6), // generic wins over a known processor
         ];
@@ -198,10 +198,24 @@ mod tests {
     #[test]
     fn thresholds_and_numbers() {
         assert_eq!(V5_LOADS_FROM, R(5, 3));
-        assert_eq!((elf_abi_version(V4), elf_abi_version(V5), elf_abi_version(V6)), (2, 3, 4));
-        assert_eq!((metadata_minor(V4), metadata_minor(V5), metadata_minor(V6)), (1, 2, 3));
+        assert_eq!(
+            (
+                elf_abi_version(V4),
+                elf_abi_version(V5),
+                elf_abi_version(V6)
+            ),
+            (2, 3, 4)
+        );
+        assert_eq!(
+            (metadata_minor(V4), metadata_minor(V5), metadata_minor(V6)),
+            (1, 2, 3)
+        );
         // The patch is a build number, never part of the comparison.
-        let debian = HipVersion { major: 5, minor: 2, patch: 21153 };
+        let debian = HipVersion {
+            major: 5,
+            minor: 2,
+            patch: 21153,
+        };
         assert!(debian.at_least(R(5, 2)) && !debian.at_least(R(5, 3)));
         assert!(R(6, 0).at_least(R(5, 9)) && !R(4, 9).at_least(R(5, 0)));
     }
@@ -212,7 +226,14 @@ mod tests {
                       #define HIP_VERSION_MINOR 2\n#define HIP_VERSION_PATCH 21153\n\
                       #define HIP_VERSION    (HIP_VERSION_MAJOR * 10000000)\n";
         let v = HipVersion::from_header(header).unwrap();
-        assert_eq!(v, HipVersion { major: 5, minor: 2, patch: 21153 });
+        assert_eq!(
+            v,
+            HipVersion {
+                major: 5,
+                minor: 2,
+                patch: 21153
+            }
+        );
         assert_eq!(HipVersion::parse(&v.to_string()), Ok(v));
         assert_eq!(HipVersion::parse("6.4"), Ok(R(6, 4)));
         assert!(HipVersion::parse("6").is_err() && HipVersion::parse("6.x.1").is_err());

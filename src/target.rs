@@ -613,7 +613,11 @@ mod tests {
     /// under all three.
     #[test]
     fn code_object_versions_follow_the_runtime() {
-        let hip52 = HipVersion { major: 5, minor: 2, patch: 21153 };
+        let hip52 = HipVersion {
+            major: 5,
+            minor: 2,
+            patch: 21153,
+        };
         let v4_under_52: Vec<&str> = TARGETS
             .iter()
             .filter(|t| t.code_object_version(hip52) == 4)
@@ -623,10 +627,20 @@ mod tests {
         for t in TARGETS {
             let want_new = if t.is_generic() { 6 } else { 5 };
             for runtime in [rocm(6, 4), rocm(7, 2), rocm(5, 3)] {
-                assert_eq!(t.code_object_version(runtime), want_new, "{} under {runtime}", t.name);
+                assert_eq!(
+                    t.code_object_version(runtime),
+                    want_new,
+                    "{} under {runtime}",
+                    t.name
+                );
             }
             if !v4_under_52.contains(&t.name) {
-                assert_eq!(t.code_object_version(hip52), want_new, "{} under 5.2", t.name);
+                assert_eq!(
+                    t.code_object_version(hip52),
+                    want_new,
+                    "{} under 5.2",
+                    t.name
+                );
             }
         }
     }
@@ -648,7 +662,11 @@ mod tests {
     fn generic_targets_cover_their_generation_and_need_v6() {
         for t in TARGETS.iter().filter(|t| t.is_generic()) {
             assert_eq!(t.code_object_version(rocm(5, 2)), 6, "{}", t.name);
-            assert_eq!(t.runtime_since, None, "{}: a generic target is no runtime's ISA", t.name);
+            assert_eq!(
+                t.runtime_since, None,
+                "{}: a generic target is no runtime's ISA",
+                t.name
+            );
             for p in t.covers.iter().filter_map(|p| find(p)) {
                 assert_eq!(
                     p.generation(),

@@ -385,12 +385,7 @@ impl Search {
     }
 }
 
-fn prove(
-    cand: &Candidate,
-    mcpu: &str,
-    runtime: HipVersion,
-    scratch: &Path,
-) -> Result<(), String> {
+fn prove(cand: &Candidate, mcpu: &str, runtime: HipVersion, scratch: &Path) -> Result<(), String> {
     std::fs::create_dir_all(scratch).map_err(|e| format!("scratch dir: {e}"))?;
     let src = scratch.join(format!("canary-{mcpu}.s"));
     let obj = src.with_extension("o");

@@ -314,7 +314,12 @@ fn code_object_cell(t: &Target) -> String {
     use xad_harness::code_object_policy::HipVersion;
     let old = t.code_object_version(HipVersion::release(5, 2));
     let new = t.code_object_version(HipVersion::release(6, 4));
-    assert_eq!(new, t.code_object_version(HipVersion::release(7, 2)), "{}", t.name);
+    assert_eq!(
+        new,
+        t.code_object_version(HipVersion::release(7, 2)),
+        "{}",
+        t.name
+    );
     if old == new {
         format!("v{new}")
     } else {

@@ -55,7 +55,8 @@ fn run_kernel(dir: &Path, llvm: &Path, json: &Path) -> Ran {
 /// our own, not through the build's reading of it.
 fn header_version() -> HipVersion {
     let header = Path::new(env!("XAD_HIP_ROOT")).join("include/hip/hip_version.h");
-    let text = std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
+    let text =
+        std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
     HipVersion::from_header(&text).unwrap()
 }
 
@@ -74,29 +75,49 @@ fn before_v5(runtime: HipVersion) -> bool {
 #[test]
 fn embedded_versions_follow_the_runtime_the_build_used() {
     let runtime = header_version();
-    assert_eq!(toolchain::built_for_runtime(), runtime, "the build read its own root's header");
+    assert_eq!(
+        toolchain::built_for_runtime(),
+        runtime,
+        "the build read its own root's header"
+    );
     for k in xad_harness::kernels::EMBEDDED {
         let row = xad_harness::target::find(k.target).unwrap();
         let cov = row.code_object_version(runtime);
-        let parsed = CodeObject::parse(k.bytes).unwrap_or_else(|e| panic!("{} for {}: {e}", k.name, k.target));
+        let parsed = CodeObject::parse(k.bytes)
+            .unwrap_or_else(|e| panic!("{} for {}: {e}", k.name, k.target));
         assert_eq!(
             (k.bytes[8], parsed.metadata.version),
-            (code_object_policy::elf_abi_version(cov), (1, u32::from(code_object_policy::metadata_minor(cov)))),
+            (
+                code_object_policy::elf_abi_version(cov),
+                (1, u32::from(code_object_policy::metadata_minor(cov)))
+            ),
             "{} for {} under HIP {runtime}: (EI_ABIVERSION, amdhsa.version) of a v{cov}",
             k.name,
             k.target
         );
     }
     let abi = |target: &str| {
-        let k = xad_harness::kernels::find(target, "xad_basic_w64").unwrap_or_else(|| panic!("{target}"));
-        (k.bytes[8], CodeObject::parse(k.bytes).unwrap().metadata.version)
+        let k = xad_harness::kernels::find(target, "xad_basic_w64")
+            .unwrap_or_else(|| panic!("{target}"));
+        (
+            k.bytes[8],
+            CodeObject::parse(k.bytes).unwrap().metadata.version,
+        )
     };
     let (v4, v5, v6) = ((2, (1, 1)), (3, (1, 2)), (4, (1, 3)));
     for target in ["gfx1030", "gfx1010", "gfx908", "gfx90a"] {
-        assert_eq!(abi(target), if before_v5(runtime) { v4 } else { v5 }, "{target} under HIP {runtime}");
+        assert_eq!(
+            abi(target),
+            if before_v5(runtime) { v4 } else { v5 },
+            "{target} under HIP {runtime}"
+        );
     }
     assert_eq!(abi("gfx1100"), v5, "gfx1100 under HIP {runtime}");
-    assert_eq!(abi("gfx11-generic"), v6, "gfx11-generic under HIP {runtime}");
+    assert_eq!(
+        abi("gfx11-generic"),
+        v6,
+        "gfx11-generic under HIP {runtime}"
+    );
 }
 
 /// `run --kernel` assembles a user's source with the same policy: a gfx1030
@@ -112,10 +133,29 @@ fn a_user_kernel_is_assembled_for_the_same_runtime() {
     )
     .unwrap();
     let bytes = toolchain::assemble_file(&src, "gfx1030").unwrap();
-    let want = if before_v5(header_version()) { (2, (1, 1)) } else { (3, (1, 2)) };
-    assert_eq!((bytes[8], CodeObject::parse(&bytes).unwrap().metadata.version), want);
+    let want = if before_v5(header_version()) {
+        (2, (1, 1))
+    } else {
+        (3, (1, 2))
+    };
+    assert_eq!(
+        (
+            bytes[8],
+            CodeObject::parse(&bytes).unwrap().metadata.version
+        ),
+        want
+    );
     let r = run(harness()
-        .args(["run", "--backend", "emu", "--target", "gfx1030", "--lanes", "300", "--kernel"])
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--target",
+            "gfx1030",
+            "--lanes",
+            "300",
+            "--kernel",
+        ])
         .arg(&src));
     assert_eq!(r.code, 0, "{}", r.all());
 }
@@ -144,7 +184,11 @@ fn a_clang_emitting_another_code_object_version_fails_the_canary() {
 #[test]
 fn a_clang_emitting_v5_for_a_v4_target_fails_the_canary() {
     let dir = scratch("tc-cov-gfx1030");
-    let (right, wrong) = if before_v5(header_version()) { (4, 5) } else { (5, 4) };
+    let (right, wrong) = if before_v5(header_version()) {
+        (4, 5)
+    } else {
+        (5, 4)
+    };
     let Some(llvm) = wrapped_llvm(&dir, &format!("-mcode-object-version={wrong}")) else {
         eprintln!("skipped: build.rs recorded no LLVM toolchain");
         return;
@@ -156,7 +200,16 @@ fn a_clang_emitting_v5_for_a_v4_target_fails_the_canary() {
     )
     .unwrap();
     let r = run(harness()
-        .args(["run", "--backend", "emu", "--target", "gfx1030", "--lanes", "300", "--kernel"])
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--target",
+            "gfx1030",
+            "--lanes",
+            "300",
+            "--kernel",
+        ])
         .arg(&src)
         .env("XAD_LLVM_DIR", &llvm));
     assert_eq!(r.code, 3, "{}", r.all());

@@ -96,8 +96,8 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-changed={}", version_h.display());
     let text = std::fs::read_to_string(&version_h)
         .map_err(|e| format!("reading {}: {e}", version_h.display()))?;
-    let version = HipVersion::from_header(&text)
-        .map_err(|e| format!("{}: {e}", version_h.display()))?;
+    let version =
+        HipVersion::from_header(&text).map_err(|e| format!("{}: {e}", version_h.display()))?;
     if !(5..=7).contains(&version.major) {
         return Err(format!(
             "HIP {}.{} in {} ({origin}): this stand-in knows the libraries of HIP 5, 6 and 7 only",
