@@ -72,6 +72,31 @@ fn before_v5(runtime: HipVersion) -> bool {
 /// HIP 5.2 build embeds v4 (ABI 2, `[1, 1]`) for gfx1030, gfx1010, gfx908
 /// and gfx90a and v5 for gfx1100; a 6.x/7.x build v5 for every processor.
 /// Generic targets are v6 under all.
+/// `run --kernel` of a copy of the gfx10 reference kernel (in `dir`) on an
+/// emulated gfx1030, with `XAD_LLVM_DIR` set to `llvm` when given; the
+/// copy's path and the run.
+fn run_gfx1030_kernel(dir: &Path, llvm: Option<&Path>) -> (PathBuf, Ran) {
+    let src = dir.join("k.s");
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx10.s");
+    std::fs::copy(reference, &src).unwrap();
+    let mut cmd = harness();
+    cmd.args([
+        "run",
+        "--backend",
+        "emu",
+        "--target",
+        "gfx1030",
+        "--lanes",
+        "300",
+    ])
+    .arg("--kernel")
+    .arg(&src);
+    if let Some(llvm) = llvm {
+        cmd.env("XAD_LLVM_DIR", llvm);
+    }
+    (src, run(&mut cmd))
+}
+
 #[test]
 fn embedded_versions_follow_the_runtime_the_build_used() {
     let runtime = header_version();
@@ -125,39 +150,16 @@ fn embedded_versions_follow_the_runtime_the_build_used() {
 /// emulator either way.
 #[test]
 fn a_user_kernel_is_assembled_for_the_same_runtime() {
-    let dir = scratch("tc-user-cov");
-    let src = dir.join("k.s");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx10.s"),
-        &src,
-    )
-    .unwrap();
+    let (src, r) = run_gfx1030_kernel(&scratch("tc-user-cov"), None);
+    assert_eq!(r.code, 0, "{}", r.all());
     let bytes = toolchain::assemble_file(&src, "gfx1030").unwrap();
+    let version = CodeObject::parse(&bytes).unwrap().metadata.version;
     let want = if before_v5(header_version()) {
         (2, (1, 1))
     } else {
         (3, (1, 2))
     };
-    assert_eq!(
-        (
-            bytes[8],
-            CodeObject::parse(&bytes).unwrap().metadata.version
-        ),
-        want
-    );
-    let r = run(harness()
-        .args([
-            "run",
-            "--backend",
-            "emu",
-            "--target",
-            "gfx1030",
-            "--lanes",
-            "300",
-            "--kernel",
-        ])
-        .arg(&src));
-    assert_eq!(r.code, 0, "{}", r.all());
+    assert_eq!((bytes[8], version), want);
 }
 
 #[test]
@@ -193,25 +195,7 @@ fn a_clang_emitting_v5_for_a_v4_target_fails_the_canary() {
         eprintln!("skipped: build.rs recorded no LLVM toolchain");
         return;
     };
-    let src = dir.join("k.s");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx10.s"),
-        &src,
-    )
-    .unwrap();
-    let r = run(harness()
-        .args([
-            "run",
-            "--backend",
-            "emu",
-            "--target",
-            "gfx1030",
-            "--lanes",
-            "300",
-            "--kernel",
-        ])
-        .arg(&src)
-        .env("XAD_LLVM_DIR", &llvm));
+    let (_, r) = run_gfx1030_kernel(&dir, Some(&llvm));
     assert_eq!(r.code, 3, "{}", r.all());
     let want = format!("ELF ABI version {} (want {})", wrong - 2, right - 2);
     assert!(r.stderr.contains(&want), "{want}: {}", r.stderr);
