@@ -2,11 +2,16 @@
 //! toolchain, assemble every `kernels/cases/<case>.s` whose `// needs:` line
 //! the target has into an HSA code object in `OUT_DIR`, and
 //! generate the table that embeds them; generate the HIP bindings the host uses.
+//! The HIP root is found first: its `hip/hip_version.h` decides the code
+//! object version each target is assembled as (src/code_object_policy.rs).
 //! Writes nowhere but `OUT_DIR`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+#[path = "src/code_object_policy.rs"]
+#[allow(dead_code)]
+mod code_object_policy;
 #[path = "src/toolchain/discover.rs"]
 mod discover;
 #[path = "src/isa/generation.rs"]
@@ -32,6 +37,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/toolchain/discover.rs");
     println!("cargo:rerun-if-changed=src/target.rs");
     println!("cargo:rerun-if-changed=src/isa/generation.rs");
+    println!("cargo:rerun-if-changed=src/code_object_policy.rs");
     println!("cargo:rerun-if-env-changed=XAD_GIT_DESCRIBE");
     // The source's `git describe`, for reports. Taken when this script runs
     // (kernels or build inputs changed, or a fresh build), not on every
@@ -42,17 +48,64 @@ fn main() {
         describe.unwrap_or_else(|| "unknown (not built from a git checkout)".to_string())
     );
 
-    if let Err(message) = build_kernels(&out_dir) {
+    if let Err(message) = build(&out_dir) {
         // One readable line per problem; cargo shows these and stops the build.
         eprintln!("error: {message}");
         println!("cargo:warning={message}");
         std::process::exit(1);
     }
-    if let Err(message) = hip_build::generate(&out_dir) {
-        eprintln!("error: {message}");
-        println!("cargo:warning={message}");
-        std::process::exit(1);
+}
+
+/// The HIP root and its version first (the kernels are assembled for that
+/// runtime's loader), then the kernels, then the HIP bindings.
+fn build(out_dir: &Path) -> Result<(), String> {
+    hip_build::rerun_if_changed();
+    let root = hip_build::find_root()?;
+    let runtime = hip_build::runtime_version(&root)?;
+    println!("cargo:rustc-env=XAD_HIP_VERSION={runtime}");
+    // Printed on every build-script run: which HIP this binary is built
+    // against, and the code object versions chosen for it.
+    println!(
+        "cargo:warning={}; {}",
+        hip_build::describe(&root, runtime),
+        code_object_summary(runtime)
+    );
+    build_kernels(out_dir, runtime)?;
+    hip_build::generate(out_dir, &root)
+}
+
+/// `code objects for HIP 5.2: v4 gfx908 gfx90a gfx1010 gfx1030; v5 14
+/// processors; v6 6 generic targets`: each version chosen, with the targets
+/// that get it (named when few).
+fn code_object_summary(runtime: code_object_policy::HipVersion) -> String {
+    let mut groups: Vec<(u8, Vec<&target::Target>)> = Vec::new();
+    for t in target::TARGETS {
+        let cov = t.code_object_version(runtime);
+        match groups.iter_mut().find(|(v, _)| *v == cov) {
+            Some((_, list)) => list.push(t),
+            None => groups.push((cov, vec![t])),
+        }
     }
+    groups.sort_by_key(|(v, _)| *v);
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(cov, list)| {
+            let named = if list.len() <= 4 {
+                list.iter().map(|t| t.name).collect::<Vec<_>>().join(" ")
+            } else if list.iter().all(|t| t.is_generic()) {
+                format!("{} generic targets", list.len())
+            } else {
+                format!("{} processors", list.len())
+            };
+            format!("v{cov} {named}")
+        })
+        .collect();
+    format!(
+        "code objects for HIP {}.{}: {}",
+        runtime.major,
+        runtime.minor,
+        parts.join("; ")
+    )
 }
 
 /// A case stub of `kernels/cases/` and what a target must have to build it.
@@ -97,7 +150,7 @@ struct Job {
 /// Assemble every case stub for every target (src/target.rs) that has what
 /// it needs, each target with a toolchain proven for it and its generated
 /// `xad_target.inc` and `xad_frame.inc`.
-fn build_kernels(out_dir: &Path) -> Result<(), String> {
+fn build_kernels(out_dir: &Path, runtime: code_object_policy::HipVersion) -> Result<(), String> {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
     let include_dir = manifest.join("kernels/include");
     let stubs = case_stubs(&manifest.join("kernels/cases"))?;
@@ -106,7 +159,7 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
     let mut unbuilt = Vec::new();
     let mut first_refusal = None;
     for t in target::TARGETS {
-        let tc = match discover::discover(t.name, &out_dir.join("canary")) {
+        let tc = match discover::discover_for(t.name, runtime, &out_dir.join("canary")) {
             Ok(tc) => tc,
             // A target no LLVM here knows (gfx950 needs LLVM 22) is left out
             // and named: in a warning now, and by the binary whenever it is
@@ -137,7 +190,7 @@ fn build_kernels(out_dir: &Path) -> Result<(), String> {
         };
         let target_dir = out_dir.join("targets").join(t.name);
         // The frame comes from the row's generation, never from its name.
-        discover::write_target_include(&target_dir, t.name, Some(t.frame()))
+        discover::write_target_include_for(&target_dir, t.name, runtime, Some(t.frame()))
             .map_err(|e| e.to_string())?;
         for stub in stubs.iter().filter(|s| t.meets(&s.needs)) {
             let stem = stub.src.file_stem().unwrap().to_string_lossy().into_owned();

@@ -6,7 +6,8 @@
 //!
 //! | module      | what it is                                                        |
 //! |-------------|-------------------------------------------------------------------|
-//! | [`target`]  | the targets as data: ISA, features, code object version, cards; which target a device runs |
+//! | [`target`]  | the targets as data: ISA, features, the first runtime that knows each, cards; which target a device runs |
+//! | [`code_object_policy`] | which code object version each HIP runtime's loader accepts: v4 before 5.3, v5, v6 for generic targets |
 //! | [`toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc` |
 //! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
@@ -44,6 +45,7 @@ pub mod backend;
 pub mod bench;
 pub mod cases;
 pub mod check;
+pub mod code_object_policy;
 pub mod codeobj;
 pub mod commands;
 pub mod device;

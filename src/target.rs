@@ -1,5 +1,6 @@
 //! The GPU targets the harness builds and runs kernels for, as data: one row
-//! per target with its instruction set ([`Isa`]), the code object version,
+//! per target with its instruction set ([`Isa`]), the first ROCm runtime that
+//! knows it (which decides its code object version, [`Target::code_object_version`]),
 //! and the cards it is. `build.rs` includes this file too (it assembles each
 //! `kernels/cases/` stub for every row that [`Target::has`] the features the
 //! stub's `// needs:` line names, with the frame of the row's generation), so
@@ -9,6 +10,7 @@
 //! gcnArchName without feature suffixes); a processor with no row of its own
 //! runs a generic target's code object when that generic target covers it.
 
+use crate::code_object_policy::{self, HipVersion};
 use crate::isa::{Generation, Isa};
 
 /// A capability a case may need beyond the base instruction set every target
@@ -208,9 +210,15 @@ pub struct Target {
     /// For a generic target: the processors whose devices run its code
     /// (AMDGPUUsage "Generic Processors"); empty for a processor.
     pub covers: &'static [&'static str],
-    /// Code object version assembled (`-mcode-object-version`): generic
-    /// targets need v6, processors use v5 (what ROCm 6 and 7 both load).
-    pub code_object_version: u8,
+    /// The first ROCm release whose runtime knows this processor: the first
+    /// ROCR-Runtime release tag whose ISA registry (`core/runtime/isa.cpp`)
+    /// names it (4.1 means "by 4.1": older tags list ISAs by number and were
+    /// not read). `None`: not in the sources read (to rocm-6.2.4, October
+    /// 2024), though a newer runtime may know it (the 6.4 and 7.2 builds know
+    /// gfx1152, gfx1153 and gfx950, measured here), and for generic targets.
+    /// With the HIP version a build uses it decides the code object version
+    /// ([`Target::code_object_version`]).
+    pub runtime_since: Option<HipVersion>,
     /// Features this processor has beyond what its [`Isa`] implies (gfx90a:
     /// the gfx90a additions gfx908 lacks, in the same instruction set).
     pub features: &'static [Feature],
@@ -227,45 +235,45 @@ const RDNA4_FEATURES: &[Feature] = &[Feature::XadModifiersMeasured];
 
 /// Every target, in the order `--target all` runs them.
 pub static TARGETS: &[Target] = &[
-    processor("gfx1100", Isa::GFX11, "RDNA3", "Radeon RX 7900 XTX/XT/GRE, Radeon PRO W7900/W7800"),
-    processor("gfx1101", Isa::GFX11, "RDNA3", "Radeon RX 7800 XT/7700 XT, Radeon PRO W7700"),
-    processor("gfx1102", Isa::GFX11, "RDNA3", "Radeon RX 7600/7600 XT, Radeon PRO W7600/W7500"),
-    processor("gfx1103", Isa::GFX11, "RDNA3", "Radeon 780M/760M/740M (Ryzen 7040/8040 APUs)"),
-    processor("gfx1150", Isa::GFX115X, "RDNA3.5", "Radeon 890M/880M (Ryzen AI 300, Strix Point)"),
-    processor("gfx1151", Isa::GFX115X, "RDNA3.5", "Radeon 8060S/8050S (Ryzen AI Max, Strix Halo)"),
-    processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)"),
+    processor("gfx1100", Isa::GFX11, "RDNA3", "Radeon RX 7900 XTX/XT/GRE, Radeon PRO W7900/W7800", Some(rocm(5, 3))),
+    processor("gfx1101", Isa::GFX11, "RDNA3", "Radeon RX 7800 XT/7700 XT, Radeon PRO W7700", Some(rocm(5, 5))),
+    processor("gfx1102", Isa::GFX11, "RDNA3", "Radeon RX 7600/7600 XT, Radeon PRO W7600/W7500", Some(rocm(5, 3))),
+    processor("gfx1103", Isa::GFX11, "RDNA3", "Radeon 780M/760M/740M (Ryzen 7040/8040 APUs)", Some(rocm(5, 3))),
+    processor("gfx1150", Isa::GFX115X, "RDNA3.5", "Radeon 890M/880M (Ryzen AI 300, Strix Point)", Some(rocm(6, 1))),
+    processor("gfx1151", Isa::GFX115X, "RDNA3.5", "Radeon 8060S/8050S (Ryzen AI Max, Strix Halo)", Some(rocm(6, 1))),
+    processor("gfx1152", Isa::GFX115X, "RDNA3.5", "Radeon 860M/840M (Ryzen AI 5/7 300, Krackan Point)", None),
     // LLVM 22 knows it (LLVM 19 does not: built only where LLVM 22 is found);
     // the documents read here name no product for it.
-    processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)"),
+    processor("gfx1153", Isa::GFX115X, "RDNA3.5", "an RDNA3.5 APU known to LLVM 22 (no product named in the documents read)", None),
     Target {
         features: RDNA4_FEATURES,
-        ..processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060")
+        ..processor("gfx1200", Isa::GFX12, "RDNA4", "Radeon RX 9060 XT/9060", Some(rocm(6, 2)))
     },
     Target {
         features: RDNA4_FEATURES,
-        ..processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700")
+        ..processor("gfx1201", Isa::GFX12, "RDNA4", "Radeon RX 9070 XT/9070/9070 GRE, Radeon AI PRO R9700", Some(rocm(6, 2)))
     },
     // CDNA5 ("GFX12.5"): LLVM 22 knows them (LLVM 19 does not: built only
     // where LLVM 22 is found). LLVM 22's AMDGPUUsage lists gfx1250 as an APU
     // with products "TBA"; wave32 only.
-    processor("gfx1250", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (products \"TBA\" in its AMDGPUUsage)"),
-    processor("gfx1251", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (no product named in the documents read)"),
-    processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100"),
+    processor("gfx1250", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (products \"TBA\" in its AMDGPUUsage)", None),
+    processor("gfx1251", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (no product named in the documents read)", None),
+    processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", Some(rocm(4, 1))),
     Target {
         features: GFX90A_FEATURES,
-        ..processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X")
+        ..processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", Some(rocm(4, 3)))
     },
-    processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X"),
-    processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X"),
-    processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700"),
-    processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620"),
+    processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X", Some(rocm(5, 7))),
+    processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X", None),
+    processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", Some(rocm(4, 1))),
+    processor("gfx1030", Isa::GFX10, "RDNA2", "Radeon RX 6950 XT/6900 XT/6800 XT/6800, Radeon PRO W6800/V620", Some(rocm(4, 1))),
     Target {
         name: "gfx11-generic",
         isa: Isa::GFX11,
         architecture: "RDNA3/3.5",
         cards: "any gfx1100-gfx1103 or gfx1150-gfx1153 device",
         covers: &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"],
-        code_object_version: 6,
+        runtime_since: None,
         features: &[],
     },
     Target {
@@ -274,7 +282,7 @@ pub static TARGETS: &[Target] = &[
         architecture: "RDNA4",
         cards: "any gfx1200 or gfx1201 device",
         covers: &["gfx1200", "gfx1201"],
-        code_object_version: 6,
+        runtime_since: None,
         features: RDNA4_FEATURES,
     },
     Target {
@@ -283,7 +291,7 @@ pub static TARGETS: &[Target] = &[
         architecture: "GCN5",
         cards: "any gfx900-gfx90c device: Radeon RX Vega 56/64, Radeon VII, Instinct MI25/MI50/MI60, Vega APUs",
         covers: &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
-        code_object_version: 6,
+        runtime_since: None,
         features: &[],
     },
     Target {
@@ -292,7 +300,7 @@ pub static TARGETS: &[Target] = &[
         architecture: "CDNA3/4",
         cards: "any gfx940-gfx942 or gfx950 device",
         covers: &["gfx940", "gfx941", "gfx942", "gfx950"],
-        code_object_version: 6,
+        runtime_since: None,
         features: &[],
     },
     Target {
@@ -301,7 +309,7 @@ pub static TARGETS: &[Target] = &[
         architecture: "RDNA1",
         cards: "any gfx1010-gfx1013 device",
         covers: &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
-        code_object_version: 6,
+        runtime_since: None,
         features: &[],
     },
     Target {
@@ -310,7 +318,7 @@ pub static TARGETS: &[Target] = &[
         architecture: "RDNA2",
         cards: "any gfx1030-gfx1036 device",
         covers: &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"],
-        code_object_version: 6,
+        runtime_since: None,
         features: &[],
     },
 ];
@@ -320,6 +328,7 @@ const fn processor(
     isa: Isa,
     architecture: &'static str,
     cards: &'static str,
+    runtime_since: Option<HipVersion>,
 ) -> Target {
     Target {
         name,
@@ -327,9 +336,14 @@ const fn processor(
         architecture,
         cards,
         covers: &[],
-        code_object_version: 5,
+        runtime_since,
         features: &[],
     }
+}
+
+/// ROCm release `major.minor` (HIP's version follows ROCm's).
+const fn rocm(major: u32, minor: u32) -> HipVersion {
+    HipVersion::release(major, minor)
 }
 
 /// The target the emulator runs when none is asked for.
@@ -338,6 +352,14 @@ pub const DEFAULT: &str = "gfx1100";
 impl Target {
     pub fn is_generic(&self) -> bool {
         !self.covers.is_empty()
+    }
+
+    /// The code object version its kernels are assembled as for a binary
+    /// built against HIP `runtime` ([`code_object_policy::choose`]): v4 for a
+    /// processor a runtime before 5.3 knows, v6 for a generic target, v5
+    /// otherwise.
+    pub fn code_object_version(&self, runtime: HipVersion) -> u8 {
+        code_object_policy::choose(self.is_generic(), self.runtime_since, runtime)
     }
 
     pub fn generation(&self) -> Generation {
@@ -585,12 +607,51 @@ mod tests {
         );
     }
 
+    /// The policy over the table: under HIP 5.2 (Debian 12's runtime, which
+    /// knows ISAs up to gfx1035 and gfx90c) exactly the processors 5.2 knows
+    /// get v4; under 6.4 and 7.2 every processor gets v5; generic targets v6
+    /// under all three.
+    #[test]
+    fn code_object_versions_follow_the_runtime() {
+        let hip52 = HipVersion {
+            major: 5,
+            minor: 2,
+            patch: 21153,
+        };
+        let v4_under_52: Vec<&str> = TARGETS
+            .iter()
+            .filter(|t| t.code_object_version(hip52) == 4)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(v4_under_52, ["gfx908", "gfx90a", "gfx1010", "gfx1030"]);
+        for t in TARGETS {
+            let want_new = if t.is_generic() { 6 } else { 5 };
+            for runtime in [rocm(6, 4), rocm(7, 2), rocm(5, 3)] {
+                assert_eq!(
+                    t.code_object_version(runtime),
+                    want_new,
+                    "{} under {runtime}",
+                    t.name
+                );
+            }
+            if !v4_under_52.contains(&t.name) {
+                assert_eq!(
+                    t.code_object_version(hip52),
+                    want_new,
+                    "{} under 5.2",
+                    t.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_table_and_the_toolchain_agree_on_code_object_versions() {
+        let built = crate::toolchain::built_for_runtime();
         for t in TARGETS {
             assert_eq!(
                 crate::toolchain::code_object_version(t.name),
-                t.code_object_version,
+                t.code_object_version(built),
                 "{}",
                 t.name
             );
@@ -600,7 +661,12 @@ mod tests {
     #[test]
     fn generic_targets_cover_their_generation_and_need_v6() {
         for t in TARGETS.iter().filter(|t| t.is_generic()) {
-            assert_eq!(t.code_object_version, 6, "{}", t.name);
+            assert_eq!(t.code_object_version(rocm(5, 2)), 6, "{}", t.name);
+            assert_eq!(
+                t.runtime_since, None,
+                "{}: a generic target is no runtime's ISA",
+                t.name
+            );
             for p in t.covers.iter().filter_map(|p| find(p)) {
                 assert_eq!(
                     p.generation(),

@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::code_object_policy::HipVersion;
+
 // The runtime functions the backend calls (shared with the library and the
 // emulated HIP device library, so the three cannot drift apart).
 include!("functions.rs");
@@ -91,6 +93,38 @@ pub fn find_root() -> Result<HipRoot, String> {
     ))
 }
 
+/// The HIP version the root's headers declare (`include/hip/hip_version.h`):
+/// the runtime the binary links, so the one whose loader the embedded code
+/// objects must suit (src/code_object_policy.rs).
+pub fn runtime_version(root: &HipRoot) -> Result<HipVersion, String> {
+    let header = root.include.join("hip/hip_version.h");
+    println!("cargo:rerun-if-changed={}", header.display());
+    let text = std::fs::read_to_string(&header).map_err(|e| {
+        format!(
+            "reading {} (HIP root {}, from {}): {e}; the code object version follows the HIP version",
+            header.display(),
+            root.root.display(),
+            root.origin
+        )
+    })?;
+    HipVersion::from_header(&text).map_err(|e| format!("{}: {e}", header.display()))
+}
+
+/// One line saying which HIP this binary is built against: the root, where
+/// it came from, its version, headers and library.
+pub fn describe(root: &HipRoot, version: HipVersion) -> String {
+    let lib = root
+        .lib
+        .as_ref()
+        .map_or_else(|| "none found".to_string(), |l| l.display().to_string());
+    format!(
+        "HIP root {} (from {}): HIP {version}, headers {}, library {lib}",
+        root.root.display(),
+        root.origin,
+        root.include.display()
+    )
+}
+
 /// Directories the dynamic loader searches anyway: no rpath is written for them.
 fn is_system_dir(dir: &Path) -> bool {
     [
@@ -125,10 +159,15 @@ fn link(root: &HipRoot) {
     }
 }
 
-pub fn generate(out_dir: &Path) -> Result<(), String> {
+/// Declare what the HIP root search reads (before [`find_root`] runs).
+pub fn rerun_if_changed() {
     for var in ["HIP_PATH", "ROCM_PATH", "LIBCLANG_PATH"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
+}
+
+/// The bindings and the shim from `root`'s headers, and the link to its library.
+pub fn generate(out_dir: &Path, root: &HipRoot) -> Result<(), String> {
     println!("cargo:rerun-if-changed=src/hip/build_support.rs");
     // `include!`d at the top of this file: the function list bindgen declares.
     println!("cargo:rerun-if-changed=src/hip/functions.rs");
@@ -139,26 +178,10 @@ pub fn generate(out_dir: &Path) -> Result<(), String> {
         std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?,
     );
     let shim_dir = manifest.join("src/hip");
-    let root = find_root()?;
     let include = root.include.clone();
     println!("cargo:rerun-if-changed={}", include.join(HEADER).display());
-    let lib = root
-        .lib
-        .as_ref()
-        .map_or_else(|| "none found".to_string(), |l| l.display().to_string());
-    // Printed on every build-script run: which HIP this binary is built against.
-    println!(
-        "cargo:warning=HIP root {} (from {}): headers {}, library {lib}",
-        root.root.display(),
-        root.origin,
-        include.display()
-    );
     println!("cargo:rustc-env=XAD_HIP_ROOT={}", root.root.display());
-    link(&root);
-    println!(
-        "cargo:rerun-if-changed={}",
-        include.join("hip/hip_version.h").display()
-    );
+    link(root);
 
     bindings(&include, &shim_dir, &out_dir.join("hip_sys.rs"))?;
     shim(&include, &shim_dir)

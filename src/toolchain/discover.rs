@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::code_object_policy::{self, HipVersion};
+
 /// Environment variable naming a directory that holds `clang` and `ld.lld`.
 pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
 
@@ -26,34 +28,19 @@ pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
 /// ones, then the older ones. Each must still pass the canary.
 const VERSIONS: [u32; 7] = [19, 22, 21, 20, 18, 17, 16];
 
-/// The code object version kernels are assembled as: the frame's metadata
-/// says `amdhsa.version: [1, 2]`, which is v5, loaded by ROCm 6 and 7. Passed
+/// The code object version `mcpu` (a target row's name, or a target ID
+/// `gfx90a:xnack+`) is assembled as for HIP `runtime`: its row's
+/// [`crate::target::Target::code_object_version`]. Passed to clang
 /// explicitly because each LLVM defaults to its own (16: v4, 19: v5, 22: v6)
 /// and the ELF header's ABI version follows the default, not the metadata.
-pub const CODE_OBJECT_VERSION: u8 = 5;
-
-/// Generic targets (`gfx11-generic`, ...) exist only from code object v6 on
-/// (AMDGPUUsage "Generic Processors").
-pub const GENERIC_CODE_OBJECT_VERSION: u8 = 6;
-
-/// The code object version `mcpu` is assembled as (src/target.rs states the
-/// same per row; a test holds the two together).
-pub fn code_object_version(mcpu: &str) -> u8 {
-    if mcpu.ends_with("-generic") {
-        GENERIC_CODE_OBJECT_VERSION
-    } else {
-        CODE_OBJECT_VERSION
+/// A processor with no row gets what a row the runtime does not know gets.
+pub fn code_object_version_for(mcpu: &str, runtime: HipVersion) -> u8 {
+    let processor = mcpu.split(':').next().unwrap_or(mcpu);
+    match crate::target::find(processor) {
+        Some(t) => t.code_object_version(runtime),
+        None => code_object_policy::choose(processor.ends_with("-generic"), None, runtime),
     }
 }
-
-/// `e_ident[EI_ABIVERSION]` of an AMDHSA code object of version `cov`
-/// (`ELFABIVERSION_AMDGPU_HSA_V5` = 3; v4 is 2, v6 is 4).
-pub const fn elf_abi_version(cov: u8) -> u8 {
-    cov - 2
-}
-
-/// The ABI version of a [`CODE_OBJECT_VERSION`] object.
-pub const ELF_ABI_VERSION: u8 = elf_abi_version(CODE_OBJECT_VERSION);
 
 /// What to install when nothing fits; shown in the error.
 pub const INSTALL_HINT: &str = "install LLVM 16-22 with AMDGPU support \
@@ -70,6 +57,9 @@ pub struct Toolchain {
     pub objdump: Option<PathBuf>,
     /// Where this pair came from, for messages (`XAD_LLVM_DIR`, `PATH clang-19`, ...).
     pub origin: String,
+    /// The HIP runtime the code objects are for: it decides
+    /// `-mcode-object-version` ([`code_object_version_for`]).
+    pub runtime: HipVersion,
 }
 
 /// One place we looked.
@@ -259,18 +249,19 @@ fn canary_bytes(mcpu: &str) -> Option<([u8; 12], String)> {
     ))
 }
 
-/// The `xad_target.inc` every catalogue kernel includes, for target `mcpu`:
-/// the `.amdgcn_target` directive and `XAD_TARGETED m, args`, which invokes
-/// macro `m` with the target ID and the metadata minor version
-/// (`amdhsa.version: [1, minor]`, 2 for v5, 3 for v6) before `args` (the
-/// metadata is raw text, so both reach it as macro arguments).
+/// The `xad_target.inc` every catalogue kernel includes, for target `mcpu`
+/// and HIP `runtime`: the `.amdgcn_target` directive and `XAD_TARGETED m,
+/// args`, which invokes macro `m` with the target ID and the metadata minor
+/// version (`amdhsa.version: [1, minor]`: 1 for v4, 2 for v5, 3 for v6, the
+/// version [`code_object_version_for`] chooses) before `args` (the metadata
+/// is raw text, so both reach it as macro arguments).
 ///
 /// Guarded so a second `.include` is a no-op: the reference kernel
 /// (`kernels/include/xad_basic_gfx*.s`) names it to assemble on its own and
 /// is also included after a frame that named it. The guard is a `.L` symbol,
 /// which the assembler keeps out of the object.
-pub fn target_include(mcpu: &str) -> String {
-    let minor = code_object_version(mcpu) - 3;
+pub fn target_include_for(mcpu: &str, runtime: HipVersion) -> String {
+    let minor = code_object_policy::metadata_minor(code_object_version_for(mcpu, runtime));
     format!(
         "// xad_target.inc for {mcpu}: written by xad-harness (build.rs, run --kernel).\n\
          .ifndef .Lxad_target_inc\n\
@@ -294,12 +285,13 @@ pub fn frame_include(mcpu: &str, frame: &str) -> String {
     )
 }
 
-/// Write [`target_include`] for `mcpu` as `dir/xad_target.inc` and, given
+/// Write [`target_include_for`] for `mcpu` and `runtime` as `dir/xad_target.inc` and, given
 /// the generation frame (`None` for a processor with no target row, whose
 /// generation is not known here), [`frame_include`] as `dir/xad_frame.inc`.
-pub fn write_target_include(
+pub fn write_target_include_for(
     dir: &Path,
     mcpu: &str,
+    runtime: HipVersion,
     frame: Option<&str>,
 ) -> Result<(), ToolchainError> {
     std::fs::create_dir_all(dir).map_err(|e| ToolchainError::Spawn {
@@ -307,7 +299,7 @@ pub fn write_target_include(
         error: e.to_string(),
     })?;
     let frame = frame.map(|f| ("xad_frame.inc", frame_include(mcpu, f)));
-    for (name, text) in [("xad_target.inc", target_include(mcpu))]
+    for (name, text) in [("xad_target.inc", target_include_for(mcpu, runtime))]
         .into_iter()
         .chain(frame)
     {
@@ -320,18 +312,24 @@ pub fn write_target_include(
     Ok(())
 }
 
-/// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`). `scratch` is a
-/// directory where the canary files may be written.
-pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError> {
-    Search::new(mcpu, scratch).next_proven()
+/// Find and prove a toolchain for `mcpu` (e.g. `gfx1100`) assembling code
+/// objects for HIP `runtime`. `scratch` is a directory where the canary
+/// files may be written.
+pub fn discover_for(
+    mcpu: &str,
+    runtime: HipVersion,
+    scratch: &Path,
+) -> Result<Toolchain, ToolchainError> {
+    Search::new(mcpu, runtime, scratch).next_proven()
 }
 
 /// The candidates for one target, proven one at a time in the search order:
-/// [`discover`] takes the first that proves; `run --kernel x.s` takes the
+/// [`discover_for`] takes the first that proves; `run --kernel x.s` takes the
 /// next when one fails to assemble the source (an LLVM 22 `.s` names
 /// directives LLVM 19 does not know).
 pub struct Search {
     mcpu: String,
+    runtime: HipVersion,
     scratch: PathBuf,
     left: std::vec::IntoIter<Candidate>,
     /// Each candidate passed over so far, with why.
@@ -339,9 +337,10 @@ pub struct Search {
 }
 
 impl Search {
-    pub fn new(mcpu: &str, scratch: &Path) -> Search {
+    pub fn new(mcpu: &str, runtime: HipVersion, scratch: &Path) -> Search {
         Search {
             mcpu: mcpu.to_string(),
+            runtime,
             scratch: scratch.to_path_buf(),
             left: candidates().into_iter(),
             tried: Vec::new(),
@@ -358,13 +357,14 @@ impl Search {
                 self.tried.push(format!("{} (not present)", cand.origin));
                 continue;
             }
-            match prove(&cand, &mcpu, &self.scratch) {
+            match prove(&cand, &mcpu, self.runtime, &self.scratch) {
                 Ok(()) => {
                     return Ok(Toolchain {
                         objdump: cand.objdump.is_file().then(|| cand.objdump.clone()),
                         clang: cand.clang,
                         lld: cand.lld,
                         origin: cand.origin,
+                        runtime: self.runtime,
                     })
                 }
                 // A canary stopped by Ctrl-C proves nothing about this candidate,
@@ -385,7 +385,7 @@ impl Search {
     }
 }
 
-fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
+fn prove(cand: &Candidate, mcpu: &str, runtime: HipVersion, scratch: &Path) -> Result<(), String> {
     std::fs::create_dir_all(scratch).map_err(|e| format!("scratch dir: {e}"))?;
     let src = scratch.join(format!("canary-{mcpu}.s"));
     let obj = src.with_extension("o");
@@ -404,6 +404,7 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
         lld: cand.lld.clone(),
         objdump: None,
         origin: cand.origin.clone(),
+        runtime,
     };
     tc.assemble_object(mcpu, &src, &obj, &[])
         .map_err(|e| e.to_string())?;
@@ -412,8 +413,8 @@ fn prove(cand: &Candidate, mcpu: &str, scratch: &Path) -> Result<(), String> {
         return Err(format!("canary did not encode as {mcpu}: {reads}"));
     }
     // EI_ABIVERSION (byte 8): proves -mcode-object-version was honoured.
-    let cov = code_object_version(mcpu);
-    let want = elf_abi_version(cov);
+    let cov = code_object_version_for(mcpu, runtime);
+    let want = code_object_policy::elf_abi_version(cov);
     match bytes.get(8) {
         Some(&v) if v == want => {}
         other => {
@@ -654,7 +655,7 @@ fn stopped_with(status: ExitStatus) -> Option<String> {
 
 impl Toolchain {
     /// `clang --target=amdgcn-amd-amdhsa -mcpu=<mcpu> -mcode-object-version=<v> [-I dir]... -c src -o obj`,
-    /// `v` from [`code_object_version`].
+    /// `v` from [`code_object_version_for`] for this toolchain's runtime.
     pub fn assemble_object(
         &self,
         mcpu: &str,
@@ -667,10 +668,9 @@ impl Toolchain {
             .arg(format!("-mcpu={mcpu}"));
         // `mcpu` may be a target ID with features (`gfx90a:xnack+`, which clang
         // takes as -mcpu); the code object version follows the processor.
-        let processor = mcpu.split(':').next().unwrap_or(mcpu);
         cmd.arg(format!(
             "-mcode-object-version={}",
-            code_object_version(processor)
+            code_object_version_for(mcpu, self.runtime)
         ));
         for dir in includes {
             // `.include "xad_frame.inc"` in a kernel resolves against these.

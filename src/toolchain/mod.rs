@@ -7,11 +7,45 @@ mod discover;
 use std::path::Path;
 
 pub use discover::{
-    code_object_version, discover, elf_abi_version, frame_include, read_disassembly, stop_when,
-    target_include, tool_timeout, write_target_include, Disassembly, Search, Toolchain,
-    ToolchainError, CODE_OBJECT_VERSION, ELF_ABI_VERSION, GENERIC_CODE_OBJECT_VERSION,
-    INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
+    code_object_version_for, discover_for, frame_include, read_disassembly, stop_when,
+    target_include_for, tool_timeout, write_target_include_for, Disassembly, Search, Toolchain,
+    ToolchainError, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,
 };
+
+use crate::code_object_policy::HipVersion;
+
+/// The HIP runtime this binary was built against: the version in its HIP
+/// root's `hip/hip_version.h`, which `build.rs` read and assembled the
+/// embedded kernels for. `run --kernel` assembles a user's source for the
+/// same runtime, so both load where the binary's `libamdhip64` does.
+pub fn built_for_runtime() -> HipVersion {
+    HipVersion::parse(env!("XAD_HIP_VERSION"))
+        .expect("build.rs writes XAD_HIP_VERSION as major.minor.patch")
+}
+
+/// [`code_object_version_for`] the runtime this binary was built against.
+pub fn code_object_version(mcpu: &str) -> u8 {
+    code_object_version_for(mcpu, built_for_runtime())
+}
+
+/// [`target_include_for`] the runtime this binary was built against.
+pub fn target_include(mcpu: &str) -> String {
+    target_include_for(mcpu, built_for_runtime())
+}
+
+/// [`write_target_include_for`] the runtime this binary was built against.
+pub fn write_target_include(
+    dir: &Path,
+    mcpu: &str,
+    frame: Option<&str>,
+) -> Result<(), ToolchainError> {
+    write_target_include_for(dir, mcpu, built_for_runtime(), frame)
+}
+
+/// [`discover_for`] the runtime this binary was built against.
+pub fn discover(mcpu: &str, scratch: &Path) -> Result<Toolchain, ToolchainError> {
+    discover_for(mcpu, built_for_runtime(), scratch)
+}
 
 /// What the LLVM that proves for `mcpu` makes of `bytes` (an instruction's
 /// start, with what follows it), and the disassembler's name for messages
@@ -54,7 +88,7 @@ pub fn assemble_file(src: &Path, mcpu: &str) -> Result<Vec<u8>, ToolchainError> 
         .unwrap_or_else(|| mcpu.to_string());
     let scratch = scratch_dir(&std::env::temp_dir())?;
     let dir = scratch.path();
-    let mut search = Search::new(mcpu, dir);
+    let mut search = Search::new(mcpu, built_for_runtime(), dir);
     let first = search.next_proven()?;
     let out = dir.join("user.hsaco");
     // Absolute, so a bare `k.s` has a directory and clang gets no empty -I.

@@ -41,7 +41,7 @@ fn target(name: &'static str, isa: Isa) -> Target {
         architecture: "test",
         cards: "test",
         covers: &[],
-        code_object_version: 5,
+        runtime_since: None,
         features: &[],
     }
 }
@@ -148,6 +148,7 @@ fn llvm22() -> Option<Tools> {
             lld,
             objdump: Some(objdump.clone()),
             origin: LLVM22.into(),
+            runtime: toolchain::built_for_runtime(),
         },
         objdump,
     })

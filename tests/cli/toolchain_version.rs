@@ -1,15 +1,19 @@
 //! The code object version is chosen, not inherited from whichever LLVM is
-//! found: every assembly passes `-mcode-object-version=5`, and the canary
-//! proves the ELF ABI version as well as the bytes. A clang that quietly
-//! emits another version (here: a wrapper that overrides the flag, as an LLVM
-//! ignoring it would) is not used.
+//! found: it follows the HIP runtime the build used (its `hip_version.h`:
+//! v4 for a processor a runtime before 5.3 knows, v6 for generic targets, v5
+//! otherwise; src/code_object_policy.rs), every assembly passes it as
+//! `-mcode-object-version`, and the canary proves the ELF ABI version as well
+//! as the bytes. A clang that quietly emits another version (here: a wrapper
+//! that overrides the flag, as an LLVM ignoring it would) is not used.
 
 use crate::common::*;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xad_harness::toolchain::{CODE_OBJECT_VERSION, ELF_ABI_VERSION};
+use xad_harness::code_object_policy::{self, HipVersion};
+use xad_harness::codeobj::CodeObject;
+use xad_harness::toolchain;
 
 /// The clang and ld.lld build.rs proved, found at build time.
 fn real_llvm() -> Option<(PathBuf, PathBuf)> {
@@ -47,28 +51,115 @@ fn run_kernel(dir: &Path, llvm: &Path, json: &Path) -> Ran {
         .env("XAD_LLVM_DIR", llvm))
 }
 
+/// The HIP version of the root the build used, read here from its header on
+/// our own, not through the build's reading of it.
+fn header_version() -> HipVersion {
+    let header = Path::new(env!("XAD_HIP_ROOT")).join("include/hip/hip_version.h");
+    let text =
+        std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
+    HipVersion::from_header(&text).unwrap()
+}
+
+/// Whether the build's runtime predates code object v5: HIP 5.2 and older
+/// (Debian 12's 5.2.3 refuses v5, measured). A literal, not the policy's
+/// constant, so a policy that drifts fails here.
+fn before_v5(runtime: HipVersion) -> bool {
+    !runtime.at_least(HipVersion::release(5, 3))
+}
+
+/// Every embedded code object's ELF ABI version and metadata version are the
+/// policy's for the HIP the build used; and, stated without the policy: a
+/// HIP 5.2 build embeds v4 (ABI 2, `[1, 1]`) for gfx1030, gfx1010, gfx908
+/// and gfx90a and v5 for gfx1100; a 6.x/7.x build v5 for every processor.
+/// Generic targets are v6 under all.
+/// `run --kernel` of a copy of the gfx10 reference kernel (in `dir`) on an
+/// emulated gfx1030, with `XAD_LLVM_DIR` set to `llvm` when given; the
+/// copy's path and the run.
+fn run_gfx1030_kernel(dir: &Path, llvm: Option<&Path>) -> (PathBuf, Ran) {
+    let src = dir.join("k.s");
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/include/xad_basic_gfx10.s");
+    std::fs::copy(reference, &src).unwrap();
+    let mut cmd = harness();
+    cmd.args([
+        "run",
+        "--backend",
+        "emu",
+        "--target",
+        "gfx1030",
+        "--lanes",
+        "300",
+    ])
+    .arg("--kernel")
+    .arg(&src);
+    if let Some(llvm) = llvm {
+        cmd.env("XAD_LLVM_DIR", llvm);
+    }
+    (src, run(&mut cmd))
+}
+
 #[test]
-fn the_version_is_v5_and_the_abi_byte_says_so() {
+fn embedded_versions_follow_the_runtime_the_build_used() {
+    let runtime = header_version();
     assert_eq!(
-        (CODE_OBJECT_VERSION, ELF_ABI_VERSION),
-        (5, 3),
-        "amdhsa.version [1, 2] in the kernels is v5"
+        toolchain::built_for_runtime(),
+        runtime,
+        "the build read its own root's header"
     );
     for k in xad_harness::kernels::EMBEDDED {
-        let want = xad_harness::toolchain::elf_abi_version(
-            xad_harness::toolchain::code_object_version(k.target),
-        );
+        let row = xad_harness::target::find(k.target).unwrap();
+        let cov = row.code_object_version(runtime);
+        let parsed = CodeObject::parse(k.bytes)
+            .unwrap_or_else(|e| panic!("{} for {}: {e}", k.name, k.target));
         assert_eq!(
-            k.bytes[8], want,
-            "{} for {}: EI_ABIVERSION",
-            k.name, k.target
+            (k.bytes[8], parsed.metadata.version),
+            (
+                code_object_policy::elf_abi_version(cov),
+                (1, u32::from(code_object_policy::metadata_minor(cov)))
+            ),
+            "{} for {} under HIP {runtime}: (EI_ABIVERSION, amdhsa.version) of a v{cov}",
+            k.name,
+            k.target
         );
     }
+    let abi = |target: &str| {
+        let k = xad_harness::kernels::find(target, "xad_basic_w64")
+            .unwrap_or_else(|| panic!("{target}"));
+        (
+            k.bytes[8],
+            CodeObject::parse(k.bytes).unwrap().metadata.version,
+        )
+    };
+    let (v4, v5, v6) = ((2, (1, 1)), (3, (1, 2)), (4, (1, 3)));
+    for target in ["gfx1030", "gfx1010", "gfx908", "gfx90a"] {
+        assert_eq!(
+            abi(target),
+            if before_v5(runtime) { v4 } else { v5 },
+            "{target} under HIP {runtime}"
+        );
+    }
+    assert_eq!(abi("gfx1100"), v5, "gfx1100 under HIP {runtime}");
     assert_eq!(
-        xad_harness::toolchain::code_object_version("gfx11-generic"),
-        6,
-        "generic targets need v6"
+        abi("gfx11-generic"),
+        v6,
+        "gfx11-generic under HIP {runtime}"
     );
+}
+
+/// `run --kernel` assembles a user's source with the same policy: a gfx1030
+/// source is v4 under a HIP 5.2 build (v5 under 6.x/7.x) and runs on the
+/// emulator either way.
+#[test]
+fn a_user_kernel_is_assembled_for_the_same_runtime() {
+    let (src, r) = run_gfx1030_kernel(&scratch("tc-user-cov"), None);
+    assert_eq!(r.code, 0, "{}", r.all());
+    let bytes = toolchain::assemble_file(&src, "gfx1030").unwrap();
+    let version = CodeObject::parse(&bytes).unwrap().metadata.version;
+    let want = if before_v5(header_version()) {
+        (2, (1, 1))
+    } else {
+        (3, (1, 2))
+    };
+    assert_eq!((bytes[8], version), want);
 }
 
 #[test]
@@ -86,6 +177,28 @@ fn a_clang_emitting_another_code_object_version_fails_the_canary() {
         r.stderr
     );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+/// The canary holds a v4 target to v4 too: under a HIP 5.2 build a clang
+/// that emits v5 for gfx1030 is refused (and under 6.x/7.x one emitting v4),
+/// so a quietly ignored `-mcode-object-version=4` cannot ship v5 objects to
+/// a runtime that refuses them.
+#[test]
+fn a_clang_emitting_v5_for_a_v4_target_fails_the_canary() {
+    let dir = scratch("tc-cov-gfx1030");
+    let (right, wrong) = if before_v5(header_version()) {
+        (4, 5)
+    } else {
+        (5, 4)
+    };
+    let Some(llvm) = wrapped_llvm(&dir, &format!("-mcode-object-version={wrong}")) else {
+        eprintln!("skipped: build.rs recorded no LLVM toolchain");
+        return;
+    };
+    let (_, r) = run_gfx1030_kernel(&dir, Some(&llvm));
+    assert_eq!(r.code, 3, "{}", r.all());
+    let want = format!("ELF ABI version {} (want {})", wrong - 2, right - 2);
+    assert!(r.stderr.contains(&want), "{want}: {}", r.stderr);
 }
 
 /// Control: the same wrapper asking for v5 explicitly is accepted, so the

@@ -63,6 +63,7 @@ fn toolchain_for(mcpu: &str, scratch: &Path) -> Option<Toolchain> {
         lld,
         objdump: None,
         origin: LLVM22.into(),
+        runtime: toolchain::built_for_runtime(),
     })
 }
 

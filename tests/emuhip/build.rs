@@ -68,11 +68,11 @@ const R0600_EXPORTS_6_0: &[&str] = &["hipGetDevicePropertiesR0600"];
 
 const HEADER: &str = "hip/hip_runtime_api.h";
 
-struct HipVersion {
-    major: u32,
-    minor: u32,
-    patch: u32,
-}
+// The one reader of `hip/hip_version.h`, shared with the harness's build.
+#[path = "../../src/code_object_policy.rs"]
+#[allow(dead_code)]
+mod code_object_policy;
+use code_object_policy::HipVersion;
 
 fn main() {
     if let Err(message) = run() {
@@ -87,6 +87,7 @@ fn run() -> Result<(), String> {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=src/props.c");
+    println!("cargo:rerun-if-changed=../../src/code_object_policy.rs");
     println!("cargo:rustc-check-cfg=cfg(hip_r0600)");
 
     let (root, origin) = find_root()?;
@@ -95,12 +96,8 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-changed={}", version_h.display());
     let text = std::fs::read_to_string(&version_h)
         .map_err(|e| format!("reading {}: {e}", version_h.display()))?;
-    let version = parse_version(&text).ok_or_else(|| {
-        format!(
-            "{} does not define HIP_VERSION_MAJOR/MINOR/PATCH",
-            version_h.display()
-        )
-    })?;
+    let version =
+        HipVersion::from_header(&text).map_err(|e| format!("{}: {e}", version_h.display()))?;
     if !(5..=7).contains(&version.major) {
         return Err(format!(
             "HIP {}.{} in {} ({origin}): this stand-in knows the libraries of HIP 5, 6 and 7 only",
@@ -186,22 +183,6 @@ fn find_root() -> Result<(PathBuf, String), String> {
         "no {HEADER} in {}; install libamdhip64-dev (Debian) or set HIP_PATH to a HIP 5.x-7.x root",
         looked.join(", ")
     ))
-}
-
-/// `#define HIP_VERSION_MAJOR 6` and friends.
-fn parse_version(text: &str) -> Option<HipVersion> {
-    let define = |name: &str| -> Option<u32> {
-        text.lines().find_map(|line| {
-            let mut words = line.split_whitespace();
-            (words.next()? == "#define" && words.next()? == name).then_some(())?;
-            words.next()?.parse().ok()
-        })
-    };
-    Some(HipVersion {
-        major: define("HIP_VERSION_MAJOR")?,
-        minor: define("HIP_VERSION_MINOR")?,
-        patch: define("HIP_VERSION_PATCH")?,
-    })
 }
 
 /// The version script for HIP `v`: every node up to `v`, chained as the real
