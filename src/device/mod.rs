@@ -104,7 +104,7 @@ impl DeviceError {
 }
 
 /// Why an output word is not a plain result (see [`Definedness`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Taint {
     /// The value depends on state the ISA does not define (a register the
@@ -117,7 +117,7 @@ pub enum Taint {
 
 /// Where a taint came from: what was undefined (or unsettled) and the
 /// instruction that met it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Origin {
     /// E.g. "s20 read before any write (the dispatch does not initialise it)".
     pub what: String,
@@ -138,7 +138,7 @@ impl std::fmt::Display for Origin {
 }
 
 /// One tainted output word: its index in the range asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TaintedWord {
     pub word: usize,
     pub taint: Taint,
@@ -149,7 +149,7 @@ pub struct TaintedWord {
 /// A wave the device stopped because a branch, an EXEC change or a memory
 /// address depended on a tainted value; the rest of the dispatch ran. Its
 /// lanes have no result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoppedWave {
     /// Global lane (in the dispatch) of the wave's lane 0.
     pub first_lane: u64,
@@ -160,8 +160,9 @@ pub struct StoppedWave {
 }
 
 /// What the last launch left undefined or unsettled in an output range.
-/// Empty for a device that cannot tell (HIP: real hardware has no such notion).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Empty for a device that cannot tell (HIP on hardware has no such notion;
+/// HIP on the emulated KFD device asks the emulator, `hip::emulated_kfd`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Definedness {
     pub origins: Vec<Origin>,
     /// Tainted words, ascending by `word`.

@@ -263,6 +263,8 @@ pub struct EmuDevice {
     /// Kernels decoded from device memory ([`packet`]), by entry address and
     /// a hash of their code and descriptor.
     programs: std::collections::HashMap<(u64, u64), Arc<Program>>,
+    /// The last packet's taint, by word address ([`packet`]).
+    last_taint: Option<(Vec<Origin>, std::collections::BTreeMap<u64, memory::Mark>)>,
     /// Injected wrong `v_xad_u32` results ([`EmuDevice::set_xad_faults`]).
     xad_faults: Vec<XadFault>,
     /// [`EmuDevice::set_modifier_stand_in`].
@@ -323,6 +325,7 @@ impl EmuDevice {
             launches: 0,
             stops: Vec::new(),
             programs: std::collections::HashMap::new(),
+            last_taint: None,
             xad_faults: Vec::new(),
             stand_in: None,
             compute_units: EMULATED_COMPUTE_UNITS,

@@ -22,7 +22,7 @@ use super::workgroup::{run_launch, Launch};
 use super::{EmuDevice, Fault, FaultKind};
 use crate::codeobj::descriptor::KD_SIZE;
 use crate::codeobj::KernelDescriptor;
-use crate::device::{DeviceError, Dispatch};
+use crate::device::{Definedness, DeviceError, Dispatch, Origin, StoppedWave, Taint, TaintedWord};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -145,6 +145,7 @@ impl EmuDevice {
         xnack_off: bool,
         timeout: Duration,
     ) -> Result<PacketOutcome, DeviceError> {
+        self.last_taint = None;
         let mut kd_bytes = [0u8; KD_SIZE];
         self.read_device(p.kernel_object, &mut kd_bytes)?;
         let kd = KernelDescriptor::parse(&kd_bytes).ok_or_else(|| {
@@ -187,6 +188,7 @@ impl EmuDevice {
         };
         let stops = run_launch(&launch, &setup)?;
         let stopped_waves = stops.len();
+        self.keep_stops(stops);
         let (poisoned, first_poison) = self.poison_tainted();
         Ok(PacketOutcome {
             poisoned,
@@ -236,10 +238,51 @@ impl EmuDevice {
         Ok(program)
     }
 
+    /// What the last packet's dispatch left undefined or unsettled in
+    /// `[addr, addr + 4 * words)` and the waves it stopped: the emulator's
+    /// verdict on words it wrote to memory as poison. The emulated KFD device
+    /// hands it to a harness that asks (`hip::emulated_kfd`), so a result
+    /// through the real runtime keeps the emulator's distinctions.
+    pub fn packet_definedness(&self, addr: u64, words: usize) -> Definedness {
+        let Some((origins, marks)) = &self.last_taint else {
+            return Definedness::default();
+        };
+        let (first, end) = (addr / 4, addr / 4 + words as u64);
+        let mut out = Definedness::default();
+        let mut renumber = std::collections::HashMap::new();
+        for (w, mark) in marks.range(first..end) {
+            let id = *renumber.entry(mark.origin).or_insert_with(|| {
+                out.origins.push(origins.get(mark.origin as usize).cloned().unwrap_or(Origin {
+                    what: "undefined value of unknown origin".into(),
+                    offset: 0,
+                    instruction: String::new(),
+                }));
+                out.origins.len() - 1
+            });
+            out.words.push(TaintedWord {
+                word: (w - first) as usize,
+                taint: if mark.undefined { Taint::Undefined } else { Taint::Unsettled },
+                origin: id,
+            });
+        }
+        for (stop, origin) in &self.stops {
+            out.origins.push(origin.clone());
+            out.waves.push(StoppedWave {
+                first_lane: stop.first_lane,
+                lanes: stop.lanes,
+                taint: stop.taint,
+                origin: out.origins.len() - 1,
+            });
+        }
+        out
+    }
+
     /// Write every tainted word as the complement of its value and forget the
-    /// taint: returns how many and the first one's origin.
+    /// taint (kept for [`EmuDevice::packet_definedness`] until the next
+    /// packet): returns how many and the first one's origin.
     fn poison_tainted(&mut self) -> (u64, Option<String>) {
         let (origins, words) = self.memory.taint.drain();
+        self.last_taint = Some((origins.clone(), words.iter().copied().collect()));
         let mut first = None;
         let mut n = 0;
         for (word, mark) in words {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::checked::{self, DeviceInfo};
 use super::probe::{runtime_label, RuntimeVersion};
 use super::safe::{check_launch, check_load, DeviceBuffer, Module, Stream};
-use crate::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use crate::device::{Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
 
 #[derive(Debug)]
 pub struct HipDevice {
@@ -169,6 +169,16 @@ impl Device for HipDevice {
 
     fn arch_name(&self) -> String {
         self.info.arch.clone()
+    }
+
+    /// On the emulated KFD device the GPU is the emulator: a model of the
+    /// ISA, whose undefined and unsettled words it reports itself.
+    fn models_isa(&self) -> bool {
+        super::emulated_kfd::present()
+    }
+
+    fn definedness(&mut self, out: DevicePtr, words: usize) -> Result<Definedness, DeviceError> {
+        Ok(super::emulated_kfd::definedness(out, words).unwrap_or_default())
     }
 
     fn memory_bytes(&self) -> u64 {

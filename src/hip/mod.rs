@@ -7,6 +7,7 @@
 //! | [`safe`]    | RAII `DeviceBuffer`, `Module`, `Stream`; the launch check against code object metadata; the watchdog |
 //! | [`HipDevice`] | the [`crate::device::Device`] seam over one device, addresses as u64 |
 //! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices and the target each runs |
+//! | [`emulated_kfd`] | under the emulated KFD device: the emulator's per-word verdicts, asked of the preloaded device |
 //!
 //! This is the only module allowed `unsafe` code. The runtime functions used
 //! are exactly those in [`FUNCTIONS`] (plus `hipGetDeviceProperties`
@@ -14,6 +15,7 @@
 
 pub mod checked;
 mod device;
+pub mod emulated_kfd;
 mod functions;
 mod probe;
 pub mod safe;

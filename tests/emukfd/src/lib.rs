@@ -22,6 +22,7 @@
 //! | [`device`] | the process-wide state: GPUs, memory objects and their views, events, the fds |
 //! | [`ioctl`] | one handler per request |
 //! | [`queue`] | AQL queues: packets, dispatch, barriers, signals |
+//! | [`definedness`] | the emulator's per-word verdicts, for a harness that asks (`xad_emukfd_definedness`) |
 //! | [`trace`] | `XAD_KFD_TRACE=1` lines |
 //!
 //! Addresses: a GPU virtual address is the process address the runtime
@@ -37,6 +38,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod config;
+pub mod definedness;
 pub mod device;
 pub mod interpose;
 pub mod ioctl;
