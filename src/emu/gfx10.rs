@@ -84,6 +84,7 @@ mod tests {
             kernarg: 0x1111_2222_3333,
             block: 0x40,
             dispatch_id: 9,
+            ring: None,
         };
         let user = user_sgprs(&kd, abi, &addrs).expect("user SGPRs");
         assert_eq!(user.len(), 12);

@@ -632,6 +632,7 @@ mod tests {
         kernarg: 0x1111_0000_2222,
         block: 0x3333_0000_4440,
         dispatch_id: 7,
+        ring: None,
     };
 
     #[test]
@@ -663,6 +664,21 @@ mod tests {
         );
         // The private segment buffer: none with architected flat scratch.
         assert!(user_sgprs(&kd(1, 4 << 1), abi, &ADDRS).is_err());
+    }
+
+    #[test]
+    fn a_real_queue_hands_its_own_packet_and_queue_to_the_kernel() {
+        // The emulated KFD device: the dispatch and queue pointers are the
+        // runtime's packet in its ring and its amd_queue_t, not a block's.
+        let ring = DispatchAddrs {
+            ring: Some(RingAddrs {
+                queue: 0x7f00_0000_1000,
+                packet: 0x7f00_0000_2040,
+            }),
+            ..ADDRS
+        };
+        let user = user_sgprs(&kd(0b110, 4 << 1), LaunchAbi::of(gfx1100()), &ring).unwrap();
+        assert_eq!(user, [0x2040, 0x7f00, 0x1000, 0x7f00]);
     }
 
     #[test]

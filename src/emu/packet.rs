@@ -317,3 +317,66 @@ fn fault(kind: FaultKind, access: &str, f: super::memory::Fault) -> DeviceError 
         .with_address(f.address),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emu::memory::Backing;
+    use std::sync::atomic::AtomicU32;
+
+    fn packet(setup: u16, wg: [u16; 3], grid: [u32; 3]) -> [u8; 64] {
+        let mut b = [0u8; 64];
+        b[0..2].copy_from_slice(&0x0b02u16.to_le_bytes());
+        b[2..4].copy_from_slice(&setup.to_le_bytes());
+        for d in 0..3 {
+            b[4 + 2 * d..6 + 2 * d].copy_from_slice(&wg[d].to_le_bytes());
+            b[12 + 4 * d..16 + 4 * d].copy_from_slice(&grid[d].to_le_bytes());
+        }
+        b[32..40].copy_from_slice(&0x1234_5000u64.to_le_bytes());
+        b[40..48].copy_from_slice(&0x6789_0000u64.to_le_bytes());
+        b[56..64].copy_from_slice(&0xabcd_ef00u64.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn a_dispatch_packet_decodes_as_the_hsa_layout() {
+        let p = PacketDispatch::parse(&packet(1, [256, 1, 1], [65536, 1, 1]), 0x40, 0x1000, 3);
+        assert_eq!((p.kernel_object, p.kernarg, p.completion_signal), (0x1234_5000, 0x6789_0000, 0xabcd_ef00));
+        assert_eq!((p.packet, p.queue, p.dispatch_id), (0x40, 0x1000, 3));
+        let d = p.shape().unwrap();
+        assert_eq!((d.grid_blocks, d.block), ([256, 1, 1], [256, 1, 1]));
+        // Dimensions past `setup` are ignored; a partial workgroup and a zero are refused.
+        let two = PacketDispatch::parse(&packet(2, [8, 4, 9], [16, 8, 0]), 0, 0, 0);
+        assert_eq!(two.shape().unwrap().grid_blocks, [2, 2, 1]);
+        let partial = PacketDispatch::parse(&packet(1, [64, 1, 1], [100, 1, 1]), 0, 0, 0);
+        assert!(partial.shape().unwrap_err().contains("partial workgroups"));
+        let zero = PacketDispatch::parse(&packet(1, [0, 1, 1], [64, 1, 1]), 0, 0, 0);
+        assert!(zero.shape().is_err());
+    }
+
+    struct Words(Vec<AtomicU32>);
+    impl Backing for Words {
+        fn words(&self) -> &[AtomicU32] {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn placed_memory_is_read_and_written_at_its_owners_address() {
+        let mut dev = EmuDevice::new();
+        let words = Arc::new(Words((0..16).map(AtomicU32::new).collect()));
+        dev.place(0x7f00_0000_0000, 64, words.clone()).unwrap();
+        // An overlapping placement is refused; outside every placement faults.
+        assert!(dev.place(0x7f00_0000_0020, 64, words.clone()).is_err());
+        let mut b = [0u8; 4];
+        dev.read_device(0x7f00_0000_0008, &mut b).unwrap();
+        assert_eq!(u32::from_le_bytes(b), 2);
+        dev.write_device(0x7f00_0000_000c, &9u32.to_le_bytes()).unwrap();
+        assert_eq!(words.0[3].load(std::sync::atomic::Ordering::Relaxed), 9, "written through to the owner");
+        assert!(dev.read_device(0x7f00_0000_0040, &mut b).is_err());
+        assert!(dev.unplace(0x7f00_0000_0000));
+        assert!(dev.read_device(0x7f00_0000_0008, &mut b).is_err());
+        // Nothing tainted yet: nothing to report.
+        assert!(dev.packet_definedness(0x7f00_0000_0000, 16).is_empty());
+    }
+}
