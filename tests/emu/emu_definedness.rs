@@ -611,7 +611,7 @@ fn a_flat_load_to_global_memory_needs_its_vector_counter() {
     };
     let r = run_user_kernel(&flat("flat-lgkm", "s_waitcnt lgkmcnt(0)"), "gfx1100", "basic");
     assert_eq!(r.code, 1, "{}", r.all());
-    assert!(r.all().contains("needs s_waitcnt vmcnt(0)"), "{}", r.all());
+    assert!(r.all().contains("needs s_waitcnt vmcnt("), "{}", r.all());
     let r = run_user_kernel(&flat("flat-vm", "s_waitcnt vmcnt(0)"), "gfx1100", "basic");
     assert_eq!(r.code, 0, "{}", r.all());
 }

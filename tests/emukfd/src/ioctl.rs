@@ -104,11 +104,19 @@ pub unsafe fn handle(kfd: &'static Kfd, kind: u8, request: c_ulong, arg: *mut c_
         }
         "SET_XNACK_MODE" => {
             let a = args!(kfd_ioctl_set_xnack_mode_args);
+            // XNACK on means retry faults and shared virtual memory (a
+            // kernel may touch any process page, migrated on demand), which
+            // the device does not emulate: it answers as a driver whose GPUs
+            // run without retry faults (EPERM), and ROCr keeps XNACK off.
+            if a.xnack_enabled > 0 {
+                trace!("ioctl SET_XNACK_MODE 1 -> EPERM (retry faults and SVM are not emulated)");
+                return Err(libc::EPERM);
+            }
             if a.xnack_enabled < 0 {
                 a.xnack_enabled = i32::from(kfd.gpus.iter().any(|g| g.xnack.load(std::sync::atomic::Ordering::Relaxed)));
             } else {
                 for g in &kfd.gpus {
-                    g.xnack.store(a.xnack_enabled != 0, std::sync::atomic::Ordering::Relaxed);
+                    g.xnack.store(false, std::sync::atomic::Ordering::Relaxed);
                 }
             }
             trace!("ioctl SET_XNACK_MODE -> xnack {}", a.xnack_enabled);

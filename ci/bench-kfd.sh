@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The emulated KFD device's speed, against its baseline in the same run: one
+# target's whole catalogue through the real ROCm 5.2 stack on the emulated
+# KFD device (ci/with-emulated-kfd.sh, --backend hip) versus the same
+# binary's embedded emulator (--backend emu), same seed and lanes, release
+# builds, alternating A/B so machine noise falls on both. Prints each pair,
+# the median wall times and their ratio (issue 39's target: within 3x), and
+# one dispatch's fixed cost through the stack (the median per-dispatch time
+# of a 64-lane case the trace reports, which is almost all overhead).
+#
+#   ci/bench-kfd.sh                 # gfx1030, 65536 lanes, 3 pairs
+#   ci/bench-kfd.sh gfx90a 16384 5
+#
+# Exit codes: 0 measured, 2 usage, 3 a build or run failed.
+set -euo pipefail
+
+target="${1:-gfx1030}"
+lanes="${2:-65536}"
+pairs="${3:-3}"
+case "$lanes$pairs" in
+    *[!0-9]*) echo "usage: $0 [TARGET] [LANES] [PAIRS]" >&2; exit 2 ;;
+esac
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+. ci/env.sh
+if ! cargo build --release --workspace >/dev/null 2>&1; then
+    echo "$0: cargo build --release --workspace failed" >&2
+    exit 3
+fi
+bin="${CARGO_TARGET_DIR:-target}/release/xad-harness"
+args=(run --target "$target" --lanes "$lanes" --seed 11 --quiet)
+
+now() { date +%s.%N; }
+time_one() {
+    local start end
+    start=$(now)
+    "$@" >/dev/null 2>&1 || { echo "$0: failed: $*" >&2; exit 3; }
+    end=$(now)
+    echo "$end - $start" | bc -l
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+emu_times=() kfd_times=()
+for i in $(seq 1 "$pairs"); do
+    e=$(time_one "$bin" "${args[@]}" --backend emu)
+    k=$(time_one env CARGO_PROFILE=release XAD_KFD_DEVICES="$target" ci/with-emulated-kfd.sh "$bin" "${args[@]}" --backend hip)
+    printf 'pair %d: emu %.2f s, real ROCm 5.2 on the emulated KFD device %.2f s\n' "$i" "$e" "$k"
+    emu_times+=("$e") kfd_times+=("$k")
+done
+emu_median=$(printf '%s\n' "${emu_times[@]}" | median)
+kfd_median=$(printf '%s\n' "${kfd_times[@]}" | median)
+printf '%s catalogue, %s lanes: --backend emu %.2f s, through the real stack %.2f s: ratio %.2fx (target: within 3x)\n' \
+    "$target" "$lanes" "$emu_median" "$kfd_median" "$(echo "$kfd_median / $emu_median" | bc -l)"
+
+# One dispatch's fixed cost: a 64-lane basic case, where the emulator's own
+# work is a few microseconds; the trace times each dispatch on the device.
+case "$target" in gfx9*) basic=basic_w64 ;; *) basic=basic ;; esac
+trace=$(CARGO_PROFILE=release XAD_KFD_TRACE=1 XAD_KFD_DEVICES="$target" \
+    ci/with-emulated-kfd.sh "$bin" run --backend hip --target "$target" --case "$basic" --lanes 64 --seed 11 2>&1 >/dev/null || true)
+per_dispatch=$(echo "$trace" | sed -n 's/.*KERNEL_DISPATCH.* in \([0-9.]*\) ms.*/\1/p' | median)
+start=$(now)
+CARGO_PROFILE=release XAD_KFD_DEVICES="$target" ci/with-emulated-kfd.sh "$bin" run --backend hip --target "$target" --case "$basic" --lanes 64 --seed 11 >/dev/null 2>&1 || true
+end=$(now)
+printf 'fixed cost: a dispatch on the device %.3f ms (median over the run'"'"'s %d dispatches, blit copies included); a whole 64-lane run through the stack %.2f s (process start, runtime init, code object load)\n' \
+    "${per_dispatch:-0}" "$(echo "$trace" | grep -c KERNEL_DISPATCH || true)" "$(echo "$end - $start" | bc -l)"
