@@ -187,6 +187,14 @@ impl Kfd {
         let _ = std::fs::remove_dir_all(&dir);
         topology::write(&dir, &nodes)
             .map_err(|e| format!("cannot write the topology under {}: {e}", dir.display()))?;
+        // The private tree goes when the process exits normally.
+        extern "C" fn remove_topology() {
+            if let Some(Some(k)) = KFD.get() {
+                let _ = std::fs::remove_dir_all(&k.topology_dir);
+            }
+        }
+        // SAFETY: registers a plain function with no arguments.
+        unsafe { libc::atexit(remove_topology) };
         // SAFETY: plain syscall; the name is a valid C string.
         let fd = unsafe { libc::memfd_create(c"xad-emukfd".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
