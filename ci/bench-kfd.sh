@@ -40,6 +40,8 @@ time_one() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# Warm-up: the wrapper's own build check and the page cache, outside the pairs.
+CARGO_PROFILE=release ci/with-emulated-kfd.sh true || { echo "$0: ci/with-emulated-kfd.sh failed" >&2; exit 3; }
 emu_times=() kfd_times=()
 for i in $(seq 1 "$pairs"); do
     e=$(time_one "$bin" "${args[@]}" --backend emu)

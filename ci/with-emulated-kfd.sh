@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run a command on the real ROCm user space (libamdhip64 -> ROCr -> thunk),
 # unmodified, over the emulated KFD device (tests/emukfd): builds
-# libxad_emukfd.so if needed and runs
+# libxad_emukfd.so if needed (cargo build --workspace) and runs
 #   LD_PRELOAD=<target>/<profile>/libxad_emukfd.so CMD...
 # The real libraries then find one GPU per entry of XAD_KFD_DEVICES
 # (default gfx1030), named "xad-harness emulated KFD <target>", and every
@@ -54,8 +54,10 @@ esac
 # cargo decides whether anything needs rebuilding; quiet unless it fails.
 # The device links the harness library, whose build needs a HIP root.
 . "$root/ci/env.sh"
-if ! build_log="$(cd "$root" && cargo build -p xad-emukfd "${profile_flag[@]}" 2>&1)"; then
-    echo "$0: cargo build -p xad-emukfd failed:" >&2
+# The whole workspace, as ci/test.sh builds it: `-p xad-emukfd` alone would
+# unify the library's dependencies' features differently and rebuild it.
+if ! build_log="$(cd "$root" && cargo build --workspace "${profile_flag[@]}" 2>&1)"; then
+    echo "$0: cargo build --workspace failed:" >&2
     echo "$build_log" >&2
     exit 3
 fi
