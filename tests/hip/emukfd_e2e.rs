@@ -263,3 +263,40 @@ fn wrong_kernels_are_caught_through_the_real_stack_on_the_same_lanes() {
     });
     both_catch(&past, 1, "guard");
 }
+
+#[test]
+fn a_memory_fault_through_the_real_stack_is_the_runtimes_report_then_one_line_and_exit_3() {
+    if !on_hip5() {
+        return;
+    }
+    let dir = support_dir("kfd-fault");
+    // Every lane stores to 0x100_0000_0000, an address no object maps.
+    let fault = edited(&dir, "fault", |l| {
+        if l.trim_start().starts_with("global_store_dword v1, v5, s[10:11]") {
+            "  v_mov_b32 v6, 0\n  v_mov_b32 v7, 0x100\n  global_store_dword v[6:7], v5, off".to_string()
+        } else {
+            l.replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 8")
+        }
+    });
+    let k = fault.display().to_string();
+    let args = ["run", "--backend", "hip", "--target", "gfx1030", "--case", "basic", "--lanes", "256", "--kernel", &k];
+    let (out, t) = kfd(&args, "gfx1030", &[]);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    // The device names the instruction; ROCr reports the fault as it does
+    // for hardware; the harness closes with one line of its own.
+    assert!(t.contains("memory fault: address 0x10000000000"), "{t}");
+    assert!(t.contains("Memory access fault by GPU node-1") && t.contains("on address 0x10000000000"), "{t}");
+    assert!(t.contains("xad-harness: the HIP runtime aborted the process"), "{t}");
+}
+
+#[test]
+fn a_wrong_device_list_is_one_line_and_no_gpu() {
+    if !on_hip5() {
+        return;
+    }
+    let (out, t) = kfd(&["run", "--backend", "hip", "--lanes", "64"], "gfx9999", &[]);
+    assert_eq!(out.status.code(), Some(77), "{t}");
+    let lines: Vec<&str> = t.lines().filter(|l| l.starts_with("xad-emukfd:")).collect();
+    assert_eq!(lines.len(), 1, "{t}");
+    assert!(lines[0].contains("XAD_KFD_DEVICES: \"gfx9999\" is not a target"), "{t}");
+}
