@@ -63,7 +63,7 @@ pub struct Gpu {
     pub emu: Mutex<EmuDevice>,
     /// XNACK enabled (SET_XNACK_MODE); off by default, as on a real GPU.
     pub xnack: AtomicBool,
-    /// Queue ids this GPU handed out, to its doorbell indices.
+    /// The next free doorbell index in this GPU's doorbell page (one per queue created).
     pub next_doorbell: AtomicU32,
 }
 
@@ -164,7 +164,7 @@ pub struct Kfd {
     next_queue: AtomicU32,
     /// The events page's handle (the thunk's first CREATE_EVENT gives it).
     pub events_page: std::sync::atomic::AtomicU64,
-    /// The process's XNACK setting and scratch/trap registrations, for the trace.
+    /// When the device came up: the origin of GET_CLOCK_COUNTERS' clocks.
     pub started: Instant,
 }
 
