@@ -442,6 +442,52 @@ impl EmuDevice {
             .collect();
     }
 
+    /// The device's next launch, for both ways a dispatch arrives (the
+    /// [`Device::launch`] seam and a real queue's packet, [`packet`]): count
+    /// it, set up every wave from `kd`, `dispatch` and `addrs` (a setup the
+    /// descriptor refuses is `refused(why)`), run `program` and keep the waves
+    /// taint stopped.
+    fn execute(
+        &mut self,
+        program: &Program,
+        kd: KernelDescriptor,
+        dispatch: Dispatch,
+        addrs: DispatchAddrs,
+        timeout: Duration,
+        refused: impl FnOnce(String) -> DeviceError,
+    ) -> Result<(), DeviceError> {
+        self.launches += 1;
+        self.stops.clear();
+        let setup = LaunchSetup::new(kd, dispatch, addrs, self.target).map_err(refused)?;
+        let launch = Launch {
+            pool: self.pool.as_ref(),
+            memory: &self.memory,
+            program,
+            step_budget: self.options.step_budget,
+            timeout,
+            xad_faults: &self.xad_faults,
+            stand_in: self.stand_in.as_deref(),
+            launch: self.launches,
+            compute_units: self.compute_units,
+        };
+        let stops = run_launch(&launch, &setup)?;
+        self.keep_stops(stops);
+        Ok(())
+    }
+
+    /// The waves the last launch stopped, appended to `out` with their origins.
+    fn push_stops(&self, out: &mut Definedness) {
+        for (stop, origin) in &self.stops {
+            out.origins.push(origin.clone());
+            out.waves.push(StoppedWave {
+                first_lane: stop.first_lane,
+                lanes: stop.lanes,
+                taint: stop.taint,
+                origin: out.origins.len() - 1,
+            });
+        }
+    }
+
     /// Allocate `size` bytes (rounded up to 64) for the launch's own use and
     /// fill them with `fill(address)` (the contents may point into themselves).
     fn alloc_internal(
@@ -572,7 +618,7 @@ impl Device for EmuDevice {
     }
 
     fn definedness(&mut self, out: DevicePtr, words: usize) -> Result<Definedness, DeviceError> {
-        let (mut origins, tainted) = self.memory.taint.report(out, words);
+        let (origins, tainted) = self.memory.taint.report(out, words);
         let words = tainted
             .into_iter()
             .map(|(word, taint, origin)| TaintedWord {
@@ -581,21 +627,13 @@ impl Device for EmuDevice {
                 origin,
             })
             .collect();
-        let mut waves = Vec::with_capacity(self.stops.len());
-        for (stop, origin) in &self.stops {
-            origins.push(origin.clone());
-            waves.push(StoppedWave {
-                first_lane: stop.first_lane,
-                lanes: stop.lanes,
-                taint: stop.taint,
-                origin: origins.len() - 1,
-            });
-        }
-        Ok(Definedness {
+        let mut d = Definedness {
             origins,
             words,
-            waves,
-        })
+            waves: Vec::with_capacity(self.stops.len()),
+        };
+        self.push_stops(&mut d);
+        Ok(d)
     }
 
     fn launch(
@@ -648,26 +686,9 @@ impl Device for EmuDevice {
                 }
             }
         }
-        self.launches += 1;
-        self.stops.clear();
-        let result = match LaunchSetup::new(kd, dispatch, addrs, self.target) {
-            Ok(setup) => {
-                let launch = Launch {
-                    pool: self.pool.as_ref(),
-                    memory: &self.memory,
-                    program: &k.program,
-                    step_budget: self.options.step_budget,
-                    timeout,
-                    xad_faults: &self.xad_faults,
-                    stand_in: self.stand_in.as_deref(),
-                    launch: self.launches,
-                    compute_units: self.compute_units,
-                };
-                run_launch(&launch, &setup)
-            }
-            Err(why) => Err(DeviceError::Refused(format!("kernel {kernel}: {why}"))),
-        };
-        let result = result.map(|stops| self.keep_stops(stops));
+        let result = self.execute(&k.program, kd, dispatch, addrs, timeout, |why| {
+            DeviceError::Refused(format!("kernel {kernel}: {why}"))
+        });
         let _ = self.memory.free(addrs.kernarg);
         if addrs.block != 0 {
             let _ = self.memory.free(addrs.block);

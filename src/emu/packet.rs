@@ -15,14 +15,13 @@
 //! the emulator computed, so it never reads as that value), and the dispatch
 //! reports how many it poisoned and why the first one was.
 
-use super::launch::{DispatchAddrs, LaunchSetup, RingAddrs};
+use super::launch::{DispatchAddrs, RingAddrs};
 use super::memory::Backing;
 use super::program::{Allocation, Program};
-use super::workgroup::{run_launch, Launch};
 use super::{EmuDevice, Fault, FaultKind};
 use crate::codeobj::descriptor::KD_SIZE;
 use crate::codeobj::KernelDescriptor;
-use crate::device::{Definedness, DeviceError, Dispatch, Origin, StoppedWave, Taint, TaintedWord};
+use crate::device::{Definedness, DeviceError, Dispatch, Origin, Taint, TaintedWord};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -171,24 +170,10 @@ impl EmuDevice {
                 packet: p.packet,
             }),
         };
-        self.launches += 1;
-        self.stops.clear();
-        let setup = LaunchSetup::new(kd, dispatch, addrs, self.target)
-            .map_err(|why| DeviceError::Refused(format!("dispatch: {why}")))?;
-        let launch = Launch {
-            pool: self.pool.as_ref(),
-            memory: &self.memory,
-            program: &program,
-            step_budget: self.options.step_budget,
-            timeout,
-            xad_faults: &self.xad_faults,
-            stand_in: self.stand_in.as_deref(),
-            launch: self.launches,
-            compute_units: self.compute_units,
-        };
-        let stops = run_launch(&launch, &setup)?;
-        let stopped_waves = stops.len();
-        self.keep_stops(stops);
+        self.execute(&program, kd, dispatch, addrs, timeout, |why| {
+            DeviceError::Refused(format!("dispatch: {why}"))
+        })?;
+        let stopped_waves = self.stops.len();
         let (poisoned, first_poison) = self.poison_tainted();
         Ok(PacketOutcome {
             poisoned,
@@ -265,15 +250,7 @@ impl EmuDevice {
                 origin: id,
             });
         }
-        for (stop, origin) in &self.stops {
-            out.origins.push(origin.clone());
-            out.waves.push(StoppedWave {
-                first_lane: stop.first_lane,
-                lanes: stop.lanes,
-                taint: stop.taint,
-                origin: out.origins.len() - 1,
-            });
-        }
+        self.push_stops(&mut out);
         out
     }
 

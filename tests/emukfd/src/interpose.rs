@@ -192,12 +192,9 @@ pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int,
 
 type FopenFn = unsafe extern "C" fn(*const c_char, *const c_char) -> *mut libc::FILE;
 
-/// # Safety
-/// C ABI: `path` and `how` are NUL-terminated strings.
-#[no_mangle]
-pub unsafe extern "C" fn fopen(path: *const c_char, how: *const c_char) -> *mut libc::FILE {
+unsafe fn fopen_with(next: Option<FopenFn>, path: *const c_char, how: *const c_char) -> *mut libc::FILE {
     let (_keep, path) = redirected(path, "fopen");
-    match next!("fopen", FopenFn) {
+    match next {
         // SAFETY: the caller's arguments, passed on.
         Some(f) => unsafe { f(path, how) },
         None => std::ptr::null_mut(),
@@ -207,13 +204,19 @@ pub unsafe extern "C" fn fopen(path: *const c_char, how: *const c_char) -> *mut 
 /// # Safety
 /// C ABI: `path` and `how` are NUL-terminated strings.
 #[no_mangle]
+pub unsafe extern "C" fn fopen(path: *const c_char, how: *const c_char) -> *mut libc::FILE {
+    let next = next!("fopen", FopenFn);
+    // SAFETY: see the function's contract.
+    unsafe { fopen_with(next, path, how) }
+}
+
+/// # Safety
+/// C ABI: `path` and `how` are NUL-terminated strings.
+#[no_mangle]
 pub unsafe extern "C" fn fopen64(path: *const c_char, how: *const c_char) -> *mut libc::FILE {
-    let (_keep, path) = redirected(path, "fopen");
-    match next!("fopen64", FopenFn) {
-        // SAFETY: the caller's arguments, passed on.
-        Some(f) => unsafe { f(path, how) },
-        None => std::ptr::null_mut(),
-    }
+    let next = next!("fopen64", FopenFn);
+    // SAFETY: see the function's contract.
+    unsafe { fopen_with(next, path, how) }
 }
 
 type OpendirFn = unsafe extern "C" fn(*const c_char) -> *mut libc::DIR;
