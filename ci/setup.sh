@@ -18,7 +18,7 @@ set -euo pipefail
 # default ports, which the test's cluster does not (its own configuration,
 # free ports, its own munge socket); chromium, because tests/cli/html.rs opens
 # the HTML reports in a real browser (headless) and reads back the DOM it built.
-packages=(clang-19 lld-19 llvm-19 libclang-dev)
+packages=(clang-19 lld-19 llvm-19 libclang-dev libdrm-dev)
 case "${1:-}" in
   --tests) packages+=(qemu-user python3-numpy munge slurmctld slurmd slurm-client chromium) ;;
   "") ;;

@@ -107,6 +107,8 @@ pub struct PacketOutcome {
     pub first_poison: Option<String>,
     /// Waves stopped on an undefined value (their lanes stored nothing after the stop).
     pub stopped_waves: usize,
+    /// Why the first stopped wave stopped (the emulator's origin text).
+    pub first_stop: Option<String>,
 }
 
 impl EmuDevice {
@@ -174,11 +176,16 @@ impl EmuDevice {
             DeviceError::Refused(format!("dispatch: {why}"))
         })?;
         let stopped_waves = self.stops.len();
+        let first_stop = self
+            .stops
+            .first()
+            .map(|(stop, origin)| format!("lanes {}.. {:?}: {} ({})", stop.first_lane, stop.taint, origin.what, origin.instruction));
         let (poisoned, first_poison) = self.poison_tainted();
         Ok(PacketOutcome {
             poisoned,
             first_poison,
             stopped_waves,
+            first_stop,
         })
     }
 

@@ -1630,10 +1630,22 @@ impl<const W: usize> Wave<W> {
         };
         let (acc, writable) = self.src0_taint(inst, ctx, exec);
         let mut acc = acc.masked(seen);
+        // The low dword of v_mad_{u64_u32,i64_i32}'s 64-bit sum: carries run
+        // upward only, so it depends on S0, S1 and the addend's low dword
+        // alone, whatever its high dword holds (LLVM adds a workitem id as
+        // v[0:1] with v1 never written, then overwrites the result's high
+        // dword; silicon's low dword is defined there).
+        let mut low = acc;
         for i in 1..vsrc_count(shape) {
-            acc = acc.or(self
+            let t = self
                 .v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx)
-                .masked(seen));
+                .masked(seen);
+            acc = acc.or(t);
+            low = low.or(if shape == Mad64 && i == 2 {
+                self.v_src(inst.src[i], 1, inst, ctx).masked(seen)
+            } else {
+                t
+            });
         }
         if inst.mods.any() {
             acc = self.modifier_taint(inst, ctx, acc, writable);
@@ -1641,7 +1653,7 @@ impl<const W: usize> Wave<W> {
         match shape {
             V1 | V2 | V3 | Cnd => self.set_v(inst.dst, acc, writable),
             Co | Ci | Mad64 | Sh64 | LshlAdd64 => {
-                self.set_v(inst.dst, acc, exec);
+                self.set_v(inst.dst, if shape == Mad64 { low } else { acc }, exec);
                 if matches!(shape, Mad64 | Sh64 | LshlAdd64) {
                     self.set_v(inst.dst + 1, acc, exec);
                 }

@@ -489,6 +489,15 @@ op_table! {
     Vopc   [       0x0f9,  0xf1,  0xd9,  0xd9] VCmpxLtU64 "v_cmpx_lt_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 < S1.u64)";
     Vopc   [       0x0fa,  0xf2,  0xda,  0xda] VCmpxEqU64 "v_cmpx_eq_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 == S1.u64)";
     Vopc   [       0x0fd,  0xf5,  0xdd,  0xdd] VCmpxNeU64 "v_cmpx_ne_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 != S1.u64)";
+    Vopc   [       0x0fb,  0xf3,  0xdb,  0xdb] VCmpxLeU64 "v_cmpx_le_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 <= S1.u64)";
+    Vopc   [       0x0fc,  0xf4,  0xdc,  0xdc] VCmpxGtU64 "v_cmpx_gt_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 > S1.u64)";
+    Vopc   [       0x0fe,  0xf6,  0xde,  0xde] VCmpxGeU64 "v_cmpx_ge_u64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.u64 >= S1.u64)";
+    Vopc   [       0x0f1,  0xb1,  0xd1,  0xd1] VCmpxLtI64 "v_cmpx_lt_i64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.i64 < S1.i64)";
+    Vopc   [       0x0f2,  0xb2,  0xd2,  0xd2] VCmpxEqI64 "v_cmpx_eq_i64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.i64 == S1.i64)";
+    Vopc   [       0x0f3,  0xb3,  0xd3,  0xd3] VCmpxLeI64 "v_cmpx_le_i64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.i64 <= S1.i64)";
+    Vopc   [       0x0f4,  0xb4,  0xd4,  0xd4] VCmpxGtI64 "v_cmpx_gt_i64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.i64 > S1.i64)";
+    Vopc   [       0x0f5,  0xb5,  0xd5,  0xd5] VCmpxNeI64 "v_cmpx_ne_i64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.i64 != S1.i64)";
+    Vopc   [       0x0f6,  0xb6,  0xd6,  0xd6] VCmpxGeI64 "v_cmpx_ge_i64"  Cmpxw, "EXEC[lane] = EXEC[lane] & (S0.i64 >= S1.i64)";
     // ---- VOP3 only ----
     Vop3   [       0x1c2, 0x142, 0x20a, 0x20a] VMadI32I24 "v_mad_i32_i24" V3,  "D = sext(S0[23:0]) * sext(S1[23:0]) + S2";
     Vop3   [       0x1c3, 0x143, 0x20b, 0x20b] VMadU32U24 "v_mad_u32_u24" V3,  "D = S0[23:0] * S1[23:0] + S2";

@@ -1177,3 +1177,36 @@ fn xnack_soft_clause_overwriting_its_own_address_needs_a_break() {
     let r = run_user_kernel(&k, "gfx1030", "basic");
     assert_eq!(r.code, 0, "gfx1030 has no XNACK:\n{}", r.all());
 }
+
+/// LLVM's workitem-id arithmetic (seen in the HIP runtime's own copy kernel):
+/// `v_mad_u64_u32 v[1:2], null, s19, s15, v[0:1]` adds a 64-bit addend whose
+/// high dword (v1) the dispatch never wrote. The result's low dword depends
+/// on the addend's low dword only; its high dword is undefined.
+#[test]
+fn a_64_bit_mad_low_dword_ignores_an_undefined_addend_high_dword() {
+    // v[20:21]: v20 = 0 (defined), v21 never written. Low dword of
+    // 0 * 0 + v[20:21] is v20 = 0: v5 ^ 0 stays v5.
+    let low = run(
+        "mad64_low",
+        &kernel(
+            "mad64_low",
+            "",
+            "  v_mov_b32 v20, 0\n  v_mad_u64_u32 v[6:7], null, 0, 0, v[20:21]\n  v_xor_b32 v5, v5, v6",
+        ),
+        300,
+        5,
+    );
+    assert_eq!(low.status(), Status::Pass, "{}", describe(&low));
+    // The negative control: the high dword is undefined, and says why.
+    let high = run(
+        "mad64_high",
+        &kernel(
+            "mad64_high",
+            "",
+            "  v_mov_b32 v20, 0\n  v_mad_u64_u32 v[6:7], null, 0, 0, v[20:21]\n  v_xor_b32 v5, v5, v7",
+        ),
+        300,
+        5,
+    );
+    all_undefined(&high, 300, &["v21 read before any write"]);
+}

@@ -178,6 +178,24 @@ fn model(name: &str, i: usize, a: &[u32], b: &[u32], c: &[u32], w: usize) -> u32
         }
         "loop5" => x.wrapping_mul(5),
         "branch_execz" => (x > y) as u32,
+        cmpx if cmpx.starts_with("cmpx_") => {
+            // (c:a) against (b:c), as the fixture pairs them.
+            let (p, q) = ((u64::from(z) << 32) | u64::from(x), (u64::from(y) << 32) | u64::from(z));
+            let (sp, sq) = (p as i64, q as i64);
+            u32::from(match &cmpx[5..] {
+                "lt_u64" => p < q,
+                "le_u64" => p <= q,
+                "gt_u64" => p > q,
+                "ge_u64" => p >= q,
+                "eq_u64" | "eq_i64" => p == q,
+                "ne_u64" | "ne_i64" => p != q,
+                "lt_i64" => sp < sq,
+                "le_i64" => sp <= sq,
+                "gt_i64" => sp > sq,
+                "ge_i64" => sp >= sq,
+                other => panic!("no model for v_cmpx_{other}"),
+            })
+        }
         other => panic!("no model for op {other}"),
     }
 }

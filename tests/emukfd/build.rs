@@ -42,9 +42,35 @@ fn main() {
         eprintln!("xad-emukfd: cannot write the bindings: {e}");
         std::process::exit(1);
     }
+    drm_bindings(&out);
     cc::Build::new()
         .file("src/requests.c")
         .include(&shim)
         .warnings(true)
         .compile("xad_kfd_requests");
+}
+
+/// libdrm's `struct amdgpu_gpu_info` (libdrm-dev's `<libdrm/amdgpu.h>`), the
+/// answer to `amdgpu_query_gpu_info`, which ROCr 6.x/7.x's thunk requires.
+fn drm_bindings(out: &std::path::Path) {
+    let header = "/usr/include/libdrm/amdgpu.h";
+    println!("cargo:rerun-if-changed={header}");
+    let bindings = match bindgen::Builder::default()
+        .header_contents("drm.h", "#include <stdint.h>\n#include <stddef.h>\n#include <libdrm/amdgpu.h>\n")
+        .clang_arg("-I/usr/include/libdrm")
+        .allowlist_type("amdgpu_gpu_info")
+        .derive_default(true)
+        .layout_tests(false)
+        .generate()
+    {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("xad-emukfd: bindgen could not read {header} ({e}); install libdrm-dev");
+            std::process::exit(1);
+        }
+    };
+    if let Err(e) = bindings.write_to_file(out.join("drm.rs")) {
+        eprintln!("xad-emukfd: cannot write the libdrm bindings: {e}");
+        std::process::exit(1);
+    }
 }

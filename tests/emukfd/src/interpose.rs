@@ -299,7 +299,7 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
 }
 
 // libdrm: the render node and the amdgpu queries. A device handle of ours is
-// the render fd plus one (never NULL), never dereferenced.
+// its own render fd plus one (never NULL), never dereferenced.
 
 type DrmOpenRenderFn = unsafe extern "C" fn(c_int) -> c_int;
 
@@ -358,12 +358,18 @@ pub unsafe extern "C" fn amdgpu_device_initialize(
     dev: *mut *mut c_void,
 ) -> c_int {
     if let Some(g) = render_gpu(fd) {
-        trace!("amdgpu_device_initialize fd {fd} -> {} (DRM 3.42)", g.node.target.name);
+        // libdrm keeps its own duplicate of the fd, closed by
+        // deinitialize: the thunk of ROCr 6.x/7.x closes the fd it passed
+        // and keeps the one `amdgpu_device_get_fd` returns.
+        let Some(own) = open_device(&PathUse::Render(g.node.render_minor)).filter(|&f| f >= 0) else {
+            return -libc::ENOMEM;
+        };
+        trace!("amdgpu_device_initialize fd {fd} -> {} (DRM 3.42, own fd {own})", g.node.target.name);
         // SAFETY: the caller's out pointers.
         unsafe {
             *major = 3;
             *minor = 42;
-            *dev = (fd as usize + 1) as *mut c_void;
+            *dev = (own as usize + 1) as *mut c_void;
         }
         return 0;
     }
@@ -380,10 +386,61 @@ type DevFn = unsafe extern "C" fn(*mut c_void) -> c_int;
 /// C ABI.
 #[no_mangle]
 pub unsafe extern "C" fn amdgpu_device_deinitialize(dev: *mut c_void) -> c_int {
-    if handle_fd(dev).is_some() {
+    if let Some(own) = handle_fd(dev) {
+        // SAFETY: the handle's own fd, opened by amdgpu_device_initialize.
+        unsafe { close(own) };
         return 0;
     }
     match next!("amdgpu_device_deinitialize", DevFn) {
+        // SAFETY: the caller's argument, passed on.
+        Some(f) => unsafe { f(dev) },
+        None => -libc::EINVAL,
+    }
+}
+
+type GpuInfoFn = unsafe extern "C" fn(*mut c_void, *mut crate::drm::amdgpu_gpu_info) -> c_int;
+
+/// The thunk of ROCr 6.x/7.x fails the node when this fails; it reads the
+/// family and whether the part is an APU (`ids_flags` FUSION: never here,
+/// every emulated GPU is discrete, with its own memory bank).
+///
+/// # Safety
+/// C ABI: `info` is valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn amdgpu_query_gpu_info(
+    dev: *mut c_void,
+    info: *mut crate::drm::amdgpu_gpu_info,
+) -> c_int {
+    if let Some(g) = handle_fd(dev).and_then(render_gpu) {
+        let answer = crate::drm::amdgpu_gpu_info {
+            family_id: g.node.family_id(),
+            num_shader_engines: 1,
+            num_shader_arrays_per_engine: 1,
+            ..Default::default()
+        };
+        trace!("amdgpu_query_gpu_info -> family {}, discrete", answer.family_id);
+        // SAFETY: the caller's out pointer.
+        unsafe { info.write(answer) };
+        return 0;
+    }
+    match next!("amdgpu_query_gpu_info", GpuInfoFn) {
+        // SAFETY: the caller's arguments, passed on.
+        Some(f) => unsafe { f(dev, info) },
+        None => -libc::EINVAL,
+    }
+}
+
+/// The render fd behind a handle (libdrm 2.4.116 and later); the thunk looks
+/// it up with `dlsym(RTLD_DEFAULT)` and, when present, uses the fd it returns.
+///
+/// # Safety
+/// C ABI.
+#[no_mangle]
+pub unsafe extern "C" fn amdgpu_device_get_fd(dev: *mut c_void) -> c_int {
+    if let Some(fd) = handle_fd(dev) {
+        return fd;
+    }
+    match next!("amdgpu_device_get_fd", DevFn) {
         // SAFETY: the caller's argument, passed on.
         Some(f) => unsafe { f(dev) },
         None => -libc::EINVAL,

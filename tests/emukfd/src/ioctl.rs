@@ -12,19 +12,28 @@ use std::ffi::{c_char, c_ulong, c_void, CStr};
 use std::time::Duration;
 
 extern "C" {
-    /// src/requests.c: the request's name without `AMDKFD_IOC_`, or NULL.
-    fn xad_kfd_request_name(request: c_ulong) -> *const c_char;
+    /// src/requests.c: the request's name without `AMDKFD_IOC_` (matched by
+    /// type and number), or NULL; `header` gets the header's request number.
+    fn xad_kfd_request_lookup(request: c_ulong, header: *mut c_ulong) -> *const c_char;
 }
 
-/// The name the system header gives `request`.
-pub fn request_name(request: c_ulong) -> Option<&'static str> {
+/// The name the system header gives `request`'s number, and the header's
+/// own request (whose size field is the header's argument size).
+pub fn request_name(request: c_ulong) -> Option<(&'static str, c_ulong)> {
+    let mut header: c_ulong = 0;
     // SAFETY: returns NULL or a pointer into a static table of C strings.
-    let p = unsafe { xad_kfd_request_name(request) };
+    let p = unsafe { xad_kfd_request_lookup(request, &mut header) };
     if p.is_null() {
         return None;
     }
     // SAFETY: a static NUL-terminated string.
-    unsafe { CStr::from_ptr(p) }.to_str().ok()
+    let name = unsafe { CStr::from_ptr(p) }.to_str().ok()?;
+    Some((name, header))
+}
+
+/// An ioctl request's argument size (`_IOC_SIZE`).
+fn arg_size(request: c_ulong) -> usize {
+    ((request >> 16) & 0x3fff) as usize
 }
 
 type Result = std::result::Result<(), i32>;
@@ -34,7 +43,7 @@ type Result = std::result::Result<(), i32>;
 /// # Safety
 /// `arg` points to the argument struct of `request` (the ioctl contract).
 pub unsafe fn handle(kfd: &'static Kfd, kind: u8, request: c_ulong, arg: *mut c_void) -> Result {
-    let Some(name) = request_name(request) else {
+    let Some((name, header)) = request_name(request) else {
         // What a kernel older than the caller's header answers (the 5.2
         // thunk asks DBG_TRAP, which the 1.11 header lacks, and tolerates it).
         trace!(
@@ -53,6 +62,29 @@ pub unsafe fn handle(kfd: &'static Kfd, kind: u8, request: c_ulong, arg: *mut c_
     if arg.is_null() {
         return Err(libc::EFAULT);
     }
+    // As the kernel driver does: the caller's struct (its size from the
+    // request) copied into a zeroed one of at least the header's size, the
+    // request served on that, and the caller's size copied back. A newer
+    // thunk's longer struct (ROCr 6.x/7.x: CREATE_QUEUE 96 bytes against
+    // the 1.11 header's 88) keeps its fields; an older one's shorter struct
+    // reads zeros past its end.
+    let theirs = arg_size(request);
+    let mut copy = vec![0u64; theirs.max(arg_size(header)).div_ceil(8)];
+    // SAFETY: the caller's struct is `theirs` bytes (the ioctl contract);
+    // `copy` holds at least that many.
+    unsafe { std::ptr::copy_nonoverlapping(arg as *const u8, copy.as_mut_ptr().cast::<u8>(), theirs) };
+    // SAFETY: `copy` is an 8-aligned buffer of at least the header's size.
+    let r = unsafe { serve(kfd, name, copy.as_mut_ptr().cast()) };
+    // SAFETY: as above, back into the caller's struct.
+    unsafe { std::ptr::copy_nonoverlapping(copy.as_ptr().cast::<u8>(), arg as *mut u8, theirs) };
+    r
+}
+
+/// Serve request `name` on its argument struct (at least the header's size).
+///
+/// # Safety
+/// `arg` points to a struct of `name`'s header type.
+unsafe fn serve(kfd: &'static Kfd, name: &str, arg: *mut c_void) -> Result {
     macro_rules! args {
         ($t:ty) => {
             // SAFETY: the caller's argument struct for this request.

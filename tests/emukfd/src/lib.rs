@@ -51,3 +51,9 @@ pub mod trace;
 pub mod kfd {
     include!(concat!(env!("OUT_DIR"), "/kfd.rs"));
 }
+
+/// libdrm's `struct amdgpu_gpu_info` (`<libdrm/amdgpu.h>`), through bindgen.
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, dead_code, clippy::all)]
+pub mod drm {
+    include!(concat!(env!("OUT_DIR"), "/drm.rs"));
+}

@@ -243,7 +243,7 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch) -> bool {
                 p.kernarg,
                 started.elapsed().as_secs_f64() * 1e3,
                 if o.poisoned > 0 { format!(", {} undefined word(s) written as poison (first: {})", o.poisoned, o.first_poison.as_deref().unwrap_or_default()) } else { String::new() },
-                if o.stopped_waves > 0 { format!(", {} wave(s) stopped on an undefined value", o.stopped_waves) } else { String::new() },
+                if o.stopped_waves > 0 { format!(", {} wave(s) stopped on an undefined value (first: {})", o.stopped_waves, o.first_stop.as_deref().unwrap_or_default()) } else { String::new() },
             );
             if o.poisoned > 0 && !crate::trace::on() {
                 warn!(

@@ -36,10 +36,20 @@ static const struct { const char *name; unsigned long request; } requests[] = {
 #endif
 };
 
-/* The name of `request` (without AMDKFD_IOC_), or NULL for one the header does not define. */
-const char *xad_kfd_request_name(unsigned long request) {
+/*
+ * The name of the request with `request`'s type and number (without
+ * AMDKFD_IOC_), or NULL for one the header does not define; *header gets the
+ * header's own request number (its argument size). The size bits are not
+ * compared: the kernel driver dispatches on the number alone and accepts an
+ * argument struct of another size (newer user space appends fields), as the
+ * caller of this lookup does.
+ */
+const char *xad_kfd_request_lookup(unsigned long request, unsigned long *header) {
     for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
-        if (requests[i].request == request)
+        if (_IOC_TYPE(requests[i].request) == _IOC_TYPE(request) &&
+            _IOC_NR(requests[i].request) == _IOC_NR(request)) {
+            *header = requests[i].request;
             return requests[i].name;
+        }
     return NULL;
 }

@@ -56,6 +56,23 @@ impl GpuNode {
         }
     }
 
+    /// The `family_id` libdrm's `amdgpu_query_gpu_info` reports: the
+    /// kernel's `AMDGPU_FAMILY_*` of a discrete part of this generation
+    /// (gfx9 AI 141, gfx10 NV 143, gfx11.0 145, gfx11.5 150, gfx12 152;
+    /// values of the kernel's `amdgpu_drm.h`, newer than Debian 12's libdrm
+    /// header). The thunk copies it into the node's properties, where ROCr
+    /// reports it as the agent's family; nothing in the stack branches on it.
+    pub fn family_id(&self) -> u32 {
+        match (self.gfx_version / 10000, self.gfx_version / 100 % 100) {
+            (9, _) => 141,
+            (10, _) => 143,
+            (11, 5) => 150,
+            (11, _) => 145,
+            (12, _) => 152,
+            _ => 0,
+        }
+    }
+
     /// The marketing name libdrm gives the stack (HIP's device name).
     pub fn marketing_name(&self) -> String {
         format!("xad-harness emulated KFD {}", self.target.name)

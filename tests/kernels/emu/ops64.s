@@ -272,6 +272,138 @@ ops64:
   s_or_b64 exec, exec, s[14:15]
   v_mad_u32_u24 v8, 51, s10, v2
   global_store_b32 v8, v7, s[6:7]
+  // op 52: cmpx_lt_u64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_lt_u64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 52, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 53: cmpx_le_u64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_le_u64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 53, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 54: cmpx_gt_u64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_gt_u64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 54, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 55: cmpx_ge_u64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_ge_u64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 55, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 56: cmpx_eq_u64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_eq_u64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 56, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 57: cmpx_ne_u64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_ne_u64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 57, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 58: cmpx_lt_i64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_lt_i64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 58, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 59: cmpx_le_i64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_le_i64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 59, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 60: cmpx_gt_i64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_gt_i64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 60, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 61: cmpx_ge_i64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_ge_i64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 61, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 62: cmpx_eq_i64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_eq_i64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 62, s10, v2
+  global_store_b32 v8, v7, s[6:7]
+  // op 63: cmpx_ne_i64
+  v_mov_b32 v7, 0
+  v_mov_b32 v8, v3
+  v_mov_b32 v9, v6
+  v_mov_b32 v4, v6
+  s_mov_b64 s[14:15], exec
+  v_cmpx_ne_i64_e64 v[8:9], v[4:5]
+  v_mov_b32 v7, 1
+  s_or_b64 exec, exec, s[14:15]
+  v_mad_u32_u24 v8, 63, s10, v2
+  global_store_b32 v8, v7, s[6:7]
   s_endpgm
 .Lops64_end:
 .size ops64, .Lops64_end - ops64
