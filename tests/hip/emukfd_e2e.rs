@@ -342,17 +342,25 @@ fn knob_run(extra: &[&str], knobs: &[(&str, &str)]) -> (Output, String) {
     (out, t)
 }
 
+/// With `knob=value` exactly `lane` fails (exit 1), its line saying `says`;
+/// the transcript.
+fn only_lane_fails(knob: &str, value: &str, lane: &str, says: &str) -> String {
+    let (out, t) = knob_run(&[], &[(knob, value)]);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(lane_numbers(&t), [lane], "{t}");
+    let prefix = format!("lane {lane} ");
+    let line = t.lines().find(|l| l.trim_start().starts_with(&prefix)).expect("the lane's line");
+    assert!(line.contains(says), "{t}");
+    t
+}
+
 #[test]
 fn flip_bit_through_the_real_stack_fails_that_lane_with_that_bit() {
     if !on_hip5() {
         return;
     }
-    let (out, t) = knob_run(&[], &[("XAD_KFD_FLIP_BIT", "5:31")]);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = only_lane_fails("XAD_KFD_FLIP_BIT", "5:31", "5", "differing bits 0x80000000 (bit 31)");
     assert!(t.contains("XAD_KFD_FLIP_BIT: bit 31 of lane 5 of kernel xad_basic flipped"), "{t}");
-    assert_eq!(lane_numbers(&t), ["5"], "{t}");
-    let line = t.lines().find(|l| l.trim_start().starts_with("lane 5")).expect("lane 5's line");
-    assert!(line.contains("differing bits 0x80000000 (bit 31)"), "{t}");
 }
 
 #[test]
@@ -360,11 +368,9 @@ fn skip_lane_through_the_real_stack_is_that_lane_unwritten() {
     if !on_hip5() {
         return;
     }
-    let (out, t) = knob_run(&[], &[("XAD_KFD_SKIP_LANE", "7")]);
-    assert_eq!(out.status.code(), Some(1), "{t}");
-    assert_eq!(lane_numbers(&t), ["7"], "{t}");
-    let line = t.lines().find(|l| l.trim_start().starts_with("lane 7")).expect("lane 7's line");
-    assert!(line.contains("unwritten (still holds"), "the harness's poison is still there: {t}");
+    // The harness's poison is still there.
+    let t = only_lane_fails("XAD_KFD_SKIP_LANE", "7", "7", "unwritten (still holds");
+    assert!(t.contains("XAD_KFD_SKIP_LANE: lane 7 of kernel xad_basic left unwritten"), "{t}");
 }
 
 #[test]
