@@ -20,8 +20,9 @@
 # runtime.
 #
 # Environment: CARGO_PROFILE=release builds/uses the release library (default
-# dev); CARGO_TARGET_DIR as for cargo; XAD_KFD_DEVICES, XAD_KFD_TRACE and
-# XAD_KFD_WATCHDOG pass through (tests/emukfd/src/config.rs). Exit codes:
+# dev); CARGO_TARGET_DIR as for cargo; XAD_KFD_DEVICES, XAD_KFD_TRACE,
+# XAD_KFD_WATCHDOG and the fault knobs (XAD_KFD_FLIP_BIT, _SKIP_LANE,
+# _WRITE_PAST_END, _HANG) pass through (tests/emukfd/src/config.rs). Exit codes:
 # CMD's own, or 2 (usage, a runtime not served), 3 (the device library could
 # not be built).
 set -euo pipefail

@@ -297,10 +297,12 @@ pub fn check_case_abi(meta: &KernelMeta, abi: &CaseAbi<'_>) -> Result<(), AbiErr
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn meta(args: &[(&str, u32, u32, &str)]) -> KernelMeta {
+    /// A kernel's metadata with `args` (name, offset, size, value kind); other
+    /// tests of the crate build theirs with it too.
+    pub(crate) fn meta(args: &[(&str, u32, u32, &str)]) -> KernelMeta {
         KernelMeta {
             name: "k".into(),
             symbol: "k.kd".into(),

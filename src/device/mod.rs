@@ -5,6 +5,7 @@
 //! reports with every result.
 
 pub mod fault;
+pub mod inject;
 
 use std::time::Duration;
 

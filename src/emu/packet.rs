@@ -137,6 +137,13 @@ impl EmuDevice {
             .map_err(|f| fault(FaultKind::MemoryFault, "write", f))
     }
 
+    /// The end of the device memory placed around `addr`, if any is.
+    pub fn mapping_end(&self, addr: u64) -> Option<u64> {
+        self.memory
+            .resolve(addr, 1)
+            .map(|(buf, off)| addr - off + buf.bytes)
+    }
+
     /// Run the kernel dispatch `p` from device memory, as a command processor
     /// would. `xnack_off` is the device's XNACK mode (it decides which memory
     /// hazards exist, whatever the code object says).

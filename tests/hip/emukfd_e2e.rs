@@ -315,3 +315,205 @@ fn a_wrong_device_list_is_one_line_and_no_gpu() {
     assert_eq!(lines.len(), 1, "{t}");
     assert!(lines[0].contains("XAD_KFD_DEVICES: \"gfx9999\" is not a target"), "{t}");
 }
+
+// ---- the stand-in's fault knobs on the device (XAD_KFD_*) -----------------------
+//
+// The same knobs as tests/emuhip's (xad_harness::device::inject), acting on
+// the harness's dispatches through the real stack; each must give the
+// diagnosis tests/hip/emuhip_e2e.rs asserts for its XAD_EMUHIP_ twin. ROCr's
+// blit kernels (the code upload and every copy) run untouched: were one
+// taken for the harness's, the first dispatch would not be `xad_basic` and
+// lane 5 would not be the one flipped.
+
+/// The numbers of the failing lanes a run printed.
+fn lane_numbers(t: &str) -> Vec<String> {
+    failing_lanes(t)
+        .iter()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// `basic` on gfx1030 through the real stack with `knobs` set.
+fn knob_run(extra: &[&str], knobs: &[(&str, &str)]) -> (Output, String) {
+    let mut args = vec!["run", "--backend", "hip", "--target", "gfx1030", "--case", "basic", "--lanes", "4096", "--seed", "7"];
+    args.extend_from_slice(extra);
+    let (out, t) = kfd(&args, "gfx1030", knobs);
+    assert_labelled(&t);
+    (out, t)
+}
+
+/// With `knob=value` exactly `lane` fails (exit 1), its line saying `says`;
+/// the transcript.
+fn only_lane_fails(knob: &str, value: &str, lane: &str, says: &str) -> String {
+    let (out, t) = knob_run(&[], &[(knob, value)]);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(lane_numbers(&t), [lane], "{t}");
+    let prefix = format!("lane {lane} ");
+    let line = t.lines().find(|l| l.trim_start().starts_with(&prefix)).expect("the lane's line");
+    assert!(line.contains(says), "{t}");
+    t
+}
+
+#[test]
+fn flip_bit_through_the_real_stack_fails_that_lane_with_that_bit() {
+    if !on_hip5() {
+        return;
+    }
+    let t = only_lane_fails("XAD_KFD_FLIP_BIT", "5:31", "5", "differing bits 0x80000000 (bit 31)");
+    assert!(t.contains("XAD_KFD_FLIP_BIT: bit 31 of lane 5 of kernel xad_basic flipped"), "{t}");
+}
+
+#[test]
+fn skip_lane_through_the_real_stack_is_that_lane_unwritten() {
+    if !on_hip5() {
+        return;
+    }
+    // The harness's poison is still there.
+    let t = only_lane_fails("XAD_KFD_SKIP_LANE", "7", "7", "unwritten (still holds");
+    assert!(t.contains("XAD_KFD_SKIP_LANE: lane 7 of kernel xad_basic left unwritten"), "{t}");
+}
+
+#[test]
+fn write_past_end_through_the_real_stack_is_caught_by_the_rear_guard() {
+    if !on_hip5() {
+        return;
+    }
+    let (out, t) = knob_run(&[], &[("XAD_KFD_WRITE_PAST_END", "2")]);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("kernel wrote outside buffer `out`: 2 guard words changed"), "{t}");
+    assert!(failing_lanes(&t).is_empty(), "every lane itself is right: {t}");
+}
+
+#[test]
+fn hang_through_the_real_stack_is_the_harness_watchdog_one_line_and_exit_3() {
+    if !on_hip5() {
+        return;
+    }
+    // The device's own watchdog (60 s by default) is far off: the harness's
+    // --timeout fires first, and the hung device thread must not keep the
+    // process from exiting.
+    let (out, t) = knob_run(&["--timeout", "2"], &[("XAD_KFD_HANG", "1")]);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("XAD_KFD_HANG: queue") && t.contains("(kernel xad_basic) never completes"), "{t}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let harness: Vec<&str> = stderr.lines().filter(|l| l.starts_with("xad-harness: basic [")).collect();
+    assert_eq!(harness.len(), 1, "{t}");
+    assert!(harness[0].contains(NAME) && harness[0].contains("kernel did not complete within 2s (watchdog"), "{t}");
+    assert!(stderr.lines().any(|l| l == "xad-harness: stopped after a watchdog timeout"), "{t}");
+}
+
+#[test]
+fn wrong_device_settings_are_one_line_naming_the_variable_and_no_gpu() {
+    if !on_hip5() {
+        return;
+    }
+    for (var, value, says) in [
+        ("XAD_KFD_WATCHDOG", "soon", "XAD_KFD_WATCHDOG: \"soon\" is not a positive number of seconds"),
+        ("XAD_KFD_WATCHDOG", "0", "XAD_KFD_WATCHDOG: \"0\" is not a positive number of seconds"),
+        ("XAD_KFD_FLIP_BIT", "5", "XAD_KFD_FLIP_BIT=5: expected LANE:BIT"),
+        ("XAD_KFD_FLIP_BIT", "5:32", "XAD_KFD_FLIP_BIT=5:32: BIT must be 0..31"),
+        ("XAD_KFD_SKIP_LANE", "-1", "XAD_KFD_SKIP_LANE=-1: LANE"),
+        ("XAD_KFD_WRITE_PAST_END", "0", "XAD_KFD_WRITE_PAST_END=0: N must be 1..65536 words"),
+        ("XAD_KFD_HANG", "yes", "XAD_KFD_HANG=yes: expected 1 or 0"),
+    ] {
+        let (out, t) = kfd(&["run", "--backend", "hip", "--lanes", "64"], "gfx1030", &[(var, value)]);
+        assert_eq!(out.status.code(), Some(77), "{var}={value}: {t}");
+        let lines: Vec<&str> = t.lines().filter(|l| l.starts_with("xad-emukfd:")).collect();
+        assert_eq!(lines.len(), 1, "{var}={value}: {t}");
+        assert!(lines[0].contains(says) && lines[0].ends_with("; presenting no GPU"), "{var}={value}: {t}");
+    }
+}
+
+// ---- soak, replay and microbench on the device ---------------------------------
+
+/// What a soak's JSON says, read as types (the rest is ignored).
+#[derive(serde::Deserialize)]
+struct Soak {
+    executor: String,
+    exit_code: i32,
+    device_mismatches: u64,
+    confirmed: u64,
+    unreproduced: u64,
+    lanes_rechecked: u64,
+    xads: u64,
+}
+
+fn soak(path: &Path) -> Soak {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn soak_through_the_real_stack_says_emulated_and_agrees_with_the_emulator() {
+    if !on_hip5() {
+        return;
+    }
+    let dir = support_dir("kfd-soak");
+    let (hip_json, emu_json) = (dir.join("hip.json"), dir.join("emu.json"));
+    let (hip_path, emu_path) = (hip_json.display().to_string(), emu_json.display().to_string());
+    let common = ["soak", "--duration", "0.3", "--seed", "9"];
+    let mut args = common.to_vec();
+    args.extend(["--backend", "hip", "--json", &hip_path]);
+    let (out, t) = kfd(&args, "gfx1030", &[]);
+    assert_labelled(&t);
+    let mut args = common.to_vec();
+    args.extend(["--backend", "emu", "--json", &emu_path]);
+    let (eout, et) = emu(&args);
+    let (hip, emu) = (soak(&hip_json), soak(&emu_json));
+    assert!(hip.executor.contains(NAME) && emu.executor.starts_with("emulated "), "{t}\n{et}");
+    assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
+    assert_eq!((hip.exit_code, emu.exit_code), (0, 0), "{t}\n{et}");
+    for (s, what) in [(&hip, &t), (&emu, &et)] {
+        assert!(s.xads > 0 && s.lanes_rechecked > 0, "{what}");
+        assert_eq!((s.device_mismatches, s.confirmed, s.unreproduced), (0, 0, 0), "{what}");
+    }
+}
+
+/// A replay's result lines with the executor label (the closing `[...]`) taken out.
+fn replay_lines(t: &str) -> Vec<String> {
+    t.lines()
+        .filter(|l| l.starts_with("FAIL ") || l.starts_with("PASS ") || l.starts_with("  ") || l.starts_with("replayed "))
+        .map(|l| match (l.ends_with(']'), l.rfind(" [")) {
+            (true, Some(at)) => format!("{} [EXECUTOR]", &l[..at]),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn replay_through_the_real_stack_reproduces_what_the_emulator_does() {
+    if !on_hip5() {
+        return;
+    }
+    let dir = support_dir("kfd-replay");
+    // A failing dump (the swapped-operand kernel: some lanes wrong), written by the emulator.
+    let swapped = edited(&dir, "swapped", |l| l.replace("v_xad_u32 v5, v2, v3, v4", "v_xad_u32 v5, v2, v4, v3"));
+    let (dump, k) = (dir.join("dump").display().to_string(), swapped.display().to_string());
+    let (out, t) = emu(&[
+        "run", "--backend", "emu", "--target", "gfx1030", "--case", "basic", "--lanes", "256", "--seed", "7", "--kernel", &k,
+        "--dump", &dump,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let (out, t) = kfd(&["replay", &dump, "--backend", "hip", "--max-mismatches", "5"], "gfx1030", &[]);
+    assert_labelled(&t);
+    let (eout, et) = emu(&["replay", &dump, "--backend", "emu", "--max-mismatches", "5"]);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_eq!(eout.status.code(), Some(1), "{et}");
+    let (hip, emu_lines) = (replay_lines(&t), replay_lines(&et));
+    assert!(hip.iter().any(|l| l.contains("recorded failing lanes:") && l.contains("reproduced, 0 now pass")), "{t}");
+    assert!(hip.iter().all(|l| !l.contains("hardware:")), "a label left in: {hip:?}");
+    assert_eq!(hip, emu_lines, "through the real stack:\n{t}\non the emulator:\n{et}");
+}
+
+#[test]
+fn microbench_refuses_the_device_because_its_name_says_emulated() {
+    if !on_hip5() {
+        return;
+    }
+    let (out, t) = kfd(&["microbench"], "gfx1030", &[]);
+    assert_eq!(out.status.code(), Some(77), "{t}");
+    assert!(
+        t.contains("microbench: HIP device 0 is \"xad-harness emulated KFD gfx1030\", an emulated device: no timing exists there"),
+        "{t}"
+    );
+}

@@ -4,6 +4,7 @@
 
 use crate::devices;
 use crate::status::{self, Status};
+use xad_harness::device::inject::{self, number};
 
 /// Whether `XAD_EMUHIP_STATUS` may name `function`: every status-returning
 /// entry point the harness calls (the error-text functions return strings).
@@ -36,18 +37,16 @@ pub fn status_functions() -> Vec<&'static str> {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Knobs {
-    /// `XAD_EMUHIP_FLIP_BIT=LANE:BIT`
-    pub flip_bit: Option<(u32, u32)>,
+    /// `XAD_EMUHIP_FLIP_BIT=LANE:BIT`, `_SKIP_LANE=LANE`, `_WRITE_PAST_END=N`,
+    /// `_HANG=1`: what a launch does wrong ([`inject`], shared with the
+    /// emulated KFD device).
+    pub launch: inject::Knobs,
     /// `XAD_EMUHIP_XAD_FAULT=LANE:BIT[,LANE:BIT...]`: every `v_xad_u32` these
     /// global lanes execute, in every launch, yields its result with BIT flipped.
     pub xad_fault: Vec<(u64, u8)>,
     /// `XAD_EMUHIP_MODIFIERS`, `_DISAGREE`, `_DRIFT`: what a modified
     /// `v_xad_u32` computes ([`crate::modifiers`]); `None` when none is set.
     pub modifiers: Option<crate::modifiers::StandIn>,
-    /// `XAD_EMUHIP_SKIP_LANE=LANE`
-    pub skip_lane: Option<u32>,
-    /// `XAD_EMUHIP_WRITE_PAST_END=N`
-    pub write_past_end: Option<u32>,
     /// The physical devices' gcnArchNames: `XAD_EMUHIP_DEVICES=ARCH[,ARCH...]`
     /// or `XAD_EMUHIP_ARCH=NAME` (one device).
     pub devices: Vec<String>,
@@ -57,8 +56,6 @@ pub struct Knobs {
     /// `XAD_EMUHIP_FAULT_DEVICE=N[,N...]`: the visible devices the fault knobs
     /// act on; `None`, every device.
     pub fault_devices: Option<Vec<usize>>,
-    /// `XAD_EMUHIP_HANG=1`
-    pub hang: bool,
     /// `XAD_EMUHIP_FAIL_ALLOC=N`
     pub fail_alloc: Option<u64>,
     /// `XAD_EMUHIP_FAIL_COPY=N[:CODE]`
@@ -70,15 +67,15 @@ pub struct Knobs {
 impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
-            flip_bit: None,
+            launch: inject::Knobs {
+                prefix: PREFIX,
+                ..inject::Knobs::default()
+            },
             xad_fault: Vec::new(),
             modifiers: None,
-            skip_lane: None,
-            write_past_end: None,
             devices: vec![devices::DEFAULT_ARCH.to_string()],
             visible: vec![0],
             fault_devices: None,
-            hang: false,
             fail_alloc: None,
             fail_copy: None,
             forced_status: None,
@@ -86,17 +83,8 @@ impl Default for Knobs {
     }
 }
 
-/// Parse `part` of the value `var=value` as a number; the error names the whole setting.
-fn number<T: std::str::FromStr>(
-    var: &str,
-    value: &str,
-    part: &str,
-    what: &str,
-) -> Result<T, String> {
-    part.trim()
-        .parse::<T>()
-        .map_err(|_| format!("{var}={value}: {what} {part:?} is not a number in range"))
-}
+/// The prefix of this library's variables.
+const PREFIX: &str = "XAD_EMUHIP_";
 
 impl Knobs {
     pub fn from_env() -> Result<Knobs, String> {
@@ -109,18 +97,7 @@ impl Knobs {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let mut knobs = Knobs::default();
 
-        if let Some(v) = get("XAD_EMUHIP_FLIP_BIT") {
-            let var = "XAD_EMUHIP_FLIP_BIT";
-            let (lane, bit) = v
-                .split_once(':')
-                .ok_or_else(|| format!("{var}={v}: expected LANE:BIT"))?;
-            let lane = number::<u32>(var, &v, lane, "LANE")?;
-            let bit = number::<u32>(var, &v, bit, "BIT")?;
-            if bit > 31 {
-                return Err(format!("{var}={v}: BIT must be 0..31 (lanes are u32)"));
-            }
-            knobs.flip_bit = Some((lane, bit));
-        }
+        knobs.launch = inject::Knobs::parse(PREFIX, &get)?;
         if let Some(v) = get("XAD_EMUHIP_XAD_FAULT") {
             let var = "XAD_EMUHIP_XAD_FAULT";
             for part in v.split(',') {
@@ -141,18 +118,6 @@ impl Knobs {
             let [r, d, x] = stand_in.each_ref().map(Option::as_deref);
             knobs.modifiers = Some(crate::modifiers::StandIn::parse(r, d, x)?);
         }
-        if let Some(v) = get("XAD_EMUHIP_SKIP_LANE") {
-            knobs.skip_lane = Some(number("XAD_EMUHIP_SKIP_LANE", &v, &v, "LANE")?);
-        }
-        if let Some(v) = get("XAD_EMUHIP_WRITE_PAST_END") {
-            let words: u32 = number("XAD_EMUHIP_WRITE_PAST_END", &v, &v, "N")?;
-            if !(1..=65536).contains(&words) {
-                return Err(format!(
-                    "XAD_EMUHIP_WRITE_PAST_END={v}: N must be 1..65536 words"
-                ));
-            }
-            knobs.write_past_end = Some(words);
-        }
         knobs.devices = devices::physical_devices(
             get("XAD_EMUHIP_DEVICES").as_deref(),
             get("XAD_EMUHIP_ARCH").as_deref(),
@@ -169,13 +134,6 @@ impl Knobs {
         );
         if let Some(v) = get("XAD_EMUHIP_FAULT_DEVICE") {
             knobs.fault_devices = Some(devices::fault_devices(&v, knobs.visible.len())?);
-        }
-        if let Some(v) = get("XAD_EMUHIP_HANG") {
-            knobs.hang = match v.trim() {
-                "1" => true,
-                "0" => false,
-                _ => return Err(format!("XAD_EMUHIP_HANG={v}: expected 1 or 0")),
-            };
         }
         if let Some(v) = get("XAD_EMUHIP_FAIL_ALLOC") {
             let nth: u64 = number("XAD_EMUHIP_FAIL_ALLOC", &v, &v, "N")?;
@@ -241,12 +199,9 @@ impl Knobs {
             return self.clone();
         }
         Knobs {
-            flip_bit: None,
+            launch: self.launch.cleared(),
             xad_fault: Vec::new(),
             modifiers: None,
-            skip_lane: None,
-            write_past_end: None,
-            hang: false,
             fail_alloc: None,
             fail_copy: None,
             forced_status: None,
@@ -322,14 +277,14 @@ mod tests {
             ("XAD_EMUHIP_STATUS", "912:hipStreamSynchronize"),
         ])
         .expect("valid knobs");
-        assert_eq!(k.flip_bit, Some((7, 31)));
+        assert_eq!(k.launch.flip_bit, Some((7, 31)));
         let x = parse(&[("XAD_EMUHIP_XAD_FAULT", "5:3, 70:31")]).expect("valid");
         assert_eq!(x.xad_fault, [(5, 3), (70, 31)]);
-        assert_eq!(k.skip_lane, Some(3));
-        assert_eq!(k.write_past_end, Some(2));
+        assert_eq!(k.launch.skip_lane, Some(3));
+        assert_eq!(k.launch.write_past_end, Some(2));
         assert_eq!(k.devices, ["gfx1030"]);
         assert_eq!(k.visible, [0]);
-        assert!(k.hang);
+        assert!(k.launch.hang);
         assert_eq!(k.fail_alloc, Some(4));
         assert_eq!(k.fail_copy, Some((2, 719)));
         assert_eq!(k.forced_status("hipStreamSynchronize"), Some(912));

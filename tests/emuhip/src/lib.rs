@@ -56,7 +56,10 @@
 //! # Fault-injection knobs
 //! Read once, at the first call into the library. An empty value is unset; a
 //! malformed value prints `xad-emuhip: bad fault knob: ...` and every call then
-//! returns hipErrorNotInitialized (3).
+//! returns hipErrorNotInitialized (3). `FLIP_BIT`, `SKIP_LANE`,
+//! `WRITE_PAST_END` and `HANG` are parsed and applied by
+//! `xad_harness::device::inject`, which the emulated KFD device (tests/emukfd)
+//! shares as `XAD_KFD_*`.
 //!
 //! | variable | models | effect |
 //! |---|---|---|

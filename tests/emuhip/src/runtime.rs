@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use xad_harness::codeobj::{self, ArgMeta, CodeObject, KernelMeta, TargetId};
+use xad_harness::device::inject::{self, LaunchMemory};
 use xad_harness::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 
 use crate::devices;
@@ -126,12 +127,6 @@ pub enum KernargSource {
     Buffer(Vec<u8>),
     /// `kernelParams`: one value per explicit argument, in metadata order.
     Params(Vec<Vec<u8>>),
-}
-
-/// The output buffer and lane count of a launch, from its kernarg and metadata.
-struct OutputView {
-    out: DevicePtr,
-    count: Option<u32>,
 }
 
 /// One emulated device: its memory, modules and streams, and HIP's decisions
@@ -562,7 +557,7 @@ impl Runtime {
             // Queued behind a kernel that never finishes: never runs.
             return Ok(());
         }
-        if self.knobs.hang {
+        if self.knobs.launch.hang {
             note(
                 notes,
                 format_args!("XAD_EMUHIP_HANG: kernel {} never completes", meta.name),
@@ -573,19 +568,9 @@ impl Runtime {
 
         let first_launch = self.launches_run == 0;
         self.launches_run += 1;
-        let view = output_view(meta, &kernarg);
-        let skipped = match (first_launch, self.knobs.skip_lane, &view) {
-            (true, Some(lane), Some(view)) => self
-                .lane_address(view, lane, "XAD_EMUHIP_SKIP_LANE")
-                .and_then(|addr| {
-                    let mut old = [0u8; 4];
-                    self.device
-                        .read(addr, &mut old)
-                        .ok()
-                        .map(|_| (lane, addr, old))
-                }),
-            _ => None,
-        };
+        let view = inject::output_view(meta, &kernarg);
+        let knobs = self.knobs.launch.clone();
+        let saved = view.map(|view| knobs.before(first_launch, &view, &mut Poke { runtime: self }));
 
         let dispatch = Dispatch {
             grid_blocks: grid,
@@ -607,29 +592,14 @@ impl Runtime {
             self.set_fault(stream, code);
             return Ok(());
         }
-
-        if let Some((lane, addr, old)) = skipped {
-            self.note(format_args!(
-                "XAD_EMUHIP_SKIP_LANE: lane {lane} of kernel {} left unwritten",
-                meta.name
-            ));
-            self.poke(stream, addr, &old);
-        }
-        if let (true, Some((lane, bit)), Some(view)) = (first_launch, self.knobs.flip_bit, &view) {
-            if let Some(addr) = self.lane_address(view, lane, "XAD_EMUHIP_FLIP_BIT") {
-                let mut word = [0u8; 4];
-                if self.device.read(addr, &mut word).is_ok() {
-                    let flipped = u32::from_le_bytes(word) ^ (1u32 << bit);
-                    self.note(format_args!(
-                        "XAD_EMUHIP_FLIP_BIT: bit {bit} of lane {lane} of kernel {} flipped",
-                        meta.name
-                    ));
-                    self.poke(stream, addr, &flipped.to_le_bytes());
-                }
+        if let (Some(view), Some(saved)) = (view, saved) {
+            let mut mem = Poke { runtime: self };
+            if knobs
+                .after(first_launch, &view, saved, &meta.name, &mut mem)
+                .is_err()
+            {
+                self.set_fault(stream, status::ILLEGAL_ADDRESS);
             }
-        }
-        if let (Some(words), Some(view)) = (self.knobs.write_past_end, &view) {
-            self.write_past_end(stream, view, words, &meta.name);
         }
         Ok(())
     }
@@ -666,83 +636,36 @@ impl Runtime {
             state.fault.get_or_insert(code);
         }
     }
-
-    /// A store the "hardware" makes after the kernel; outside every allocation
-    /// it is a GPU page fault.
-    fn poke(&mut self, stream: usize, addr: DevicePtr, bytes: &[u8]) {
-        if !self.in_allocation(addr, bytes.len()) || self.device.write(addr, bytes).is_err() {
-            self.note(format_args!(
-                "store to 0x{addr:x} is outside every allocation: memory fault"
-            ));
-            self.set_fault(stream, status::ILLEGAL_ADDRESS);
-        }
-    }
-
-    /// Address of u32 element `lane` of the first launch's output, if that
-    /// launch covers it.
-    fn lane_address(&self, view: &OutputView, lane: u32, knob: &str) -> Option<DevicePtr> {
-        if view.count.is_some_and(|count| lane >= count) {
-            self.note(format_args!(
-                "{knob}: lane {lane} is outside the first launch's {} lanes; not applied",
-                view.count.unwrap_or(0)
-            ));
-            return None;
-        }
-        Some(view.out + 4 * u64::from(lane))
-    }
-
-    /// Store `words` words right after the launch's logical output range
-    /// (`count` u32 lanes from `out`, or the end of `out`'s allocation when the
-    /// kernel has no `count` argument). Each word is the complement of what was
-    /// there, so the store is visible whatever pattern the harness put there.
-    fn write_past_end(&mut self, stream: usize, view: &OutputView, words: u32, kernel: &str) {
-        let end = match view.count {
-            Some(count) => view.out + 4 * u64::from(count),
-            None => match self.allocation_containing(view.out) {
-                Some((base, size)) => base + size as u64,
-                None => view.out,
-            },
-        };
-        self.note(format_args!(
-            "XAD_EMUHIP_WRITE_PAST_END: kernel {kernel} stores {words} words at 0x{end:x}"
-        ));
-        for i in 0..u64::from(words) {
-            let addr = end + 4 * i;
-            let mut word = [0u8; 4];
-            if !self.in_allocation(addr, 4) || self.device.read(addr, &mut word).is_err() {
-                self.note(format_args!(
-                    "store to 0x{addr:x} is outside every allocation: memory fault"
-                ));
-                self.set_fault(stream, status::ILLEGAL_ADDRESS);
-                return;
-            }
-            let complement = !u32::from_le_bytes(word);
-            self.poke(stream, addr, &complement.to_le_bytes());
-        }
-    }
 }
 
-/// The output buffer of a launch: the `global_buffer` argument named `out`,
-/// else the last `global_buffer` argument; the lane count is the `by_value`
-/// argument named `count`, when there is one.
-fn output_view(meta: &KernelMeta, kernarg: &[u8]) -> Option<OutputView> {
-    let buffers: Vec<&ArgMeta> = meta
-        .args
-        .iter()
-        .filter(|a| a.value_kind == "global_buffer" && a.size == 8)
-        .collect();
-    let out_arg = buffers
-        .iter()
-        .find(|a| a.name.as_deref() == Some("out"))
-        .or(buffers.last())?;
-    let out = u64::from_le_bytes(read_at::<8>(kernarg, out_arg.offset)?);
-    let count = meta
-        .args
-        .iter()
-        .find(|a| a.value_kind == "by_value" && a.size == 4 && a.name.as_deref() == Some("count"))
-        .and_then(|a| read_at::<4>(kernarg, a.offset))
-        .map(u32::from_le_bytes);
-    Some(OutputView { out, count })
+/// A runtime's device memory as the launch knobs reach it: the stores the
+/// "hardware" makes after the kernel, within the live hipMalloc allocations.
+struct Poke<'a> {
+    runtime: &'a mut Runtime,
+}
+
+impl LaunchMemory for Poke<'_> {
+    fn read_u32(&mut self, addr: u64) -> Option<u32> {
+        let mut word = [0u8; 4];
+        (self.runtime.in_allocation(addr, 4) && self.runtime.device.read(addr, &mut word).is_ok())
+            .then(|| u32::from_le_bytes(word))
+    }
+    fn write_u32(&mut self, addr: u64, value: u32) -> bool {
+        self.runtime.in_allocation(addr, 4)
+            && self
+                .runtime
+                .device
+                .write(addr, &value.to_le_bytes())
+                .is_ok()
+    }
+    fn allocation_end(&self, addr: u64) -> Option<u64> {
+        self.runtime
+            .allocation_containing(addr)
+            .map(|(base, size)| base + size as u64)
+    }
+    fn note(&mut self, text: &str) {
+        self.runtime.note(format_args!("{text}"));
+    }
 }
 
 fn read_at<const N: usize>(bytes: &[u8], offset: u32) -> Option<[u8; N]> {

@@ -158,6 +158,13 @@ fn words(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// The default knobs with `set` applied to the launch knobs.
+fn with_launch(set: impl FnOnce(&mut xad_harness::device::inject::Knobs)) -> Knobs {
+    let mut knobs = Knobs::default();
+    set(&mut knobs.launch);
+    knobs
+}
+
 fn setup(knobs: Knobs, lanes: usize) -> Run {
     let dev = FakeDevice::default();
     let mut rt = Runtime::new(Box::new(dev.clone()), knobs);
@@ -482,13 +489,7 @@ fn properties_name_says_emulated_and_arch_knob_changes_it() {
 
 #[test]
 fn flip_bit_changes_exactly_one_bit_of_one_lane_on_the_first_launch_only() {
-    let mut run = setup(
-        Knobs {
-            flip_bit: Some((5, 31)),
-            ..Knobs::default()
-        },
-        16,
-    );
+    let mut run = setup(with_launch(|k| k.flip_bit = Some((5, 31))), 16);
     run.launch(16).expect("launch");
     for i in 0..16 {
         let want = if i == 5 {
@@ -504,13 +505,7 @@ fn flip_bit_changes_exactly_one_bit_of_one_lane_on_the_first_launch_only() {
 
 #[test]
 fn flip_bit_outside_the_first_launch_is_not_applied() {
-    let mut run = setup(
-        Knobs {
-            flip_bit: Some((20, 0)),
-            ..Knobs::default()
-        },
-        32,
-    );
+    let mut run = setup(with_launch(|k| k.flip_bit = Some((20, 0))), 32);
     run.launch(16).expect("launch");
     for i in 0..16 {
         assert_eq!(run.lane(i), run.expected(i), "lane {i}");
@@ -519,13 +514,7 @@ fn flip_bit_outside_the_first_launch_is_not_applied() {
 
 #[test]
 fn skip_lane_leaves_previous_contents() {
-    let mut run = setup(
-        Knobs {
-            skip_lane: Some(3),
-            ..Knobs::default()
-        },
-        8,
-    );
+    let mut run = setup(with_launch(|k| k.skip_lane = Some(3)), 8);
     run.launch(8).expect("launch");
     assert_eq!(
         run.lane(3),
@@ -538,13 +527,7 @@ fn skip_lane_leaves_previous_contents() {
 
 #[test]
 fn write_past_end_lands_in_rear_guard_only() {
-    let mut run = setup(
-        Knobs {
-            write_past_end: Some(2),
-            ..Knobs::default()
-        },
-        8,
-    );
+    let mut run = setup(with_launch(|k| k.write_past_end = Some(2)), 8);
     run.launch(8).expect("launch");
     assert_eq!(run.rt.stream_synchronize(0), Ok(()));
     let o = run.output();
@@ -570,13 +553,7 @@ fn write_past_end_lands_in_rear_guard_only() {
 #[test]
 fn write_past_end_outside_every_allocation_is_a_memory_fault() {
     // Rear guard is 64 bytes; 17 words reach one word past the allocation.
-    let mut run = setup(
-        Knobs {
-            write_past_end: Some(17),
-            ..Knobs::default()
-        },
-        8,
-    );
+    let mut run = setup(with_launch(|k| k.write_past_end = Some(17)), 8);
     run.launch(8)
         .expect("launch returns before the fault is known");
     assert_eq!(
@@ -591,13 +568,7 @@ fn write_past_end_outside_every_allocation_is_a_memory_fault() {
 
 #[test]
 fn hang_never_completes_and_blocks_synchronisation() {
-    let mut run = setup(
-        Knobs {
-            hang: true,
-            ..Knobs::default()
-        },
-        8,
-    );
+    let mut run = setup(with_launch(|k| k.hang = true), 8);
     let stream = run.rt.stream_create();
     let k = run.kernarg(8);
     assert_eq!(

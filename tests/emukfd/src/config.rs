@@ -5,8 +5,10 @@
 //! | `XAD_KFD_DEVICES=gfx1030[,gfx90a...]` | the emulated GPUs, in node order (default one gfx1030); each a processor of the target table |
 //! | `XAD_KFD_TRACE=1` | one line on stderr per file, ioctl and DRM query the stack made, with the answer |
 //! | `XAD_KFD_WATCHDOG=SECONDS` | how long one dispatch may run on the emulator before it is a hung queue (default 60) |
+//! | `XAD_KFD_FLIP_BIT=LANE:BIT`, `XAD_KFD_SKIP_LANE=LANE`, `XAD_KFD_WRITE_PAST_END=N`, `XAD_KFD_HANG=1` | faults injected into the harness's dispatches ([`crate::knobs`]) |
 
 use std::time::Duration;
+use xad_harness::device::inject;
 use xad_harness::target::{self, Target};
 
 /// At most this many emulated GPUs (render minors 128..).
@@ -17,6 +19,8 @@ pub struct Config {
     pub gpus: Vec<&'static Target>,
     pub trace: bool,
     pub watchdog: Duration,
+    /// The fault knobs, for the harness's dispatches ([`crate::knobs`]).
+    pub launch: inject::Knobs,
 }
 
 impl Config {
@@ -49,10 +53,12 @@ impl Config {
                 .map(Duration::from_secs)
                 .ok_or_else(|| format!("XAD_KFD_WATCHDOG: {v:?} is not a positive number of seconds"))?,
         };
+        let launch = inject::Knobs::parse(crate::knobs::PREFIX, var)?;
         Ok(Config {
             gpus,
             trace,
             watchdog,
+            launch,
         })
     }
 }

@@ -17,7 +17,8 @@
 //! | module | what it is |
 //! |---|---|
 //! | [`interpose`] | the libc/libdrm entry points (`open`, `ioctl`, `close`, ...): path and fd tests, then the next definition |
-//! | [`config`] | `XAD_KFD_DEVICES`, `XAD_KFD_TRACE`, `XAD_KFD_WATCHDOG` |
+//! | [`config`] | `XAD_KFD_DEVICES`, `XAD_KFD_TRACE`, `XAD_KFD_WATCHDOG`, the fault knobs |
+//! | [`knobs`] | `XAD_KFD_FLIP_BIT`, `_SKIP_LANE`, `_WRITE_PAST_END`, `_HANG` on the harness's dispatches |
 //! | [`topology`] | the sysfs tree the thunk reads |
 //! | [`device`] | the process-wide state: GPUs, memory objects and their views, events, the fds |
 //! | [`ioctl`] | one handler per request |
@@ -42,6 +43,7 @@ pub mod definedness;
 pub mod device;
 pub mod interpose;
 pub mod ioctl;
+pub mod knobs;
 pub mod queue;
 pub mod topology;
 pub mod trace;

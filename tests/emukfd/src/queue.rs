@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU16, AtomicU32, AtomicU64, 
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use xad_harness::device::DeviceError;
+use crate::knobs::Launch;
+use xad_harness::device::inject::StoreFault;
+use xad_harness::device::{DeviceError, Fault};
 use xad_harness::emu::packet::PacketDispatch;
 use xad_harness::emu::FaultKind;
 
@@ -146,6 +148,10 @@ fn run(kfd: &'static Kfd, ring: Ring, doorbell: u64, stop: &AtomicBool) {
         let at = ring.base + (read % ring.packets) * PACKET_BYTES;
         let h = header(at).load(Ordering::Acquire);
         if !execute(kfd, &ring, at, h, read, stop) {
+            if stop.load(Ordering::Acquire) {
+                // Destroyed while a dispatch hung: nothing faulted.
+                return;
+            }
             // A faulted queue stops processing, as the hardware's does.
             warn!("queue {}: stopped after the fault above", ring.id);
             return;
@@ -166,7 +172,7 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
         TYPE_KERNEL_DISPATCH => {
             let queue = ring.write_ptr - WRITE_DISPATCH_ID_AT;
             let p = PacketDispatch::parse(&bytes, at, queue, index);
-            if !dispatch(kfd, ring, &p) {
+            if !dispatch(kfd, ring, &p, stop) {
                 return false;
             }
         }
@@ -221,14 +227,34 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
     true
 }
 
-/// Run one kernel dispatch; false on a fault (reported).
-fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch) -> bool {
+/// Run one kernel dispatch; false on a fault (reported). The fault knobs
+/// ([`crate::knobs`]) act on it when it is the harness's.
+fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBool) -> bool {
     let gpu = &kfd.gpus[ring.gpu];
     let xnack_off = !gpu.xnack.load(Ordering::Relaxed);
+    let knobs = &kfd.config.launch;
     let started = Instant::now();
     let outcome = {
         let mut emu = gpu.emu.lock().unwrap_or_else(|e| e.into_inner());
-        emu.run_packet(p, xnack_off, kfd.config.watchdog)
+        let launch = Launch::of(knobs, &emu, p, ring.gpu);
+        if let Some(launch) = launch.as_ref().filter(|_| knobs.hang) {
+            drop(emu);
+            return hang(kfd, ring, p, &launch.kernel, stop);
+        }
+        let saved = launch.as_ref().map(|l| l.before(knobs, &emu));
+        let outcome = emu.run_packet(p, xnack_off, kfd.config.watchdog);
+        match (outcome, launch, saved) {
+            (Ok(o), Some(launch), Some(saved)) => launch
+                .after(knobs, &emu, saved)
+                .map(|()| o)
+                .map_err(|StoreFault(at)| {
+                    DeviceError::from(
+                        Fault::new(FaultKind::MemoryFault, format!("{}WRITE_PAST_END: memory fault: address 0x{at:x}", crate::knobs::PREFIX))
+                            .with_address(at),
+                    )
+                }),
+            (outcome, ..) => outcome,
+        }
     };
     let name = gpu.node.target.name;
     match outcome {
@@ -265,6 +291,32 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch) -> bool {
             false
         }
     }
+}
+
+/// `XAD_KFD_HANG`: a harness dispatch whose wave never ends. Its signal is
+/// never completed, so the runtime waits and the harness's own watchdog must
+/// end the run. The device's watchdog (`XAD_KFD_WATCHDOG`) ends the dispatch
+/// as it ends an endless wave on the emulator: one line, and the queue stops.
+/// Destroying the queue (the runtime's teardown at exit) ends the wait, so
+/// the device thread never keeps the process alive. Always false: the
+/// dispatch did not complete.
+fn hang(kfd: &Kfd, ring: &Ring, p: &PacketDispatch, kernel: &str, stop: &AtomicBool) -> bool {
+    warn!("{}HANG: queue {} dispatch {} (kernel {kernel}) never completes", crate::knobs::PREFIX, ring.id, p.dispatch_id);
+    let started = Instant::now();
+    while !stop.load(Ordering::Acquire) {
+        if started.elapsed() >= kfd.config.watchdog {
+            let name = kfd.gpus[ring.gpu].node.target.name;
+            warn!(
+                "emulated {name}: queue {} dispatch {} (kernel {kernel}) did not complete within {} s (XAD_KFD_WATCHDOG)",
+                ring.id,
+                p.dispatch_id,
+                kfd.config.watchdog.as_secs()
+            );
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
 }
 
 /// Complete a signal as the command processor does: decrement its value,

@@ -1,0 +1,223 @@
+//! The stand-in's fault knobs on this device: `XAD_KFD_FLIP_BIT=LANE:BIT`,
+//! `XAD_KFD_SKIP_LANE=LANE`, `XAD_KFD_WRITE_PAST_END=N` and `XAD_KFD_HANG=1`
+//! act on the harness's dispatches as `XAD_EMUHIP_*` act on its launches
+//! (parsing and applying are [`xad_harness::device::inject`], shared with
+//! tests/emuhip), so each harness diagnosis is proven through the real stack.
+//!
+//! Which dispatches are the harness's: a kernel whose descriptor lies in a
+//! code object the process loaded. ROCr's loader copies a code object's
+//! loadable segments into device memory as they are in the file, and the
+//! first one starts with the ELF header and holds the metadata note, the
+//! dynamic symbols and the kernel descriptors (`.rodata`). So the device
+//! looks back from the descriptor, page by page, for an AMDGPU ELF header,
+//! finds the dynamic symbol `<kernel>.kd` whose value is exactly the
+//! descriptor's offset in that image, and reads the kernel's arguments from
+//! the metadata note. The blit kernels ROCr dispatches for copies and code
+//! uploads are never touched: ROCr assembles them from raw ISA with an
+//! `amd_kernel_code_t` header, no ELF, so no image is found around them. The
+//! HIP runtime's own blit kernels (`__amd_rocclr_*`, loaded from a code
+//! object for some copies and fills) are left out by name.
+//!
+//! The launch's output is then what emuhip takes
+//! ([`inject::output_view`]: the `out` argument and `count`, read from the
+//! packet's kernarg segment). The work is done only when a knob is set.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use xad_harness::codeobj::metadata::{self, KernelMeta};
+use xad_harness::device::inject::{self, LaunchMemory, OutputView, Saved, StoreFault};
+use xad_harness::emu::packet::PacketDispatch;
+use xad_harness::emu::EmuDevice;
+
+/// The prefix of this device's variables (tests/emukfd/src/config.rs).
+pub const PREFIX: &str = "XAD_KFD_";
+
+/// A code object's page alignment (its `PT_LOAD` segments' `p_align`).
+const PAGE: u64 = 0x1000;
+/// How far back from a descriptor its image's header may lie.
+const MAX_PAGES_BACK: u64 = 256;
+const EM_AMDGPU: u16 = 224;
+const PT_DYNAMIC: u32 = 2;
+const PT_NOTE: u32 = 4;
+const DT_HASH: u64 = 4;
+const DT_STRTAB: u64 = 5;
+const DT_SYMTAB: u64 = 6;
+const NT_AMDGPU_METADATA: u32 = 32;
+
+/// Whether each GPU has run its first harness dispatch (FLIP_BIT and
+/// SKIP_LANE act on that one only, as emuhip's do on a device's first launch).
+static FIRST_DONE: [AtomicBool; crate::config::MAX_GPUS] =
+    [const { AtomicBool::new(false) }; crate::config::MAX_GPUS];
+
+/// One harness dispatch the knobs act on.
+pub struct Launch {
+    pub kernel: String,
+    view: OutputView,
+    first: bool,
+}
+
+impl Launch {
+    /// The harness dispatch `p` on GPU `gpu`, or `None` when no knob is set
+    /// or the kernel is not one of a loaded code object.
+    pub fn of(
+        knobs: &inject::Knobs,
+        emu: &EmuDevice,
+        p: &PacketDispatch,
+        gpu: usize,
+    ) -> Option<Launch> {
+        if !knobs.corrupts() && !knobs.hang {
+            return None;
+        }
+        let meta = loaded_kernel(emu, p.kernel_object)?;
+        if meta.name.starts_with("__amd_rocclr_") {
+            return None;
+        }
+        let mut kernarg = vec![0u8; meta.kernarg_segment_size as usize];
+        emu.read_device(p.kernarg, &mut kernarg).ok()?;
+        let view = inject::output_view(&meta, &kernarg)?;
+        let first = !FIRST_DONE.get(gpu)?.swap(true, Ordering::AcqRel);
+        Some(Launch {
+            kernel: meta.name,
+            view,
+            first,
+        })
+    }
+
+    pub fn before(&self, knobs: &inject::Knobs, emu: &EmuDevice) -> Saved {
+        knobs.before(self.first, &self.view, &mut Memory(emu))
+    }
+
+    /// After the dispatch ran; a store outside every mapping is a memory fault.
+    pub fn after(
+        &self,
+        knobs: &inject::Knobs,
+        emu: &EmuDevice,
+        saved: Saved,
+    ) -> Result<(), StoreFault> {
+        knobs.after(
+            self.first,
+            &self.view,
+            saved,
+            &self.kernel,
+            &mut Memory(emu),
+        )
+    }
+}
+
+/// The GPU's memory as the knobs reach it: what the runtime mapped to it.
+struct Memory<'a>(&'a EmuDevice);
+
+impl LaunchMemory for Memory<'_> {
+    fn read_u32(&mut self, addr: u64) -> Option<u32> {
+        let mut word = [0u8; 4];
+        self.0
+            .read_device(addr, &mut word)
+            .ok()
+            .map(|_| u32::from_le_bytes(word))
+    }
+    fn write_u32(&mut self, addr: u64, value: u32) -> bool {
+        self.0.write_device(addr, &value.to_le_bytes()).is_ok()
+    }
+    fn allocation_end(&self, addr: u64) -> Option<u64> {
+        self.0.mapping_end(addr)
+    }
+    fn note(&mut self, text: &str) {
+        crate::warn!("{text}");
+    }
+}
+
+/// Bytes of device memory, or `None` outside every mapping.
+fn read(emu: &EmuDevice, addr: u64, len: u64) -> Option<Vec<u8>> {
+    let mut bytes = vec![0u8; usize::try_from(len).ok().filter(|&n| n <= 1 << 20)?];
+    emu.read_device(addr, &mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// The `N` bytes at `at` of `b`, for `uN::from_le_bytes`.
+fn le<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
+    b.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+/// The metadata of the kernel whose descriptor is at `kd`, when `kd` lies in
+/// the image of a code object loaded into device memory (see the module doc).
+pub fn loaded_kernel(emu: &EmuDevice, kd: u64) -> Option<KernelMeta> {
+    let base = (0..MAX_PAGES_BACK)
+        .map_while(|i| (kd & !(PAGE - 1)).checked_sub(i * PAGE))
+        .take_while(|&at| read(emu, at, 4).is_some())
+        .find(|&at| is_amdgpu_elf(emu, at))?;
+    let ehdr = read(emu, base, 64)?;
+    let (phoff, phentsize, phnum) = (
+        le(&ehdr, 32).map(u64::from_le_bytes)?,
+        le(&ehdr, 54).map(u16::from_le_bytes)?,
+        le(&ehdr, 56).map(u16::from_le_bytes)?,
+    );
+    let phdrs = read(emu, base + phoff, u64::from(phentsize) * u64::from(phnum))?;
+    let (mut notes, mut dynamic) = (None, None);
+    for ph in phdrs.chunks(usize::from(phentsize).max(56)) {
+        let (kind, vaddr, filesz) = (
+            le(ph, 0).map(u32::from_le_bytes)?,
+            le(ph, 16).map(u64::from_le_bytes)?,
+            le(ph, 32).map(u64::from_le_bytes)?,
+        );
+        match kind {
+            PT_NOTE => notes = read(emu, base + vaddr, filesz),
+            PT_DYNAMIC => dynamic = read(emu, base + vaddr, filesz),
+            _ => {}
+        }
+    }
+    let symbol = symbol_at(emu, base, &dynamic?, kd - base)?;
+    metadata_of(&notes?)?
+        .kernels
+        .into_iter()
+        .find(|k| k.symbol == symbol)
+}
+
+fn is_amdgpu_elf(emu: &EmuDevice, at: u64) -> bool {
+    read(emu, at, 20).is_some_and(|h| {
+        h.starts_with(b"\x7fELF\x02\x01") && le(&h, 18).map(u16::from_le_bytes) == Some(EM_AMDGPU)
+    })
+}
+
+/// The name of the dynamic symbol whose value is `value` (an offset in the image).
+fn symbol_at(emu: &EmuDevice, base: u64, dynamic: &[u8], value: u64) -> Option<String> {
+    let entry = |tag: u64| {
+        dynamic
+            .chunks_exact(16)
+            .find(|e| le(e, 0).map(u64::from_le_bytes) == Some(tag))
+            .and_then(|e| le(e, 8).map(u64::from_le_bytes))
+    };
+    let (hash, strtab, symtab) = (entry(DT_HASH)?, entry(DT_STRTAB)?, entry(DT_SYMTAB)?);
+    // The SysV hash table's second word is the number of symbols.
+    let count = le(&read(emu, base + hash, 8)?, 4).map(u32::from_le_bytes)?;
+    let symbols = read(emu, base + symtab, u64::from(count) * 24)?;
+    let name_at = symbols
+        .chunks_exact(24)
+        .find(|s| le(s, 8).map(u64::from_le_bytes) == Some(value))
+        .and_then(|s| le(s, 0).map(u32::from_le_bytes))?;
+    let start = base + strtab + u64::from(name_at);
+    let name: Vec<u8> = (start..start + 1024)
+        .map_while(|at| read(emu, at, 1).map(|b| b[0]))
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8(name).ok()
+}
+
+/// The `NT_AMDGPU_METADATA` note of a `PT_NOTE` segment.
+fn metadata_of(notes: &[u8]) -> Option<metadata::Metadata> {
+    let align = |n: usize| (n + 3) & !3;
+    let mut at = 0;
+    while at + 12 <= notes.len() {
+        let (namesz, descsz, kind) = (
+            le(notes, at).map(u32::from_le_bytes)? as usize,
+            le(notes, at + 4).map(u32::from_le_bytes)? as usize,
+            le(notes, at + 8).map(u32::from_le_bytes)?,
+        );
+        let name = notes.get(at + 12..at + 12 + namesz)?;
+        let desc_at = at + 12 + align(namesz);
+        let desc = notes.get(desc_at..desc_at + descsz)?;
+        if kind == NT_AMDGPU_METADATA && name.strip_suffix(b"\0").unwrap_or(name) == b"AMDGPU" {
+            return metadata::parse(desc).ok();
+        }
+        at = desc_at + align(descsz);
+    }
+    None
+}
