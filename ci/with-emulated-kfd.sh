@@ -14,17 +14,20 @@
 #
 # Which runtime: XAD_KFD_RUNTIME=5.2 (default) is the system's (Debian 12's
 # libamdhip64 5.2.3, libhsa-runtime64 and libhsakmt); CMD must be a binary
-# linked against it. 6.4 and 7.2 (ci/fetch-hip.sh) are not served yet: their
-# ROCr carries the thunk and speaks KFD 1.17 (docs/emulated-kfd.md, "Not
-# emulated yet"); asking for them is exit 2 rather than a run on the wrong
-# runtime.
+# linked against it. 6.4 and 7.2 are Debian's unstable/experimental builds
+# that ci/fetch-hip.sh fetches (their ROCr carries the thunk); CMD must then
+# be a binary built against that root (ci/hip-matrix.sh builds one in
+# target/hip-matrix/build) and it runs under that fetch's own loader and C
+# runtime (they need glibc >= 2.38):
+#   XAD_KFD_RUNTIME=7.2 XAD_KFD_DEVICES=gfx1030 ci/with-emulated-kfd.sh \
+#       target/hip-matrix/build/debug/xad-harness run --backend hip
 #
 # Environment: CARGO_PROFILE=release builds/uses the release library (default
 # dev); CARGO_TARGET_DIR as for cargo; XAD_KFD_DEVICES, XAD_KFD_TRACE,
 # XAD_KFD_WATCHDOG and the fault knobs (XAD_KFD_FLIP_BIT, _SKIP_LANE,
 # _WRITE_PAST_END, _HANG) pass through (tests/emukfd/src/config.rs). Exit codes:
-# CMD's own, or 2 (usage, a runtime not served), 3 (the device library could
-# not be built).
+# CMD's own, or 2 (usage), 3 (the device library could not be built), 77
+# (a 6.4/7.2 runtime that cannot be fetched).
 set -euo pipefail
 
 if [ "$#" -eq 0 ]; then
@@ -33,12 +36,10 @@ if [ "$#" -eq 0 ]; then
 fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-case "${XAD_KFD_RUNTIME:-5.2}" in
-    5.2) ;;
-    6.4|7.2)
-        echo "$0: XAD_KFD_RUNTIME=${XAD_KFD_RUNTIME}: the emulated KFD device serves the system's ROCm 5.2 only so far (ROCr 6.x/7.x carry the thunk and use KFD 1.17 requests; see docs/emulated-kfd.md)" >&2
-        exit 2 ;;
-    *) echo "$0: XAD_KFD_RUNTIME must be 5.2, 6.4 or 7.2, not ${XAD_KFD_RUNTIME}" >&2; exit 2 ;;
+runtime="${XAD_KFD_RUNTIME:-5.2}"
+case "$runtime" in
+    5.2|6.4|7.2) ;;
+    *) echo "$0: XAD_KFD_RUNTIME must be 5.2, 6.4 or 7.2, not ${runtime}" >&2; exit 2 ;;
 esac
 profile="${CARGO_PROFILE:-dev}"
 case "$profile" in
@@ -68,4 +69,16 @@ if [ ! -f "$library" ]; then
     exit 3
 fi
 export LD_PRELOAD="$library${LD_PRELOAD:+:$LD_PRELOAD}"
-exec "$@"
+if [ "$runtime" = 5.2 ]; then
+    exec "$@"
+fi
+# The fetched runtime (cached after the first fetch; 77 when the archive is
+# out of reach, which says nothing about this code).
+set +e
+fetched="$(bash "$root/ci/fetch-hip.sh" "$runtime")"
+status=$?
+set -e
+[ "$status" = 0 ] || exit "$status"
+lib="$fetched/usr/lib/x86_64-linux-gnu"
+sys="$(dirname "$fetched")/sysroot/usr/lib/x86_64-linux-gnu"
+exec "$sys/ld-linux-x86-64.so.2" --library-path "$sys:$lib" "$@"

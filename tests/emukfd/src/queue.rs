@@ -47,6 +47,12 @@ const WRITE_DISPATCH_ID_AT: u64 = 56;
 const SIGNAL_VALUE_AT: u64 = 8;
 const SIGNAL_MAILBOX_AT: u64 = 16;
 const SIGNAL_EVENT_ID_AT: u64 = 24;
+/// Byte offset of `queue_inactive_signal` in `amd_queue_t` (ROCr
+/// `amd_hsa_queue.h`): where the trap handler reports a wave's exception.
+const QUEUE_INACTIVE_SIGNAL_AT: u64 = 192;
+/// The error code a wave's illegal instruction leaves in that signal (ROCr's
+/// queue error handler reads it as HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION).
+const QUEUE_ERROR_ILLEGAL_INSTRUCTION: i64 = 0x4000_0000;
 
 /// A running queue; [`AqlQueue::stop`] ends its thread.
 pub struct AqlQueue {
@@ -284,8 +290,20 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBoo
         Err(e) => {
             warn!("emulated {name}: queue {} dispatch {} (kernel object 0x{:x}) failed: {e}", ring.id, p.dispatch_id, p.kernel_object);
             if let DeviceError::Emulation(f) = &e {
-                if f.kind == FaultKind::MemoryFault {
-                    kfd.memory_fault(f.address.unwrap_or(0), gpu.node.gpu_id);
+                match f.kind {
+                    FaultKind::MemoryFault => kfd.memory_fault(f.address.unwrap_or(0), gpu.node.gpu_id),
+                    // What silicon does with an instruction it cannot run
+                    // (and what the emulator refuses): the wave traps, and
+                    // the trap handler reports the queue's error, which the
+                    // runtime turns into its own illegal-instruction error.
+                    FaultKind::Unsupported
+                    | FaultKind::BadBranch
+                    | FaultKind::RanPastEnd
+                    | FaultKind::CodeEnd
+                    | FaultKind::VgprOutOfRange
+                    | FaultKind::SgprOutOfRange => queue_error(kfd, ring, QUEUE_ERROR_ILLEGAL_INSTRUCTION),
+                    // An endless wave stays the harness's watchdog's to end.
+                    _ => {}
                 }
             }
             false
@@ -323,14 +341,34 @@ fn hang(kfd: &Kfd, ring: &Ring, p: &PacketDispatch, kernel: &str, stop: &AtomicB
 /// write its event id to its mailbox and raise the event.
 fn complete(kfd: &Kfd, signal: u64) {
     let was = signal_value(signal).fetch_sub(1, Ordering::AcqRel);
-    let mailbox = load_u64(signal + SIGNAL_MAILBOX_AT);
-    if mailbox != 0 {
-        // SAFETY: the signal's event id field (see the note on process memory).
-        let id = unsafe { (*((signal + SIGNAL_EVENT_ID_AT) as *const AtomicU32)).load(Ordering::Acquire) };
-        store_u64(mailbox, u64::from(id));
-        kfd.signal_event(id);
-        trace!("signal 0x{signal:x}: {was} -> {}, event {id}", was - 1);
-    } else {
-        trace!("signal 0x{signal:x}: {was} -> {}", was - 1);
+    let event = notify(kfd, signal);
+    trace!("signal 0x{signal:x}: {was} -> {}{event}", was - 1);
+}
+
+/// Report a queue error as the trap handler does: the error code stored in
+/// the queue's `queue_inactive_signal`, whose waiter (ROCr's queue error
+/// handler) is woken through the signal's event.
+fn queue_error(kfd: &Kfd, ring: &Ring, code: i64) {
+    let signal = load_u64(ring.write_ptr - WRITE_DISPATCH_ID_AT + QUEUE_INACTIVE_SIGNAL_AT);
+    if signal == 0 {
+        warn!("queue {}: no queue_inactive_signal to report error 0x{code:x} to", ring.id);
+        return;
     }
+    signal_value(signal).store(code, Ordering::Release);
+    let event = notify(kfd, signal);
+    warn!("queue {}: error 0x{code:x} reported through queue_inactive_signal 0x{signal:x}{event}", ring.id);
+}
+
+/// Write a signal's event id to its mailbox and raise the event (nothing for
+/// a signal without a mailbox); the text names the event for a trace.
+fn notify(kfd: &Kfd, signal: u64) -> String {
+    let mailbox = load_u64(signal + SIGNAL_MAILBOX_AT);
+    if mailbox == 0 {
+        return String::new();
+    }
+    // SAFETY: the signal's event id field (see the note on process memory).
+    let id = unsafe { (*((signal + SIGNAL_EVENT_ID_AT) as *const AtomicU32)).load(Ordering::Acquire) };
+    store_u64(mailbox, u64::from(id));
+    kfd.signal_event(id);
+    format!(", event {id}")
 }
