@@ -15,7 +15,9 @@
 #   4. the emulated HIP device library is built for that version (its SONAME,
 #      symbol versions and hipDeviceProp_tR0600 from the root's headers) and the
 #      tests that load it run: its own tests, the end-to-end suite, fault lines
-#      and the shim layout check (tests/hip/hip_layout.rs).
+#      and the shim layout check (tests/hip/hip_layout.rs);
+#   5. the emulated KFD device (tests/emukfd) runs this version's real HIP,
+#      ROCr and thunk end to end (tests/hip/emukfd_e2e.rs, fetched runtime).
 #
 #   bash ci/hip-matrix.sh            # 6.4 and 7.2
 #   bash ci/hip-matrix.sh 7.2        # one version
@@ -57,10 +59,13 @@ for v in "${versions[@]}"; do
         cargo test --locked --test real_hip -- --nocapture 2>&1; then
         status=1
     fi
-    # The stand-in: built first (the tests would otherwise build it on demand).
-    if ! { cargo build --locked -p xad-emuhip 2>&1 &&
+    # The stand-in and the emulated KFD device: built first (the tests would
+    # otherwise build them on demand). The emulated KFD tests run the real
+    # runtime of this version on the device (tests/hip/emukfd_e2e.rs, the
+    # tests that read XAD_HIP_EXPECT; the 5.2 ones skip here).
+    if ! { cargo build --locked -p xad-emuhip -p xad-emukfd 2>&1 &&
         cargo test --locked -p xad-emuhip 2>&1 &&
-        cargo test --locked --test hip -- emuhip_e2e:: fault_lines:: hip_layout:: 2>&1; }; then
+        XAD_HIP_EXPECT="$v" cargo test --locked --test hip -- emuhip_e2e:: fault_lines:: hip_layout:: emukfd_e2e:: 2>&1; }; then
         status=1
     fi
     unset HIP_PATH ROCM_PATH CARGO_TARGET_DIR

@@ -517,3 +517,64 @@ fn microbench_refuses_the_device_because_its_name_says_emulated() {
         "{t}"
     );
 }
+
+/// The fetched runtime (6.4 or 7.2) this binary was built against in the HIP
+/// matrix (ci/hip-matrix.sh sets `XAD_HIP_EXPECT`), or `None` outside it.
+/// There `support::run` starts the harness under that root's own loader.
+fn fetched_runtime() -> Option<String> {
+    std::env::var("XAD_HIP_EXPECT").ok().filter(|v| !v.is_empty() && !on_hip5() && support::root_loader().is_some())
+}
+
+/// ROCm 6.4 and 7.2 (their ROCr carries the thunk and asks libdrm's
+/// `amdgpu_query_gpu_info`; 7.2's CREATE_QUEUE struct is longer than the
+/// 1.11 header's) on the same device: the gfx1030 catalogue has the
+/// emulator's verdicts through the HIP runtime's own copy kernels
+/// (`__amd_rocclr_copyBuffer`, compiled by that runtime's comgr).
+#[test]
+fn the_fetched_runtime_runs_the_gfx1030_catalogue_with_the_emulators_verdicts() {
+    let Some(version) = fetched_runtime() else {
+        eprintln!("SKIPPED: outside the HIP matrix (ci/hip-matrix.sh runs this under ROCm 6.4 and 7.2)");
+        return;
+    };
+    let dir = support_dir(&format!("kfd-fetched-{version}"));
+    let (hip_json, emu_json) = (dir.join("hip.json"), dir.join("emu.json"));
+    let common = ["run", "--target", "gfx1030", "--lanes", "1024", "--seed", "11"];
+    let (hip_path, emu_path) = (hip_json.display().to_string(), emu_json.display().to_string());
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["--backend", "hip", "--json", &hip_path]);
+    let (out, t) = kfd(&args, "gfx1030", &[("XAD_KFD_TRACE", "1")]);
+    assert_labelled(&t);
+    assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
+    // The fetched runtime's ROCr (thunk inside), not the system's 5.2.
+    assert!(
+        t.lines().any(|l| l.contains("runtime library mapped:") && l.contains("hip-matrix") && l.contains("libhsa-runtime64.so.1")),
+        "the fetched libhsa-runtime64 was not mapped:\n{t}"
+    );
+    assert!(t.contains("amdgpu_query_gpu_info -> family 143"), "{t}");
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["--backend", "emu", "--json", &emu_path]);
+    let (eout, et) = emu(&args);
+    assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
+    let (hip, emu) = (verdicts(&hip_json), verdicts(&emu_json));
+    assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
+    assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= 30, "{t}");
+}
+
+/// What gfx11 gets through ROCm 6.4/7.2 today: the runtime's own copy kernel,
+/// compiled for gfx1100 by the runtime, uses VOPD (dual-issue) instructions,
+/// which the emulator does not run. The device reports that as silicon's trap
+/// handler reports an illegal instruction, and the real runtime's own error
+/// ends the run: one ERROR, exit 3, no hang. (When VOPD is emulated this test
+/// is the one to turn into a verdict comparison.)
+#[test]
+fn gfx1100_through_the_fetched_runtime_stops_at_the_runtimes_illegal_instruction_report() {
+    if fetched_runtime().is_none() {
+        return;
+    }
+    let (out, t) = kfd(&["run", "--backend", "hip", "--case", "basic", "--lanes", "64"], "gfx1100", &[]);
+    assert_labelled(&t);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("decoded as VOPD: this encoding family is not emulated"), "{t}");
+    assert!(t.contains("HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION"), "the runtime's own report:\n{t}");
+    assert!(t.contains("error 0x40000000 reported through queue_inactive_signal"), "{t}");
+}
