@@ -240,3 +240,91 @@ pub fn refusal(reading: &Reading) -> Option<String> {
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field CLR reads but `.args` and `skip`, as comgr would give it.
+    fn fields_without(skip: &str) -> Vec<(&'static str, String)> {
+        CLR_KERNEL_FIELDS
+            .iter()
+            .filter(|(k, _)| *k != ".args" && *k != skip)
+            .map(|&(k, _)| {
+                (
+                    k,
+                    if k == ".name" || k == ".symbol" {
+                        "k"
+                    } else {
+                        "64"
+                    }
+                    .into(),
+                )
+            })
+            .collect()
+    }
+
+    fn arg() -> ArgMetadata {
+        ArgMetadata {
+            name: None,
+            size: Some("8".into()),
+            offset: Some("0".into()),
+            value_kind: Some("global_buffer".into()),
+        }
+    }
+
+    fn complete() -> KernelMetadata {
+        KernelMetadata::from_fields(fields_without(""), Some(vec![arg()]), None, Vec::new())
+    }
+
+    fn reading(kernel: KernelMetadata) -> Reading {
+        Reading {
+            library: "libamd_comgr.so.2".into(),
+            isa_name: Ok("amdgcn-amd-amdhsa--gfx1030".into()),
+            metadata: Ok(ProgramMetadata {
+                version: vec!["1".into(), "1".into()],
+                target: None,
+                kernels: Some(vec![kernel]),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_complete_kernel_lacks_nothing_and_is_loaded() {
+        assert_eq!(missing_fields(&complete()), Vec::new());
+        assert_eq!(refusal(&reading(complete())), None);
+    }
+
+    #[test]
+    fn each_missing_field_is_named_and_only_the_refused_ones_refuse() {
+        for &(field, need) in CLR_KERNEL_FIELDS {
+            let args = (field != ".args").then(|| vec![arg()]);
+            let k = KernelMetadata::from_fields(fields_without(field), args, None, Vec::new());
+            let missing = missing_fields(&k);
+            assert_eq!(missing.len(), 1, "{field}: {missing:?}");
+            assert_eq!((missing[0].field, missing[0].need), (field, need));
+            let why = refusal(&reading(k));
+            assert_eq!(why.is_some(), need == ClrNeed::Refuses, "{field}: {why:?}");
+            if let Some(why) = why {
+                assert!(why.contains(field), "{why}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_number_comgr_gives_as_other_text_is_unreadable_not_zero() {
+        let k = KernelMetadata::from_fields(
+            vec![(".max_flat_workgroup_size", "many".into())],
+            None,
+            None,
+            Vec::new(),
+        );
+        assert_eq!(k.max_flat_workgroup_size, None);
+        let missing = missing_fields(&k);
+        let m = missing
+            .iter()
+            .find(|m| m.field == ".max_flat_workgroup_size")
+            .unwrap();
+        assert!(m.why.contains("\"many\""), "{m:?}");
+    }
+}

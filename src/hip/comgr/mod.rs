@@ -152,6 +152,16 @@ fn load() -> Result<Functions, Unavailable> {
     )))
 }
 
+/// A symbol's address as the function pointer type `F`.
+///
+/// # Safety
+/// `F` must be an `extern "C"` function pointer type matching the symbol's C signature.
+unsafe fn as_function<F: Copy>(symbol: *mut c_void) -> F {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
+    // SAFETY: same size (asserted); the caller vouches for the signature.
+    unsafe { std::mem::transmute_copy::<*mut c_void, F>(&symbol) }
+}
+
 fn resolve(lib: *mut c_void, library: String) -> Result<Functions, Unavailable> {
     let symbol = |name: &CStr| -> Result<*mut c_void, Unavailable> {
         // SAFETY: `lib` is a live handle from dlopen and `name` NUL-terminated.
@@ -165,12 +175,12 @@ fn resolve(lib: *mut c_void, library: String) -> Result<Functions, Unavailable> 
             Ok(p)
         }
     };
-    // SAFETY (each transmute): the symbol is the comgr entry point of that
-    // name, whose C signature (amd_comgr.h, interface 2.x and 3.x alike for
-    // these functions) is the function pointer type of the field.
     macro_rules! function {
         ($name:literal) => {
-            unsafe { std::mem::transmute::<*mut c_void, _>(symbol($name)?) }
+            // SAFETY: the symbol is the comgr entry point of that name, whose
+            // C signature (amd_comgr.h, interface 2.x and 3.x alike for these
+            // functions) is the function pointer type of the field.
+            unsafe { as_function(symbol($name)?) }
         };
     }
     Ok(Functions {
