@@ -2,7 +2,8 @@
 # Installs what building and running xad-harness needs on Debian 12 or Ubuntu
 # 24.04, and nothing when it is already there: an LLVM that assembles
 # gfx9-gfx12 (clang/lld 19, and 22 for gfx950 where apt has it), the HIP
-# runtime and headers (libamdhip64-dev) and libclang for bindgen.
+# runtime and headers (libamdhip64-dev), its code object manager
+# (libamd-comgr2) and libclang for bindgen.
 # With --tests (ci/test.sh) also what only the tests need: qemu-user,
 # python3-numpy, Slurm (munge, slurmctld, slurmd, slurm-client) and chromium.
 # Rust itself comes from rustup (https://rustup.rs), which this script does not run.
@@ -37,7 +38,10 @@ done
 if [ -n "$rocm_root" ]; then
   echo "ci/setup.sh: using the HIP installation at $rocm_root; not installing Debian's libamdhip64-dev"
 else
-  packages+=(libamdhip64-dev)
+  # libamd-comgr2: the code object manager HIP reads metadata with; libamdhip64
+  # dlopens it (no link dependency) and tests/hip/comgr_metadata.rs reads every
+  # embedded code object through it, failing under CI=true when it is missing.
+  packages+=(libamdhip64-dev libamd-comgr2)
 fi
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # LLVM 22 assembles gfx950 and gfx9-4-generic, which LLVM 19 does not know

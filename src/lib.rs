@@ -13,7 +13,7 @@
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
 //! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
 //! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
-//! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII) |
+//! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
 //! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): program, waves, instruction families, workgroups, memory, faults |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |

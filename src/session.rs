@@ -257,6 +257,11 @@ fn run_into(
         (Some(user), Some(target)) => Some(user.load(&chosen[0], target)?),
         _ => None,
     };
+    if let Some(loaded) = &user {
+        if selected.units.iter().any(Unit::is_hip) {
+            refuse_what_the_runtime_would(loaded)?;
+        }
+    }
     let runs = |u: &Unit| -> usize {
         u.targets
             .iter()
@@ -1031,6 +1036,37 @@ impl UserKernel {
         launch::check_case_abi(&kernel.meta, &abi)
             .map_err(|e| Error::Usage(format!("--kernel {shown}: {e}")))?;
         Ok(loaded)
+    }
+}
+
+/// A `--kernel` the HIP runtime in this process would refuse, said in one
+/// line before it is handed over (exit 2): the runtime's own comgr cannot
+/// name its ISA (comgr 5.2 and a code object v5), cannot read its metadata,
+/// or a kernel lacks a field the runtime refuses a kernel without
+/// ([`hip::comgr::refusal`]). Only where the runtime has loaded comgr, as CLR
+/// does when it initialises: a runtime without it (the emulated HIP library)
+/// is not asked about, and a CLR that found no comgr loads no code object at
+/// all and says so itself.
+fn refuse_what_the_runtime_would(loaded: &Loaded) -> Result<()> {
+    let KernelSource::User { path } = &loaded.source else {
+        return Ok(());
+    };
+    if !hip::comgr::loaded_in_process() {
+        return Ok(());
+    }
+    let Ok(reading) = hip::comgr::read(&loaded.code.bytes) else {
+        return Ok(());
+    };
+    match hip::comgr::refusal(&reading) {
+        Some(why) => {
+            let version = crate::codeobj::elf::validate(&loaded.code.bytes)
+                .map(|facts| format!(" (code object v{})", facts.code_object_version))
+                .unwrap_or_default();
+            Err(Error::Usage(format!(
+                "--kernel {path}{version}: the HIP runtime would refuse it: {why}"
+            )))
+        }
+        None => Ok(()),
     }
 }
 

@@ -7,6 +7,7 @@
 //! | [`safe`]    | RAII `DeviceBuffer`, `Module`, `Stream`; the launch check against code object metadata; the watchdog |
 //! | [`HipDevice`] | the [`crate::device::Device`] seam over one device, addresses as u64 |
 //! | [`probe()`] | what the runtime sees, never failing: version, statuses, devices and the target each runs |
+//! | [`comgr`] | the code object's metadata as the HIP runtime reads it, through comgr (`dlopen`ed): typed per kernel, the fields CLR needs that are missing, why the runtime would refuse a file |
 //! | [`emulated_kfd`] | under the emulated KFD device: the emulator's per-word verdicts, asked of the preloaded device |
 //!
 //! This is the only module allowed `unsafe` code. The runtime functions used
@@ -14,6 +15,7 @@
 //! via `shim.c`), so a stand-in library exporting that set runs everything here.
 
 pub mod checked;
+pub mod comgr;
 mod device;
 pub mod emulated_kfd;
 mod functions;

@@ -5,9 +5,12 @@
 //! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
 //! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
 
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "../emuhip/tests/support/mod.rs"]
 mod support;
 
+mod comgr_metadata;
 mod emuhip_e2e;
 mod emuhip_multi;
 mod emukfd_e2e;
