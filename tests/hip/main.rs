@@ -1,6 +1,6 @@
 //! Test crate `hip`. The HIP path on the emulated HIP device library (tests/emuhip) and, through the
 //! real ROCm 5.2 libraries, on the emulated KFD device (tests/emukfd), the shim's
-//! layout and the checks before a launch. The tests that load the real runtime are `real_hip`. One
+//! layout, the checks before a launch, and the metadata as the real comgr reads it (`comgr_metadata`). The tests that load the real runtime are `real_hip`. One
 //! module per former test file; helpers shared across crates are in tests/common. No process-global
 //! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
 //! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
