@@ -1617,6 +1617,30 @@ impl<const W: usize> Wave<W> {
         .or(acc)
     }
 
+    /// `acc` (src0's taint) joined with the other sources' over `seen`
+    /// lanes, and the taint of a 64-bit result's low dword. The low dword
+    /// of v_mad_{u64_u32,i64_i32}'s 64-bit sum depends on S0, S1 and the
+    /// addend's low dword alone: carries run upward, so whatever its high
+    /// dword holds (LLVM adds a workitem id as v[0:1] with v1 never written,
+    /// then overwrites the result's high dword; silicon's low dword is
+    /// defined there). For every other shape the two are the same.
+    fn vsrc_taint(&mut self, inst: &Inst, ctx: &Ctx<'_>, mut acc: L, seen: u64, mask: u8) -> (L, L) {
+        let shape = inst.shape();
+        let mut low = acc;
+        for i in 1..vsrc_count(shape) {
+            let t = self
+                .v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx)
+                .masked(seen);
+            acc = acc.or(t);
+            low = low.or(if shape == Shape::Mad64 && i == 2 {
+                self.v_src(inst.src[i], 1, inst, ctx).masked(seen)
+            } else {
+                t
+            });
+        }
+        (acc, low)
+    }
+
     fn taint_valu(&mut self, inst: &Inst, ctx: &Ctx<'_>) -> Flow {
         use Shape::*;
         let shape = inst.shape();
@@ -1629,24 +1653,7 @@ impl<const W: usize> Wave<W> {
             exec
         };
         let (acc, writable) = self.src0_taint(inst, ctx, exec);
-        let mut acc = acc.masked(seen);
-        // The low dword of v_mad_{u64_u32,i64_i32}'s 64-bit sum: carries run
-        // upward only, so it depends on S0, S1 and the addend's low dword
-        // alone, whatever its high dword holds (LLVM adds a workitem id as
-        // v[0:1] with v1 never written, then overwrites the result's high
-        // dword; silicon's low dword is defined there).
-        let mut low = acc;
-        for i in 1..vsrc_count(shape) {
-            let t = self
-                .v_src(inst.src[i], vsrc_width(shape, i, mask), inst, ctx)
-                .masked(seen);
-            acc = acc.or(t);
-            low = low.or(if shape == Mad64 && i == 2 {
-                self.v_src(inst.src[i], 1, inst, ctx).masked(seen)
-            } else {
-                t
-            });
-        }
+        let (mut acc, low) = self.vsrc_taint(inst, ctx, acc.masked(seen), seen, mask);
         if inst.mods.any() {
             acc = self.modifier_taint(inst, ctx, acc, writable);
         }

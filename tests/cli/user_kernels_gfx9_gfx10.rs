@@ -406,15 +406,15 @@ fn an_unemulated_instruction_is_named_and_gfx9_v_cmpx_runs() {
     let lacking = edit(
         &base,
         XAD_LINE,
-        &format!("{XAD_LINE}  v_cmpx_lt_i64 vcc, v[2:3], v[4:5]\n"),
+        &format!("{XAD_LINE}  v_cmpx_t_i64 vcc, v[2:3], v[4:5]\n"),
     );
-    let r = run_edited(&dir, "cmpx_i64.s", &lacking, None);
+    let r = run_edited(&dir, "cmpx_t_i64.s", &lacking, None);
     assert_eq!(r.code, 3, "{}", r.all());
     // Named by the LLVM that assembled it (tests/cli/refusal_names.rs has
     // the static reason, for a run without one).
     assert!(
         r.stderr
-            .contains("v_cmpx_lt_i64_e32 vcc, v[2:3], v[4:5] (VOPC opcode 241) is a gfx908 instruction the emulator does not implement (named by llvm-mc-"),
+            .contains("v_cmpx_t_i64_e32 vcc, v[2:3], v[4:5] (VOPC opcode 247) is a gfx908 instruction the emulator does not implement (named by llvm-mc-"),
         "{}",
         r.stderr
     );

@@ -72,7 +72,6 @@ fn every_gfx9_table_row_decodes_as_llvm_encoded_it() {
     );
     // What the decoder refuses on purpose, each for a reason it names.
     let expected = [
-        ("v_cmpx_lt_i64", "v_cmpx_lt_i64 (VOPC opcode 241, 0xf1) is a gfx9 instruction the emulator does not implement"),
         ("s_sendmsg", "s_sendmsg (SOPP opcode 16, 0x10) is a gfx9 instruction the emulator does not implement"),
         ("_sdwa", "SDWA"),
         ("scratch_load", "scratch"),
