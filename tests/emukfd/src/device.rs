@@ -169,6 +169,13 @@ pub struct Kfd {
 }
 
 impl Kfd {
+    /// The emulated GPU's clock: 100 MHz (the REALTIME clock of the ISA
+    /// guides) since the device came up. GET_CLOCK_COUNTERS reports it and
+    /// signals' profiling time stamps are in it.
+    pub fn gpu_clock(&self) -> u64 {
+        (self.started.elapsed().as_nanos() / 10) as u64
+    }
+
     fn new() -> Result<Kfd, String> {
         let config = Config::from_env()?;
         trace::enable(config.trace);

@@ -158,9 +158,8 @@ unsafe fn serve(kfd: &'static Kfd, name: &str, arg: *mut c_void) -> Result {
             let a = args!(kfd_ioctl_get_clock_counters_args);
             gpu(kfd, a.gpu_id)?;
             let ns = kfd.started.elapsed().as_nanos() as u64;
-            // The emulated GPU's counter runs at 100 MHz (the REALTIME clock
-            // of the ISA guides); the system counter is in nanoseconds.
-            a.gpu_clock_counter = ns / 10;
+            // The system counter is in nanoseconds.
+            a.gpu_clock_counter = kfd.gpu_clock();
             a.cpu_clock_counter = ns;
             a.system_clock_counter = ns;
             a.system_clock_freq = 1_000_000_000;

@@ -50,6 +50,14 @@ const SIGNAL_EVENT_ID_AT: u64 = 24;
 /// Byte offset of `queue_inactive_signal` in `amd_queue_t` (ROCr
 /// `amd_hsa_queue.h`): where the trap handler reports a wave's exception.
 const QUEUE_INACTIVE_SIGNAL_AT: u64 = 192;
+/// `queue_properties` in `amd_queue_t`, and its ENABLE_PROFILING bit: the
+/// command processor then writes a packet's start and end time stamps
+/// (`amd_signal_t` `start_ts` at 32, `end_ts` at 40, in the GPU clock) into
+/// its completion signal, which the runtime reads for event timing.
+const QUEUE_PROPERTIES_AT: u64 = 180;
+const QUEUE_PROFILING: u32 = 1 << 3;
+const SIGNAL_START_TS_AT: u64 = 32;
+const SIGNAL_END_TS_AT: u64 = 40;
 /// The error code a wave's illegal instruction leaves in that signal (ROCr's
 /// queue error handler reads it as HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION).
 const QUEUE_ERROR_ILLEGAL_INSTRUCTION: i64 = 0x4000_0000;
@@ -174,6 +182,7 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
     // SAFETY: the ring slot, 64 bytes in the runtime's ring (see above).
     unsafe { std::ptr::copy_nonoverlapping(at as *const u8, bytes.as_mut_ptr(), 64) };
     let completion = u64::from_le_bytes(bytes[56..64].try_into().unwrap_or([0; 8]));
+    let started = kfd.gpu_clock();
     match h & 0xff {
         TYPE_KERNEL_DISPATCH => {
             let queue = ring.write_ptr - WRITE_DISPATCH_ID_AT;
@@ -228,6 +237,12 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
         }
     }
     if completion != 0 {
+        // SAFETY: the runtime's amd_queue_t (see the note on process memory).
+        let properties = unsafe { (*((ring.write_ptr - WRITE_DISPATCH_ID_AT + QUEUE_PROPERTIES_AT) as *const AtomicU32)).load(Ordering::Acquire) };
+        if properties & QUEUE_PROFILING != 0 {
+            store_u64(completion + SIGNAL_START_TS_AT, started);
+            store_u64(completion + SIGNAL_END_TS_AT, kfd.gpu_clock().max(started + 1));
+        }
         complete(kfd, completion);
     }
     true
