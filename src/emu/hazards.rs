@@ -396,7 +396,10 @@ fn sgpr_reads(d: &Deps) -> u128 {
 
 /// Wait states an instruction provides on gfx9: `s_nop N` is N + 1.
 fn wait_states(inst: &Inst) -> u32 {
-    if inst.op == Op::SNop {
+    // A VOPD's X half (length 0) issues with its Y half: one instruction.
+    if inst.len == 0 {
+        0
+    } else if inst.op == Op::SNop {
         (inst.imm as u32 & 0xf) + 1
     } else {
         1

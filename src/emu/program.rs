@@ -227,6 +227,9 @@ impl Program {
         allocation: &Allocation,
     ) -> Program {
         let (mut insts, offsets) = sweep(isa, code, base, entry);
+        if allocation.wave64 {
+            refuse_vopd_in_wave64(&mut insts);
+        }
         let targets = branch_targets(&insts, &offsets);
         if isa.gfx1250_insts {
             resolve_vgpr_msb(&mut insts, &targets);
@@ -346,6 +349,22 @@ fn sweep(isa: Isa, code: &[u8], base: u64, entry: u64) -> (Vec<Result<Inst, Faul
     let mut pos = entry.saturating_sub(base) as usize;
     while pos < code.len() {
         offsets.push(base.wrapping_add(pos as u64));
+        // A VOPD is its two halves at one offset (the X half has length 0).
+        if let Some(pair) = crate::isa::vopd::decode_pair(isa, code, pos, base) {
+            match pair {
+                Ok([x, y]) => {
+                    offsets.push(base.wrapping_add(pos as u64));
+                    pos += y.len as usize;
+                    insts.extend([Ok(x), Ok(y)]);
+                }
+                Err(e) => {
+                    insts.push(Err(Fault::new(FaultKind::Unsupported, e.to_string())
+                        .with_inst(e.offset(), e.dwords_hex())));
+                    pos += 4;
+                }
+            }
+            continue;
+        }
         match crate::isa::decode(isa, code, pos, base) {
             Ok(inst) => {
                 pos += inst.len as usize;
@@ -362,6 +381,23 @@ fn sweep(isa: Isa, code: &[u8], base: u64, entry: u64) -> (Vec<Result<Inst, Faul
     (insts, offsets)
 }
 
+/// VOPD is a wave32 encoding (the ISA guide: "VOPD instructions are only
+/// supported in wave32"): in a wave64 kernel its first half is a fault.
+fn refuse_vopd_in_wave64(insts: &mut [Result<Inst, Fault>]) {
+    for slot in insts.iter_mut() {
+        if let Ok(inst) = slot {
+            if inst.len == 0 {
+                let text = inst.to_string();
+                *slot = Err(Fault::new(
+                    FaultKind::Unsupported,
+                    format!("a VOPD (dual-issue) word at offset 0x{:x} in a wave64 kernel: VOPD is a wave32 encoding", inst.offset),
+                )
+                .with_inst(inst.offset, text));
+            }
+        }
+    }
+}
+
 /// Per instruction, the index its branch goes to; `None` for another
 /// instruction or a branch to no decoded instruction's start.
 fn branch_targets(insts: &[Result<Inst, Fault>], offsets: &[u64]) -> Vec<Option<usize>> {
@@ -369,7 +405,11 @@ fn branch_targets(insts: &[Result<Inst, Fault>], offsets: &[u64]) -> Vec<Option<
         .iter()
         .map(|i| match i {
             Ok(inst) if inst.shape() == Shape::Branch => {
-                offsets.binary_search(&inst.branch_target()).ok()
+                // The first instruction at the target (a VOPD's X half
+                // shares its offset with the Y half after it).
+                let t = inst.branch_target();
+                let at = offsets.partition_point(|&o| o < t);
+                (offsets.get(at) == Some(&t)).then_some(at)
             }
             _ => None,
         })

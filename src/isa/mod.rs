@@ -11,6 +11,7 @@
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
 //! | [`gfx9`]    | gfx9 (GCN5/CDNA): its field layouts, operand codes and register spellings |
 //! | [`unemulated`] | encodings LLVM knows that the emulator does not implement, with their mnemonics (for refusals) |
+//! | [`vopd`]    | gfx11+ dual issue: one VOPD word as its X and Y halves (VOP1/VOP2 instructions at one offset) |
 //!
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
 //! gfx12, all filled in and decoded, for a target's [`Isa`] (which also says
@@ -26,6 +27,7 @@ pub mod gfx9;
 pub mod operand;
 pub mod table;
 pub mod unemulated;
+pub mod vopd;
 
 pub use decode::{
     decode, decode_at, decode_one, decode_one_for, DecodeError, Enc, Inst, Modifiers,

@@ -1210,3 +1210,34 @@ fn a_64_bit_mad_low_dword_ignores_an_undefined_addend_high_dword() {
     );
     all_undefined(&high, 300, &["v21 read before any write"]);
 }
+
+/// VOPD (gfx11 dual issue) runs as its two halves: X's `v_mov_b32 v10, 0`
+/// and Y's `v_add_nc_u32 v11, v5, v9` (v9 = 0) leave v5's value in
+/// `v10 | v11`. The negative control pairs the same X with a Y computing
+/// the wrong function (`v5 << 1`), which must fail.
+#[test]
+fn a_vopd_pair_runs_as_its_two_halves_and_a_wrong_y_is_caught() {
+    let good = run(
+        "vopd_good",
+        &kernel(
+            "vopd_good",
+            "",
+            "  v_dual_mov_b32 v10, 0 :: v_dual_add_nc_u32 v11, v5, v9\n  v_or_b32 v5, v10, v11",
+        ),
+        300,
+        9,
+    );
+    assert_eq!(good.status(), Status::Pass, "{}", describe(&good));
+    let wrong = run(
+        "vopd_wrong",
+        &kernel(
+            "vopd_wrong",
+            "",
+            "  v_dual_mov_b32 v10, 0 :: v_dual_lshlrev_b32 v11, 1, v5\n  v_or_b32 v5, v10, v11",
+        ),
+        300,
+        9,
+    );
+    assert_eq!(wrong.status(), Status::Fail, "{}", describe(&wrong));
+    assert!(wrong.tally.lanes_failed > 250, "{}", describe(&wrong));
+}

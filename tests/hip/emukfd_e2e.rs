@@ -279,6 +279,38 @@ fn wrong_kernels_are_caught_through_the_real_stack_on_the_same_lanes() {
     both_catch(&past, 1, "guard");
 }
 
+/// An instruction the emulator refuses (gfx10's `v_cvt_u32_f32`: no
+/// floating point is emulated) is reported as silicon's trap handler reports
+/// an illegal instruction: the real runtime's own error (HIP 5.2 then aborts
+/// the process, which the harness turns into one line), exit 3, and no wait
+/// for a signal that never comes. `--backend emu` refuses the same kernel by
+/// the instruction's name.
+#[test]
+fn an_instruction_the_emulator_refuses_is_the_runtimes_illegal_instruction_error() {
+    if !on_hip5() {
+        return;
+    }
+    let dir = support_dir("kfd-illegal");
+    let kernel = edited(&dir, "unemulated", |l| {
+        if l.trim_start().starts_with("v_xad_u32 v5, v2, v3, v4") {
+            format!("{l}\n  v_cvt_u32_f32 v6, v5")
+        } else {
+            l.to_string()
+        }
+    });
+    let k = kernel.display().to_string();
+    let args = ["run", "--target", "gfx1030", "--case", "basic", "--lanes", "64", "--kernel", &k, "--backend", "hip"];
+    let (out, t) = kfd(&args, "gfx1030", &[]);
+    assert_labelled(&t);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("error 0x40000000 reported through queue_inactive_signal"), "{t}");
+    assert!(t.contains("HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION"), "the runtime's own report:\n{t}");
+    assert!(t.contains("v_cvt_u32_f32"), "the device names the instruction:\n{t}");
+    let (eout, et) = emu(&["run", "--target", "gfx1030", "--case", "basic", "--lanes", "64", "--kernel", &k, "--backend", "emu"]);
+    assert_eq!(eout.status.code(), Some(3), "{et}");
+    assert!(et.contains("v_cvt_u32_f32"), "{et}");
+}
+
 #[test]
 fn a_memory_fault_through_the_real_stack_is_the_runtimes_report_then_one_line_and_exit_3() {
     if !on_hip5() {
@@ -525,6 +557,37 @@ fn fetched_runtime() -> Option<String> {
     std::env::var("XAD_HIP_EXPECT").ok().filter(|v| !v.is_empty() && !on_hip5() && support::root_loader().is_some())
 }
 
+/// Run `target`'s catalogue through the fetched runtime on the device and on
+/// `--backend emu` (same seed and lanes); both must give the same verdicts.
+/// Returns the device run's transcript.
+fn fetched_catalogue_agrees(version: &str, target: &str, min_pass: usize) -> String {
+    let dir = support_dir(&format!("kfd-fetched-{version}-{target}"));
+    let (hip_json, emu_json) = (dir.join("hip.json"), dir.join("emu.json"));
+    let common = ["run", "--target", target, "--lanes", "1024", "--seed", "11"];
+    let (hip_path, emu_path) = (hip_json.display().to_string(), emu_json.display().to_string());
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["--backend", "hip", "--json", &hip_path]);
+    let (out, t) = kfd(&args, target, &[("XAD_KFD_TRACE", "1")]);
+    assert_labelled(&t);
+    assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
+    // The fetched runtime's ROCr (thunk inside), not the system's 5.2.
+    assert!(
+        t.lines().any(|l| l.contains("runtime library mapped:") && l.contains("hip-matrix") && l.contains("libhsa-runtime64.so.1")),
+        "the fetched libhsa-runtime64 was not mapped:\n{t}"
+    );
+    // Profiling queues get their packets' time stamps, as from a real
+    // command processor (ROCr warns of invalid ones otherwise).
+    assert!(!t.contains("time stamps may be invalid"), "{t}");
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["--backend", "emu", "--json", &emu_path]);
+    let (eout, et) = emu(&args);
+    assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
+    let (hip, emu) = (verdicts(&hip_json), verdicts(&emu_json));
+    assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
+    assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= min_pass, "{t}");
+    t
+}
+
 /// ROCm 6.4 and 7.2 (their ROCr carries the thunk and asks libdrm's
 /// `amdgpu_query_gpu_info`; 7.2's CREATE_QUEUE struct is longer than the
 /// 1.11 header's) on the same device: the gfx1030 catalogue has the
@@ -536,48 +599,18 @@ fn the_fetched_runtime_runs_the_gfx1030_catalogue_with_the_emulators_verdicts() 
         eprintln!("SKIPPED: outside the HIP matrix (ci/hip-matrix.sh runs this under ROCm 6.4 and 7.2)");
         return;
     };
-    let dir = support_dir(&format!("kfd-fetched-{version}"));
-    let (hip_json, emu_json) = (dir.join("hip.json"), dir.join("emu.json"));
-    let common = ["run", "--target", "gfx1030", "--lanes", "1024", "--seed", "11"];
-    let (hip_path, emu_path) = (hip_json.display().to_string(), emu_json.display().to_string());
-    let mut args: Vec<&str> = common.to_vec();
-    args.extend(["--backend", "hip", "--json", &hip_path]);
-    let (out, t) = kfd(&args, "gfx1030", &[("XAD_KFD_TRACE", "1")]);
-    assert_labelled(&t);
-    assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
-    // The fetched runtime's ROCr (thunk inside), not the system's 5.2.
-    assert!(
-        t.lines().any(|l| l.contains("runtime library mapped:") && l.contains("hip-matrix") && l.contains("libhsa-runtime64.so.1")),
-        "the fetched libhsa-runtime64 was not mapped:\n{t}"
-    );
+    let t = fetched_catalogue_agrees(&version, "gfx1030", 30);
     assert!(t.contains("amdgpu_query_gpu_info -> family 143"), "{t}");
-    // Profiling queues get their packets' time stamps, as from a real
-    // command processor (ROCr warns of invalid ones otherwise).
-    assert!(!t.contains("time stamps may be invalid"), "{t}");
-    let mut args: Vec<&str> = common.to_vec();
-    args.extend(["--backend", "emu", "--json", &emu_path]);
-    let (eout, et) = emu(&args);
-    assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
-    let (hip, emu) = (verdicts(&hip_json), verdicts(&emu_json));
-    assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
-    assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= 30, "{t}");
 }
 
-/// What gfx11 gets through ROCm 6.4/7.2 today: the runtime's own copy kernel,
-/// compiled for gfx1100 by the runtime, uses VOPD (dual-issue) instructions,
-/// which the emulator does not run. The device reports that as silicon's trap
-/// handler reports an illegal instruction, and the real runtime's own error
-/// ends the run: one ERROR, exit 3, no hang. (When VOPD is emulated this test
-/// is the one to turn into a verdict comparison.)
+/// RDNA3, which ROCm 5.2 does not know: the gfx1100 catalogue through 6.4
+/// and 7.2 has the emulator's verdicts. The runtime's gfx1100 copy kernel
+/// is LLVM code with VOPD (dual-issue) words, run as their two halves.
 #[test]
-fn gfx1100_through_the_fetched_runtime_stops_at_the_runtimes_illegal_instruction_report() {
-    if fetched_runtime().is_none() {
+fn the_fetched_runtime_runs_the_gfx1100_catalogue_with_the_emulators_verdicts() {
+    let Some(version) = fetched_runtime() else {
         return;
-    }
-    let (out, t) = kfd(&["run", "--backend", "hip", "--case", "basic", "--lanes", "64"], "gfx1100", &[]);
-    assert_labelled(&t);
-    assert_eq!(out.status.code(), Some(3), "{t}");
-    assert!(t.contains("decoded as VOPD: this encoding family is not emulated"), "{t}");
-    assert!(t.contains("HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION"), "the runtime's own report:\n{t}");
-    assert!(t.contains("error 0x40000000 reported through queue_inactive_signal"), "{t}");
+    };
+    let t = fetched_catalogue_agrees(&version, "gfx1100", 40);
+    assert!(t.contains("amdgpu_query_gpu_info -> family 145"), "{t}");
 }

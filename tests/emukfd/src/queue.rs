@@ -61,6 +61,9 @@ const SIGNAL_END_TS_AT: u64 = 40;
 /// The error code a wave's illegal instruction leaves in that signal (ROCr's
 /// queue error handler reads it as HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION).
 const QUEUE_ERROR_ILLEGAL_INSTRUCTION: i64 = 0x4000_0000;
+/// The error code of a dispatch the command processor cannot start (ROCr:
+/// "Invalid (or NULL) code", HSA_STATUS_ERROR_INVALID_CODE_OBJECT).
+const QUEUE_ERROR_INVALID_CODE: i64 = 8;
 
 /// A running queue; [`AqlQueue::stop`] ends its thread.
 pub struct AqlQueue {
@@ -304,6 +307,11 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBoo
         }
         Err(e) => {
             warn!("emulated {name}: queue {} dispatch {} (kernel object 0x{:x}) failed: {e}", ring.id, p.dispatch_id, p.kernel_object);
+            if let DeviceError::Refused(_) = &e {
+                // A descriptor or packet the emulator will not run: the
+                // runtime hears it as an invalid code object, not silence.
+                queue_error(kfd, ring, QUEUE_ERROR_INVALID_CODE);
+            }
             if let DeviceError::Emulation(f) = &e {
                 match f.kind {
                     FaultKind::MemoryFault => kfd.memory_fault(f.address.unwrap_or(0), gpu.node.gpu_id),
@@ -369,9 +377,10 @@ fn queue_error(kfd: &Kfd, ring: &Ring, code: i64) {
         warn!("queue {}: no queue_inactive_signal to report error 0x{code:x} to", ring.id);
         return;
     }
+    // Said before the runtime hears it: its handler may abort the process.
+    warn!("queue {}: error 0x{code:x} reported through queue_inactive_signal 0x{signal:x}", ring.id);
     signal_value(signal).store(code, Ordering::Release);
-    let event = notify(kfd, signal);
-    warn!("queue {}: error 0x{code:x} reported through queue_inactive_signal 0x{signal:x}{event}", ring.id);
+    notify(kfd, signal);
 }
 
 /// Write a signal's event id to its mailbox and raise the event (nothing for
