@@ -67,6 +67,90 @@ fn bits(w: u32, hi: u32, lo: u32) -> u32 {
     (w >> lo) & ((1u32 << (hi - lo + 1)) - 1)
 }
 
+/// A VOPD word's fields.
+struct Word {
+    src0x: u32,
+    vsrc1x: u32,
+    op_x: u32,
+    op_y: u32,
+    src0y: u32,
+    vsrc1y: u32,
+    vdstx: u32,
+    vdsty: u32,
+}
+
+impl Word {
+    fn of(w0: u32, w1: u32) -> Word {
+        let vdstx = bits(w1, 31, 24);
+        Word {
+            src0x: bits(w0, 8, 0),
+            vsrc1x: bits(w0, 16, 9),
+            op_y: bits(w0, 21, 17),
+            op_x: bits(w0, 25, 22),
+            src0y: bits(w1, 8, 0),
+            vsrc1y: bits(w1, 16, 9),
+            vdstx,
+            vdsty: (bits(w1, 23, 17) << 1) | (!vdstx & 1),
+        }
+    }
+
+    fn names(&self) -> String {
+        format!("{} :: {}", name(self.op_x), name(self.op_y))
+    }
+
+    /// X's and Y's instructions, or why the pair is not run.
+    fn ops(&self, isa: Isa) -> Result<(Op, Op), String> {
+        let (Some(x), Some(y)) = (op(self.op_x, false), op(self.op_y, true)) else {
+            let lacking = if op(self.op_x, false).is_none() { self.op_x } else { self.op_y };
+            return Err(format!("{} ({}) is a VOPD operation the emulator does not implement", name(lacking), self.names()));
+        };
+        // Y reading v[vdstX]: in order, Y would see X's result; issued
+        // together, the guide does not say.
+        let vop2 = |op: Op| info(op).format == Format::Vop2;
+        if self.src0y == 256 + self.vdstx || (vop2(y) && self.vsrc1y == self.vdstx) {
+            return Err(format!(
+                "{}: the Y operation reads v{}, which the X operation writes in the same issue; the ISA guide gives no value for that, and LLVM never pairs them",
+                self.names(),
+                self.vdstx
+            ));
+        }
+        // The register-bank rule (the ISA guide; LLVM's assembler enforces
+        // it): X's and Y's VGPR src0, and their vsrc1, come from different
+        // banks (register number mod 4); gfx12 lets both name one register.
+        let pairs = [
+            (self.src0x, self.src0y, "src0", self.src0x >= 256 && self.src0y >= 256),
+            (256 + self.vsrc1x, 256 + self.vsrc1y, "vsrc1", vop2(x) && vop2(y)),
+        ];
+        for (a, b, field, both) in pairs {
+            let same_ok = isa.generation != super::Generation::Gfx11 && a == b;
+            if both && a % 4 == b % 4 && !same_ok {
+                return Err(format!(
+                    "{}: the X and Y {field} operands (v{} and v{}) are in the same VGPR bank, which VOPD does not allow",
+                    self.names(),
+                    a - 256,
+                    b - 256
+                ));
+            }
+        }
+        Ok((x, y))
+    }
+}
+
+/// The VOP1/VOP2 encoding of `op` (plus `literal` when src0 names it),
+/// decoded at `offset`.
+fn half(isa: Isa, op: Op, vdst: u32, src0: u32, vsrc1: u32, literal: Option<u32>, offset: u64) -> Result<Inst, DecodeError> {
+    let opcode = u32::from(info(op).opcode(isa.generation).unwrap_or(0));
+    let e32 = match info(op).format {
+        Format::Vop1 => (0b0111111 << 25) | (vdst << 17) | (opcode << 9) | src0,
+        _ => (opcode << 25) | (vdst << 17) | (vsrc1 << 9) | src0,
+    };
+    let mut buf = e32.to_le_bytes().to_vec();
+    if let Some(l) = literal.filter(|_| src0 == LITERAL) {
+        buf.extend_from_slice(&l.to_le_bytes());
+    }
+    decode(isa, &buf, 0, offset)
+}
+
 /// The two halves of the VOPD at `bytes[pos..]`, or `None` when `isa` has no
 /// VOPD or the word there is not one (then [`decode`] reads it).
 pub fn decode_pair(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Option<Result<[Inst; 2], DecodeError>> {
@@ -80,12 +164,6 @@ pub fn decode_pair(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Option<Resu
         return None;
     }
     let offset = base.wrapping_add(pos as u64);
-    let refuse = |dwords: Vec<u32>, reason: String| DecodeError::Unsupported {
-        offset,
-        dwords,
-        format: "VOPD".to_string(),
-        reason,
-    };
     let truncated = |needed: usize, dwords: Vec<u32>| DecodeError::Truncated {
         offset,
         format: "VOPD",
@@ -96,81 +174,24 @@ pub fn decode_pair(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Option<Resu
     let Some(w1) = word(1) else {
         return Some(Err(truncated(8, vec![w0])));
     };
-    let (src0x, vsrc1x, op_y, op_x) = (bits(w0, 8, 0), bits(w0, 16, 9), bits(w0, 21, 17), bits(w0, 25, 22));
-    let (src0y, vsrc1y, vdstx) = (bits(w1, 8, 0), bits(w1, 16, 9), bits(w1, 31, 24));
-    let vdsty = (bits(w1, 23, 17) << 1) | (!vdstx & 1);
-    let literal = if src0x == LITERAL || src0y == LITERAL {
-        match word(2) {
-            Some(l) => Some(l),
-            None => return Some(Err(truncated(12, vec![w0, w1]))),
-        }
-    } else {
-        None
+    let f = Word::of(w0, w1);
+    let literal = match (f.src0x == LITERAL || f.src0y == LITERAL, word(2)) {
+        (false, _) => None,
+        (true, Some(l)) => Some(l),
+        (true, None) => return Some(Err(truncated(12, vec![w0, w1]))),
     };
     let dwords = [w0, w1, literal.unwrap_or(0)];
     let shown = dwords[..if literal.is_some() { 3 } else { 2 }].to_vec();
-    let (Some(x), Some(y)) = (op(op_x, false), op(op_y, true)) else {
-        let lacking = if op(op_x, false).is_none() { name(op_x) } else { name(op_y) };
-        return Some(Err(refuse(
-            shown,
-            format!("{lacking} ({} :: {}) is a VOPD operation the emulator does not implement", name(op_x), name(op_y)),
-        )));
-    };
-    // Y reads v[vdstX] (as src0, vsrc1 or, for a VGPR, nothing else): in
-    // order, Y would see X's result; issued together, the guide does not say.
-    let y_reads_x = src0y == 256 + vdstx || (info(y).format == Format::Vop2 && vsrc1y == vdstx);
-    if y_reads_x {
-        return Some(Err(refuse(
-            shown,
-            format!(
-                "{} :: {}: the Y operation reads v{vdstx}, which the X operation writes in the same issue; the ISA guide gives no value for that, and LLVM never pairs them",
-                name(op_x),
-                name(op_y)
-            ),
-        )));
-    }
-    // The register-bank rule (the ISA guide; LLVM's assembler enforces it):
-    // a VGPR src0 of X and of Y, and X's and Y's vsrc1, come from different
-    // banks (register number mod 4); gfx12 lets both name the same register.
-    let vop2 = |op: Op| info(op).format == Format::Vop2;
-    let pairs = [(src0x, src0y, "src0"), (256 + vsrc1x, 256 + vsrc1y, "vsrc1")];
-    for (i, (a, b, field)) in pairs.into_iter().enumerate() {
-        let both = if i == 0 { a >= 256 && b >= 256 } else { vop2(x) && vop2(y) };
-        let same_ok = isa.generation != super::Generation::Gfx11 && a == b;
-        if both && a % 4 == b % 4 && !same_ok {
-            return Some(Err(refuse(
-                shown,
-                format!(
-                    "{} :: {}: the X and Y {field} operands (v{} and v{}) are in the same VGPR bank, which VOPD does not allow",
-                    name(op_x),
-                    name(op_y),
-                    a - 256,
-                    b - 256
-                ),
-            )));
+    let len = (4 * shown.len()) as u8;
+    let (x, y) = match f.ops(isa) {
+        Ok(ops) => ops,
+        Err(reason) => {
+            return Some(Err(DecodeError::Unsupported { offset, dwords: shown, format: "VOPD".to_string(), reason }))
         }
-    }
-    let half = |op: Op, vdst: u32, src0: u32, vsrc1: u32| -> Result<Inst, DecodeError> {
-        let Some(opcode) = info(op).opcode(isa.generation) else {
-            return Err(refuse(shown.clone(), format!("{} has no VOP1/VOP2 form on {}", name(op_x), isa.generation)));
-        };
-        let opcode = u32::from(opcode);
-        let e32 = match info(op).format {
-            Format::Vop1 => (0b0111111 << 25) | (vdst << 17) | (opcode << 9) | src0,
-            _ => (opcode << 25) | (vdst << 17) | (vsrc1 << 9) | src0,
-        };
-        let mut buf = e32.to_le_bytes().to_vec();
-        if let Some(l) = literal.filter(|_| src0 == LITERAL) {
-            buf.extend_from_slice(&l.to_le_bytes());
-        }
-        let mut inst = decode(isa, &buf, 0, offset)?;
-        inst.dwords = dwords;
-        Ok(inst)
     };
-    let pair = half(x, vdstx, src0x, vsrc1x).and_then(|mut x| {
-        let mut y = half(y, vdsty, src0y, vsrc1y)?;
-        x.len = 0;
-        y.len = (4 * shown.len()) as u8;
+    let pair = half(isa, x, f.vdstx, f.src0x, f.vsrc1x, literal, offset).and_then(|mut x| {
+        let mut y = half(isa, y, f.vdsty, f.src0y, f.vsrc1y, literal, offset)?;
+        (x.dwords, y.dwords, x.len, y.len) = (dwords, dwords, 0, len);
         Ok([x, y])
     });
     Some(pair)
