@@ -10,6 +10,11 @@
 #
 #   ci/bench-kfd.sh                 # gfx1030, 65536 lanes, 3 pairs
 #   ci/bench-kfd.sh gfx90a 16384 5
+#   XAD_KFD_RUNTIME=6.4 ci/bench-kfd.sh gfx1100   # through ROCm 6.4 (or 7.2)
+#
+# XAD_KFD_RUNTIME=6.4|7.2: the binary is built (release) against that
+# fetched root in target/hip-matrix/build and both runs use that runtime's
+# loader; the device library is the workspace's release build.
 #
 # Exit codes: 0 measured, 2 usage, 3 a build or run failed.
 set -euo pipefail
@@ -28,6 +33,20 @@ if ! cargo build --release --workspace >/dev/null 2>&1; then
     exit 3
 fi
 bin="${CARGO_TARGET_DIR:-target}/release/xad-harness"
+runtime="${XAD_KFD_RUNTIME:-5.2}"
+emu_prefix=()
+if [ "$runtime" != 5.2 ]; then
+    fetched="$(bash ci/fetch-hip.sh "$runtime")" || { echo "$0: ROCm $runtime could not be fetched" >&2; exit 3; }
+    sys="$(dirname "$fetched")/sysroot/usr/lib/x86_64-linux-gnu"
+    if ! HIP_PATH="$fetched/usr" ROCM_PATH="" CARGO_TARGET_DIR="$root/target/hip-matrix/build" \
+        cargo build --release --locked -p xad-harness --bin xad-harness >/dev/null 2>&1; then
+        echo "$0: the release build against ROCm $runtime failed" >&2
+        exit 3
+    fi
+    bin="$root/target/hip-matrix/build/release/xad-harness"
+    emu_prefix=("$sys/ld-linux-x86-64.so.2" --library-path "$sys:$fetched/usr/lib/x86_64-linux-gnu")
+fi
+export XAD_KFD_RUNTIME="$runtime"
 args=(run --target "$target" --lanes "$lanes" --seed 11 --quiet)
 
 now() { date +%s.%N; }
@@ -41,12 +60,12 @@ time_one() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # Warm-up: the wrapper's own build check and the page cache, outside the pairs.
-CARGO_PROFILE=release ci/with-emulated-kfd.sh true || { echo "$0: ci/with-emulated-kfd.sh failed" >&2; exit 3; }
+CARGO_PROFILE=release ci/with-emulated-kfd.sh /bin/true || { echo "$0: ci/with-emulated-kfd.sh failed" >&2; exit 3; }
 emu_times=() kfd_times=()
 for i in $(seq 1 "$pairs"); do
-    e=$(time_one "$bin" "${args[@]}" --backend emu)
+    e=$(time_one "${emu_prefix[@]}" "$bin" "${args[@]}" --backend emu)
     k=$(time_one env CARGO_PROFILE=release XAD_KFD_DEVICES="$target" ci/with-emulated-kfd.sh "$bin" "${args[@]}" --backend hip)
-    printf 'pair %d: emu %.2f s, real ROCm 5.2 on the emulated KFD device %.2f s\n' "$i" "$e" "$k"
+    printf 'pair %d: emu %.2f s, real ROCm %s on the emulated KFD device %.2f s\n' "$i" "$e" "$runtime" "$k"
     emu_times+=("$e") kfd_times+=("$k")
 done
 emu_median=$(printf '%s\n' "${emu_times[@]}" | median)

@@ -500,6 +500,17 @@ pub struct EncodingLayout {
     /// The ENCODING values of the families the emulator does not decode,
     /// with their names for the refusal.
     pub unemulated_families: &'static [(u32, &'static str)],
+    /// VOPD, the dual-issue word (gfx11+; `isa::vopd` runs it as its two
+    /// halves), where the generation has it.
+    pub vopd: Option<VopdRules>,
+}
+
+/// What a generation's VOPD allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VopdRules {
+    /// X and Y may name the very same VGPR as src0 (or as vsrc1) although
+    /// that is one bank (gfx12); gfx11 wants different banks even then.
+    pub same_vgpr_in_one_bank: bool,
 }
 
 /// The SMEM layout (the instruction's first dword; the byte offset and
@@ -552,6 +563,7 @@ const GCN_LAYOUT: EncodingLayout = EncodingLayout {
         (0b110001, "EXP"),
         (0b110101, "VINTRP"),
     ],
+    vopd: None,
 };
 
 /// The families gfx10+ share, and the one that changed meaning at gfx11.
@@ -578,6 +590,7 @@ const GFX10_LAYOUT: EncodingLayout = EncodingLayout {
     vop3_only_at_0x140: true,
     vop3_dpp: false,
     unemulated_families: rdna_families!("VINTRP"),
+    vopd: None,
 };
 
 const GFX11_LAYOUT: EncodingLayout = EncodingLayout {
@@ -589,11 +602,13 @@ const GFX11_LAYOUT: EncodingLayout = EncodingLayout {
     vop3_only_at_0x140: false,
     vop3_dpp: true,
     unemulated_families: rdna_families!("VOPD"),
+    vopd: Some(VopdRules { same_vgpr_in_one_bank: false }),
 };
 
 const GFX12_LAYOUT: EncodingLayout = EncodingLayout {
     smem: SmemLayout::Scope24,
     vmem: VmemLayout::Vflat,
+    vopd: Some(VopdRules { same_vgpr_in_one_bank: true }),
     ..GFX11_LAYOUT
 };
 

@@ -38,5 +38,5 @@ pub use table::{Encoding, Format, Op, OpInfo, Shape};
 mod generation;
 pub use generation::{
     DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Hwreg, Isa,
-    MemoryCounters, ModeLayout, SmemLayout, VmemLayout, IB_STS2,
+    MemoryCounters, ModeLayout, SmemLayout, VmemLayout, VopdRules, IB_STS2,
 };

@@ -20,7 +20,7 @@
 
 use super::decode::{decode, DecodeError, Inst};
 use super::table::{info, Format, Op};
-use super::Isa;
+use super::{Isa, VopdRules};
 
 /// The encoding bits [31:26] of a VOPD word.
 const VOPD_ENCODING: u32 = 0b110010;
@@ -99,7 +99,7 @@ impl Word {
     }
 
     /// X's and Y's instructions, or why the pair is not run.
-    fn ops(&self, isa: Isa) -> Result<(Op, Op), String> {
+    fn ops(&self, rules: VopdRules) -> Result<(Op, Op), String> {
         let (Some(x), Some(y)) = (op(self.op_x, false), op(self.op_y, true)) else {
             let lacking = if op(self.op_x, false).is_none() { self.op_x } else { self.op_y };
             return Err(format!("{} ({}) is a VOPD operation the emulator does not implement", name(lacking), self.names()));
@@ -122,7 +122,7 @@ impl Word {
             (256 + self.vsrc1x, 256 + self.vsrc1y, "vsrc1", vop2(x) && vop2(y)),
         ];
         for (a, b, field, both) in pairs {
-            let same_ok = isa.generation != super::Generation::Gfx11 && a == b;
+            let same_ok = rules.same_vgpr_in_one_bank && a == b;
             if both && a % 4 == b % 4 && !same_ok {
                 return Err(format!(
                     "{}: the X and Y {field} operands (v{} and v{}) are in the same VGPR bank, which VOPD does not allow",
@@ -154,13 +154,13 @@ fn half(isa: Isa, op: Op, vdst: u32, src0: u32, vsrc1: u32, literal: Option<u32>
 /// The two halves of the VOPD at `bytes[pos..]`, or `None` when `isa` has no
 /// VOPD or the word there is not one (then [`decode`] reads it).
 pub fn decode_pair(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Option<Result<[Inst; 2], DecodeError>> {
-    let is_vopd_generation = isa.generation.layout().unemulated_families.contains(&(VOPD_ENCODING, "VOPD"));
+    let rules = isa.generation.layout().vopd?;
     let word = |i: usize| -> Option<u32> {
         let at = pos + 4 * i;
         bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
     let w0 = word(0)?;
-    if !is_vopd_generation || w0 >> 26 != VOPD_ENCODING {
+    if w0 >> 26 != VOPD_ENCODING {
         return None;
     }
     let offset = base.wrapping_add(pos as u64);
@@ -183,7 +183,7 @@ pub fn decode_pair(isa: Isa, bytes: &[u8], pos: usize, base: u64) -> Option<Resu
     let dwords = [w0, w1, literal.unwrap_or(0)];
     let shown = dwords[..if literal.is_some() { 3 } else { 2 }].to_vec();
     let len = (4 * shown.len()) as u8;
-    let (x, y) = match f.ops(isa) {
+    let (x, y) = match f.ops(rules) {
         Ok(ops) => ops,
         Err(reason) => {
             return Some(Err(DecodeError::Unsupported { offset, dwords: shown, format: "VOPD".to_string(), reason }))

@@ -1,5 +1,6 @@
 //! End to end through the real ROCm 5.2 stack (Debian 12's libamdhip64,
-//! libhsa-runtime64 and libhsakmt, unmodified) on the emulated KFD device
+//! libhsa-runtime64 and libhsakmt, unmodified; the `fetched` tests: the
+//! ROCm 6.4/7.2 the HIP matrix builds against) on the emulated KFD device
 //! (tests/emukfd, preloaded): the unchanged `xad-harness` binary finds
 //! emulated GPUs through the real thunk and runtime, and every dispatch the
 //! runtime sends (ours and ROCr's own blit kernels) runs on the emulator.
