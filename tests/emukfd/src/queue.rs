@@ -84,6 +84,14 @@ pub struct Ring {
     pub read_ptr: u64,
 }
 
+impl Ring {
+    /// The runtime's `amd_queue_t`, whose write dispatch id the runtime
+    /// gave as the queue's write pointer.
+    fn amd_queue(&self) -> u64 {
+        self.write_ptr - WRITE_DISPATCH_ID_AT
+    }
+}
+
 /// No doorbell write yet (the device writes it when the queue is created;
 /// the runtime's first write is packet index 0).
 const NO_DOORBELL: u64 = u64::MAX;
@@ -188,7 +196,7 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
     let started = kfd.gpu_clock();
     match h & 0xff {
         TYPE_KERNEL_DISPATCH => {
-            let queue = ring.write_ptr - WRITE_DISPATCH_ID_AT;
+            let queue = ring.amd_queue();
             let p = PacketDispatch::parse(&bytes, at, queue, index);
             if !dispatch(kfd, ring, &p, stop) {
                 return false;
@@ -241,7 +249,7 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
     }
     if completion != 0 {
         // SAFETY: the runtime's amd_queue_t (see the note on process memory).
-        let properties = unsafe { (*((ring.write_ptr - WRITE_DISPATCH_ID_AT + QUEUE_PROPERTIES_AT) as *const AtomicU32)).load(Ordering::Acquire) };
+        let properties = unsafe { (*((ring.amd_queue() + QUEUE_PROPERTIES_AT) as *const AtomicU32)).load(Ordering::Acquire) };
         if properties & QUEUE_PROFILING != 0 {
             store_u64(completion + SIGNAL_START_TS_AT, started);
             store_u64(completion + SIGNAL_END_TS_AT, kfd.gpu_clock().max(started + 1));
@@ -372,7 +380,7 @@ fn complete(kfd: &Kfd, signal: u64) {
 /// the queue's `queue_inactive_signal`, whose waiter (ROCr's queue error
 /// handler) is woken through the signal's event.
 fn queue_error(kfd: &Kfd, ring: &Ring, code: i64) {
-    let signal = load_u64(ring.write_ptr - WRITE_DISPATCH_ID_AT + QUEUE_INACTIVE_SIGNAL_AT);
+    let signal = load_u64(ring.amd_queue() + QUEUE_INACTIVE_SIGNAL_AT);
     if signal == 0 {
         warn!("queue {}: no queue_inactive_signal to report error 0x{code:x} to", ring.id);
         return;
