@@ -219,14 +219,10 @@ pub struct Target {
     /// With the HIP version a build uses it decides the code object version
     /// ([`Target::code_object_version`]).
     pub runtime_since: Option<HipVersion>,
-    /// Features this processor has beyond what its [`Isa`] implies (gfx90a:
-    /// the gfx90a additions gfx908 lacks, in the same instruction set).
+    /// Features this processor has beyond what its [`Isa`] implies (RDNA4's
+    /// measured modifier reading).
     pub features: &'static [Feature],
 }
-
-/// gfx90a's additions to gfx908's instruction set (LLVM `FeatureGFX90AInsts`
-/// and `FeaturePackedTID`); gfx940 and later have them through their Isa.
-const GFX90A_FEATURES: &[Feature] = &[Feature::PackedWorkItemIds, Feature::UnifiedVgprs];
 
 /// What RDNA4's rows know beyond their Isa: the modifier reading measured on
 /// gfx1200 ([`Feature::XadModifiersMeasured`]), extended to gfx1201 and
@@ -259,10 +255,7 @@ pub static TARGETS: &[Target] = &[
     processor("gfx1250", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (products \"TBA\" in its AMDGPUUsage)", None),
     processor("gfx1251", Isa::GFX1250, "CDNA5", "a CDNA5 part known to LLVM 22 (no product named in the documents read)", None),
     processor("gfx908", Isa::GFX9, "CDNA1", "Instinct MI100", Some(rocm(4, 1))),
-    Target {
-        features: GFX90A_FEATURES,
-        ..processor("gfx90a", Isa::GFX9, "CDNA2", "Instinct MI210/MI250/MI250X", Some(rocm(4, 3)))
-    },
+    processor("gfx90a", Isa::GFX90A, "CDNA2", "Instinct MI210/MI250/MI250X", Some(rocm(4, 3))),
     processor("gfx942", Isa::GFX940, "CDNA3", "Instinct MI300X/MI300A/MI325X", Some(rocm(5, 7))),
     processor("gfx950", Isa::GFX940, "CDNA4", "Instinct MI350X/MI355X", None),
     processor("gfx1010", Isa::GFX1010, "RDNA1", "Radeon RX 5700 XT/5700/5600 XT, Radeon PRO W5700", Some(rocm(4, 1))),
@@ -385,10 +378,9 @@ impl Target {
         let gfx10_on = generation != Generation::Gfx9;
         let gfx11_on = matches!(generation, Generation::Gfx11 | Generation::Gfx12);
         match feature {
-            Feature::PackedWorkItemIds | Feature::ArchitectedFlatScratch => {
-                gfx11_on || self.isa.gfx940_insts
-            }
-            Feature::UnifiedVgprs => self.isa.gfx940_insts,
+            Feature::PackedWorkItemIds => gfx11_on || self.isa.gfx90a_insts,
+            Feature::ArchitectedFlatScratch => gfx11_on || self.isa.gfx940_insts,
+            Feature::UnifiedVgprs => self.isa.gfx90a_insts,
             Feature::ArchitectedSgprs => generation == Generation::Gfx12,
             Feature::DppSrc1Scalar => self.isa.dpp_src1_scalar,
             Feature::Wave64 => !self.isa.gfx1250_insts,
@@ -684,6 +676,12 @@ mod tests {
                 );
                 assert!(
                     !t.isa.gfx940_insts || p.isa.gfx940_insts,
+                    "{} covers {}",
+                    t.name,
+                    p.name
+                );
+                assert!(
+                    !t.isa.gfx90a_insts || p.isa.gfx90a_insts,
                     "{} covers {}",
                     t.name,
                     p.name

@@ -522,6 +522,45 @@ impl KernelDescriptor {
         }
     }
 
+    /// The must-be-0 COMPUTE_PGM_RSRC1/2/3 fields this descriptor sets on
+    /// `arch` (what [`KernelDescriptor::validate`] refuses first), in the
+    /// generation's own layout; none for a processor with no row of ours.
+    pub fn reserved_rsrc_set(&self, arch: &str) -> Vec<BitField> {
+        let Some(generation) = row(arch).map(|t| t.generation()) else {
+            return Vec::new();
+        };
+        let (rsrc1, rsrc3) = match generation.descriptor_layout() {
+            DescriptorLayout::Gfx6To9 if has(arch, Feature::UnifiedVgprs) => (RSRC1_GFX9, RSRC3_GFX90A),
+            DescriptorLayout::Gfx6To9 => (RSRC1_GFX9, RSRC3_GFX9),
+            DescriptorLayout::Gfx10 => (RSRC1_GFX10, RSRC3_GFX10),
+            DescriptorLayout::Gfx11 => (RSRC1, RSRC3),
+            DescriptorLayout::Gfx12 => (RSRC1_GFX12, RSRC3_GFX12),
+        };
+        rsrc1
+            .iter()
+            .chain(RSRC2)
+            .chain(rsrc3)
+            .filter(|f| f.rule == Rule::Zero && self.get(**f) != 0)
+            .copied()
+            .collect()
+    }
+
+    /// This descriptor with `fields` set to 0.
+    pub fn with_cleared(&self, fields: &[BitField]) -> KernelDescriptor {
+        let mut kd = *self;
+        for f in fields {
+            let word = match f.word {
+                Word::Rsrc1 => &mut kd.rsrc1,
+                Word::Rsrc2 => &mut kd.rsrc2,
+                Word::Rsrc3 => &mut kd.rsrc3,
+                // Only the rsrc words have reserved fields that may be waived.
+                Word::CodeProperties | Word::KernargPreload => continue,
+            };
+            *word &= !f.mask();
+        }
+        kd
+    }
+
     /// The value of bitfield `f`.
     pub fn get(&self, f: BitField) -> u32 {
         f.get(self.word(f.word))

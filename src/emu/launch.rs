@@ -318,14 +318,13 @@ pub(super) fn check(kd: &KernelDescriptor, target: &Target) -> Result<(), String
             target.name
         ));
     }
-    // `validate` refuses kernarg preloading where the processor lacks it, so
-    // a descriptor asking for it here targets a processor that has it.
-    if kd.kernarg_preload != 0 {
-        return Err(format!(
-            "kernel descriptor: kernarg_preload is 0x{:04x}: kernarg preloading is legal on {} but not emulated",
-            kd.kernarg_preload, target.name
-        ));
-    }
+    // `validate` refuses kernarg preloading where the processor lacks it.
+    // Where it is legal, the emulated command processor is firmware without
+    // preloading, which silicon also runs: the wave starts at the entry (not
+    // 256 bytes past it) with no argument in SGPRs, and the code's own
+    // compatibility prologue loads them (AMDGPUUsage, "Preloaded Kernel
+    // Arguments"; LLVM 20+'s AMDGPUPreloadKernArgProlog). An older header of
+    // `s_trap 2` is refused there by name, as that firmware would trap.
     Ok(())
 }
 

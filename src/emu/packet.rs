@@ -98,6 +98,24 @@ impl PacketDispatch {
     }
 }
 
+/// Whose kernel a packet dispatches: it decides which rules are verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Issuer {
+    /// A kernel under test (the harness's, or a user's `--kernel`): every
+    /// rule the emulator knows is a verdict on it.
+    UnderTest,
+    /// The runtime's own kernel (ROCr's blit kernels, CLR's copy kernels),
+    /// which the device runs so that the runtime works at all. Two rules that
+    /// AMD's hand-written kernels break while working on silicon every day
+    /// are reported as findings ([`PacketOutcome::findings`]) and the kernel
+    /// runs as written: a must-be-0 descriptor field it sets (ROCr 7.2's
+    /// gfx12 blits set RSRC1 bit 23, IEEE_MODE before gfx12) and a
+    /// wait-state hazard window LLVM would pad (its gfx9 blits, run on
+    /// gfx940+, read VCC right after the VALU that wrote it). Everything
+    /// else (undefined values, refused instructions, faults) stays a verdict.
+    Runtime,
+}
+
 /// What one packet's dispatch left behind.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PacketOutcome {
@@ -109,6 +127,8 @@ pub struct PacketOutcome {
     pub stopped_waves: usize,
     /// Why the first stopped wave stopped (the emulator's origin text).
     pub first_stop: Option<String>,
+    /// Rules a runtime's kernel broke that were not enforced ([`Issuer::Runtime`]).
+    pub findings: Vec<String>,
 }
 
 impl EmuDevice {
@@ -150,6 +170,7 @@ impl EmuDevice {
     pub fn run_packet(
         &mut self,
         p: &PacketDispatch,
+        issuer: Issuer,
         xnack_off: bool,
         timeout: Duration,
     ) -> Result<PacketOutcome, DeviceError> {
@@ -162,6 +183,25 @@ impl EmuDevice {
                 p.kernel_object
             ))
         })?;
+        let waived = match issuer {
+            Issuer::UnderTest => Vec::new(),
+            Issuer::Runtime => kd.reserved_rsrc_set(self.target.name),
+        };
+        let mut findings: Vec<String> = waived
+            .iter()
+            .map(|f| {
+                format!(
+                    "kernel descriptor at 0x{:x} sets {} to {} (bits {}..{}), which must be 0 on {}; run as if 0",
+                    p.kernel_object,
+                    f.name,
+                    kd.get(*f),
+                    f.shift,
+                    f.shift + f.width - 1,
+                    self.target.name
+                )
+            })
+            .collect();
+        let kd = kd.with_cleared(&waived);
         super::launch::check(&kd, self.target).map_err(|why| {
             DeviceError::Refused(format!(
                 "kernel descriptor at 0x{:x}: {why}",
@@ -169,7 +209,8 @@ impl EmuDevice {
             ))
         })?;
         let dispatch = p.shape().map_err(DeviceError::Refused)?;
-        let program = self.program_at(p.kernel_object, &kd, xnack_off)?;
+        let program = self.program_at(p.kernel_object, &kd, xnack_off, issuer)?;
+        findings.extend(program.waived_hazards.iter().cloned());
         let addrs = DispatchAddrs {
             kernarg: p.kernarg,
             block: 0,
@@ -193,6 +234,7 @@ impl EmuDevice {
             first_poison,
             stopped_waves,
             first_stop,
+            findings,
         })
     }
 
@@ -204,6 +246,7 @@ impl EmuDevice {
         kd_at: u64,
         kd: &KernelDescriptor,
         xnack_off: bool,
+        issuer: Issuer,
     ) -> Result<Arc<Program>, DeviceError> {
         let entry = kd_at.wrapping_add_signed(kd.entry_offset);
         let (buf, off) = self.memory.resolve(entry, 4).ok_or_else(|| {
@@ -222,17 +265,22 @@ impl EmuDevice {
         code.hash(&mut h);
         kd.to_bytes().hash(&mut h);
         xnack_off.hash(&mut h);
+        issuer.hash(&mut h);
         let key = (entry, h.finish());
         if let Some(p) = self.programs.get(&key) {
             return Ok(Arc::clone(p));
         }
-        let program = Arc::new(Program::decode_for(
+        let mut program = Program::decode_for(
             self.target,
             &code,
             entry,
             entry,
             &Allocation::of(kd, self.target).with_xnack_off(xnack_off),
-        ));
+        );
+        if issuer == Issuer::Runtime {
+            program.waived_hazards = program.waive_hazards();
+        }
+        let program = Arc::new(program);
         self.programs.insert(key, Arc::clone(&program));
         Ok(program)
     }
@@ -350,6 +398,81 @@ mod tests {
         fn words(&self) -> &[AtomicU32] {
             &self.0
         }
+    }
+
+    /// Place `bytes` at `base` as one zero-padded object of `len` bytes.
+    fn place_bytes(dev: &mut EmuDevice, base: u64, len: usize, bytes: &[u8]) -> Arc<Words> {
+        let mut padded = bytes.to_vec();
+        padded.resize(len, 0);
+        let words = Arc::new(Words(
+            padded
+                .chunks_exact(4)
+                .map(|q| AtomicU32::new(u32::from_le_bytes([q[0], q[1], q[2], q[3]])))
+                .collect(),
+        ));
+        dev.place(base, len as u64, words.clone()).unwrap();
+        words
+    }
+
+    /// One wave64 of `code` on emulated `target` with descriptor `kd` (the
+    /// code at descriptor + 256, kernarg = the address of a 256-byte output),
+    /// dispatched by `issuer`: the outcome and the output words.
+    fn run_as(target: &str, kd: KernelDescriptor, code: &[u8], issuer: Issuer) -> (Result<PacketOutcome, DeviceError>, Vec<u32>) {
+        let mut dev = EmuDevice::for_target(crate::target::find(target).unwrap());
+        let (kd_at, kernarg, out) = (0x7f00_0000_0000u64, 0x7f00_0001_0000u64, 0x7f00_0002_0000u64);
+        let mut image = KernelDescriptor { entry_offset: 256, ..kd }.to_bytes().to_vec();
+        image.resize(256, 0);
+        image.extend_from_slice(code);
+        place_bytes(&mut dev, kd_at, 4096, &image);
+        place_bytes(&mut dev, kernarg, 256, &out.to_le_bytes());
+        let words = place_bytes(&mut dev, out, 256, &[]);
+        let mut b = packet(1, [64, 1, 1], [64, 1, 1]);
+        b[32..40].copy_from_slice(&kd_at.to_le_bytes());
+        b[40..48].copy_from_slice(&kernarg.to_le_bytes());
+        let p = PacketDispatch::parse(&b, 0, 0, 1);
+        let outcome = dev.run_packet(&p, issuer, true, Duration::from_secs(10));
+        let read = words.0.iter().map(|w| w.load(std::sync::atomic::Ordering::Relaxed)).collect();
+        (outcome, read)
+    }
+
+    /// A runtime's own kernel runs as written where it breaks a wait-state
+    /// hazard or sets a reserved descriptor bit (a finding), while the same
+    /// kernel under test gets the emulator's verdicts (poisoned words, a
+    /// refusal). Both bytes are what ROCr 7.2's blits do on gfx942 and gfx1201.
+    #[test]
+    fn a_runtime_kernel_runs_as_written_with_findings_and_a_kernel_under_test_keeps_its_verdicts() {
+        // llvm-mc-19 -mcpu=gfx942: s_load_dwordx2 s[4:5], s[0:1], 0x0;
+        // s_waitcnt lgkmcnt(0); v_mov_b32 v6, s5; v_add_co_u32_e64 v2, vcc, v0, s4;
+        // v_addc_co_u32_e64 v3, vcc, 0, v6, vcc (VCC read inside the gfx940
+        // VALU-writes-SGPR window); v_lshlrev_b32 v5, 2, v0;
+        // global_store_dword v5, v3, s[4:5]; s_endpgm.
+        let code: Vec<u8> = [
+            0xc006_0100u32, 0x0000_0000, 0xbf8c_c07f, 0x7e0c_0205, 0xd119_6a02, 0x0000_0900,
+            0xd11c_6a03, 0x01aa_0c80, 0x240a_0082, 0xdc70_8000, 0x0004_0305, 0xbf81_0000,
+        ]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+        // Kernarg segment pointer (2 user SGPRs), wave64, 16 VGPRs and AGPRs with the AGPRs from 8 (ACCUM_OFFSET 1).
+        let kd = KernelDescriptor { rsrc1: 1 | 1 << 6, rsrc2: 2 << 1, code_properties: 1 << 3, rsrc3: 1, ..Default::default() };
+        let (strict, _) = run_as("gfx942", kd, &code, Issuer::UnderTest);
+        let strict = strict.unwrap();
+        assert_eq!((strict.poisoned, strict.findings.len()), (64, 0), "{strict:?}");
+        let (lenient, out) = run_as("gfx942", kd, &code, Issuer::Runtime);
+        let lenient = lenient.unwrap();
+        assert_eq!(lenient.poisoned, 0, "{lenient:?}");
+        assert!(lenient.findings.len() == 1 && lenient.findings[0].contains("gfx940+ VALU writes an SGPR"), "{:?}", lenient.findings);
+        // v3 = high dword of (out address + lane): the carry ran as written.
+        assert!(out.iter().enumerate().all(|(lane, &w)| w == ((0x7f00_0002_0000u64 + lane as u64) >> 32) as u32), "{out:x?}");
+
+        // gfx1201, wave32 s_endpgm with COMPUTE_PGM_RSRC1 bit 23 set.
+        let endpgm = 0xbfb0_0000u32.to_le_bytes();
+        let kd12 = KernelDescriptor { rsrc1: 1 << 23, rsrc2: 2 << 1, code_properties: 1 << 3 | 1 << 10, ..Default::default() };
+        let (refused, _) = run_as("gfx1201", kd12, &endpgm, Issuer::UnderTest);
+        assert!(matches!(&refused, Err(DeviceError::Refused(why)) if why.contains("must be 0")), "{refused:?}");
+        let (ran, _) = run_as("gfx1201", kd12, &endpgm, Issuer::Runtime);
+        let ran = ran.unwrap();
+        assert!(ran.findings.len() == 1 && ran.findings[0].contains("bits 23..23"), "{:?}", ran.findings);
     }
 
     #[test]

@@ -187,6 +187,9 @@ pub struct Program {
     /// on the target ([`modifiers::unsettled`]): only instructions listed
     /// here carry [`taint::F_MODS`].
     pub(crate) unsettled_modifiers: HashMap<usize, Unsettled>,
+    /// The hazards [`Program::waive_hazards`] dropped, described (empty for
+    /// a kernel under test).
+    pub(crate) waived_hazards: Vec<String>,
 }
 
 impl Program {
@@ -289,7 +292,56 @@ impl Program {
             hazards,
             counters_clean,
             unsettled_modifiers,
+            waived_hazards: Vec::new(),
         }
+    }
+
+    /// Run as written: drop the wait-state hazards found (no instruction
+    /// keeps [`taint::F_HAZ`], so no read inside a window is marked) and
+    /// return them described, one line each. Only for the runtime's own
+    /// kernels ([`super::packet::Issuer::Runtime`]): a kernel under test keeps
+    /// every hazard as a verdict.
+    pub(crate) fn waive_hazards(&mut self) -> Vec<String> {
+        let mut found: Vec<(usize, &Hazard)> = self.hazards[1]
+            .iter()
+            .chain(&self.hazards[0])
+            .flat_map(|(&i, hs)| hs.iter().map(move |h| (i, h)))
+            .collect();
+        found.sort_by_key(|(i, h)| (*i, h.rule, h.producer, h.reg));
+        found.dedup_by_key(|(i, h)| (*i, h.rule, h.producer, h.reg));
+        let text = |i: usize| match self.insts.get(i) {
+            Some(Ok(inst)) => format!("`{inst}` at 0x{:x}", inst.offset),
+            _ => String::from("an instruction"),
+        };
+        // One line per rule: how many reads, and the first.
+        let mut rules: Vec<usize> = found.iter().map(|(_, h)| h.rule).collect();
+        rules.sort_unstable();
+        rules.dedup();
+        let described = rules
+            .into_iter()
+            .map(|r| {
+                let of_rule: Vec<_> = found.iter().filter(|(_, h)| h.rule == r).collect();
+                let (i, h) = of_rule[0];
+                let rule = &hazards::RULES[r];
+                format!(
+                    "{} read(s) inside the window of \"{}\" (needs {}; {}), first {} after {}",
+                    of_rule.len(),
+                    rule.name,
+                    rule.needs,
+                    rule.source,
+                    text(*i),
+                    text(h.producer)
+                )
+            })
+            .collect();
+        for w in 0..2 {
+            self.hazards[w].clear();
+            for d in &mut self.deps[w] {
+                d.flags &= !taint::F_HAZ;
+            }
+            self.flags[w] = self.deps[w].iter().map(|d| d.flags).collect();
+        }
+        described
     }
 
     /// What the modifiers of instruction `pc` leave unsettled, if anything.
@@ -582,6 +634,8 @@ fn with_vgpr_msb(mut inst: Inst, bits: u8) -> Inst {
         | Shape::Mad64
         | Shape::Sh64
         | Shape::LshlAdd64
+        | Shape::PkMov
+        | Shape::Mov64
         | Shape::WriteLane
         | Shape::MemLoad(_) => true,
         _ => false,

@@ -58,6 +58,13 @@ impl<const W: usize> Wave<W> {
         self.scc = d != 0;
     }
 
+    /// D.64 = f(S0.64, S1.64), SCC untouched (gfx12's `s_add_nc_u64` and
+    /// `s_sub_nc_u64`: "nc", no carry).
+    pub(super) fn sop2_64_nc(&mut self, inst: &Inst, f: impl Fn(u64, u64) -> u64) {
+        let d = f(self.s64(inst.src[0]), self.s64(inst.src[1]));
+        self.ws64(inst.sgpr_dst(), d);
+    }
+
     /// D = f(S0).0; SCC = f(S0).1 when it is `Some`.
     #[inline(always)]
     pub(super) fn sop1(&mut self, inst: &Inst, f: impl Fn(u32) -> (u32, Option<bool>)) {

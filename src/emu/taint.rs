@@ -176,6 +176,8 @@ pub(super) fn writes_scc(op: Op) -> bool {
         op,
         SMulI32
             | SMulHiU32
+            | SAddNcU64
+            | SSubNcU64
             | SPackLlB32B16
             | SCselectB32
             | SCselectB64
@@ -219,13 +221,25 @@ fn is_saveexec(op: Op) -> bool {
     )
 }
 
+/// Register `k` (0 low, 1 high) of a 64-bit register source (the decoder
+/// gives `v_pk_mov_b32` register pairs only).
+fn half_of(src: Src, k: u8) -> Src {
+    match src {
+        Src::Vgpr(r) => Src::Vgpr(r + u16::from(k)),
+        Src::Sgpr(r) => Src::Sgpr(r + k),
+        other => other,
+    }
+}
+
 /// Width in registers of source `i` of a vector op.
 fn vsrc_width(shape: Shape, i: usize, mask: u8) -> u8 {
     match (shape, i) {
         (Shape::Cmpw | Shape::Cmpxw, 0 | 1)
         | (Shape::Sh64, 1)
         | (Shape::Mad64, 2)
-        | (Shape::LshlAdd64, 0 | 2) => 2,
+        | (Shape::LshlAdd64, 0 | 2)
+        | (Shape::PkMov, 0 | 1)
+        | (Shape::Mov64, 0) => 2,
         (Shape::Cnd | Shape::Ci, 2) => mask,
         _ => 1,
     }
@@ -234,7 +248,7 @@ fn vsrc_width(shape: Shape, i: usize, mask: u8) -> u8 {
 /// Sources a vector op reads.
 fn vsrc_count(shape: Shape) -> usize {
     match shape {
-        Shape::V1 | Shape::ToScalar1 => 1,
+        Shape::V1 | Shape::ToScalar1 | Shape::Mov64 => 1,
         Shape::V3 | Shape::Cnd | Shape::Ci | Shape::Mad64 | Shape::LshlAdd64 => 3,
         _ => 2,
     }
@@ -321,7 +335,8 @@ pub fn deps(inst: &Inst, wave64: bool) -> Deps {
             }
         }
         _ if inst.op == Op::VNop => {}
-        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | LshlAdd64 | Cmp | Cmpw | Cmpx | Cmpxw
+        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | LshlAdd64 | PkMov | Mov64 | Cmp | Cmpw
+        | Cmpx | Cmpxw
         | ToScalar1 | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
     }
     if reads_scc(inst.op) {
@@ -426,7 +441,7 @@ fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
     match shape {
         Cmp | Cmpw | Cmpx | Cmpxw => d.dst_s(sbits(inst.sdst, mask), true),
         ToScalar1 | ToScalar2 => d.dst_s(sbits(inst.sgpr_dst(), 1), true),
-        Mad64 | Sh64 | LshlAdd64 => d.dst_v(vbits(inst.dst, 2), true),
+        Mad64 | Sh64 | LshlAdd64 | PkMov | Mov64 => d.dst_v(vbits(inst.dst, 2), true),
         _ => d.dst_v(vbits(inst.dst, 1), full),
     }
     if matches!(shape, Co | Ci | Mad64) {
@@ -1652,6 +1667,18 @@ impl<const W: usize> Wave<W> {
         } else {
             exec
         };
+        if matches!(shape, PkMov | Mov64) {
+            // Each destination dword takes only its source dword (v_pk_mov_b32:
+            // the half OPSEL picks; v_mov_b64: the same half of S0).
+            let sel = if shape == PkMov { inst.mods.op_sel } else { 0b10 };
+            let srcs = if shape == PkMov { [inst.src[0], inst.src[1]] } else { [inst.src[0]; 2] };
+            for (k, src) in srcs.iter().enumerate() {
+                let half = half_of(*src, sel >> k & 1);
+                let t = self.v_src(half, 1, inst, ctx).masked(exec);
+                self.set_v(inst.dst + k as u16, t, exec);
+            }
+            return Flow::Run;
+        }
         let (acc, writable) = self.src0_taint(inst, ctx, exec);
         let (mut acc, low) = self.vsrc_taint(inst, ctx, acc.masked(seen), seen, mask);
         if inst.mods.any() {

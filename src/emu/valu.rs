@@ -359,6 +359,31 @@ impl<const W: usize> Wave<W> {
         self.write_v(inst.dst + 1, &hi, exec);
     }
 
+    /// v_pk_mov_b32 (gfx90a+): D.b32[0] = S0.b32[OPSEL[0]], D.b32[1] =
+    /// S1.b32[OPSEL[1]]. Both sources are read before either dword is
+    /// written, so a destination overlapping a source moves the old values.
+    pub(super) fn pk_mov(&mut self, inst: &Inst) {
+        let (mut al, mut ah) = ([0u32; W], [0u32; W]);
+        let (mut bl, mut bh) = ([0u32; W], [0u32; W]);
+        self.vsrc64(inst.src[0], &mut al, &mut ah);
+        self.vsrc64(inst.src[1], &mut bl, &mut bh);
+        let sel = inst.mods.op_sel;
+        let lo = if sel & 1 == 0 { al } else { ah };
+        let hi = if sel & 2 == 0 { bl } else { bh };
+        let exec = self.exec();
+        self.write_v(inst.dst, &lo, exec);
+        self.write_v(inst.dst + 1, &hi, exec);
+    }
+
+    /// v_mov_b64 (gfx940+): D.b64 = S0.b64.
+    pub(super) fn mov64(&mut self, inst: &Inst) {
+        let (mut lo, mut hi) = ([0u32; W], [0u32; W]);
+        self.vsrc64(inst.src[0], &mut lo, &mut hi);
+        let exec = self.exec();
+        self.write_v(inst.dst, &lo, exec);
+        self.write_v(inst.dst + 1, &hi, exec);
+    }
+
     /// The value of src0 in `lane` (a scalar source reads the same in every lane).
     fn lane_value(&self, src: Src, lane: usize) -> u32 {
         match src {

@@ -413,6 +413,8 @@ impl<const W: usize> Wave<W> {
             VLshrrevB64 => self.shift64(inst, |x, sh| x >> sh),
             VAshrrevI64 => self.shift64(inst, |x, sh| ((x as i64) >> sh) as u64),
             VLshlAddU64 => self.lshl_add64(inst),
+            VPkMovB32 => self.pk_mov(inst),
+            VMovB64 => self.mov64(inst),
             VReadfirstlaneB32 => self.readfirstlane(inst),
             VReadlaneB32 => self.readlane(inst),
             VWritelaneB32 => self.writelane(inst),
@@ -512,6 +514,8 @@ impl<const W: usize> Wave<W> {
             }),
             SCselectB32 => self.s_cselect(inst),
             SCselectB64 => self.s_cselect64(inst),
+            SAddNcU64 => self.sop2_64_nc(inst, u64::wrapping_add),
+            SSubNcU64 => self.sop2_64_nc(inst, u64::wrapping_sub),
             SPackLlB32B16 => self.sop2(inst, |a, b| ((b & 0xffff) << 16 | (a & 0xffff), None)),
             // ---- SOP1 ----
             SMovB32 => self.sop1(inst, |a| (a, None)),

@@ -333,6 +333,13 @@ impl<'a> Decoder<'a> {
                 table::mnemonic(row.op, self.isa.generation)
             )));
         }
+        if table::GFX90A_ONLY.contains(&row.op) && !self.isa.gfx90a_insts {
+            return Err(self.unsupported(format!(
+                "opcode {opcode} (0x{opcode:x}) is {} only on gfx90a+ (gfx90a, gfx942, gfx950, \
+                 gfx9-4-generic); this target (gfx908 or gfx9-generic) has no such instruction",
+                table::mnemonic(row.op, self.isa.generation)
+            )));
+        }
         if table::GFX1250_ONLY.contains(&row.op) && !self.isa.gfx1250_insts {
             return Err(self.unsupported(format!(
                 "{} exists only on CDNA5 (gfx1250, gfx1251); on this target these bits are no instruction",

@@ -93,7 +93,13 @@ impl fmt::Display for Inst {
             write!(f, " {}", ops.join(", "))?;
         }
         f.write_str(&trailing)?;
-        if self.mods.any() {
+        if row.shape == Shape::PkMov {
+            // LLVM prints v_pk_mov_b32's two OPSEL bits only when set.
+            let sel = self.mods.op_sel;
+            if sel != 0 {
+                write!(f, " op_sel:[{},{}]", sel & 1, sel >> 1 & 1)?;
+            }
+        } else if self.mods.any() {
             write!(f, "{}", ModifiersText(self.mods))?;
         }
         match self.dpp {
@@ -221,6 +227,8 @@ impl Inst {
             ],
             Shape::Sh64 => vec![vgprs(self.dst, 2), s[0].show(1), s[1].show(2)],
             Shape::LshlAdd64 => vec![vgprs(self.dst, 2), s[0].show(2), s[1].show(1), s[2].show(2)],
+            Shape::PkMov => vec![vgprs(self.dst, 2), s[0].show(2), s[1].show(2)],
+            Shape::Mov64 => vec![vgprs(self.dst, 2), s[0].show(2)],
             Shape::Cmp => vec![reg_name(self.sdst), s[0].show(1), s[1].show(1)],
             Shape::Cmpw => vec![reg_name(self.sdst), s[0].show(2), s[1].show(2)],
             Shape::Cmpx => vec![s[0].show(1), s[1].show(1)],

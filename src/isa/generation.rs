@@ -278,6 +278,11 @@ pub struct Isa {
     /// gfx9-4-generic, not gfx908, gfx90a or gfx9-generic. Kept per target
     /// because there the same bits are not an instruction at all.
     pub gfx940_insts: bool,
+    /// The gfx9 ops LLVM gates on `FeatureGFX90AInsts` exist (only
+    /// `v_pk_mov_b32` is decoded): gfx90a, gfx940-gfx942, gfx950 and
+    /// gfx9-4-generic, not gfx908 or gfx9-generic. It also brings the packed
+    /// work-item ids and the unified VGPR/AGPR file (`Target::has`).
+    pub gfx90a_insts: bool,
     /// CDNA5's additions (LLVM `FeatureGFX1250Insts`: gfx1250, gfx1251):
     /// 1024 VGPRs reached through `s_set_vgpr_msb`, the XCNT counter
     /// (`s_wait_xcnt`), wave32 only. In the gfx12 instruction set otherwise:
@@ -329,6 +334,7 @@ impl Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx90a_insts: false,
         gfx1250_insts: false,
         hazards: HazardRules::Wave64MaskWrite,
     };
@@ -337,24 +343,32 @@ impl Isa {
         generation: Generation::Gfx11,
         dpp_src1_scalar: true,
         gfx940_insts: false,
+        gfx90a_insts: false,
         gfx1250_insts: false,
         hazards: HazardRules::Wave64MaskWrite,
     };
-    /// gfx9 without the gfx940 additions (GCN5/CDNA1-2: gfx908, gfx90a,
+    /// gfx9 without the gfx90a and gfx940 additions (GCN5/CDNA1: gfx908,
     /// gfx9-generic): wave64 only.
     pub const GFX9: Isa = Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx90a_insts: false,
         gfx1250_insts: false,
         hazards: HazardRules::WaitStates,
     };
-    /// gfx9 with the gfx940 additions (CDNA3/4: gfx942, gfx950,
+    /// gfx90a (CDNA2): gfx9 with the gfx90a additions, not the gfx940 ones.
+    pub const GFX90A: Isa = Isa {
+        gfx90a_insts: true,
+        ..Isa::GFX9
+    };
+    /// gfx9 with the gfx90a and gfx940 additions (CDNA3/4: gfx942, gfx950,
     /// gfx9-4-generic): wave64 only.
     pub const GFX940: Isa = Isa {
         generation: Generation::Gfx9,
         dpp_src1_scalar: false,
         gfx940_insts: true,
+        gfx90a_insts: true,
         gfx1250_insts: false,
         hazards: HazardRules::WaitStates,
     };
@@ -364,6 +378,7 @@ impl Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx90a_insts: false,
         gfx1250_insts: false,
         hazards: HazardRules::WriteAfterRead,
     };
@@ -372,6 +387,7 @@ impl Isa {
         generation: Generation::Gfx10,
         dpp_src1_scalar: false,
         gfx940_insts: false,
+        gfx90a_insts: false,
         gfx1250_insts: false,
         hazards: HazardRules::Interlocked,
     };
@@ -380,6 +396,7 @@ impl Isa {
         generation: Generation::Gfx12,
         dpp_src1_scalar: true,
         gfx940_insts: false,
+        gfx90a_insts: false,
         gfx1250_insts: false,
         hazards: HazardRules::WaitAlu,
     };

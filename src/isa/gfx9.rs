@@ -183,7 +183,7 @@ impl Decoder<'_> {
         row: &OpInfo,
         code: u32,
     ) -> Result<(), DecodeError> {
-        let wide = matches!(row.shape, Shape::Cmpw | Shape::Cmpxw);
+        let wide = matches!(row.shape, Shape::Cmpw | Shape::Cmpxw | Shape::Mov64);
         match code {
             DPP => {
                 self.format = "DPP";
@@ -268,6 +268,9 @@ impl Decoder<'_> {
             0x140..=0x1bf => self.row(Vop1, opcode - 0x140)?,
             _ => self.row(Vop3, opcode)?,
         };
+        if row.shape == Shape::PkMov {
+            return self.gcn_pk_mov(row, w0, w1);
+        }
         let sd = matches!(row.shape, Shape::Co | Shape::Ci | Shape::Mad64);
         if sd {
             self.format = "VOP3b";
@@ -294,6 +297,61 @@ impl Decoder<'_> {
         Ok(inst)
     }
 
+    /// `v_pk_mov_b32` (VOP3P, gfx90a+): vdst [7:0], neg_hi [10:8], op_sel
+    /// [13:11], op_sel_hi[2] [14], clamp [15]; dword 1: src0 [8:0], src1
+    /// [17:9], src2 [26:18], op_sel_hi[1:0] [28:27], neg_lo [31:29]. AMD's
+    /// CDNA2/3 guides define the op by OPSEL alone (each destination dword is
+    /// the half OPSEL picks of its 64-bit source). Everything else is what
+    /// LLVM writes (op_sel_hi all set, src2 0, no neg or clamp), or refused: a
+    /// field the pseudocode does not read has no value we could check.
+    fn gcn_pk_mov(&mut self, row: &OpInfo, w0: u32, w1: u32) -> Result<Inst, DecodeError> {
+        self.format = "VOP3P";
+        let op_sel_hi = bits(w0, 14, 14) << 2 | bits(w1, 28, 27);
+        let refusal = if bits(w0, 10, 8) != 0 || bits(w1, 31, 29) != 0 {
+            Some("neg_lo/neg_hi")
+        } else if bits(w0, 15, 15) != 0 {
+            Some("clamp")
+        } else if bits(w0, 13, 13) != 0 || bits(w1, 26, 18) != 0 {
+            Some("the third source (src2 or its op_sel bit)")
+        } else if op_sel_hi != 0b111 {
+            Some("op_sel_hi other than all set (LLVM's default)")
+        } else {
+            None
+        };
+        if let Some(field) = refusal {
+            return Err(self.unsupported(format!(
+                "v_pk_mov_b32 with {field}: AMD's pseudocode reads only OPSEL, so what \
+                 silicon does with it is unsettled and it is not emulated"
+            )));
+        }
+        let mut inst = self.inst(row.op, Enc::Vop3);
+        inst.mods.op_sel = bits(w0, 12, 11) as u8;
+        inst.dst = bits(w0, 7, 0) as u16;
+        for i in 0..2 {
+            inst.src[i] = self.gcn_src(bits(w1, 8 + 9 * i as u32, 9 * i as u32), true, None)?;
+        }
+        let odd = |r: u16| r % 2 == 1;
+        let misaligned = odd(inst.dst)
+            || inst
+                .src
+                .iter()
+                .any(|s| matches!(s, Src::Vgpr(r) if odd(*r)));
+        if misaligned {
+            return Err(self.unsupported(
+                "v_pk_mov_b32: a 64-bit VGPR operand starts at an odd register (gfx90a+ \
+                 VGPR pairs are even-aligned)",
+            ));
+        }
+        if !inst.src[..2].iter().all(|s| matches!(s, Src::Vgpr(_) | Src::Sgpr(_))) {
+            return Err(self.unsupported(
+                "v_pk_mov_b32 with a constant source: which half a constant gives is \
+                 unsettled, so it is not emulated",
+            ));
+        }
+        self.gcn_constant_bus(&inst, false)?;
+        Ok(inst)
+    }
+
     fn gcn_vop3_sources(
         &mut self,
         inst: &mut Inst,
@@ -303,6 +361,7 @@ impl Decoder<'_> {
         let codes = [bits(w1, 8, 0), bits(w1, 17, 9), bits(w1, 26, 18)];
         let (nsrc, wide) = match row.shape {
             Shape::V1 | Shape::ToScalar1 => (1, [false; 3]),
+            Shape::Mov64 => (1, [true, false, false]),
             Shape::V2
             | Shape::Co
             | Shape::Cmp
@@ -520,6 +579,8 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         ],
         Shape::Sh64 => vec![wide(inst.dst), show(s[0], 1), show(s[1], 2)],
         Shape::LshlAdd64 => vec![wide(inst.dst), show(s[0], 2), show(s[1], 1), show(s[2], 2)],
+        Shape::PkMov => vec![wide(inst.dst), show(s[0], 2), show(s[1], 2)],
+        Shape::Mov64 => vec![wide(inst.dst), show(s[0], 2)],
         Shape::Cmp => vec![pair(inst.sdst), show(s[0], 1), show(s[1], 1)],
         Shape::Cmpw => vec![pair(inst.sdst), show(s[0], 2), show(s[1], 2)],
         Shape::Cmpx => vec![pair(inst.sgpr_dst()), show(s[0], 1), show(s[1], 1)],

@@ -133,6 +133,12 @@ pub enum Shape {
     /// `D.u64 = (S0.u64 << S1[2:0]) + S2.u64` (gfx940+ `v_lshl_add_u64`: two
     /// 64-bit sources around a 32-bit shift amount, no carry out).
     LshlAdd64,
+    /// `D.b64 = S0.b64` (gfx940+ `v_mov_b64`).
+    Mov64,
+    /// `D.b32[0] = S0.b32[OPSEL[0]]; D.b32[1] = S1.b32[OPSEL[1]]` (gfx90a+
+    /// `v_pk_mov_b32`, VOP3P): each destination dword is one 32-bit half of a
+    /// 64-bit source, chosen by `op_sel` ([`super::decode::Modifiers`]).
+    PkMov,
     /// Compare writing a lane mask (VCC in e32, SDST in e64): 32-bit sources.
     Cmp,
     /// Compare on 64-bit sources.
@@ -302,6 +308,8 @@ op_table! {
     Sop2   [       0x02c,    53,    45,    45] SMulHiU32   "s_mul_hi_u32"    S2,  "D = (S0.u64 * S1.u64) >> 32";
     Sop2   [       0x00a,    10,    48,    48] SCselectB32 "s_cselect_b32"   S2,  "D = SCC ? S0 : S1";
     Sop2   [       0x00b,    11,    49,    49] SCselectB64 "s_cselect_b64"   S2w, "D.b64 = SCC ? S0 : S1";
+    Sop2   [           -,     -,     -,    83] SAddNcU64   "s_add_nc_u64"    S2w, "D.u64 = S0.u64 + S1.u64 (wrapping; gfx12 only)";
+    Sop2   [           -,     -,     -,    84] SSubNcU64   "s_sub_nc_u64"    S2w, "D.u64 = S0.u64 - S1.u64 (wrapping; gfx12 only)";
     Sop2   [       0x032,    50,    50,    50] SPackLlB32B16 "s_pack_ll_b32_b16" S2, "D = S1[15:0] << 16 | S0[15:0]";
     // ---- SOP1: D = f(S0) ----
     Sop1   [       0x000,     3,     0,     0] SMovB32     "s_mov_b32"       S1,  "D = S0";
@@ -409,6 +417,7 @@ op_table! {
     // ---- VOP1 (VOP3 opcode 0x180 + op) ----
     Vop1   [       0x000,     0,     0,     0] VNop        "v_nop"           V1,  "no effect";
     Vop1   [       0x001,     1,     1,     1] VMovB32     "v_mov_b32"       V1,  "D = S0";
+    Vop1   [       0x038,     -,     -,     -] VMovB64     "v_mov_b64"       Mov64, "D.b64 = S0.b64 (gfx940+ only)";
     Vop1   [       0x002,     2,     2,     2] VReadfirstlaneB32 "v_readfirstlane_b32" ToScalar1, "SDST = S0[first active lane] (lane 0 if EXEC == 0)";
     Vop1   [       0x02b,    55,    55,    55] VNotB32     "v_not_b32"       V1,  "D = !S0";
     Vop1   [       0x02c,    56,    56,    56] VBfrevB32   "v_bfrev_b32"     V1,  "D = reverse_bits(S0)";
@@ -536,6 +545,8 @@ op_table! {
     Vop3   [       0x28f, 0x2ff, 0x33c,     -] VLshlrevB64 "v_lshlrev_b64" Sh64, "D.b64 = S1.b64 << S0[5:0]";
     Vop3   [       0x290, 0x300, 0x33d, 0x33d] VLshrrevB64 "v_lshrrev_b64" Sh64, "D.b64 = S1.b64 >> S0[5:0]";
     Vop3   [       0x291, 0x301, 0x33e, 0x33e] VAshrrevI64 "v_ashrrev_i64" Sh64, "D.i64 = S1.i64 >> S0[5:0]";
+    // VOP3P on gfx9 sits in the VOP3 space from 0x380 (v_pk_mov_b32 is VOP3P 0x33).
+    Vop3   [       0x3b3,     -,     -,     -] VPkMovB32 "v_pk_mov_b32" PkMov, "D.b32[0] = S0.b32[OPSEL[0]]; D.b32[1] = S1.b32[OPSEL[1]] (gfx90a+ only)";
     Vop3   [       0x208,     -,     -,     -] VLshlAddU64 "v_lshl_add_u64" LshlAdd64, "D.u64 = (S0.u64 << S1[2:0]) + S2.u64 (wrapping; gfx940+ only)";
     Vop3   [       0x289, 0x360, 0x360, 0x360] VReadlaneB32 "v_readlane_b32" ToScalar2, "SDST = S0[S1 mod wave size]";
     Vop3   [       0x28a, 0x361, 0x361, 0x361] VWritelaneB32 "v_writelane_b32" WriteLane, "D[S1 mod wave size] = S0 (ignores EXEC)";
@@ -574,7 +585,12 @@ op_table! {
 /// `FeatureGFX940Insts` ([`super::Isa::gfx940_insts`]): elsewhere their
 /// encodings are not instructions, so the decoder refuses them instead of
 /// running them.
-pub const GFX940_ONLY: &[Op] = &[Op::VLshlAddU64];
+pub const GFX940_ONLY: &[Op] = &[Op::VLshlAddU64, Op::VMovB64];
+
+/// Ops of the gfx9 column that exist only where the target has LLVM's
+/// `FeatureGFX90AInsts` ([`super::Isa::gfx90a_insts`]: gfx90a and gfx940+,
+/// not gfx908 or gfx9-generic), refused elsewhere like [`GFX940_ONLY`].
+pub const GFX90A_ONLY: &[Op] = &[Op::VPkMovB32];
 
 /// Ops of the gfx12 column that exist only where the [`super::Isa`] has
 /// `gfx1250_insts` (CDNA5): on gfx1200/gfx1201 the same bits are no

@@ -450,3 +450,53 @@ fn devices_report_their_target_and_refuse_other_processors_code() {
     assert!(EmuDevice::for_target(t("gfx1103")).runs("gfx11-generic"));
     assert!(!EmuDevice::for_target(t("gfx1201")).runs("gfx11-generic"));
 }
+
+/// gfx12's 64-bit scalar add and subtract (`s_add_nc_u64`, `s_sub_nc_u64`,
+/// which HIP 7.2's own copy kernel uses on gfx1201): the carry crosses the
+/// dword, the borrow comes back, and SCC ("nc": no carry) is left as it was.
+/// The words are llvm-mc-19 -mcpu=gfx1201's for:
+///   s_load_b64 s[4:5], s[0:1], 0x0; s_wait_kmcnt 0; s_mov_b32 s6, -1;
+///   s_mov_b32 s7, 0; s_cmp_eq_u32 s6, s6; s_add_nc_u64 s[8:9], s[6:7], 1;
+///   s_sub_nc_u64 s[10:11], s[8:9], 2; s_cselect_b32 s12, 7, 9;
+///   v_mov_b32 v1..v5, s8, s9, s10, s11, s12; v_mov_b32 v0, 0;
+///   s_mov_b32 exec_lo, 1; global_store_b32 v0, v1..v5, s[4:5] offset:0..16;
+///   s_endpgm
+#[test]
+fn gfx12_64_bit_scalar_add_and_sub_carry_across_dwords_and_keep_scc() {
+    use xad_harness::codeobj::KernelDescriptor;
+    let words: [u32; 32] = [
+        0xf4002100, 0xf8000000, 0xbfc70000, 0xbe8600c1, 0xbe870080, 0xbf060606, 0xa9888106,
+        0xaa0a8208, 0x980c8987, 0x7e020208, 0x7e040209, 0x7e06020a, 0x7e08020b, 0x7e0a020c,
+        0x7e000280, 0xbefe0081, 0xee068004, 0x00800000, 0x00000000, 0xee068004, 0x01000000,
+        0x00000400, 0xee068004, 0x01800000, 0x00000800, 0xee068004, 0x02000000, 0x00000c00,
+        0xee068004, 0x02800000, 0x00001000, 0xbfb00000,
+    ];
+    let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    // Kernarg pointer (2 user SGPRs), wave32, 8 VGPRs.
+    let kd = KernelDescriptor {
+        rsrc2: 2 << 1,
+        code_properties: 1 << 3 | 1 << 10,
+        ..Default::default()
+    };
+    let mut dev = EmuDevice::for_target(t("gfx1201"));
+    let out = dev.alloc(20).unwrap();
+    let m = dev.load_code("add64", &code, kd);
+    let one = Dispatch {
+        grid_blocks: [1, 1, 1],
+        block: [32, 1, 1],
+    };
+    dev.launch(m, "add64", &out.to_le_bytes(), one, Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("gfx1201 (emulated): {e}"));
+    let mut raw = [0u8; 20];
+    dev.read(out, &mut raw).unwrap();
+    let got: Vec<u32> = raw
+        .chunks_exact(4)
+        .map(|q| u32::from_le_bytes([q[0], q[1], q[2], q[3]]))
+        .collect();
+    assert_eq!(got, [0, 1, 0xffff_fffe, 0, 7], "gfx1201 (emulated): s[8:9], s[10:11], s12");
+    // The same bytes are no instruction on gfx11.
+    let err = xad_harness::isa::decode_one_for(t("gfx1100").isa, &code[24..28])
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains('\n'), "{err}");
+}

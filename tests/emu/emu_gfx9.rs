@@ -944,35 +944,37 @@ fn vgpr_counts_follow_each_gfx9_file() {
     );
 }
 
-/// Kernarg preloading is legal on gfx90a but not emulated: refused at launch
-/// in one line; a VGPR past ACCUM_OFFSET faults as out of range.
+/// Kernarg preloading is legal on gfx90a: the emulated command processor is
+/// firmware without it, so the wave starts at the entry with no argument in
+/// SGPRs; LLVM 19's preload header there (`s_trap 2`) is refused by name,
+/// as that firmware traps. A VGPR past ACCUM_OFFSET faults as out of range.
 #[test]
 fn the_emulator_refuses_what_it_does_not_model() {
     let mut dev = EmuDevice::for_target(t("gfx90a"));
-    let end = 0xBF81_0000u32.to_le_bytes();
     let kd = KernelDescriptor {
         kernarg_preload: 0x81,
         rsrc2: 3 << 1 | 1 << 7,
         ..plain()
     };
+    let dispatch = Dispatch {
+        grid_blocks: [1, 1, 1],
+        block: [64, 1, 1],
+    };
+    let end = 0xBF81_0000u32.to_le_bytes();
     let m = dev.load_code("pre", &end, kd);
+    dev.launch(m, "pre", &[0u8; 8], dispatch, Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("a preloading kernel starts at its entry: {e}"));
+    // s_trap 2 (llvm-mc-19 -mcpu=gfx90a: 0xbf920002), then s_endpgm.
+    let trap: Vec<u8> = [0xBF92_0002u32, 0xBF81_0000]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let m = dev.load_code("trap", &trap, kd);
     let err = dev
-        .launch(
-            m,
-            "pre",
-            &[0u8; 8],
-            Dispatch {
-                grid_blocks: [1, 1, 1],
-                block: [64, 1, 1],
-            },
-            Duration::from_secs(5),
-        )
+        .launch(m, "trap", &[0u8; 8], dispatch, Duration::from_secs(5))
         .unwrap_err()
         .to_string();
-    assert!(
-        err.contains("kernarg_preload") && err.contains("not emulated") && !err.contains('\n'),
-        "{err}"
-    );
+    assert!(err.contains("BF920002") && !err.contains('\n'), "{err}");
     // v_mov_b32 v8, 0 with 8 VGPRs + AGPRs (one granule) and the AGPRs at 4.
     let mov_v8 = [0x7E10_0280u32, 0xBF81_0000]
         .iter()
@@ -1131,5 +1133,110 @@ fn gfx9_v_cmpx_writes_exec_and_its_sgpr_pair() {
             );
         }
         assert!(greater > 100 && greater < r.a.len() - 100, "{greater}");
+    }
+}
+
+// ---- v_pk_mov_b32 (gfx90a+) and v_mov_b64 (gfx940+): the moves AMD's own
+// copy kernels use (HIP 7.2's __amd_rocclr_copyBuffer for gfx9) ----
+
+/// llvm-mc-19 -mcpu=gfx942 (gfx90a encodes v_pk_mov_b32 alike): LLVM's text
+/// and bytes.
+const MOVES: &[(&str, [u8; 8])] = &[
+    ("v_pk_mov_b32 v[14:15], v[10:11], v[12:13] op_sel:[0,1]", [0x0e, 0x50, 0xb3, 0xd3, 0x0a, 0x19, 0x02, 0x18]),
+    ("v_pk_mov_b32 v[14:15], v[10:11], v[12:13] op_sel:[1,0]", [0x0e, 0x48, 0xb3, 0xd3, 0x0a, 0x19, 0x02, 0x18]),
+    ("v_pk_mov_b32 v[10:11], v[10:11], v[12:13]", [0x0a, 0x40, 0xb3, 0xd3, 0x0a, 0x19, 0x02, 0x18]),
+    ("v_pk_mov_b32 v[4:5], s[2:3], v[6:7] op_sel:[1,1]", [0x04, 0x58, 0xb3, 0xd3, 0x02, 0x0c, 0x02, 0x18]),
+    ("v_mov_b64_e64 v[4:5], v[0:1]", [0x04, 0x00, 0x78, 0xd1, 0x00, 0x01, 0x00, 0x00]),
+];
+
+/// Encodings LLVM assembles that the emulator refuses, and why: fields AMD's
+/// pseudocode for V_PK_MOV_B32 does not read (op_sel_hi other than LLVM's
+/// default, neg), a constant source, an odd VGPR pair.
+const MOVES_REFUSED: &[(&str, [u8; 8], &str)] = &[
+    ("op_sel:[1,0] op_sel_hi:[0,0]", [0x04, 0x48, 0xb3, 0xd3, 0x00, 0x05, 0x02, 0x00], "op_sel_hi"),
+    ("neg_lo:[1,0]", [0x04, 0x40, 0xb3, 0xd3, 0x00, 0x05, 0x02, 0x38], "neg_lo"),
+    ("src0 1", [0x04, 0x40, 0xb3, 0xd3, 0x81, 0x04, 0x02, 0x18], "constant source"),
+    ("vdst v5", [0x05, 0x40, 0xb3, 0xd3, 0x00, 0x05, 0x02, 0x18], "odd register"),
+];
+
+#[test]
+fn gfx90a_moves_decode_print_back_and_are_refused_where_they_do_not_exist() {
+    use xad_harness::isa::decode_one_for;
+    for (text, bytes) in MOVES {
+        let isa = t("gfx942").isa;
+        let (inst, len) = decode_one_for(isa, bytes).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!((len, inst.to_string()), (8, text.to_string()));
+        if text.starts_with("v_pk_mov_b32") {
+            assert!(decode_one_for(t("gfx90a").isa, bytes).is_ok(), "gfx90a {text}");
+            let err = decode_one_for(t("gfx908").isa, bytes).unwrap_err().to_string();
+            assert!(err.contains("gfx90a+") && !err.contains('\n'), "gfx908 {text}: {err}");
+        } else {
+            let err = decode_one_for(t("gfx90a").isa, bytes).unwrap_err().to_string();
+            assert!(err.contains("gfx940+") && !err.contains('\n'), "gfx90a {text}: {err}");
+        }
+    }
+    for (what, bytes, why) in MOVES_REFUSED {
+        let err = decode_one_for(t("gfx90a").isa, bytes).unwrap_err().to_string();
+        assert!(err.contains(why) && !err.contains('\n'), "{what}: {err}");
+    }
+}
+
+/// Per lane: S0 = v[10:11] = (a, b), S1 = v[12:13] = (c, a ^ b); the moves
+/// store (lo, hi) pairs; v[8:9] has v9 never written, so only the dword
+/// that takes v9 is undefined. gfx942 adds v_mov_b64.
+fn moves_body(wrong: bool, mov_b64: bool) -> String {
+    let first = if wrong { "op_sel:[1,0]" } else { "op_sel:[0,1]" };
+    let mut body = format!(
+        "  v_mov_b32 v10, v2\n  v_mov_b32 v11, v3\n  v_mov_b32 v12, v4\n  v_xor_b32 v13, v2, v3\n\
+         \x20 v_pk_mov_b32 v[14:15], v[10:11], v[12:13] {first}\n\
+         \x20 global_store_dword v7, v14, s[10:11]\n  global_store_dword v7, v15, s[10:11] offset:4\n\
+         \x20 v_pk_mov_b32 v[14:15], v[10:11], v[12:13] op_sel:[1,0]\n\
+         \x20 global_store_dword v7, v14, s[10:11] offset:8\n  global_store_dword v7, v15, s[10:11] offset:12\n\
+         \x20 v_pk_mov_b32 v[10:11], v[10:11], v[12:13]\n\
+         \x20 global_store_dword v7, v10, s[10:11] offset:16\n  global_store_dword v7, v11, s[10:11] offset:20\n\
+         \x20 v_pk_mov_b32 v[14:15], v[8:9], v[12:13]\n  global_store_dword v7, v14, s[10:11] offset:24\n\
+         \x20 v_pk_mov_b32 v[14:15], v[8:9], v[12:13] op_sel:[1,0]\n  global_store_dword v7, v14, s[10:11] offset:28\n"
+    );
+    if mov_b64 {
+        body.push_str(
+            "  v_mov_b64 v[14:15], v[12:13]\n  global_store_dword v7, v14, s[10:11] offset:32\n  global_store_dword v7, v15, s[10:11] offset:36\n",
+        );
+    }
+    body
+}
+
+#[test]
+fn gfx90a_moves_run_exactly_and_a_wrong_op_sel_is_caught() {
+    let scratch = common::scratch("emu_gfx9_moves");
+    for mcpu in ["gfx90a", "gfx942"] {
+        let mov_b64 = mcpu == "gfx942";
+        let words = if mov_b64 { 10 } else { 8 };
+        let tc = toolchain_for(mcpu, &scratch).unwrap();
+        for wrong in [false, true] {
+            let stem = if wrong { "moves_wrong" } else { "moves" };
+            let source = kernel_source(mcpu, &moves_body(wrong, mov_b64), words, 0, false);
+            let image = assemble(&tc, mcpu, &source, &scratch.join(mcpu), stem);
+            let seed = 0x90a;
+            let r = launch(mcpu, &image, 2, [256, 1, 1], words, seed);
+            let mut mismatched = 0;
+            for i in 0..r.a.len() {
+                let (a, b, c) = (r.a[i], r.b[i], r.c[i]);
+                let want = [a, a ^ b, b, c, a, c, 4 * i as u32, 0, c, a ^ b];
+                let got = &r.out[words * i..words * (i + 1)];
+                let differs = (0..words).filter(|&k| k != 7).any(|k| got[k] != want[k]);
+                if wrong {
+                    mismatched += usize::from(differs);
+                } else {
+                    assert!(!differs, "{mcpu} (emulated) seed {seed:#x} lane {i}: {got:x?} != {:x?}", &want[..words]);
+                }
+            }
+            // Exactly word 7 of every lane (the dword taken from v9) is undefined.
+            let tainted: Vec<usize> = r.tainted.iter().map(|(w, _)| *w).collect();
+            let expected: Vec<usize> = (0..r.a.len()).map(|i| words * i + 7).collect();
+            assert_eq!(tainted, expected, "{mcpu} seed {seed:#x}");
+            if wrong {
+                assert!(mismatched > r.a.len() * 9 / 10, "{mcpu}: the wrong op_sel went unnoticed ({mismatched} lanes)");
+            }
+        }
     }
 }

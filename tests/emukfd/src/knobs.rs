@@ -25,7 +25,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use xad_harness::codeobj::metadata::{self, KernelMeta};
 use xad_harness::device::inject::{self, LaunchMemory, OutputView, Saved, StoreFault};
-use xad_harness::emu::packet::PacketDispatch;
+use xad_harness::emu::packet::{Issuer, PacketDispatch};
+
+/// The HIP runtime's own kernels (CLR's blits) carry this name prefix.
+const ROCCLR_PREFIX: &str = "__amd_rocclr_";
 use xad_harness::emu::EmuDevice;
 
 /// The prefix of this device's variables (tests/emukfd/src/config.rs).
@@ -68,7 +71,7 @@ impl Launch {
             return None;
         }
         let meta = loaded_kernel(emu, p.kernel_object)?;
-        if meta.name.starts_with("__amd_rocclr_") {
+        if meta.name.starts_with(ROCCLR_PREFIX) {
             return None;
         }
         let mut kernarg = vec![0u8; meta.kernarg_segment_size as usize];
@@ -139,6 +142,17 @@ fn le<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
 
 /// The metadata of the kernel whose descriptor is at `kd`, when `kd` lies in
 /// the image of a code object loaded into device memory (see the module doc).
+/// Whose kernel the descriptor at `kd` is: under test when it lies in a
+/// code object the process loaded (found as [`loaded_kernel`] finds it) and
+/// is not one of the HIP runtime's own `__amd_rocclr_*` kernels; the
+/// runtime's otherwise (ROCr's blits have no ELF around them).
+pub fn issuer(emu: &EmuDevice, kd: u64) -> Issuer {
+    match loaded_kernel(emu, kd) {
+        Some(meta) if !meta.name.starts_with(ROCCLR_PREFIX) => Issuer::UnderTest,
+        _ => Issuer::Runtime,
+    }
+}
+
 pub fn loaded_kernel(emu: &EmuDevice, kd: u64) -> Option<KernelMeta> {
     let base = (0..MAX_PAGES_BACK)
         .map_while(|i| (kd & !(PAGE - 1)).checked_sub(i * PAGE))

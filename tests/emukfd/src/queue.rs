@@ -22,7 +22,7 @@
 use crate::device::{Kfd, View};
 use crate::{trace, warn};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use crate::knobs::Launch;
@@ -259,6 +259,18 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
     true
 }
 
+/// Say once per process what a runtime's own kernel broke that the device
+/// did not enforce ([`xad_harness::emu::packet::Issuer::Runtime`]): a finding
+/// about AMD's code, never a verdict on the kernels under test.
+fn report_finding(target: &str, finding: &str) {
+    static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.iter().any(|f| f == finding) {
+        said.push(finding.to_string());
+        warn!("emulated {target}: finding in the runtime's own kernel (run as written; rules stay verdicts for the kernels under test): {finding}");
+    }
+}
+
 /// Run one kernel dispatch; false on a fault (reported). The fault knobs
 /// ([`crate::knobs`]) act on it when it is the harness's.
 fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBool) -> bool {
@@ -274,7 +286,8 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBoo
             return hang(kfd, ring, p, &launch.kernel, stop);
         }
         let saved = launch.as_ref().map(|l| l.before(knobs, &emu));
-        let outcome = emu.run_packet(p, xnack_off, kfd.config.watchdog);
+        let issuer = crate::knobs::issuer(&emu, p.kernel_object);
+        let outcome = emu.run_packet(p, issuer, xnack_off, kfd.config.watchdog);
         match (outcome, launch, saved) {
             (Ok(o), Some(launch), Some(saved)) => launch
                 .after(knobs, &emu, saved)
@@ -303,6 +316,9 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBoo
                 if o.poisoned > 0 { format!(", {} undefined word(s) written as poison (first: {})", o.poisoned, o.first_poison.as_deref().unwrap_or_default()) } else { String::new() },
                 if o.stopped_waves > 0 { format!(", {} wave(s) stopped on an undefined value (first: {})", o.stopped_waves, o.first_stop.as_deref().unwrap_or_default()) } else { String::new() },
             );
+            for finding in &o.findings {
+                report_finding(name, finding);
+            }
             if o.poisoned > 0 && !crate::trace::on() {
                 warn!(
                     "emulated {name}: dispatch {} left {} word(s) undefined; written as poison (first: {})",
