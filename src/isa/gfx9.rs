@@ -60,7 +60,7 @@ pub fn mnemonic(op: Op) -> &'static str {
     table::mnemonic(op, Generation::Gfx9)
 }
 
-pub use super::table::GFX940_ONLY;
+pub use super::table::{GFX90A_ONLY, GFX940_ONLY};
 
 /// gfx9's m0 code (gfx10+ put `null` here and moved m0 to 125).
 const M0_GFX9: u32 = 124;

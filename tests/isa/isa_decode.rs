@@ -377,6 +377,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
             generation,
             dpp_src1_scalar: false,
             gfx940_insts: false,
+            gfx90a_insts: false,
             gfx1250_insts: false,
             hazards: xad_harness::isa::HazardRules::Interlocked,
         };
@@ -392,6 +393,7 @@ fn other_generations_are_a_decode_error_not_a_panic() {
             generation,
             dpp_src1_scalar: true,
             gfx940_insts: true,
+            gfx90a_insts: true,
             gfx1250_insts: false,
             hazards: xad_harness::isa::HazardRules::WriteAfterRead,
         };
@@ -427,12 +429,13 @@ fn opcode_table_has_no_duplicate_generation_format_opcode() {
                 }
             }
         }
-        // Every row exists in gfx11 or gfx12 (but gfx940's own ops, which only
+        // Every row exists in gfx11 or gfx12 (but gfx90a's and gfx940's own ops, which only
         // gfx9's list numbers), and looking its number up finds the row.
         assert!(
             row.opcode(Generation::Gfx11).is_some()
                 || row.opcode(Generation::Gfx12).is_some()
-                || xad_harness::isa::gfx9::GFX940_ONLY.contains(&row.op),
+                || xad_harness::isa::gfx9::GFX940_ONLY.contains(&row.op)
+                || xad_harness::isa::gfx9::GFX90A_ONLY.contains(&row.op),
             "{}",
             row.mnemonic
         );

@@ -15,7 +15,8 @@ use xad_harness::isa::{
     VCC,
 };
 
-const ISA: Isa = Isa::GFX9;
+/// The table is llvm-mc-19 -mcpu=gfx90a's: decoded as gfx90a (whose Isa has v_pk_mov_b32).
+const ISA: Isa = Isa::GFX90A;
 
 fn hex(b: &[u8]) -> String {
     b.iter()
