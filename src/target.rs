@@ -214,8 +214,9 @@ pub struct Target {
     /// ROCR-Runtime release tag whose ISA registry (`core/runtime/isa.cpp`)
     /// names it (4.1 means "by 4.1": older tags list ISAs by number and were
     /// not read). `None`: not in the sources read (to rocm-6.2.4, October
-    /// 2024), though a newer runtime may know it (the 6.4 and 7.2 builds know
-    /// gfx1152, gfx1153 and gfx950, measured here), and for generic targets.
+    /// 2024), though a newer runtime may know it (measured here through the
+    /// emulated KFD device: 7.2 runs gfx950; 6.4's ROCr lists it but its HIP
+    /// finds no device), and for generic targets.
     /// With the HIP version a build uses it decides the code object version
     /// ([`Target::code_object_version`]).
     pub runtime_since: Option<HipVersion>,

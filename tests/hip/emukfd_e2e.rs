@@ -615,3 +615,42 @@ fn the_fetched_runtime_runs_the_gfx1100_catalogue_with_the_emulators_verdicts() 
     let t = fetched_catalogue_agrees(&version, "gfx1100", 40);
     assert!(t.contains("amdgpu_query_gpu_info -> family 145"), "{t}");
 }
+
+/// CDNA2-4 and RDNA4 through 6.4 and 7.2: each catalogue has the emulator's
+/// verdicts. On the way the runtime's own kernels needed `v_pk_mov_b32`
+/// (gfx90a+), `v_mov_b64` (gfx940+), `s_add_nc_u64`/`s_sub_nc_u64` (gfx12)
+/// and kernarg preloading (run as firmware without it), and they break two
+/// rules that stay verdicts for the kernels under test: ROCr's gfx9 blit on
+/// gfx940+ reads VCC inside LLVM's VALU-writes-SGPR window, and its gfx12
+/// blit descriptor sets a reserved RSRC1 bit. Those are said once, as
+/// findings about the runtime's kernels, and the run goes on.
+#[test]
+fn the_fetched_runtime_runs_the_cdna_and_rdna4_catalogues_with_the_emulators_verdicts() {
+    let Some(version) = fetched_runtime() else {
+        return;
+    };
+    // (target, passes at least, the finding said, the runtimes that refuse it)
+    for (target, min_pass, finding, refused_by) in [
+        ("gfx90a", 12, None, &[][..]),
+        ("gfx942", 12, Some("gfx940+ VALU writes an SGPR, then a VALU reads it"), &[]),
+        // HIP 6.4's CLR knows no gfx950 (its ROCr does): no device, exit 77.
+        ("gfx950", 12, Some("gfx940+ VALU writes an SGPR, then a VALU reads it"), &["6.4"]),
+        ("gfx1201", 40, Some("COMPUTE_PGM_RSRC1 RESERVED1 (gfx12)"), &[]),
+    ] {
+        if refused_by.contains(&version.as_str()) {
+            let (out, t) = kfd(&["run", "--target", target, "--lanes", "64", "--backend", "hip"], target, &[]);
+            assert_eq!(out.status.code(), Some(77), "{t}");
+            assert!(t.contains(&format!("no HIP device that runs {target} code objects: HIP runtime {version}")) && t.contains("hipErrorNoDevice"), "{t}");
+            continue;
+        }
+        let t = fetched_catalogue_agrees(&version, target, min_pass);
+        if let Some(finding) = finding {
+            let said: Vec<&str> = t.lines().filter(|l| l.contains("finding in the runtime's own kernel")).collect();
+            assert!(said.iter().any(|l| l.contains(finding)), "{target}: {finding} not said:\n{t}");
+            // Once per process, however many dispatches ran the kernel.
+            let mut unique = said.clone();
+            unique.dedup();
+            assert_eq!(said.len(), unique.len(), "{target}: a finding said twice:\n{t}");
+        }
+    }
+}
