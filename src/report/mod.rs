@@ -2,15 +2,17 @@
 //! HTML page of pictures drawn from the JSON ([`html`]). All are rendered from
 //! one [`RunReport`]; every one names what executed the results.
 
+pub mod document;
 pub mod files;
 pub mod html;
 mod json;
 mod junit;
 mod text;
 
-pub use json::{SCHEMA, SCHEMA_NAME, SCHEMA_VERSION};
+pub use document::{SCHEMA_NAME, SCHEMA_VERSION};
+pub use json::SCHEMA;
 
-pub use junit::to_junit;
+pub use junit::{merge_junit, to_junit};
 pub use text::{
     case_lines, case_lines_in, executed_on, header_lines, other_generations_line, release_lines,
     summary_line, target_lines, View,
@@ -190,15 +192,8 @@ pub fn run_exit_code(
 }
 
 /// Cases per status, every status present (0 when none).
-pub fn summary<'a>(
-    cases: impl IntoIterator<Item = &'a CaseResult>,
-) -> std::collections::BTreeMap<&'static str, usize> {
-    let mut counts: std::collections::BTreeMap<&'static str, usize> =
-        Status::ALL.iter().map(|s| (s.name(), 0)).collect();
-    for c in cases {
-        *counts.entry(c.status().name()).or_default() += 1;
-    }
-    counts
+pub fn summary<'a>(cases: impl IntoIterator<Item = &'a CaseResult>) -> document::Summary {
+    document::Summary::count(cases.into_iter().map(CaseResult::status))
 }
 
 /// This machine's name, for reports merged from many nodes.
@@ -390,12 +385,15 @@ impl RunReport {
         json::to_json(self)
     }
 
-    /// The HTML page, drawn from the JSON report so that `report
+    /// The report as the document its JSON holds ([`document::Report`]).
+    pub fn to_document(&self) -> document::Report {
+        json::document(self)
+    }
+
+    /// The HTML page, drawn from the JSON report's document so that `report
     /// REPORT.json --html` on the saved file draws the same page.
     pub fn to_html(&self) -> Result<String, Error> {
-        let value: serde_json::Value = serde_json::from_str(&self.to_json())
-            .map_err(|e| Error::Io(format!("drawing the HTML page: {e}")))?;
-        Ok(html::render(&value))
+        Ok(html::render(&self.to_document()))
     }
 }
 
