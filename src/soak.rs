@@ -31,6 +31,7 @@ use crate::inputs;
 use crate::interrupt::Interrupt;
 use crate::isa::Generation;
 use crate::report;
+use crate::report::document::soak::{self, SoakReport};
 use crate::target::{Choice, Target};
 
 /// Words of a lane's record: [mismatches, first iteration, a, b, c, got, check, checksum].
@@ -955,8 +956,7 @@ pub fn run_reported(
     let outcome = match run(req, say) {
         Ok(outcome) => outcome,
         Err(e) => {
-            let text = error_json_text(req, &e);
-            if let Err(unwritten) = write_reports(json, html, text) {
+            if let Err(unwritten) = write_reports(json, html, &not_started(req, &e)) {
                 warn(&unwritten.to_string());
             }
             return Err(e);
@@ -968,7 +968,7 @@ pub fn run_reported(
     if let Some(e) = &outcome.error {
         warn(e);
     }
-    let written = write_reports(json, html, json_text(&outcome));
+    let written = write_reports(json, html, &document(&outcome));
     let (code, unwritten) = report::files::after_writing(Ok(outcome.exit_code), written);
     if let Some(e) = unwritten {
         warn(&e.to_string());
@@ -976,47 +976,113 @@ pub fn run_reported(
     code
 }
 
-/// The `--json` report `text` to `json`, and the page drawn from it to `html`.
+/// The `--json` report to `json`, and the page drawn from it to `html`.
 fn write_reports(
     json: Option<&std::path::Path>,
     html: Option<&std::path::Path>,
-    text: Result<String>,
+    soak: &SoakReport,
 ) -> Result<()> {
-    let page = match &text {
-        Ok(text) => serde_json::from_str::<serde_json::Value>(text)
-            .map(|value| report::html::soak::render(&value))
-            .map_err(|e| Error::Io(format!("soak page: {e}"))),
-        Err(e) => Err(Error::Io(format!("soak page: {e}"))),
-    };
-    let json = json.map(|path| (path, text));
-    report::files::write_all(json.into_iter().chain(html.map(|path| (path, page))))
+    let text = serde_json::to_string_pretty(soak)
+        .map(|text| text + "\n")
+        .map_err(|e| Error::Io(format!("soak report: {e}")));
+    let page = html.map(|path| (path, Ok(report::html::soak::render(soak))));
+    report::files::write_all(json.map(|path| (path, text)).into_iter().chain(page))
 }
 
-/// The outcome as the `--json` report.
-pub fn json_text(out: &Outcome) -> Result<String> {
-    let mut value =
-        serde_json::to_value(out).map_err(|e| Error::Io(format!("soak report: {e}")))?;
-    value["command"] = serde_json::json!("soak");
-    pretty(&value)
+/// The outcome as the `--json` report's document.
+pub fn document(out: &Outcome) -> SoakReport {
+    SoakReport::Ran(Box::new(soak::Soak {
+        checksum_only: out.checksum_only,
+        command: soak::SoakCommand,
+        confirmed: out.confirmed,
+        coverage: out.coverage.clone(),
+        device_mismatches: out.device_mismatches,
+        dispatches: out.dispatches,
+        emulated_compute_units: out.emulated_compute_units,
+        error: out.error.clone(),
+        executor: out.executor.clone(),
+        exit_code: out.exit_code,
+        findings: out.findings.iter().map(finding).collect(),
+        interrupted: out.interrupted.clone(),
+        lanes_rechecked: out.lanes_rechecked,
+        max_shape: out.max_shape,
+        min_shape: out.min_shape,
+        next_index: out.next_index,
+        release_errors: out.release_errors.clone(),
+        runtime_compute_units: out.runtime_compute_units,
+        seconds: out.seconds,
+        seed: out.seed,
+        target: out.target.clone(),
+        timeline: out.timeline.samples().to_vec(),
+        unit_mismatches: out.unit_mismatches.clone(),
+        unreproduced: out.unreproduced,
+        xads: out.xads,
+        xads_per_second: out.xads_per_second,
+    }))
+}
+
+/// A finding as the report lists it: the verdict's name beside its fields.
+fn finding(f: &Finding) -> soak::Finding {
+    let r = &f.record;
+    let mut out = soak::Finding {
+        a: None,
+        b: None,
+        c: None,
+        dispatch: f.dispatch,
+        expected: None,
+        index: f.index,
+        iteration: f.iteration,
+        lane: f.lane,
+        record: soak::Record {
+            a: r.a,
+            b: r.b,
+            c: r.c,
+            check: r.check,
+            checksum: r.checksum,
+            first_iteration: r.first_iteration,
+            got: r.got,
+            mismatches: r.mismatches,
+        },
+        verdict: soak::Verdict::Clean,
+        why: None,
+    };
+    match &f.verdict {
+        Verdict::Clean => {}
+        Verdict::Confirmed { expected } => {
+            out.verdict = soak::Verdict::Confirmed;
+            out.expected = Some(*expected);
+        }
+        Verdict::ChecksumOnly { expected } => {
+            out.verdict = soak::Verdict::ChecksumOnly;
+            out.expected = Some(*expected);
+        }
+        Verdict::Unreproduced {
+            why,
+            a,
+            b,
+            c,
+            expected,
+        } => {
+            out.verdict = soak::Verdict::Unreproduced;
+            (out.a, out.b, out.c) = (Some(*a), Some(*b), Some(*c));
+            out.expected = Some(*expected);
+            out.why = Some(why.clone());
+        }
+    }
+    out
 }
 
 /// The report of a soak that could not start (no device, no kernel,
 /// a runtime that failed before the first dispatch): the request, the
 /// error and its exit code, so `--json` is written on every ending.
-fn error_json_text(req: &Request, error: &Error) -> Result<String> {
-    pretty(&serde_json::json!({
-        "command": "soak",
-        "seed": req.seed,
-        "dispatches": 0,
-        "error": error.to_string(),
-        "exit_code": error.exit_code(),
-    }))
-}
-
-fn pretty(value: &serde_json::Value) -> Result<String> {
-    let text =
-        serde_json::to_string_pretty(value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
-    Ok(text + "\n")
+fn not_started(req: &Request, error: &Error) -> SoakReport {
+    SoakReport::NotStarted(soak::NotStarted {
+        command: soak::SoakCommand,
+        dispatches: 0,
+        error: error.to_string(),
+        exit_code: error.exit_code(),
+        seed: req.seed,
+    })
 }
 
 #[cfg(test)]

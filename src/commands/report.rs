@@ -44,12 +44,12 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Document::Soak(soak) => (
             report::html::soak::render(soak),
             "a soak".to_string(),
-            soak["executor"].as_str().unwrap_or("").to_string(),
+            soak.as_ran().executor.clone(),
         ),
         Document::Microbench(bench) => (
             report::html::microbench::render(bench),
             "a microbench".to_string(),
-            bench["executor"].as_str().unwrap_or("").to_string(),
+            bench.executor.clone(),
         ),
         Document::Run(run) => (
             report::html::render(run),
@@ -86,8 +86,8 @@ fn is_microbench(report: &serde_json::Value) -> bool {
 /// The three reports a page is drawn from.
 enum Document {
     Run(Box<report::document::Report>),
-    Soak(serde_json::Value),
-    Microbench(serde_json::Value),
+    Soak(report::document::soak::SoakReport),
+    Microbench(report::document::microbench::Microbench),
 }
 
 /// `path` as JSON, by the tool's rule for reading reports: a soak's report,
@@ -97,13 +97,12 @@ fn read(path: &Path) -> Result<Document, Error> {
     let bytes = crate::files::read_input(&shown, path, crate::files::MAX_REPORT_BYTES)?;
     let report: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Error::Usage(format!("{shown}: not JSON: {e}")))?;
-    if is_soak(&report) {
-        return Ok(Document::Soak(report));
-    }
-    if is_microbench(&report) {
-        return Ok(Document::Microbench(report));
-    }
-    merge::check_report(report)
-        .map(|run| Document::Run(Box::new(run)))
-        .map_err(|why| Error::Usage(format!("{shown}: {why}")))
+    let document = if is_soak(&report) {
+        report::document::soak::SoakReport::from_value(report).map(Document::Soak)
+    } else if is_microbench(&report) {
+        report::document::microbench::Microbench::from_value(report).map(Document::Microbench)
+    } else {
+        merge::check_report(report).map(|run| Document::Run(Box::new(run)))
+    };
+    document.map_err(|why| Error::Usage(format!("{shown}: {why}")))
 }

@@ -99,16 +99,6 @@ pub(crate) fn anchor(parts: &[&str]) -> String {
         .join("-")
 }
 
-/// A string field of a soak's or microbench's JSON ("" when absent).
-pub(crate) fn text_of<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or("")
-}
-
-/// A count of a soak's or microbench's JSON (0 when absent).
-pub(crate) fn num(v: &serde_json::Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or(0)
-}
-
 /// The executor banner, as the text report prints it.
 pub(crate) fn banner(executor: &str) -> String {
     let class = if executor.starts_with("emulated") {

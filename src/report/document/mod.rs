@@ -13,7 +13,11 @@
 //! this file is generated from them ([`json_schema`]); a test fails when the
 //! shipped file and the types differ, and
 //! `XAD_UPDATE_SCHEMA=1 cargo test --lib report::document` rewrites it.
-//! A change here needs a new [`SCHEMA_VERSION`].
+//! A change here needs a new [`SCHEMA_VERSION`]. A soak's report and a
+//! microbench's are documents of their own ([`soak`], [`microbench`]).
+
+pub mod microbench;
+pub mod soak;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -90,29 +94,30 @@ impl Report {
     pub fn from_value(value: serde_json::Value) -> Result<Report, String> {
         check_identity(&value)?;
         serde_path_to_error::deserialize(value).map_err(|e| {
-            let why = e.inner().to_string().replace('`', "\"");
-            // An unknown field's path ends in the field (when serde tracks
-            // it: not inside an internally tagged enum), which `why` names.
-            let mut segments: Vec<_> = e.path().iter().collect();
-            let unknown = why
-                .strip_prefix("unknown field \"")
-                .and_then(|rest| rest.split('"').next());
-            if let (Some(field), Some(serde_path_to_error::Segment::Map { key })) =
-                (unknown, segments.last())
-            {
-                if key == field {
-                    segments.pop();
-                }
-            }
-            let place = place(&segments);
-            let place = if place.is_empty() {
-                place
-            } else {
-                place + ": "
-            };
-            format!("does not satisfy the schema of schema_version {SCHEMA_VERSION}: {place}{why}")
+            at_place(e, &format!("the schema of schema_version {SCHEMA_VERSION}"))
         })
     }
+}
+
+/// A document's refusal in one line: `does not satisfy <what>: <place>: <why>`.
+pub(crate) fn at_place(e: serde_path_to_error::Error<serde_json::Error>, what: &str) -> String {
+    let why = e.inner().to_string().replace('`', "\"");
+    // An unknown field's path ends in the field (when serde tracks it: not
+    // inside an internally tagged enum), which `why` names.
+    let mut segments: Vec<_> = e.path().iter().collect();
+    let unknown = why
+        .strip_prefix("unknown field \"")
+        .and_then(|rest| rest.split('"').next());
+    if let (Some(field), Some(serde_path_to_error::Segment::Map { key })) =
+        (unknown, segments.last())
+    {
+        if key == field {
+            segments.pop();
+        }
+    }
+    let place = place(&segments);
+    let place = if place.is_empty() { place } else { place + ": " };
+    format!("does not satisfy {what}: {place}{why}")
 }
 
 /// A place in the document, `devices[0].cases[2].tally`, as a JSON path
@@ -670,48 +675,61 @@ impl JsonSchema for Status {
 
 /// A `null` or a value, required all the same (serde's derive takes a
 /// missing `Option` field for `None`; the report always writes these).
-fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(crate) fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,
 ) -> Result<Option<T>, D::Error> {
     Option::deserialize(deserializer)
 }
 
-/// A string field that holds only one value: the report's `schema`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SchemaName;
+/// A unit type for a string field that holds one value (`schema`, a soak's
+/// `command`): written as that string, and read only from it.
+macro_rules! literal {
+    ($(#[$doc:meta])* $name:ident = $value:expr, field $field:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub struct $name;
 
-impl Serialize for SchemaName {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(SCHEMA_NAME)
-    }
-}
-
-impl<'de> Deserialize<'de> for SchemaName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        if name == SCHEMA_NAME {
-            Ok(SchemaName)
-        } else {
-            Err(serde::de::Error::custom(format!(
-                "not an xad-harness report (schema {name:?}, expected {SCHEMA_NAME:?})"
-            )))
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str($value)
+            }
         }
-    }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                if text == $value {
+                    Ok($name)
+                } else {
+                    Err(serde::de::Error::custom(format!(
+                        "{} {text:?}, expected {:?}",
+                        $field, $value
+                    )))
+                }
+            }
+        }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "const": $value })
+            }
+        }
+    };
 }
+pub(crate) use literal;
 
-impl JsonSchema for SchemaName {
-    fn schema_name() -> Cow<'static, str> {
-        "SchemaName".into()
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "const": SCHEMA_NAME })
-    }
-}
+literal!(
+    /// The report's `schema`: [`SCHEMA_NAME`].
+    SchemaName = SCHEMA_NAME, field "schema"
+);
 
 /// The report's `schema_version`: [`SCHEMA_VERSION`], the only one this build reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
