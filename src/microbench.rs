@@ -24,8 +24,8 @@ use crate::error::ReleaseError;
 use crate::error::{exit, Error, Result};
 use crate::handle::KernelHandle;
 use crate::isa::{self, Generation};
-use crate::target::{Choice, Feature, Target};
 use crate::report::document::microbench as doc;
+use crate::target::{Choice, Feature, Target};
 
 /// Ops per loop trip of every timed region (`XMB_UNROLL` in the kernel).
 pub const OPS_PER_TRIP: u64 = 32;

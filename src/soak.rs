@@ -1337,4 +1337,66 @@ mod tests {
             }
         }
     }
+
+    /// The report's document writes what the outcome itself serialised to
+    /// before it (keys sorted, `command` among them), every verdict's
+    /// fields included: same bytes.
+    #[test]
+    fn the_document_writes_the_outcome_as_it_always_was() {
+        let record = Record::from_words(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        let finding = |verdict: Verdict| Finding {
+            dispatch: 3,
+            lane: 9,
+            index: 0x1_0000_0002,
+            iteration: Some(2),
+            record,
+            verdict,
+        };
+        let mut timeline = Timeline::default();
+        timeline.push(1, 0.5, 64);
+        let outcome = Outcome {
+            executor: "emulated gfx1100".into(),
+            target: "gfx1100".into(),
+            seed: 5,
+            seconds: 1.25,
+            dispatches: 7,
+            xads: 448,
+            xads_per_second: 358.4,
+            timeline,
+            min_shape: [64, 1],
+            max_shape: [256, 8],
+            next_index: 99,
+            device_mismatches: 2,
+            lanes_rechecked: 12,
+            confirmed: 1,
+            checksum_only: 1,
+            unreproduced: 1,
+            findings: vec![
+                finding(Verdict::Clean),
+                finding(Verdict::Confirmed { expected: 11 }),
+                finding(Verdict::ChecksumOnly { expected: 12 }),
+                finding(Verdict::Unreproduced {
+                    why: "not the seed's".into(),
+                    a: 1,
+                    b: 2,
+                    c: 3,
+                    expected: 13,
+                }),
+            ],
+            coverage: [("SE0.SA0.WGP0".to_string(), 4)].into(),
+            unit_mismatches: [("SE0.SA0.WGP0".to_string(), 1)].into(),
+            runtime_compute_units: None,
+            emulated_compute_units: Some(8),
+            interrupted: Some("SIGINT".into()),
+            error: None,
+            release_errors: vec!["a buffer".into()],
+            exit_code: exit::MISMATCH,
+        };
+        let mut before = serde_json::to_value(&outcome).unwrap();
+        before["command"] = serde_json::json!("soak");
+        let written = serde_json::to_string_pretty(&document(&outcome)).unwrap();
+        assert_eq!(written, serde_json::to_string_pretty(&before).unwrap());
+        let read = SoakReport::from_value(serde_json::from_str(&written).unwrap()).unwrap();
+        assert_eq!(read, document(&outcome), "read back as written");
+    }
 }

@@ -452,4 +452,19 @@ mod tests {
         );
         assert_eq!(cases_exit_code([Status::Unsettled, Status::Pass]), exit::PASS);
     }
+
+    /// What `run --json` writes reads back as the document it was written
+    /// from, and the exit code `merge` recomputes from it is the run's.
+    #[test]
+    fn the_json_report_reads_back_as_its_document() {
+        let mut report = RunReport::new(9, 64);
+        report.cases.push(text::tests::result(false, None));
+        let mut failing = text::tests::result(true, None);
+        failing.case = "vgpr".into();
+        report.cases.push(failing);
+        let value: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        let read = crate::merge::check_report(value).unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(read, report.to_document());
+        assert_eq!(read.exit_code.get(), report.exit_code());
+    }
 }

@@ -77,3 +77,57 @@ pub struct Row {
     pub throughput_ratio: Option<f64>,
     pub throughput_spread: [f64; 2],
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every object's keys in alphabetical order, as the report was written
+    /// before it was typed (through a `serde_json::Value`).
+    fn sorted(value: &serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Object(fields) => {
+                let keys: Vec<&String> = fields.keys().collect();
+                keys.windows(2).all(|k| k[0] < k[1]) && fields.values().all(sorted)
+            }
+            serde_json::Value::Array(items) => items.iter().all(sorted),
+            _ => true,
+        }
+    }
+
+    #[test]
+    fn the_report_keeps_its_field_order_and_refuses_what_it_does_not_list() {
+        let row = Row {
+            form: Form::XorAdd,
+            instructions: "v_xor_b32 + v_add_nc_u32".into(),
+            latency: 8.0,
+            latency_ratio: Some(2.0),
+            latency_spread: [7.5, 9.0],
+            throughput: 2.0,
+            throughput_ratio: None,
+            throughput_spread: [2.0, 2.25],
+        };
+        let report = Microbench {
+            command: MicrobenchCommand,
+            counter: Counter::Memtime,
+            counter_instruction: "s_memtime".into(),
+            executor: "hardware: X (gfx90a)".into(),
+            independent_chains: 8,
+            iterations: 16,
+            latency_waves: 1,
+            ops_per_region: 4096,
+            repeat: 5,
+            rows: vec![row],
+            target: "gfx90a".into(),
+            throughput_waves: 16,
+        };
+        let text = serde_json::to_string_pretty(&report).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(sorted(&value), "{text}");
+        assert_eq!(Microbench::from_value(value.clone()), Ok(report));
+        let mut extra = value;
+        extra["rows"][0]["median"] = serde_json::json!(1);
+        let why = Microbench::from_value(extra).unwrap_err();
+        assert!(why.contains("rows[0]: unknown field \"median\""), "{why}");
+    }
+}

@@ -93,9 +93,8 @@ impl Report {
     /// its place (`devices[0].cases[2]: unknown field "x", expected ...`).
     pub fn from_value(value: serde_json::Value) -> Result<Report, String> {
         check_identity(&value)?;
-        serde_path_to_error::deserialize(value).map_err(|e| {
-            at_place(e, &format!("the schema of schema_version {SCHEMA_VERSION}"))
-        })
+        serde_path_to_error::deserialize(value)
+            .map_err(|e| at_place(e, &format!("the schema of schema_version {SCHEMA_VERSION}")))
     }
 }
 
@@ -116,7 +115,11 @@ pub(crate) fn at_place(e: serde_path_to_error::Error<serde_json::Error>, what: &
         }
     }
     let place = place(&segments);
-    let place = if place.is_empty() { place } else { place + ": " };
+    let place = if place.is_empty() {
+        place
+    } else {
+        place + ": "
+    };
     format!("does not satisfy {what}: {place}{why}")
 }
 

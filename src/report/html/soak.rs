@@ -134,8 +134,11 @@ fn rate(soak: &Soak) -> String {
 
 /// The grid of units and its table.
 fn units(soak: &Soak) -> String {
-    let mut coverage: Vec<(&str, u64)> =
-        soak.coverage.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let mut coverage: Vec<(&str, u64)> = soak
+        .coverage
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
     coverage.sort_by_key(|(unit, _)| natural(unit));
     let bad = |unit: &str| soak.unit_mismatches.get(unit).copied().unwrap_or(0);
     let of = match (soak.runtime_compute_units, soak.emulated_compute_units) {
