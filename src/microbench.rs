@@ -91,8 +91,7 @@ pub struct Args {
 }
 
 /// The instruction forms compared, in row order; the first is the baseline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     Xad,
     XorAdd,
@@ -147,8 +146,7 @@ impl Form {
 }
 
 /// The counter a kernel read (the record's marker word says which).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Counter {
     /// `s_getreg_b32 hwreg(HW_REG_SHADER_CYCLES, 0, 20)`: gfx10.3, gfx11.
     ShaderCycles20,

@@ -357,3 +357,55 @@ fn interrupted(i: &super::Interrupted) -> doc::Interrupted {
         not_run: i.not_run.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pattern::{Bucket, Counts, Pattern};
+
+    /// In JSON a passing case's lists are empty; a failing case's are whole.
+    #[test]
+    fn a_passing_case_is_a_few_lines_of_json() {
+        let class = Counts {
+            pass: 4,
+            ..Counts::default()
+        };
+        let mut p = Pattern {
+            lanes: 256,
+            wave_size: 32,
+            lane_classes: vec![class; 64],
+            buckets: vec![Bucket {
+                first_lane: 0,
+                lanes: 256,
+                counts: Counts {
+                    pass: 256,
+                    ..Counts::default()
+                },
+            }],
+            wrong_words: 0,
+            bits_up: vec![0; 32],
+            bits_down: vec![0; 32],
+            first_lanes: String::new(),
+        };
+        let passing = pattern(&p);
+        assert_eq!(passing.lanes, 256);
+        assert!(passing.lane_classes.is_empty() && passing.buckets.is_empty());
+        assert!(passing.bits_up.is_empty() && passing.bits_down.is_empty());
+        p.lane_classes[36] = Counts {
+            pass: 3,
+            wrong: 1,
+            ..Counts::default()
+        };
+        p.buckets[0].counts.wrong = 1;
+        p.buckets[0].counts.pass = 255;
+        p.bits_up[31] = 1;
+        p.wrong_words = 1;
+        p.first_lanes = format!("{}w", ".".repeat(100));
+        let failing = pattern(&p);
+        assert_eq!(failing.lane_classes.len(), 64);
+        assert_eq!(failing.lane_classes[36].wrong, 1);
+        assert_eq!(failing.buckets[0].wrong, 1);
+        assert_eq!((failing.bits_up[31], failing.bits_down[31]), (1, 0));
+        assert_eq!(failing.first_lanes.as_str().find('w'), Some(100));
+    }
+}

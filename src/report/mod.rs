@@ -18,14 +18,14 @@ pub use text::{
     summary_line, target_lines, View,
 };
 
-use crate::error::{as_text, exit, Error, ReleaseError, RunError};
+use crate::error::{exit, Error, ReleaseError, RunError};
 use crate::interrupt::Signal;
 pub use crate::run::Status as CaseStatus;
 use crate::run::{CaseResult, Status};
 
 /// How a run that SIGINT or SIGTERM stopped ended: what completed, the case
 /// stopped between two of its dispatches (if one was), and what never started.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interrupted {
     pub signal: Signal,
     /// The process's exit code: 128 + the signal's number.
@@ -40,13 +40,12 @@ pub struct Interrupted {
     /// names bare: the target each device was inside when the signal came.
     /// The session names the rest `case (target)`; without this, a signal
     /// before a target's first dispatch listed that target's cases twice.
-    #[serde(skip)]
     pub listed: Vec<(String, String)>,
 }
 
 /// A case stopped part-way: its checked lanes are in its result, the rest
 /// were never dispatched.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CutShort {
     pub case: String,
     /// The target whose code object it ran (with `--target all` one case
@@ -91,7 +90,7 @@ impl Interrupted {
 /// One device of the run as the report shows it: who it is, what it ran,
 /// and what stopped it. Its cases are the run's [`CaseResult`]s whose
 /// `device` is this `id`.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone)]
 pub struct DeviceRun {
     /// `hip:<index>` or `emulator:<target>`.
     pub id: String,
@@ -216,7 +215,7 @@ pub const RECORDED_ENV: [&str; 5] = [
 ];
 
 /// Everything a run produced.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug)]
 pub struct RunReport {
     pub tool: String,
     /// The machine it ran on.
@@ -240,24 +239,17 @@ pub struct RunReport {
     pub lanes_per_case: u64,
     pub cases: Vec<CaseResult>,
     /// Set when the run stopped before or between cases.
-    #[serde(serialize_with = "as_text::option")]
     pub error: Option<RunError>,
     /// Device resources released at the end of the run (or between cases,
     /// outside any case) that could not be given back. Left out of JSON when
     /// empty.
-    #[serde(
-        serialize_with = "as_text::list",
-        skip_serializing_if = "Vec::is_empty"
-    )]
     pub release_errors: Vec<ReleaseError>,
     /// Set when SIGINT or SIGTERM stopped the run. Left out of JSON otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
     /// Per target of the run, the catalogue's cases it lacks that nobody
     /// named (`--case` with their exact name): they belong to other
     /// generations, are not results of this run, and are only counted
     /// ([`other_generations_line`], also one of the JSON `notes`).
-    #[serde(skip)]
     pub other_generations: Vec<(String, usize)>,
 }
 

@@ -842,115 +842,87 @@ impl JsonSchema for ExitCode {
     }
 }
 
-/// What executed a result: `hardware: ...` or `emulated <target>`, one line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct Executor(String);
+/// A string type whose values a rule narrows (the schema's `pattern`):
+/// written as it is, and refused when read if `$check` refuses it.
+macro_rules! checked_text {
+    ($(#[$doc:meta])* $name:ident, pattern $pattern:literal, check $check:expr, description $description:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
 
-impl Executor {
-    /// The label a run recorded, as it is: the writer does not refuse
-    /// its own results (a reader of the report does, [`TryFrom`]).
-    pub fn recorded(label: &str) -> Executor {
-        Executor(label.to_string())
-    }
+        impl $name {
+            /// The text a run recorded, as it is: the writer does not
+            /// refuse its own results (a reader of the report does).
+            pub fn recorded(text: &str) -> $name {
+                $name(text.to_string())
+            }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = String;
+
+            fn try_from(text: String) -> Result<Self, String> {
+                let check: fn(&str) -> Result<(), String> = $check;
+                check(&text).map(|()| $name(text))
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(value: $name) -> String {
+                value.0
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({
+                    "type": "string",
+                    "pattern": $pattern,
+                    "description": $description
+                })
+            }
+        }
+    };
 }
 
-impl TryFrom<String> for Executor {
-    type Error = String;
-
-    /// The schema's `^(hardware: .+|emulated .+)$`, `.` being any
-    /// character but a line terminator (ECMA-262).
-    fn try_from(label: String) -> Result<Self, String> {
+checked_text!(
+    /// What executed a result: `hardware: ...` or `emulated <target>`, one line.
+    Executor,
+    pattern "^(hardware: .+|emulated .+)$",
+    // `.` is any character but a line terminator (ECMA-262).
+    check |label| {
         let one_line = |t: &str| !t.is_empty() && !t.contains(['\n', '\r', '\u{2028}', '\u{2029}']);
         let rest = label
             .strip_prefix("hardware: ")
             .or_else(|| label.strip_prefix("emulated "));
-        if rest.is_some_and(one_line) {
-            Ok(Executor(label))
-        } else {
-            Err(format!(
-                "executor {label:?} does not match ^(hardware: .+|emulated .+)$"
-            ))
+        match rest.is_some_and(one_line) {
+            true => Ok(()),
+            false => Err(format!("executor {label:?} does not match ^(hardware: .+|emulated .+)$")),
         }
-    }
-}
+    },
+    description "What executed a result: `hardware: ...` or `emulated <target>`."
+);
 
-impl From<Executor> for String {
-    fn from(executor: Executor) -> String {
-        executor.0
-    }
-}
-
-impl JsonSchema for Executor {
-    fn schema_name() -> Cow<'static, str> {
-        "Executor".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "pattern": "^(hardware: .+|emulated .+)$",
-            "description": "What executed a result: `hardware: ...` or `emulated <target>`."
-        })
-    }
-}
-
-/// A pattern's first lanes, one letter per lane: `.` pass, `w` wrong, `u`
-/// unwritten, `d` undefined, `s` unsettled, `f` finding.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct VerdictLetters(String);
-
-impl VerdictLetters {
-    pub const LETTERS: &str = ".wudsf";
-
-    /// The letters a run recorded (`crate::pattern` writes only these).
-    pub fn recorded(letters: &str) -> VerdictLetters {
-        VerdictLetters(letters.to_string())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl TryFrom<String> for VerdictLetters {
-    type Error = String;
-
-    fn try_from(letters: String) -> Result<Self, String> {
-        match letters.chars().find(|c| !Self::LETTERS.contains(*c)) {
-            None => Ok(VerdictLetters(letters)),
-            Some(c) => Err(format!(
-                "first_lanes holds {c:?}, not one of the verdict letters {:?}",
-                Self::LETTERS
-            )),
-        }
-    }
-}
-
-impl From<VerdictLetters> for String {
-    fn from(letters: VerdictLetters) -> String {
-        letters.0
-    }
-}
-
-impl JsonSchema for VerdictLetters {
-    fn schema_name() -> Cow<'static, str> {
-        "VerdictLetters".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "pattern": "^[.wudsf]*$",
-            "description": "At most 4096 letters, one per lane for the first min(lanes, 4096) lanes: . pass, w wrong, u unwritten, d undefined, s unsettled, f finding (lanes at or past tally.lanes_checked were not checked); empty when all of them passed."
-        })
-    }
-}
+checked_text!(
+    /// A pattern's first lanes, one letter per lane: `.` pass, `w` wrong,
+    /// `u` unwritten, `d` undefined, `s` unsettled, `f` finding.
+    VerdictLetters,
+    pattern "^[.wudsf]*$",
+    check |letters| match letters.chars().find(|c| !".wudsf".contains(*c)) {
+        None => Ok(()),
+        Some(c) => Err(format!("first_lanes holds {c:?}, not one of the verdict letters \".wudsf\"")),
+    },
+    description "At most 4096 letters, one per lane for the first min(lanes, 4096) lanes: . pass, w wrong, u unwritten, d undefined, s unsettled, f finding (lanes at or past tally.lanes_checked were not checked); empty when all of them passed."
+);
 
 #[cfg(test)]
 mod tests {

@@ -176,3 +176,29 @@ impl Verdict {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A soak's report reads as its document and writes back byte for byte;
+    /// a field the document does not list is refused, naming its place.
+    #[test]
+    fn a_soak_report_reads_and_writes_back_the_same() {
+        let example = include_str!("soak_example.json");
+        let value: serde_json::Value = serde_json::from_str(example).unwrap();
+        let read = SoakReport::from_value(value.clone()).unwrap();
+        assert!(matches!(read, SoakReport::Ran(_)));
+        assert_eq!(
+            serde_json::to_string_pretty(&read).unwrap(),
+            example.trim_end()
+        );
+        let mut extra = value;
+        extra["findings"][3]["record"]["lane"] = serde_json::json!(1);
+        let why = SoakReport::from_value(extra).unwrap_err();
+        assert!(
+            why.contains("findings[3].record: unknown field \"lane\""),
+            "{why}"
+        );
+    }
+}
