@@ -4,7 +4,8 @@
 //! op, each the median over launches with the fewest and most ticks of any
 //! launch drawn as its spread, and the ratio to `v_xad_u32`. Microbench runs
 //! on hardware only (the emulator has no timing), so the banner is the
-//! device's; drawn from the microbench's JSON (`crate::microbench::Report`).
+//! device's; drawn from the microbench's JSON
+//! (`crate::report::document::microbench`).
 
 use super::{banner, esc, page_head};
 use crate::report::document::microbench::{Microbench, Row};

@@ -1,5 +1,5 @@
-//! The HTML page: one self-contained file rendered from a JSON report (the
-//! [`serde_json::Value`] of `report.schema.json`), so `report REPORT.json
+//! The HTML page: one self-contained file rendered from a JSON report's
+//! document ([`crate::report::document::Report`]), so `report REPORT.json
 //! --html` on a saved report and `run --html` draw the same page. Inline CSS
 //! and SVG only: no script, font or request leaves the file, and it reads the
 //! same printed and with scripting off.

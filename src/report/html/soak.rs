@@ -3,7 +3,7 @@
 //! hardware units the device's waves reported (`SE0.SA1.WGP3`), one row per
 //! shader engine and array, shaded by the waves each ran and red where the
 //! device counted mismatches; then the findings. Drawn from the soak's JSON
-//! (`crate::soak::Outcome`).
+//! (`crate::report::document::soak`).
 
 use super::{banner, esc, page_head};
 use crate::report::document::soak::{Soak, SoakReport};
