@@ -480,7 +480,7 @@ fn common_tool(inputs: &[(String, Report)], notes: &mut Vec<String>) -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::document::{SCHEMA_NAME as SCHEMA, SCHEMA_VERSION};
+    use crate::report::document::SCHEMA_VERSION;
     use serde_json::{json, Value};
 
     /// `value` read as a report (it must be one).
@@ -497,55 +497,23 @@ mod tests {
         serde_json::to_value(merge_reports(&typed, expect)).unwrap()
     }
 
-    /// A complete schema-1 report of one emulated device whose cases have
-    /// `statuses`; `exit_code` is the report's and the device's (the caller
-    /// gives the one `run` would write).
+    /// A complete report of one emulated device whose cases have
+    /// `statuses`, as JSON to edit; `exit_code` is the report's and the
+    /// device's (the caller gives the one `run` would write).
     fn report(host: &str, seed: u64, exit_code: i32, statuses: &[&str]) -> Value {
-        let cases: Vec<Value> = statuses
+        use crate::report::document::fixture;
+        let cases = statuses
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let passed = u64::from(*s == "pass") * 256;
-                json!({
-                    "status": s, "lanes_passed": passed, "case": format!("case{i}"),
-                    "description": "", "kernel": "xad_basic",
-                    "kernel_source": {"embedded": {"source": "kernels/cases/xad_basic.s"}},
-                    "device": "emulator:gfx1100", "executor": "emulated gfx1100",
-                    "target": "gfx1100", "seed": seed, "guard_seed": seed ^ 1, "lanes": 256,
-                    "scalars": [],
-                    "tally": {"lanes_checked": passed, "lanes_failed": 0, "lanes_unwritten": 0,
-                              "lanes_undefined": 0, "lanes_unsettled": 0, "words_unsettled": 0,
-                              "first": [], "first_unsettled": []},
-                    "guard_violations": [], "error": null, "seconds": 0.01,
-                    "unsettled": null, "forms": []
-                })
+                let status = serde_json::from_value(json!(s)).unwrap();
+                fixture::case(&format!("case{i}"), status, 256, seed)
             })
             .collect();
-        let mut device = json!({
-            "id": "emulator:gfx1100", "executor": "emulated gfx1100",
-            "identity": {"kind": "emulated", "target": "gfx1100"}, "targets": ["gfx1100"],
-            "notes": [], "error": null, "seconds": 0.1, "host": host,
-            "exit_code": exit_code, "summary": {}, "cases": cases
-        });
-        device["summary"] = counted(statuses);
-        json!({
-            "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "xad-harness", "version": "0.1.0", "git_describe": "v0.1.0-1-gabc"},
-            "host": host, "command": ["xad-harness", "run"], "environment": {},
-            "seed": seed, "guard_seed": seed ^ 1, "lanes_per_case": 256,
-            "executor": "emulated gfx1100", "targets": ["gfx1100"],
-            "notes": ["a note"], "exit_code": exit_code,
-            "summary": counted(statuses),
-            "devices": [device], "error": null
-        })
-    }
-
-    /// The summary of cases with `statuses`, as JSON.
-    fn counted(statuses: &[&str]) -> Value {
-        let statuses = statuses
-            .iter()
-            .map(|s| serde_json::from_value(json!(s)).unwrap());
-        serde_json::to_value(Summary::count(statuses)).unwrap()
+        let device = fixture::device(host, exit_code, cases);
+        let mut report = fixture::report(host, seed, exit_code, vec![device]);
+        report.notes.push("a note".into());
+        serde_json::to_value(report).unwrap()
     }
 
     #[test]

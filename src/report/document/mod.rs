@@ -924,6 +924,107 @@ checked_text!(
     description "At most 4096 letters, one per lane for the first min(lanes, 4096) lanes: . pass, w wrong, u unwritten, d undefined, s unsettled, f finding (lanes at or past tally.lanes_checked were not checked); empty when all of them passed."
 );
 
+/// Complete documents for unit tests, spelled once: a field added to the
+/// types is added here (the compiler says where), and every test that
+/// builds a report from these has it.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+
+    /// A case of `lanes` lanes on the emulated gfx1100, with `status`; its
+    /// lanes all passed when it is `pass`, none otherwise.
+    pub fn case(name: &str, status: Status, lanes: u64, seed: u64) -> Case {
+        let passed = if status == Status::Pass { lanes } else { 0 };
+        Case {
+            status,
+            lanes_passed: passed,
+            case: name.into(),
+            description: String::new(),
+            kernel: "xad_basic".into(),
+            kernel_source: KernelSource::Embedded {
+                source: "kernels/cases/xad_basic.s".into(),
+            },
+            device: "emulator:gfx1100".into(),
+            executor: Executor::recorded("emulated gfx1100"),
+            target: "gfx1100".into(),
+            seed,
+            guard_seed: seed ^ 1,
+            lanes,
+            scalars: Vec::new(),
+            tally: Tally {
+                lanes_checked: passed,
+                lanes_failed: 0,
+                lanes_unwritten: 0,
+                lanes_undefined: 0,
+                lanes_unsettled: 0,
+                words_unsettled: 0,
+                first: Vec::new(),
+                first_unsettled: Vec::new(),
+            },
+            pattern: None,
+            guard_violations: Vec::new(),
+            error: None,
+            not_run: None,
+            release_errors: Vec::new(),
+            seconds: 0.01,
+            unsettled: None,
+            forms: Vec::new(),
+            findings: None,
+        }
+    }
+
+    /// One emulated gfx1100 device on `host` holding `cases`, its summary
+    /// counted and its exit code `exit_code`.
+    pub fn device(host: &str, exit_code: i32, cases: Vec<Case>) -> Device {
+        Device {
+            id: "emulator:gfx1100".into(),
+            executor: Executor::recorded("emulated gfx1100"),
+            identity: Identity::Emulated {
+                target: "gfx1100".into(),
+            },
+            targets: vec!["gfx1100".into()],
+            notes: Vec::new(),
+            error: None,
+            seconds: 0.1,
+            host: host.into(),
+            exit_code: ExitCode::new(exit_code),
+            summary: Summary::count(cases.iter().map(|c| c.status)),
+            cases,
+        }
+    }
+
+    /// A run report of `devices` from `host`, its summary counted and its
+    /// exit code `exit_code`.
+    pub fn report(host: &str, seed: u64, exit_code: i32, devices: Vec<Device>) -> Report {
+        Report {
+            schema: SchemaName,
+            schema_version: SchemaVersion,
+            tool: Tool {
+                name: "xad-harness".into(),
+                version: "0.1.0".into(),
+                git_describe: "v0.1.0-1-gabc".into(),
+            },
+            host: host.into(),
+            command: vec!["xad-harness".into(), "run".into()],
+            environment: BTreeMap::new(),
+            seed,
+            seeds: None,
+            guard_seed: seed ^ 1,
+            lanes_per_case: 256,
+            executor: "emulated gfx1100".into(),
+            targets: vec!["gfx1100".into()],
+            notes: Vec::new(),
+            exit_code: ExitCode::new(exit_code),
+            summary: Summary::count(devices.iter().flat_map(|d| &d.cases).map(|c| c.status)),
+            merged_from: None,
+            devices,
+            error: None,
+            release_errors: Vec::new(),
+            interrupted: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

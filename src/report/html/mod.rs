@@ -332,54 +332,62 @@ fn records(tally: &Tally) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{json, Value};
 
-    /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`.
-    fn case(name: &str, lanes: u64, first_lanes: &str, wrong: u64) -> Value {
+    use crate::report::document::{fixture, Bucket, Counts, Executor, Pattern, VerdictLetters};
+    use crate::run::Status;
+
+    /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`,
+    /// `wrong` lanes of each lane class wrong.
+    fn case(name: &str, lanes: u64, first_lanes: &str, wrong: u64) -> Case {
         let per_class = lanes / 64;
-        let class = json!({"pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0, "finding": 0});
-        let buckets: Vec<Value> = (0..64)
-            .map(|b| json!({"first_lane": b * per_class, "lanes": per_class, "pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0, "finding": 0}))
+        let wrong_lanes = wrong.min(per_class);
+        let class = Counts {
+            pass: per_class - wrong_lanes,
+            wrong: wrong_lanes,
+            ..Counts::default()
+        };
+        let buckets = (0..64)
+            .map(|b| Bucket {
+                first_lane: b * per_class,
+                lanes: per_class,
+                pass: class.pass,
+                wrong: class.wrong,
+                unwritten: 0,
+                undefined: 0,
+                unsettled: 0,
+                finding: 0,
+            })
             .collect();
         let bits: Vec<u64> = (0..32).map(|b| wrong * (b % 3)).collect();
-        json!({
-            "case": name, "status": if wrong > 0 { "fail" } else { "pass" },
-            "executor": "emulated gfx1100", "target": "gfx1100", "lanes": lanes,
-            "description": "<b>not markup</b>", "lanes_passed": 0, "kernel": "xad_basic",
-            "kernel_source": {"embedded": {"source": "kernels/cases/xad_basic.s"}},
-            "device": "emulator:gfx1100", "seed": 1, "guard_seed": 2, "scalars": [],
-            "guard_violations": [], "error": null, "seconds": 0.0, "unsettled": null, "forms": [],
-            "tally": {"lanes_checked": lanes, "lanes_failed": wrong * 64, "lanes_unwritten": 0,
-                "lanes_undefined": 0, "lanes_unsettled": 0, "words_unsettled": 0,
-                "first": [], "first_unsettled": []},
-            "pattern": {"lanes": lanes, "wave_size": 32, "lane_classes": vec![class; 64],
-                "buckets": buckets, "wrong_words": wrong * 64, "bits_up": bits, "bits_down": bits,
-                "first_lanes": first_lanes}
-        })
+        let status = if wrong > 0 { Status::Fail } else { Status::Pass };
+        let mut case = fixture::case(name, status, lanes, 1);
+        case.description = "<b>not markup</b>".into();
+        case.tally.lanes_checked = lanes;
+        case.tally.lanes_failed = wrong * 64;
+        case.pattern = Some(Pattern {
+            lanes,
+            wave_size: 32,
+            lane_classes: vec![class; 64],
+            buckets,
+            wrong_words: wrong * 64,
+            bits_up: bits.clone(),
+            bits_down: bits,
+            first_lanes: VerdictLetters::recorded(first_lanes),
+        });
+        case
     }
 
-    /// A device entry holding `cases`.
-    fn device(id: &str, host: &str, executor: &str, cases: Vec<Value>) -> Value {
-        json!({"id": id, "host": host, "executor": executor,
-            "identity": {"kind": "unrecorded"}, "targets": [], "notes": [], "error": null,
-            "seconds": 0.5, "exit_code": 1, "summary": Summary::default(), "cases": cases})
+    /// A device of `cases` on `host` (escaped wherever it lands).
+    fn device(id: &str, host: &str, executor: &str, cases: Vec<Case>) -> Device {
+        let mut device = fixture::device(host, 1, cases);
+        device.id = id.into();
+        device.executor = Executor::recorded(executor);
+        device
     }
 
-    fn report_value(cases: Vec<Value>) -> Value {
-        json!({"schema": crate::report::SCHEMA_NAME, "schema_version": crate::report::SCHEMA_VERSION,
-            "tool": {"name": "xad-harness", "version": "0", "git_describe": "g"},
-            "host": "h", "command": [], "environment": {}, "seed": 1, "guard_seed": 2,
-            "lanes_per_case": 64, "executor": "emulated gfx1100", "targets": [], "notes": [],
-            "exit_code": 1, "summary": Summary::default(), "error": null,
-            "devices": [device("emulator:gfx1100", "h<script>", "emulated gfx1100", cases)]})
-    }
-
-    fn report(cases: Vec<Value>) -> Report {
-        document(report_value(cases))
-    }
-
-    fn document(value: Value) -> Report {
-        Report::from_value(value).unwrap_or_else(|why| panic!("{why}"))
+    fn report(cases: Vec<Case>) -> Report {
+        let device = device("emulator:gfx1100", "h<script>", "emulated gfx1100", cases);
+        fixture::report("h", 1, 1, vec![device])
     }
 
     /// A 2^32-lane run draws a page of bounded size: a passing case is a
@@ -388,7 +396,7 @@ mod tests {
     #[test]
     fn a_run_of_2_to_the_32_lanes_draws_a_page_of_bounded_size() {
         let lanes = 1u64 << 32;
-        let passing: Vec<Value> = (0..64)
+        let passing: Vec<Case> = (0..64)
             .map(|i| case(&format!("c{i}"), lanes, "", 0))
             .collect();
         let page = render(&report(passing));
@@ -400,7 +408,7 @@ mod tests {
         let worst: String = (0..4096)
             .map(|i| if i % 2 == 0 { 'w' } else { '.' })
             .collect();
-        let failing: Vec<Value> = (0..64)
+        let failing: Vec<Case> = (0..64)
             .map(|i| case(&format!("c{i}"), lanes, &worst, 1 << 20))
             .collect();
         let page = render(&report(failing));
@@ -433,7 +441,8 @@ mod tests {
     fn every_section_carries_the_banner() {
         let mut c = case("c", 64, "", 0);
         // The emulated HIP library's own label: no device was measured.
-        c["executor"] = json!("hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime 5.2");
+        c.executor =
+            Executor::recorded("hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime 5.2");
         let page = render(&report(vec![c]));
         assert_eq!(
             page.matches("data-executor=\"emulated gfx1100\"").count(),
@@ -450,11 +459,11 @@ mod tests {
     #[test]
     fn the_grid_has_a_column_per_target_when_a_device_ran_several() {
         let mut generic = case("c", 64, "", 0);
-        generic["target"] = json!("gfx11-generic");
-        let mut two = report_value(vec![case("c", 64, "", 0), generic]);
+        generic.target = "gfx11-generic".into();
+        let mut two = report(vec![case("c", 64, "", 0), generic]);
         let second = device("hip:1", "n2", "hardware: X (gfx1100)", vec![case("c", 64, "w", 1)]);
-        two["devices"].as_array_mut().unwrap().push(second);
-        let page = render(&document(two));
+        two.devices.push(second);
+        let page = render(&two);
         assert!(page.contains("<th>gfx1100</th><th>gfx11-generic</th>"));
         assert_eq!(
             page.matches("<td class=\"l\">-</td>").count(),
