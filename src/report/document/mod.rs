@@ -36,8 +36,16 @@ pub const SCHEMA_VERSION: u32 = 3;
 /// The JSON Schema (draft 2020-12) of [`Report`], as `report.schema.json`
 /// holds it and `xad-harness schema` prints it.
 pub fn json_schema() -> String {
+    // `format` is an annotation in draft 2020-12: a `u32` field's range is
+    // stated, as its deserializer holds it.
+    let u32_range = |schema: &mut Schema| {
+        if schema.get("format").and_then(serde_json::Value::as_str) == Some("uint32") {
+            schema.insert("maximum".into(), u32::MAX.into());
+        }
+    };
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .for_serialize()
+        .with_transform(schemars::transform::RecursiveTransform(u32_range))
         .into_generator();
     let schema = generator.into_root_schema_for::<Report>();
     serde_json::to_string_pretty(&schema).expect("a schema is JSON") + "\n"
