@@ -574,9 +574,9 @@ fn bad_input_is_one_line_and_exit_2() {
     let (not_json, other) = (dir.join("x.json"), dir.join("other.json"));
     std::fs::write(&not_json, "{").unwrap();
     std::fs::write(&other, r#"{"schema": "someone-else", "schema_version": 1}"#).unwrap();
-    let run_json = dir.join("run.json");
-    let ran = harness(
-        &[
+    // `run` of one emulated case, its report (`--json` or `--html`) to `path`.
+    let basic_run = |report: &str, path: &Path| {
+        let args = [
             "run",
             "--backend",
             "emu",
@@ -584,13 +584,14 @@ fn bad_input_is_one_line_and_exit_2() {
             "basic",
             "--lanes",
             "64",
-            "--json",
-        ]
-        .into_iter()
-        .chain([run_json.to_str().unwrap()])
-        .collect::<Vec<_>>(),
-        None,
-    );
+        ];
+        harness(
+            &[&args[..], &[report, path.to_str().unwrap()]].concat(),
+            None,
+        )
+    };
+    let run_json = dir.join("run.json");
+    let ran = basic_run("--json", &run_json);
     assert_eq!(ran.status.code(), Some(0), "{}", support::transcript(&ran));
     let mut run = read_json(&run_json);
     run["devices"][0]["cases"][0]["colour"] = serde_json::json!("red");
@@ -644,20 +645,7 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(!page.exists());
     }
-    let ran = harness(
-        &[
-            "run",
-            "--backend",
-            "emu",
-            "--case",
-            "basic",
-            "--lanes",
-            "64",
-            "--html",
-            dir.join("none/p.html").to_str().unwrap(),
-        ],
-        None,
-    );
+    let ran = basic_run("--html", &dir.join("none/p.html"));
     assert_eq!(ran.status.code(), Some(2), "{}", support::transcript(&ran));
 }
 
