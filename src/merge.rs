@@ -804,6 +804,15 @@ mod tests {
             "does not match",
         );
         refuse(&|r| r["exit_code"] = json!(137), "137 is not one of");
+        // A field written only when it applies is absent or a value, never null.
+        refuse(
+            &|r| r["interrupted"] = json!(null),
+            "interrupted: invalid type: null",
+        );
+        refuse(
+            &|r| r["devices"][0]["cases"][0]["pattern"] = json!(null),
+            "devices[0].cases[0].pattern: invalid type: null",
+        );
     }
 
     #[test]

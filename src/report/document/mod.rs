@@ -69,7 +69,11 @@ pub struct Report {
     pub environment: BTreeMap<String, String>,
     pub seed: u64,
     /// Set by `xad-harness merge` when the inputs' seeds differ.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Vec<u64>")]
     pub seeds: Option<Vec<u64>>,
     pub guard_seed: u64,
@@ -81,7 +85,11 @@ pub struct Report {
     pub exit_code: ExitCode,
     pub summary: Summary,
     /// Set by `xad-harness merge`: the reports this one combines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Vec<MergedFrom>")]
     pub merged_from: Option<Vec<MergedFrom>>,
     pub devices: Vec<Device>,
@@ -89,7 +97,11 @@ pub struct Report {
     pub error: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub release_errors: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Interrupted")]
     pub interrupted: Option<Interrupted>,
 }
@@ -230,7 +242,11 @@ pub enum Identity {
         name: String,
         gcn_arch_name: String,
         /// `DDDD:BB:DD.F`, when the runtime reports it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
         #[schemars(with = "String")]
         pci_bus_id: Option<String>,
         compute_units: u32,
@@ -265,7 +281,11 @@ pub struct Case {
     pub lanes: u64,
     pub scalars: Vec<u32>,
     pub tally: Tally,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Pattern")]
     pub pattern: Option<Pattern>,
     pub guard_violations: Vec<GuardViolation>,
@@ -273,7 +293,11 @@ pub struct Case {
     #[serde(deserialize_with = "nullable")]
     pub error: Option<String>,
     /// Set when the case has a result but never ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "NotRun")]
     pub not_run: Option<NotRun>,
     /// Device resources this case could not give back.
@@ -286,7 +310,11 @@ pub struct Case {
     /// For embedded multi-output kernels: the disassembly of the instruction behind each output word.
     pub forms: Vec<String>,
     /// A probe case run on an executor: per probed field, which candidate reading of the bits the ISA leaves open the device follows (src/cases/modifiers.rs lists the readings). Absent on the emulator, which checks or marks unsettled those words itself.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Findings")]
     pub findings: Option<Findings>,
 }
@@ -347,7 +375,11 @@ pub struct Mismatch {
     pub got: u32,
     pub kind: FailureKind,
     /// For undefined and unsettled words: what was undefined, and where.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "String")]
     pub origin: Option<String>,
 }
@@ -464,7 +496,11 @@ pub struct Findings {
     pub fields: Vec<FieldFinding>,
     /// lanes with a word that changed between two dispatches of the same inputs (fails the case)
     pub lanes_changed: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Changed")]
     pub first_changed: Option<Changed>,
 }
@@ -485,10 +521,18 @@ pub struct FieldFinding {
     /// lanes per candidate reading (a lane counts for each reading its word matches), zeros left out
     pub matched: Vec<ReadingLanes>,
     pub unmatched: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Sample")]
     pub first_unmatched: Option<Sample>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Sample")]
     pub first_dissenting: Option<Sample>,
 }
@@ -601,7 +645,11 @@ pub struct MergedFrom {
     pub tool: Tool,
     #[serde(deserialize_with = "nullable")]
     pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "Interrupted")]
     pub interrupted: Option<Interrupted>,
 }
@@ -682,6 +730,14 @@ impl JsonSchema for Status {
             "description": "pass: every lane checked matched; fail: a lane wrong, unwritten or undefined, or a guard word changed; unsettled: no failure, and some words (or all of them) rest on behaviour the ISA guides leave open: never a pass (exit 77 unless another case passed; JUnit skipped); finding: a probe case (modifiers_w32/_w64) run on an executor (hardware, or the emulated HIP library): no lane failed and every probed field's lanes agree on the readings they follow, listed in findings; what the device does with bits the ISA leaves open, never a pass or a fail of the ISA (exit 0); not_supported: the target or device lacks what the case needs (nothing ran); error: a device, runtime or emulator fault; timeout: the watchdog fired; skipped: not run or stopped part-way (signal, or after a timeout on this device), or ran to its end with nothing verified and nothing unsettled (no not_run, lanes_passed 0: every word one the kernel must leave unwritten); exit 0 needs a case that passed (or gave a finding) and none that failed"
         })
     }
+}
+
+/// A field written only when it applies: absent or a value, never `null`
+/// (serde's derive would take `null` for `None`; the schema does not).
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// A `null` or a value, required all the same (serde's derive takes a

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{literal, nullable};
+use super::{literal, nullable, present};
 
 literal!(
     /// A soak report's `command`: `"soak"`.
@@ -116,17 +116,33 @@ pub struct Soak {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Finding {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "u32")]
     pub a: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "u32")]
     pub b: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "u32")]
     pub c: Option<u32>,
     pub dispatch: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "u32")]
     pub expected: Option<u32>,
     /// The input index of the recorded iteration (hi:lo), or of iteration 0.
@@ -137,7 +153,11 @@ pub struct Finding {
     pub lane: u64,
     pub record: Record,
     pub verdict: Verdict,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     #[schemars(with = "String")]
     pub why: Option<String>,
 }
