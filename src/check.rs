@@ -10,8 +10,7 @@ use crate::device::{Definedness, Taint};
 use rayon::prelude::*;
 
 /// Why a lane failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureKind {
     /// The kernel wrote a value other than the model's.
     Wrong,
@@ -25,7 +24,7 @@ pub enum FailureKind {
 }
 
 /// One failing output word, with everything needed to reproduce it by hand.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
     /// Global lane index (across chunks).
     pub lane: u64,
@@ -38,7 +37,6 @@ pub struct Mismatch {
     pub got: u32,
     pub kind: FailureKind,
     /// For undefined and unsettled words: what was undefined, and where.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
 }
 
@@ -55,7 +53,7 @@ impl Mismatch {
 }
 
 /// Running totals for one case.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     pub lanes_checked: u64,
     /// Lanes with at least one wrong or unwritten word.
@@ -78,7 +76,6 @@ pub struct Tally {
     /// `v_xad_u32`). Less the unsettled words, what is left is the case's
     /// evidence ([`Tally::words_verified`]). Not in JSON: `lanes_passed` and
     /// the status carry the verdict there.
-    #[serde(skip)]
     pub words_evidence: u64,
 }
 

@@ -88,25 +88,4 @@ pub struct ReleaseError {
     pub source: DeviceError,
 }
 
-/// Serialise a typed error (or several) as its one-line `Display` text, the
-/// form the JSON report has always carried.
-pub(crate) mod as_text {
-    use serde::Serializer;
-    use std::fmt::Display;
-
-    pub fn option<T: Display, S: Serializer>(
-        value: &Option<T>,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        match value {
-            Some(v) => serializer.serialize_some(&v.to_string()),
-            None => serializer.serialize_none(),
-        }
-    }
-
-    pub fn list<T: Display, S: Serializer>(values: &[T], serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(values.iter().map(ToString::to_string))
-    }
-}
-
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -24,7 +24,7 @@ use crate::check::Sources;
 const PIECE_LANES: usize = 1 << 14;
 
 /// What one probe word's lanes showed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldFinding {
     /// The field(s) set: `NEG[1]`, `CLAMP`, `NEG[0]+ABS[0]`.
     pub field: String,
@@ -43,23 +43,21 @@ pub struct FieldFinding {
     /// Lanes whose word matches no candidate.
     pub unmatched: u64,
     /// The first such lane.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_unmatched: Option<Sample>,
     /// When the lanes disagree: the first lane whose word the reading most
     /// lanes follow (`matched`'s largest) does not give.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_dissenting: Option<Sample>,
 }
 
 /// Lanes whose word one reading gives.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadingLanes {
     pub reading: String,
     pub lanes: u64,
 }
 
 /// One lane's probe word, with its sources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
     pub lane: u64,
     pub a: u32,
@@ -69,8 +67,7 @@ pub struct Sample {
 }
 
 /// What a field's lanes add up to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// Every lane follows one reading.
     Follows,
@@ -91,7 +88,7 @@ impl Verdict {
 }
 
 /// A word that changed between two dispatches of the same inputs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Changed {
     pub lane: u64,
     pub word: usize,
@@ -100,14 +97,13 @@ pub struct Changed {
 }
 
 /// A probe case's findings.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Findings {
     /// Per probe word, in the kernel's order.
     pub fields: Vec<FieldFinding>,
     /// Lanes with a word that changed between the two dispatches of their
     /// inputs (every chunk is dispatched twice).
     pub lanes_changed: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_changed: Option<Changed>,
 }
 

@@ -24,8 +24,7 @@ pub fn guard_seed(seed: u64) -> u64 {
 }
 
 /// Which side of its buffer a guard sits on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
     Before,
     After,
@@ -41,7 +40,7 @@ pub fn guard_words(guard_seed: u64, buffer: &str, side: Side) -> Vec<u32> {
 }
 
 /// A write the kernel made into a guard.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuardViolation {
     pub buffer: String,
     pub side: Side,
@@ -63,7 +62,6 @@ pub struct GuardViolation {
     pub got: u32,
     /// The dispatch's global lanes, to say which lanes exist when none
     /// addresses the word. Not in JSON (`lane` is null there).
-    #[serde(skip)]
     pub lanes: std::ops::Range<u64>,
 }
 

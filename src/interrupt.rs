@@ -11,11 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A signal that asked the run to stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
-    #[serde(rename = "SIGINT")]
     Int,
-    #[serde(rename = "SIGTERM")]
     Term,
 }
 

@@ -21,7 +21,7 @@
 //! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
 //! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
 //! | [`handle`]  | one kernel loaded on one device: load, allocate, launch, read back, release (one release rule) |
-//! | [`report`]  | text, JSON and JUnit reports                                       |
+//! | [`report`]  | text, JSON, JUnit and HTML reports; the JSON reports' types (`report::document`) |
 //! | [`files`]   | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
 //! | [`pattern`] | where a case's verdicts fall: fixed-size counters per lane class, lane range and result bit, for the HTML page |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |

@@ -24,6 +24,7 @@ use crate::error::ReleaseError;
 use crate::error::{exit, Error, Result};
 use crate::handle::KernelHandle;
 use crate::isa::{self, Generation};
+use crate::report::document::microbench as doc;
 use crate::target::{Choice, Feature, Target};
 
 /// Ops per loop trip of every timed region (`XMB_UNROLL` in the kernel).
@@ -90,8 +91,7 @@ pub struct Args {
 }
 
 /// The instruction forms compared, in row order; the first is the baseline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     Xad,
     XorAdd,
@@ -146,8 +146,7 @@ impl Form {
 }
 
 /// The counter a kernel read (the record's marker word says which).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Counter {
     /// `s_getreg_b32 hwreg(HW_REG_SHADER_CYCLES, 0, 20)`: gfx10.3, gfx11.
     ShaderCycles20,
@@ -286,7 +285,7 @@ pub fn ratio(value: f64, base: f64) -> Option<f64> {
 }
 
 /// One row of the result.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub form: Form,
     pub instructions: String,
@@ -586,8 +585,9 @@ pub fn refusal(backend: BackendChoice) -> Option<Error> {
     })
 }
 
-/// The report `--json` writes (and `--html` draws).
-#[derive(Debug, serde::Serialize)]
+/// What a microbench measured; `--json` writes it as its document
+/// ([`document`]) and `--html` draws that.
+#[derive(Debug)]
 pub struct Report {
     /// `"microbench"`: what wrote it (`report --html` tells the pages apart by it).
     pub command: &'static str,
@@ -766,21 +766,59 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
 }
 
 /// The JSON and HTML reports asked for, by the one rule for reports; the
-/// page is drawn from the JSON, as `report MICROBENCH.json --html` draws it.
+/// page is drawn from the JSON's document, as `report MICROBENCH.json
+/// --html` draws it.
 fn write_reports(report: &Report, args: &Args) -> Result<()> {
-    let json = serde_json::to_value(report).map_err(|e| e.to_string());
-    let text = |f: fn(&serde_json::Value) -> String| match &json {
-        Ok(v) => Ok(f(v)),
-        Err(e) => Err(Error::Io(format!("microbench: encoding the report: {e}"))),
-    };
-    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    let document = document(report);
+    let json = serde_json::to_string_pretty(&document)
+        .map(|text| text + "\n")
+        .map_err(|e| Error::Io(format!("microbench: encoding the report: {e}")));
     let reports = [
-        args.json.as_deref().map(|p| (p, text(pretty))),
+        args.json.as_deref().map(|p| (p, json)),
         args.html
             .as_deref()
-            .map(|p| (p, text(crate::report::html::microbench::render))),
+            .map(|p| (p, Ok(crate::report::html::microbench::render(&document)))),
     ];
     crate::report::files::write_all(reports.into_iter().flatten())
+}
+
+/// `report` as the `--json` report's document.
+pub fn document(report: &Report) -> doc::Microbench {
+    doc::Microbench {
+        command: doc::MicrobenchCommand,
+        counter: match report.counter {
+            Counter::ShaderCycles20 => doc::Counter::ShaderCycles20,
+            Counter::ShaderCycles64 => doc::Counter::ShaderCycles64,
+            Counter::Memtime => doc::Counter::Memtime,
+        },
+        counter_instruction: report.counter_instruction.to_string(),
+        executor: report.executor.clone(),
+        independent_chains: report.independent_chains,
+        iterations: report.iterations,
+        latency_waves: report.latency_waves,
+        ops_per_region: report.ops_per_region,
+        repeat: report.repeat,
+        rows: report
+            .rows
+            .iter()
+            .map(|row| doc::Row {
+                form: match row.form {
+                    Form::Xad => doc::Form::Xad,
+                    Form::XorAdd => doc::Form::XorAdd,
+                    Form::Add3 => doc::Form::Add3,
+                },
+                instructions: row.instructions.clone(),
+                latency: row.latency,
+                latency_ratio: row.latency_ratio,
+                latency_spread: row.latency_spread,
+                throughput: row.throughput,
+                throughput_ratio: row.throughput_ratio,
+                throughput_spread: row.throughput_spread,
+            })
+            .collect(),
+        target: report.target.clone(),
+        throughput_waves: report.throughput_waves,
+    }
 }
 
 /// The embedded microbench code object of `target`.

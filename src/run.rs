@@ -17,7 +17,7 @@ use crate::cases::{Case, LaneData};
 use crate::check::{self, Compare, Prefill, Tally};
 use crate::codeobj::{ArgValue, CodeObject, Kernel};
 use crate::device::{Device, DeviceError, DevicePtr};
-use crate::error::{as_text, ReleaseError};
+use crate::error::ReleaseError;
 use crate::findings::{Classifier, Findings};
 use crate::guard::{GuardViolation, GuardedBuffer};
 use crate::handle::KernelHandle;
@@ -91,7 +91,7 @@ pub enum KernelSource {
 }
 
 /// The outcome of one case.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone)]
 pub struct CaseResult {
     pub case: String,
     pub description: String,
@@ -113,25 +113,18 @@ pub struct CaseResult {
     pub scalars: Vec<u32>,
     pub tally: Tally,
     /// Where the verdicts fall, every lane counted in fixed memory ([`crate::pattern`]).
-    #[serde(skip_serializing_if = "crate::pattern::Pattern::is_empty")]
     pub pattern: crate::pattern::Pattern,
     pub guard_violations: Vec<GuardViolation>,
     /// Set when the case could not run to the end (device fault, timeout, ...).
     /// Typed, so callers match on it (a timeout stops the run); reports carry
     /// its one-line text.
-    #[serde(serialize_with = "as_text::option")]
     pub error: Option<DeviceError>,
     /// Set when the case has a result but never ran: not supported there, or
     /// skipped. Left out of JSON otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub not_run: Option<NotRun>,
     /// Device resources this case could not give back (see [`ReleaseError`]);
     /// they do not change the case's status, but make the run's exit code 3
     /// when nothing worse happened. Left out of JSON when empty.
-    #[serde(
-        serialize_with = "as_text::list",
-        skip_serializing_if = "Vec::is_empty"
-    )]
     pub release_errors: Vec<ReleaseError>,
     pub seconds: f64,
     pub unsettled: Option<String>,
@@ -141,11 +134,9 @@ pub struct CaseResult {
     pub forms: Vec<String>,
     /// `--step-budget` when the run set one other than the default, so the
     /// replay line reproduces the run. Not in JSON (`command` has it).
-    #[serde(skip)]
     pub step_budget: Option<u64>,
     /// A probe case run on an executor (HIP): what its probe words showed
     /// ([`crate::findings`]). `None` otherwise, and left out of JSON.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub findings: Option<Findings>,
 }
 
@@ -252,8 +243,7 @@ impl Status {
 }
 
 /// Why a case has a result but never ran (or was stopped before its end).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "kind", content = "reason", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotRun {
     /// The target or device lacks what the case needs.
     NotSupported(String),

@@ -31,6 +31,7 @@ use crate::inputs;
 use crate::interrupt::Interrupt;
 use crate::isa::Generation;
 use crate::report;
+use crate::report::document::soak::{self, SoakReport};
 use crate::target::{Choice, Target};
 
 /// Words of a lane's record: [mismatches, first iteration, a, b, c, got, check, checksum].
@@ -186,7 +187,7 @@ pub fn fold(checksum: u32, got: u32) -> u32 {
 }
 
 /// One lane's record, as the kernel stores it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record {
     pub mismatches: u32,
     pub first_iteration: u32,
@@ -243,8 +244,7 @@ impl Dispatched {
 }
 
 /// The host's verdict on one lane's record.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "verdict", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// No mismatch recorded and the checksum is the CPU's.
     Clean,
@@ -372,7 +372,7 @@ pub struct Request {
 pub const DEFAULT_SAMPLE: u64 = 64;
 
 /// One printed mismatch.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone)]
 pub struct Finding {
     pub dispatch: u64,
     /// Global lane in the dispatch.
@@ -382,7 +382,6 @@ pub struct Finding {
     pub index: u64,
     pub iteration: Option<u32>,
     pub record: Record,
-    #[serde(flatten)]
     pub verdict: Verdict,
 }
 
@@ -395,12 +394,10 @@ pub const TIMELINE_SAMPLES: usize = 512;
 /// every other one is dropped and from then on only every second dispatch
 /// (then every fourth, ...) is sampled, so a week's soak keeps a few
 /// kilobytes and an even picture of it.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, Default)]
 pub struct Timeline {
     samples: Vec<[f64; 3]>,
     /// Sample every `stride`-th dispatch (0 counts as 1).
-    #[serde(skip)]
     stride: u64,
 }
 
@@ -428,8 +425,8 @@ impl Timeline {
     }
 }
 
-/// What a soak found, for the text and the JSON report.
-#[derive(Debug, Clone, serde::Serialize)]
+/// What a soak found, for the text and the JSON report ([`document`]).
+#[derive(Debug, Clone)]
 pub struct Outcome {
     pub executor: String,
     pub target: String,
@@ -467,7 +464,6 @@ pub struct Outcome {
     pub error: Option<String>,
     /// Device memory the device would not give back (the one release rule,
     /// [`crate::handle`]); absent from the JSON when there is none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub release_errors: Vec<String>,
     pub exit_code: i32,
 }
@@ -955,8 +951,7 @@ pub fn run_reported(
     let outcome = match run(req, say) {
         Ok(outcome) => outcome,
         Err(e) => {
-            let text = error_json_text(req, &e);
-            if let Err(unwritten) = write_reports(json, html, text) {
+            if let Err(unwritten) = write_reports(json, html, &not_started(req, &e)) {
                 warn(&unwritten.to_string());
             }
             return Err(e);
@@ -968,7 +963,7 @@ pub fn run_reported(
     if let Some(e) = &outcome.error {
         warn(e);
     }
-    let written = write_reports(json, html, json_text(&outcome));
+    let written = write_reports(json, html, &document(&outcome));
     let (code, unwritten) = report::files::after_writing(Ok(outcome.exit_code), written);
     if let Some(e) = unwritten {
         warn(&e.to_string());
@@ -976,47 +971,113 @@ pub fn run_reported(
     code
 }
 
-/// The `--json` report `text` to `json`, and the page drawn from it to `html`.
+/// The `--json` report to `json`, and the page drawn from it to `html`.
 fn write_reports(
     json: Option<&std::path::Path>,
     html: Option<&std::path::Path>,
-    text: Result<String>,
+    soak: &SoakReport,
 ) -> Result<()> {
-    let page = match &text {
-        Ok(text) => serde_json::from_str::<serde_json::Value>(text)
-            .map(|value| report::html::soak::render(&value))
-            .map_err(|e| Error::Io(format!("soak page: {e}"))),
-        Err(e) => Err(Error::Io(format!("soak page: {e}"))),
-    };
-    let json = json.map(|path| (path, text));
-    report::files::write_all(json.into_iter().chain(html.map(|path| (path, page))))
+    let text = serde_json::to_string_pretty(soak)
+        .map(|text| text + "\n")
+        .map_err(|e| Error::Io(format!("soak report: {e}")));
+    let page = html.map(|path| (path, Ok(report::html::soak::render(soak))));
+    report::files::write_all(json.map(|path| (path, text)).into_iter().chain(page))
 }
 
-/// The outcome as the `--json` report.
-pub fn json_text(out: &Outcome) -> Result<String> {
-    let mut value =
-        serde_json::to_value(out).map_err(|e| Error::Io(format!("soak report: {e}")))?;
-    value["command"] = serde_json::json!("soak");
-    pretty(&value)
+/// The outcome as the `--json` report's document.
+pub fn document(out: &Outcome) -> SoakReport {
+    SoakReport::Ran(Box::new(soak::Soak {
+        checksum_only: out.checksum_only,
+        command: soak::SoakCommand,
+        confirmed: out.confirmed,
+        coverage: out.coverage.clone(),
+        device_mismatches: out.device_mismatches,
+        dispatches: out.dispatches,
+        emulated_compute_units: out.emulated_compute_units,
+        error: out.error.clone(),
+        executor: out.executor.clone(),
+        exit_code: out.exit_code,
+        findings: out.findings.iter().map(finding).collect(),
+        interrupted: out.interrupted.clone(),
+        lanes_rechecked: out.lanes_rechecked,
+        max_shape: out.max_shape,
+        min_shape: out.min_shape,
+        next_index: out.next_index,
+        release_errors: out.release_errors.clone(),
+        runtime_compute_units: out.runtime_compute_units,
+        seconds: out.seconds,
+        seed: out.seed,
+        target: out.target.clone(),
+        timeline: out.timeline.samples().to_vec(),
+        unit_mismatches: out.unit_mismatches.clone(),
+        unreproduced: out.unreproduced,
+        xads: out.xads,
+        xads_per_second: out.xads_per_second,
+    }))
+}
+
+/// A finding as the report lists it: the verdict's name beside its fields.
+fn finding(f: &Finding) -> soak::Finding {
+    let r = &f.record;
+    let mut out = soak::Finding {
+        a: None,
+        b: None,
+        c: None,
+        dispatch: f.dispatch,
+        expected: None,
+        index: f.index,
+        iteration: f.iteration,
+        lane: f.lane,
+        record: soak::Record {
+            a: r.a,
+            b: r.b,
+            c: r.c,
+            check: r.check,
+            checksum: r.checksum,
+            first_iteration: r.first_iteration,
+            got: r.got,
+            mismatches: r.mismatches,
+        },
+        verdict: soak::Verdict::Clean,
+        why: None,
+    };
+    match &f.verdict {
+        Verdict::Clean => {}
+        Verdict::Confirmed { expected } => {
+            out.verdict = soak::Verdict::Confirmed;
+            out.expected = Some(*expected);
+        }
+        Verdict::ChecksumOnly { expected } => {
+            out.verdict = soak::Verdict::ChecksumOnly;
+            out.expected = Some(*expected);
+        }
+        Verdict::Unreproduced {
+            why,
+            a,
+            b,
+            c,
+            expected,
+        } => {
+            out.verdict = soak::Verdict::Unreproduced;
+            (out.a, out.b, out.c) = (Some(*a), Some(*b), Some(*c));
+            out.expected = Some(*expected);
+            out.why = Some(why.clone());
+        }
+    }
+    out
 }
 
 /// The report of a soak that could not start (no device, no kernel,
 /// a runtime that failed before the first dispatch): the request, the
 /// error and its exit code, so `--json` is written on every ending.
-fn error_json_text(req: &Request, error: &Error) -> Result<String> {
-    pretty(&serde_json::json!({
-        "command": "soak",
-        "seed": req.seed,
-        "dispatches": 0,
-        "error": error.to_string(),
-        "exit_code": error.exit_code(),
-    }))
-}
-
-fn pretty(value: &serde_json::Value) -> Result<String> {
-    let text =
-        serde_json::to_string_pretty(value).map_err(|e| Error::Io(format!("soak report: {e}")))?;
-    Ok(text + "\n")
+fn not_started(req: &Request, error: &Error) -> SoakReport {
+    SoakReport::NotStarted(soak::NotStarted {
+        command: soak::SoakCommand,
+        dispatches: 0,
+        error: error.to_string(),
+        exit_code: error.exit_code(),
+        seed: req.seed,
+    })
 }
 
 #[cfg(test)]
@@ -1270,5 +1331,66 @@ mod tests {
                 assert!(kernel_for(t).is_some(), "{}", t.name);
             }
         }
+    }
+
+    /// The `--json` report of an outcome with a finding of every verdict is
+    /// `soak_example.json` byte for byte (keys sorted, as the report was
+    /// written before it was typed), and reads back as the same document.
+    #[test]
+    fn the_document_writes_the_outcome_as_it_always_was() {
+        let record = Record::from_words(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        let finding = |verdict: Verdict| Finding {
+            dispatch: 3,
+            lane: 9,
+            index: 0x1_0000_0002,
+            iteration: Some(2),
+            record,
+            verdict,
+        };
+        let mut timeline = Timeline::default();
+        timeline.push(1, 0.5, 64);
+        let outcome = Outcome {
+            executor: "emulated gfx1100".into(),
+            target: "gfx1100".into(),
+            seed: 5,
+            seconds: 1.25,
+            dispatches: 7,
+            xads: 448,
+            xads_per_second: 358.4,
+            timeline,
+            min_shape: [64, 1],
+            max_shape: [256, 8],
+            next_index: 99,
+            device_mismatches: 2,
+            lanes_rechecked: 12,
+            confirmed: 1,
+            checksum_only: 1,
+            unreproduced: 1,
+            findings: vec![
+                finding(Verdict::Clean),
+                finding(Verdict::Confirmed { expected: 11 }),
+                finding(Verdict::ChecksumOnly { expected: 12 }),
+                finding(Verdict::Unreproduced {
+                    why: "not the seed's".into(),
+                    a: 1,
+                    b: 2,
+                    c: 3,
+                    expected: 13,
+                }),
+            ],
+            coverage: [("SE0.SA0.WGP0".to_string(), 4)].into(),
+            unit_mismatches: [("SE0.SA0.WGP0".to_string(), 1)].into(),
+            runtime_compute_units: None,
+            emulated_compute_units: Some(8),
+            interrupted: Some("SIGINT".into()),
+            error: None,
+            release_errors: vec!["a buffer".into()],
+            exit_code: exit::MISMATCH,
+        };
+        let written = serde_json::to_string_pretty(&document(&outcome)).unwrap();
+        let example = include_str!("report/document/soak_example.json");
+        assert_eq!(written, example.trim_end());
+        let read = SoakReport::from_value(serde_json::from_str(&written).unwrap()).unwrap();
+        assert_eq!(read, document(&outcome), "read back as written");
     }
 }

@@ -62,7 +62,7 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
     say(merged.summary_line());
     // Why the merge is not a pass (`--expect`'s count, a node's error) on
     // stderr too, one line, not only inside the JSON report.
-    if let Some(error) = merged.report["error"].as_str().filter(|e| !e.is_empty()) {
+    if let Some(error) = merged.report.error.as_deref().filter(|e| !e.is_empty()) {
         warn(format_args!("merge: {error}"));
     }
     let (code, unwritten) = report::files::after_writing(Ok(merged.exit_code), written);

@@ -2,9 +2,10 @@
 //! saved JSON report (`run --json` or `merge --json`: the page `run --html`
 //! writes; `soak --json`: the page `soak --html` writes; `microbench --json`:
 //! the page `microbench --html` writes). The input is read
-//! by the tool's rule for reports; a run's report must satisfy the report
-//! schema ([`crate::merge::check_report`]), a soak's names its command. The
-//! output is written by the one rule for reports.
+//! by the tool's rule for reports; a run's report is read as the report's
+//! document and checked against its cases ([`crate::merge::check_report`]),
+//! a soak's names its command. The output is written by the one rule for
+//! reports.
 
 use std::path::{Path, PathBuf};
 
@@ -39,26 +40,29 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     let Some(report) = report else {
         return Err(Error::Usage("no report".into()).into());
     };
-    let page = if is_soak(&report) {
-        report::html::soak::render(&report)
-    } else if is_microbench(&report) {
-        report::html::microbench::render(&report)
-    } else {
-        report::html::render(&report)
+    let (page, what, executor) = match &report {
+        Document::Soak(soak) => (
+            report::html::soak::render(soak),
+            "a soak".to_string(),
+            soak.as_ran().executor.clone(),
+        ),
+        Document::Microbench(bench) => (
+            report::html::microbench::render(bench),
+            "a microbench".to_string(),
+            bench.executor.clone(),
+        ),
+        Document::Run(run) => (
+            report::html::render(run),
+            format!("{} device(s)", run.devices.len()),
+            run.executor.clone(),
+        ),
     };
     let written = report::files::write_all([(args.html.as_path(), Ok(page))]);
     if written.is_ok() {
-        let what = match report["devices"].as_array() {
-            _ if is_soak(&report) => "a soak".to_string(),
-            _ if is_microbench(&report) => "a microbench".to_string(),
-            Some(devices) => format!("{} device(s)", devices.len()),
-            None => "no device".to_string(),
-        };
         say(format_args!(
-            "html {}: {what} from {} [{}]",
+            "html {}: {what} from {} [{executor}]",
             args.html.display(),
             args.report.display(),
-            report["executor"].as_str().unwrap_or("")
         ));
     }
     let (code, unwritten) = report::files::after_writing(Ok(exit::PASS), written);
@@ -79,15 +83,26 @@ fn is_microbench(report: &serde_json::Value) -> bool {
     report["command"] == "microbench" && report.get("schema").is_none() && report["rows"].is_array()
 }
 
+/// The three reports a page is drawn from.
+enum Document {
+    Run(Box<report::document::Report>),
+    Soak(report::document::soak::SoakReport),
+    Microbench(report::document::microbench::Microbench),
+}
+
 /// `path` as JSON, by the tool's rule for reading reports: a soak's report,
-/// or a run's that satisfies the report schema.
-fn read(path: &Path) -> Result<serde_json::Value, Error> {
+/// a microbench's, or a run's read as the report's document.
+fn read(path: &Path) -> Result<Document, Error> {
     let shown = path.display().to_string();
     let bytes = crate::files::read_input(&shown, path, crate::files::MAX_REPORT_BYTES)?;
     let report: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Error::Usage(format!("{shown}: not JSON: {e}")))?;
-    if !is_soak(&report) && !is_microbench(&report) {
-        merge::check_report(&report).map_err(|why| Error::Usage(format!("{shown}: {why}")))?;
-    }
-    Ok(report)
+    let document = if is_soak(&report) {
+        report::document::soak::SoakReport::from_value(report).map(Document::Soak)
+    } else if is_microbench(&report) {
+        report::document::microbench::Microbench::from_value(report).map(Document::Microbench)
+    } else {
+        merge::check_report(report).map(|run| Document::Run(Box::new(run)))
+    };
+    document.map_err(|why| Error::Usage(format!("{shown}: {why}")))
 }

@@ -2,28 +2,30 @@
 //! HTML page of pictures drawn from the JSON ([`html`]). All are rendered from
 //! one [`RunReport`]; every one names what executed the results.
 
+pub mod document;
 pub mod files;
 pub mod html;
 mod json;
 mod junit;
 mod text;
 
-pub use json::{SCHEMA, SCHEMA_NAME, SCHEMA_VERSION};
+pub use document::{SCHEMA_NAME, SCHEMA_VERSION};
+pub use json::SCHEMA;
 
-pub use junit::to_junit;
+pub use junit::{merge_junit, to_junit};
 pub use text::{
     case_lines, case_lines_in, executed_on, header_lines, other_generations_line, release_lines,
     summary_line, target_lines, View,
 };
 
-use crate::error::{as_text, exit, Error, ReleaseError, RunError};
+use crate::error::{exit, Error, ReleaseError, RunError};
 use crate::interrupt::Signal;
 pub use crate::run::Status as CaseStatus;
 use crate::run::{CaseResult, Status};
 
 /// How a run that SIGINT or SIGTERM stopped ended: what completed, the case
 /// stopped between two of its dispatches (if one was), and what never started.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interrupted {
     pub signal: Signal,
     /// The process's exit code: 128 + the signal's number.
@@ -38,13 +40,12 @@ pub struct Interrupted {
     /// names bare: the target each device was inside when the signal came.
     /// The session names the rest `case (target)`; without this, a signal
     /// before a target's first dispatch listed that target's cases twice.
-    #[serde(skip)]
     pub listed: Vec<(String, String)>,
 }
 
 /// A case stopped part-way: its checked lanes are in its result, the rest
 /// were never dispatched.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CutShort {
     pub case: String,
     /// The target whose code object it ran (with `--target all` one case
@@ -89,7 +90,7 @@ impl Interrupted {
 /// One device of the run as the report shows it: who it is, what it ran,
 /// and what stopped it. Its cases are the run's [`CaseResult`]s whose
 /// `device` is this `id`.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone)]
 pub struct DeviceRun {
     /// `hip:<index>` or `emulator:<target>`.
     pub id: String,
@@ -190,15 +191,8 @@ pub fn run_exit_code(
 }
 
 /// Cases per status, every status present (0 when none).
-pub fn summary<'a>(
-    cases: impl IntoIterator<Item = &'a CaseResult>,
-) -> std::collections::BTreeMap<&'static str, usize> {
-    let mut counts: std::collections::BTreeMap<&'static str, usize> =
-        Status::ALL.iter().map(|s| (s.name(), 0)).collect();
-    for c in cases {
-        *counts.entry(c.status().name()).or_default() += 1;
-    }
-    counts
+pub fn summary<'a>(cases: impl IntoIterator<Item = &'a CaseResult>) -> document::Summary {
+    document::Summary::count(cases.into_iter().map(CaseResult::status))
 }
 
 /// This machine's name, for reports merged from many nodes.
@@ -221,7 +215,7 @@ pub const RECORDED_ENV: [&str; 5] = [
 ];
 
 /// Everything a run produced.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug)]
 pub struct RunReport {
     pub tool: String,
     /// The machine it ran on.
@@ -245,24 +239,17 @@ pub struct RunReport {
     pub lanes_per_case: u64,
     pub cases: Vec<CaseResult>,
     /// Set when the run stopped before or between cases.
-    #[serde(serialize_with = "as_text::option")]
     pub error: Option<RunError>,
     /// Device resources released at the end of the run (or between cases,
     /// outside any case) that could not be given back. Left out of JSON when
     /// empty.
-    #[serde(
-        serialize_with = "as_text::list",
-        skip_serializing_if = "Vec::is_empty"
-    )]
     pub release_errors: Vec<ReleaseError>,
     /// Set when SIGINT or SIGTERM stopped the run. Left out of JSON otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
     /// Per target of the run, the catalogue's cases it lacks that nobody
     /// named (`--case` with their exact name): they belong to other
     /// generations, are not results of this run, and are only counted
     /// ([`other_generations_line`], also one of the JSON `notes`).
-    #[serde(skip)]
     pub other_generations: Vec<(String, usize)>,
 }
 
@@ -390,12 +377,15 @@ impl RunReport {
         json::to_json(self)
     }
 
-    /// The HTML page, drawn from the JSON report so that `report
+    /// The report as the document its JSON holds ([`document::Report`]).
+    pub fn to_document(&self) -> document::Report {
+        json::document(self)
+    }
+
+    /// The HTML page, drawn from the JSON report's document so that `report
     /// REPORT.json --html` on the saved file draws the same page.
     pub fn to_html(&self) -> Result<String, Error> {
-        let value: serde_json::Value = serde_json::from_str(&self.to_json())
-            .map_err(|e| Error::Io(format!("drawing the HTML page: {e}")))?;
-        Ok(html::render(&value))
+        Ok(html::render(&self.to_document()))
     }
 }
 
@@ -453,5 +443,21 @@ mod tests {
             exit::SKIPPED
         );
         assert_eq!(cases_exit_code([Status::Unsettled, Status::Pass]), exit::PASS);
+    }
+
+    /// What `run --json` writes reads back as the document it was written
+    /// from, failing case and all.
+    #[test]
+    fn the_json_report_reads_back_as_its_document() {
+        let mut report = RunReport::new(9, 64);
+        report.cases.push(text::tests::result(false, None));
+        let mut failing = text::tests::result(true, None);
+        failing.case = "vgpr".into();
+        report.cases.push(failing);
+        let value: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        let read = document::Report::from_value(value).unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(read, report.to_document());
+        assert_eq!(read.exit_code.get(), report.exit_code());
+        assert_eq!(read.summary.get(Status::Fail), 1);
     }
 }

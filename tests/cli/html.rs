@@ -565,19 +565,69 @@ fn a_merged_fleet_has_a_grid_of_nodes_devices_and_targets() {
 }
 
 /// Bad input is one line and exit 2, never a panic: a missing report, one
-/// that is not JSON, one of another schema, an unwritable page.
+/// that is not JSON, one of another schema, an unwritable page, and a run's,
+/// a soak's or a microbench's report with a field its document does not
+/// list or without one it requires (named with its place).
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = scratch("html-bad-input");
     let (not_json, other) = (dir.join("x.json"), dir.join("other.json"));
     std::fs::write(&not_json, "{").unwrap();
     std::fs::write(&other, r#"{"schema": "someone-else", "schema_version": 1}"#).unwrap();
+    // `run` of one emulated case, its report (`--json` or `--html`) to `path`.
+    let basic_run = |report: &str, path: &Path| {
+        let args = [
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic",
+            "--lanes",
+            "64",
+        ];
+        harness(
+            &[&args[..], &[report, path.to_str().unwrap()]].concat(),
+            None,
+        )
+    };
+    let run_json = dir.join("run.json");
+    let ran = basic_run("--json", &run_json);
+    assert_eq!(ran.status.code(), Some(0), "{}", support::transcript(&ran));
+    let mut run = read_json(&run_json);
+    run["devices"][0]["cases"][0]["colour"] = serde_json::json!("red");
+    let (unknown, soak, bench) = (
+        dir.join("unknown.json"),
+        dir.join("soak.json"),
+        dir.join("mb.json"),
+    );
+    std::fs::write(&unknown, run.to_string()).unwrap();
+    std::fs::write(
+        &soak,
+        r#"{"command": "soak", "seed": 1, "dispatches": 0, "error": "x", "exit_code": 77, "extra": 1}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &bench,
+        r#"{"command": "microbench", "rows": [{"form": "xad"}]}"#,
+    )
+    .unwrap();
     let page = dir.join("p.html");
-    let cases: [(&Path, &Path, &str); 4] = [
+    let cases: [(&Path, &Path, &str); 7] = [
         (&dir.join("missing.json"), &page, "missing.json"),
         (&not_json, &page, "not JSON"),
         (&other, &page, "someone-else"),
         (&other, &dir.join("no/such/dir/p.html"), "--html"),
+        (
+            &unknown,
+            &page,
+            "devices[0].cases[0]: unknown field \"colour\"",
+        ),
+        (&soak, &page, "a soak's report: unknown field \"extra\""),
+        (
+            &bench,
+            &page,
+            "a microbench's report: rows[0]: missing field \"instructions\"",
+        ),
     ];
     for (input, output, says) in cases {
         let ran = harness(
@@ -595,20 +645,7 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(!page.exists());
     }
-    let ran = harness(
-        &[
-            "run",
-            "--backend",
-            "emu",
-            "--case",
-            "basic",
-            "--lanes",
-            "64",
-            "--html",
-            dir.join("none/p.html").to_str().unwrap(),
-        ],
-        None,
-    );
+    let ran = basic_run("--html", &dir.join("none/p.html"));
     assert_eq!(ran.status.code(), Some(2), "{}", support::transcript(&ran));
 }
 

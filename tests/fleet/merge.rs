@@ -645,8 +645,8 @@ fn ill_formed_junit_inputs_are_refused_and_the_merged_junit_is_well_formed() {
     assert_eq!(merged.matches("<testsuite ").count(), 3, "{merged}");
 }
 
-/// The merged report names schema-1 and must satisfy it: the schema allows
-/// no field it does not list, so an input carrying one (on the report, a
+/// The merged report names the report's schema and must satisfy it: the
+/// report's document refuses a field it does not list, so an input carrying one (on the report, a
 /// device, a case, an identity) used to make a merged report that broke its
 /// own schema. Such an input is refused: exit 2, one line naming the file and
 /// the field; the merge of inputs that satisfy the schema does too.
@@ -676,7 +676,7 @@ fn inputs_with_fields_outside_the_schema_are_refused_and_the_merge_is_valid() {
             &|r| {
                 r["devices"][0].as_object_mut().unwrap().remove("summary");
             },
-            "devices[0]: no \"summary\" field",
+            "devices[0]: missing field \"summary\"",
         ),
     ];
     let out = dir.join("m.json");

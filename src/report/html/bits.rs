@@ -3,30 +3,21 @@
 //! (down, below), from the case's `pattern` counters. Bit 31 is on the left,
 //! as a word is written.
 
-use serde_json::Value;
-
-use super::num;
+use crate::report::document::Pattern;
 
 /// Bar height for the largest count, in pixels.
 const BAR: u64 = 48;
 /// Width of one bit's column.
 const COLUMN: u64 = 16;
 
-fn counts(pattern: &Value, key: &str) -> Vec<u64> {
-    pattern[key]
-        .as_array()
-        .map(|a| a.iter().map(|n| n.as_u64().unwrap_or(0)).collect())
-        .unwrap_or_default()
-}
-
 /// The histogram, or one line when no word was wrong.
-pub fn histogram(pattern: &Value) -> String {
-    let words = num(pattern, "wrong_words");
-    let (up, down) = (counts(pattern, "bits_up"), counts(pattern, "bits_down"));
+pub fn histogram(pattern: &Pattern) -> String {
+    let words = pattern.wrong_words;
+    let (up, down) = (&pattern.bits_up, &pattern.bits_down);
     if words == 0 || up.len() != 32 || down.len() != 32 {
         return "<p class=\"note\">bit histogram: no wrong words</p>\n".into();
     }
-    let most = up.iter().chain(&down).copied().max().unwrap_or(1).max(1);
+    let most = up.iter().chain(down).copied().max().unwrap_or(1).max(1);
     let (left, axis) = (30, 14 + BAR);
     let mut out = format!(
         "<p>bits flipped in the {words} wrong word(s): 0&#8594;1 above the axis, 1&#8594;0 below</p>\n<svg class=\"bits\" width=\"{}\" height=\"{}\">",

@@ -2,9 +2,8 @@
 //! node's host), one column per target, each cell the worst status of that
 //! device's cases on that target with its counts, linked to its section.
 
-use serde_json::Value;
-
-use super::{anchor, esc, num, text_of};
+use super::{anchor, esc, targets_of};
+use crate::report::document::{Case, Device};
 
 /// Statuses from worst to best, as a cell picks its colour.
 const WORST_FIRST: [&str; 8] = [
@@ -19,28 +18,19 @@ const WORST_FIRST: [&str; 8] = [
 ];
 
 /// Every target any device ran, in first-seen order.
-fn all_targets(devices: &[Value]) -> Vec<&str> {
-    let mut targets: Vec<&str> = Vec::new();
-    for device in devices {
-        for case in device["cases"].as_array().into_iter().flatten() {
-            let t = text_of(case, "target");
-            if !targets.contains(&t) {
-                targets.push(t);
-            }
-        }
-    }
-    targets
+fn all_targets(devices: &[Device]) -> Vec<&str> {
+    targets_of(devices.iter().flat_map(|d| &d.cases))
 }
 
 /// The targets device `device` ran, in first-seen order.
-fn device_targets(device: &Value) -> Vec<&str> {
-    all_targets(std::slice::from_ref(device))
+fn device_targets(device: &Device) -> Vec<&str> {
+    targets_of(&device.cases)
 }
 
 /// The grid, or a line for a report without devices. When every device ran
 /// one target (the emulator's `--target all`: an emulated device per
 /// target) the targets are a column of their own rather than a diagonal.
-pub fn grid(devices: &[Value]) -> String {
+pub fn grid(devices: &[Device]) -> String {
     if devices.is_empty() {
         return "<p class=\"note\">no device ran</p>\n".into();
     }
@@ -60,10 +50,10 @@ pub fn grid(devices: &[Value]) -> String {
     for (index, device) in devices.iter().enumerate() {
         out += &format!(
             "<tr><td class=\"l\">{}</td><td class=\"l\"><a href=\"#{}\">{}</a></td><td class=\"l mono\">{}</td>",
-            esc(text_of(device, "host")),
+            esc(&device.host),
             anchor(&[&format!("d{index}")]),
-            esc(text_of(device, "id")),
-            esc(text_of(device, "executor")),
+            esc(&device.id),
+            esc(device.executor.as_str()),
         );
         let columns = if one_each {
             device_targets(device)
@@ -82,27 +72,22 @@ pub fn grid(devices: &[Value]) -> String {
 }
 
 /// One device x target cell.
-fn cell(index: usize, device: &Value, target: &str) -> String {
-    let cases: Vec<&Value> = device["cases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| text_of(c, "target") == target)
-        .collect();
+fn cell(index: usize, device: &Device, target: &str) -> String {
+    let cases: Vec<&Case> = device.cases.iter().filter(|c| c.target == target).collect();
     if cases.is_empty() {
         return "<td class=\"l\">-</td>".into();
     }
-    let statuses: Vec<&str> = cases.iter().map(|c| text_of(c, "status")).collect();
+    let statuses: Vec<&str> = cases.iter().map(|c| c.status.name()).collect();
     let worst = WORST_FIRST
         .iter()
         .find(|s| statuses.contains(s))
         .copied()
         .unwrap_or("error");
-    let failed_lanes: u64 = cases.iter().map(|c| num(&c["tally"], "lanes_failed")).sum();
+    let failed_lanes: u64 = cases.iter().map(|c| c.tally.lanes_failed).sum();
     format!(
         "<td class=\"l st-{worst}\" data-host=\"{}\" data-device=\"{}\" data-target=\"{}\" data-status=\"{worst}\"><a href=\"#{}\">{worst}</a> {}</td>",
-        esc(text_of(device, "host")),
-        esc(text_of(device, "id")),
+        esc(&device.host),
+        esc(&device.id),
         esc(target),
         anchor(&[&format!("d{index}"), target]),
         counts_text(&statuses, failed_lanes),

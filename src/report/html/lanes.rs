@@ -3,9 +3,9 @@
 //! lane in wave (the pattern's 64 lane classes folded onto the wave size) and
 //! by lane range (the pattern's buckets), with the counts in a table.
 
-use serde_json::Value;
+use crate::report::document::{Counts, Pattern};
 
-use super::{esc, num, text_of};
+use super::esc;
 
 /// The verdicts a picture colours, with their colour and the letter
 /// `pattern.first_lanes` uses. `finding`: a probe case's lane on a device,
@@ -68,8 +68,8 @@ pub fn legend() -> String {
 
 /// The verdict letters of the first lanes drawn: `pattern.first_lanes`, or
 /// all passing when it is empty; lanes at or past `checked` not checked.
-fn letters(pattern: &Value, shown: u64, checked: u64) -> Vec<char> {
-    let first: Vec<char> = text_of(pattern, "first_lanes").chars().collect();
+fn letters(pattern: &Pattern, shown: u64, checked: u64) -> Vec<char> {
+    let first: Vec<char> = pattern.first_lanes.as_str().chars().collect();
     (0..shown)
         .map(|lane| match first.get(lane as usize) {
             _ if lane >= checked => '-',
@@ -83,10 +83,10 @@ fn letters(pattern: &Value, shown: u64, checked: u64) -> Vec<char> {
 /// in the wave. Each run of one verdict within a row is one `<rect>`
 /// carrying `data-verdict`, `data-lane` (its first lane) and `data-lanes`;
 /// rows are drawn while the map holds at most [`MAX_MAP_RECTS`] of them.
-pub fn lane_map(pattern: &Value, checked: u64) -> String {
-    let wave = num(pattern, "wave_size").max(1);
-    let lanes = num(pattern, "lanes");
-    let window = text_of(pattern, "first_lanes").len() as u64;
+pub fn lane_map(pattern: &Pattern, checked: u64) -> String {
+    let wave = u64::from(pattern.wave_size).max(1);
+    let lanes = pattern.lanes;
+    let window = pattern.first_lanes.as_str().len() as u64;
     let cap = if window > 0 {
         MAX_DRAWN_WAVES.min(window.div_ceil(wave))
     } else {
@@ -166,16 +166,15 @@ fn grid(wave: u64, waves: u64, (left, top): (u64, u64), (cell_w, cell_h): (u64, 
 }
 
 /// The six verdict counts of a `lane_classes` entry or bucket.
-fn counts(v: &Value) -> [u64; 6] {
+fn counts(c: &Counts) -> [u64; 6] {
     [
-        "pass",
-        "wrong",
-        "unwritten",
-        "undefined",
-        "unsettled",
-        "finding",
+        c.pass,
+        c.wrong,
+        c.unwritten,
+        c.undefined,
+        c.unsettled,
+        c.finding,
     ]
-    .map(|k| num(v, k))
 }
 
 /// The worst verdict with a lane in `c` (undefined, wrong, unwritten,
@@ -194,11 +193,9 @@ fn worst(c: &[u64; 6]) -> &'static str {
 }
 
 /// Both aggregate views, when any lane of the case did not pass.
-pub fn aggregates(pattern: &Value) -> String {
-    let wave = num(pattern, "wave_size").clamp(1, 64) as usize;
-    let classes = pattern["lane_classes"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
+pub fn aggregates(pattern: &Pattern) -> String {
+    let wave = pattern.wave_size.clamp(1, 64) as usize;
+    let classes = &pattern.lane_classes;
     let mut by_lane = vec![[0u64; 6]; wave];
     for (class, entry) in classes.iter().enumerate() {
         let c = counts(entry);
@@ -219,14 +216,14 @@ pub fn aggregates(pattern: &Value) -> String {
         ("lane-class", "lane in wave"),
         &rows,
     );
-    let buckets = pattern["buckets"].as_array().map_or(&[][..], Vec::as_slice);
-    let rows: Vec<(String, [u64; 6])> = buckets
+    let rows: Vec<(String, [u64; 6])> = pattern
+        .buckets
         .iter()
         .map(|b| {
-            let first = num(b, "first_lane");
+            let first = b.first_lane;
             (
-                format!("{first}..{}", first + num(b, "lanes") - 1),
-                counts(b),
+                format!("{first}..{}", first + b.lanes - 1),
+                counts(&b.counts()),
             )
         })
         .collect();

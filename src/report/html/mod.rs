@@ -1,5 +1,5 @@
-//! The HTML page: one self-contained file rendered from a JSON report (the
-//! [`serde_json::Value`] of `report.schema.json`), so `report REPORT.json
+//! The HTML page: one self-contained file rendered from a JSON report's
+//! document ([`crate::report::document::Report`]), so `report REPORT.json
 //! --html` on a saved report and `run --html` draw the same page. Inline CSS
 //! and SVG only: no script, font or request leaves the file, and it reads the
 //! same printed and with scripting off.
@@ -21,17 +21,16 @@ mod lanes;
 pub mod microbench;
 pub mod soak;
 
-use serde_json::Value;
+use super::document::{Case, Device, Report, Summary, Tally};
 
 /// The page for `report`.
-pub fn render(report: &Value) -> String {
+pub fn render(report: &Report) -> String {
     let mut page = String::with_capacity(64 * 1024);
     page += &page_head(&format!("xad-harness report: {}", title(report)));
     page += &run_header(report);
     page += &lanes::legend();
-    let devices = report["devices"].as_array().map_or(&[][..], Vec::as_slice);
-    page += &fleet::grid(devices);
-    for (index, device) in devices.iter().enumerate() {
+    page += &fleet::grid(&report.devices);
+    for (index, device) in report.devices.iter().enumerate() {
         page += &device_section(index, device);
     }
     page += "</body>\n</html>\n";
@@ -100,14 +99,6 @@ pub(crate) fn anchor(parts: &[&str]) -> String {
         .join("-")
 }
 
-pub(crate) fn text_of<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or("")
-}
-
-pub(crate) fn num(v: &Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or(0)
-}
-
 /// The executor banner, as the text report prints it.
 pub(crate) fn banner(executor: &str) -> String {
     let class = if executor.starts_with("emulated") {
@@ -128,8 +119,8 @@ pub(crate) fn banner(executor: &str) -> String {
 
 /// What executed a case, as the text report's `[...]` says it: the
 /// executor, and the code object's target when the executor does not name it.
-fn executed_on(case: &Value) -> String {
-    let (executor, target) = (text_of(case, "executor"), text_of(case, "target"));
+fn executed_on(case: &Case) -> String {
+    let (executor, target) = (case.executor.as_str(), case.target.as_str());
     if target.is_empty() || executor == format!("emulated {target}") {
         executor.to_string()
     } else {
@@ -137,85 +128,82 @@ fn executed_on(case: &Value) -> String {
     }
 }
 
-fn title(report: &Value) -> String {
-    let executor = text_of(report, "executor");
+fn title(report: &Report) -> String {
     format!(
         "exit {} [{}]",
-        report["exit_code"],
-        if executor.is_empty() {
+        report.exit_code,
+        if report.executor.is_empty() {
             "nothing ran"
         } else {
-            executor
+            &report.executor
         }
     )
 }
 
 /// The run's banner, its seed and lanes, the exit code and the statuses.
-fn run_header(report: &Value) -> String {
+fn run_header(report: &Report) -> String {
     let mut out = String::from("<header>\n<h1>xad-harness report</h1>\n");
-    out += &banner(text_of(report, "executor"));
-    let tool = &report["tool"];
+    out += &banner(&report.executor);
+    let tool = &report.tool;
     out += &format!(
         "<p>{} {} ({}) on {}; seed {}; {} lanes per case; exit code <b data-exit-code=\"{}\">{}</b></p>\n",
-        esc(text_of(tool, "name")),
-        esc(text_of(tool, "version")),
-        esc(text_of(tool, "git_describe")),
-        esc(text_of(report, "host")),
-        report["seed"],
-        report["lanes_per_case"],
-        report["exit_code"],
-        report["exit_code"],
+        esc(&tool.name),
+        esc(&tool.version),
+        esc(&tool.git_describe),
+        esc(&report.host),
+        report.seed,
+        report.lanes_per_case,
+        report.exit_code,
+        report.exit_code,
     );
-    out += &summary_table(&report["summary"]);
-    let notes = report["notes"].as_array().into_iter().flatten();
-    for note in notes.filter_map(Value::as_str) {
-        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
-    }
-    if let Some(error) = report["error"].as_str() {
-        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
-    }
-    if let Some(line) = report["interrupted"].as_object() {
+    out += &summary_table(&report.summary);
+    out += &notes_and_error(&report.notes, report.error.as_deref());
+    if let Some(interrupted) = &report.interrupted {
         out += &format!(
             "<p class=\"note\">interrupted by {}: reports hold what completed</p>\n",
-            esc(line
-                .get("signal")
-                .and_then(Value::as_str)
-                .unwrap_or("a signal"))
+            esc(interrupted.signal.name())
         );
     }
     out + "</header>\n"
 }
 
+/// A section's notes, then its error.
+fn notes_and_error(notes: &[String], error: Option<&str>) -> String {
+    let mut out = String::new();
+    for note in notes {
+        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
+    }
+    if let Some(error) = error {
+        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
+    }
+    out
+}
+
 /// Cases per status, one row.
-fn summary_table(summary: &Value) -> String {
-    let Some(counts) = summary.as_object() else {
-        return String::new();
-    };
+fn summary_table(summary: &Summary) -> String {
     let mut head = String::new();
     let mut row = String::new();
-    for (status, n) in counts {
+    for (status, n) in summary.entries() {
         head += &format!("<th class=\"st-{0}\">{0}</th>", esc(status));
         row += &format!("<td data-status=\"{}\">{n}</td>", esc(status));
     }
     format!("<table class=\"summary\"><tr>{head}</tr><tr>{row}</tr></table>\n")
 }
 
-/// The targets of a device's cases, in first-seen order.
-fn targets_of(cases: &[Value]) -> Vec<&str> {
+/// The targets of cases, in first-seen order.
+fn targets_of<'a>(cases: impl IntoIterator<Item = &'a Case>) -> Vec<&'a str> {
     let mut targets: Vec<&str> = Vec::new();
     for case in cases {
-        let t = text_of(case, "target");
-        if !targets.contains(&t) {
-            targets.push(t);
+        if !targets.contains(&case.target.as_str()) {
+            targets.push(&case.target);
         }
     }
     targets
 }
 
 /// One device: its banner and identity, then one section per target.
-fn device_section(index: usize, device: &Value) -> String {
-    let id = text_of(device, "id");
-    let host = text_of(device, "host");
+fn device_section(index: usize, device: &Device) -> String {
+    let (id, host) = (&device.id, &device.host);
     let mut out = format!(
         "<section class=\"device\" id=\"{}\" data-device=\"{}\" data-host=\"{}\">\n<h2>{} on {}</h2>\n",
         anchor(&[&format!("d{index}")]),
@@ -224,38 +212,27 @@ fn device_section(index: usize, device: &Value) -> String {
         esc(id),
         esc(host)
     );
-    out += &banner(text_of(device, "executor"));
+    out += &banner(device.executor.as_str());
     out += &format!(
         "<p>exit code {}; {:.2} s</p>\n",
-        device["exit_code"],
-        device["seconds"].as_f64().unwrap_or(0.0)
+        device.exit_code, device.seconds
     );
-    out += &summary_table(&device["summary"]);
-    let notes = device["notes"].as_array().into_iter().flatten();
-    for note in notes.filter_map(Value::as_str) {
-        out += &format!("<p class=\"note\">note: {}</p>\n", esc(note));
-    }
-    if let Some(error) = device["error"].as_str() {
-        out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
-    }
-    let cases = device["cases"].as_array().map_or(&[][..], Vec::as_slice);
-    for target in targets_of(cases) {
-        out += &target_section(index, device, target, cases);
+    out += &summary_table(&device.summary);
+    out += &notes_and_error(&device.notes, device.error.as_deref());
+    for target in targets_of(&device.cases) {
+        out += &target_section(index, device, target);
     }
     out + "</section>\n"
 }
 
 /// One target of one device: a table of its cases, then each case.
-fn target_section(index: usize, device: &Value, target: &str, cases: &[Value]) -> String {
-    let mine: Vec<&Value> = cases
-        .iter()
-        .filter(|c| text_of(c, "target") == target)
-        .collect();
+fn target_section(index: usize, device: &Device, target: &str) -> String {
+    let mine: Vec<&Case> = device.cases.iter().filter(|c| c.target == target).collect();
     let mut out = format!(
         "<section class=\"target\" id=\"{}\" data-target=\"{}\">\n<h3>{} / {}</h3>\n",
         anchor(&[&format!("d{index}"), target]),
         esc(target),
-        esc(text_of(device, "id")),
+        esc(&device.id),
         esc(target)
     );
     out += &banner(
@@ -265,15 +242,15 @@ fn target_section(index: usize, device: &Value, target: &str, cases: &[Value]) -
     );
     out += "<table><tr><th class=\"l\">case</th><th class=\"l\">status</th><th>lanes checked</th><th>failed</th><th>unsettled</th></tr>\n";
     for case in &mine {
-        let tally = &case["tally"];
+        let tally = &case.tally;
         out += &format!(
             "<tr><td class=\"l\"><a href=\"#{}\">{}</a></td><td class=\"l st-{2}\">{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
-            anchor(&[&format!("d{index}"), target, text_of(case, "case")]),
-            esc(text_of(case, "case")),
-            esc(text_of(case, "status")),
-            num(tally, "lanes_checked"),
-            num(tally, "lanes_failed"),
-            num(tally, "lanes_unsettled"),
+            anchor(&[&format!("d{index}"), target, &case.case]),
+            esc(&case.case),
+            esc(case.status.name()),
+            tally.lanes_checked,
+            tally.lanes_failed,
+            tally.lanes_unsettled,
         );
     }
     out += "</table>\n";
@@ -284,9 +261,8 @@ fn target_section(index: usize, device: &Value, target: &str, cases: &[Value]) -
 }
 
 /// One case: status, banner, counts, and its pictures.
-fn case_article(index: usize, target: &str, case: &Value) -> String {
-    let name = text_of(case, "case");
-    let status = text_of(case, "status");
+fn case_article(index: usize, target: &str, case: &Case) -> String {
+    let (name, status) = (&case.case, case.status.name());
     let mut out = format!(
         "<article class=\"case\" id=\"{}\" data-case=\"{}\" data-status=\"{}\">\n<h4 class=\"st-{2}\">{} {}</h4>\n",
         anchor(&[&format!("d{index}"), target, name]),
@@ -296,60 +272,58 @@ fn case_article(index: usize, target: &str, case: &Value) -> String {
         esc(name),
     );
     out += &banner(&executed_on(case));
-    out += &format!(
-        "<p class=\"note\">{}</p>\n",
-        esc(text_of(case, "description"))
-    );
-    if let Some(reason) = case["not_run"]["reason"].as_str() {
-        return out + &format!("<p>not run: {}</p>\n</article>\n", esc(reason));
+    out += &format!("<p class=\"note\">{}</p>\n", esc(&case.description));
+    if let Some(not_run) = &case.not_run {
+        return out + &format!("<p>not run: {}</p>\n</article>\n", esc(not_run.reason()));
     }
-    if let Some(error) = case["error"].as_str() {
+    if let Some(error) = &case.error {
         out += &format!("<p class=\"note\">error: {}</p>\n", esc(error));
     }
-    let tally = &case["tally"];
+    let tally = &case.tally;
     out += &format!(
         "<p>{} lanes checked of {}; {} failed ({} unwritten, {} undefined); {} unsettled</p>\n",
-        num(tally, "lanes_checked"),
-        num(case, "lanes"),
-        num(tally, "lanes_failed"),
-        num(tally, "lanes_unwritten"),
-        num(tally, "lanes_undefined"),
-        num(tally, "lanes_unsettled"),
+        tally.lanes_checked,
+        case.lanes,
+        tally.lanes_failed,
+        tally.lanes_unwritten,
+        tally.lanes_undefined,
+        tally.lanes_unsettled,
     );
-    let pattern = &case["pattern"];
-    if pattern.is_object() {
-        out += &lanes::lane_map(pattern, num(tally, "lanes_checked"));
-        out += &lanes::aggregates(pattern);
-        out += &bits::histogram(pattern);
-    } else {
-        out += "<p class=\"note\">no lane pictures: the report has no pattern counters for this case (it never dispatched, or an older xad-harness wrote the report)</p>\n";
+    match &case.pattern {
+        Some(pattern) => {
+            out += &lanes::lane_map(pattern, tally.lanes_checked);
+            out += &lanes::aggregates(pattern);
+            out += &bits::histogram(pattern);
+        }
+        None => out += "<p class=\"note\">no lane pictures: the report has no pattern counters for this case (it never dispatched, or an older xad-harness wrote the report)</p>\n",
     }
-    out += &findings::table(case);
+    if let Some(findings) = &case.findings {
+        out += &findings::table(findings);
+    }
     out += &records(tally);
     out + "</article>\n"
 }
 
 /// The first recorded failing words, as the text report lists them.
-fn records(tally: &Value) -> String {
-    let first = tally["first"].as_array().map_or(&[][..], Vec::as_slice);
-    if first.is_empty() {
+fn records(tally: &Tally) -> String {
+    if tally.first.is_empty() {
         return String::new();
     }
     let mut out = String::from(
         "<table class=\"records\"><tr><th>lane</th><th>word</th><th>a</th><th>b</th><th>c</th><th>expected</th><th>got</th><th class=\"l\">kind</th></tr>\n",
     );
-    for m in first {
-        let hex = |k: &str| format!("0x{:08x}", num(m, k));
+    for m in &tally.first {
+        let hex = |word: u32| format!("0x{word:08x}");
         out += &format!(
             "<tr class=\"mono\" data-lane=\"{}\"><td>{0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
-            num(m, "lane"),
-            num(m, "word"),
-            hex("a"),
-            hex("b"),
-            hex("c"),
-            hex("expected"),
-            hex("got"),
-            esc(text_of(m, "kind")),
+            m.lane,
+            m.word,
+            hex(m.a),
+            hex(m.b),
+            hex(m.c),
+            hex(m.expected),
+            hex(m.got),
+            esc(m.kind.name()),
         );
     }
     out + "</table>\n"
@@ -358,31 +332,62 @@ fn records(tally: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`.
-    fn case(name: &str, lanes: u64, first_lanes: &str, wrong: u64) -> Value {
+    use crate::report::document::{fixture, Bucket, Counts, Executor, Pattern, VerdictLetters};
+    use crate::run::Status;
+
+    /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`,
+    /// `wrong` lanes of each lane class wrong.
+    fn case(name: &str, lanes: u64, first_lanes: &str, wrong: u64) -> Case {
         let per_class = lanes / 64;
-        let class = json!({"pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0});
-        let buckets: Vec<Value> = (0..64)
-            .map(|b| json!({"first_lane": b * per_class, "lanes": per_class, "pass": per_class - wrong.min(per_class), "wrong": wrong.min(per_class), "unwritten": 0, "undefined": 0, "unsettled": 0}))
+        let wrong_lanes = wrong.min(per_class);
+        let class = Counts {
+            pass: per_class - wrong_lanes,
+            wrong: wrong_lanes,
+            ..Counts::default()
+        };
+        let buckets = (0..64)
+            .map(|b| Bucket {
+                first_lane: b * per_class,
+                lanes: per_class,
+                pass: class.pass,
+                wrong: class.wrong,
+                unwritten: 0,
+                undefined: 0,
+                unsettled: 0,
+                finding: 0,
+            })
             .collect();
         let bits: Vec<u64> = (0..32).map(|b| wrong * (b % 3)).collect();
-        json!({
-            "case": name, "status": if wrong > 0 { "fail" } else { "pass" },
-            "executor": "emulated gfx1100", "target": "gfx1100", "lanes": lanes,
-            "description": "<b>not markup</b>",
-            "tally": {"lanes_checked": lanes, "lanes_failed": wrong * 64, "first": []},
-            "pattern": {"lanes": lanes, "wave_size": 32, "lane_classes": vec![class; 64],
-                "buckets": buckets, "wrong_words": wrong * 64, "bits_up": bits, "bits_down": bits,
-                "first_lanes": first_lanes}
-        })
+        let status = if wrong > 0 { Status::Fail } else { Status::Pass };
+        let mut case = fixture::case(name, status, lanes, 1);
+        case.description = "<b>not markup</b>".into();
+        case.tally.lanes_checked = lanes;
+        case.tally.lanes_failed = wrong * 64;
+        case.pattern = Some(Pattern {
+            lanes,
+            wave_size: 32,
+            lane_classes: vec![class; 64],
+            buckets,
+            wrong_words: wrong * 64,
+            bits_up: bits.clone(),
+            bits_down: bits,
+            first_lanes: VerdictLetters::recorded(first_lanes),
+        });
+        case
     }
 
-    fn report(cases: Vec<Value>) -> Value {
-        json!({"executor": "emulated gfx1100", "exit_code": 1, "host": "h", "seed": 1,
-            "devices": [{"id": "emulator:gfx1100", "host": "h<script>", "executor": "emulated gfx1100",
-                "exit_code": 1, "cases": cases}]})
+    /// A device of `cases` on `host` (escaped wherever it lands).
+    fn device(id: &str, host: &str, executor: &str, cases: Vec<Case>) -> Device {
+        let mut device = fixture::device(host, 1, cases);
+        device.id = id.into();
+        device.executor = Executor::recorded(executor);
+        device
+    }
+
+    fn report(cases: Vec<Case>) -> Report {
+        let device = device("emulator:gfx1100", "h<script>", "emulated gfx1100", cases);
+        fixture::report("h", 1, 1, vec![device])
     }
 
     /// A 2^32-lane run draws a page of bounded size: a passing case is a
@@ -391,7 +396,7 @@ mod tests {
     #[test]
     fn a_run_of_2_to_the_32_lanes_draws_a_page_of_bounded_size() {
         let lanes = 1u64 << 32;
-        let passing: Vec<Value> = (0..64)
+        let passing: Vec<Case> = (0..64)
             .map(|i| case(&format!("c{i}"), lanes, "", 0))
             .collect();
         let page = render(&report(passing));
@@ -403,7 +408,7 @@ mod tests {
         let worst: String = (0..4096)
             .map(|i| if i % 2 == 0 { 'w' } else { '.' })
             .collect();
-        let failing: Vec<Value> = (0..64)
+        let failing: Vec<Case> = (0..64)
             .map(|i| case(&format!("c{i}"), lanes, &worst, 1 << 20))
             .collect();
         let page = render(&report(failing));
@@ -436,7 +441,8 @@ mod tests {
     fn every_section_carries_the_banner() {
         let mut c = case("c", 64, "", 0);
         // The emulated HIP library's own label: no device was measured.
-        c["executor"] = json!("hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime 5.2");
+        c.executor =
+            Executor::recorded("hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime 5.2");
         let page = render(&report(vec![c]));
         assert_eq!(
             page.matches("data-executor=\"emulated gfx1100\"").count(),
@@ -453,11 +459,10 @@ mod tests {
     #[test]
     fn the_grid_has_a_column_per_target_when_a_device_ran_several() {
         let mut generic = case("c", 64, "", 0);
-        generic["target"] = json!("gfx11-generic");
+        generic.target = "gfx11-generic".into();
         let mut two = report(vec![case("c", 64, "", 0), generic]);
-        let second = json!({"id": "hip:1", "host": "n2", "executor": "hardware: X (gfx1100)",
-            "cases": [case("c", 64, "w", 1)]});
-        two["devices"].as_array_mut().unwrap().push(second);
+        let second = device("hip:1", "n2", "hardware: X (gfx1100)", vec![case("c", 64, "w", 1)]);
+        two.devices.push(second);
         let page = render(&two);
         assert!(page.contains("<th>gfx1100</th><th>gfx11-generic</th>"));
         assert_eq!(

@@ -3,44 +3,44 @@
 //! hardware units the device's waves reported (`SE0.SA1.WGP3`), one row per
 //! shader engine and array, shaded by the waves each ran and red where the
 //! device counted mismatches; then the findings. Drawn from the soak's JSON
-//! (`crate::soak::Outcome`).
+//! (`crate::report::document::soak`).
 
-use serde_json::Value;
-
-use super::{banner, esc, num, page_head, text_of};
+use super::{banner, esc, page_head};
+use crate::report::document::soak::{Soak, SoakReport};
 
 /// Findings listed at most (the JSON has them all).
 const SHOWN_FINDINGS: usize = 20;
 
 /// The soak's page.
-pub fn render(soak: &Value) -> String {
-    let executor = text_of(soak, "executor");
+pub fn render(report: &SoakReport) -> String {
+    let soak: &Soak = &report.as_ran();
+    let executor = soak.executor.as_str();
     let mut page = page_head(&format!(
         "xad-harness soak: exit {} [{executor}]",
-        soak["exit_code"]
+        soak.exit_code
     ));
     page += "<header>\n<h1>xad-harness soak</h1>\n";
     page += &banner(executor);
     page += &format!(
         "<p>seed {}; {} dispatches in {:.2} s; {} lane-iterations ({:.1} M xad/s); exit code <b data-exit-code=\"{}\">{}</b></p>\n",
-        soak["seed"],
-        num(soak, "dispatches"),
-        soak["seconds"].as_f64().unwrap_or(0.0),
-        num(soak, "xads"),
-        soak["xads_per_second"].as_f64().unwrap_or(0.0) / 1e6,
-        soak["exit_code"],
-        soak["exit_code"],
+        soak.seed,
+        soak.dispatches,
+        soak.seconds,
+        soak.xads,
+        soak.xads_per_second / 1e6,
+        soak.exit_code,
+        soak.exit_code,
     );
     page += &format!(
         "<p>host re-check: {} lanes re-computed, {} confirmed, {} checksum-only, {} not reproduced; {} mismatching lane-iterations counted on the device</p>\n",
-        num(soak, "lanes_rechecked"),
-        num(soak, "confirmed"),
-        num(soak, "checksum_only"),
-        num(soak, "unreproduced"),
-        num(soak, "device_mismatches"),
+        soak.lanes_rechecked,
+        soak.confirmed,
+        soak.checksum_only,
+        soak.unreproduced,
+        soak.device_mismatches,
     );
-    for key in ["error", "interrupted"] {
-        if let Some(text) = soak[key].as_str() {
+    for (key, text) in [("error", &soak.error), ("interrupted", &soak.interrupted)] {
+        if let Some(text) = text {
             page += &format!("<p class=\"note\">{key}: {}</p>\n", esc(text));
         }
     }
@@ -88,20 +88,8 @@ fn row_and_column(name: &str) -> (&str, &str) {
 /// `timeline` (`[seconds, dispatches, lane-iterations]`), against time: a
 /// unit that slows down (throttling, a failing fan, a marginal clock) shows
 /// as a falling line. Each point carries its numbers.
-fn rate(soak: &Value) -> String {
-    let samples: Vec<[f64; 3]> = soak["timeline"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice)
-        .iter()
-        .filter_map(|s| {
-            let v = s.as_array()?;
-            Some([
-                v.first()?.as_f64()?,
-                v.get(1)?.as_f64()?,
-                v.get(2)?.as_f64()?,
-            ])
-        })
-        .collect();
+fn rate(soak: &Soak) -> String {
+    let samples = &soak.timeline;
     let points: Vec<(f64, f64)> = samples
         .windows(2)
         .filter(|w| w[1][0] > w[0][0])
@@ -145,19 +133,15 @@ fn rate(soak: &Value) -> String {
 }
 
 /// The grid of units and its table.
-fn units(soak: &Value) -> String {
-    let mut coverage: Vec<(&str, u64)> = soak["coverage"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| (k.as_str(), v.as_u64().unwrap_or(0)))
+fn units(soak: &Soak) -> String {
+    let mut coverage: Vec<(&str, u64)> = soak
+        .coverage
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
         .collect();
     coverage.sort_by_key(|(unit, _)| natural(unit));
-    let bad = |unit: &str| soak["unit_mismatches"][unit].as_u64().unwrap_or(0);
-    let of = match (
-        soak["runtime_compute_units"].as_u64(),
-        soak["emulated_compute_units"].as_u64(),
-    ) {
+    let bad = |unit: &str| soak.unit_mismatches.get(unit).copied().unwrap_or(0);
+    let of = match (soak.runtime_compute_units, soak.emulated_compute_units) {
         (Some(n), _) => format!(" of the {n} compute units the runtime reports"),
         (None, Some(n)) => {
             format!(" of {n} emulated units (emulated hardware ids, not a device's)")
@@ -220,8 +204,8 @@ fn units(soak: &Value) -> String {
 }
 
 /// The first findings: each re-checked lane that did not come out clean.
-fn findings(soak: &Value) -> String {
-    let all = soak["findings"].as_array().map_or(&[][..], Vec::as_slice);
+fn findings(soak: &Soak) -> String {
+    let all = &soak.findings;
     if all.is_empty() {
         return "<p>no findings: every re-checked lane came out clean</p>\n".into();
     }
@@ -231,21 +215,21 @@ fn findings(soak: &Value) -> String {
         if all.len() > SHOWN_FINDINGS { format!(", the first {SHOWN_FINDINGS} shown") } else { String::new() }
     );
     for f in all.iter().take(SHOWN_FINDINGS) {
-        let r = &f["record"];
-        let hex = |v: &Value, k: &str| format!("0x{:08x}", num(v, k));
-        let differ = f["expected"]
-            .as_u64()
-            .map_or(String::new(), |e| format!("0x{:08x}", e ^ num(r, "got")));
+        let r = &f.record;
+        let hex = |word: u32| format!("0x{word:08x}");
+        let differ = f
+            .expected
+            .map_or(String::new(), |e| format!("0x{:08x}", e ^ r.got));
         out += &format!(
             "<tr class=\"mono\" data-dispatch=\"{}\" data-lane=\"{}\"><td>{0}</td><td>{1}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{differ}</td></tr>\n",
-            num(f, "dispatch"),
-            num(f, "lane"),
-            esc(text_of(f, "verdict")),
-            hex(r, "a"),
-            hex(r, "b"),
-            hex(r, "c"),
-            hex(r, "got"),
-            f["expected"].as_u64().map_or(String::new(), |e| format!("0x{e:08x}")),
+            f.dispatch,
+            f.lane,
+            esc(f.verdict.name()),
+            hex(r.a),
+            hex(r.b),
+            hex(r.c),
+            hex(r.got),
+            f.expected.map_or(String::new(), hex),
         );
     }
     out + "</table>\n"
@@ -257,8 +241,10 @@ mod tests {
 
     #[test]
     fn the_rate_is_dispatches_per_second_between_samples() {
-        let soak =
-            serde_json::json!({"timeline": [[1.0, 10.0, 0.0], [2.0, 30.0, 0.0], [4.0, 40.0, 0.0]]});
+        let soak = Soak {
+            timeline: vec![[1.0, 10.0, 0.0], [2.0, 30.0, 0.0], [4.0, 40.0, 0.0]],
+            ..Soak::default()
+        };
         let svg = rate(&soak);
         assert!(svg.contains("data-points=\"2\""), "{svg}");
         assert!(
@@ -269,7 +255,11 @@ mod tests {
             svg.contains("data-second=\"4.000\" data-rate=\"5.000\""),
             "{svg}"
         );
-        assert!(rate(&serde_json::json!({"timeline": [[1.0, 1.0, 0.0]]})).contains("too few"));
+        let one = Soak {
+            timeline: vec![[1.0, 1.0, 0.0]],
+            ..Soak::default()
+        };
+        assert!(rate(&one).contains("too few"));
     }
 
     #[test]
@@ -296,10 +286,10 @@ mod tests {
     /// coverage) still draws a page, with its error.
     #[test]
     fn a_soak_that_could_not_start_draws_its_error() {
-        let page = render(
-            &serde_json::json!({"command": "soak", "seed": 1, "dispatches": 0,
-            "error": "no <HIP> device", "exit_code": 77}),
-        );
+        let report = SoakReport::from_value(serde_json::json!({"command": "soak", "seed": 1,
+            "dispatches": 0, "error": "no <HIP> device", "exit_code": 77}))
+        .unwrap();
+        let page = render(&report);
         assert!(page.contains("error: no &lt;HIP&gt; device"), "{page}");
         assert!(page.contains("0 units ran waves"));
         assert!(page.contains("no executor (nothing ran)"));

@@ -1,4 +1,9 @@
-//! JUnit XML for CI dashboards, via `quick-junit`.
+//! JUnit XML for CI dashboards, written via `quick-junit`; [`read`] reads
+//! a fleet's JUnit reports back and joins them (`merge`).
+
+mod read;
+
+pub use read::merge_junit;
 
 use super::RunReport;
 use crate::run::{JunitKind, Status};
