@@ -188,8 +188,10 @@ fn the_gfx1030_catalogue_through_the_real_stack_has_the_emulators_verdicts() {
     let mut args: Vec<&str> = common.to_vec();
     let hip_path = hip_json.display().to_string();
     args.extend(["--backend", "hip", "--json", &hip_path]);
-    let (out, t) = kfd(&args, "gfx1030", &[]);
+    let (out, t) = kfd(&args, "gfx1030", &[("XAD_KFD_TRACE", "1")]);
     assert_labelled(&t);
+    // With the runtime's default, ROCr copies through the SDMA engine.
+    assert_copies_with_sdma(&t);
     let hip = verdicts(&hip_json);
     let mut args: Vec<&str> = common.to_vec();
     let emu_path = emu_json.display().to_string();
@@ -199,6 +201,20 @@ fn the_gfx1030_catalogue_through_the_real_stack_has_the_emulators_verdicts() {
     assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
     assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
     assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= 30, "{t}");
+}
+
+/// The runtime created SDMA queues and its copies ran on them as
+/// COPY_LINEAR packets, each completed with the packets ROCr sends after a
+/// copy; no SDMA queue stopped.
+fn assert_copies_with_sdma(t: &str) {
+    assert!(t.lines().any(|l| l.contains("ioctl CREATE_QUEUE SDMA ") && l.contains("packets")), "no SDMA queue:\n{t}");
+    let sdma = |packet: &str| t.lines().filter(|l| l.contains("xad-emukfd: SDMA queue ") && l.contains(&format!(" {packet} "))).count();
+    assert!(sdma("COPY_LINEAR") > 0, "no SDMA COPY_LINEAR packet:\n{t}");
+    // Each copy's completion: the signal's decrement (ATOMIC, or FENCE where
+    // the link has no 64-bit atomics) and the event's TRAP.
+    assert!(sdma("ATOMIC") + sdma("FENCE") >= sdma("COPY_LINEAR"), "{t}");
+    assert!(sdma("TRAP") > 0, "{t}");
+    assert!(!t.contains("stopped after the fault above"), "{t}");
 }
 
 fn support_dir(name: &str) -> PathBuf {
@@ -396,6 +412,36 @@ fn flip_bit_through_the_real_stack_fails_that_lane_with_that_bit() {
     assert!(t.contains("XAD_KFD_FLIP_BIT: bit 31 of lane 5 of kernel xad_basic flipped"), "{t}");
 }
 
+/// The negative control of the SDMA engine: when it copies a wrong bit of
+/// the output back to the host, that lane fails, alone, with that bit.
+#[test]
+fn an_sdma_copy_that_flips_a_bit_of_the_output_fails_that_lane_with_that_bit() {
+    if !on_hip5() {
+        return;
+    }
+    let t = only_lane_fails("XAD_KFD_SDMA_FLIP_BIT", "5:31", "5", "differing bits 0x80000000 (bit 31)");
+    assert!(t.contains("XAD_KFD_SDMA_FLIP_BIT: SDMA queue"), "{t}");
+    assert!(t.contains("flipped bit 31 of lane 5's output word"), "{t}");
+}
+
+/// `HSA_ENABLE_SDMA=0`: ROCr creates no SDMA queue and copies with its blit
+/// kernels on the emulator, and the run still passes. The SDMA knob then has
+/// nothing to act on, which shows it acts through the SDMA engine only.
+#[test]
+fn without_sdma_the_runtime_copies_with_blit_kernels_and_the_sdma_knob_has_nothing_to_corrupt() {
+    if !on_hip5() {
+        return;
+    }
+    let knobs = [("HSA_ENABLE_SDMA", "0"), ("XAD_KFD_TRACE", "1"), ("XAD_KFD_SDMA_FLIP_BIT", "5:31")];
+    let (out, t) = knob_run(&[], &knobs);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(!t.contains("CREATE_QUEUE SDMA") && !t.contains("SDMA queue"), "{t}");
+    assert!(!t.contains("SDMA_FLIP_BIT:"), "{t}");
+    // The copies are kernel dispatches: ROCr's blit kernels, besides xad_basic.
+    let dispatches = t.lines().filter(|l| l.contains("KERNEL_DISPATCH")).count();
+    assert!(dispatches > 2, "{t}");
+}
+
 #[test]
 fn skip_lane_through_the_real_stack_is_that_lane_unwritten() {
     if !on_hip5() {
@@ -448,6 +494,7 @@ fn wrong_device_settings_are_one_line_naming_the_variable_and_no_gpu() {
         ("XAD_KFD_SKIP_LANE", "-1", "XAD_KFD_SKIP_LANE=-1: LANE"),
         ("XAD_KFD_WRITE_PAST_END", "0", "XAD_KFD_WRITE_PAST_END=0: N must be 1..65536 words"),
         ("XAD_KFD_HANG", "yes", "XAD_KFD_HANG=yes: expected 1 or 0"),
+        ("XAD_KFD_SDMA_FLIP_BIT", "5:32", "XAD_KFD_SDMA_FLIP_BIT=5:32: BIT must be 0..31"),
     ] {
         let (out, t) = kfd(&["run", "--backend", "hip", "--lanes", "64"], "gfx1030", &[(var, value)]);
         assert_eq!(out.status.code(), Some(77), "{var}={value}: {t}");
