@@ -30,6 +30,8 @@
 
 pub mod generation;
 pub mod packet;
+#[cfg(test)]
+mod tests;
 
 use crate::device::{Kfd, View};
 use crate::queue::{load_u32, load_u64, store_u64, Idle, QueueThread, NO_DOORBELL};
@@ -53,6 +55,50 @@ pub struct SdmaRing {
     pub generation: &'static SdmaGeneration,
 }
 
+/// What an SDMA engine reaches besides its ring: the memory mapped on its
+/// GPU, the events its TRAPs raise, the GPU clock, where it reports a
+/// fault, and the copy knob. The device is one ([`OnGpu`]); the unit tests
+/// give an engine plain buffers.
+pub trait EngineHost: Sync {
+    /// `[addr, addr + len)` in one mapped object: the object and the offset
+    /// of `addr` in it.
+    fn mapped(&self, addr: u64, len: u64) -> Option<(Buffer, u64)>;
+    /// Raise event `id`; false when there is none.
+    fn signal_event(&self, id: u32) -> bool;
+    /// The GPU clock (100 MHz).
+    fn clock(&self) -> u64;
+    /// Report a GPU memory fault at `address` to the runtime.
+    fn memory_fault(&self, address: u64);
+    /// `XAD_KFD_SDMA_FLIP_BIT` for a copy of `bytes` from `src`: its lane,
+    /// bit and the offset in the copy of the word it corrupts.
+    fn sdma_flip(&self, src: u64, bytes: u64) -> Option<(u32, u32, u64)>;
+}
+
+/// GPU `gpu` of the device, as its SDMA engines see it.
+pub struct OnGpu {
+    kfd: &'static Kfd,
+    gpu: usize,
+}
+
+impl EngineHost for OnGpu {
+    fn mapped(&self, addr: u64, len: u64) -> Option<(Buffer, u64)> {
+        self.kfd.mapped(self.gpu, addr, len)
+    }
+    fn signal_event(&self, id: u32) -> bool {
+        self.kfd.signal_event(id)
+    }
+    fn clock(&self) -> u64 {
+        self.kfd.gpu_clock()
+    }
+    fn memory_fault(&self, address: u64) {
+        self.kfd.memory_fault(address, self.kfd.gpus[self.gpu].node.gpu_id);
+    }
+    fn sdma_flip(&self, src: u64, bytes: u64) -> Option<(u32, u32, u64)> {
+        let (lane, bit) = self.kfd.config.sdma_flip_bit?;
+        crate::knobs::take_sdma_flip(self.gpu, src, bytes).map(|word| (lane, bit, word))
+    }
+}
+
 /// The most dwords one packet is decoded from (a NOP's padding is skipped,
 /// not read).
 const MAX_PACKET_DWORDS: u64 = 16;
@@ -62,7 +108,10 @@ const COPY_CHUNK: u64 = 1 << 20;
 /// Start the device thread of SDMA queue `ring`, whose doorbell is slot
 /// `index` of `doorbells` (the device's view of the GPU's doorbell page).
 pub fn start(kfd: &'static Kfd, ring: SdmaRing, doorbells: View, index: u32) -> QueueThread {
-    QueueThread::start(ring.id, doorbells, index, move |doorbell, stop| Engine { kfd, ring, stop }.run(doorbell))
+    QueueThread::start(ring.id, doorbells, index, move |doorbell, stop| {
+        let host = OnGpu { kfd, gpu: ring.gpu };
+        Engine { host: &host, ring, stop }.run(doorbell);
+    })
 }
 
 /// Why the engine stopped executing a queue.
@@ -75,13 +124,13 @@ enum Halt {
     Refused(String),
 }
 
-struct Engine<'a> {
-    kfd: &'static Kfd,
+struct Engine<'a, H: EngineHost> {
+    host: &'a H,
     ring: SdmaRing,
     stop: &'a AtomicBool,
 }
 
-impl Engine<'_> {
+impl<H: EngineHost> Engine<'_, H> {
     fn run(&self, doorbell: u64) {
         let ring = &self.ring;
         let mut read = load_u64(ring.read_ptr);
@@ -165,7 +214,7 @@ impl Engine<'_> {
             }
             Packet::Trap { context } => {
                 // KFD's interrupt handler signals the event the context names.
-                Ok(if self.kfd.signal_event(context) { format!(" -> event {context} raised") } else { format!(" -> no event {context}") })
+                Ok(if self.host.signal_event(context) { format!(" -> event {context} raised") } else { format!(" -> no event {context}") })
             }
             Packet::PollMemory { addr, reference, mask, compare, retries } => {
                 let (buffer, offset) = self.object(addr, 4, "poll read")?;
@@ -196,7 +245,7 @@ impl Engine<'_> {
             }
             Packet::Timestamp { addr } => {
                 let (buffer, offset) = self.object(addr, 8, "time stamp write")?;
-                let now = self.kfd.gpu_clock();
+                let now = self.host.clock();
                 buffer.write(offset, &now.to_le_bytes());
                 Ok(format!(" -> {now}"))
             }
@@ -212,18 +261,16 @@ impl Engine<'_> {
             from.read(from_at + at, &mut chunk[..n]);
             to.write(to_at + at, &chunk[..n]);
         }
-        if let Some((lane, bit)) = self.kfd.config.sdma_flip_bit {
-            if let Some(word) = crate::knobs::take_sdma_flip(self.ring.gpu, src, bytes) {
-                let value = to.load_u32(to_at + word);
-                to.store_u32(to_at + word, value ^ (1 << bit));
-                warn!(
-                    "{}SDMA_FLIP_BIT: SDMA queue {} flipped bit {bit} of lane {lane}'s output word (0x{:x}) as it copied it to 0x{:x}",
-                    crate::knobs::PREFIX,
-                    self.ring.id,
-                    src + word,
-                    dst + word
-                );
-            }
+        if let Some((lane, bit, word)) = self.host.sdma_flip(src, bytes) {
+            let value = to.load_u32(to_at + word);
+            to.store_u32(to_at + word, value ^ (1 << bit));
+            warn!(
+                "{}SDMA_FLIP_BIT: SDMA queue {} flipped bit {bit} of lane {lane}'s output word (0x{:x}) as it copied it to 0x{:x}",
+                crate::knobs::PREFIX,
+                self.ring.id,
+                src + word,
+                dst + word
+            );
         }
         Ok(String::new())
     }
@@ -231,7 +278,7 @@ impl Engine<'_> {
     /// `[addr, addr + len)` in one memory object mapped on this GPU, or the
     /// memory fault `access` is.
     fn object(&self, addr: u64, len: u64, access: &str) -> Result<(Buffer, u64), Halt> {
-        self.kfd.mapped(self.ring.gpu, addr, len).ok_or_else(|| Halt::Memory {
+        self.host.mapped(addr, len).ok_or_else(|| Halt::Memory {
             address: addr,
             what: format!("{access} of {len} bytes at 0x{addr:x} is outside every memory object mapped on the GPU"),
         })
@@ -240,20 +287,19 @@ impl Engine<'_> {
     /// Stop the queue for `halt` at read offset `read`, as a faulted engine stops.
     fn halt(&self, read: u64, halt: Halt) {
         let ring = &self.ring;
-        let gpu_id = self.kfd.gpus[ring.gpu].node.gpu_id;
         let packet_at = ring.base + read % ring.bytes;
         match halt {
             Halt::Destroyed => return,
             Halt::Memory { address, what } => {
                 warn!("SDMA queue {}: packet at ring offset 0x{read:x}: {what}; a GPU memory fault", ring.id);
-                self.kfd.memory_fault(address, gpu_id);
+                self.host.memory_fault(address);
             }
             Halt::Refused(why) => {
                 warn!(
                     "SDMA queue {}: packet at ring offset 0x{read:x} (0x{packet_at:x}): {why}; reported to the runtime as a GPU memory fault at the packet's address",
                     ring.id
                 );
-                self.kfd.memory_fault(packet_at, gpu_id);
+                self.host.memory_fault(packet_at);
             }
         }
         warn!("SDMA queue {}: stopped after the fault above", ring.id);

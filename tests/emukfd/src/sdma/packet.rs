@@ -299,8 +299,58 @@ pub fn decode(words: &[u32], gen: &SdmaGeneration) -> Result<(Packet, usize), De
     Ok((packet, len))
 }
 
+/// Packets built field by field as ROCr's BlitSdma builds them, for the
+/// tests of the decoder and of the engine.
+#[cfg(test)]
+pub mod build {
+    use super::*;
+
+    fn lo(a: u64) -> u32 {
+        a as u32
+    }
+    fn hi(a: u64) -> u32 {
+        (a >> 32) as u32
+    }
+    pub fn copy(src: u64, dst: u64, bytes: u32) -> Vec<u32> {
+        vec![OP_COPY, bytes - 1, 0, lo(src), hi(src), lo(dst), hi(dst)]
+    }
+    /// With mtype 3, as ROCr sends it on gfx10+.
+    pub fn fence(addr: u64, value: u32) -> Vec<u32> {
+        vec![OP_FENCE | 3 << 16, lo(addr), hi(addr), value]
+    }
+    pub fn trap(context: u32) -> Vec<u32> {
+        vec![OP_TRAP, context]
+    }
+    /// ADD64 of -1: a signal decrement.
+    pub fn decrement(addr: u64) -> Vec<u32> {
+        vec![OP_ATOMIC | ATOMIC_ADD64 << 25, lo(addr), hi(addr), u32::MAX, u32::MAX, 0, 0, 0]
+    }
+    /// Wait, forever, until the dword at `addr` is `reference`.
+    pub fn poll_equal(addr: u64, reference: u32) -> Vec<u32> {
+        vec![OP_POLL_REGMEM | 3 << 28 | 1 << 31, lo(addr), hi(addr), reference, u32::MAX, 0xfff << 16 | 4]
+    }
+    /// ROCr writes (dwords - 1) * 4.
+    pub fn fill(dst: u64, value: u32, dwords: u32) -> Vec<u32> {
+        vec![OP_CONST_FILL | FILL_DWORDS << 30, lo(dst), hi(dst), value, (dwords - 1) * 4]
+    }
+    pub fn timestamp(addr: u64) -> Vec<u32> {
+        vec![OP_TIMESTAMP | SUB_TIMESTAMP_GET_GLOBAL << 8, lo(addr), hi(addr)]
+    }
+    /// GL2 and K$ write-back (dword 2 bits 31, 22), ROCr's after a copy.
+    pub fn gcr_write_back() -> Vec<u32> {
+        vec![OP_GCR | SUB_USER_GCR << 8, 0, 1 << 31 | 1 << 22, 0, 0]
+    }
+    /// ROCr's padding: a NOP counting the null dwords after it.
+    pub fn nops(dwords: u32) -> Vec<u32> {
+        let mut v = vec![0; dwords as usize];
+        v[0] = (dwords - 1) << 16;
+        v
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::build::*;
     use super::*;
     use crate::sdma::generation::of_gfx_version;
 
@@ -311,40 +361,23 @@ mod tests {
         of_gfx_version(90008).unwrap()
     }
 
-    fn lo(a: u64) -> u32 {
-        a as u32
-    }
-    fn hi(a: u64) -> u32 {
-        (a >> 32) as u32
-    }
-
-    // Packets built field by field as ROCr's BlitSdma builds them.
-    fn copy(src: u64, dst: u64, bytes: u32) -> Vec<u32> {
-        vec![OP_COPY, bytes - 1, 0, lo(src), hi(src), lo(dst), hi(dst)]
-    }
-
     #[test]
     fn the_packets_rocr_sends_decode_with_their_fields() {
         let g = gfx1030();
         let table: Vec<(Vec<u32>, Packet, usize)> = vec![
             (copy(0x7f00_1000_0000, 0x7f00_2000_0004, 0x40000), Packet::CopyLinear { src: 0x7f00_1000_0000, dst: 0x7f00_2000_0004, bytes: 0x40000 }, 7),
-            // Fence with mtype 3 (gfx10+), to an event mailbox.
-            (vec![OP_FENCE | 3 << 16, 0x1234_5678, 0x7f, 9], Packet::Fence { addr: 0x7f_1234_5678, value: 9 }, 4),
-            (vec![OP_TRAP, 9], Packet::Trap { context: 9 }, 2),
-            // ATOMIC ADD64 of -1: a signal decrement.
-            (vec![OP_ATOMIC | ATOMIC_ADD64 << 25, 0x100, 0x7f, u32::MAX, u32::MAX, 0, 0, 0], Packet::AtomicAdd64 { addr: 0x7f_0000_0100, value: u64::MAX }, 8),
-            // Poll for a dependency signal's half to reach 0, forever.
-            (vec![OP_POLL_REGMEM | 3 << 28 | 1 << 31, 0x200, 0x7f, 0, u32::MAX, 0xfff << 16 | 4],
-             Packet::PollMemory { addr: 0x7f_0000_0200, reference: 0, mask: u32::MAX, compare: Compare::Equal, retries: None }, 6),
+            // To an event mailbox.
+            (fence(0x7f_1234_5678, 9), Packet::Fence { addr: 0x7f_1234_5678, value: 9 }, 4),
+            (trap(9), Packet::Trap { context: 9 }, 2),
+            (decrement(0x7f_0000_0100), Packet::AtomicAdd64 { addr: 0x7f_0000_0100, value: u64::MAX }, 8),
+            // A dependency signal's half reaching 0.
+            (poll_equal(0x7f_0000_0200, 0), Packet::PollMemory { addr: 0x7f_0000_0200, reference: 0, mask: u32::MAX, compare: Compare::Equal, retries: None }, 6),
             // ROCr's HDP flush command, word for word.
             (vec![0x8, 0, 0x8000_0000, 0, 0, 0], Packet::HdpFlush, 6),
-            // Fill of 16 dwords: ROCr writes (16 - 1) * 4.
-            (vec![OP_CONST_FILL | FILL_DWORDS << 30, 0x300, 0x7f, 0xdead_beef, 15 * 4], Packet::ConstantFill { dst: 0x7f_0000_0300, value: 0xdead_beef, bytes: 64 }, 5),
-            (vec![OP_TIMESTAMP | SUB_TIMESTAMP_GET_GLOBAL << 8, 0x400, 0x7f], Packet::Timestamp { addr: 0x7f_0000_0400 }, 3),
-            // GCR: GL2 and K$ write-back (bits 31, 22 of dword 2).
-            (vec![OP_GCR | SUB_USER_GCR << 8, 0, 1 << 31 | 1 << 22, 0, 0], Packet::Gcr { control: 0x8040 }, 5),
-            // ROCr's padding: a NOP counting the null dwords after it.
-            (vec![3 << 16, 0, 0, 0], Packet::Nop { dwords: 4 }, 4),
+            (fill(0x7f_0000_0300, 0xdead_beef, 16), Packet::ConstantFill { dst: 0x7f_0000_0300, value: 0xdead_beef, bytes: 64 }, 5),
+            (timestamp(0x7f_0000_0400), Packet::Timestamp { addr: 0x7f_0000_0400 }, 3),
+            (gcr_write_back(), Packet::Gcr { control: 0x8040 }, 5),
+            (nops(4), Packet::Nop { dwords: 4 }, 4),
             (vec![0], Packet::Nop { dwords: 1 }, 1),
         ];
         for (words, want, len) in table {
