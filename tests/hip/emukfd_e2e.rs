@@ -430,6 +430,32 @@ fn an_sdma_copy_that_flips_a_bit_of_the_output_fails_that_lane_with_that_bit() {
     assert!(t.contains("flipped bit 31 of lane 5's output word"), "{t}");
 }
 
+/// The other SDMA families ROCm 5.2 drives: SDMA v4 (gfx908) and v4.4
+/// (gfx90a) get ROCr's HDP flush (the register form of POLL_REGMEM) and no
+/// GCR, v5.0 (gfx1010) GCR and no HDP flush; each copies the harness's
+/// buffers and the case passes.
+#[test]
+fn each_sdma_family_rocm_5_2_knows_copies_the_harness_buffers() {
+    if !on_hip5() {
+        return;
+    }
+    for (target, case, family, sends, never) in [
+        ("gfx908", "basic_w64", "SDMA v4 packets, 22-bit", "POLL_REGMEM register form", " GCR "),
+        ("gfx90a", "basic_w64", "SDMA v4.4 packets, 30-bit", "POLL_REGMEM register form", " GCR "),
+        ("gfx1010", "basic", "SDMA v5.0 packets, 22-bit", " GCR ", "POLL_REGMEM"),
+    ] {
+        let args = ["run", "--backend", "hip", "--target", target, "--case", case, "--lanes", "4096", "--seed", "2"];
+        let (out, t) = kfd(&args, target, &[("XAD_KFD_TRACE", "1")]);
+        assert_labelled(&t);
+        assert_eq!(out.status.code(), Some(0), "{target}: {t}");
+        assert!(t.contains(family), "{target}: {t}");
+        assert_copies_with_sdma(&t);
+        let sdma_lines = || t.lines().filter(|l| l.contains("xad-emukfd: SDMA queue "));
+        assert!(sdma_lines().any(|l| l.contains(sends)), "{target}: no `{sends}`:\n{t}");
+        assert!(!sdma_lines().any(|l| l.contains(never)), "{target}: `{never}`:\n{t}");
+    }
+}
+
 /// `HSA_ENABLE_SDMA=0`: ROCr creates no SDMA queue and copies with its blit
 /// kernels on the emulator, and the run still passes. The SDMA knob then has
 /// nothing to act on, which shows it acts through the SDMA engine only.
