@@ -134,12 +134,14 @@ impl QueueThread {
     }
 }
 
-// Process memory the runtime hands the queue (ring, amd_queue_t, signals):
-// read and written in place, as the command processor does through its VM.
+// Process memory the runtime hands the queue (ring, amd_queue_t, signals;
+// an SDMA queue's ring and the thunk's read and write pointers): read and
+// written in place, as the command processor does through its VM.
 // SAFETY (all five): the runtime created the queue with these addresses and
 // keeps them mapped until DESTROY_QUEUE, which stops this thread first;
 // signal addresses come from packets the runtime wrote. They are naturally
-// aligned (AQL and amd_signal_t layouts).
+// aligned (AQL and amd_signal_t layouts; an SDMA ring is page-aligned and
+// read at dword offsets, its pointers are 64-bit words).
 pub(crate) fn load_u64(addr: u64) -> u64 {
     unsafe { (*(addr as *const AtomicU64)).load(Ordering::Acquire) }
 }
