@@ -687,24 +687,28 @@ fn the_fetched_runtime_runs_the_gfx1030_catalogue_with_the_emulators_verdicts() 
 /// and pins a large one (1 MiB and more, CLR's `pinnedMinXferSize_`) for
 /// ROCr's asynchronous copy, which goes to the SDMA engine: 4 MiB buffers
 /// cross it as COPY_LINEAR packets (after POLL_REGMEM waits on the copies'
-/// dependency signals) and the run has the emulator's verdict.
+/// dependency signals) on gfx1030 (SDMA v5.2) and gfx1100 (v6), and each
+/// run has the emulator's verdict.
 #[test]
 fn the_fetched_runtime_copies_large_buffers_with_sdma_and_keeps_the_emulators_verdict() {
     let Some(version) = fetched_runtime() else {
         return;
     };
-    let args = ["run", "--target", "gfx1030", "--case", "basic", "--lanes", "1048576", "--seed", "3"];
-    let mut hip_args = args.to_vec();
-    hip_args.extend(["--backend", "hip"]);
-    let (out, t) = kfd(&hip_args, "gfx1030", &[("XAD_KFD_TRACE", "1")]);
-    assert_labelled(&t);
-    assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
-    assert_copies_with_sdma(&t);
-    let mut emu_args = args.to_vec();
-    emu_args.extend(["--backend", "emu"]);
-    let (eout, et) = emu(&emu_args);
-    assert_eq!(out.status.code(), Some(0), "{t}");
-    assert_eq!(eout.status.code(), Some(0), "{et}");
+    for (target, family) in [("gfx1030", "SDMA v5.2 packets"), ("gfx1100", "SDMA v6 packets")] {
+        let args = ["run", "--target", target, "--case", "basic", "--lanes", "1048576", "--seed", "3"];
+        let mut hip_args = args.to_vec();
+        hip_args.extend(["--backend", "hip"]);
+        let (out, t) = kfd(&hip_args, target, &[("XAD_KFD_TRACE", "1")]);
+        assert_labelled(&t);
+        assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
+        assert!(t.contains(family), "{target}: {t}");
+        assert_copies_with_sdma(&t);
+        let mut emu_args = args.to_vec();
+        emu_args.extend(["--backend", "emu"]);
+        let (eout, et) = emu(&emu_args);
+        assert_eq!(out.status.code(), Some(0), "{t}");
+        assert_eq!(eout.status.code(), Some(0), "{et}");
+    }
 }
 
 /// RDNA3, which ROCm 5.2 does not know: the gfx1100 catalogue through 6.4
