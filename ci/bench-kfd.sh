@@ -7,6 +7,8 @@
 # the median wall times and their ratio (issue 39's target: within 3x), and
 # one dispatch's fixed cost through the stack (the median per-dispatch time
 # of a 64-lane case the trace reports, which is almost all overhead).
+# HSA_ENABLE_SDMA=0 passes through: the runtime then copies with blit
+# kernels instead of the device's SDMA engine.
 #
 #   ci/bench-kfd.sh                 # gfx1030, 65536 lanes, 3 pairs
 #   ci/bench-kfd.sh gfx90a 16384 5
@@ -82,5 +84,5 @@ per_dispatch=$(echo "$trace" | sed -n 's/.*KERNEL_DISPATCH.* in \([0-9.]*\) ms.*
 start=$(now)
 CARGO_PROFILE=release XAD_KFD_DEVICES="$target" ci/with-emulated-kfd.sh "$bin" run --backend hip --target "$target" --case "$basic" --lanes 64 --seed 11 >/dev/null 2>&1 || true
 end=$(now)
-printf 'fixed cost: a dispatch on the device %.3f ms (median over the run'"'"'s %d dispatches, blit copies included); a whole 64-lane run through the stack %.2f s (process start, runtime init, code object load)\n' \
-    "${per_dispatch:-0}" "$(echo "$trace" | grep -c KERNEL_DISPATCH || true)" "$(echo "$end - $start" | bc -l)"
+printf 'fixed cost: a dispatch on the device %.3f ms (median over the run'"'"'s %d dispatches, blit copies included; %d SDMA copies besides); a whole 64-lane run through the stack %.2f s (process start, runtime init, code object load)\n' \
+    "${per_dispatch:-0}" "$(echo "$trace" | grep -c KERNEL_DISPATCH || true)" "$(echo "$trace" | grep -c 'SDMA queue .* COPY_LINEAR' || true)" "$(echo "$end - $start" | bc -l)"

@@ -25,7 +25,9 @@
 # Environment: CARGO_PROFILE=release builds/uses the release library (default
 # dev); CARGO_TARGET_DIR as for cargo; XAD_KFD_DEVICES, XAD_KFD_TRACE,
 # XAD_KFD_WATCHDOG and the fault knobs (XAD_KFD_FLIP_BIT, _SKIP_LANE,
-# _WRITE_PAST_END, _HANG) pass through (tests/emukfd/src/config.rs). Exit codes:
+# _WRITE_PAST_END, _HANG, _SDMA_FLIP_BIT) pass through
+# (tests/emukfd/src/config.rs), as does the runtime's own HSA_ENABLE_SDMA=0
+# (copies on blit kernels instead of the device's SDMA engine). Exit codes:
 # CMD's own, or 2 (usage), 3 (the device library could not be built), 77
 # (a 6.4/7.2 runtime that cannot be fetched).
 set -euo pipefail

@@ -188,8 +188,12 @@ fn the_gfx1030_catalogue_through_the_real_stack_has_the_emulators_verdicts() {
     let mut args: Vec<&str> = common.to_vec();
     let hip_path = hip_json.display().to_string();
     args.extend(["--backend", "hip", "--json", &hip_path]);
-    let (out, t) = kfd(&args, "gfx1030", &[]);
+    let (out, t) = kfd(&args, "gfx1030", &[("XAD_KFD_TRACE", "1")]);
     assert_labelled(&t);
+    // With the runtime's default, ROCr copies through the SDMA engine; ROCm
+    // 5.2's copy signals have event mailboxes: a FENCE and a TRAP each.
+    assert_copies_with_sdma(&t);
+    assert!(sdma_packets(&t, "TRAP") > 0, "{t}");
     let hip = verdicts(&hip_json);
     let mut args: Vec<&str> = common.to_vec();
     let emu_path = emu_json.display().to_string();
@@ -199,6 +203,24 @@ fn the_gfx1030_catalogue_through_the_real_stack_has_the_emulators_verdicts() {
     assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
     assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
     assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= 30, "{t}");
+}
+
+/// The runtime created SDMA queues and its copies ran on them as
+/// COPY_LINEAR packets, each completed with the packets ROCr sends after a
+/// copy; no SDMA queue stopped.
+fn assert_copies_with_sdma(t: &str) {
+    assert!(t.lines().any(|l| l.contains("ioctl CREATE_QUEUE SDMA ") && l.contains("packets")), "no SDMA queue:\n{t}");
+    let sdma = |packet: &str| sdma_packets(t, packet);
+    assert!(sdma("COPY_LINEAR") > 0, "no SDMA COPY_LINEAR packet:\n{t}");
+    // Each copy's completion: the signal's decrement (ATOMIC, or FENCE where
+    // the link has no 64-bit atomics).
+    assert!(sdma("ATOMIC") + sdma("FENCE") >= sdma("COPY_LINEAR"), "{t}");
+    assert!(!t.contains("stopped after the fault above"), "{t}");
+}
+
+/// SDMA packets of `packet`'s name in a trace.
+fn sdma_packets(t: &str, packet: &str) -> usize {
+    t.lines().filter(|l| l.contains("xad-emukfd: SDMA queue ") && l.contains(&format!(" {packet} "))).count()
 }
 
 fn support_dir(name: &str) -> PathBuf {
@@ -396,6 +418,62 @@ fn flip_bit_through_the_real_stack_fails_that_lane_with_that_bit() {
     assert!(t.contains("XAD_KFD_FLIP_BIT: bit 31 of lane 5 of kernel xad_basic flipped"), "{t}");
 }
 
+/// The negative control of the SDMA engine: when it copies a wrong bit of
+/// the output back to the host, that lane fails, alone, with that bit.
+#[test]
+fn an_sdma_copy_that_flips_a_bit_of_the_output_fails_that_lane_with_that_bit() {
+    if !on_hip5() {
+        return;
+    }
+    let t = only_lane_fails("XAD_KFD_SDMA_FLIP_BIT", "5:31", "5", "differing bits 0x80000000 (bit 31)");
+    assert!(t.contains("XAD_KFD_SDMA_FLIP_BIT: SDMA queue"), "{t}");
+    assert!(t.contains("flipped bit 31 of lane 5's output word"), "{t}");
+}
+
+/// The other SDMA families ROCm 5.2 drives: SDMA v4 (gfx908) and v4.4
+/// (gfx90a) get ROCr's HDP flush (the register form of POLL_REGMEM) and no
+/// GCR, v5.0 (gfx1010) GCR and no HDP flush; each copies the harness's
+/// buffers and the case passes.
+#[test]
+fn each_sdma_family_rocm_5_2_knows_copies_the_harness_buffers() {
+    if !on_hip5() {
+        return;
+    }
+    for (target, case, family, sends, never) in [
+        ("gfx908", "basic_w64", "SDMA v4 packets, 22-bit", "POLL_REGMEM register form", " GCR "),
+        ("gfx90a", "basic_w64", "SDMA v4.4 packets, 30-bit", "POLL_REGMEM register form", " GCR "),
+        ("gfx1010", "basic", "SDMA v5.0 packets, 22-bit", " GCR ", "POLL_REGMEM"),
+    ] {
+        let args = ["run", "--backend", "hip", "--target", target, "--case", case, "--lanes", "4096", "--seed", "2"];
+        let (out, t) = kfd(&args, target, &[("XAD_KFD_TRACE", "1")]);
+        assert_labelled(&t);
+        assert_eq!(out.status.code(), Some(0), "{target}: {t}");
+        assert!(t.contains(family), "{target}: {t}");
+        assert_copies_with_sdma(&t);
+        let sdma_lines = || t.lines().filter(|l| l.contains("xad-emukfd: SDMA queue "));
+        assert!(sdma_lines().any(|l| l.contains(sends)), "{target}: no `{sends}`:\n{t}");
+        assert!(!sdma_lines().any(|l| l.contains(never)), "{target}: `{never}`:\n{t}");
+    }
+}
+
+/// `HSA_ENABLE_SDMA=0`: ROCr creates no SDMA queue and copies with its blit
+/// kernels on the emulator, and the run still passes. The SDMA knob then has
+/// nothing to act on, which shows it acts through the SDMA engine only.
+#[test]
+fn without_sdma_the_runtime_copies_with_blit_kernels_and_the_sdma_knob_has_nothing_to_corrupt() {
+    if !on_hip5() {
+        return;
+    }
+    let knobs = [("HSA_ENABLE_SDMA", "0"), ("XAD_KFD_TRACE", "1"), ("XAD_KFD_SDMA_FLIP_BIT", "5:31")];
+    let (out, t) = knob_run(&[], &knobs);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(!t.contains("CREATE_QUEUE SDMA") && !t.contains("SDMA queue"), "{t}");
+    assert!(!t.contains("SDMA_FLIP_BIT:"), "{t}");
+    // The copies are kernel dispatches: ROCr's blit kernels, besides xad_basic.
+    let dispatches = t.lines().filter(|l| l.contains("KERNEL_DISPATCH")).count();
+    assert!(dispatches > 2, "{t}");
+}
+
 #[test]
 fn skip_lane_through_the_real_stack_is_that_lane_unwritten() {
     if !on_hip5() {
@@ -448,6 +526,7 @@ fn wrong_device_settings_are_one_line_naming_the_variable_and_no_gpu() {
         ("XAD_KFD_SKIP_LANE", "-1", "XAD_KFD_SKIP_LANE=-1: LANE"),
         ("XAD_KFD_WRITE_PAST_END", "0", "XAD_KFD_WRITE_PAST_END=0: N must be 1..65536 words"),
         ("XAD_KFD_HANG", "yes", "XAD_KFD_HANG=yes: expected 1 or 0"),
+        ("XAD_KFD_SDMA_FLIP_BIT", "5:32", "XAD_KFD_SDMA_FLIP_BIT=5:32: BIT must be 0..31"),
     ] {
         let (out, t) = kfd(&["run", "--backend", "hip", "--lanes", "64"], "gfx1030", &[(var, value)]);
         assert_eq!(out.status.code(), Some(77), "{var}={value}: {t}");
@@ -602,6 +681,34 @@ fn the_fetched_runtime_runs_the_gfx1030_catalogue_with_the_emulators_verdicts() 
     };
     let t = fetched_catalogue_agrees(&version, "gfx1030", 30);
     assert!(t.contains("amdgpu_query_gpu_info -> family 143"), "{t}");
+}
+
+/// The fetched runtimes' HIP copies a small buffer with its own copy kernel
+/// and pins a large one (1 MiB and more, CLR's `pinnedMinXferSize_`) for
+/// ROCr's asynchronous copy, which goes to the SDMA engine: 4 MiB buffers
+/// cross it as COPY_LINEAR packets (after POLL_REGMEM waits on the copies'
+/// dependency signals) on gfx1030 (SDMA v5.2) and gfx1100 (v6), and each
+/// run has the emulator's verdict.
+#[test]
+fn the_fetched_runtime_copies_large_buffers_with_sdma_and_keeps_the_emulators_verdict() {
+    let Some(version) = fetched_runtime() else {
+        return;
+    };
+    for (target, family) in [("gfx1030", "SDMA v5.2 packets"), ("gfx1100", "SDMA v6 packets")] {
+        let args = ["run", "--target", target, "--case", "basic", "--lanes", "1048576", "--seed", "3"];
+        let mut hip_args = args.to_vec();
+        hip_args.extend(["--backend", "hip"]);
+        let (out, t) = kfd(&hip_args, target, &[("XAD_KFD_TRACE", "1")]);
+        assert_labelled(&t);
+        assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
+        assert!(t.contains(family), "{target}: {t}");
+        assert_copies_with_sdma(&t);
+        let mut emu_args = args.to_vec();
+        emu_args.extend(["--backend", "emu"]);
+        let (eout, et) = emu(&emu_args);
+        assert_eq!(out.status.code(), Some(0), "{t}");
+        assert_eq!(eout.status.code(), Some(0), "{et}");
+    }
 }
 
 /// RDNA3, which ROCm 5.2 does not know: the gfx1100 catalogue through 6.4

@@ -6,6 +6,7 @@
 //! | `XAD_KFD_TRACE=1` | one line on stderr per file, ioctl and DRM query the stack made, with the answer |
 //! | `XAD_KFD_WATCHDOG=SECONDS` | how long one dispatch may run on the emulator before it is a hung queue (default 60) |
 //! | `XAD_KFD_FLIP_BIT=LANE:BIT`, `XAD_KFD_SKIP_LANE=LANE`, `XAD_KFD_WRITE_PAST_END=N`, `XAD_KFD_HANG=1` | faults injected into the harness's dispatches ([`crate::knobs`]) |
+//! | `XAD_KFD_SDMA_FLIP_BIT=LANE:BIT` | a fault injected into the SDMA copy of the first harness output ([`crate::knobs::parse_sdma_flip_bit`]) |
 
 use std::time::Duration;
 use xad_harness::device::inject;
@@ -21,6 +22,9 @@ pub struct Config {
     pub watchdog: Duration,
     /// The fault knobs, for the harness's dispatches ([`crate::knobs`]).
     pub launch: inject::Knobs,
+    /// `XAD_KFD_SDMA_FLIP_BIT=LANE:BIT`: the SDMA engine corrupts that word
+    /// of the first harness output it copies ([`crate::knobs::parse_sdma_flip_bit`]).
+    pub sdma_flip_bit: Option<(u32, u32)>,
 }
 
 impl Config {
@@ -54,11 +58,13 @@ impl Config {
                 .ok_or_else(|| format!("XAD_KFD_WATCHDOG: {v:?} is not a positive number of seconds"))?,
         };
         let launch = inject::Knobs::parse(crate::knobs::PREFIX, var)?;
+        let sdma_flip_bit = crate::knobs::parse_sdma_flip_bit(var)?;
         Ok(Config {
             gpus,
             trace,
             watchdog,
             launch,
+            sdma_flip_bit,
         })
     }
 }

@@ -3,7 +3,7 @@
 //! views of them, events, and which file descriptors are the device's.
 
 use crate::config::Config;
-use crate::queue::AqlQueue;
+use crate::queue::QueueThread;
 use crate::topology::{self, GpuNode};
 use crate::{trace, warn};
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
-use xad_harness::emu::memory::Backing;
+use xad_harness::emu::memory::{Backing, Buffer, Words};
 use xad_harness::emu::EmuDevice;
 
 /// Which fds are the device's: 0 none, 1 `/dev/kfd`, 2 + i the render node of
@@ -160,7 +160,7 @@ pub struct Kfd {
     pub memory: Mutex<Memory>,
     pub events: Mutex<EventTable>,
     pub event_cv: Condvar,
-    pub queues: Mutex<HashMap<u32, AqlQueue>>,
+    pub queues: Mutex<HashMap<u32, QueueThread>>,
     next_queue: AtomicU32,
     /// The events page's handle (the thunk's first CREATE_EVENT gives it).
     pub events_page: std::sync::atomic::AtomicU64,
@@ -451,6 +451,24 @@ impl Kfd {
             mem.vram_used[bo.gpu] -= bo.size;
         }
         Ok(())
+    }
+
+    /// `[addr, addr + len)` inside one memory object mapped on GPU `gpu`:
+    /// that object, through the device's own view of it, and the offset of
+    /// `addr` in it. What the emulator places at MAP_MEMORY_TO_GPU is the same
+    /// set, so an engine that asks here sees the memory a kernel sees.
+    pub fn mapped(&self, gpu: usize, addr: u64, len: u64) -> Option<(Buffer, u64)> {
+        let end = addr.checked_add(len)?;
+        let mem = self.lock_memory();
+        let bo = mem
+            .bos
+            .values()
+            .find(|bo| bo.mapped_on.contains(&gpu) && bo.va <= addr && end <= bo.va + bo.size)?;
+        let buffer = Buffer {
+            words: Words::Borrowed(bo.view.clone()),
+            bytes: bo.size,
+        };
+        Some((buffer, addr - bo.va))
     }
 
     pub fn vram_free(&self, gpu: usize) -> u64 {

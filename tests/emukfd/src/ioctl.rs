@@ -6,7 +6,7 @@
 
 use crate::device::{Kfd, FD_KFD};
 use crate::kfd::*;
-use crate::queue::AqlQueue;
+use crate::{queue, sdma};
 use crate::{trace, warn};
 use std::ffi::{c_char, c_ulong, c_void, CStr};
 use std::time::Duration;
@@ -240,16 +240,29 @@ unsafe fn serve(kfd: &'static Kfd, name: &str, arg: *mut c_void) -> Result {
         }
         "CREATE_QUEUE" => {
             let a = args!(kfd_ioctl_create_queue_args);
-            let (g, _) = gpu(kfd, a.gpu_id)?;
-            if a.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL {
-                // No SDMA engine is emulated (num_sdma_engines 0 in the
-                // topology); ROCr then copies with its blit kernels, which
-                // run on the emulator like any kernel.
-                trace!("ioctl CREATE_QUEUE type {} -> ENOMEM (only AQL compute queues are emulated; the runtime falls back to blit kernels)", a.queue_type);
-                return Err(libc::ENOMEM);
+            let (g, gpu) = gpu(kfd, a.gpu_id)?;
+            let sdma = match a.queue_type {
+                KFD_IOC_QUEUE_TYPE_COMPUTE_AQL => None,
+                KFD_IOC_QUEUE_TYPE_SDMA | KFD_IOC_QUEUE_TYPE_SDMA_XGMI => match gpu.node.sdma {
+                    Some(generation) => Some(generation),
+                    None => {
+                        // num_sdma_engines 0 in this GPU's topology: ROCr
+                        // then copies with its blit kernels.
+                        trace!("ioctl CREATE_QUEUE SDMA gpu 0x{:x} -> ENOMEM (no SDMA family of this GPU is emulated)", a.gpu_id);
+                        return Err(libc::ENOMEM);
+                    }
+                },
+                other => {
+                    trace!("ioctl CREATE_QUEUE type {other} -> ENOMEM (only AQL compute and SDMA queues are emulated)");
+                    return Err(libc::ENOMEM);
+                }
+            };
+            if sdma.is_some() && !a.ring_size.is_power_of_two() {
+                trace!("ioctl CREATE_QUEUE SDMA ring of {} bytes -> EINVAL (not a power of two)", a.ring_size);
+                return Err(libc::EINVAL);
             }
             let base = kfd.doorbell_offset(g)?;
-            let index = kfd.gpus[g].next_doorbell.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let index = gpu.next_doorbell.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if u64::from(index) * 8 >= crate::device::DOORBELL_PAGE {
                 return Err(libc::ENOSPC);
             }
@@ -257,22 +270,44 @@ unsafe fn serve(kfd: &'static Kfd, name: &str, arg: *mut c_void) -> Result {
             a.queue_id = id;
             a.doorbell_offset = base + u64::from(index) * 8;
             let doorbells = kfd.doorbell_view(g)?;
-            let q = AqlQueue::start(
-                kfd,
-                crate::queue::Ring {
-                    id,
-                    gpu: g,
-                    base: a.ring_base_address,
-                    packets: u64::from(a.ring_size) / 64,
-                    write_ptr: a.write_pointer_address,
-                    read_ptr: a.read_pointer_address,
-                },
-                doorbells,
-                index,
-            );
+            let q = match sdma {
+                None => queue::start(
+                    kfd,
+                    queue::Ring {
+                        id,
+                        gpu: g,
+                        base: a.ring_base_address,
+                        packets: u64::from(a.ring_size) / 64,
+                        write_ptr: a.write_pointer_address,
+                        read_ptr: a.read_pointer_address,
+                    },
+                    doorbells,
+                    index,
+                ),
+                Some(generation) => sdma::start(
+                    kfd,
+                    sdma::SdmaRing {
+                        id,
+                        gpu: g,
+                        base: a.ring_base_address,
+                        bytes: u64::from(a.ring_size),
+                        write_ptr: a.write_pointer_address,
+                        read_ptr: a.read_pointer_address,
+                        generation,
+                    },
+                    doorbells,
+                    index,
+                ),
+            };
             trace!(
-                "ioctl CREATE_QUEUE AQL gpu 0x{:x} ring 0x{:x} ({} bytes) wptr 0x{:x} rptr 0x{:x} -> queue {id} doorbell 0x{:x}",
-                a.gpu_id, a.ring_base_address, a.ring_size, a.write_pointer_address, a.read_pointer_address, a.doorbell_offset
+                "ioctl CREATE_QUEUE {} gpu 0x{:x} ring 0x{:x} ({} bytes) wptr 0x{:x} rptr 0x{:x} -> queue {id} doorbell 0x{:x}{}",
+                match a.queue_type {
+                    KFD_IOC_QUEUE_TYPE_SDMA => "SDMA",
+                    KFD_IOC_QUEUE_TYPE_SDMA_XGMI => "SDMA_XGMI",
+                    _ => "AQL",
+                },
+                a.gpu_id, a.ring_base_address, a.ring_size, a.write_pointer_address, a.read_pointer_address, a.doorbell_offset,
+                sdma.map_or(String::new(), |g| format!(" ({} packets, {}-bit copy counts)", g.name, g.count_bits))
             );
             kfd.queues.lock().unwrap_or_else(|p| p.into_inner()).insert(id, q);
             Ok(())

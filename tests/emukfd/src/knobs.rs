@@ -22,7 +22,7 @@
 //! ([`inject::output_view`]: the `out` argument and `count`, read from the
 //! packet's kernarg segment). The work is done only when a knob is set.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use xad_harness::codeobj::metadata::{self, KernelMeta};
 use xad_harness::device::inject::{self, LaunchMemory, OutputView, Saved, StoreFault};
 use xad_harness::emu::packet::{Issuer, PacketDispatch};
@@ -70,19 +70,9 @@ impl Launch {
         if !knobs.corrupts() && !knobs.hang {
             return None;
         }
-        let meta = loaded_kernel(emu, p.kernel_object)?;
-        if meta.name.starts_with(ROCCLR_PREFIX) {
-            return None;
-        }
-        let mut kernarg = vec![0u8; meta.kernarg_segment_size as usize];
-        emu.read_device(p.kernarg, &mut kernarg).ok()?;
-        let view = inject::output_view(&meta, &kernarg)?;
+        let (kernel, view) = harness_output(emu, p)?;
         let first = !FIRST_DONE.get(gpu)?.swap(true, Ordering::AcqRel);
-        Some(Launch {
-            kernel: meta.name,
-            view,
-            first,
-        })
+        Some(Launch { kernel, view, first })
     }
 
     pub fn before(&self, knobs: &inject::Knobs, emu: &EmuDevice) -> Saved {
@@ -104,6 +94,62 @@ impl Launch {
             &mut Memory(emu),
         )
     }
+}
+
+/// The kernel of dispatch `p` and its output, when it is the harness's.
+fn harness_output(emu: &EmuDevice, p: &PacketDispatch) -> Option<(String, OutputView)> {
+    let meta = loaded_kernel(emu, p.kernel_object)?;
+    if meta.name.starts_with(ROCCLR_PREFIX) {
+        return None;
+    }
+    let mut kernarg = vec![0u8; meta.kernarg_segment_size as usize];
+    emu.read_device(p.kernarg, &mut kernarg).ok()?;
+    let view = inject::output_view(&meta, &kernarg)?;
+    Some((meta.name, view))
+}
+
+/// `XAD_KFD_SDMA_FLIP_BIT=LANE:BIT`, this device's own knob: the SDMA
+/// engine flips BIT of lane LANE's output word as it copies the output of
+/// each GPU's first harness dispatch out of device memory, so the copy
+/// engine, not the kernel, is what went wrong. Parsed as the shared
+/// `FLIP_BIT` is (one line naming the variable for a bad value).
+pub fn parse_sdma_flip_bit(get: impl Fn(&str) -> Option<String>) -> Result<Option<(u32, u32)>, String> {
+    const PREFIX_SDMA: &str = "XAD_KFD_SDMA_";
+    let only_flip_bit = |name: &str| if name == "XAD_KFD_SDMA_FLIP_BIT" { get(name) } else { None };
+    Ok(inject::Knobs::parse(PREFIX_SDMA, only_flip_bit)?.flip_bit)
+}
+
+/// Per GPU, the address of the output word `XAD_KFD_SDMA_FLIP_BIT` flips:
+/// 0 until the GPU's first harness dispatch, [`SDMA_FLIP_DONE`] once flipped.
+static SDMA_FLIP_AT: [AtomicU64; crate::config::MAX_GPUS] =
+    [const { AtomicU64::new(0) }; crate::config::MAX_GPUS];
+const SDMA_FLIP_DONE: u64 = u64::MAX;
+
+/// After dispatch `p` on GPU `gpu`: when it is the GPU's first harness
+/// dispatch and covers `lane`, the SDMA knob waits for that lane's word.
+pub fn arm_sdma_flip(lane: u32, emu: &EmuDevice, p: &PacketDispatch, gpu: usize) {
+    let Some(at) = SDMA_FLIP_AT.get(gpu) else { return };
+    if at.load(Ordering::Acquire) != 0 {
+        return;
+    }
+    let Some((_, view)) = harness_output(emu, p) else { return };
+    if view.count.is_some_and(|count| lane >= count) {
+        return;
+    }
+    let _ = at.compare_exchange(0, view.out + 4 * u64::from(lane), Ordering::AcqRel, Ordering::Acquire);
+}
+
+/// An SDMA copy of `bytes` from `src` on GPU `gpu`: the offset in it of the
+/// word the knob waits for, when the copy reads all of that word (the knob
+/// then acts no more on this GPU).
+pub fn take_sdma_flip(gpu: usize, src: u64, bytes: u64) -> Option<u64> {
+    let at = SDMA_FLIP_AT.get(gpu)?;
+    let word = at.load(Ordering::Acquire);
+    if word == 0 || word == SDMA_FLIP_DONE || word < src || word + 4 > src + bytes {
+        return None;
+    }
+    at.compare_exchange(word, SDMA_FLIP_DONE, Ordering::AcqRel, Ordering::Acquire).ok()?;
+    Some(word - src)
 }
 
 /// The GPU's memory as the knobs reach it: what the runtime mapped to it.
@@ -234,4 +280,20 @@ fn metadata_of(notes: &[u8]) -> Option<metadata::Metadata> {
         at = desc_at + align(descsz);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sdma_flip_bit_parses_as_lane_and_bit_and_a_bad_value_names_the_variable() {
+        let get = |v: &'static str| move |name: &str| (name == "XAD_KFD_SDMA_FLIP_BIT").then(|| v.to_string());
+        assert_eq!(parse_sdma_flip_bit(get("5:31")), Ok(Some((5, 31))));
+        assert_eq!(parse_sdma_flip_bit(|_: &str| None), Ok(None));
+        let e = parse_sdma_flip_bit(get("5:32")).unwrap_err();
+        assert!(e.starts_with("XAD_KFD_SDMA_FLIP_BIT=5:32"), "{e}");
+        let e = parse_sdma_flip_bit(get("five")).unwrap_err();
+        assert!(e.starts_with("XAD_KFD_SDMA_FLIP_BIT"), "{e}");
+    }
 }

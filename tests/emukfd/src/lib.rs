@@ -13,6 +13,7 @@
 //! | `ioctl` on a device fd | [`ioctl`]: the KFD interface of the system's `<linux/kfd_ioctl.h>` |
 //! | `amdgpu_device_initialize`, `amdgpu_get_marketing_name`, `amdgpu_query_gpu_info` | [`interpose`]: the libdrm queries, answered from the target table |
 //! | writes AQL packets and rings a doorbell | [`queue`]: a device thread per queue, running dispatches on [`xad_harness::emu::EmuDevice`] |
+//! | writes SDMA packets (copies, fences, signal updates) and rings a doorbell | [`sdma`]: a device thread per SDMA queue, on the memory the GPU has mapped |
 //!
 //! | module | what it is |
 //! |---|---|
@@ -23,6 +24,7 @@
 //! | [`device`] | the process-wide state: GPUs, memory objects and their views, events, the fds |
 //! | [`ioctl`] | one handler per request |
 //! | [`queue`] | AQL queues: packets, dispatch, barriers, signals |
+//! | [`sdma`] | SDMA queues: packet decoding per SDMA family, copies, fills, fences, atomics, polls, traps |
 //! | [`definedness`] | the emulator's per-word verdicts, for a harness that asks (`xad_emukfd_definedness`) |
 //! | [`trace`] | `XAD_KFD_TRACE=1` lines |
 //!
@@ -45,6 +47,7 @@ pub mod interpose;
 pub mod ioctl;
 pub mod knobs;
 pub mod queue;
+pub mod sdma;
 pub mod topology;
 pub mod trace;
 

@@ -65,8 +65,9 @@ const QUEUE_ERROR_ILLEGAL_INSTRUCTION: i64 = 0x4000_0000;
 /// "Invalid (or NULL) code", HSA_STATUS_ERROR_INVALID_CODE_OBJECT).
 const QUEUE_ERROR_INVALID_CODE: i64 = 8;
 
-/// A running queue; [`AqlQueue::stop`] ends its thread.
-pub struct AqlQueue {
+/// A queue's device thread (AQL here, SDMA in [`crate::sdma`]);
+/// [`QueueThread::stop`] ends it.
+pub struct QueueThread {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -93,28 +94,36 @@ impl Ring {
 }
 
 /// No doorbell write yet (the device writes it when the queue is created;
-/// the runtime's first write is packet index 0).
-const NO_DOORBELL: u64 = u64::MAX;
+/// the runtime's first write is packet index 0, or an SDMA ring's byte
+/// index).
+pub const NO_DOORBELL: u64 = u64::MAX;
 
-impl AqlQueue {
-    /// Start the device thread of `ring`, whose doorbell is slot `index` of
-    /// `doorbells` (the device's view of the GPU's doorbell page).
-    pub fn start(kfd: &'static Kfd, ring: Ring, doorbells: View, index: u32) -> AqlQueue {
+/// Start the device thread of AQL queue `ring`, whose doorbell is slot
+/// `index` of `doorbells` (the device's view of the GPU's doorbell page).
+pub fn start(kfd: &'static Kfd, ring: Ring, doorbells: View, index: u32) -> QueueThread {
+    QueueThread::start(ring.id, doorbells, index, move |slot, stop| run(kfd, ring, slot, stop))
+}
+
+impl QueueThread {
+    /// Mark doorbell `index` of `doorbells` as never rung and run
+    /// `serve(doorbell address, stop flag)` on a device thread for queue
+    /// `id`; the doorbell page stays mapped while it runs.
+    pub fn start(id: u32, doorbells: View, index: u32, serve: impl FnOnce(u64, &AtomicBool) + Send + 'static) -> QueueThread {
         let slot = doorbells.addr() + u64::from(index) * 8;
         store_u64(slot, NO_DOORBELL);
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::Builder::new()
-            .name(format!("xad-emukfd-q{}", ring.id))
+            .name(format!("xad-emukfd-q{id}"))
             .spawn(move || {
-                run(kfd, ring, slot, &flag);
+                serve(slot, &flag);
                 drop(doorbells);
             })
             .ok();
         if thread.is_none() {
-            warn!("queue {}: cannot start its device thread", ring.id);
+            warn!("queue {id}: cannot start its device thread");
         }
-        AqlQueue { stop, thread }
+        QueueThread { stop, thread }
     }
 
     pub fn stop(mut self) {
@@ -125,17 +134,23 @@ impl AqlQueue {
     }
 }
 
-// Process memory the runtime hands the queue (ring, amd_queue_t, signals):
-// read and written in place, as the command processor does through its VM.
-// SAFETY (all four): the runtime created the queue with these addresses and
+// Process memory the runtime hands the queue (ring, amd_queue_t, signals;
+// an SDMA queue's ring and the thunk's read and write pointers): read and
+// written in place, as the command processor does through its VM.
+// SAFETY (all five): the runtime created the queue with these addresses and
 // keeps them mapped until DESTROY_QUEUE, which stops this thread first;
 // signal addresses come from packets the runtime wrote. They are naturally
-// aligned (AQL and amd_signal_t layouts).
-fn load_u64(addr: u64) -> u64 {
+// aligned (AQL and amd_signal_t layouts; an SDMA ring is page-aligned and
+// read at dword offsets, its pointers are 64-bit words).
+pub(crate) fn load_u64(addr: u64) -> u64 {
     unsafe { (*(addr as *const AtomicU64)).load(Ordering::Acquire) }
 }
-fn store_u64(addr: u64, v: u64) {
+pub(crate) fn store_u64(addr: u64, v: u64) {
     unsafe { (*(addr as *const AtomicU64)).store(v, Ordering::Release) }
+}
+/// A dword of a ring (an SDMA ring is read by dwords, 4-aligned).
+pub(crate) fn load_u32(addr: u64) -> u32 {
+    unsafe { (*(addr as *const AtomicU32)).load(Ordering::Acquire) }
 }
 fn header(addr: u64) -> &'static AtomicU16 {
     unsafe { &*(addr as *const AtomicU16) }
@@ -144,14 +159,32 @@ fn signal_value(signal: u64) -> &'static AtomicI64 {
     unsafe { &*((signal + SIGNAL_VALUE_AT) as *const AtomicI64) }
 }
 
+/// A device thread's wait for its doorbell: it polls fast right after work,
+/// then backs off to 1 ms.
+#[derive(Default)]
+pub(crate) struct Idle(u32);
+
+impl Idle {
+    /// Wait once; true the one time the queue has been idle long enough for
+    /// a trace to say what it waits for.
+    pub(crate) fn wait(&mut self) -> bool {
+        self.0 = self.0.saturating_add(1);
+        if self.0 < 2000 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.0 == 5000
+    }
+}
+
 fn run(kfd: &'static Kfd, ring: Ring, doorbell: u64, stop: &AtomicBool) {
     let mut read = load_u64(ring.read_ptr);
-    let mut idle = 0u32;
+    let mut idle = Idle::default();
     while !stop.load(Ordering::Acquire) {
         let rung = load_u64(doorbell);
         if rung == NO_DOORBELL || read > rung {
-            idle = idle.saturating_add(1);
-            if idle == 5000 {
+            if idle.wait() {
                 let write = load_u64(ring.write_ptr);
                 if write > read {
                     trace!(
@@ -161,15 +194,9 @@ fn run(kfd: &'static Kfd, ring: Ring, doorbell: u64, stop: &AtomicBool) {
                     );
                 }
             }
-            // Poll fast right after work, then back off to 1 ms.
-            if idle < 2000 {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(Duration::from_millis(1));
-            }
             continue;
         }
-        idle = 0;
+        idle = Idle::default();
         let at = ring.base + (read % ring.packets) * PACKET_BYTES;
         let h = header(at).load(Ordering::Acquire);
         if !execute(kfd, &ring, at, h, read, stop) {
@@ -288,6 +315,9 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBoo
         let saved = launch.as_ref().map(|l| l.before(knobs, &emu));
         let issuer = crate::knobs::issuer(&emu, p.kernel_object);
         let outcome = emu.run_packet(p, issuer, xnack_off, kfd.config.watchdog);
+        if let (Ok(_), Some((lane, _))) = (&outcome, kfd.config.sdma_flip_bit) {
+            crate::knobs::arm_sdma_flip(lane, &emu, p, ring.gpu);
+        }
         match (outcome, launch, saved) {
             (Ok(o), Some(launch), Some(saved)) => launch
                 .after(knobs, &emu, saved)

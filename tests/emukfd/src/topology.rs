@@ -9,6 +9,7 @@
 //! same for every GPU; they decide nothing the emulator executes.
 
 use crate::config::gfx_version;
+use crate::sdma::generation::SdmaGeneration;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use xad_harness::emu::EMULATED_COMPUTE_UNITS;
@@ -22,6 +23,10 @@ pub const RENDER_PREFIX: &str = "/dev/dri/renderD";
 pub const FIRST_RENDER_MINOR: u32 = 128;
 /// Device memory each emulated GPU reports (its local memory bank).
 pub const LOCAL_MEMORY: u64 = 8 << 30;
+/// SDMA engines a GPU with an emulated SDMA family reports, and queues per
+/// engine (plausible constants, as KFD reports for a discrete gfx10 part).
+const SDMA_ENGINES: u64 = 2;
+const SDMA_QUEUES_PER_ENGINE: u64 = 8;
 /// PCI vendor id of AMD.
 const VENDOR_AMD: u32 = 0x1002;
 
@@ -37,22 +42,26 @@ pub struct GpuNode {
     pub wave_size: u32,
     pub compute_units: u32,
     pub simd_per_cu: u32,
+    /// Its SDMA engines' packet family, when the device emulates one.
+    pub sdma: Option<&'static SdmaGeneration>,
 }
 
 impl GpuNode {
     pub fn of(index: usize, target: &'static Target) -> GpuNode {
         let wave32 = target.has(Feature::Wave32);
+        let gfx_version = gfx_version(target).unwrap_or(0);
         GpuNode {
             target,
             // Any non-zero value unique per GPU works; these read well in a trace.
             gpu_id: 0x1000 + index as u32,
             node: index as u32 + 1,
             render_minor: FIRST_RENDER_MINOR + index as u32,
-            gfx_version: gfx_version(target).unwrap_or(0),
+            gfx_version,
             wave_size: if wave32 { 32 } else { 64 },
             compute_units: EMULATED_COMPUTE_UNITS,
             // RDNA: two SIMD32 per compute unit; GCN/CDNA: four SIMD16.
             simd_per_cu: if wave32 { 2 } else { 4 },
+            sdma: crate::sdma::generation::of_gfx_version(gfx_version),
         }
     }
 
@@ -112,9 +121,13 @@ impl GpuNode {
             ("domain", 0),
             ("drm_render_minor", self.render_minor.into()),
             ("hive_id", 0),
-            ("num_sdma_engines", 0),
+            // SDMA engines facing PCIe, when the GPU's family is emulated
+            // (every engine's queues run on their own device threads). No
+            // XGMI engines: no GPU is in a hive (hive_id 0), where ROCr would
+            // use them.
+            ("num_sdma_engines", if self.sdma.is_some() { SDMA_ENGINES } else { 0 }),
             ("num_sdma_xgmi_engines", 0),
-            ("num_sdma_queues_per_engine", 0),
+            ("num_sdma_queues_per_engine", if self.sdma.is_some() { SDMA_QUEUES_PER_ENGINE } else { 0 }),
             ("num_cp_queues", 24),
             ("max_engine_clk_fcompute", 2000),
             ("local_mem_size", 0),
