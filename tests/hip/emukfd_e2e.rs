@@ -182,27 +182,33 @@ fn the_gfx1030_catalogue_through_the_real_stack_has_the_emulators_verdicts() {
     if !on_hip5() {
         return;
     }
-    let dir = support_dir("kfd-catalogue");
-    let (hip_json, emu_json) = (dir.join("hip.json"), dir.join("emu.json"));
-    let common = ["run", "--target", "gfx1030", "--lanes", "4096", "--seed", "7"];
-    let mut args: Vec<&str> = common.to_vec();
-    let hip_path = hip_json.display().to_string();
-    args.extend(["--backend", "hip", "--json", &hip_path]);
-    let (out, t) = kfd(&args, "gfx1030", &[("XAD_KFD_TRACE", "1")]);
-    assert_labelled(&t);
+    let t = catalogue_agrees("gfx1030", "4096", "7", 30);
     // With the runtime's default, ROCr copies through the SDMA engine; ROCm
     // 5.2's copy signals have event mailboxes: a FENCE and a TRAP each.
     assert_copies_with_sdma(&t);
     assert!(sdma_packets(&t, "TRAP") > 0, "{t}");
-    let hip = verdicts(&hip_json);
+}
+
+/// Run `target`'s catalogue (`lanes` lanes, `seed`) through the real stack
+/// on the device, traced, and on `--backend emu`: both must end alike and
+/// give the same verdicts, `min_pass` passes at least. Returns the device
+/// run's transcript.
+fn catalogue_agrees(target: &str, lanes: &str, seed: &str, min_pass: usize) -> String {
+    let dir = support_dir(&format!("kfd-catalogue-{target}-{seed}"));
+    let (hip_path, emu_path) = (dir.join("hip.json").display().to_string(), dir.join("emu.json").display().to_string());
+    let common = ["run", "--target", target, "--lanes", lanes, "--seed", seed];
     let mut args: Vec<&str> = common.to_vec();
-    let emu_path = emu_json.display().to_string();
+    args.extend(["--backend", "hip", "--json", &hip_path]);
+    let (out, t) = kfd(&args, target, &[("XAD_KFD_TRACE", "1")]);
+    assert_labelled(&t);
+    let mut args: Vec<&str> = common.to_vec();
     args.extend(["--backend", "emu", "--json", &emu_path]);
     let (eout, et) = emu(&args);
-    let emu = verdicts(&emu_json);
     assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
+    let (hip, emu) = (verdicts(Path::new(&hip_path)), verdicts(Path::new(&emu_path)));
     assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
-    assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= 30, "{t}");
+    assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= min_pass, "{t}");
+    t
 }
 
 /// The runtime created SDMA queues and its copies ran on them as
@@ -221,6 +227,43 @@ fn assert_copies_with_sdma(t: &str) {
 /// SDMA packets of `packet`'s name in a trace.
 fn sdma_packets(t: &str, packet: &str) -> usize {
     t.lines().filter(|l| l.contains("xad-emukfd: SDMA queue ") && l.contains(&format!(" {packet} "))).count()
+}
+
+/// Every target ROCm 5.2 knows, each on its own emulated GPU in one run:
+/// every GPU is used, and each target's cases have the emulator's verdicts
+/// (gfx908 and gfx90a through SDMA v4/v4.4, gfx1010 v5.0, gfx1030 v5.2).
+#[test]
+fn rocm_5_2s_targets_run_their_catalogues_on_four_emulated_gpus_in_one_run() {
+    if !on_hip5() {
+        return;
+    }
+    let targets = ["gfx1030", "gfx90a", "gfx908", "gfx1010"];
+    let dir = support_dir("kfd-four");
+    let hip_path = dir.join("hip.json").display().to_string();
+    let common = ["run", "--lanes", "512", "--seed", "5", "--json"];
+    let mut args = common.to_vec();
+    args.extend([hip_path.as_str(), "--backend", "hip"]);
+    let (out, t) = kfd(&args, &targets.join(","), &[]);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert_labelled(&t);
+    let mut emu_verdicts = Vec::new();
+    for target in targets {
+        // The summary row of each target names its own emulated GPU.
+        assert!(
+            t.lines().any(|l| l.trim_start().starts_with(target) && l.contains(&format!("{NAME} {target}"))),
+            "{target} did not run on its own GPU:\n{t}"
+        );
+        let emu_path = dir.join(format!("emu-{target}.json")).display().to_string();
+        let mut args = common.to_vec();
+        args.extend([emu_path.as_str(), "--backend", "emu", "--target", target]);
+        let (eout, et) = emu(&args);
+        assert_eq!(eout.status.code(), Some(0), "{et}");
+        emu_verdicts.extend(verdicts(Path::new(&emu_path)));
+    }
+    emu_verdicts.sort();
+    let hip = verdicts(Path::new(&hip_path));
+    assert_eq!(hip, emu_verdicts, "verdicts differ\nthrough the real stack:\n{t}");
+    assert!(hip.len() >= 90, "{t}");
 }
 
 fn support_dir(name: &str) -> PathBuf {
@@ -536,6 +579,27 @@ fn wrong_device_settings_are_one_line_naming_the_variable_and_no_gpu() {
     }
 }
 
+/// `ci/with-emulated-kfd.sh` with a runtime it does not know, or no command:
+/// one line naming what is wrong, exit 2 (usage), nothing run.
+#[test]
+fn the_wrapper_refuses_an_unknown_runtime_and_no_command_in_one_line() {
+    let script = repo().join("ci/with-emulated-kfd.sh");
+    for (env, args, says) in [
+        (Some("9.9"), &["true"][..], "XAD_KFD_RUNTIME must be 5.2, 6.4 or 7.2, not 9.9"),
+        (None, &[][..], "usage:"),
+    ] {
+        let mut cmd = Command::new("bash");
+        cmd.arg(&script).args(args);
+        if let Some(v) = env {
+            cmd.env("XAD_KFD_RUNTIME", v);
+        }
+        let out = cmd.output().expect("run bash");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.lines().count() == 1 && err.contains(says), "{err}");
+    }
+}
+
 // ---- soak, replay and microbench on the device ---------------------------------
 
 /// What a soak's JSON says, read as types (the rest is ignored).
@@ -641,14 +705,7 @@ fn fetched_runtime() -> Option<String> {
 /// `--backend emu` (same seed and lanes); both must give the same verdicts.
 /// Returns the device run's transcript.
 fn fetched_catalogue_agrees(version: &str, target: &str, min_pass: usize) -> String {
-    let dir = support_dir(&format!("kfd-fetched-{version}-{target}"));
-    let (hip_json, emu_json) = (dir.join("hip.json"), dir.join("emu.json"));
-    let common = ["run", "--target", target, "--lanes", "1024", "--seed", "11"];
-    let (hip_path, emu_path) = (hip_json.display().to_string(), emu_json.display().to_string());
-    let mut args: Vec<&str> = common.to_vec();
-    args.extend(["--backend", "hip", "--json", &hip_path]);
-    let (out, t) = kfd(&args, target, &[("XAD_KFD_TRACE", "1")]);
-    assert_labelled(&t);
+    let t = catalogue_agrees(target, "1024", "11", min_pass);
     assert!(t.contains(&format!("HIP runtime {version}")), "{t}");
     // The fetched runtime's ROCr (thunk inside), not the system's 5.2.
     assert!(
@@ -658,13 +715,6 @@ fn fetched_catalogue_agrees(version: &str, target: &str, min_pass: usize) -> Str
     // Profiling queues get their packets' time stamps, as from a real
     // command processor (ROCr warns of invalid ones otherwise).
     assert!(!t.contains("time stamps may be invalid"), "{t}");
-    let mut args: Vec<&str> = common.to_vec();
-    args.extend(["--backend", "emu", "--json", &emu_path]);
-    let (eout, et) = emu(&args);
-    assert_eq!(out.status.code(), eout.status.code(), "{t}\n{et}");
-    let (hip, emu) = (verdicts(&hip_json), verdicts(&emu_json));
-    assert_eq!(hip, emu, "verdicts differ\nthrough the real stack:\n{t}\non the emulator:\n{et}");
-    assert!(hip.iter().filter(|(_, s)| s == "pass").count() >= min_pass, "{t}");
     t
 }
 
@@ -743,6 +793,7 @@ fn the_fetched_runtime_runs_the_cdna_and_rdna4_catalogues_with_the_emulators_ver
         // HIP 6.4's CLR knows no gfx950 (its ROCr does): no device, exit 77.
         ("gfx950", 12, Some("gfx940+ VALU writes an SGPR, then a VALU reads it"), &["6.4"]),
         ("gfx1201", 40, Some("COMPUTE_PGM_RSRC1 RESERVED1 (gfx12)"), &[]),
+        ("gfx1151", 40, None, &[]),
     ] {
         if refused_by.contains(&version.as_str()) {
             let (out, t) = kfd(&["run", "--target", target, "--lanes", "64", "--backend", "hip"], target, &[]);

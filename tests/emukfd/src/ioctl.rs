@@ -377,6 +377,10 @@ unsafe fn serve(kfd: &'static Kfd, name: &str, arg: *mut c_void) -> Result {
             let ids: Vec<u32> = data.iter().map(|d| d.event_id).collect();
             // KFD_EVENT_TIMEOUT_INFINITE is 0xFFFFFFFF milliseconds.
             let timeout = (a.timeout != u32::MAX).then(|| Duration::from_millis(a.timeout.into()));
+            // The runtime blocks on work it has just published: look now.
+            for q in kfd.queues.lock().unwrap_or_else(|e| e.into_inner()).values() {
+                q.wake();
+            }
             match kfd.wait_events(&ids, a.wait_for_all != 0, timeout)? {
                 None => a.wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT,
                 Some(states) => {

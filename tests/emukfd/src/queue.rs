@@ -126,8 +126,16 @@ impl QueueThread {
         QueueThread { stop, thread }
     }
 
+    /// Unpark the thread if it waits for its doorbell ([`Idle`]).
+    pub fn wake(&self) {
+        if let Some(t) = &self.thread {
+            t.thread().unpark();
+        }
+    }
+
     pub fn stop(mut self) {
         self.stop.store(true, Ordering::Release);
+        self.wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -159,8 +167,13 @@ fn signal_value(signal: u64) -> &'static AtomicI64 {
     unsafe { &*((signal + SIGNAL_VALUE_AT) as *const AtomicI64) }
 }
 
-/// A device thread's wait for its doorbell: it polls fast right after work,
-/// then backs off to 1 ms.
+/// A device thread's wait for its doorbell. A doorbell is a plain store to
+/// a page the runtime mapped, so nothing wakes the thread when it rings: it
+/// yields a few times right after work, then parks for 100 us, and after a
+/// while for 1 ms. A runtime that blocks in WAIT_EVENTS has rung a doorbell
+/// first, so that ioctl unparks every queue thread ([`QueueThread::wake`]):
+/// a blocked runtime never waits out the back-off, and idle queues leave
+/// the two cores to the harness and the running dispatch.
 #[derive(Default)]
 pub(crate) struct Idle(u32);
 
@@ -169,10 +182,10 @@ impl Idle {
     /// a trace to say what it waits for.
     pub(crate) fn wait(&mut self) -> bool {
         self.0 = self.0.saturating_add(1);
-        if self.0 < 2000 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_millis(1));
+        match self.0 {
+            0..64 => std::thread::yield_now(),
+            64..2000 => std::thread::park_timeout(Duration::from_micros(100)),
+            _ => std::thread::park_timeout(Duration::from_millis(1)),
         }
         self.0 == 5000
     }
