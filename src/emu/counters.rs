@@ -11,7 +11,7 @@
 //!
 //! Each wave keeps the loads it issued and not yet waited for ([`InFlight`]).
 //! A load's destination registers are *in flight* from issue until a wait
-//! covers it: their shadow says undefined (origin [`super::taint::IN_FLIGHT`],
+//! covers it: their shadow says undefined (origin [`super::shadow::IN_FLIGHT`],
 //! resolved on read into a text naming the load and the wait it needs), and
 //! the taint the loaded value really has is kept here to land when a wait
 //! covers the load. A write to an in-flight register leaves it undefined
@@ -45,8 +45,8 @@
 //! not assemble) waits for nothing here: the guides do not say how the SGPR
 //! combines with the immediate, and waiting less is the strict reading.
 
-use super::taint::Landing;
-use super::taint::{VMask, VGPR_WORDS};
+use super::deps::{VMask, VGPR_WORDS};
+use super::shadow::Landing;
 use super::wave::{Ctx, Wave};
 use crate::device::Origin;
 use crate::isa::{Generation, Inst, MemoryCounters, Op, Shape, NULL};
@@ -218,7 +218,6 @@ pub(super) fn wait_covers(inst: &Inst, slot: usize, younger: u16) -> bool {
         threshold == 0
     }
 }
-
 
 /// The registers an access will write when it lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -648,7 +647,7 @@ impl<const W: usize> Wave<W> {
 
     /// Whether `d`'s instruction touches a register some access will still write.
     #[inline(always)]
-    pub(super) fn touches_in_flight(&self, d: &super::taint::Deps) -> bool {
+    pub(super) fn touches_in_flight(&self, d: &super::deps::Deps) -> bool {
         let f = &self.inflight;
         (d.s & f.s) != 0 || (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & f.v[k])) != 0
     }
@@ -792,7 +791,7 @@ impl Regs {
 /// register some entry may still write.
 pub fn statically_clean(
     insts: &[Option<&Inst>],
-    deps: &[super::taint::Deps],
+    deps: &[super::deps::Deps],
     successors: impl Fn(usize) -> [Option<usize>; 2],
 ) -> bool {
     let n = insts.len();
@@ -858,7 +857,7 @@ fn dest_masks(inst: &Inst) -> (u128, VMask) {
 
 /// Whether an instruction reading and writing `d` touches a register an
 /// entry of `st` may still write.
-fn touches_in_flight(insts: &[Option<&Inst>], st: &Outstanding, d: &super::taint::Deps) -> bool {
+fn touches_in_flight(insts: &[Option<&Inst>], st: &Outstanding, d: &super::deps::Deps) -> bool {
     let (mut fs, mut fv) = (0u128, [0u64; VGPR_WORDS]);
     for &pc in st.keys() {
         if let Some(p) = insts[pc] {

@@ -133,8 +133,8 @@ mod counters;
 // The fault type lives in the device seam (it is what `DeviceError` carries);
 // `emu::fault` stays its name inside the emulator.
 pub use crate::device::fault;
-mod gfx10;
-mod gfx9;
+mod deps;
+mod dpp;
 mod hazards;
 mod launch;
 pub mod memory;
@@ -142,9 +142,11 @@ pub mod modifiers;
 pub mod packet;
 pub mod program;
 mod salu;
+mod shadow;
 mod shared_sgprs;
 mod smem;
 mod taint;
+mod unwritten;
 mod valu;
 mod vmem;
 mod wave;
@@ -161,9 +163,9 @@ use crate::target::{self, Target};
 use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
 use program::{Allocation, Program};
+use shadow::WaveStop;
 use std::sync::Arc;
 use std::time::Duration;
-use taint::WaveStop;
 use workgroup::{run_launch, Launch};
 
 /// Knobs of an [`EmuDevice`].

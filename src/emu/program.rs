@@ -4,11 +4,12 @@
 //! allocate, [`Allocation`]) raise if, and only if, they are executed.
 
 use super::counters;
+use super::deps::{self, Deps, VMask, VGPR_WORDS};
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
 use super::modifiers::{self, Unsettled};
 use super::shared_sgprs;
-use super::taint::{self, Deps, VMask, VGPR_WORDS};
+use super::unwritten;
 use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::codeobj::KernelDescriptor;
 use crate::isa::{Inst, Isa, Op, Shape};
@@ -118,7 +119,7 @@ impl Allocation {
     }
 
     /// `inst` as decoded, or the fault it raises if executed because it
-    /// names a register past the allocation (found from [`taint::deps`],
+    /// names a register past the allocation (found from [`deps::deps`],
     /// which names every register an instruction reads or writes).
     fn check(&self, inst: Inst) -> Result<Inst, Fault> {
         let deps = deps_of(&inst, self.wave64);
@@ -177,7 +178,7 @@ pub struct Program {
     /// Per wave size, the registers a path may read before writing them.
     pub(crate) may: [(u128, VMask); 2],
     /// Per wave size, the hazards each instruction consumes ([`hazards`]):
-    /// only instructions listed here carry [`taint::F_HAZ`].
+    /// only instructions listed here carry [`deps::F_HAZ`].
     pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
     /// Per wave size: no path touches a register a memory access may still
     /// write ([`counters::statically_clean`]), so waves skip the in-flight
@@ -185,7 +186,7 @@ pub struct Program {
     pub(crate) counters_clean: [bool; 2],
     /// Per instruction index, what a modified `v_xad_u32` leaves unsettled
     /// on the target ([`modifiers::unsettled`]): only instructions listed
-    /// here carry [`taint::F_MODS`].
+    /// here carry [`deps::F_MODS`].
     pub(crate) unsettled_modifiers: HashMap<usize, Unsettled>,
     /// The hazards [`Program::waive_hazards`] dropped, described (empty for
     /// a kernel under test).
@@ -250,8 +251,8 @@ impl Program {
         let mut deps = [deps_for(false), deps_for(true)];
         let successors = |i: usize| successors(&insts, &targets, i);
         let may = [
-            taint::may_read_unwritten(&deps[0], successors),
-            taint::may_read_unwritten(&deps[1], successors),
+            unwritten::may_read_unwritten(&deps[0], successors),
+            unwritten::may_read_unwritten(&deps[1], successors),
         ];
         let decoded: Vec<Option<&Inst>> = insts.iter().map(|i| i.as_ref().ok()).collect();
         let hazards = [false, true].map(|wave64| {
@@ -269,7 +270,7 @@ impl Program {
         });
         for (w, found) in hazards.iter().enumerate() {
             for &i in found.keys() {
-                deps[w][i].flags |= taint::F_HAZ;
+                deps[w][i].flags |= deps::F_HAZ;
             }
         }
         let unsettled_modifiers: HashMap<usize, Unsettled> = decoded
@@ -278,8 +279,8 @@ impl Program {
             .filter_map(|(i, inst)| Some((i, modifiers::unsettled((*inst)?, target)?)))
             .collect();
         for &i in unsettled_modifiers.keys() {
-            deps[0][i].flags |= taint::F_MODS;
-            deps[1][i].flags |= taint::F_MODS;
+            deps[0][i].flags |= deps::F_MODS;
+            deps[1][i].flags |= deps::F_MODS;
         }
         let flags = [0, 1].map(|w| deps[w].iter().map(|d| d.flags).collect());
         Program {
@@ -297,7 +298,7 @@ impl Program {
     }
 
     /// Run as written: drop the wait-state hazards found (no instruction
-    /// keeps [`taint::F_HAZ`], so no read inside a window is marked) and
+    /// keeps [`deps::F_HAZ`], so no read inside a window is marked) and
     /// return them described, one line each. Only for the runtime's own
     /// kernels ([`super::packet::Issuer::Runtime`]): a kernel under test keeps
     /// every hazard as a verdict.
@@ -337,7 +338,7 @@ impl Program {
         for w in 0..2 {
             self.hazards[w].clear();
             for d in &mut self.deps[w] {
-                d.flags &= !taint::F_HAZ;
+                d.flags &= !deps::F_HAZ;
             }
             self.flags[w] = self.deps[w].iter().map(|d| d.flags).collect();
         }
@@ -349,7 +350,7 @@ impl Program {
         self.unsettled_modifiers.get(&pc)
     }
 
-    /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
+    /// [`unwritten::may_read_unwritten`] for a wave of `W` lanes.
     pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, VMask) {
         &self.may[usize::from(W == 64)]
     }
@@ -652,10 +653,10 @@ fn with_vgpr_msb(mut inst: Inst, bits: u8) -> Inst {
     inst
 }
 
-/// [`taint::deps`], plus the SGPR pair a gfx9 `v_cmpx` writes besides EXEC
+/// [`deps::deps`], plus the SGPR pair a gfx9 `v_cmpx` writes besides EXEC
 /// ([`Inst::cmpx_sgpr_dst`]), written in full.
 fn deps_of(inst: &Inst, wave64: bool) -> Deps {
-    let mut deps = taint::deps(inst, wave64);
+    let mut deps = deps::deps(inst, wave64);
     if let Some(pair) = inst.cmpx_sgpr_dst() {
         let bits = (0..if wave64 { 2 } else { 1 })
             .map(|i| u32::from(pair) + i)

@@ -5,6 +5,7 @@
 // Lane loops index several lane arrays (and EXEC bits) by the same lane number.
 #![allow(clippy::needless_range_loop)]
 
+use super::dpp::{dpp_read, DppRead};
 use super::fault::FaultKind;
 use super::wave::Wave;
 use crate::device::DeviceError;
@@ -495,84 +496,6 @@ impl<const W: usize> Wave<W> {
         }
         let m = m & self.exec();
         self.set_compare_mask(inst, m);
-    }
-}
-
-/// What DPP makes lane `n` of src0 read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum DppRead {
-    /// This source lane's value; the lane is written.
-    Lane(usize),
-    /// 0 (bound_ctrl=1 or DPP8 with an inactive source); the lane is written.
-    Zero,
-    /// Not written (inactive, masked by row/bank mask, or an invalid source with bound_ctrl=0).
-    Keep,
-    /// An inactive in-range source with bound_ctrl=0, fi=0: the ISA guide
-    /// contradicts itself (RDNA3 ISA 7.7.1 vs table 93).
-    Unsettled(usize),
-}
-
-/// DPP's read for lane `n` under `exec` (LLVM AMDGPUModifierSyntax, RDNA3 ISA 7.7).
-#[inline(always)]
-pub(super) fn dpp_read(dpp: &Dpp, exec: u64, n: usize) -> DppRead {
-    if (exec >> n) & 1 == 0 {
-        return DppRead::Keep;
-    }
-    match *dpp {
-        Dpp::Dpp8 { sel, fi } => {
-            let s = (n & !7) | sel[n & 7] as usize;
-            if fi || (exec >> s) & 1 == 1 {
-                DppRead::Lane(s)
-            } else {
-                DppRead::Zero
-            }
-        }
-        Dpp::Dpp16 {
-            ctrl,
-            row_mask,
-            bank_mask,
-            bound_ctrl,
-            ..
-        } if super::gfx9::wave_wide(ctrl) => {
-            super::gfx9::dpp_read(ctrl, row_mask, bank_mask, bound_ctrl, exec, n)
-        }
-        Dpp::Dpp16 {
-            ctrl,
-            row_mask,
-            bank_mask,
-            bound_ctrl,
-            fi,
-        } => {
-            if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
-                return DppRead::Keep;
-            }
-            match dpp16_source(ctrl, n) {
-                Some(s) if (exec >> s) & 1 == 1 || fi => DppRead::Lane(s),
-                Some(s) if !bound_ctrl => DppRead::Unsettled(s),
-                _ if bound_ctrl => DppRead::Zero,
-                _ => DppRead::Keep,
-            }
-        }
-    }
-}
-
-/// The lane DPP16 control `ctrl` makes lane `n` read, or `None` when the
-/// source is out of its row (row_shl/row_shr past the row's edge).
-#[inline(always)]
-fn dpp16_source(ctrl: u16, n: usize) -> Option<usize> {
-    let base = n & !15;
-    let i = n & 15;
-    let k = (ctrl & 15) as usize;
-    match ctrl {
-        0x000..=0x0ff => Some((n & !3) + ((ctrl as usize >> (2 * (n & 3))) & 3)),
-        0x101..=0x10f => (i + k < 16).then_some(n + k),
-        0x111..=0x11f => (i >= k).then(|| n - k),
-        0x121..=0x12f => Some(base + ((i + 16 - k) & 15)),
-        0x140 => Some(base + 15 - i),
-        0x141 => Some((n & !7) + 7 - (n & 7)),
-        0x150..=0x15f => Some(base + k),
-        0x160..=0x16f => Some(base + (i ^ k)),
-        _ => None,
     }
 }
 

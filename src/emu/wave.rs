@@ -20,7 +20,7 @@ use super::counters::InFlight;
 use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
 use super::program::Program;
-use super::taint::{Flow, Shadow, WaveStop};
+use super::shadow::{Flow, Shadow, WaveStop};
 use crate::device::DeviceError;
 use crate::isa::{Inst, Op, Src, EXEC, NULL, VCC};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -7,8 +7,9 @@
 use super::launch::LaunchSetup;
 use super::memory::Memory;
 use super::program::Program;
+use super::shadow::{Flow, WaveStop};
 use super::smem::sload_group;
-use super::taint::{clean_wave_skips, initialised_sgprs, Flow, WaveStop};
+use super::taint::{clean_wave_skips, initialised_sgprs};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
