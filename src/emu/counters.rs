@@ -141,23 +141,10 @@ impl Model {
         let imm = inst.imm as u16;
         let field = |shift: u32, bits: u32| (imm >> shift) & ((1 << bits) - 1);
         match inst.op {
-            Op::SWaitcnt => match generation.memory_counters() {
-                kind @ (MemoryCounters::VmcntLgkm4 | MemoryCounters::Vscnt) => {
-                    t[LOAD] = field(0, 4) | field(14, 2) << 4;
-                    t[EXP] = field(4, 3);
-                    let lgkm_bits = if kind == MemoryCounters::VmcntLgkm4 {
-                        4
-                    } else {
-                        6
-                    };
-                    t[SCALAR] = field(8, lgkm_bits);
-                }
-                _ => {
-                    t[LOAD] = field(10, 6);
-                    t[EXP] = field(0, 3);
-                    t[SCALAR] = field(4, 6);
-                }
-            },
+            Op::SWaitcnt => {
+                let w = generation.memory_counters().waitcnt(imm);
+                (t[LOAD], t[EXP], t[SCALAR]) = (w.vmcnt, w.expcnt, w.lgkmcnt);
+            }
             // SOPK waits (gfx10/11): only the `null` form has a documented count.
             Op::SWaitcntVmcnt | Op::SWaitcntVscnt | Op::SWaitcntLgkmcnt | Op::SWaitcntExpcnt
                 if inst.sgpr_dst() == NULL =>

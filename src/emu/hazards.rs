@@ -1063,7 +1063,13 @@ fn war_writer(
                 (scalar && writes != 0, is_valu(inst) || waits_all || vm_vsrc)
             }
             SMEM_VECTOR_WRITE_10 => {
-                let lgkm0 = (inst.op == Op::SWaitcnt && (inst.imm as u32 >> 8) & 0x3f == 0)
+                let lgkm0 = (inst.op == Op::SWaitcnt
+                    && inst
+                        .generation
+                        .memory_counters()
+                        .waitcnt(inst.imm as u16)
+                        .lgkmcnt
+                        == 0)
                     || (inst.op == Op::SWaitcntLgkmcnt && inst.sgpr_dst() == NULL && inst.imm == 0);
                 (is_valu(inst) && writes != 0, is_salu(inst) || lgkm0)
             }

@@ -129,6 +129,7 @@
 //!   ids in v0, v1, v2 (no packed ids); the SGPR count in rsrc1, which LLVM
 //!   19's code generator writes, is ignored as the hardware ignores it.
 
+mod allocation;
 mod counters;
 // The fault type lives in the device seam (it is what `DeviceError` carries);
 // `emu::fault` stays its name inside the emulator.
