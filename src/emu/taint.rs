@@ -1085,16 +1085,8 @@ impl<const W: usize> Wave<W> {
         if matches!(shape, PkMov | Mov64) {
             // Each destination dword takes only its source dword (v_pk_mov_b32:
             // the half OPSEL picks; v_mov_b64: the same half of S0).
-            let sel = if shape == PkMov {
-                inst.mods.op_sel
-            } else {
-                0b10
-            };
-            let srcs = if shape == PkMov {
-                [inst.src[0], inst.src[1]]
-            } else {
-                [inst.src[0]; 2]
-            };
+            let sel = if shape == PkMov { inst.mods.op_sel } else { 0b10 };
+            let srcs = if shape == PkMov { [inst.src[0], inst.src[1]] } else { [inst.src[0]; 2] };
             for (k, src) in srcs.iter().enumerate() {
                 let half = half_of(*src, sel >> k & 1);
                 let t = self.v_src(half, 1, inst, ctx).masked(exec);
