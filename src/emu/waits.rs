@@ -9,7 +9,7 @@ use super::deps::{Deps, VGPR_WORDS};
 use super::shadow::Landing;
 use super::wave::{Ctx, Wave};
 use crate::device::Origin;
-use crate::isa::{Generation, Inst};
+use crate::isa::Inst;
 
 impl<const W: usize> Wave<W> {
     /// `inst` (at index `pc`) issued: count it, and put the registers it
@@ -146,17 +146,14 @@ impl<const W: usize> Wave<W> {
             return format!("{name} read while a memory access may still write it");
         };
         let a = &self.inflight.accesses[k];
-        let load = match &ctx.prog.insts[a.pc] {
-            Ok(load) => load.to_string(),
-            Err(_) => String::from("?"),
+        // Only an instruction that decoded executes, so only one issues.
+        let Ok(load) = &ctx.prog.insts[a.pc] else {
+            return format!("{name} read while a memory access may still write it");
         };
-        let generation = ctx.prog.insts[a.pc]
-            .as_ref()
-            .map_or(Generation::Gfx11, |i| i.generation);
         format!(
             "{name} read before `{load}` at 0x{:x} was waited for: needs {}",
             a.offset,
-            self.inflight.needed_wait(k, generation)
+            self.inflight.needed_wait(k, load.generation)
         )
     }
 }
