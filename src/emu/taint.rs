@@ -25,10 +25,14 @@
 // Lane loops index several lane masks by the same lane number.
 #![allow(clippy::needless_range_loop)]
 
-use super::deps::*;
+use super::deps::{
+    half_of, is_saveexec, reads_scc, vsrc_count, vsrc_width, writes, writes_scc, Deps, VMask,
+    EXEC_HI, F_DPP, F_HAZ, F_HI, F_MEM, F_MODS, F_RUNTIME, F_SLOW, F_UNDOC, HI, SCC_BIT, VCC_HI,
+    VGPR_WORDS,
+};
 use super::launch::InitialRegisters;
 use super::memory::Mark;
-use super::shadow::*;
+use super::shadow::{Flow, Shadow, WaveStop, DEALLOC, HI_WRITTEN, IN_FLIGHT, L, S, UNINIT};
 use super::wave::{Ctx, Wave};
 use crate::device::{DeviceError, Origin, Taint};
 use crate::isa::{reg_name, Dpp, Inst, Op, Shape, Src, EXEC, NULL, VCC};
