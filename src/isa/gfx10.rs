@@ -12,11 +12,11 @@
 //!   register whatever generation it came from.
 //! - SMEM: as gfx11 but glc at bit 16 and dlc at bit 14; 21-bit signed
 //!   offset (the shared reader, told by [`crate::isa::SmemLayout::Glc16`]).
-//! - FLAT/GLOBAL: offset [11:0] (12-bit signed for global, 11-bit unsigned
-//!   for flat), dlc [12], lds [13], segment [15:14], glc [16], slc [17].
+//! - FLAT/GLOBAL: offset `[11:0]` (12-bit signed for global, 11-bit unsigned
+//!   for flat), dlc `[12]`, lds `[13]`, segment `[15:14]`, glc `[16]`, slc `[17]`.
 //! - VOP3: opcodes 0x140-0x17f are VOP3-only ops (gfx11 moved them to 0x200+),
 //!   VOP2 ops sit at 0x100-0x13f; a literal may follow; no DPP form.
-//! - `s_waitcnt`: vmcnt [3:0] and [15:14], expcnt [6:4], lgkmcnt [13:8]
+//! - `s_waitcnt`: vmcnt `[3:0]` and `[15:14]`, expcnt `[6:4]`, lgkmcnt `[13:8]`
 //!   ([`crate::isa::MemoryCounters::Vscnt`]).
 //! - Spellings: LLVM prints gfx10's names (`s_load_dwordx2`,
 //!   `global_load_dword`, `s_andn2_b32`, `v_ffbh_u32`, ...): the gfx10
@@ -26,8 +26,8 @@ use super::decode::{bits, DecodeError, Decoder, Inst};
 use crate::isa::table::Format;
 
 impl Decoder<'_> {
-    /// gfx10 FLAT/GLOBAL; dword 1 is laid out as on gfx11: vaddr [7:0],
-    /// data [15:8], saddr [22:16], vdst [31:24].
+    /// gfx10 FLAT/GLOBAL; dword 1 is laid out as on gfx11: vaddr `[7:0]`,
+    /// data `[15:8]`, saddr `[22:16]`, vdst `[31:24]`.
     pub(super) fn flat10(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "FLAT";
         let w1 = self.word(1)?;
