@@ -15,7 +15,7 @@
 //! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
-//! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): program, waves, instruction families, workgroups, memory, faults |
+//! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): decode-time facts, the static passes on them (allocation, hazards, counters), then run time (waves, instruction families, shadow, workgroups, memory, faults) |
 //! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
 //! | [`inputs`]  | seeded random and edge-value input generation                      |
 //! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
@@ -23,6 +23,7 @@
 //! | [`handle`]  | one kernel loaded on one device: load, allocate, launch, read back, release (one release rule) |
 //! | [`report`]  | text, JSON, JUnit and HTML reports; the JSON reports' types (`report::document`) |
 //! | [`files`]   | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
+//! | [`findings`] | a probe case on a device: each lane's modifier words classified as the candidate readings they match; per field the reading the device follows |
 //! | [`pattern`] | where a case's verdicts fall: fixed-size counters per lane class, lane range and result bit, for the HTML page |
 //! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
 //! | [`dump`]    | `run --dump`: failing (or all) lanes' blocks as `.npy` files, the code object that ran, a manifest |

@@ -11,7 +11,7 @@
 //!
 //! Each wave keeps the loads it issued and not yet waited for ([`InFlight`]).
 //! A load's destination registers are *in flight* from issue until a wait
-//! covers it: their shadow says undefined (origin [`super::taint::IN_FLIGHT`],
+//! covers it: their shadow says undefined (origin [`super::shadow::IN_FLIGHT`],
 //! resolved on read into a text naming the load and the wait it needs), and
 //! the taint the loaded value really has is kept here to land when a wait
 //! covers the load. A write to an in-flight register leaves it undefined
@@ -45,10 +45,8 @@
 //! not assemble) waits for nothing here: the guides do not say how the SGPR
 //! combines with the immediate, and waiting less is the strict reading.
 
-use super::taint::Landing;
-use super::taint::{VMask, VGPR_WORDS};
-use super::wave::{Ctx, Wave};
-use crate::device::Origin;
+use super::deps::{Deps, VMask, VGPR_WORDS};
+use super::shadow::Landing;
 use crate::isa::{Generation, Inst, MemoryCounters, Op, Shape, NULL};
 
 /// Counter slots. Every generation uses the same slot for the same role;
@@ -141,23 +139,10 @@ impl Model {
         let imm = inst.imm as u16;
         let field = |shift: u32, bits: u32| (imm >> shift) & ((1 << bits) - 1);
         match inst.op {
-            Op::SWaitcnt => match generation.memory_counters() {
-                kind @ (MemoryCounters::VmcntLgkm4 | MemoryCounters::Vscnt) => {
-                    t[LOAD] = field(0, 4) | field(14, 2) << 4;
-                    t[EXP] = field(4, 3);
-                    let lgkm_bits = if kind == MemoryCounters::VmcntLgkm4 {
-                        4
-                    } else {
-                        6
-                    };
-                    t[SCALAR] = field(8, lgkm_bits);
-                }
-                _ => {
-                    t[LOAD] = field(10, 6);
-                    t[EXP] = field(0, 3);
-                    t[SCALAR] = field(4, 6);
-                }
-            },
+            Op::SWaitcnt => {
+                let w = generation.memory_counters().waitcnt(imm);
+                (t[LOAD], t[EXP], t[SCALAR]) = (w.vmcnt, w.expcnt, w.lgkmcnt);
+            }
             // SOPK waits (gfx10/11): only the `null` form has a documented count.
             Op::SWaitcntVmcnt | Op::SWaitcntVscnt | Op::SWaitcntLgkmcnt | Op::SWaitcntExpcnt
                 if inst.sgpr_dst() == NULL =>
@@ -219,7 +204,6 @@ pub(super) fn wait_covers(inst: &Inst, slot: usize, younger: u16) -> bool {
     }
 }
 
-
 /// The registers an access will write when it lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dest {
@@ -239,7 +223,7 @@ pub(super) enum Dest {
 
 impl Dest {
     /// What `inst` loads into, in the lanes of `exec` for a vector load.
-    fn of(inst: &Inst, exec: u64) -> Dest {
+    pub(super) fn of(inst: &Inst, exec: u64) -> Dest {
         match inst.shape() {
             Shape::MemLoad(bytes) => Dest::Vgprs {
                 first: inst.dst,
@@ -574,166 +558,8 @@ mod tests {
     }
 }
 
-impl<const W: usize> Wave<W> {
-    /// `inst` (at index `pc`) issued: count it, and put the registers it
-    /// loads in flight until a wait covers it. Called after it executed (its
-    /// destination's shadow then holds the loaded value's taint).
-    #[inline]
-    pub(super) fn issued(&mut self, inst: &Inst, pc: usize, ctx: &Ctx<'_>) {
-        if ctx.prog.counters_clean::<W>() {
-            return;
-        }
-        let dest = Dest::of(inst, self.exec());
-        self.issue_slow(inst, pc, dest, ctx);
-    }
-
-    #[inline(never)]
-    fn issue_slow(&mut self, inst: &Inst, pc: usize, dest: Dest, ctx: &Ctx<'_>) {
-        let completed = self.inflight.make_room(inst);
-        self.land_all(&completed);
-        self.inflight.recycle(completed);
-        let regs = dest_regs(dest);
-        // An earlier access still to write one of these registers: one that
-        // returns in order with this one lands first and is superseded;
-        // otherwise which lands last is a race, and the register is undefined.
-        let mut before = [None; 16];
-        for (i, &r) in regs.iter().enumerate() {
-            before[i] = self.inflight.writer_of(r);
-        }
-        let Some(k) = self.inflight.push(inst, pc, dest) else {
-            return;
-        };
-        let lanes = dest_lanes(dest);
-        for (i, &reg) in regs.iter().enumerate() {
-            let mut landing = self.take_in_flight(reg, lanes);
-            if let Some((j, di)) = before[i] {
-                if !self.inflight.ordered(inst.generation, j, k) {
-                    landing = self.clobbered(ctx, reg, inst, j);
-                    self.inflight.accesses[j].set_landing(usize::from(di), landing);
-                    self.inflight.accesses[j].clobbered |= 1 << di;
-                    self.inflight.accesses[k].clobbered |= 1 << i;
-                }
-                self.inflight.accesses[j].live &= !(1 << di);
-            }
-            self.inflight.accesses[k].set_landing(i, landing);
-        }
-        self.inflight.recompute_masks();
-    }
-
-    /// A wait executed: land the accesses it completes.
-    #[inline(always)]
-    pub(super) fn waited(&mut self, inst: &Inst) {
-        if self.inflight.is_empty() {
-            return;
-        }
-        let landed = self.inflight.wait(inst);
-        self.land_all(&landed);
-        self.inflight.recycle(landed);
-    }
-
-    /// Land the registers of completed accesses, oldest first.
-    fn land_all(&mut self, landed: &[Access]) {
-        for a in landed {
-            let lanes = dest_lanes(a.dest);
-            for (i, &reg) in dest_regs(a.dest).iter().enumerate() {
-                if a.live >> i & 1 == 1 {
-                    self.land(reg, lanes, a.landing(i));
-                }
-            }
-        }
-        if !landed.is_empty() {
-            self.update_clean();
-        }
-    }
-
-    /// Whether `d`'s instruction touches a register some access will still write.
-    #[inline(always)]
-    pub(super) fn touches_in_flight(&self, d: &super::taint::Deps) -> bool {
-        let f = &self.inflight;
-        (d.s & f.s) != 0 || (0..VGPR_WORDS).fold(0, |acc, k| acc | (d.v[k] & f.v[k])) != 0
-    }
-
-    /// After the taint step of `inst`, which touches in-flight registers: one
-    /// whose shadow no longer says "in flight" was written while its load may
-    /// still land, so it is undefined now and stays so when the load lands.
-    pub(super) fn check_in_flight_writes(&mut self, inst: &Inst, ctx: &Ctx<'_>) {
-        for k in 0..self.inflight.accesses.len() {
-            let a = &self.inflight.accesses[k];
-            let (dest, live) = (a.dest, a.live);
-            let lanes = dest_lanes(dest);
-            for (i, &reg) in dest_regs(dest).iter().enumerate() {
-                if live >> i & 1 == 0 || self.still_in_flight(reg, lanes) {
-                    continue;
-                }
-                let a = &self.inflight.accesses[k];
-                let landing = if a.clobbered >> i & 1 == 1 {
-                    a.landing(i)
-                } else {
-                    self.clobbered(ctx, reg, inst, k)
-                };
-                let a = &mut self.inflight.accesses[k];
-                a.set_landing(i, landing);
-                a.clobbered |= 1 << i;
-                self.land(reg, lanes, landing);
-            }
-        }
-    }
-
-    /// The undefined taint of register `reg`, written by `inst` while access
-    /// `k` may still write it.
-    fn clobbered(&self, ctx: &Ctx<'_>, reg: u16, inst: &Inst, k: usize) -> Landing {
-        let a = &self.inflight.accesses[k];
-        let load = match &ctx.prog.insts[a.pc] {
-            Ok(load) => load.to_string(),
-            Err(_) => String::from("?"),
-        };
-        let name = reg_text(reg);
-        let wait = self.inflight.needed_wait(k, inst.generation);
-        let key = (150, reg, inst.offset ^ a.offset << 32);
-        let origin = ctx.mem.taint.origin(key, || Origin {
-            what: format!(
-                "{name} written while `{load}` at 0x{:x} may still write it (which lands last is a race): needs {wait} before the write",
-                a.offset
-            ),
-            offset: inst.offset,
-            instruction: inst.to_string(),
-        });
-        Landing::undefined(origin)
-    }
-
-    /// The text of an in-flight read's origin: `reg` read by `inst` before
-    /// the access that writes it was waited for.
-    pub(super) fn in_flight_text(&self, ctx: &Ctx<'_>, reg: u16) -> String {
-        let name = reg_text(reg);
-        let Some((k, _)) = self.inflight.writer_of(reg) else {
-            return format!("{name} read while a memory access may still write it");
-        };
-        let a = &self.inflight.accesses[k];
-        let load = match &ctx.prog.insts[a.pc] {
-            Ok(load) => load.to_string(),
-            Err(_) => String::from("?"),
-        };
-        let generation = ctx.prog.insts[a.pc]
-            .as_ref()
-            .map_or(Generation::Gfx11, |i| i.generation);
-        format!(
-            "{name} read before `{load}` at 0x{:x} was waited for: needs {}",
-            a.offset,
-            self.inflight.needed_wait(k, generation)
-        )
-    }
-}
-
-fn reg_text(reg: u16) -> String {
-    if reg >= 256 {
-        format!("v{}", reg - 256)
-    } else {
-        crate::isa::reg_name(reg as u8)
-    }
-}
-
 /// The lanes an access writes (all of them for SGPRs).
-fn dest_lanes(dest: Dest) -> u64 {
+pub(super) fn dest_lanes(dest: Dest) -> u64 {
     match dest {
         Dest::Vgprs { exec, .. } => exec,
         _ => u64::MAX,
@@ -742,7 +568,7 @@ fn dest_lanes(dest: Dest) -> u64 {
 
 /// The registers of `dest` as SGPR codes or 256 + VGPR number (at most 16:
 /// `s_load_b512`), without allocating: this runs for every memory access.
-fn dest_regs(dest: Dest) -> Regs {
+pub(super) fn dest_regs(dest: Dest) -> Regs {
     let mut out = Regs {
         regs: [0; 16],
         len: 0,
@@ -768,13 +594,13 @@ fn dest_regs(dest: Dest) -> Regs {
 
 /// A short list of registers.
 #[derive(Clone, Copy)]
-struct Regs {
+pub(super) struct Regs {
     regs: [u16; 16],
     len: u8,
 }
 
 impl Regs {
-    fn iter(&self) -> std::slice::Iter<'_, u16> {
+    pub(super) fn iter(&self) -> std::slice::Iter<'_, u16> {
         self.regs[..usize::from(self.len)].iter()
     }
 }
@@ -792,7 +618,7 @@ impl Regs {
 /// register some entry may still write.
 pub fn statically_clean(
     insts: &[Option<&Inst>],
-    deps: &[super::taint::Deps],
+    deps: &[Deps],
     successors: impl Fn(usize) -> [Option<usize>; 2],
 ) -> bool {
     let n = insts.len();
@@ -858,7 +684,7 @@ fn dest_masks(inst: &Inst) -> (u128, VMask) {
 
 /// Whether an instruction reading and writing `d` touches a register an
 /// entry of `st` may still write.
-fn touches_in_flight(insts: &[Option<&Inst>], st: &Outstanding, d: &super::taint::Deps) -> bool {
+fn touches_in_flight(insts: &[Option<&Inst>], st: &Outstanding, d: &Deps) -> bool {
     let (mut fs, mut fv) = (0u128, [0u64; VGPR_WORDS]);
     for &pc in st.keys() {
         if let Some(p) = insts[pc] {

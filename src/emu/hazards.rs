@@ -20,7 +20,7 @@
 //! would insert; a hazard only on a path a wave did not take is still
 //! reported when the consumer runs (stricter than the one execution).
 //! The runtime cost is nil for a kernel without hazards: only instructions
-//! the analysis flags take the taint step ([`super::taint::F_HAZ`]).
+//! the analysis flags take the taint step ([`super::deps::F_HAZ`]).
 //!
 //! Not modelled (the emulator does not execute the instructions involved,
 //! so no kernel it runs can contain them): M0 before `s_movrel`/LDS/
@@ -30,8 +30,8 @@
 //! instruction) are attached to the earlier reader, whose read then is the
 //! undefined one.
 
-use super::taint::{Deps, SCC_BIT};
-use super::taint::{VMask, VGPR_WORDS};
+use super::deps::{Deps, SCC_BIT};
+use super::deps::{VMask, VGPR_WORDS};
 use crate::isa::{Format, HazardRules, Hwreg, Inst, Isa, Op, Shape, Src, EXEC, M0, NULL, VCC};
 use std::collections::HashMap;
 
@@ -1063,7 +1063,13 @@ fn war_writer(
                 (scalar && writes != 0, is_valu(inst) || waits_all || vm_vsrc)
             }
             SMEM_VECTOR_WRITE_10 => {
-                let lgkm0 = (inst.op == Op::SWaitcnt && (inst.imm as u32 >> 8) & 0x3f == 0)
+                let lgkm0 = (inst.op == Op::SWaitcnt
+                    && inst
+                        .generation
+                        .memory_counters()
+                        .waitcnt(inst.imm as u16)
+                        .lgkmcnt
+                        == 0)
                     || (inst.op == Op::SWaitcntLgkmcnt && inst.sgpr_dst() == NULL && inst.imm == 0);
                 (is_valu(inst) && writes != 0, is_salu(inst) || lgkm0)
             }
@@ -1499,7 +1505,7 @@ mod tests {
         let refs: Vec<Option<&Inst>> = insts.iter().map(Some).collect();
         let deps: Vec<Deps> = insts
             .iter()
-            .map(|i| super::super::taint::deps(i, wave64))
+            .map(|i| super::super::deps::deps(i, wave64))
             .collect();
         let n = insts.len();
         analyse(

@@ -741,4 +741,46 @@ mod tests {
         );
         assert_eq!(&b[KD_AT..], d.to_bytes().as_slice());
     }
+
+    /// LLVM 19's gfx1030 default (private segment buffer, dispatch ptr,
+    /// kernarg ptr, dispatch id; USER_SGPR_COUNT 10) plus flat scratch init
+    /// and the wave offset after workgroup id x: the scratch SGPRs are
+    /// s0-s3, s10-s11 and s13 (USER_SGPR_COUNT 12, wg id x in s12).
+    #[test]
+    fn scratch_sgprs_sit_where_gfx10_puts_them() {
+        let gfx1030 = crate::target::find("gfx1030").expect("gfx1030 row");
+        let kd = KernelDescriptor {
+            code_properties: 1 | 1 << 1 | 1 << 3 | 1 << 4 | 1 << 5 | 1 << 10,
+            rsrc2: 1 | 12 << 1 | 1 << 7,
+            ..Default::default()
+        };
+        let want = 0xf | 3 << 10 | 1 << 13;
+        let abi = LaunchAbi::of(gfx1030);
+        assert_eq!(mask_of(&abi.unmodelled_sgpr_reasons(&kd, gfx1030)), want);
+        assert!(abi.wave_offset(&kd));
+        let gfx1100 = crate::target::find("gfx1100").expect("gfx1100 row");
+        let rdna3 = LaunchAbi::of(gfx1100);
+        assert_eq!(
+            (
+                mask_of(&rdna3.unmodelled_sgpr_reasons(&kd, gfx1100)),
+                rdna3.wave_offset(&kd)
+            ),
+            (0, false)
+        );
+        let addrs = DispatchAddrs {
+            kernarg: 0x1111_2222_3333,
+            block: 0x40,
+            dispatch_id: 9,
+            ring: None,
+        };
+        let user = user_sgprs(&kd, abi, &addrs).expect("user SGPRs");
+        assert_eq!(user.len(), 12);
+        assert_eq!(&user[..4], &[0; 4], "private segment buffer");
+        assert_eq!(
+            &user[6..10],
+            &[0x2222_3333, 0x1111, 9, 0],
+            "kernarg ptr, dispatch id"
+        );
+        assert_eq!(&user[10..], &[0; 2], "flat scratch init");
+    }
 }

@@ -6,25 +6,35 @@
 //! instruction families are the same for every generation (each renamed and
 //! re-encoded some; the opcode table maps them all onto one set of ops).
 //!
-//! | module        | what it is                                                        |
-//! |---------------|-------------------------------------------------------------------|
-//! | [`program`]   | a kernel decoded once: instructions, branch targets, faults that fire if executed |
-//! | `wave`        | one wave's state (SGPRs, SCC, lane-array VGPRs, pc) and the run loop: one exhaustive `match` over the opcodes |
-//! | `valu`        | vector ALU: lane-wise ops over `[u32; W]` rows, DPP, compares, carries, lane moves |
-//! | `salu`        | scalar ALU: SOP1/SOP2/SOPC/SOPK, EXEC save-and-modify, branches     |
-//! | `vmem`        | FLAT/GLOBAL loads and stores, per wave and per lockstep workgroup   |
-//! | `smem`        | SMEM scalar loads, per wave and per lockstep workgroup              |
-//! | `workgroup`   | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
-//! | `launch`      | initial wave state from the kernel descriptor; the dispatch packet, queue and descriptor copy a kernel may point at; which registers the dispatch initialised |
-//! | `gfx9`        | what differs on gfx9 (GCN5/CDNA): user/system SGPR order with the scratch setup SGPRs, separate or packed work-item ids, kernarg preload refusal, the wave-wide DPP controls and row broadcasts |
-//! | `gfx10`       | gfx10 (RDNA1/2): scratch user/system SGPRs placed and unsettled, work-item ids in v0/v1/v2; otherwise the gfx11 path |
-//! | [`modifiers`] | NEG/ABS/CLAMP/OPSEL/OMOD on `v_xad_u32`: the reading measured on gfx1200 computed where a row has it, everything else unsettled per lane |
-//! | `taint`       | per-lane definedness: undefined and unsettled register lanes, where they came from, wave stops |
-//! | `counters`    | memory counters per generation: loads in flight until a wait covers them; a static pass that lets correct kernels skip it |
-//! | `hazards`     | the manual wait-state rules as one table, analysed once per kernel over every path |
-//! | [`memory`]    | device buffers in an arena with unmapped gaps and bounds checks; buffers placed at an owner's addresses |
-//! | [`packet`]    | dispatches read from a real queue (the emulated KFD device): descriptor, code and kernarg from device memory, undefined words poisoned |
-//! | [`fault`]     | [`Fault`]: why a launch failed (kind, instruction, wave, global lane, address) |
+//! The files from the ground up: each imports only from the rows above its
+//! own (`tests/cli/house.rs` checks that no file imports its way back to
+//! itself).
+//!
+//! | floor | module | what it is |
+//! |---|---|---|
+//! | ground | [`fault`] | [`Fault`] (`device::fault`): why a launch failed (kind, instruction, wave, global lane, address) |
+//! | | `dpp` | which lane DPP makes each lane read: DPP8, DPP16's row controls, the wave controls (`Feature::DppWaveControls`) |
+//! | | `alu` | the opcode match's lane and scalar arithmetic (carries, bit fields, med3, perm, SCC results) |
+//! | | [`memory`] | device buffers in an arena with unmapped gaps and bounds checks; buffers placed at an owner's addresses |
+//! | | `emulated` | what stands in for silicon: injected `v_xad_u32` faults, the modifier stand-in, the emulated hardware ids ([`hw_id`]) |
+//! | | `deps` | what each instruction touches, decided once at decode: registers read and written as bit masks, the flags that send it to the run-time checks |
+//! | | `shadow` | the shadow registers' types: undefined and unsettled lanes with their origin, wave stops |
+//! | static passes | `allocation` | the registers the descriptor allocates; instructions past them fault if executed |
+//! | | `shared_sgprs` | gfx9's VCC, XNACK_MASK and FLAT_SCRATCH in the wave's last SGPRs |
+//! | | `unwritten` | the registers some path may read before writing them (only those start tainted) |
+//! | | `counters` | memory counters per generation (the `s_waitcnt` fields are `isa::MemoryCounters::waitcnt`), the in-flight queue a wave keeps, and the static pass that lets correct kernels skip it |
+//! | | `hazards` | the manual wait-state rules as one table, analysed once per kernel over every path |
+//! | | [`modifiers`] | NEG/ABS/CLAMP/OPSEL/OMOD on `v_xad_u32`: which lanes stay unsettled on a target, decided at load |
+//! | kernel | [`program`] | a kernel decoded once: instructions, branch targets, the static passes' results, faults that fire if executed |
+//! | run time | `wave` | one wave's state (SGPRs, SCC, lane-array VGPRs, pc, shadow, loads in flight) and the run loop: one exhaustive `match` over the opcodes |
+//! | | `valu` | vector ALU: lane-wise ops over `[u32; W]` rows, DPP, compares, carries, lane moves, `v_xad_u32` with modifiers |
+//! | | `salu` | scalar ALU: SOP1/SOP2/SOPC/SOPK, EXEC save-and-modify, branches |
+//! | | `vmem`, `smem` | FLAT/GLOBAL and SMEM accesses, per wave and per lockstep workgroup |
+//! | | `waits` | a wave issuing memory and waiting: destinations in flight until a wait covers them |
+//! | | `launch` | initial wave state from the kernel descriptor (per target feature); the dispatch packet, queue and descriptor copy a kernel may point at |
+//! | | `taint` | the taint step: per-lane definedness flowing through each instruction, wave stops |
+//! | | `workgroup` | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
+//! | | [`packet`] | dispatches read from a real queue (the emulated KFD device): descriptor, code and kernarg from device memory, undefined words poisoned |
 //!
 //! `load` parses the code object, refuses one built for another processor
 //! (a generic target's code object loads on every processor it covers) and
@@ -100,7 +110,7 @@
 //!   emulated (unsupported if executed).
 //! - gfx115x and gfx12: a DPP16/DPP8 VOP3 may take an SGPR or inline
 //!   constant as src1; DPP permutes src0 only, src1 is the same in every lane.
-//! - gfx9 (`gfx9`): wave64 only; the scratch setup SGPRs (private segment
+//! - gfx9 (`launch`, `dpp`): wave64 only; the scratch setup SGPRs (private segment
 //!   buffer, flat scratch init, wave offset: gfx908/gfx90a) are placed but
 //!   their values (the runtime's) are unsettled; work-item ids in v0, v1, v2
 //!   on gfx908/gfx9-generic; the AGPRs of the unified file (gfx90a+) start
@@ -123,18 +133,21 @@
 //!   reached with different settings on different paths faults if executed.
 //!   A wave's VGPR file and shadow grow past 256 rows only for a launch that
 //!   allocates more (GRANULATED_WORKITEM_VGPR_COUNT in granules of 16).
-//! - gfx10 (`gfx10`): wave32 and wave64; no architected flat scratch, so the
+//! - gfx10 (`launch`): wave32 and wave64; no architected flat scratch, so the
 //!   scratch setup SGPRs (private segment buffer, flat scratch init, wave
 //!   offset) exist, placed as on gfx9 with their values unsettled; work-item
 //!   ids in v0, v1, v2 (no packed ids); the SGPR count in rsrc1, which LLVM
 //!   19's code generator writes, is ignored as the hardware ignores it.
 
+mod allocation;
+mod alu;
 mod counters;
 // The fault type lives in the device seam (it is what `DeviceError` carries);
 // `emu::fault` stays its name inside the emulator.
 pub use crate::device::fault;
-mod gfx10;
-mod gfx9;
+mod deps;
+mod dpp;
+mod emulated;
 mod hazards;
 mod launch;
 pub mod memory;
@@ -142,14 +155,18 @@ pub mod modifiers;
 pub mod packet;
 pub mod program;
 mod salu;
+mod shadow;
 mod shared_sgprs;
 mod smem;
 mod taint;
+mod unwritten;
 mod valu;
+mod waits;
 mod vmem;
 mod wave;
 mod workgroup;
 
+pub use emulated::{hw_id, ModifierStandIn, XadFault, EMULATED_COMPUTE_UNITS};
 pub use fault::{Fault, FaultKind, InstAt, WaveAt};
 
 use crate::codeobj::{launch as launch_check, CodeObject, KernelDescriptor, KernelMeta};
@@ -161,9 +178,9 @@ use crate::target::{self, Target};
 use launch::{dispatch_block, DispatchAddrs, LaunchSetup, DISPATCH_BLOCK_BYTES};
 use memory::Memory;
 use program::{Allocation, Program};
+use shadow::WaveStop;
 use std::sync::Arc;
 use std::time::Duration;
-use taint::WaveStop;
 use workgroup::{run_launch, Launch};
 
 /// Knobs of an [`EmuDevice`].
@@ -190,50 +207,6 @@ impl Default for EmuOptions {
             memory_limit: 8 << 30,
         }
     }
-}
-
-/// A stand-in for what silicon does with the modifier bits of `v_xad_u32`
-/// ([`EmuDevice::set_modifier_stand_in`]): the result of global lane `lane`
-/// of the device's launch number `launch` (from 1), for sources `s` and the
-/// instruction's modifiers.
-pub trait ModifierStandIn: Send + Sync {
-    fn xad(&self, mods: crate::isa::Modifiers, s: [u32; 3], lane: u64, launch: u64) -> u32;
-}
-
-/// An injected `v_xad_u32` fault ([`EmuDevice::set_xad_faults`]): every
-/// `v_xad_u32` global lane `lane` of a dispatch executes gets bit `bit` of its
-/// result flipped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct XadFault {
-    pub lane: u64,
-    pub bit: u8,
-}
-
-/// Compute units (gfx9) or WGPs (gfx10+) an emulated device's hardware ids
-/// name unless [`EmuDevice::set_compute_units`] says otherwise.
-pub const EMULATED_COMPUTE_UNITS: u32 = 8;
-
-/// The emulated hardware id of the wave at `at` on a device of `units` compute
-/// units (gfx9) or WGPs (gfx10+). Emulated values, not hardware's: the unit
-/// is workgroup id x mod `units` (1-D dispatches, as every harness kernel's),
-/// spread over shader engines and arrays as below; SIMD = wave index in the
-/// workgroup mod 4, wave slot = wave index / 4. Field layouts (the
-/// generation's [`crate::isa::HwIdLayout`], which the soak host decodes too):
-/// - gfx9 HW_ID: WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8 (unit mod 16),
-///   SH_ID 12 ((unit / 16) mod 2), SE_ID 14:13 (unit / 32).
-/// - gfx10+ HW_ID1: WAVE_ID 4:0, SIMD_ID 9:8, WGP_ID 13:10 (unit mod 4),
-///   SA_ID 16 ((unit / 4) mod 2), SE_ID 20:18 (unit / 8).
-pub fn hw_id(generation: crate::isa::Generation, at: WaveAt, units: u32) -> u32 {
-    let layout = generation.hw_id();
-    let unit = at.workgroup[0] % units.max(1);
-    let (simd, slot) = (at.index & 3, at.index >> 2);
-    let per = layout.emulated_per_array;
-    let put = |(shift, bits): (u32, u32), value: u32| (value & ((1 << bits) - 1)) << shift;
-    put(layout.wave, slot)
-        | put(layout.simd, simd)
-        | put(layout.unit, unit % per)
-        | put(layout.array, unit / per)
-        | put(layout.se, unit / per >> layout.array.1)
 }
 
 /// One kernel ready to launch.

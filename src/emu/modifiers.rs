@@ -30,7 +30,6 @@
 //! The candidate readings are named here as plain text only; the CPU model
 //! holds its own (the model and the emulator share no code).
 
-use super::wave::Wave;
 use crate::isa::{Inst, Modifiers};
 use crate::target::{Feature, Target};
 
@@ -137,90 +136,12 @@ const OMOD: &str = "ignored; float multiply; integer shift";
 
 /// Per source, the AND and XOR masks of the measured reading: ABS clears
 /// bit 31, then NEG flips it.
-fn sign_masks(m: Modifiers) -> [(u32, u32); 3] {
+pub(super) fn sign_masks(m: Modifiers) -> [(u32, u32); 3] {
     std::array::from_fn(|i| {
         let abs = if m.abs >> i & 1 == 1 { 0x7fff_ffff } else { !0 };
         let neg = if m.neg >> i & 1 == 1 { 0x8000_0000 } else { 0 };
         (abs, neg)
     })
-}
-
-impl<const W: usize> Wave<W> {
-    /// `v_xad_u32` with modifiers, out of the hot path: NEG/ABS on bit 31
-    /// as measured on gfx1200, then `(S0 ^ S1) + S2`; CLAMP, OPSEL and OMOD
-    /// leave the result as it is (where that is not documented, the taint
-    /// step has marked the lanes unsettled).
-    #[cold]
-    #[inline(never)]
-    pub(super) fn xad_modified(
-        &mut self,
-        rest: &mut [Wave<W>],
-        grouped: &mut bool,
-        inst: &Inst,
-    ) -> Result<(), crate::device::DeviceError> {
-        let [(a0, x0), (a1, x1), (a2, x2)] = sign_masks(inst.mods);
-        self.map3(rest, grouped, inst, move |a, b, c| {
-            (((a & a0) ^ x0) ^ ((b & a1) ^ x1)).wrapping_add((c & a2) ^ x2)
-        })
-    }
-
-    /// `v_xad_u32` with modifiers as a stand-in says
-    /// ([`super::EmuDevice::set_modifier_stand_in`]): the sources of this
-    /// wave and of the lockstep group `rest` are read first (the result may
-    /// overwrite one), the instruction writes its lanes as usual, then each
-    /// active lane's word is the stand-in's.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn xad_stand_in(
-        &mut self,
-        stand_in: &dyn super::ModifierStandIn,
-        launch: u64,
-        rest: &mut [Wave<W>],
-        grouped: &mut bool,
-        inst: &Inst,
-    ) -> Result<(), crate::device::DeviceError> {
-        let mut sources = Vec::with_capacity(1 + rest.len());
-        for w in std::iter::once(&*self).chain(rest.iter()) {
-            let (mut a, mut b, mut c) = ([0u32; W], [0u32; W], [0u32; W]);
-            w.src0(inst, &mut a)?;
-            w.vsrc(inst.src[1], &mut b);
-            w.vsrc(inst.src[2], &mut c);
-            sources.push((a, b, c));
-        }
-        self.map3(rest, grouped, inst, |a, _, _| a)?;
-        let waves = std::iter::once(self).chain(rest.iter_mut());
-        for (w, (a, b, c)) in waves.zip(sources) {
-            let exec = w.exec();
-            for i in (0..W).filter(|&i| exec >> i & 1 == 1) {
-                let lane = w.first_lane + i as u64;
-                w.v[inst.dst as usize][i] =
-                    stand_in.xad(inst.mods, [a[i], b[i], c[i]], lane, launch);
-            }
-        }
-        Ok(())
-    }
-
-    /// The lanes (of those `inst` may write) whose `(S0 ^ S1) + S2`, the
-    /// sign modifiers applied, overflows 32 bits; read before `inst`
-    /// executes. Every lane it may write when src0 cannot be read (the
-    /// instruction faults when it executes).
-    pub(super) fn xad_overflow_lanes(&self, inst: &Inst) -> u64 {
-        let [(a0, x0), (a1, x1), (a2, x2)] = sign_masks(inst.mods);
-        let (mut a, mut b, mut c) = ([0u32; W], [0u32; W], [0u32; W]);
-        let Ok(lanes) = self.src0(inst, &mut a) else {
-            return self.exec();
-        };
-        self.vsrc(inst.src[1], &mut b);
-        self.vsrc(inst.src[2], &mut c);
-        let mut over = 0u64;
-        for i in 0..W {
-            let x = ((a[i] & a0) ^ x0) ^ ((b[i] & a1) ^ x1);
-            if x.checked_add((c[i] & a2) ^ x2).is_none() {
-                over |= 1 << i;
-            }
-        }
-        over & lanes
-    }
 }
 
 #[cfg(test)]

@@ -3,158 +3,18 @@
 //! which do not decode (or name registers the kernel descriptor did not
 //! allocate, [`Allocation`]) raise if, and only if, they are executed.
 
+use super::allocation::deps_of;
+pub use super::allocation::Allocation;
 use super::counters;
+use super::deps::{self, Deps, VMask, VGPR_WORDS};
 use super::fault::{Fault, FaultKind};
 use super::hazards::{self, Hazard};
 use super::modifiers::{self, Unsettled};
 use super::shared_sgprs;
-use super::taint::{self, Deps, VMask, VGPR_WORDS};
-use crate::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
-use crate::codeobj::KernelDescriptor;
+use super::unwritten;
 use crate::isa::{Inst, Isa, Op, Shape};
 use crate::target::Target;
 use std::collections::HashMap;
-
-/// gfx9's user-addressable SGPRs are s0-s101; codes 102-105 are
-/// flat_scratch and xnack_mask, then VCC, ttmp, m0 and EXEC: special
-/// registers no allocation names.
-const GFX9_ADDRESSABLE_SGPRS: u32 = 102;
-
-/// The registers a kernel descriptor gives each wave on one target, and how
-/// each count follows from the descriptor's fields (for the fault messages).
-///
-/// VGPRs: [`KernelDescriptor::vgpr_count_for`] (granules of 8 in wave32 and 4
-/// in wave64 on gfx10+, 4 on gfx908 whose AGPRs are a separate file, and on
-/// gfx90a/gfx940+ the unified file in granules of 8 with the AGPRs from
-/// ACCUM_OFFSET). The launch clears only these rows and the shadow
-/// (`taint`) marks only these undefined; no instruction reaching past them
-/// executes, so no other row is ever read.
-///
-/// SGPRs: on gfx9 only, (GRANULATED_WAVEFRONT_SGPR_COUNT + 1) * 8 (the
-/// field's encoding granule; LLVM's AMDGPUUsage, compute_pgm_rsrc1 table:
-/// the count for GFX6-GFX9 includes the special SGPRs VCC, FLAT_SCRATCH and
-/// XNACK_MASK). Which of those the assembler reserved (2, 4 or 6 SGPRs,
-/// `.amdhsa_reserve_*`) is not in the descriptor, so the limit is the whole
-/// count: an SGPR at or past it is past anything the kernel declared.
-/// gfx10+ hardware ignores the field and allocates every SGPR (LLVM's
-/// AMDGPUAsmPrinter writes 0 there since llvm-project PR 154666, "GFX10+ will
-/// always allocate 128 SGPRs and this field must be 0", and llvm-objdump
-/// calls set bits reserved on gfx10+), so there is no SGPR limit to check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Allocation {
-    pub vgprs: u32,
-    pub vgpr_origin: String,
-    /// `None`: every SGPR is available (gfx10+).
-    pub sgprs: Option<u32>,
-    pub sgpr_origin: String,
-    /// Lane masks are SGPR pairs (wave64) or single SGPRs (wave32).
-    pub wave64: bool,
-    /// The code object's target ID says `xnack-`: the hardware never replays
-    /// a memory access, so it never writes XNACK_MASK by itself.
-    pub xnack_off: bool,
-}
-
-impl Allocation {
-    /// What `kd` allocates on `target`.
-    pub fn of(kd: &KernelDescriptor, target: &Target) -> Allocation {
-        let arch = target.name;
-        let granules = kd.get(GRANULATED_WORKITEM_VGPR_COUNT);
-        let vgpr_origin = if target.has(crate::target::Feature::UnifiedVgprs) {
-            format!(
-                "GRANULATED_WORKITEM_VGPR_COUNT={granules}: {} VGPRs and AGPRs in granules of 8 on {arch}, \
-                 the AGPRs from ACCUM_OFFSET at {}",
-                kd.unified_vgpr_file(),
-                kd.accum_offset()
-            )
-        } else {
-            format!(
-                "GRANULATED_WORKITEM_VGPR_COUNT={granules}, granule {} in wave{}",
-                kd.vgpr_count_for(arch) / (granules + 1),
-                kd.wave_size()
-            )
-        };
-        let counted = target.generation().descriptor_layout().counts_sgprs();
-        let sgprs = counted.then(|| kd.gfx9_sgpr_count());
-        let sgpr_origin = format!(
-            "GRANULATED_WAVEFRONT_SGPR_COUNT={}, granule 8 on gfx9; VCC, FLAT_SCRATCH and XNACK_MASK included",
-            kd.get(crate::codeobj::descriptor::GRANULATED_WAVEFRONT_SGPR_COUNT_GFX9)
-        );
-        Allocation {
-            vgprs: kd.vgpr_count_for(arch),
-            vgpr_origin,
-            sgprs,
-            sgpr_origin,
-            wave64: kd.wave_size() == 64,
-            xnack_off: false,
-        }
-    }
-
-    /// The same allocation for a code object whose target ID pins `xnack-`
-    /// (`off` true) or leaves it on or "any".
-    pub fn with_xnack_off(mut self, off: bool) -> Allocation {
-        self.xnack_off = off;
-        self
-    }
-
-    /// Every instruction of `insts` checked ([`Allocation::check`]), then
-    /// gfx9's SGPRs that hold its special registers ([`shared_sgprs`]).
-    fn check_all(&self, insts: &mut [Result<Inst, Fault>], targets: &[Option<usize>]) {
-        for inst in insts.iter_mut() {
-            if let Ok(decoded) = inst {
-                *inst = self.check(*decoded);
-            }
-        }
-        if self.sgprs.is_some() {
-            let deps64: Vec<Deps> = insts
-                .iter()
-                .map(|i| {
-                    i.as_ref()
-                        .map_or(Deps::default(), |inst| deps_of(inst, true))
-                })
-                .collect();
-            let reachable = reachable(insts, targets);
-            shared_sgprs::check(self, insts, &deps64, &reachable);
-        }
-    }
-
-    /// `inst` as decoded, or the fault it raises if executed because it
-    /// names a register past the allocation (found from [`taint::deps`],
-    /// which names every register an instruction reads or writes).
-    fn check(&self, inst: Inst) -> Result<Inst, Fault> {
-        let deps = deps_of(&inst, self.wave64);
-        let vgpr_end = (0..VGPR_WORDS)
-            .rev()
-            .find(|&k| deps.v[k] != 0)
-            .map_or(0, |k| 64 * k as u32 + 64 - deps.v[k].leading_zeros());
-        if vgpr_end > self.vgprs {
-            let message = format!(
-                "instruction at offset 0x{:x} ({inst}) uses VGPRs up to v{} but the kernel descriptor allocates {} ({})",
-                inst.offset,
-                vgpr_end - 1,
-                self.vgprs,
-                self.vgpr_origin
-            );
-            return Err(Fault::new(FaultKind::VgprOutOfRange, message)
-                .with_inst(inst.offset, inst.to_string()));
-        }
-        if let Some(sgprs) = self.sgprs {
-            let limit = sgprs.min(GFX9_ADDRESSABLE_SGPRS);
-            let addressable = (1u128 << GFX9_ADDRESSABLE_SGPRS) - 1;
-            let past = deps.s & addressable & !((1u128 << limit) - 1);
-            if past != 0 {
-                let message = format!(
-                    "instruction at offset 0x{:x} ({inst}) uses s{}, past the {sgprs} SGPRs the kernel descriptor allocates ({})",
-                    inst.offset,
-                    127 - past.leading_zeros(),
-                    self.sgpr_origin
-                );
-                return Err(Fault::new(FaultKind::SgprOutOfRange, message)
-                    .with_inst(inst.offset, inst.to_string()));
-            }
-        }
-        Ok(inst)
-    }
-}
 
 /// A kernel's code, decoded once. Slot `i` is the `i`-th instruction from the
 /// entry; bytes that do not decode become a fault that fires only if executed.
@@ -177,7 +37,7 @@ pub struct Program {
     /// Per wave size, the registers a path may read before writing them.
     pub(crate) may: [(u128, VMask); 2],
     /// Per wave size, the hazards each instruction consumes ([`hazards`]):
-    /// only instructions listed here carry [`taint::F_HAZ`].
+    /// only instructions listed here carry [`deps::F_HAZ`].
     pub(crate) hazards: [HashMap<usize, Vec<Hazard>>; 2],
     /// Per wave size: no path touches a register a memory access may still
     /// write ([`counters::statically_clean`]), so waves skip the in-flight
@@ -185,7 +45,7 @@ pub struct Program {
     pub(crate) counters_clean: [bool; 2],
     /// Per instruction index, what a modified `v_xad_u32` leaves unsettled
     /// on the target ([`modifiers::unsettled`]): only instructions listed
-    /// here carry [`taint::F_MODS`].
+    /// here carry [`deps::F_MODS`].
     pub(crate) unsettled_modifiers: HashMap<usize, Unsettled>,
     /// The hazards [`Program::waive_hazards`] dropped, described (empty for
     /// a kernel under test).
@@ -237,7 +97,7 @@ impl Program {
         if isa.gfx1250_insts {
             resolve_vgpr_msb(&mut insts, &targets);
         }
-        allocation.check_all(&mut insts, &targets);
+        check_allocation(allocation, &mut insts, &targets);
         let deps_for = |wave64: bool| -> Vec<Deps> {
             insts
                 .iter()
@@ -250,8 +110,8 @@ impl Program {
         let mut deps = [deps_for(false), deps_for(true)];
         let successors = |i: usize| successors(&insts, &targets, i);
         let may = [
-            taint::may_read_unwritten(&deps[0], successors),
-            taint::may_read_unwritten(&deps[1], successors),
+            unwritten::may_read_unwritten(&deps[0], successors),
+            unwritten::may_read_unwritten(&deps[1], successors),
         ];
         let decoded: Vec<Option<&Inst>> = insts.iter().map(|i| i.as_ref().ok()).collect();
         let hazards = [false, true].map(|wave64| {
@@ -269,7 +129,7 @@ impl Program {
         });
         for (w, found) in hazards.iter().enumerate() {
             for &i in found.keys() {
-                deps[w][i].flags |= taint::F_HAZ;
+                deps[w][i].flags |= deps::F_HAZ;
             }
         }
         let unsettled_modifiers: HashMap<usize, Unsettled> = decoded
@@ -278,8 +138,8 @@ impl Program {
             .filter_map(|(i, inst)| Some((i, modifiers::unsettled((*inst)?, target)?)))
             .collect();
         for &i in unsettled_modifiers.keys() {
-            deps[0][i].flags |= taint::F_MODS;
-            deps[1][i].flags |= taint::F_MODS;
+            deps[0][i].flags |= deps::F_MODS;
+            deps[1][i].flags |= deps::F_MODS;
         }
         let flags = [0, 1].map(|w| deps[w].iter().map(|d| d.flags).collect());
         Program {
@@ -297,7 +157,7 @@ impl Program {
     }
 
     /// Run as written: drop the wait-state hazards found (no instruction
-    /// keeps [`taint::F_HAZ`], so no read inside a window is marked) and
+    /// keeps [`deps::F_HAZ`], so no read inside a window is marked) and
     /// return them described, one line each. Only for the runtime's own
     /// kernels ([`super::packet::Issuer::Runtime`]): a kernel under test keeps
     /// every hazard as a verdict.
@@ -337,7 +197,7 @@ impl Program {
         for w in 0..2 {
             self.hazards[w].clear();
             for d in &mut self.deps[w] {
-                d.flags &= !taint::F_HAZ;
+                d.flags &= !deps::F_HAZ;
             }
             self.flags[w] = self.deps[w].iter().map(|d| d.flags).collect();
         }
@@ -349,7 +209,7 @@ impl Program {
         self.unsettled_modifiers.get(&pc)
     }
 
-    /// [`taint::may_read_unwritten`] for a wave of `W` lanes.
+    /// [`unwritten::may_read_unwritten`] for a wave of `W` lanes.
     pub(crate) fn may_read_unwritten<const W: usize>(&self) -> &(u128, VMask) {
         &self.may[usize::from(W == 64)]
     }
@@ -395,6 +255,32 @@ impl Program {
 
 /// Decode `code` from `entry` to its end, as a linear-sweep disassembler
 /// does: each instruction (or fault) with its address.
+/// Every instruction of `insts` checked against `allocation`
+/// ([`Allocation::check`]), then gfx9's SGPRs that hold its special
+/// registers ([`shared_sgprs`]).
+fn check_allocation(
+    allocation: &Allocation,
+    insts: &mut [Result<Inst, Fault>],
+    targets: &[Option<usize>],
+) {
+    for inst in insts.iter_mut() {
+        if let Ok(decoded) = inst {
+            *inst = allocation.check(*decoded);
+        }
+    }
+    if allocation.sgprs.is_some() {
+        let deps64: Vec<Deps> = insts
+            .iter()
+            .map(|i| {
+                i.as_ref()
+                    .map_or(Deps::default(), |inst| deps_of(inst, true))
+            })
+            .collect();
+        let reachable = reachable(insts, targets);
+        shared_sgprs::check(allocation, insts, &deps64, &reachable);
+    }
+}
+
 fn sweep(isa: Isa, code: &[u8], base: u64, entry: u64) -> (Vec<Result<Inst, Fault>>, Vec<u64>) {
     let mut insts = Vec::new();
     let mut offsets = Vec::new();
@@ -650,21 +536,6 @@ fn with_vgpr_msb(mut inst: Inst, bits: u8) -> Inst {
         inst.data = (inst.data & 0xff) | high(1);
     }
     inst
-}
-
-/// [`taint::deps`], plus the SGPR pair a gfx9 `v_cmpx` writes besides EXEC
-/// ([`Inst::cmpx_sgpr_dst`]), written in full.
-fn deps_of(inst: &Inst, wave64: bool) -> Deps {
-    let mut deps = taint::deps(inst, wave64);
-    if let Some(pair) = inst.cmpx_sgpr_dst() {
-        let bits = (0..if wave64 { 2 } else { 1 })
-            .map(|i| u32::from(pair) + i)
-            .filter(|&r| r < 128)
-            .fold(0u128, |m, r| m | 1 << r);
-        deps.s |= bits;
-        deps.ws |= bits;
-    }
-    deps
 }
 
 #[cfg(test)]

@@ -7,38 +7,6 @@ use super::wave::{Ctx, Wave};
 use crate::device::DeviceError;
 use crate::isa::{Hwreg, Inst, EXEC};
 
-/// A result whose SCC is "result != 0".
-#[inline(always)]
-pub(super) fn nz(d: u32) -> (u32, Option<bool>) {
-    (d, Some(d != 0))
-}
-
-/// A 64-bit result whose SCC is "result != 0".
-#[inline(always)]
-pub(super) fn nz64(d: u64) -> (u64, Option<bool>) {
-    (d, Some(d != 0))
-}
-
-/// An `overflowing_*` result (u32 or i32) with SCC = the carry/overflow.
-#[inline(always)]
-pub(super) fn with_scc<T: Into<i64> + Copy>((d, c): (T, bool)) -> (u32, Option<bool>) {
-    (d.into() as u32, Some(c))
-}
-
-/// s_bfe_u32: offset in S1[4:0], width in S1[22:16].
-#[inline(always)]
-pub(super) fn s_bfe_u32(a: u32, b: u32) -> u32 {
-    let off = b & 31;
-    let width = (b >> 16) & 0x7f;
-    if width == 0 {
-        0
-    } else if width >= 32 {
-        a >> off
-    } else {
-        (a >> off) & ((1u32 << width) - 1)
-    }
-}
-
 impl<const W: usize> Wave<W> {
     /// D = f(S0, S1).0; SCC = f(S0, S1).1 when it is `Some`.
     #[inline(always)]
@@ -195,7 +163,7 @@ impl<const W: usize> Wave<W> {
                 ),
             ));
         }
-        let value = super::hw_id(inst.generation, self.at, ctx.compute_units);
+        let value = super::emulated::hw_id(inst.generation, self.at, ctx.compute_units);
         self.ws(inst.sgpr_dst(), (value >> offset) & hwreg.low_mask());
         Ok(())
     }

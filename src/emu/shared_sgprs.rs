@@ -20,9 +20,9 @@
 //! them. gfx10 and later keep these registers apart (LLVM reserves only VCC
 //! there, and the hardware allocates every SGPR), so nothing is checked.
 
+use super::allocation::Allocation;
+use super::deps::Deps;
 use super::fault::{Fault, FaultKind};
-use super::program::Allocation;
-use super::taint::Deps;
 use crate::isa::Inst;
 
 /// One special register and the two SGPRs below the allocation's end that

@@ -25,354 +25,17 @@
 // Lane loops index several lane masks by the same lane number.
 #![allow(clippy::needless_range_loop)]
 
+use super::deps::{
+    half_of, is_saveexec, reads_scc, vsrc_count, vsrc_width, writes, writes_scc, Deps, VMask,
+    EXEC_HI, F_DPP, F_HAZ, F_HI, F_MEM, F_MODS, F_RUNTIME, F_SLOW, F_UNDOC, HI, SCC_BIT, VCC_HI,
+    VGPR_WORDS,
+};
 use super::launch::InitialRegisters;
 use super::memory::Mark;
+use super::shadow::{Flow, Shadow, WaveStop, DEALLOC, HI_WRITTEN, IN_FLIGHT, L, S, UNINIT};
 use super::wave::{Ctx, Wave};
 use crate::device::{DeviceError, Origin, Taint};
-use crate::isa::{reg_name, Dpp, Format, Inst, Op, Shape, Src, EXEC, NULL, VCC};
-
-/// `null` holds no state, so its bit in the SGPR masks carries SCC.
-pub(super) const SCC_BIT: u8 = NULL;
-const EXEC_HI: u8 = EXEC + 1;
-const VCC_HI: u8 = VCC + 1;
-
-/// Origin placeholders, replaced by a concrete origin naming the register
-/// and the instruction when the register is first read.
-pub(super) const UNINIT: u32 = u32::MAX;
-const DEALLOC: u32 = u32::MAX - 1;
-const HI_WRITTEN: u32 = u32::MAX - 2;
-/// A register a memory access may still write ([`super::counters`]): the
-/// text names the access and the wait it needs, resolved on each read.
-pub(super) const IN_FLIGHT: u32 = u32::MAX - 3;
-
-/// [`Deps::flags`]: a memory access (the memory shadow may matter).
-pub(super) const F_MEM: u8 = 1;
-/// A DPP16 read with bound_ctrl=0, fi=0 (unsettled when a source lane is off).
-pub(super) const F_DPP: u8 = 2;
-/// Always take the taint path (s_sendmsg MSG_DEALLOC_VGPRS, s_getreg_b32 of MODE).
-pub(super) const F_SLOW: u8 = 4;
-/// Writes EXEC (for [`may_read_unwritten`]; no runtime test).
-pub(super) const F_EXEC: u8 = 8;
-/// Touches exec_hi/vcc_hi in wave32.
-pub(super) const F_HI: u8 = 16;
-/// A read the documents leave open whatever the state (gfx9 row_bcast into a
-/// row with no row to broadcast from): always unsettled.
-pub(super) const F_UNDOC: u8 = 32;
-/// Consumes a hazard ([`super::hazards`]): some source may be stale.
-pub(super) const F_HAZ: u8 = 64;
-/// A `v_xad_u32` whose modifiers leave lanes unsettled on this target
-/// ([`super::modifiers::unsettled`], set by the program at load).
-pub(super) const F_MODS: u8 = 128;
-/// The flags that send an instruction to the taint test even in a clean wave.
-pub(super) const F_RUNTIME: u8 = F_MEM | F_DPP | F_SLOW | F_HI | F_UNDOC | F_HAZ | F_MODS;
-
-/// Every register an instruction touches, as masks (SGPR codes 0-127 with
-/// SCC at [`SCC_BIT`]; VGPRs 0-255). `rs`/`rv`: the ones it reads (or
-/// writes only in some lanes, or conditionally), which need the full taint
-/// step when tainted; a tainted register it only writes becomes clean in
-/// the written lanes without it. `ws`/`wv`: full writes; `xv`: VGPRs read
-/// across lanes (DPP, lane moves). The last three feed [`may_read_unwritten`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Deps {
-    pub s: u128,
-    pub v: VMask,
-    pub rs: u128,
-    pub rv: VMask,
-    pub ws: u128,
-    pub wv: VMask,
-    pub xv: VMask,
-    pub flags: u8,
-}
-
-/// Words of a VGPR mask: CDNA5's v0-v1023 (gfx1250 reaches them through
-/// `s_set_vgpr_msb`); on every other target only the first four are ever set.
-pub(crate) const VGPR_WORDS: usize = 16;
-
-/// One bit per VGPR.
-pub(crate) type VMask = [u64; VGPR_WORDS];
-
-fn sbits(r: u8, n: u8) -> u128 {
-    (0..n)
-        .map(|i| r.wrapping_add(i))
-        .filter(|&r| r < 128 && r != NULL)
-        .fold(0, |m, r| m | 1 << r)
-}
-
-fn vbits(r: u16, n: u8) -> VMask {
-    let mut m = [0u64; VGPR_WORDS];
-    for r in (0..u16::from(n))
-        .map(|i| usize::from(r + i))
-        .filter(|&r| r < 64 * VGPR_WORDS)
-    {
-        m[r / 64] |= 1 << (r % 64);
-    }
-    m
-}
-
-fn or_v(a: &mut VMask, b: VMask) {
-    for k in 0..VGPR_WORDS {
-        a[k] |= b[k];
-    }
-}
-
-impl Deps {
-    fn read_s(&mut self, bits: u128) {
-        self.s |= bits;
-        self.rs |= bits;
-    }
-    fn read_v(&mut self, bits: VMask) {
-        or_v(&mut self.v, bits);
-        or_v(&mut self.rv, bits);
-    }
-    /// A scalar destination: `full` when written whatever happens.
-    fn dst_s(&mut self, bits: u128, full: bool) {
-        self.s |= bits;
-        if full {
-            self.ws |= bits;
-        } else {
-            self.rs |= bits;
-        }
-        if bits & (3u128 << EXEC) != 0 {
-            self.flags |= F_EXEC;
-        }
-    }
-    /// A vector destination: `full` when every active lane is written.
-    fn dst_v(&mut self, bits: VMask, full: bool) {
-        or_v(&mut self.v, bits);
-        or_v(if full { &mut self.wv } else { &mut self.rv }, bits);
-    }
-    fn src(&mut self, src: Src, n: u8, mask: u8) {
-        match src {
-            Src::Sgpr(r) => self.read_s(sbits(r, n)),
-            Src::Vgpr(r) => self.read_v(vbits(r, n)),
-            Src::Scc => self.read_s(1 << SCC_BIT),
-            Src::Vccz => self.read_s(sbits(VCC, mask)),
-            Src::Const(_) | Src::Lit(_) | Src::Null | Src::Execz => {}
-        }
-    }
-}
-
-/// Whether a scalar op reads SCC besides its operands.
-pub(super) fn reads_scc(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        SAddcU32
-            | SSubbU32
-            | SCselectB32
-            | SCselectB64
-            | SCmovB32
-            | SCmovB64
-            | SCmovkI32
-            | SCbranchScc0
-            | SCbranchScc1
-    )
-}
-
-/// Whether a scalar op writes SCC.
-pub(super) fn writes_scc(op: Op) -> bool {
-    use Op::*;
-    let no = matches!(
-        op,
-        SMulI32
-            | SMulHiU32
-            | SAddNcU64
-            | SSubNcU64
-            | SPackLlB32B16
-            | SCselectB32
-            | SCselectB64
-            | SMovB32
-            | SMovB64
-            | SCmovB32
-            | SCmovB64
-            | SBrevB32
-            | SCtzI32B32
-            | SSextI32I8
-            | SSextI32I16
-            | SMovkI32
-            | SGetregB32
-            | SSetregB32
-            | SSetregImm32B32
-            | SCmovkI32
-            | SMulkI32
-    );
-    let info = crate::isa::table::info(op);
-    let scalar = matches!(
-        info.format,
-        Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk
-    );
-    scalar && !no && info.shape != Shape::KWait
-}
-
-fn is_saveexec(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        SAndSaveexecB32
-            | SOrSaveexecB32
-            | SXorSaveexecB32
-            | SAndNot1SaveexecB32
-            | SOrNot1SaveexecB32
-            | SAndSaveexecB64
-            | SOrSaveexecB64
-            | SXorSaveexecB64
-            | SAndNot1SaveexecB64
-            | SOrNot1SaveexecB64
-    )
-}
-
-/// Register `k` (0 low, 1 high) of a 64-bit register source (the decoder
-/// gives `v_pk_mov_b32` register pairs only).
-fn half_of(src: Src, k: u8) -> Src {
-    match src {
-        Src::Vgpr(r) => Src::Vgpr(r + u16::from(k)),
-        Src::Sgpr(r) => Src::Sgpr(r + k),
-        other => other,
-    }
-}
-
-/// Width in registers of source `i` of a vector op.
-fn vsrc_width(shape: Shape, i: usize, mask: u8) -> u8 {
-    match (shape, i) {
-        (Shape::Cmpw | Shape::Cmpxw, 0 | 1)
-        | (Shape::Sh64, 1)
-        | (Shape::Mad64, 2)
-        | (Shape::LshlAdd64, 0 | 2)
-        | (Shape::PkMov, 0 | 1)
-        | (Shape::Mov64, 0) => 2,
-        (Shape::Cnd | Shape::Ci, 2) => mask,
-        _ => 1,
-    }
-}
-
-/// Sources a vector op reads.
-fn vsrc_count(shape: Shape) -> usize {
-    match shape {
-        Shape::V1 | Shape::ToScalar1 | Shape::Mov64 => 1,
-        Shape::V3 | Shape::Cnd | Shape::Ci | Shape::Mad64 | Shape::LshlAdd64 => 3,
-        _ => 2,
-    }
-}
-
-/// The registers a SOPK instruction touches (its sdst field is a source,
-/// a destination or both).
-fn deps_sopk(inst: &Inst, d: &mut Deps) {
-    match inst.op {
-        // s_getreg_b32 reads no SGPR: its value comes from the wave's place,
-        // or from MODE, whose unwritten bits are unsettled: that read
-        // always takes the taint step (F_SLOW).
-        Op::SMovkI32 | Op::SGetregB32 => {
-            d.dst_s(sbits(inst.sgpr_dst(), 1), true);
-            if inst.op == Op::SGetregB32
-                && crate::isa::Hwreg::of(inst.imm as u32).id
-                    == inst.generation.mode_register().register
-            {
-                d.flags |= F_SLOW;
-            }
-        }
-        Op::SAddkI32 | Op::SMulkI32 => {
-            d.read_s(sbits(inst.sgpr_dst(), 1));
-            d.dst_s(sbits(inst.sgpr_dst(), 1), true);
-        }
-        _ => d.read_s(sbits(inst.sgpr_dst(), 1)),
-    }
-}
-
-/// The registers `inst` touches in a wave of 64 (`wave64`) or 32 lanes.
-pub fn deps(inst: &Inst, wave64: bool) -> Deps {
-    use Shape::*;
-    let mut d = Deps::default();
-    let mask = if wave64 { 2 } else { 1 };
-    let shape = inst.shape();
-    match shape {
-        S1 | S1w | S2 | S2w | S2sh | Sc | Scw => {
-            let w = |i: usize| u8::from(matches!((shape, i), (S1w | S2w | Scw, _) | (S2sh, 0))) + 1;
-            let n = if matches!(shape, S1 | S1w) { 1 } else { 2 };
-            for i in 0..n {
-                d.src(inst.src[i], w(i), mask);
-            }
-            // A conditional move may keep the old value: a read, too.
-            let cmov = matches!(inst.op, Op::SCmovB32 | Op::SCmovB64);
-            if !matches!(shape, Sc | Scw) {
-                d.dst_s(
-                    sbits(
-                        inst.sgpr_dst(),
-                        if matches!(shape, S1w | S2w | S2sh) {
-                            2
-                        } else {
-                            1
-                        },
-                    ),
-                    !cmov,
-                );
-            }
-            if is_saveexec(inst.op) {
-                let exec = sbits(EXEC, if shape == S1w { 2 } else { 1 });
-                d.read_s(exec);
-                d.dst_s(exec, true);
-            }
-        }
-        K => deps_sopk(inst, &mut d),
-        SetReg => d.src(inst.src[0], 1, mask),
-        KWait | Nop => {}
-        Control => d.flags |= if inst.op == Op::SSendmsg { F_SLOW } else { 0 },
-        Branch => match inst.op {
-            Op::SCbranchVccz | Op::SCbranchVccnz => d.read_s(sbits(VCC, mask)),
-            _ => {}
-        },
-        Load(n) => {
-            d.read_s(sbits(inst.sgpr_addr(), 2) | inst.saddr.map_or(0, |r| sbits(r, 1)));
-            d.dst_s(sbits(inst.sgpr_dst(), n), true);
-        }
-        MemLoad(n) | MemStore(n) => {
-            d.flags |= F_MEM;
-            d.read_v(vbits(inst.addr, if inst.saddr.is_some() { 1 } else { 2 }));
-            d.read_s(inst.saddr.map_or(0, |r| sbits(r, 2)));
-            let dwords = n.div_ceil(4);
-            match shape {
-                MemLoad(_) => d.dst_v(vbits(inst.dst, dwords), true),
-                _ => d.read_v(vbits(inst.data, dwords)),
-            }
-        }
-        _ if inst.op == Op::VNop => {}
-        V1 | V2 | V3 | Cnd | Co | Ci | Mad64 | Sh64 | LshlAdd64 | PkMov | Mov64 | Cmp | Cmpw
-        | Cmpx | Cmpxw
-        | ToScalar1 | ToScalar2 | WriteLane => vector_deps(&mut d, inst, mask),
-    }
-    if reads_scc(inst.op) {
-        d.read_s(1 << SCC_BIT);
-    } else if writes_scc(inst.op) {
-        d.s |= 1 << SCC_BIT;
-        d.ws |= 1 << SCC_BIT;
-    }
-    if !wave64 && d.s & HI != 0 {
-        // exec_hi/vcc_hi in wave32 turn unsettled when written: always the full step.
-        d.rs |= d.s & HI;
-        d.flags |= F_HI;
-    }
-    d
-}
-
-/// Whether `inst` (with [`Deps`] `d`) writes register `reg` (SGPR code, or
-/// 256 + VGPR number), in all lanes or some.
-fn writes(inst: &Inst, d: &Deps, reg: u16) -> bool {
-    if reg >= 256 {
-        let r = usize::from(reg - 256);
-        let vector_dst = !matches!(
-            inst.shape(),
-            Shape::MemStore(_)
-                | Shape::ToScalar1
-                | Shape::ToScalar2
-                | Shape::Cmp
-                | Shape::Cmpw
-                | Shape::Cmpx
-                | Shape::Cmpxw
-        ) && crate::isa::table::info(inst.op).format != Format::Smem;
-        d.wv[r / 64] >> (r % 64) & 1 == 1 || (vector_dst && usize::from(inst.dst) == r)
-    } else {
-        d.ws >> reg & 1 == 1 || (d.s >> reg & 1 == 1 && inst.dst == reg)
-    }
-}
+use crate::isa::{reg_name, Dpp, Inst, Op, Shape, Src, EXEC, NULL, VCC};
 
 /// Whether an instruction with `flags` needs no taint step in a wave (or a
 /// lockstep group) with no taint anywhere: it has no runtime flag, or only
@@ -420,121 +83,6 @@ fn for_bits(mut bits: u64, mut f: impl FnMut(usize)) {
     }
 }
 
-/// exec_hi and vcc_hi: in wave32 stored registers the hardware ignores for masking.
-const HI: u128 = 1u128 << EXEC_HI | 1u128 << VCC_HI;
-
-/// [`deps`] of a vector ALU op.
-fn vector_deps(d: &mut Deps, inst: &Inst, mask: u8) {
-    use Shape::*;
-    let shape = inst.shape();
-    for i in 0..vsrc_count(shape) {
-        d.src(inst.src[i], vsrc_width(shape, i, mask), mask);
-    }
-    if let (Src::Vgpr(r), true) = (
-        inst.src[0],
-        inst.dpp.is_some() || matches!(shape, ToScalar1 | ToScalar2),
-    ) {
-        or_v(&mut d.xv, vbits(r, 1));
-    }
-    // DPP may leave lanes unwritten, v_writelane writes one lane: reads, too.
-    let full = inst.dpp.is_none() && shape != WriteLane;
-    match shape {
-        Cmp | Cmpw | Cmpx | Cmpxw => d.dst_s(sbits(inst.sdst, mask), true),
-        ToScalar1 | ToScalar2 => d.dst_s(sbits(inst.sgpr_dst(), 1), true),
-        Mad64 | Sh64 | LshlAdd64 | PkMov | Mov64 => d.dst_v(vbits(inst.dst, 2), true),
-        _ => d.dst_v(vbits(inst.dst, 1), full),
-    }
-    if matches!(shape, Co | Ci | Mad64) {
-        d.dst_s(sbits(inst.sdst, mask), true);
-    }
-    if let Some(Dpp::Dpp16 {
-        bound_ctrl: false,
-        fi: false,
-        ..
-    }) = inst.dpp
-    {
-        d.flags |= F_DPP;
-    }
-    if let Some(Dpp::Dpp16 { ctrl, row_mask, .. }) = inst.dpp {
-        d.flags |= if super::gfx9::always_unsettled(ctrl, row_mask) {
-            F_UNDOC
-        } else {
-            0
-        };
-    }
-}
-
-/// Registers some path from the entry may read (or write partially, or
-/// read across lanes) before writing them fully: in a wave whose lanes are
-/// all launched, only these start tainted, so a kernel that writes before
-/// it reads runs with a clean shadow and pays nothing per instruction.
-/// VGPRs count as written for reads under the EXEC they were written with
-/// (no EXEC write in between on any path) or, before the first EXEC write,
-/// in every lane. A forward dataflow to a fixpoint: sets only shrink.
-pub fn may_read_unwritten(
-    deps: &[Deps],
-    successors: impl Fn(usize) -> [Option<usize>; 2],
-) -> (u128, VMask) {
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    struct State {
-        s: u128,
-        full_v: VMask,
-        region_v: VMask,
-        exec_changed: bool,
-    }
-    let and4 = |a: VMask, b: VMask| std::array::from_fn::<u64, VGPR_WORDS, _>(|k| a[k] & b[k]);
-    let mut states: Vec<Option<State>> = vec![None; deps.len()];
-    let (mut may_s, mut may_v) = (0u128, [0u64; VGPR_WORDS]);
-    if deps.is_empty() {
-        return (may_s, may_v);
-    }
-    let v0 = vbits(0, 1);
-    states[0] = Some(State {
-        s: 3u128 << EXEC,
-        full_v: v0,
-        region_v: v0,
-        exec_changed: false,
-    });
-    let mut work = vec![0usize];
-    while let Some(i) = work.pop() {
-        let (Some(mut st), d) = (states[i], &deps[i]) else {
-            continue;
-        };
-        may_s |= d.rs & !st.s;
-        let defined = std::array::from_fn::<u64, VGPR_WORDS, _>(|k| st.full_v[k] | st.region_v[k]);
-        for k in 0..VGPR_WORDS {
-            may_v[k] |= (d.rv[k] & !defined[k]) | (d.xv[k] & !st.full_v[k]);
-        }
-        st.s |= d.ws;
-        if d.flags & F_EXEC != 0 {
-            (st.region_v, st.exec_changed) = ([0; VGPR_WORDS], true);
-        }
-        if d.flags & F_SLOW != 0 {
-            (st.full_v, st.region_v) = ([0; VGPR_WORDS], [0; VGPR_WORDS]);
-        }
-        or_v(&mut st.region_v, d.wv);
-        if !st.exec_changed {
-            or_v(&mut st.full_v, d.wv);
-        }
-        for next in successors(i).into_iter().flatten() {
-            let merged = match states[next] {
-                None => st,
-                Some(o) => State {
-                    s: o.s & st.s,
-                    full_v: and4(o.full_v, st.full_v),
-                    region_v: and4(o.region_v, st.region_v),
-                    exec_changed: o.exec_changed || st.exec_changed,
-                },
-            };
-            if states[next] != Some(merged) {
-                states[next] = Some(merged);
-                work.push(next);
-            }
-        }
-    }
-    (may_s, may_v)
-}
-
 /// The SGPRs the dispatch initialises, as the launch setup names them
 /// ([`InitialRegisters`]): its user and system SGPR ranges (a gap between
 /// them stays undefined), EXEC (EXEC_HI too in wave64) and on gfx12 the
@@ -567,96 +115,7 @@ pub(super) fn initialised_sgprs(init: &InitialRegisters, wave64: bool) -> (u128,
     )
 }
 
-/// One wave's shadow registers.
-pub struct Shadow {
-    /// Per SGPR code (SCC at [`SCC_BIT`]): undefined, unsettled.
-    pub(super) s_undef: u128,
-    pub(super) s_unset: u128,
-    /// Origin per SGPR, valid where `s_oset` has the bit (else [`UNINIT`]):
-    /// a mask to clear per wave instead of a table to fill.
-    pub(super) s_origin: [u32; 128],
-    pub(super) s_oset: u128,
-    /// Per VGPR: lanes undefined, lanes unsettled, one origin.
-    pub(super) v_undef: Vec<u64>,
-    pub(super) v_unset: Vec<u64>,
-    pub(super) v_origin: Vec<u32>,
-    /// VGPRs with any tainted lane (the clean-path test reads this).
-    pub(super) v_any: VMask,
-    /// Set when the wave was stopped on a tainted branch, EXEC or address.
-    pub(super) stop: Option<WaveStop>,
-    /// No register holds taint: instructions skip the test unless flagged.
-    pub(super) clean: bool,
-}
-
-impl Default for Shadow {
-    fn default() -> Self {
-        Shadow {
-            s_undef: 0,
-            s_unset: 0,
-            s_origin: [UNINIT; 128],
-            s_oset: 0,
-            v_undef: vec![0; 256],
-            v_unset: vec![0; 256],
-            v_origin: vec![UNINIT; 256],
-            v_any: [0; VGPR_WORDS],
-            stop: None,
-            clean: false,
-        }
-    }
-}
-
-/// A wave stopped by taint: its global lane 0, lanes, kind and origin id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WaveStop {
-    pub first_lane: u64,
-    pub lanes: u64,
-    pub taint: Taint,
-    pub origin: u32,
-}
-
-/// Taint of a scalar value.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct S {
-    undef: bool,
-    unset: bool,
-    origin: u32,
-}
-
-impl S {
-    fn tainted(&self) -> bool {
-        self.undef || self.unset
-    }
-    fn or(self, o: S) -> S {
-        let origin = if self.undef || (self.unset && !o.undef) {
-            self.origin
-        } else {
-            o.origin
-        };
-        S {
-            undef: self.undef || o.undef,
-            unset: self.unset || o.unset,
-            origin,
-        }
-    }
-}
-
-/// Taint of a lane array: undefined lanes, unsettled lanes, one origin.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct L {
-    u: u64,
-    n: u64,
-    origin: u32,
-}
-
-/// The taint a register takes when a memory access lands in it.
-pub(super) type Landing = L;
-
 impl L {
-    /// Neither undefined nor unsettled anywhere.
-    pub(super) fn is_clean(&self) -> bool {
-        (self.u | self.n) == 0
-    }
-
     /// What a read inside `rule`'s window gets, in every lane: undefined, or
     /// unsettled where no document settles whether the rule holds.
     fn of_rule(rule: &super::hazards::Rule, origin: u32) -> L {
@@ -671,15 +130,6 @@ impl L {
         }
     }
 
-    /// Undefined in every lane, from `origin`.
-    pub(super) fn undefined(origin: u32) -> L {
-        L {
-            u: u64::MAX,
-            n: 0,
-            origin,
-        }
-    }
-
     fn splat<const W: usize>(s: S) -> L {
         let full = Wave::<W>::FULL;
         L {
@@ -688,44 +138,6 @@ impl L {
             origin: s.origin,
         }
     }
-    fn or(self, o: L) -> L {
-        let origin = if self.u != 0 || (self.n != 0 && o.u == 0) {
-            self.origin
-        } else {
-            o.origin
-        };
-        L {
-            u: self.u | o.u,
-            n: self.n | o.n,
-            origin,
-        }
-    }
-    /// Only the `mask` lanes (so the origin kept is one that matters there).
-    fn masked(self, mask: u64) -> L {
-        L {
-            u: self.u & mask,
-            n: self.n & mask,
-            origin: self.origin,
-        }
-    }
-    /// The scalar taint of a value computed from these lanes' `mask` lanes.
-    fn reduce(self, mask: u64) -> S {
-        S {
-            undef: self.u & mask != 0,
-            unset: self.n & mask != 0,
-            origin: self.origin,
-        }
-    }
-    fn lane(self, i: usize) -> S {
-        self.reduce(1 << i)
-    }
-}
-
-/// What the taint step decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Flow {
-    Run,
-    Stop,
 }
 
 impl<const W: usize> Wave<W> {
@@ -1563,15 +975,15 @@ impl<const W: usize> Wave<W> {
         let mut unsettled = None;
         for n in 0..W {
             let bit = 1u64 << n;
-            match super::valu::dpp_read(&dpp, exec, n) {
-                super::valu::DppRead::Lane(s) => {
+            match super::dpp::dpp_read(&dpp, exec, n) {
+                super::dpp::DppRead::Lane(s) => {
                     out.u |= (src.u >> s & 1) << n;
                     out.n |= (src.n >> s & 1) << n;
                     writable |= bit;
                 }
-                super::valu::DppRead::Zero => writable |= bit,
-                super::valu::DppRead::Keep => {}
-                super::valu::DppRead::Unsettled(s) => {
+                super::dpp::DppRead::Zero => writable |= bit,
+                super::dpp::DppRead::Keep => {}
+                super::dpp::DppRead::Unsettled(s) => {
                     // Either the source lane's value (fi-like) or the old
                     // destination (not written): unsettled, and undefined if
                     // either of those is.
@@ -1584,7 +996,7 @@ impl<const W: usize> Wave<W> {
         }
         if let Some((s, n)) = unsettled {
             let gfx9 = match dpp {
-                Dpp::Dpp16 { ctrl, .. } => super::gfx9::unsettled_origin(ctrl, s, n),
+                Dpp::Dpp16 { ctrl, .. } => super::dpp::unsettled_origin(ctrl, s, n),
                 Dpp::Dpp8 { .. } => None,
             };
             let what = gfx9.unwrap_or_else(|| format!("DPP16 read of inactive lane {s} (by lane {n}, and maybe others) with bound_ctrl=0 fi=0: RDNA3 ISA 7.7.1 vs table 93"));
@@ -1639,7 +1051,14 @@ impl<const W: usize> Wave<W> {
     /// dword holds (LLVM adds a workitem id as v[0:1] with v1 never written,
     /// then overwrites the result's high dword; silicon's low dword is
     /// defined there). For every other shape the two are the same.
-    fn vsrc_taint(&mut self, inst: &Inst, ctx: &Ctx<'_>, mut acc: L, seen: u64, mask: u8) -> (L, L) {
+    fn vsrc_taint(
+        &mut self,
+        inst: &Inst,
+        ctx: &Ctx<'_>,
+        mut acc: L,
+        seen: u64,
+        mask: u8,
+    ) -> (L, L) {
         let shape = inst.shape();
         let mut low = acc;
         for i in 1..vsrc_count(shape) {
@@ -1740,67 +1159,4 @@ impl<const W: usize> Wave<W> {
 fn word_span(a: u64, k: u8, size: u64) -> (u64, u64) {
     let start = a.wrapping_add(4 * u64::from(k));
     (start / 4, start.wrapping_add(size.min(4) - 1) / 4)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::isa::table::TABLE;
-
-    /// The SCC lists agree with the table's semantics text (the two are
-    /// written apart, so a new op missing from one shows up here).
-    #[test]
-    fn scc_reads_and_writes_match_the_semantics_column() {
-        for row in TABLE.iter().filter(|r| {
-            matches!(
-                r.format,
-                Format::Sop1 | Format::Sop2 | Format::Sopc | Format::Sopk | Format::Sopp
-            )
-        }) {
-            let sem = row.semantics;
-            let writes = sem.contains("SCC = ");
-            let reads = sem
-                .split("SCC = ")
-                .next()
-                .is_some_and(|before| before.contains("SCC"));
-            assert_eq!(writes_scc(row.op), writes, "{}: {sem}", row.mnemonic);
-            assert_eq!(reads_scc(row.op), reads, "{}: {sem}", row.mnemonic);
-        }
-    }
-
-    fn inst(words: &[u32]) -> Inst {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        crate::isa::decode_at(&bytes, 0, 0).expect("decodes")
-    }
-
-    #[test]
-    fn deps_split_reads_from_full_writes() {
-        // v_add_nc_u32 v1, s13, v0 (VOP2 e32: 0x4a 25:31... encoded by llvm-mc 19: 4A02000D).
-        let d = deps(&inst(&[0x4a02_000d]), false);
-        assert_eq!(d.rs, 1 << 13);
-        assert_eq!((d.rv[0], d.wv[0]), (1, 2));
-        // s_and_saveexec_b32 s14, vcc_lo: reads vcc_lo and EXEC, writes s14, EXEC and SCC.
-        let d = deps(&inst(&[0xbe8e_206a]), false);
-        assert_eq!(d.rs & (1 << VCC), 1 << VCC);
-        assert_eq!(d.ws, 1 << 14 | 1 << EXEC | 1 << SCC_BIT);
-        assert!(d.flags & F_EXEC != 0);
-        // In wave32 an instruction touching exec_hi always takes the taint step.
-        let d = deps(&inst(&[0xbeff_0080]), false); // s_mov_b32 exec_hi, 0
-        assert!(d.flags & F_HI != 0 && d.rs & (1 << EXEC_HI) != 0, "{d:?}");
-    }
-
-    #[test]
-    fn only_registers_a_path_reads_before_writing_start_tainted() {
-        // 0: v1 = s13 + v0 (reads s13 unwritten); 1: s_and_saveexec s14, vcc_lo
-        // (reads vcc unwritten); 2: v_mov v2, v1 (v1 written before the EXEC
-        // change, in every lane); 3: v_mov v3, v4 (v4 never written).
-        let code = [0x4a02_000d, 0xbe8e_206a, 0x7e04_0301, 0x7e06_0304];
-        let deps: Vec<Deps> = code
-            .iter()
-            .map(|&w| super::deps(&inst(&[w]), false))
-            .collect();
-        let (s, v) = may_read_unwritten(&deps, |i| [(i + 1 < deps.len()).then_some(i + 1), None]);
-        assert_eq!(s, 1 << 13 | 1 << VCC);
-        assert_eq!(v[0], 1 << 4);
-    }
 }

@@ -5,7 +5,9 @@
 // Lane loops index several lane arrays (and EXEC bits) by the same lane number.
 #![allow(clippy::needless_range_loop)]
 
+use super::dpp::{dpp_read, DppRead};
 use super::fault::FaultKind;
+use super::modifiers::sign_masks;
 use super::wave::Wave;
 use crate::device::DeviceError;
 use crate::isa::{reg_name, Dpp, Inst, Shape, Src};
@@ -18,7 +20,7 @@ impl<const W: usize> Wave<W> {
     #[inline(never)]
     pub(super) fn inject_xad_faults(
         &mut self,
-        faults: &[super::XadFault],
+        faults: &[super::emulated::XadFault],
         inst: &Inst,
         rest: &mut [Wave<W>],
         grouped: bool,
@@ -498,84 +500,6 @@ impl<const W: usize> Wave<W> {
     }
 }
 
-/// What DPP makes lane `n` of src0 read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum DppRead {
-    /// This source lane's value; the lane is written.
-    Lane(usize),
-    /// 0 (bound_ctrl=1 or DPP8 with an inactive source); the lane is written.
-    Zero,
-    /// Not written (inactive, masked by row/bank mask, or an invalid source with bound_ctrl=0).
-    Keep,
-    /// An inactive in-range source with bound_ctrl=0, fi=0: the ISA guide
-    /// contradicts itself (RDNA3 ISA 7.7.1 vs table 93).
-    Unsettled(usize),
-}
-
-/// DPP's read for lane `n` under `exec` (LLVM AMDGPUModifierSyntax, RDNA3 ISA 7.7).
-#[inline(always)]
-pub(super) fn dpp_read(dpp: &Dpp, exec: u64, n: usize) -> DppRead {
-    if (exec >> n) & 1 == 0 {
-        return DppRead::Keep;
-    }
-    match *dpp {
-        Dpp::Dpp8 { sel, fi } => {
-            let s = (n & !7) | sel[n & 7] as usize;
-            if fi || (exec >> s) & 1 == 1 {
-                DppRead::Lane(s)
-            } else {
-                DppRead::Zero
-            }
-        }
-        Dpp::Dpp16 {
-            ctrl,
-            row_mask,
-            bank_mask,
-            bound_ctrl,
-            ..
-        } if super::gfx9::wave_wide(ctrl) => {
-            super::gfx9::dpp_read(ctrl, row_mask, bank_mask, bound_ctrl, exec, n)
-        }
-        Dpp::Dpp16 {
-            ctrl,
-            row_mask,
-            bank_mask,
-            bound_ctrl,
-            fi,
-        } => {
-            if (row_mask >> (n / 16)) & 1 == 0 || (bank_mask >> ((n % 16) / 4)) & 1 == 0 {
-                return DppRead::Keep;
-            }
-            match dpp16_source(ctrl, n) {
-                Some(s) if (exec >> s) & 1 == 1 || fi => DppRead::Lane(s),
-                Some(s) if !bound_ctrl => DppRead::Unsettled(s),
-                _ if bound_ctrl => DppRead::Zero,
-                _ => DppRead::Keep,
-            }
-        }
-    }
-}
-
-/// The lane DPP16 control `ctrl` makes lane `n` read, or `None` when the
-/// source is out of its row (row_shl/row_shr past the row's edge).
-#[inline(always)]
-fn dpp16_source(ctrl: u16, n: usize) -> Option<usize> {
-    let base = n & !15;
-    let i = n & 15;
-    let k = (ctrl & 15) as usize;
-    match ctrl {
-        0x000..=0x0ff => Some((n & !3) + ((ctrl as usize >> (2 * (n & 3))) & 3)),
-        0x101..=0x10f => (i + k < 16).then_some(n + k),
-        0x111..=0x11f => (i >= k).then(|| n - k),
-        0x121..=0x12f => Some(base + ((i + 16 - k) & 15)),
-        0x140 => Some(base + 15 - i),
-        0x141 => Some((n & !7) + 7 - (n & 7)),
-        0x150..=0x15f => Some(base + k),
-        0x160..=0x16f => Some(base + (i ^ k)),
-        _ => None,
-    }
-}
-
 // Lane loops as functions: Rust marks `&mut` parameters noalias, which tells
 // LLVM the result row does not overlap the sources (fields of one wave, so it
 // cannot prove that itself), and the loops vectorise without runtime overlap
@@ -617,77 +541,82 @@ fn lanes_cmp<const W: usize>(
     }
 }
 
-/// a + b + carry_in, and whether it carried out of 32 bits.
-#[inline(always)]
-pub(super) fn add_with_carry(a: u32, b: u32, c: u32) -> (u32, bool) {
-    let t = u64::from(a) + u64::from(b) + u64::from(c);
-    (t as u32, t >> 32 != 0)
-}
-
-/// a - b - borrow_in, and whether it borrowed.
-#[inline(always)]
-pub(super) fn sub_with_borrow(a: u32, b: u32, c: u32) -> (u32, bool) {
-    (
-        a.wrapping_sub(b).wrapping_sub(c),
-        u64::from(b) + u64::from(c) > u64::from(a),
-    )
-}
-
-#[inline(always)]
-pub(super) fn sext24(x: u32) -> i32 {
-    ((x << 8) as i32) >> 8
-}
-
-#[inline(always)]
-pub(super) fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
-    a.max(b).min(a.min(b).max(c))
-}
-
-#[inline(always)]
-pub(super) fn bfe_u32(a: u32, off: u32, width: u32) -> u32 {
-    let (off, width) = (off & 31, width & 31);
-    if width == 0 {
-        0
-    } else if off + width < 32 {
-        (a << (32 - off - width)) >> (32 - width)
-    } else {
-        a >> off
+/// `v_xad_u32` with modifiers ([`super::modifiers`] decides at load what
+/// is documented; these compute it).
+impl<const W: usize> Wave<W> {
+    /// `v_xad_u32` with modifiers, out of the hot path: NEG/ABS on bit 31
+    /// as measured on gfx1200, then `(S0 ^ S1) + S2`; CLAMP, OPSEL and OMOD
+    /// leave the result as it is (where that is not documented, the taint
+    /// step has marked the lanes unsettled).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn xad_modified(
+        &mut self,
+        rest: &mut [Wave<W>],
+        grouped: &mut bool,
+        inst: &Inst,
+    ) -> Result<(), crate::device::DeviceError> {
+        let [(a0, x0), (a1, x1), (a2, x2)] = sign_masks(inst.mods);
+        self.map3(rest, grouped, inst, move |a, b, c| {
+            (((a & a0) ^ x0) ^ ((b & a1) ^ x1)).wrapping_add((c & a2) ^ x2)
+        })
     }
-}
 
-#[inline(always)]
-pub(super) fn bfe_i32(a: u32, off: u32, width: u32) -> u32 {
-    let (off, width) = (off & 31, width & 31);
-    if width == 0 {
-        0
-    } else if off + width < 32 {
-        (((a << (32 - off - width)) as i32) >> (32 - width)) as u32
-    } else {
-        ((a as i32) >> off) as u32
-    }
-}
-
-/// v_perm_b32 byte selection from the 64-bit value {S0, S1}.
-#[inline(always)]
-pub(super) fn perm(a: u32, b: u32, sel: u32) -> u32 {
-    let x = u64::from(a) << 32 | u64::from(b);
-    let mut d = 0u32;
-    for i in 0..4 {
-        let s = (sel >> (8 * i)) & 0xff;
-        let byte = match s {
-            0..=7 => (x >> (8 * s)) as u8,
-            8..=11 => {
-                // Sign of byte 1, 3, 5 or 7, replicated.
-                if (x >> (16 * (s - 8) + 15)) & 1 == 1 {
-                    0xff
-                } else {
-                    0
-                }
+    /// `v_xad_u32` with modifiers as a stand-in says
+    /// ([`super::EmuDevice::set_modifier_stand_in`]): the sources of this
+    /// wave and of the lockstep group `rest` are read first (the result may
+    /// overwrite one), the instruction writes its lanes as usual, then each
+    /// active lane's word is the stand-in's.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn xad_stand_in(
+        &mut self,
+        stand_in: &dyn super::emulated::ModifierStandIn,
+        launch: u64,
+        rest: &mut [Wave<W>],
+        grouped: &mut bool,
+        inst: &Inst,
+    ) -> Result<(), crate::device::DeviceError> {
+        let mut sources = Vec::with_capacity(1 + rest.len());
+        for w in std::iter::once(&*self).chain(rest.iter()) {
+            let (mut a, mut b, mut c) = ([0u32; W], [0u32; W], [0u32; W]);
+            w.src0(inst, &mut a)?;
+            w.vsrc(inst.src[1], &mut b);
+            w.vsrc(inst.src[2], &mut c);
+            sources.push((a, b, c));
+        }
+        self.map3(rest, grouped, inst, |a, _, _| a)?;
+        let waves = std::iter::once(self).chain(rest.iter_mut());
+        for (w, (a, b, c)) in waves.zip(sources) {
+            let exec = w.exec();
+            for i in (0..W).filter(|&i| exec >> i & 1 == 1) {
+                let lane = w.first_lane + i as u64;
+                w.v[inst.dst as usize][i] =
+                    stand_in.xad(inst.mods, [a[i], b[i], c[i]], lane, launch);
             }
-            12 => 0,
-            _ => 0xff,
-        };
-        d |= u32::from(byte) << (8 * i);
+        }
+        Ok(())
     }
-    d
+
+    /// The lanes (of those `inst` may write) whose `(S0 ^ S1) + S2`, the
+    /// sign modifiers applied, overflows 32 bits; read before `inst`
+    /// executes. Every lane it may write when src0 cannot be read (the
+    /// instruction faults when it executes).
+    pub(super) fn xad_overflow_lanes(&self, inst: &Inst) -> u64 {
+        let [(a0, x0), (a1, x1), (a2, x2)] = sign_masks(inst.mods);
+        let (mut a, mut b, mut c) = ([0u32; W], [0u32; W], [0u32; W]);
+        let Ok(lanes) = self.src0(inst, &mut a) else {
+            return self.exec();
+        };
+        self.vsrc(inst.src[1], &mut b);
+        self.vsrc(inst.src[2], &mut c);
+        let mut over = 0u64;
+        for i in 0..W {
+            let x = ((a[i] & a0) ^ x0) ^ ((b[i] & a1) ^ x1);
+            if x.checked_add((c[i] & a2) ^ x2).is_none() {
+                over |= 1 << i;
+            }
+        }
+        over & lanes
+    }
 }

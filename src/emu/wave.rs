@@ -20,7 +20,7 @@ use super::counters::InFlight;
 use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
 use super::program::Program;
-use super::taint::{Flow, Shadow, WaveStop};
+use super::shadow::{Flow, Shadow, WaveStop};
 use crate::device::DeviceError;
 use crate::isa::{Inst, Op, Src, EXEC, NULL, VCC};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,10 +43,10 @@ pub struct Ctx<'a> {
     /// Waves stopped by taint, collected as their workgroups finish.
     pub stops: &'a std::sync::Mutex<Vec<WaveStop>>,
     /// Wrong `v_xad_u32` results to produce (fault injection; empty normally).
-    pub xad_faults: &'a [super::XadFault],
+    pub xad_faults: &'a [super::emulated::XadFault],
     /// What a modified `v_xad_u32` computes in place of the emulator's own
     /// reading (the emulated HIP library's fixture; `None` normally).
-    pub stand_in: Option<&'a dyn super::ModifierStandIn>,
+    pub stand_in: Option<&'a dyn super::emulated::ModifierStandIn>,
     /// The device's launch number, from 1 (what a stand-in may vary by).
     pub launch: u64,
     /// Compute units the `s_getreg_b32` hardware ids spread workgroups over.
@@ -298,8 +298,10 @@ impl<const W: usize> Wave<W> {
         rest: &mut [Wave<W>],
         grouped: &mut bool,
     ) -> Result<Option<Status>, DeviceError> {
-        use super::salu::{nz, nz64, with_scc};
-        use super::valu::{add_with_carry, bfe_i32, bfe_u32, med3, perm, sext24, sub_with_borrow};
+        use super::alu::{
+            add_with_carry, bfe_i32, bfe_u32, med3, nz, nz64, perm, s_bfe_u32, sext24,
+            sub_with_borrow, with_scc,
+        };
         use Op::*;
         macro_rules! v3 {
             (|$a:ident, $b:ident, $c:ident| $e:expr) => {
@@ -507,7 +509,7 @@ impl<const W: usize> Wave<W> {
             SXnorB64 => self.sop2_64(inst, |a, b| !(a ^ b)),
             SAndNot1B64 => self.sop2_64(inst, |a, b| a & !b),
             SOrNot1B64 => self.sop2_64(inst, |a, b| a | !b),
-            SBfeU32 => self.sop2(inst, |a, b| nz(super::salu::s_bfe_u32(a, b))),
+            SBfeU32 => self.sop2(inst, |a, b| nz(s_bfe_u32(a, b))),
             SMulI32 => self.sop2(inst, |a, b| (a.wrapping_mul(b), None)),
             SMulHiU32 => self.sop2(inst, |a, b| {
                 (((u64::from(a) * u64::from(b)) >> 32) as u32, None)
@@ -576,7 +578,7 @@ impl<const W: usize> Wave<W> {
             SCmpkLeU32 => self.sopk_cmp(inst, |a, k| a <= k as u16 as u32),
             SAddkI32 => self.s_addk(inst),
             SMulkI32 => self.s_mulk(inst),
-            // Waits land the accesses they cover (counters.rs).
+            // Waits land the accesses they cover (waits.rs).
             SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => self.waited(inst),
             // ---- SOPP ----
             SNop | SSleep | SSetInstPrefetchDistance | SClause | SDelayAlu | SWaitcntDepctr => {}

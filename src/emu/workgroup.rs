@@ -7,8 +7,9 @@
 use super::launch::LaunchSetup;
 use super::memory::Memory;
 use super::program::Program;
+use super::shadow::{Flow, WaveStop};
 use super::smem::sload_group;
-use super::taint::{clean_wave_skips, initialised_sgprs, Flow, WaveStop};
+use super::taint::{clean_wave_skips, initialised_sgprs};
 use super::vmem::mem_group;
 use super::wave::{aborted, check_steps, fetch, is_aborted, Ctx, Status, Wave};
 use crate::device::DeviceError;
@@ -24,8 +25,8 @@ pub(super) struct Launch<'a> {
     pub(super) program: &'a Program,
     pub(super) step_budget: u64,
     pub(super) timeout: Duration,
-    pub(super) xad_faults: &'a [super::XadFault],
-    pub(super) stand_in: Option<&'a dyn super::ModifierStandIn>,
+    pub(super) xad_faults: &'a [super::emulated::XadFault],
+    pub(super) stand_in: Option<&'a dyn super::emulated::ModifierStandIn>,
     pub(super) launch: u64,
     pub(super) compute_units: u32,
 }
@@ -360,7 +361,7 @@ fn common_pc<const W: usize>(waves: &[Wave<W>]) -> Option<usize> {
 }
 
 /// Whether an instruction of `shape` changes what is in flight (memory ops,
-/// waits and messages: counters.rs), so that the group's `clean` must be
+/// waits and messages: counters.rs, waits.rs), so that the group's `clean` must be
 /// read again after it.
 #[inline(always)]
 fn changes_in_flight(shape: Shape) -> bool {

@@ -1,15 +1,17 @@
 //! Machine code -> [`Inst`] for a target's [`Isa`]. gfx10, gfx11 and gfx12
 //! are decoded; field layouts follow LLVM's encodings (checked against
 //! `llvm-mc-19 -show-encoding` for gfx1030/gfx1010, gfx1100 and gfx1200, see
-//! `tests/isa/isa_decode.rs` and `tests/isa/isa_decode_gfx10.rs`). What gfx10 lays
-//! out differently (SMEM, FLAT, m0/null numbering, VOP3 opcode ranges) is in
-//! `decode::gfx10`. The two share the SOP*, VOP1/2/C, VOP3 and DPP
-//! layouts; gfx12 re-laid SMEM (8-bit opcode, 24-bit signed offset) and
-//! replaced FLAT/GLOBAL with the 96-bit VFLAT/VGLOBAL encodings (24-bit
-//! signed offset in the third dword). Which layout an instruction has is a
-//! value of its generation ([`EncodingLayout`]): one decoder reads every
-//! generation, calling [`super::gfx9`]'s readers for the GCN fields (operand
-//! codes, VOP3, SMEM, FLAT) and `decode::gfx10`'s for gfx10's FLAT.
+//! `tests/isa/isa_decode.rs` and `tests/isa/isa_decode_gfx10.rs`). What gfx10
+//! lays out differently (SMEM, FLAT, m0/null numbering, VOP3 opcode ranges)
+//! is described in [`super::gfx10`], which holds its FLAT reader. The two
+//! share the SOP*, VOP1/2/C, VOP3 and DPP layouts; gfx12 re-laid SMEM (8-bit
+//! opcode, 24-bit signed offset) and replaced FLAT/GLOBAL with the 96-bit
+//! VFLAT/VGLOBAL encodings (24-bit signed offset in the third dword). Which
+//! layout an instruction has is a value of its generation
+//! ([`EncodingLayout`]): one decoder reads every generation, calling
+//! [`super::gfx9`]'s readers for the GCN fields (operand codes, VOP3, SMEM,
+//! FLAT) and [`super::gfx10`]'s for gfx10's FLAT. Both are `impl Decoder`
+//! blocks in their own files, peers that import this one.
 //!
 //! The Isa's `dpp_src1_scalar` (gfx115x, gfx12) lets a DPP16/DPP8 VOP3 take an
 //! SGPR or inline constant as src1; without it that form is refused, as
@@ -28,11 +30,6 @@ use super::operand::{
 };
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::{EncodingLayout, Generation, Isa, SmemLayout, VmemLayout};
-
-// gfx10's FLAT layout and `s_waitcnt` text; a child module beside the
-// decoder methods it adds to.
-#[path = "gfx10.rs"]
-pub(super) mod gfx10;
 
 /// How the instruction was encoded (affects display and implicit operands).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,10 +391,11 @@ impl<'a> Decoder<'a> {
 
     /// A scalar operand code in gfx11's numbering (gfx10 swaps m0 and null).
     fn scalar(&self, code: u32) -> u32 {
-        if self.isa.generation.null_code() == Some(125) {
-            gfx10::scalar_code(code)
-        } else {
-            code
+        let swapped = self.isa.generation.null_code() == Some(125);
+        match code {
+            124 if swapped => 125,
+            125 if swapped => 124,
+            other => other,
         }
     }
 
@@ -697,7 +695,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// The saddr of a FLAT/GLOBAL access: `None` for `off` (null).
-    fn vmem_saddr(&self, format: Format, saddr: u32) -> Result<Option<u8>, DecodeError> {
+    pub(super) fn vmem_saddr(&self, format: Format, saddr: u32) -> Result<Option<u8>, DecodeError> {
         match (format, self.scalar(saddr)) {
             (_, 124) => Ok(None),
             (Format::Flat, _) => Err(self.unsupported(format!(

@@ -4,7 +4,7 @@
 //! every row of the assembler-generated table.
 
 use super::decode::{Enc, Inst};
-use super::operand::{float64_name, float_name, pair_name, reg_name, Dpp, Src};
+use super::operand::{float64_name, float_name, pair_name, reg_name, setreg_value, Dpp, Src};
 use super::table::{self, Format, Op, OpInfo, Shape};
 use super::{MemoryCounters, SmemLayout};
 use std::fmt;
@@ -201,7 +201,7 @@ impl Inst {
                 Op::SSetVgprMsb if (0..=64).contains(&self.imm) => vec![self.imm.to_string()],
                 // The packing gfx10's text reads (gfx11 packs anew: printed raw).
                 Op::SWaitcnt if self.generation.memory_counters() == MemoryCounters::Vscnt => {
-                    vec![super::decode::gfx10::waitcnt_text(self.imm as u16)]
+                    vec![MemoryCounters::Vscnt.waitcnt_text(self.imm as u16)]
                 }
                 _ => vec![format!("0x{:x}", self.imm as u16)],
             },
@@ -355,15 +355,5 @@ fn dpp16_ctrl(ctrl: u16) -> String {
         0x150..=0x15f => format!("row_share:{}", ctrl & 15),
         0x160..=0x16f => format!("row_xmask:{}", ctrl & 15),
         _ => format!("dpp_ctrl:0x{ctrl:x}"),
-    }
-}
-
-/// An `s_setreg*` value as LLVM prints it: the SGPR, or the literal in
-/// decimal up to 64 and in hex above.
-pub(crate) fn setreg_value(src: Src) -> String {
-    match src {
-        Src::Lit(v) if v <= 64 => v.to_string(),
-        Src::Lit(v) => format!("0x{v:x}"),
-        other => other.show(1),
     }
 }

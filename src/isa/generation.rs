@@ -71,6 +71,66 @@ pub enum MemoryCounters {
     Split,
 }
 
+/// The counts an `s_waitcnt` waits for, as its simm16 packs them: a wait
+/// completes all but the `vmcnt` youngest vector memory accesses, and so on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waitcnt {
+    pub vmcnt: u16,
+    pub expcnt: u16,
+    pub lgkmcnt: u16,
+}
+
+impl MemoryCounters {
+    /// `s_waitcnt`'s simm16 unpacked: vmcnt in bits 3:0 and 15:14, expcnt
+    /// 6:4, lgkmcnt 11:8 ([`MemoryCounters::VmcntLgkm4`]) or 13:8
+    /// ([`MemoryCounters::Vscnt`]); packed anew from gfx11 (vmcnt 15:10,
+    /// lgkmcnt 9:4, expcnt 2:0), which the `s_waitcnt` row of gfx12's column
+    /// keeps. Bits outside the fields belong to no counter.
+    pub fn waitcnt(self, simm16: u16) -> Waitcnt {
+        let field = |shift: u32, bits: u32| (simm16 >> shift) & ((1 << bits) - 1);
+        let (vmcnt, expcnt) = (field(0, 4) | field(14, 2) << 4, field(4, 3));
+        match self {
+            MemoryCounters::VmcntLgkm4 => Waitcnt {
+                vmcnt,
+                expcnt,
+                lgkmcnt: field(8, 4),
+            },
+            MemoryCounters::Vscnt => Waitcnt {
+                vmcnt,
+                expcnt,
+                lgkmcnt: field(8, 6),
+            },
+            MemoryCounters::VscntPacked | MemoryCounters::Split => Waitcnt {
+                vmcnt: field(10, 6),
+                expcnt: field(0, 3),
+                lgkmcnt: field(4, 6),
+            },
+        }
+    }
+
+    /// `s_waitcnt`'s operand as LLVM prints it: the counters below their
+    /// maximum (every field set), or all three when each is at its maximum.
+    pub fn waitcnt_text(self, simm16: u16) -> String {
+        let (w, max) = (self.waitcnt(simm16), self.waitcnt(u16::MAX));
+        let counters = [
+            ("vmcnt", w.vmcnt, max.vmcnt),
+            ("expcnt", w.expcnt, max.expcnt),
+            ("lgkmcnt", w.lgkmcnt, max.lgkmcnt),
+        ];
+        let text = |(n, v, _): &(&str, u16, u16)| format!("{n}({v})");
+        let waited: Vec<String> = counters
+            .iter()
+            .filter(|(_, v, max)| v != max)
+            .map(text)
+            .collect();
+        if waited.is_empty() {
+            counters.iter().map(text).collect::<Vec<_>>().join(" ")
+        } else {
+            waited.join(" ")
+        }
+    }
+}
+
 /// Hardware register id of IB_STS2 (`s_getreg_b32` simm16 bits 5:0).
 pub const IB_STS2: u32 = 28;
 

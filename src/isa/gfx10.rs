@@ -1,42 +1,33 @@
 //! What gfx10 (RDNA1/2: gfx1010, gfx1030) encodes differently from gfx11.
 //! The differences that are values (operand numbering, SMEM reserved bits,
 //! VOP3 opcode ranges and DPP, spellings) are [`crate::isa::EncodingLayout`]
-//! and the table's gfx10 columns; the FLAT reader and `s_waitcnt` text stay
-//! here. Measured with `llvm-mc-19 -show-encoding` for `-mcpu=gfx1030` and
+//! and the table's gfx10 columns; the FLAT reader stays here. Measured with `llvm-mc-19 -show-encoding` for `-mcpu=gfx1030` and
 //! `-mcpu=gfx1010` (the two encode every row of
 //! `tests/kernels/emu/gfx10/*.part` identically) and, for bytes LLVM's
 //! assembler refuses, its disassembler.
 //!
 //! - Scalar operand codes: m0 is 124 and null is 125 (gfx11 swapped them).
-//!   The decoder stores gfx11's numbering ([`super::super::operand::M0`],
-//!   [`super::super::operand::NULL`]), so an [`Inst`] means the same
+//!   The decoder stores gfx11's numbering ([`super::operand::M0`],
+//!   [`super::operand::NULL`]), so an [`Inst`] means the same
 //!   register whatever generation it came from.
 //! - SMEM: as gfx11 but glc at bit 16 and dlc at bit 14; 21-bit signed
 //!   offset (the shared reader, told by [`crate::isa::SmemLayout::Glc16`]).
-//! - FLAT/GLOBAL: offset [11:0] (12-bit signed for global, 11-bit unsigned
-//!   for flat), dlc [12], lds [13], segment [15:14], glc [16], slc [17].
+//! - FLAT/GLOBAL: offset `[11:0]` (12-bit signed for global, 11-bit unsigned
+//!   for flat), dlc `[12]`, lds `[13]`, segment `[15:14]`, glc `[16]`, slc `[17]`.
 //! - VOP3: opcodes 0x140-0x17f are VOP3-only ops (gfx11 moved them to 0x200+),
 //!   VOP2 ops sit at 0x100-0x13f; a literal may follow; no DPP form.
-//! - `s_waitcnt`: vmcnt [3:0] and [15:14], expcnt [6:4], lgkmcnt [13:8].
+//! - `s_waitcnt`: vmcnt `[3:0]` and `[15:14]`, expcnt `[6:4]`, lgkmcnt `[13:8]`
+//!   ([`crate::isa::MemoryCounters::Vscnt`]).
 //! - Spellings: LLVM prints gfx10's names (`s_load_dwordx2`,
 //!   `global_load_dword`, `s_andn2_b32`, `v_ffbh_u32`, ...): the gfx10
 //!   name column of `isa::table`.
 
-use super::{bits, DecodeError, Decoder, Inst};
+use super::decode::{bits, DecodeError, Decoder, Inst};
 use crate::isa::table::Format;
 
-/// gfx10's scalar operand code `code` in gfx11's numbering (m0 and null swap).
-pub(super) fn scalar_code(code: u32) -> u32 {
-    match code {
-        124 => 125,
-        125 => 124,
-        other => other,
-    }
-}
-
 impl Decoder<'_> {
-    /// gfx10 FLAT/GLOBAL; dword 1 is laid out as on gfx11: vaddr [7:0],
-    /// data [15:8], saddr [22:16], vdst [31:24].
+    /// gfx10 FLAT/GLOBAL; dword 1 is laid out as on gfx11: vaddr `[7:0]`,
+    /// data `[15:8]`, saddr `[22:16]`, vdst `[31:24]`.
     pub(super) fn flat10(&mut self, w0: u32) -> Result<Inst, DecodeError> {
         self.format = "FLAT";
         let w1 = self.word(1)?;
@@ -75,32 +66,5 @@ impl Decoder<'_> {
         inst.dst = bits(w1, 31, 24) as u16;
         inst.saddr = self.vmem_saddr(format, bits(w1, 22, 16))?;
         Ok(inst)
-    }
-}
-
-/// The operand of a gfx10 `s_waitcnt` as LLVM prints it: the counters not at
-/// their maximum (vmcnt 63, expcnt 7, lgkmcnt 63), or all three when every
-/// one is at its maximum. Bit 7 belongs to no counter and is not shown (LLVM's
-/// disassembler ignores it too); `s_waitcnt` has no effect in the emulator.
-pub(crate) fn waitcnt_text(simm16: u16) -> String {
-    let s = u32::from(simm16);
-    let counters = [
-        ("vmcnt", bits(s, 3, 0) | bits(s, 15, 14) << 4, 63),
-        ("expcnt", bits(s, 6, 4), 7),
-        ("lgkmcnt", bits(s, 13, 8), 63),
-    ];
-    let waited: Vec<String> = counters
-        .iter()
-        .filter(|(_, v, max)| v != max)
-        .map(|(n, v, _)| format!("{n}({v})"))
-        .collect();
-    if waited.is_empty() {
-        counters
-            .iter()
-            .map(|(n, v, _)| format!("{n}({v})"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    } else {
-        waited.join(" ")
     }
 }

@@ -39,7 +39,7 @@
 use super::decode::{bits, DecodeError, Decoder, Enc, Inst};
 use super::operand::{inline_constant, pair_name, reg_name, Dpp, Src, EXEC, M0, VCC};
 use super::table::{self, Format, Op, OpInfo, Shape};
-use super::Generation;
+use super::{Generation, MemoryCounters};
 
 use Format::*;
 
@@ -546,14 +546,14 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::SetReg => vec![
             Generation::Gfx9.hwreg_text(inst.imm as u16),
             match s[0] {
-                Src::Lit(_) => super::disasm::setreg_value(s[0]),
+                Src::Lit(_) => super::operand::setreg_value(s[0]),
                 other => show(other, 1),
             },
         ],
         Shape::Nop | Shape::Control => match inst.op {
             Op::SEndpgm | Op::SBarrier => vec![],
             Op::SNop | Op::SSleep => vec![format!("{}", inst.imm as u16)],
-            Op::SWaitcnt => vec![waitcnt_text(inst.imm as u16)],
+            Op::SWaitcnt => vec![MemoryCounters::VmcntLgkm4.waitcnt_text(inst.imm as u16)],
             _ => vec![format!("0x{:x}", inst.imm as u16)],
         },
         Shape::Branch => vec![format!("{} (to 0x{:x})", inst.imm, inst.branch_target())],
@@ -589,32 +589,4 @@ pub(super) fn operands(inst: &Inst) -> Option<Vec<String>> {
         Shape::ToScalar2 => vec![name(inst.sgpr_dst()), show(s[0], 1), show(s[1], 1)],
         Shape::Load(_) | Shape::MemLoad(_) | Shape::MemStore(_) => return None,
     })
-}
-
-/// gfx9's `s_waitcnt` simm16 as LLVM prints it: the counters below their
-/// maximum (vmcnt `[3:0]+[15:14]` up to 63, expcnt `[6:4]` up to 7, lgkmcnt
-/// `[11:8]` up to 15: gfx10 widened lgkmcnt to `[13:8]`), or all three when every
-/// one is at its maximum. Bits 7 and 13:12 belong to no counter. The emulator
-/// completes memory in order, so no wait has an effect there.
-pub fn waitcnt_text(simm16: u16) -> String {
-    let s = u32::from(simm16);
-    let counters = [
-        ("vmcnt", bits(s, 3, 0) | bits(s, 15, 14) << 4, 63),
-        ("expcnt", bits(s, 6, 4), 7),
-        ("lgkmcnt", bits(s, 11, 8), 15),
-    ];
-    let waited: Vec<String> = counters
-        .iter()
-        .filter(|(_, v, max)| v != max)
-        .map(|(n, v, _)| format!("{n}({v})"))
-        .collect();
-    if waited.is_empty() {
-        counters
-            .iter()
-            .map(|(n, v, _)| format!("{n}({v})"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    } else {
-        waited.join(" ")
-    }
 }

@@ -16,13 +16,14 @@
 //! Generations: the table has a column for each of gfx9, gfx10, gfx11 and
 //! gfx12, all filled in and decoded, for a target's [`Isa`] (which also says
 //! whether a DPP VOP3 may take a scalar src1); gfx10's layouts are in
-//! `decode::gfx10`, gfx9's in [`gfx9`]. Adding a generation means filling
+//! [`gfx10`], gfx9's in [`gfx9`]. Adding a generation means filling
 //! its column and adding its field layouts here, not a new code path through
 //! the emulator: gfx12's ops are gfx11's ops under new numbers, names and
 //! memory layouts.
 
 pub mod decode;
 pub mod disasm;
+pub mod gfx10;
 pub mod gfx9;
 pub mod operand;
 pub mod table;
@@ -38,5 +39,5 @@ pub use table::{Encoding, Format, Op, OpInfo, Shape};
 mod generation;
 pub use generation::{
     DescriptorLayout, EncodingLayout, Generation, HazardRules, HwIdLayout, Hwreg, Isa,
-    MemoryCounters, ModeLayout, SmemLayout, VmemLayout, VopdRules, IB_STS2,
+    MemoryCounters, ModeLayout, SmemLayout, VmemLayout, VopdRules, Waitcnt, IB_STS2,
 };

@@ -153,3 +153,13 @@ pub fn pair_name(r: u8) -> String {
         _ => format!("s[{}:{}]", r, r + 1),
     }
 }
+
+/// An `s_setreg*` value as LLVM prints it: the SGPR, or the literal in
+/// decimal up to 64 and in hex above.
+pub(crate) fn setreg_value(src: Src) -> String {
+    match src {
+        Src::Lit(v) if v <= 64 => v.to_string(),
+        Src::Lit(v) => format!("0x{v:x}"),
+        other => other.show(1),
+    }
+}

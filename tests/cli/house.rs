@@ -43,10 +43,39 @@ fn module_of(rel: &str) -> Option<String> {
     (name != "lib" && name != "main").then(|| name.to_string())
 }
 
-/// The file's code without its unit tests and without comment lines (doc
-/// links name modules without importing them).
+/// The file's code without its unit tests (every `#[cfg(test)] mod`, wherever
+/// it sits) and without comment lines (doc links name modules without
+/// importing them).
 fn code_of(text: &str) -> String {
-    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    let mut code = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        code.push_str(&rest[..at]);
+        let after = rest[at..].trim_start_matches("#[cfg(test)]").trim_start();
+        let is_mod = after.starts_with("mod ") || after.starts_with("pub(crate) mod ");
+        match after.find('{').filter(|_| is_mod) {
+            Some(open) => {
+                let mut depth = 0usize;
+                let end = after[open..]
+                    .char_indices()
+                    .find_map(|(i, c)| {
+                        match c {
+                            '{' => depth += 1,
+                            '}' => depth -= 1,
+                            _ => {}
+                        }
+                        (depth == 0).then_some(open + i + 1)
+                    })
+                    .unwrap_or(after.len());
+                rest = &after[end..];
+            }
+            None => {
+                code.push_str("#[cfg(test)]");
+                rest = &rest[at + "#[cfg(test)]".len()..];
+            }
+        }
+    }
+    code.push_str(rest);
     code.lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
@@ -56,6 +85,12 @@ fn code_of(text: &str) -> String {
 /// The top-level modules a piece of code names as `crate::x` or in
 /// `crate::{x, y::z}`.
 fn imports(code: &str) -> BTreeSet<String> {
+    names_after(code, "crate::")
+}
+
+/// The first name of every path a piece of code writes after `prefix`, groups
+/// read (`prefix{x, y::z}` names `x` and `y`).
+fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
     let ident = |s: &str| -> String {
         s.trim_start()
             .chars()
@@ -63,8 +98,12 @@ fn imports(code: &str) -> BTreeSet<String> {
             .collect()
     };
     let mut found = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
+    for (at, _) in code.match_indices(prefix) {
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // Names at the group's top level: split on commas outside braces.
             let (mut depth, mut start) = (0usize, 0usize);
@@ -166,6 +205,128 @@ fn the_cycle_finder_finds_a_cycle_and_the_import_reader_reads_groups() {
     assert_eq!(cycle.len(), 4);
     graph.get_mut("c").unwrap().clear();
     assert_eq!(find_cycle(&graph), None);
+}
+
+/// The files of `src/<folder>/` as the imports between them draw them: an
+/// edge from a file to each sibling it names (`super::x`, `crate::<folder>::x`,
+/// and from `mod.rs` a bare `x::`). A name `mod.rs` re-exports (`pub use
+/// x::{A, B}`) counts as the file it comes from, one it re-exports from
+/// elsewhere in the crate as none; any other name of the parent is `mod.rs`.
+fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let prefix = format!("src/{folder}/");
+    let files: BTreeMap<String, String> = sources()
+        .into_iter()
+        .filter_map(|(rel, text)| {
+            let name = rel.strip_prefix(&prefix)?.strip_suffix(".rs")?;
+            (!name.contains('/')).then(|| (name.to_string(), code_of(&text)))
+        })
+        .collect();
+    let parent = files.get("mod").cloned().unwrap_or_default();
+    // `pub use x::{A, B}` in mod.rs: A and B are x's (None: from outside).
+    let mut reexported: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for statement in parent.split(';') {
+        let Some((_, path)) = statement.split_once("pub use ") else {
+            continue;
+        };
+        let (from, names) = match path.split_once("::{") {
+            Some((from, names)) => (from, names.trim_end_matches('}')),
+            None => path.rsplit_once("::").unwrap_or((path, path)),
+        };
+        let from = from.trim();
+        let owner = files
+            .contains_key(from)
+            .then(|| from.to_string())
+            .filter(|_| !from.starts_with("crate"));
+        for name in names
+            .split(',')
+            .map(|n| n.split(" as ").last().unwrap_or(n).trim())
+        {
+            reexported.insert(name.to_string(), owner.clone());
+        }
+    }
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, code) in &files {
+        let mut named = names_after(code, "super::");
+        named.extend(names_after(code, &format!("crate::{folder}::")));
+        if name == "mod" {
+            // A child's path written bare (`launch::x`, not `codeobj::launch::x`).
+            let bare = |f: &&String| {
+                let path = format!("{f}::");
+                code.match_indices(&path).any(|(at, _)| {
+                    let before = code[..at].chars().next_back();
+                    !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+                })
+            };
+            named.extend(files.keys().filter(bare).cloned());
+        }
+        let edges = graph.entry(name.clone()).or_default();
+        for n in named.into_iter().filter(|n| n != "super") {
+            let to = if files.contains_key(&n) {
+                Some(n)
+            } else if let Some(owner) = reexported.get(&n) {
+                owner.clone()
+            } else {
+                Some("mod".to_string())
+            };
+            edges.extend(to.filter(|to| to != name));
+        }
+    }
+    graph
+}
+
+/// No file of `src/emu/` or `src/isa/` imports its way back to itself: each
+/// reads from the files below it (ARCHITECTURE.md, "The emulator, in reading
+/// order").
+#[test]
+fn no_file_of_the_emulator_or_the_decoder_imports_its_way_back_to_itself() {
+    for folder in ["emu", "isa"] {
+        let graph = file_graph(folder);
+        assert!(
+            graph.len() > 8 && graph.contains_key("mod"),
+            "the files of src/{folder}/ were found: {graph:?}"
+        );
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!(
+                "an import cycle between the files of src/{folder}/: {} (ARCHITECTURE.md, \
+                 \"The emulator, in reading order\")",
+                cycle.join(" -> ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_file_graph_resolves_reexports_and_strips_every_test_module() {
+    let code = "use a::B;\n#[cfg(test)]\nmod tests {\n    use crate::c;\n}\nfn f() { crate::d::g(); }\n#[cfg(test)]\nmod more { fn h() { crate::e::i(); } }\n";
+    let names: Vec<String> = imports(&code_of(code)).into_iter().collect();
+    assert_eq!(names, ["d"]);
+    let emu = file_graph("emu");
+    // `super::Fault` is `device::fault`'s, re-exported: no edge to mod.rs.
+    assert!(!emu["program"].contains("mod"), "{:?}", emu["program"]);
+    assert!(emu["mod"].contains("workgroup") && emu["packet"].contains("mod"));
+}
+
+/// `lib.rs`'s module table names every module the crate declares, and no other.
+#[test]
+fn the_module_table_in_lib_rs_lists_every_module() {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let declared: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .collect();
+    let tabled: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//! | [`"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    assert!(declared.len() > 20, "{declared:?}");
+    assert_eq!(
+        tabled, declared,
+        "src/lib.rs: the module table (left) and the `pub mod` lines (right) differ"
+    );
 }
 
 /// Functions over the limit: (file, line, name, lines), except those a
