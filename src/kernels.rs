@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::error::Error;
+use crate::target::Target;
 
 /// One embedded code object.
 #[derive(Debug, Clone, Copy)]
@@ -19,6 +20,68 @@ pub struct EmbeddedCodeObject {
 }
 
 include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
+
+/// Why this binary has no code object of a kernel for a target: the one
+/// answer to "which code object, or why not" ([`code_object`]) that `run`,
+/// `soak`, `microbench` and the HIP probe all ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotBuilt {
+    pub target: &'static str,
+    pub kernel: &'static str,
+    /// What `build.rs` said when it built nothing for the target (no LLVM it
+    /// found knows it); `None` when the target was built but this kernel was
+    /// not (its stub needs what the target lacks).
+    pub why: Option<&'static str>,
+}
+
+impl NotBuilt {
+    /// As the toolchain error a run of only unbuilt targets ends with (exit 3).
+    pub fn into_toolchain_error(self) -> crate::toolchain::ToolchainError {
+        crate::toolchain::ToolchainError::NotBuilt {
+            target: self.target.to_string(),
+            why: self.why.unwrap_or("its stub was not assembled for it").to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for NotBuilt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.why {
+            Some(_) => write!(f, "{}", self.into_toolchain_error()),
+            None => write!(
+                f,
+                "this xad-harness has no code object {} for {}: its stub needs what {} lacks",
+                self.kernel, self.target, self.target
+            ),
+        }
+    }
+}
+
+/// Whether `build.rs` built `target`'s code objects, or why not.
+pub fn built(target: &Target) -> Result<(), NotBuilt> {
+    match unbuilt(target.name) {
+        None => Ok(()),
+        Some(why) => Err(NotBuilt {
+            target: target.name,
+            kernel: "",
+            why: Some(why),
+        }),
+    }
+}
+
+/// The embedded code object of `kernel` built for `target`, or why there is
+/// none: every command resolves its code objects here.
+pub fn code_object(
+    target: &Target,
+    kernel: &'static str,
+) -> Result<&'static EmbeddedCodeObject, NotBuilt> {
+    built(target).map_err(|e| NotBuilt { kernel, ..e })?;
+    find(target.name, kernel).ok_or(NotBuilt {
+        target: target.name,
+        kernel,
+        why: None,
+    })
+}
 
 /// The embedded code object named `name` built for `target`, if any.
 pub fn find(target: &str, name: &str) -> Option<&'static EmbeddedCodeObject> {

@@ -1025,12 +1025,7 @@ pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, Str
 
 /// The embedded code object of `case` built for `target`.
 pub fn embedded(case: &Case, target: &crate::target::Target) -> Result<Loaded, String> {
-    let e = crate::kernels::find(target.name, case.kernel).ok_or_else(|| {
-        format!(
-            "case {} has no kernel {} built for {}",
-            case.name, case.kernel, target.name
-        )
-    })?;
+    let e = crate::kernels::code_object(target, case.kernel).map_err(|e| e.to_string())?;
     let code =
         CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
     Ok(Loaded {

@@ -309,7 +309,7 @@ fn select_and_plan(
     let choice = user.map_or(request.target, UserKernel::choice);
     let mut selected = backend::select(request.backend, request.devices.as_deref(), choice)?;
     if user.is_none() {
-        leave_out_unbuilt(&mut selected, crate::kernels::unbuilt)?;
+        leave_out_unbuilt(&mut selected, crate::kernels::built)?;
     }
     // A user's kernel stands for its one case; otherwise only the patterns
     // that are plain names ask for a case, a glob only picks among them.
@@ -645,30 +645,20 @@ const SKIPPED_AFTER_TIMEOUT: &str =
 /// Drop the targets this binary has no code objects for (build.rs found no
 /// LLVM that knows them), naming each in the notes; when none is left, that
 /// is the run's error (exit 3), not an empty pass.
-/// `unbuilt` is [`crate::kernels::unbuilt`] (a parameter so tests can name
+/// `built` is [`crate::kernels::built`] (a parameter so tests can name
 /// a target unbuilt: a normal build has none).
 fn leave_out_unbuilt(
     selected: &mut backend::Selected,
-    unbuilt: fn(&str) -> Option<&'static str>,
+    built: fn(&Target) -> std::result::Result<(), crate::kernels::NotBuilt>,
 ) -> Result<()> {
     // One look-up per target: built, or the reason it was not.
     let all = selected.targets();
-    let mut reasons = Vec::new();
-    for &t in &all {
-        if let Some(why) = unbuilt(t.name) {
-            reasons.push((
-                t.name,
-                crate::toolchain::ToolchainError::NotBuilt {
-                    target: t.name.to_string(),
-                    why: why.to_string(),
-                },
-            ));
-        }
-    }
+    let reasons: Vec<_> = all
+        .iter()
+        .filter_map(|&t| built(t).err().map(|e| (t.name, e)))
+        .collect();
     if reasons.len() == all.len() && !reasons.is_empty() {
-        return Err(Error::Toolchain(
-            reasons.into_iter().next().expect("not empty").1,
-        ));
+        return Err(Error::Toolchain(reasons[0].1.into_toolchain_error()));
     }
     selected
         .notes
@@ -1160,8 +1150,15 @@ mod tests {
     use super::*;
     use crate::backend::Selected;
 
-    fn gfx950_unbuilt(target: &str) -> Option<&'static str> {
-        (target == "gfx950").then_some("no LLVM toolchain that assembles gfx950 was found")
+    fn gfx950_unbuilt(target: &Target) -> std::result::Result<(), crate::kernels::NotBuilt> {
+        match target.name {
+            "gfx950" => Err(crate::kernels::NotBuilt {
+                target: "gfx950",
+                kernel: "",
+                why: Some("no LLVM toolchain that assembles gfx950 was found"),
+            }),
+            _ => Ok(()),
+        }
     }
 
     fn selected(names: &[&str]) -> Selected {
