@@ -1026,6 +1026,11 @@ pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, Str
 /// The embedded code object of `case` built for `target`.
 pub fn embedded(case: &Case, target: &crate::target::Target) -> Result<Loaded, String> {
     let e = crate::kernels::code_object(target, case.kernel).map_err(|e| e.to_string())?;
+    parse_embedded(e)
+}
+
+/// An embedded code object, parsed.
+pub fn parse_embedded(e: &crate::kernels::EmbeddedCodeObject) -> Result<Loaded, String> {
     let code =
         CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
     Ok(Loaded {
