@@ -9,7 +9,6 @@ use crate::backend::Unit;
 use crate::cases::Case;
 use crate::device::{Device, DeviceError};
 use crate::error::{Error, Result, RunError};
-use crate::hip;
 use crate::plan::{Plan, Planned, TargetPlan};
 use crate::report::{self, CutShort, Interrupted, RunReport};
 use crate::run::{self, CaseResult, Loaded, NotRun, Options, Status};
@@ -151,6 +150,15 @@ impl Progress<'_> {
     }
 }
 
+/// What every device's share of a run reads: the plan's targets, the user's
+/// kernel, the run's settings.
+#[derive(Clone, Copy)]
+struct Work<'a> {
+    targets: &'a [TargetPlan],
+    user: Option<&'a Loaded>,
+    opts: &'a Options,
+}
+
 /// Execute `plan` with `opts`, appending every result to `report` in device
 /// order: HIP devices at once when there are several, the rest one after
 /// another; after a signal, the cases of the devices and targets that never
@@ -167,19 +175,17 @@ pub fn execute(
         user,
         ..
     } = plan;
+    let work = Work {
+        targets,
+        user: user.as_ref(),
+        opts,
+    };
     let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
     if hip_units > 1 {
-        run_concurrently(
-            &mut selected.units,
-            targets,
-            user.as_ref(),
-            opts,
-            report,
-            on_progress,
-        )?;
+        run_concurrently(&mut selected.units, work, report, on_progress)?;
     } else {
         for unit in &mut selected.units {
-            run_unit(unit, targets, user.as_ref(), opts, report, on_progress)?;
+            run_unit(unit, work, report, on_progress)?;
             if report.interrupted.is_some() {
                 break;
             }
@@ -229,9 +235,7 @@ fn list_never_started(report: &mut RunReport, units: &[Unit], plan: &[TargetPlan
 /// and its cases join `report` in device order when all have finished.
 fn run_concurrently(
     units: &mut [Unit],
-    plan: &[TargetPlan],
-    user: Option<&Loaded>,
-    opts: &Options,
+    work: Work<'_>,
     report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
@@ -251,7 +255,7 @@ fn run_concurrently(
                     .cloned()
                     .collect();
                 scope.spawn(move || {
-                    let outcome = run_unit(unit, plan, user, opts, &mut shard, &mut |step| {
+                    let outcome = run_unit(unit, work, &mut shard, &mut |step| {
                         let _ = tx.send(Relayed::of(&step));
                     });
                     (shard, outcome)
@@ -282,7 +286,7 @@ fn run_concurrently(
         return Err(e);
     }
     for unit in rest {
-        run_unit(unit, plan, user, opts, report, on_progress)?;
+        run_unit(unit, work, report, on_progress)?;
     }
     Ok(())
 }
@@ -387,12 +391,15 @@ fn skip_after_timeout(
 /// nothing asked). A timeout stops this device only.
 fn run_unit(
     unit: &mut Unit,
-    plan: &[TargetPlan],
-    user: Option<&Loaded>,
-    opts: &Options,
+    work: Work<'_>,
     report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<()> {
+    let Work {
+        targets: plan,
+        user,
+        opts,
+    } = work;
     let started = std::time::Instant::now();
     let id = unit.id.clone();
     let executor = unit.executor.clone();
@@ -510,15 +517,8 @@ pub fn run_cases(
         };
         let kernel =
             run::kernel_for(loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
-        let mut result = run::run_case(
-            device,
-            case,
-            &loaded.code,
-            kernel,
-            loaded.source.clone(),
-            opts,
-        );
-        result.release_errors.extend(hip::safe::take_drop_errors());
+        let mut result = loaded.run(device, case, kernel, opts);
+        result.release_errors.extend(crate::device::take_unreleased());
         result.device = device_id.to_string();
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));

@@ -12,7 +12,7 @@
 //! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded; `code_object`: which one for a target and kernel, or why it was not built |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
 //! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
-//! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
+//! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`, release errors |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
 //! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): program, waves, instruction families, workgroups, memory, faults |

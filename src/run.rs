@@ -1005,6 +1005,19 @@ pub struct Loaded {
     pub source: KernelSource,
 }
 
+impl Loaded {
+    /// Run `case` with `kernel` of this code object on `dev` ([`run_case`]).
+    pub fn run(
+        &self,
+        dev: &mut dyn Device,
+        case: &Case,
+        kernel: &Kernel,
+        opts: &Options,
+    ) -> CaseResult {
+        run_case(dev, case, &self.code, kernel, self.source.clone(), opts)
+    }
+}
+
 /// Resolve which kernel of `loaded` runs `case`: the case's kernel name if the
 /// code object has it, else its only kernel.
 pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, String> {

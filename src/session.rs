@@ -1,9 +1,10 @@
-//! One `xad-harness run` invocation: choose the cases, load the kernels
-//! (embedded, or the user's `--kernel`, assembling a `.s` with the
-//! toolchain), select the backend, run the cases in order, stop after a
-//! watchdog timeout, gather what could not be released, and write the report
-//! files. The exit code is the report's ([`RunReport::exit_code`]), chosen
-//! in [`finish`].
+//! One `xad-harness run` invocation, in three steps: plan ([`crate::plan::make`]:
+//! the cases, devices and targets, each case's code object resolved once, the
+//! user's `--kernel`), execute ([`crate::execute::execute`]: every case of the
+//! plan, in order, stopping after a watchdog timeout or a signal), then the
+//! report: the header from the plan, the release errors the device seam
+//! recorded, the report files. The exit code is the report's
+//! ([`RunReport::exit_code`]), chosen in [`finish`].
 //!
 //! Nothing here prints: each step is handed to the caller's callback as a
 //! [`Progress`] the moment it completes, with the lines the CLI prints for it.
@@ -20,7 +21,7 @@ use crate::execute::{self, Progress};
 use crate::plan::{self, Request};
 use crate::report::{self, DeviceRun, Interrupted, RunReport};
 use crate::run::Options;
-use crate::{hip, inputs};
+use crate::inputs;
 
 /// Run what `request` asks for, calling `on_progress` after each step. The
 /// returned report holds everything, including the error that stopped the
@@ -32,7 +33,7 @@ pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunR
     let outcome = run_into(request, &mut report, on_progress);
     // The device was dropped on the way out, on the error paths too: whatever
     // its modules, stream and buffers failed to release is the run's.
-    report.release_errors.extend(hip::safe::take_drop_errors());
+    report.release_errors.extend(crate::device::take_unreleased());
     if let (Some(signal), None) = (request.interrupt.requested(), &report.interrupted) {
         // The signal came before the first case or after the last one.
         let mut interrupted = Interrupted::new(signal);
