@@ -337,19 +337,21 @@ fn absorb(report: &mut RunReport, shard: RunReport) {
     }
 }
 
-/// A `not_supported` result for each of `cases` on `target`, each saying why.
-fn not_supported<'c>(
+/// A result for each of `cases` that does not run, with its `reason`: the
+/// one fold of the plan's cases that never reach a device (not supported
+/// there, or skipped after a timeout); `result` makes each, on its device.
+fn fold_not_run<'c>(
     report: &mut RunReport,
     cases: impl Iterator<Item = &'c Case>,
-    target: &Target,
-    why: &dyn Fn(&Case) -> String,
-    not_run: &dyn Fn(&Case, &Target, NotRun) -> CaseResult,
+    reason: &dyn Fn(&Case) -> NotRun,
+    result: &dyn Fn(&Case, NotRun) -> CaseResult,
 ) {
-    for c in cases {
-        report
-            .cases
-            .push(not_run(c, target, NotRun::NotSupported(why(c))));
-    }
+    report.cases.extend(cases.map(|c| result(c, reason(c))));
+}
+
+/// Why a case after a watchdog timeout did not run.
+fn skipped_after_timeout(_: &Case) -> NotRun {
+    NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into())
 }
 
 /// Whether a case from `first` on timed out and the run stops a device
@@ -374,11 +376,10 @@ fn skip_after_timeout(
         let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
             continue;
         };
-        for c in &p.runs {
-            report
-                .cases
-                .push(not_run(&c.case, t, NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into())));
-        }
+        let cases = p.runs.iter().map(|r| &r.case);
+        fold_not_run(report, cases, &skipped_after_timeout, &|c, why| {
+            not_run(c, t, why)
+        });
     }
     if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
         d.error = Some(RunError::StoppedAfterTimeout.to_string());
@@ -425,15 +426,7 @@ fn run_unit(
         match unit.device_with(target, emu) {
             Some(device) => {
                 let before = report.interrupted.is_some();
-                run_cases(
-                    device,
-                    &id,
-                    &p.runs,
-                    user,
-                    opts,
-                    report,
-                    on_progress,
-                )?;
+                run_cases(device, &id, &p.runs, user, opts, report, on_progress)?;
                 if let (false, Some(interrupted)) = (before, &mut report.interrupted) {
                     interrupted
                         .listed
@@ -441,14 +434,19 @@ fn run_unit(
                 }
                 let lacks = |c: &Case| {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
-                    format!("{} lacks {}", target.name, needs.join(", "))
+                    NotRun::NotSupported(format!("{} lacks {}", target.name, needs.join(", ")))
                 };
-                not_supported(report, p.lacks.iter(), target, &lacks, &not_run);
+                fold_not_run(report, p.lacks.iter(), &lacks, &|c, why| {
+                    not_run(c, target, why)
+                });
             }
             None => {
                 let why = unit.why_not().to_string();
                 let cases = p.runs.iter().map(|r| &r.case).chain(&p.lacks);
-                not_supported(report, cases, target, &|_| why.clone(), &not_run);
+                let unsupported = |_: &Case| NotRun::NotSupported(why.clone());
+                fold_not_run(report, cases, &unsupported, &|c, why| {
+                    not_run(c, target, why)
+                });
             }
         }
         for r in &mut report.cases[first..] {
@@ -518,7 +516,9 @@ pub fn run_cases(
         let kernel =
             run::kernel_for(loaded, case).map_err(|e| Error::Usage(format!("--kernel: {e}")))?;
         let mut result = loaded.run(device, case, kernel, opts);
-        result.release_errors.extend(crate::device::take_unreleased());
+        result
+            .release_errors
+            .extend(crate::device::take_unreleased());
         result.device = device_id.to_string();
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
@@ -533,12 +533,10 @@ pub fn run_cases(
                 .last()
                 .map(|r| (r.target.clone(), r.executor.clone()))
                 .unwrap_or_default();
-            for later in &cases[i + 1..] {
-                let skipped = NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into());
-                report.cases.push(CaseResult::not_run(
-                    &later.case, &target_of, "", &executor, opts, skipped,
-                ));
-            }
+            let later = cases[i + 1..].iter().map(|p| &p.case);
+            fold_not_run(report, later, &skipped_after_timeout, &|c, why| {
+                CaseResult::not_run(c, &target_of, "", &executor, opts, why)
+            });
             break;
         }
         if let (Some(signal), true) = (opts.interrupt.requested(), cut_short) {

@@ -39,7 +39,10 @@ impl NotBuilt {
     pub fn into_toolchain_error(self) -> crate::toolchain::ToolchainError {
         crate::toolchain::ToolchainError::NotBuilt {
             target: self.target.to_string(),
-            why: self.why.unwrap_or("its stub was not assembled for it").to_string(),
+            why: self
+                .why
+                .unwrap_or("its stub was not assembled for it")
+                .to_string(),
         }
     }
 }

@@ -18,10 +18,10 @@ use std::path::Path;
 use crate::backend::{Runner, Unit};
 use crate::error::{Error, Result, RunError};
 use crate::execute::{self, Progress};
+use crate::inputs;
 use crate::plan::{self, Request};
 use crate::report::{self, DeviceRun, Interrupted, RunReport};
 use crate::run::Options;
-use crate::inputs;
 
 /// Run what `request` asks for, calling `on_progress` after each step. The
 /// returned report holds everything, including the error that stopped the
@@ -33,7 +33,9 @@ pub fn run(request: &Request, on_progress: &mut dyn FnMut(Progress<'_>)) -> RunR
     let outcome = run_into(request, &mut report, on_progress);
     // The device was dropped on the way out, on the error paths too: whatever
     // its modules, stream and buffers failed to release is the run's.
-    report.release_errors.extend(crate::device::take_unreleased());
+    report
+        .release_errors
+        .extend(crate::device::take_unreleased());
     if let (Some(signal), None) = (request.interrupt.requested(), &report.interrupted) {
         // The signal came before the first case or after the last one.
         let mut interrupted = Interrupted::new(signal);

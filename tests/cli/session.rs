@@ -10,11 +10,11 @@ use std::time::Duration;
 use xad_harness::cases::{self, Case};
 use xad_harness::device::*;
 use xad_harness::error::{exit, RunError};
+use xad_harness::execute::{self, Progress};
 use xad_harness::interrupt::{Interrupt, Signal};
+use xad_harness::plan::Planned;
 use xad_harness::report::{self, RunReport};
 use xad_harness::run::{Options, Status};
-use xad_harness::execute::{self, Progress};
-use xad_harness::plan::Planned;
 
 /// Host memory standing in for a device; its "kernel" is the basic case's
 /// model, so every case here is `basic`.
