@@ -139,3 +139,48 @@ pub fn write_all(
 pub const BUILD_LLVM_ORIGIN: &str = env!("XAD_BUILD_LLVM_ORIGIN");
 /// llvm-objdump of that toolchain, or empty when it had none.
 pub const BUILD_OBJDUMP: &str = env!("XAD_BUILD_OBJDUMP");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{find as target, TARGETS};
+
+    /// A built target's kernel is its code object; a kernel whose stub needs
+    /// what the target lacks is `NotBuilt` without a build reason, and says
+    /// which kernel and target.
+    #[test]
+    fn a_code_object_or_why_not() {
+        let gfx1100 = target("gfx1100").unwrap();
+        let basic = code_object(gfx1100, "xad_basic").expect("built");
+        assert_eq!((basic.target, basic.name), ("gfx1100", "xad_basic"));
+        let e = code_object(gfx1100, "xad_soak_w64").unwrap_err();
+        assert_eq!(e.why, None);
+        let text = e.to_string();
+        assert!(
+            text.contains("xad_soak_w64") && text.contains("gfx1100"),
+            "{text}"
+        );
+    }
+
+    /// A target build.rs left out says so in the toolchain's own words, for
+    /// any kernel asked of it.
+    #[test]
+    fn an_unbuilt_target_says_why_in_the_toolchains_words() {
+        for t in TARGETS {
+            match (built(t), unbuilt(t.name)) {
+                (Ok(()), None) => {}
+                (Err(e), Some(why)) => {
+                    let asked = code_object(t, "xad_basic").unwrap_err();
+                    assert_eq!(asked.why, Some(why));
+                    assert_eq!(
+                        asked.to_string(),
+                        e.into_toolchain_error().to_string(),
+                        "{}",
+                        t.name
+                    );
+                }
+                (built, unbuilt) => panic!("{}: {built:?} but {unbuilt:?}", t.name),
+            }
+        }
+    }
+}

@@ -555,6 +555,41 @@ mod tests {
         Selected::emulated(targets, Vec::new())
     }
 
+    /// `--target all` over the whole catalogue: every case a target runs
+    /// has its code object, resolved when the plan is made.
+    #[test]
+    fn every_planned_case_has_its_code_object() {
+        let request = Request {
+            lanes: 64,
+            seed: Some(1),
+            devices: None,
+            cases: None,
+            kernel: None,
+            backend: BackendChoice::Emu,
+            target: Choice::All,
+            timeout: Duration::from_secs(60),
+            max_mismatches: 10,
+            interrupt: Interrupt::default(),
+            dump: None,
+            command: Vec::new(),
+            lanes_done: Default::default(),
+            step_budget: crate::emu::DEFAULT_STEP_BUDGET,
+        };
+        let plan = make(&request).unwrap();
+        assert!(plan.user.is_none() && plan.refused.is_none());
+        let built = target::TARGETS.iter().filter(|t| crate::kernels::built(t).is_ok());
+        assert_eq!(plan.targets.len(), built.count());
+        for p in &plan.targets {
+            for planned in &p.runs {
+                let code = planned.code.unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(
+                    (code.target, code.name),
+                    (p.target.name, planned.case.kernel)
+                );
+            }
+        }
+    }
+
     #[test]
     fn an_unbuilt_target_is_named_and_left_out_of_a_run_with_others() {
         let mut s = selected(&["gfx942", "gfx950", "gfx1030"]);
