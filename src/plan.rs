@@ -577,7 +577,9 @@ mod tests {
         };
         let plan = make(&request).unwrap();
         assert!(plan.user.is_none() && plan.refused.is_none());
-        let built = target::TARGETS.iter().filter(|t| crate::kernels::built(t).is_ok());
+        let built = target::TARGETS
+            .iter()
+            .filter(|t| crate::kernels::built(t).is_ok());
         assert_eq!(plan.targets.len(), built.count());
         for p in &plan.targets {
             for planned in &p.runs {
