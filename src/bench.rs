@@ -86,14 +86,7 @@ fn timed_pass(
     kernel: &crate::codeobj::Kernel,
     opts: &Options,
 ) -> Result<f64> {
-    let result = run::run_case(
-        device,
-        case,
-        &loaded.code,
-        kernel,
-        loaded.source.clone(),
-        opts,
-    );
+    let result = loaded.run(device, case, kernel, opts);
     if result.status() != Status::Pass {
         let why = result
             .error

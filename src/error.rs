@@ -77,15 +77,8 @@ pub enum RunError {
     Failed(#[from] Error),
 }
 
-/// A device resource (buffer, module, stream) that could not be given back.
-/// The results already read are unaffected, but the device may be in a bad
-/// state: it counts as a fault (exit 3) when nothing worse happened.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("releasing {what}: {source}")]
-pub struct ReleaseError {
-    /// What was being released, e.g. `a module`.
-    pub what: &'static str,
-    pub source: DeviceError,
-}
+/// A device resource that could not be given back: it crosses the device
+/// seam, so it is the seam's ([`crate::device::ReleaseError`]).
+pub use crate::device::ReleaseError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

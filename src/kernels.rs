@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::error::Error;
+use crate::target::Target;
 
 /// One embedded code object.
 #[derive(Debug, Clone, Copy)]
@@ -19,6 +20,71 @@ pub struct EmbeddedCodeObject {
 }
 
 include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
+
+/// Why this binary has no code object of a kernel for a target: the one
+/// answer to "which code object, or why not" ([`code_object`]) that `run`,
+/// `soak`, `microbench` and the HIP probe all ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotBuilt {
+    pub target: &'static str,
+    pub kernel: &'static str,
+    /// What `build.rs` said when it built nothing for the target (no LLVM it
+    /// found knows it); `None` when the target was built but this kernel was
+    /// not (its stub needs what the target lacks).
+    pub why: Option<&'static str>,
+}
+
+impl NotBuilt {
+    /// As the toolchain error a run of only unbuilt targets ends with (exit 3).
+    pub fn into_toolchain_error(self) -> crate::toolchain::ToolchainError {
+        crate::toolchain::ToolchainError::NotBuilt {
+            target: self.target.to_string(),
+            why: self
+                .why
+                .unwrap_or("its stub was not assembled for it")
+                .to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for NotBuilt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.why {
+            Some(_) => write!(f, "{}", self.into_toolchain_error()),
+            None => write!(
+                f,
+                "this xad-harness has no code object {} for {}: its stub needs what {} lacks",
+                self.kernel, self.target, self.target
+            ),
+        }
+    }
+}
+
+/// Whether `build.rs` built `target`'s code objects, or why not.
+pub fn built(target: &Target) -> Result<(), NotBuilt> {
+    match unbuilt(target.name) {
+        None => Ok(()),
+        Some(why) => Err(NotBuilt {
+            target: target.name,
+            kernel: "",
+            why: Some(why),
+        }),
+    }
+}
+
+/// The embedded code object of `kernel` built for `target`, or why there is
+/// none: every command resolves its code objects here.
+pub fn code_object(
+    target: &Target,
+    kernel: &'static str,
+) -> Result<&'static EmbeddedCodeObject, NotBuilt> {
+    built(target).map_err(|e| NotBuilt { kernel, ..e })?;
+    find(target.name, kernel).ok_or(NotBuilt {
+        target: target.name,
+        kernel,
+        why: None,
+    })
+}
 
 /// The embedded code object named `name` built for `target`, if any.
 pub fn find(target: &str, name: &str) -> Option<&'static EmbeddedCodeObject> {
@@ -73,3 +139,48 @@ pub fn write_all(
 pub const BUILD_LLVM_ORIGIN: &str = env!("XAD_BUILD_LLVM_ORIGIN");
 /// llvm-objdump of that toolchain, or empty when it had none.
 pub const BUILD_OBJDUMP: &str = env!("XAD_BUILD_OBJDUMP");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{find as target, TARGETS};
+
+    /// A built target's kernel is its code object; a kernel whose stub needs
+    /// what the target lacks is `NotBuilt` without a build reason, and says
+    /// which kernel and target.
+    #[test]
+    fn a_code_object_or_why_not() {
+        let gfx1100 = target("gfx1100").unwrap();
+        let basic = code_object(gfx1100, "xad_basic").expect("built");
+        assert_eq!((basic.target, basic.name), ("gfx1100", "xad_basic"));
+        let e = code_object(gfx1100, "xad_soak_w64").unwrap_err();
+        assert_eq!(e.why, None);
+        let text = e.to_string();
+        assert!(
+            text.contains("xad_soak_w64") && text.contains("gfx1100"),
+            "{text}"
+        );
+    }
+
+    /// A target build.rs left out says so in the toolchain's own words, for
+    /// any kernel asked of it.
+    #[test]
+    fn an_unbuilt_target_says_why_in_the_toolchains_words() {
+        for t in TARGETS {
+            match (built(t), unbuilt(t.name)) {
+                (Ok(()), None) => {}
+                (Err(e), Some(why)) => {
+                    let asked = code_object(t, "xad_basic").unwrap_err();
+                    assert_eq!(asked.why, Some(why));
+                    assert_eq!(
+                        asked.to_string(),
+                        e.into_toolchain_error().to_string(),
+                        "{}",
+                        t.name
+                    );
+                }
+                (built, unbuilt) => panic!("{}: {built:?} but {unbuilt:?}", t.name),
+            }
+        }
+    }
+}

@@ -9,10 +9,10 @@
 //! | [`target`]  | the targets as data: ISA, features, the first runtime that knows each, cards; which target a device runs |
 //! | [`code_object_policy`] | which code object version each HIP runtime's loader accepts: v4 before 5.3, v5, v6 for generic targets |
 //! | [`toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc` |
-//! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded    |
+//! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded; `code_object`: which one for a target and kernel, or why it was not built |
 //! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
 //! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
-//! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`   |
+//! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`, release errors |
 //! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
 //! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): decode-time facts, the static passes on them (allocation, hazards, counters), then run time (waves, instruction families, shadow, workgroups, memory, faults) |
@@ -29,7 +29,9 @@
 //! | [`dump`]    | `run --dump`: failing (or all) lanes' blocks as `.npy` files, the code object that ran, a manifest |
 //! | [`replay`]  | `xad-harness replay`: read and validate a dump, run its blocks again, say what reproduced |
 //! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
-//! | [`session`] | one `run` invocation: choose cases, load kernels (embedded or `--kernel`), select the backend, loop over cases, stop after a timeout, gather release errors, write reports |
+//! | [`plan`]    | what a `run` will do, decided before anything launches: cases, devices and targets, each case's code object resolved once, the user's `--kernel` |
+//! | [`execute`] | executing a plan: each device's targets and cases in order (HIP devices at once), not-supported results, stop after a timeout or a signal |
+//! | [`session`] | one `run` invocation: plan, execute, report (gather release errors, write the report files, choose the exit code) |
 //! | [`soak`]    | `xad-harness soak`: on-device generated inputs, `v_xad_u32` and an independent check for a duration; host re-check of recorded and sampled lanes; per-CU coverage |
 //! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
 //! | [`microbench`] | `xad-harness microbench`: latency and throughput of v_xad_u32 vs v_xor_b32 + add and v_add3_u32 from the GPU's cycle counter; hardware only |
@@ -53,6 +55,7 @@ pub mod device;
 pub mod dump;
 pub mod emu;
 pub mod error;
+pub mod execute;
 pub mod files;
 pub mod findings;
 pub mod guard;
@@ -67,6 +70,7 @@ pub mod listing;
 pub mod merge;
 pub mod microbench;
 pub mod pattern;
+pub mod plan;
 pub mod replay;
 pub mod report;
 pub mod run;

@@ -145,9 +145,10 @@ pub fn target_lines() -> Vec<String> {
         let cases = cases::catalogue_for(t).len();
         // A target build.rs found no LLVM for has no code objects here: say so
         // where the user looks for what the binary can run.
-        let unbuilt = crate::kernels::unbuilt(t.name).map_or(String::new(), |_| {
-            " (not built: no LLVM here knew it)".to_string()
-        });
+        let unbuilt = crate::kernels::built(t).map_or_else(
+            |_| " (not built: no LLVM here knew it)".to_string(),
+            |()| String::new(),
+        );
         lines.push(format!(
             "  {:<width$}  {:<9}  {cases:>3} cases  {}{unbuilt}",
             t.name, t.architecture, t.cards

@@ -823,15 +823,8 @@ pub fn document(report: &Report) -> doc::Microbench {
 
 /// The embedded microbench code object of `target`.
 fn embedded_code(target: &'static Target) -> Result<CodeObject> {
-    let embedded = crate::kernels::find(target.name, kernel_name(target)).ok_or_else(|| {
-        Error::Skipped(format!(
-            "microbench: no microbench code object for {}{}; nothing was run",
-            target.name,
-            crate::kernels::unbuilt(target.name)
-                .map(|why| format!(" ({why})"))
-                .unwrap_or_default()
-        ))
-    })?;
+    let embedded = crate::kernels::code_object(target, kernel_name(target))
+        .map_err(|e| Error::Skipped(format!("microbench: {e}; nothing was run")))?;
     CodeObject::parse(embedded.bytes)
         .map_err(|e| Error::Usage(format!("microbench: {}: {e}", embedded.source)))
 }

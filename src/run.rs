@@ -1005,6 +1005,19 @@ pub struct Loaded {
     pub source: KernelSource,
 }
 
+impl Loaded {
+    /// Run `case` with `kernel` of this code object on `dev` ([`run_case`]).
+    pub fn run(
+        &self,
+        dev: &mut dyn Device,
+        case: &Case,
+        kernel: &Kernel,
+        opts: &Options,
+    ) -> CaseResult {
+        run_case(dev, case, &self.code, kernel, self.source.clone(), opts)
+    }
+}
+
 /// Resolve which kernel of `loaded` runs `case`: the case's kernel name if the
 /// code object has it, else its only kernel.
 pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, String> {
@@ -1025,12 +1038,12 @@ pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, Str
 
 /// The embedded code object of `case` built for `target`.
 pub fn embedded(case: &Case, target: &crate::target::Target) -> Result<Loaded, String> {
-    let e = crate::kernels::find(target.name, case.kernel).ok_or_else(|| {
-        format!(
-            "case {} has no kernel {} built for {}",
-            case.name, case.kernel, target.name
-        )
-    })?;
+    let e = crate::kernels::code_object(target, case.kernel).map_err(|e| e.to_string())?;
+    parse_embedded(e)
+}
+
+/// An embedded code object, parsed.
+pub fn parse_embedded(e: &crate::kernels::EmbeddedCodeObject) -> Result<Loaded, String> {
     let code =
         CodeObject::parse(e.bytes).map_err(|err| format!("embedded kernel {}: {err}", e.name))?;
     Ok(Loaded {

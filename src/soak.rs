@@ -583,9 +583,20 @@ fn finding_line(f: &Finding) -> String {
     }
 }
 
-/// The soak kernel built for `target`, if any.
-pub fn kernel_for(target: &Target) -> Option<&'static crate::kernels::EmbeddedCodeObject> {
-    crate::kernels::for_target(target.name).find(|k| k.name.starts_with("xad_soak"))
+/// The soak kernel of `target`'s wave size (`xad_soak_w64` where it lacks wave32).
+pub fn kernel_name(target: &Target) -> &'static str {
+    if target.has(crate::target::Feature::Wave32) {
+        "xad_soak_w32"
+    } else {
+        "xad_soak_w64"
+    }
+}
+
+/// The soak kernel built for `target`, or why there is none.
+pub fn kernel_for(
+    target: &Target,
+) -> Result<&'static crate::kernels::EmbeddedCodeObject, crate::kernels::NotBuilt> {
+    crate::kernels::code_object(target, kernel_name(target))
 }
 
 /// Run `req` on the backend it asks for: one device (the first, or
@@ -611,13 +622,7 @@ pub fn run(req: &Request, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
         _ => (false, crate::emu::EMULATED_COMPUTE_UNITS),
     };
     let executor = unit.executor.clone();
-    let kernel = kernel_for(target).ok_or_else(|| {
-        Error::Io(format!(
-            "no soak kernel was built for {}{}",
-            target.name,
-            crate::kernels::unbuilt(target.name).map_or(String::new(), |why| format!(" ({why})"))
-        ))
-    })?;
+    let kernel = kernel_for(target).map_err(|e| Error::Io(e.to_string()))?;
     let device = unit.device_for(target).ok_or_else(|| {
         Error::Skipped(format!(
             "{executor} does not run {} code objects",
@@ -714,13 +719,8 @@ fn soak_into(
 ) -> Result<()> {
     let object = CodeObject::parse(code)
         .map_err(|e| Error::Io(format!("the soak code object for {}: {e}", target.name)))?;
-    let name = object
-        .kernel_names()
-        .into_iter()
-        .find(|n| n.starts_with("xad_soak"))
-        .ok_or_else(|| Error::Io("the soak code object has no xad_soak kernel".into()))?;
     let kernel = object
-        .kernel(&name)
+        .kernel(kernel_name(target))
         .map_err(|e| Error::Io(format!("the soak code object: {e}")))?;
     let mut limits = Limits::for_device(hardware, compute_units, device.memory_bytes());
     if let Some((shape, _)) = req.fixed {
@@ -1328,7 +1328,7 @@ mod tests {
     fn every_target_with_kernels_has_a_soak_kernel() {
         for t in crate::target::TARGETS {
             if crate::kernels::unbuilt(t.name).is_none() {
-                assert!(kernel_for(t).is_some(), "{}", t.name);
+                assert!(kernel_for(t).is_ok(), "{}", t.name);
             }
         }
     }

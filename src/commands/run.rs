@@ -14,7 +14,7 @@ use super::{
 use crate::backend::BackendChoice;
 use crate::error::Error;
 use crate::target::{self, Choice};
-use crate::{dump, report, session};
+use crate::{dump, execute, plan, report, session};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -99,7 +99,7 @@ pub(super) fn default_command() -> Command {
 pub fn run(args: RunArgs) -> Result<i32, Failure> {
     let interrupt = install_interrupt()?;
     let backend = backend_choice(args.backend);
-    let mut request = session::Request {
+    let mut request = plan::Request {
         lanes: args.lanes,
         seed: args.seed,
         devices: args.device.clone(),
@@ -128,7 +128,7 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
     refused.extend(check_dump(args.dump.as_deref(), args.dump_all, args.lanes));
     refused.extend(backend.err());
     if !refused.is_empty() {
-        refused.extend(session::check_request(&request));
+        refused.extend(plan::check_request(&request));
     }
     refuse(refused)?;
     super::report_on_stdout(&[
@@ -166,13 +166,13 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
 
 /// The session, its lines printed above a progress bar.
 fn run_with_bar(
-    request: &session::Request,
+    request: &plan::Request,
     quiet: bool,
     view: report::View,
 ) -> crate::report::RunReport {
     let bar = Bar::start(quiet, request.lanes_done.clone());
     let report = session::run(request, &mut |step| {
-        if let session::Progress::Started { cases, .. } = step {
+        if let execute::Progress::Started { cases, .. } = step {
             bar.set_total(cases as u64 * request.lanes);
         }
         if !quiet || step.shown_when_quiet() {

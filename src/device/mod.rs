@@ -47,6 +47,42 @@ pub type DevicePtr = u64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModuleId(pub usize);
 
+/// A device resource (buffer, module, stream) that could not be given back.
+/// The results already read are unaffected, but the device may be in a bad
+/// state: it counts as a fault (exit 3) when nothing worse happened.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("releasing {what}: {source}")]
+pub struct ReleaseError {
+    /// What was being released, e.g. `a module`.
+    pub what: &'static str,
+    pub source: DeviceError,
+}
+
+/// Release errors no caller was left to return to (a backend's `Drop`),
+/// until [`take_unreleased`] drains them.
+static UNRELEASED: std::sync::Mutex<Vec<ReleaseError>> = std::sync::Mutex::new(Vec::new());
+
+/// Record a release that failed where no caller is left to return it to (a
+/// backend's `Drop`, which never panics), and log it to stderr.
+pub fn record_unreleased(error: ReleaseError) {
+    // Not eprintln!: a full stderr must not turn a drop into a panic.
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("warning: {error}\n"));
+    UNRELEASED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(error);
+}
+
+/// The release errors recorded since the last call, oldest first. A run
+/// drains them after each case and at its end, into the report.
+pub fn take_unreleased() -> Vec<ReleaseError> {
+    std::mem::take(
+        &mut *UNRELEASED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    )
+}
+
 // The dispatch shape is defined beside the launch check that judges it, so
 // reading code objects does not depend on the device seam.
 pub use crate::codeobj::launch::Dispatch;

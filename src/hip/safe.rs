@@ -2,14 +2,13 @@
 //! that makes launching sound: the kernarg image and dispatch shape are
 //! compared with the code object's own metadata before the runtime sees them.
 //!
-//! `Drop` never panics. A failure while dropping is recorded (see
-//! [`take_drop_errors`]) and logged to stderr, since no caller is left to
-//! return it to.
+//! `Drop` never panics. A failure while dropping is recorded at the device
+//! seam ([`crate::device::record_unreleased`]) and logged to stderr, since no
+//! caller is left to return it to.
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::{checked, sys};
@@ -17,29 +16,11 @@ use crate::codeobj::{kernarg, launch, CodeObject, Kernel, TargetId};
 use crate::device::{DeviceError, Dispatch};
 use crate::error::ReleaseError;
 
-static DROP_ERRORS: Mutex<Vec<ReleaseError>> = Mutex::new(Vec::new());
-
 fn record_drop_error(what: &'static str, error: DeviceError) {
-    let error = ReleaseError {
+    crate::device::record_unreleased(ReleaseError {
         what,
         source: error,
-    };
-    // Not eprintln!: a full stderr must not turn a drop into a panic.
-    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("warning: {error}\n"));
-    DROP_ERRORS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .push(error);
-}
-
-/// Errors from `Drop` implementations since the last call, oldest first. A
-/// run drains them after each case and at its end, into the report.
-pub fn take_drop_errors() -> Vec<ReleaseError> {
-    std::mem::take(
-        &mut *DROP_ERRORS
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()),
-    )
+    });
 }
 
 /// One `hipMalloc` allocation.

@@ -1,4 +1,4 @@
-//! The run loop of `xad-harness run` (`session::run_cases`) over a fake device
+//! The run loop of `xad-harness run` (`execute::run_cases`) over a fake device
 //! that fails on request: the stop-after-timeout rule follows the error's type
 //! (never its text), release failures reach the report, and the exit code is
 //! chosen from types.
@@ -10,10 +10,11 @@ use std::time::Duration;
 use xad_harness::cases::{self, Case};
 use xad_harness::device::*;
 use xad_harness::error::{exit, RunError};
+use xad_harness::execute::{self, Progress};
 use xad_harness::interrupt::{Interrupt, Signal};
+use xad_harness::plan::Planned;
 use xad_harness::report::{self, RunReport};
 use xad_harness::run::{Options, Status};
-use xad_harness::session::{self, Progress};
 
 /// Host memory standing in for a device; its "kernel" is the basic case's
 /// model, so every case here is `basic`.
@@ -138,11 +139,15 @@ fn run_on(dev: &mut Fake, cases: &[Case]) -> (RunReport, Vec<String>) {
 fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<String>) {
     let mut report = RunReport::new(opts.seed, opts.lanes);
     let mut printed = Vec::new();
-    session::run_cases(
+    let gfx1100 = xad_harness::target::find("gfx1100").unwrap();
+    let planned: Vec<Planned> = cases
+        .iter()
+        .map(|c| Planned::new(c.clone(), gfx1100))
+        .collect();
+    execute::run_cases(
         dev,
         "emulator:gfx1100",
-        xad_harness::target::find("gfx1100").unwrap(),
-        cases,
+        &planned,
         None,
         &opts,
         &mut report,

@@ -63,7 +63,7 @@ fn soak_emulated(
 
 fn embedded(target: &'static Target) -> &'static [u8] {
     soak::kernel_for(target)
-        .unwrap_or_else(|| panic!("no soak kernel for {}", target.name))
+        .unwrap_or_else(|e| panic!("{e}"))
         .bytes
 }
 
