@@ -545,6 +545,17 @@ impl KernelDescriptor {
             .collect()
     }
 
+    /// What refuses field `f` when it is not 0: `<name> is <v> (bits a..b); it must be 0`.
+    pub fn must_be_zero_text(&self, f: BitField) -> String {
+        format!(
+            "{} is {} (bits {}..{}); it must be 0",
+            f.name,
+            self.get(f),
+            f.shift,
+            f.shift + f.width - 1
+        )
+    }
+
     /// This descriptor with `fields` set to 0.
     pub fn with_cleared(&self, fields: &[BitField]) -> KernelDescriptor {
         let mut kd = *self;
@@ -682,12 +693,16 @@ impl KernelDescriptor {
         let Some(generation) = row(arch).map(|t| t.generation()) else {
             return Ok(());
         };
+        // Every rsrc field the generation's layout reserves, in one place
+        // (the runtime's own kernels are let through with them, `emu::packet`).
+        if let Some(&f) = self.reserved_rsrc_set(arch).first() {
+            return Err(DescriptorError(self.must_be_zero_text(f)));
+        }
         match generation.descriptor_layout() {
             DescriptorLayout::Gfx6To9 => self.validate_gfx9(arch),
             DescriptorLayout::Gfx10 => self.validate_gfx10(arch),
-            DescriptorLayout::Gfx11 => self.validate_rdna3_4(arch, generation.name(), RSRC1, RSRC3),
-            DescriptorLayout::Gfx12 => {
-                self.validate_rdna3_4(arch, generation.name(), RSRC1_GFX12, RSRC3_GFX12)
+            DescriptorLayout::Gfx11 | DescriptorLayout::Gfx12 => {
+                self.validate_rdna3_4(arch, generation.name())
             }
         }
     }
@@ -717,17 +732,7 @@ impl KernelDescriptor {
         &self,
         arch: &str,
         generation: &str,
-        rsrc1: &[BitField],
-        rsrc3: &[BitField],
     ) -> Result<(), DescriptorError> {
-        for f in rsrc1
-            .iter()
-            .chain(RSRC2)
-            .chain(rsrc3)
-            .filter(|f| f.rule == Rule::Zero)
-        {
-            check_zero(self, *f)?;
-        }
         for f in [
             ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER,
             ENABLE_SGPR_FLAT_SCRATCH_INIT,
@@ -838,15 +843,6 @@ impl KernelDescriptor {
     /// user SGPR and work-item id limits, and ACCUM_OFFSET inside the allocation.
     fn validate_gfx9(&self, arch: &str) -> Result<(), DescriptorError> {
         let unified = has(arch, Feature::UnifiedVgprs);
-        let rsrc3 = if unified { RSRC3_GFX90A } else { RSRC3_GFX9 };
-        for f in RSRC1_GFX9
-            .iter()
-            .chain(RSRC2)
-            .chain(rsrc3)
-            .filter(|f| f.rule == Rule::Zero)
-        {
-            check_zero(self, *f)?;
-        }
         let refuse = |why: String| Err(DescriptorError(why));
         if self.flag(ENABLE_WAVEFRONT_SIZE32) {
             return refuse("ENABLE_WAVEFRONT_SIZE32 is set, but gfx9 is wave64 only".into());
@@ -887,12 +883,7 @@ impl KernelDescriptor {
 fn check_zero(kd: &KernelDescriptor, f: BitField) -> Result<(), DescriptorError> {
     match kd.get(f) {
         0 => Ok(()),
-        v => Err(DescriptorError(format!(
-            "{} is {v} (bits {}..{}); it must be 0",
-            f.name,
-            f.shift,
-            f.shift + f.width - 1
-        ))),
+        _ => Err(DescriptorError(kd.must_be_zero_text(f))),
     }
 }
 
@@ -908,14 +899,6 @@ impl KernelDescriptor {
     /// scratch init user SGPRs exist (LLVM 19 enables the buffer in every
     /// gfx10 kernel it compiles) and are accepted.
     fn validate_gfx10(&self, arch: &str) -> Result<(), DescriptorError> {
-        for f in RSRC1_GFX10
-            .iter()
-            .chain(RSRC2)
-            .chain(RSRC3_GFX10)
-            .filter(|f| f.rule == Rule::Zero)
-        {
-            check_zero(self, *f)?;
-        }
         if self.kernarg_preload != 0 {
             return Err(DescriptorError(format!(
                 "kernarg_preload is 0x{:04x}, but kernarg preloading exists on gfx90a/gfx940 only, not gfx10",

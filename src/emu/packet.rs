@@ -191,12 +191,9 @@ impl EmuDevice {
             .iter()
             .map(|f| {
                 format!(
-                    "kernel descriptor at 0x{:x} sets {} to {} (bits {}..{}), which must be 0 on {}; run as if 0",
+                    "kernel descriptor at 0x{:x}: {} on {}; run as if 0",
                     p.kernel_object,
-                    f.name,
-                    kd.get(*f),
-                    f.shift,
-                    f.shift + f.width - 1,
+                    kd.must_be_zero_text(*f),
                     self.target.name
                 )
             })
