@@ -59,20 +59,22 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// The harness dispatch `p` on GPU `gpu`, or `None` when no knob is set
-    /// or the kernel is not one of a loaded code object.
+    /// The harness dispatch `p` of `kernel` ([`kernel_under_test`]) on GPU
+    /// `gpu`, or `None` when no knob is set or the kernel is not under test.
     pub fn of(
         knobs: &inject::Knobs,
         emu: &EmuDevice,
         p: &PacketDispatch,
         gpu: usize,
+        kernel: Option<&KernelMeta>,
     ) -> Option<Launch> {
         if !knobs.corrupts() && !knobs.hang {
             return None;
         }
-        let (kernel, view) = harness_output(emu, p)?;
+        let kernel = kernel?;
+        let view = harness_output(emu, p, kernel)?;
         let first = !FIRST_DONE.get(gpu)?.swap(true, Ordering::AcqRel);
-        Some(Launch { kernel, view, first })
+        Some(Launch { kernel: kernel.name.clone(), view, first })
     }
 
     pub fn before(&self, knobs: &inject::Knobs, emu: &EmuDevice) -> Saved {
@@ -96,16 +98,12 @@ impl Launch {
     }
 }
 
-/// The kernel of dispatch `p` and its output, when it is the harness's.
-fn harness_output(emu: &EmuDevice, p: &PacketDispatch) -> Option<(String, OutputView)> {
-    let meta = loaded_kernel(emu, p.kernel_object)?;
-    if meta.name.starts_with(ROCCLR_PREFIX) {
-        return None;
-    }
+/// The output of dispatch `p` of the harness's kernel `meta`, read from the
+/// packet's kernarg segment.
+fn harness_output(emu: &EmuDevice, p: &PacketDispatch, meta: &KernelMeta) -> Option<OutputView> {
     let mut kernarg = vec![0u8; meta.kernarg_segment_size as usize];
     emu.read_device(p.kernarg, &mut kernarg).ok()?;
-    let view = inject::output_view(&meta, &kernarg)?;
-    Some((meta.name, view))
+    inject::output_view(meta, &kernarg)
 }
 
 /// `XAD_KFD_SDMA_FLIP_BIT=LANE:BIT`, this device's own knob: the SDMA
@@ -127,12 +125,12 @@ const SDMA_FLIP_DONE: u64 = u64::MAX;
 
 /// After dispatch `p` on GPU `gpu`: when it is the GPU's first harness
 /// dispatch and covers `lane`, the SDMA knob waits for that lane's word.
-pub fn arm_sdma_flip(lane: u32, emu: &EmuDevice, p: &PacketDispatch, gpu: usize) {
+pub fn arm_sdma_flip(lane: u32, emu: &EmuDevice, p: &PacketDispatch, gpu: usize, kernel: &KernelMeta) {
     let Some(at) = SDMA_FLIP_AT.get(gpu) else { return };
     if at.load(Ordering::Acquire) != 0 {
         return;
     }
-    let Some((_, view)) = harness_output(emu, p) else { return };
+    let Some(view) = harness_output(emu, p, kernel) else { return };
     if view.count.is_some_and(|count| lane >= count) {
         return;
     }
@@ -186,19 +184,26 @@ fn le<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
     b.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
-/// The metadata of the kernel whose descriptor is at `kd`, when `kd` lies in
-/// the image of a code object loaded into device memory (see the module doc).
-/// Whose kernel the descriptor at `kd` is: under test when it lies in a
-/// code object the process loaded (found as [`loaded_kernel`] finds it) and
-/// is not one of the HIP runtime's own `__amd_rocclr_*` kernels; the
-/// runtime's otherwise (ROCr's blits have no ELF around them).
-pub fn issuer(emu: &EmuDevice, kd: u64) -> Issuer {
-    match loaded_kernel(emu, kd) {
-        Some(meta) if !meta.name.starts_with(ROCCLR_PREFIX) => Issuer::UnderTest,
-        _ => Issuer::Runtime,
+/// The kernel under test whose descriptor is at `kd`: one of a code object
+/// the process loaded ([`loaded_kernel`]) that is not the HIP runtime's own
+/// `__amd_rocclr_*`. `None`: the runtime's kernel (ROCr's blits have no ELF
+/// around them), [`Issuer::Runtime`]. Asked once per dispatch; the knobs and
+/// the issuer both take its answer.
+pub fn kernel_under_test(emu: &EmuDevice, kd: u64) -> Option<KernelMeta> {
+    loaded_kernel(emu, kd).filter(|meta| !meta.name.starts_with(ROCCLR_PREFIX))
+}
+
+/// Who dispatched `kernel` ([`kernel_under_test`]'s answer).
+pub fn issuer(kernel: Option<&KernelMeta>) -> Issuer {
+    if kernel.is_some() {
+        Issuer::UnderTest
+    } else {
+        Issuer::Runtime
     }
 }
 
+/// The metadata of the kernel whose descriptor is at `kd`, when `kd` lies in
+/// the image of a code object loaded into device memory (see the module doc).
 pub fn loaded_kernel(emu: &EmuDevice, kd: u64) -> Option<KernelMeta> {
     let base = (0..MAX_PAGES_BACK)
         .map_while(|i| (kd & !(PAGE - 1)).checked_sub(i * PAGE))

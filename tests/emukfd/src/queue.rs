@@ -320,16 +320,17 @@ fn dispatch(kfd: &'static Kfd, ring: &Ring, p: &PacketDispatch, stop: &AtomicBoo
     let started = Instant::now();
     let outcome = {
         let mut emu = gpu.emu.lock().unwrap_or_else(|e| e.into_inner());
-        let launch = Launch::of(knobs, &emu, p, ring.gpu);
+        let kernel = crate::knobs::kernel_under_test(&emu, p.kernel_object);
+        let launch = Launch::of(knobs, &emu, p, ring.gpu, kernel.as_ref());
         if let Some(launch) = launch.as_ref().filter(|_| knobs.hang) {
             drop(emu);
             return hang(kfd, ring, p, &launch.kernel, stop);
         }
         let saved = launch.as_ref().map(|l| l.before(knobs, &emu));
-        let issuer = crate::knobs::issuer(&emu, p.kernel_object);
+        let issuer = crate::knobs::issuer(kernel.as_ref());
         let outcome = emu.run_packet(p, issuer, xnack_off, kfd.config.watchdog);
-        if let (Ok(_), Some((lane, _))) = (&outcome, kfd.config.sdma_flip_bit) {
-            crate::knobs::arm_sdma_flip(lane, &emu, p, ring.gpu);
+        if let (Ok(_), Some((lane, _)), Some(kernel)) = (&outcome, kfd.config.sdma_flip_bit, kernel.as_ref()) {
+            crate::knobs::arm_sdma_flip(lane, &emu, p, ring.gpu, kernel);
         }
         match (outcome, launch, saved) {
             (Ok(o), Some(launch), Some(saved)) => launch
