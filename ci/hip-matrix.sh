@@ -7,7 +7,10 @@
 #   2. the crate is built with that root as HIP_PATH (bindings, shim and link
 #      path all from that root) in target/hip-matrix/build, one target dir for
 #      every version: only xad-harness itself is rebuilt per version, its
-#      dependencies are shared;
+#      dependencies are shared, and build.rs assembles again only the kernels
+#      whose code object version that runtime changes. XAD_MATRIX_TARGET_DIR
+#      names another target dir: ci/test.sh, which runs the matrix last, gives
+#      it its own (target/), whose dependencies are already built;
 #   3. the tests that load the real runtime run under unstable's loader (the
 #      runtimes need glibc >= 2.38): the lib API against the runtime
 #      (tests/real_hip/hip_runtime.rs) and the CLI's no-device behaviour
@@ -52,7 +55,7 @@ for v in "${versions[@]}"; do
     loader="$sys/ld-linux-x86-64.so.2"
     [ -x "$loader" ] || { echo "ci/hip-matrix.sh: $loader missing: the fetch of HIP $v is incomplete" >&2; exit 3; }
     echo "=== HIP $v: $root"
-    export HIP_PATH="$root/usr" ROCM_PATH="" CARGO_TARGET_DIR="$PWD/target/hip-matrix/build"
+    export HIP_PATH="$root/usr" ROCM_PATH="" CARGO_TARGET_DIR="${XAD_MATRIX_TARGET_DIR:-$PWD/target/hip-matrix/build}"
     # Test executables that load the real runtime run under unstable's loader.
     if ! CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="$loader --library-path $sys:$lib" \
         XAD_HIP_LOADER="$loader" XAD_HIP_LIBRARY_PATH="$sys:$lib" XAD_HIP_EXPECT="$v" \

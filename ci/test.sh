@@ -2,27 +2,59 @@
 # The test job: set up, build everything (including the emulated HIP device
 # library the end-to-end tests load), run the whole test suite, the loader fuzz
 # pass, the SIMD paths and the HIP 6.4/7.2 matrix (ci/hip-matrix.sh), and close
-# with one "total: N passed, N failed" line summed over every test binary.
-# Cold on 2 cores, fresh clone: 20 min 45 s measured 2026-12-06 (the HIP 6.4
-# matrix stage 364 s with its fetch, 7.2 73 s).
+# with each stage's time and one "total: N passed, N failed" line summed over
+# every test binary. CONTRIBUTING.md ("Where the suite's time goes") has the
+# stages' times measured from a fresh clone on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Building needs and what only the tests need (Slurm, munge, qemu, numpy).
-bash ci/setup.sh --tests
-. ci/env.sh
-cargo build --locked --workspace
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+fetch_log="$(mktemp)"
+trap 'rm -f "$log" "$fetch_log"' EXIT
 status=0
-cargo test --locked --workspace --lib --bins --tests 2>&1 | tee "$log" || status=$?
-XAD_FUZZ_ITERS=1000000 XAD_FUZZ_SECONDS=120 cargo test --locked --test catalogue -- codeobj_fuzz:: --nocapture 2>&1 | tee -a "$log" || status=1
-# The input generator's other SIMD paths, under emulated CPUs.
-bash ci/simd-paths.sh 2>&1 | tee -a "$log" || status=1
-# The HIP version matrix: the real HIP 6.4 and 7.2 runtimes (fetched from Debian
-# into target/hip-matrix). XAD_HIP_MATRIX=0 skips it (e.g. offline).
+stages=()
+# stage NAME COMMAND...: run COMMAND (its output to the terminal and the log),
+# remember its time, and note a failure without stopping the job.
+stage() {
+  local name="$1" started=$SECONDS rc=0
+  shift
+  "$@" 2>&1 | tee -a "$log" || rc=$?
+  stages+=("$(printf '%-34s %4d s%s' "$name" $((SECONDS - started)) "$([ "$rc" = 0 ] || echo "  FAILED (exit $rc)")")")
+  [ "$rc" = 0 ] || status=1
+}
+# Building needs and what only the tests need (Slurm, munge, qemu, numpy).
+stage "set-up (ci/setup.sh --tests)" bash ci/setup.sh --tests
+. ci/env.sh
+# The HIP matrix's runtimes are downloads: fetched while the build compiles
+# (one after the other: they share apt's private lists), waited for before
+# the matrix. ci/hip-matrix.sh fetches again, which finds them cached or says
+# why not. XAD_HIP_MATRIX=0 skips the matrix (e.g. offline).
+fetch_pid=
 if [ "${XAD_HIP_MATRIX:-1}" != 0 ]; then
-  bash ci/hip-matrix.sh 2>&1 | tee -a "$log" || status=1
+  started_fetch=$SECONDS
+  { bash ci/fetch-hip.sh 6.4; bash ci/fetch-hip.sh 7.2; echo "fetched in $((SECONDS - started_fetch)) s"; } >"$fetch_log" 2>&1 &
+  fetch_pid=$!
 fi
+# One build of everything the tests run: the test harnesses, the binary and the
+# emulated device libraries share one feature set (Cargo.toml: resolver "1"),
+# so nothing is compiled twice.
+stage "build (cargo test --no-run, build)" bash -c 'cargo test --locked --workspace --no-run && cargo build --locked --workspace'
+stage "tests (cargo test --workspace)" cargo test --locked --workspace --lib --bins --tests
+# The loader fuzz pass on every core: ~600,000 mutated code objects.
+stage "fuzz (codeobj_fuzz, 60 s)" env XAD_FUZZ_ITERS=1000000 XAD_FUZZ_SECONDS=60 \
+  cargo test --locked --test catalogue -- codeobj_fuzz:: --nocapture
+# The input generator's other SIMD paths, under emulated CPUs.
+stage "SIMD paths (qemu)" bash ci/simd-paths.sh
+# The HIP version matrix: the real HIP 6.4 and 7.2 runtimes (fetched from Debian
+# into target/hip-matrix), built in this job's own target directory: the
+# dependencies are already compiled, and the kernels whose code object does
+# not change with the runtime are not assembled again.
+if [ -n "$fetch_pid" ]; then
+  wait "$fetch_pid" || true
+  sed 's/^/fetch: /' "$fetch_log"
+  stage "HIP matrix (6.4, 7.2)" env XAD_MATRIX_TARGET_DIR="$PWD/target" bash ci/hip-matrix.sh
+fi
+echo "=== stages"
+printf '%s\n' "${stages[@]}"
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "total: %d passed, %d failed\n", p, f }' "$log"
 exit "$status"

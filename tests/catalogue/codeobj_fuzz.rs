@@ -13,9 +13,10 @@
 //!
 //! Bounds (read from the environment; the defaults keep `cargo test` short):
 //! `XAD_FUZZ_ITERS` iterations (default 3000), `XAD_FUZZ_SECONDS` a time limit
-//! that stops early (default none), `XAD_FUZZ_SEED` (default fixed). Each
-//! iteration is reproducible alone from the seed and iteration number that a
-//! failure message names. `ci/test.sh` runs a longer bounded pass.
+//! that stops early (default none), `XAD_FUZZ_SEED` (default fixed), and
+//! `XAD_FUZZ_FIRST` the first iteration number (default 0). Iterations run on
+//! every core. Each is reproducible alone from the seed and iteration number
+//! that a failure message names (it prints the variables that rerun just it). `ci/test.sh` runs a longer bounded pass.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -266,59 +267,95 @@ fn run_on_emulator(bytes: &[u8]) -> usize {
     launched
 }
 
+/// What one fuzz worker did.
+#[derive(Default)]
+struct Tally {
+    done: u64,
+    accepted: u64,
+    launched: usize,
+}
+
+/// Iteration `iteration`'s mutation of one corpus object, and every check on
+/// it; a failure panics naming the seed and iteration that reproduce it alone.
+fn fuzz_one(seed: u64, iteration: u64, corpus: &[(&str, &[u8], Vec<Field>)], tally: &mut Tally) {
+    let device = TargetId::parse("gfx1100").expect("a target ID");
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let (name, original, fields) = &corpus[rng.random_range(0..corpus.len())];
+    let mut bytes = original.to_vec();
+    for _ in 0..rng.random_range(1..=4) {
+        if !bytes.is_empty() {
+            mutate(&mut rng, &mut bytes, fields);
+        }
+    }
+    let at = format!(
+        "seed {seed} iteration {iteration} ({name}, XAD_FUZZ_SEED={seed} XAD_FUZZ_FIRST={iteration} XAD_FUZZ_ITERS=1)"
+    );
+    let parsed = catch_unwind(|| CodeObject::parse(&bytes))
+        .unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
+    let hip = catch_unwind(|| xad_harness::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
+        .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
+    // The HIP path accepts exactly what parses and targets the device.
+    let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(&device));
+    assert_eq!(
+        hip.is_ok(),
+        runs_here,
+        "parse and the HIP path's check disagree: {at}"
+    );
+    if let Ok(code) = &parsed {
+        tally.accepted += 1;
+        if let Err(e) = check_accepted(code, &bytes) {
+            panic!("{e}: {at}");
+        }
+        tally.launched += catch_unwind(AssertUnwindSafe(|| run_on_emulator(&bytes)))
+            .unwrap_or_else(|_| panic!("emulator panicked: {at}"));
+    }
+    tally.done += 1;
+}
+
 #[test]
 fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
     let iterations = env_u64("XAD_FUZZ_ITERS").unwrap_or(3000);
+    let first = env_u64("XAD_FUZZ_FIRST").unwrap_or(0);
     let limit = env_u64("XAD_FUZZ_SECONDS").map(Duration::from_secs);
     let seed = env_u64("XAD_FUZZ_SEED").unwrap_or(0x10ad_c0de);
     let corpus: Vec<(&str, &[u8], Vec<Field>)> = EMBEDDED
         .iter()
         .map(|k| (k.name, k.bytes, fields(k.bytes)))
         .collect();
-    let device = TargetId::parse("gfx1100").expect("a target ID");
+    // Every core takes the next iteration number in turn: each iteration is
+    // still a pure function of (seed, number), so a time-limited pass covers
+    // the numbers 0..n with at most one gap per worker at the stop.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicU64::new(first);
     let started = Instant::now();
-    let (mut done, mut accepted, mut launched) = (0u64, 0u64, 0usize);
-    for iteration in 0..iterations {
-        if limit.is_some_and(|l| started.elapsed() >= l) {
-            break;
-        }
-        let mut rng =
-            Xoshiro256PlusPlus::seed_from_u64(seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let (name, original, fields) = &corpus[rng.random_range(0..corpus.len())];
-        let mut bytes = original.to_vec();
-        for _ in 0..rng.random_range(1..=4) {
-            if !bytes.is_empty() {
-                mutate(&mut rng, &mut bytes, fields);
-            }
-        }
-        let at = format!(
-            "seed {seed} iteration {iteration} ({name}, XAD_FUZZ_SEED={seed} XAD_FUZZ_ITERS={})",
-            iteration + 1
-        );
-        let parsed = catch_unwind(|| CodeObject::parse(&bytes))
-            .unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
-        let hip = catch_unwind(|| xad_harness::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
-            .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
-        // The HIP path accepts exactly what parses and targets the device.
-        let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(&device));
-        assert_eq!(
-            hip.is_ok(),
-            runs_here,
-            "parse and the HIP path's check disagree: {at}"
-        );
-        if let Ok(code) = &parsed {
-            accepted += 1;
-            if let Err(e) = check_accepted(code, &bytes) {
-                panic!("{e}: {at}");
-            }
-            launched += catch_unwind(AssertUnwindSafe(|| run_on_emulator(&bytes)))
-                .unwrap_or_else(|_| panic!("emulator panicked: {at}"));
-        }
-        done += 1;
-    }
+    let tallies: Vec<Tally> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut tally = Tally::default();
+                    while !limit.is_some_and(|l| started.elapsed() >= l) {
+                        let iteration = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if iteration >= first.saturating_add(iterations) {
+                            break;
+                        }
+                        fuzz_one(seed, iteration, &corpus, &mut tally);
+                    }
+                    tally
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let done: u64 = tallies.iter().map(|t| t.done).sum();
+    let accepted: u64 = tallies.iter().map(|t| t.accepted).sum();
+    let launched: usize = tallies.iter().map(|t| t.launched).sum();
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
-        "codeobj fuzz: seed {seed}: {done} mutated code objects in {seconds:.1} s ({:.0}/s), {accepted} accepted, {launched} launches",
+        "codeobj fuzz: seed {seed}: {done} mutated code objects in {seconds:.1} s ({:.0}/s, {workers} threads), {accepted} accepted, {launched} launches",
         done as f64 / seconds.max(1e-9)
     );
     assert!(
