@@ -14,7 +14,6 @@
 //! kernel's wave size (descriptor and metadata), argument list and target ID.
 
 use std::collections::HashMap;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use xad_harness::cases::encode::{encode, encode_for, movs_for};
@@ -108,62 +107,24 @@ struct Listing {
     movs: Vec<Found>,
 }
 
-/// Disassemble `name` as built for `target` with `--mcpu=<target>`.
+/// The listing of `name` as built for `target` (`--mcpu=<target>`), read.
 fn disassemble(target: &str, name: &str) -> Listing {
-    let embedded = kernels::find(target, name)
-        .unwrap_or_else(|| panic!("kernel {name} is not embedded for {target}"));
-    // The llvm-objdump of the LLVM that built this target (gfx950: LLVM 22).
-    let objdump = kernels::objdump_for(target).unwrap_or_else(|| {
-        panic!("build.rs found no llvm-objdump for {target}; cannot check encodings")
-    });
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(format!("{name}.hsaco"));
-    std::fs::write(&path, embedded.bytes).expect("write code object");
-    let out = Command::new(objdump)
-        .args(["-d", &format!("--mcpu={target}")])
-        .arg(&path)
-        .output()
-        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
-    assert!(
-        out.status.success(),
-        "llvm-objdump --mcpu={target} failed on {name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = crate::listings::listing(target, name);
     Listing {
-        xads: xad_lines(&text, xad_opcode(target)),
-        movs: mov_lines(&text),
+        xads: xad_lines(text, xad_opcode(target)),
+        movs: mov_lines(text),
     }
 }
 
-/// Every (target, kernel) disassembled once per test binary (the two checks
-/// below share it: ~330 objdump runs).
+/// Every (target, kernel) read once per test binary (the checks below share it).
 fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Listing> {
     static ALL: OnceLock<HashMap<(&'static str, &'static str), Listing>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let jobs: Vec<(&'static str, &'static str)> = TARGETS
+        TARGETS
             .iter()
             .flat_map(|t| kernels::for_target(t.name).map(move |k| (t.name, k.name)))
-            .collect();
-        // Two threads: objdump runs are independent and the machine has 2 cores.
-        let halves: Vec<Vec<_>> = std::thread::scope(|s| {
-            let handles: Vec<_> = jobs
-                .chunks(jobs.len().div_ceil(2).max(1))
-                .map(|chunk| {
-                    s.spawn(move || {
-                        chunk
-                            .iter()
-                            .map(|&(t, k)| ((t, k), disassemble(t, k)))
-                            .collect()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("disassembly thread"))
-                .collect()
-        });
-        halves.into_iter().flatten().collect()
+            .map(|(t, k)| ((t, k), disassemble(t, k)))
+            .collect()
     })
 }
 

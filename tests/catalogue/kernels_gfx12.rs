@@ -20,7 +20,6 @@
 //! wrong-kernel controls for gfx12 are in tests/catalogue/negative.rs).
 
 use std::collections::HashSet;
-use std::process::Command;
 use std::time::Duration;
 
 use xad_harness::cases::{self, Case};
@@ -292,24 +291,7 @@ fn sgpr_read_hazards(insts: &[Inst]) -> Vec<String> {
 
 /// `llvm-objdump -d --mcpu=<target>` of the embedded code object.
 fn listing(target: &str, name: &str) -> String {
-    let k = kernels::find(target, name)
-        .unwrap_or_else(|| panic!("{name} is not embedded for {target}"));
-    let objdump = kernels::objdump_for(target)
-        .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {target}"));
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(format!("{name}.hsaco"));
-    std::fs::write(&path, k.bytes).expect("write code object");
-    let out = Command::new(objdump)
-        .args(["-d", &format!("--mcpu={target}")])
-        .arg(&path)
-        .output()
-        .unwrap_or_else(|e| panic!("running {objdump}: {e}"));
-    assert!(
-        out.status.success(),
-        "llvm-objdump failed on {name} for {target}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    crate::listings::listing(target, name).to_string()
 }
 
 fn gfx12_targets() -> impl Iterator<Item = &'static xad_harness::target::Target> {

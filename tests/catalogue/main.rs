@@ -18,6 +18,7 @@ mod codeobj_validate;
 mod descriptor;
 mod kernels_gfx12;
 mod kernels_gfx9_gfx10;
+mod listings;
 mod negative;
 mod sha256;
 mod targets;
