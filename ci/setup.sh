@@ -11,9 +11,9 @@ set -euo pipefail
 
 # Only the test job (--tests) needs the rest: qemu-user, because
 # ci/simd-paths.sh runs the input generator's SSE2, SSE4.1 and AVX2 paths under
-# emulated CPUs; python3-numpy, because tests/fleet/replay.rs loads every .npy of a
+# emulated CPUs; python3-numpy, because tests/cli/replay.rs loads every .npy of a
 # dump with numpy; munge, slurmctld, slurmd and slurm-client (Debian 12: Slurm
-# 22.05), because tests/fleet/slurm.rs starts a one-node cluster on localhost and
+# 22.05), because tests/cli/slurm.rs starts a one-node cluster on localhost and
 # runs ci/slurm/ on it. Installing them starts no daemon where systemd is not
 # running; where it is, the packages' own services use /etc/slurm and the
 # default ports, which the test's cluster does not (its own configuration,

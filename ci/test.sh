@@ -35,13 +35,14 @@ if [ "${XAD_HIP_MATRIX:-1}" != 0 ]; then
   fetch_pid=$!
 fi
 # One build of everything the tests run: the test harnesses, the binary and the
-# emulated device libraries share one feature set (Cargo.toml: resolver "1"),
+# emulated device libraries share one feature set (Cargo.toml's feature pins),
 # so nothing is compiled twice.
-stage "build (cargo test --no-run, build)" bash -c 'cargo test --locked --workspace --no-run && cargo build --locked --workspace'
-stage "tests (cargo test --workspace)" cargo test --locked --workspace --lib --bins --tests
+stage "build (cargo test-all --no-run, build)" bash -c 'cargo test-all --locked --no-run && cargo build --locked --workspace'
+# Every test: the fast loop's crates and the slow ones (.cargo/config.toml).
+stage "tests (cargo test-all)" cargo test-all --locked
 # The loader fuzz pass on every core: ~600,000 mutated code objects.
 stage "fuzz (codeobj_fuzz, 60 s)" env XAD_FUZZ_ITERS=1000000 XAD_FUZZ_SECONDS=60 \
-  cargo test --locked --test catalogue -- codeobj_fuzz:: --nocapture
+  cargo test --locked --test isa -- codeobj_fuzz:: --nocapture
 # The input generator's other SIMD paths, under emulated CPUs.
 stage "SIMD paths (qemu)" bash ci/simd-paths.sh
 # The HIP version matrix: the real HIP 6.4 and 7.2 runtimes (fetched from Debian

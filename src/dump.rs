@@ -35,7 +35,7 @@
 //! with exactly the lanes it had. Replay lays blocks out densely, each at a
 //! multiple of the workgroup size, and ends a dispatch after a short block,
 //! so every lane keeps its position in its wave and workgroup and every wave
-//! keeps its live-lane count. `tests/fleet/replay.rs` proves it for every case of
+//! keeps its live-lane count. `tests/cli/replay.rs` proves it for every case of
 //! gfx1100, gfx942 and gfx1201.
 //!
 //! **Size.** A dumped lane costs `21 + 8·K` bytes (`+ 4·K` with a prefill),

@@ -421,7 +421,7 @@ pub fn run_case(
 
 /// The disassembly of the `v_xad_u32` behind each output word of an embedded
 /// case kernel: the kernel's j-th `v_xad_u32` is the case table's op j (checked
-/// by tests/catalogue/cases_encoding.rs), and op j names the word it stores to.
+/// by tests/isa/cases_encoding.rs), and op j names the word it stores to.
 fn word_forms(case: &Case, code: &CodeObject, kernel: &Kernel) -> Vec<String> {
     // A workload case (SHA-256) has no op table: no instruction stands
     // behind one output word.

@@ -1,6 +1,6 @@
 //! The encoder: the instruction words a case kernel must contain for an
-//! [`Op`]. The encoding tests (tests/catalogue/cases_encoding.rs,
-//! tests/catalogue/kernels_gfx9_gfx10.rs) disassemble every kernel and check that its
+//! [`Op`]. The encoding tests (tests/isa/cases_encoding.rs,
+//! tests/isa/kernels_gfx9_gfx10.rs) disassemble every kernel and check that its
 //! `v_xad_u32` words are exactly [`encode_for`] of its ops, and its
 //! `v_mov_b32_dpp` words [`movs_for`] of them, so a table cannot claim a form
 //! its kernel does not contain.
@@ -394,7 +394,7 @@ mod dpp_src1_tests {
 
     /// Hand-copied from `llvm-mc-19 -show-encoding` for -mcpu=gfx1151 and
     /// -mcpu=gfx1200, which print the same bytes for every line (the asm is
-    /// in each comment); tests/catalogue/cases_dpp_src1.rs checks every catalogue op
+    /// in each comment); tests/isa/cases_dpp_src1.rs checks every catalogue op
     /// against the kernels LLVM assembled.
     #[test]
     fn scalar_src1_dpp_words_match_llvm_mc() {

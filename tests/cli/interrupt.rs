@@ -106,7 +106,7 @@ fn check_reports(dir: &std::path::Path, signal: &str, code: i32) {
     assert_eq!(marker["cases_completed"], 0, "basic alone takes hours");
     // The signal lands at one of two boundaries: before basic's first
     // dispatch (basic not run) or between two of its dispatches (basic cut
-    // short after whole chunks). tests/cli/session.rs pins each one down.
+    // short after whole chunks). tests/pipeline/session.rs pins each one down.
     let cases = json["devices"][0]["cases"].as_array().unwrap();
     let cut = &marker["cut_short"];
     if cut.is_null() {

@@ -1,9 +1,11 @@
-//! Test crate `cli`. The command line: error paths and exit codes, interrupts, man pages, the
-//! house's layers and function lengths (`house`), the reports' schema, the run loop, microbench,
-//! and a user's `--kernel` through the toolchain. One module per former test file; helpers shared
-//! across crates are in tests/common. No process-global state is changed here (no `set_var`, no
-//! signal handlers installed in this process, no HIP runtime initialised in this process): see
-//! CONTRIBUTING.md, "Test crates".
+//! Test crate `cli`. The binary as a process, spawned as a user would: error paths and exit codes,
+//! interrupts, every target's catalogue through `run`, the reports (schema, HTML in chromium),
+//! microbench, a user's `--kernel` through the toolchain, merge, dump and replay, Slurm, the
+//! Kubernetes manifest, soak; and the house's layers and function lengths (`house`). Behind the
+//! slow switch: `cargo test-all` (`.cargo/config.toml`), which ci/test.sh runs. One module per
+//! file; helpers shared across crates are in tests/common. No process-global state is changed
+//! here (no `set_var`, no signal handlers installed in this process, no HIP runtime initialised
+//! in this process): see CONTRIBUTING.md, "Test crates".
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,18 +13,22 @@ mod common;
 mod support;
 
 mod cli;
-mod completions;
 mod error_table;
 mod findings;
 mod house;
 mod html;
 mod interrupt;
+mod k8s_manifest;
 mod kernel_input;
-mod man_pages;
+mod merge;
 mod microbench;
 mod refusal_names;
+mod replay;
 mod report_schema;
-mod session;
+mod sha256;
+mod slurm;
+mod soak;
+mod targets;
 mod toolchain_limits;
 mod toolchain_version;
 mod user_kernels_gfx9_gfx10;

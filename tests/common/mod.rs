@@ -78,7 +78,7 @@ pub fn basic_source() -> String {
 }
 
 /// Host memory standing in for a device's, for the test devices that run a
-/// Rust "kernel" (tests/emu/pipeline.rs, tests/cli/session.rs): allocations far apart
+/// Rust "kernel" (tests/pipeline/pipeline.rs, tests/pipeline/session.rs): allocations far apart
 /// (1 MiB gaps) so an address can only fall in one.
 pub struct HostMemory {
     allocs: Vec<(u64, Vec<u8>)>,

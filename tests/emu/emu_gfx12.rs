@@ -270,7 +270,7 @@ fn assert_passes(target: &str, v: Variant, seed: u64) {
 
 /// gfx12 kernels take the workgroup id from ttmp9: whether gfx12 still
 /// writes the system SGPR (s2) is undocumented, so the emulator marks it
-/// unsettled (tests/catalogue/targets.rs checks that verdict).
+/// unsettled (tests/cli/targets.rs checks that verdict).
 const GFX1201: Variant = Variant {
     mcpu: "gfx1201",
     wave64: false,

@@ -1,8 +1,8 @@
-//! Test crate `emu`. The embedded emulator: per-instruction execution, each generation's kernels,
-//! definedness, and the run pipeline over host and emulator memory. One module per former test
-//! file; helpers shared across crates are in tests/common. No process-global state is changed here
-//! (no `set_var`, no signal handlers installed in this process, no HIP runtime initialised in this
-//! process): see CONTRIBUTING.md, "Test crates".
+//! Test crate `emu`. The embedded emulator's semantics: per-instruction execution, definedness,
+//! each generation's kernels and modifiers run exactly. Part of the fast loop (`cargo test`). One
+//! module per file; helpers shared across crates are in tests/common. No process-global state is
+//! changed here (no `set_var`, no signal handlers installed in this process, no HIP runtime
+//! initialised in this process): see CONTRIBUTING.md, "Test crates".
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -16,5 +16,3 @@ mod emu_gfx940_lshl;
 mod emu_modifiers;
 mod emu_vgpr_msb;
 mod emu_xad_basic;
-mod host_views;
-mod pipeline;

@@ -1,13 +1,27 @@
-//! Test crate `isa`. The instruction decoder against the assembler: the decode tests of each
-//! generation, and the generated decode tables they read (modules here, not test binaries). One
-//! module per former test file; helpers shared across crates are in tests/common. No process-global
-//! state is changed here (no `set_var`, no signal handlers installed in this process, no HIP
-//! runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
+//! Test crate `isa`. ISA bytes and code objects, against LLVM: the instruction decoder and its
+//! generated tables per generation, the catalogue kernels' encodings and waits as llvm-objdump
+//! reads them, kernel descriptors, the code-object loader and its fuzz pass. Part of the fast loop
+//! (`cargo test`). One module per file; helpers shared across crates are in tests/common. No
+//! process-global state is changed here (no `set_var`, no signal handlers installed in this
+//! process, no HIP runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
 
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cases_dpp_src1;
+mod cases_encoding;
+mod codeobj;
+mod codeobj_compiled;
+mod codeobj_fuzz;
+mod codeobj_validate;
+mod descriptor;
 mod isa_decode;
 mod isa_decode_gfx10;
 mod isa_decode_gfx9;
 mod isa_decode_vgpr_msb;
+mod kernels_gfx12;
+mod kernels_gfx9_gfx10;
+mod listings;
 mod modifiers;
 mod support;
 

@@ -17,7 +17,7 @@
 //!
 //! Each checker has negative controls on listings that break its rule. And
 //! every case a gfx12 target has passes on the emulated gfx1200/gfx1201 (the
-//! wrong-kernel controls for gfx12 are in tests/catalogue/negative.rs).
+//! wrong-kernel controls for gfx12 are in tests/pipeline/negative.rs).
 
 use std::collections::HashSet;
 use std::time::Duration;

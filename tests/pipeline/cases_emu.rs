@@ -47,7 +47,7 @@ const LANES: u64 = 1013;
 #[test]
 fn every_case_passes_on_the_emulator() {
     let mut failures = Vec::new();
-    // gfx1100's cases (the DPP scalar-src1 forms are not: tests/catalogue/cases_dpp_src1.rs).
+    // gfx1100's cases (the DPP scalar-src1 forms are not: tests/isa/cases_dpp_src1.rs).
     for case in catalogue_for(xad_harness::target::find("gfx1100").expect("gfx1100")) {
         for seed in [1u64, 0x5eed_0000_0000_0002] {
             let r = run(&case, LANES, seed);

@@ -3,7 +3,7 @@
 //! frames kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
 //! here from source for every processor of the family with the LLVM that
 //! knows it (independently of build.rs, which embeds them per
-//! `target::TARGETS` row; tests/catalogue/cases_encoding.rs checks those), with LLVM's
+//! `target::TARGETS` row; tests/isa/cases_encoding.rs checks those), with LLVM's
 //! disassembly read back:
 //! - the stubs built for each processor are exactly the kernels of the cases it has
 //!   (`cases::catalogue_for` of a gfx9/gfx10 `Target`);
@@ -157,7 +157,7 @@ fn llvm22() -> Option<Tools> {
 /// The catalogue kernel stubs of kernels/cases that build.rs builds for `t`
 /// (stems, e.g. `xad_vgpr_w64`): every `.s` whose `// needs:` line `t` meets,
 /// but `xad_microbench*` and `xad_soak*`, the kernels of `microbench` and
-/// `soak`, which are no cases (tests/cli/microbench.rs and tests/fleet/soak.rs check
+/// `soak`, which are no cases (tests/cli/microbench.rs and tests/cli/soak.rs check
 /// them).
 fn sources(t: &Target) -> BTreeSet<String> {
     let path = Path::new(ROOT).join("kernels/cases");
@@ -311,7 +311,7 @@ fn check_target(tools: &Tools, family: &Family, mcpu: &'static str, scratch: &Pa
     let dir = scratch.join(mcpu);
     let mut checked = 0;
     for case in &cases {
-        // The workload cases (SHA-256) have no op table: tests/catalogue/sha256.rs
+        // The workload cases (SHA-256) have no op table: tests/cli/sha256.rs
         // checks their kernels on every target.
         let Some(program) = cases::program(case.name) else {
             continue;
