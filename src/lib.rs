@@ -44,37 +44,10 @@
 
 #![deny(unsafe_code)]
 
-pub mod backend;
-pub mod bench;
-pub mod cases;
-pub mod check;
-pub mod code_object_policy;
-pub mod codeobj;
 pub mod commands;
-pub mod device;
-pub mod dump;
-pub mod emu;
 pub mod error;
-pub mod execute;
-pub mod files;
-pub mod findings;
-pub mod guard;
-pub mod handle;
-#[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
-pub mod hip;
-pub mod inputs;
-pub mod interrupt;
 pub mod isa;
-pub mod kernels;
-pub mod listing;
-pub mod merge;
-pub mod microbench;
-pub mod pattern;
-pub mod plan;
-pub mod replay;
+pub mod model;
+pub mod pipeline;
+pub mod platform;
 pub mod report;
-pub mod run;
-pub mod session;
-pub mod soak;
-pub mod target;
-pub mod toolchain;

@@ -13,7 +13,7 @@ pub struct KernelsArgs {
 }
 
 pub fn run(args: &KernelsArgs) -> Result<i32, Failure> {
-    crate::kernels::write_all(&args.out, &mut |path, k| {
+    crate::platform::embedded::write_all(&args.out, &mut |path, k| {
         say(format_args!(
             "{}  ({}, from {})",
             path.display(),

@@ -1,8 +1,8 @@
 //! The `xad-harness` commands: the clap tree ([`Cli`], [`Command`]), the value
 //! parsers the commands share, and [`dispatch`], which runs one command and
 //! returns its exit code. Each command's arguments and policy live in its own
-//! module; where the policy is already a library function ([`crate::soak`],
-//! [`crate::microbench`], [`crate::replay`]) the module is a thin adapter.
+//! module; where the policy is already a library function ([`crate::commands::soak::endurance`],
+//! [`crate::commands::microbench::timing`], [`crate::commands::replay::rerun`]) the module is a thin adapter.
 //! `main.rs` only parses, calls this, prints the error and exits.
 //!
 //! A command prints its results on stdout and its diagnostics on stderr as it
@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-use crate::backend::BackendChoice;
+use crate::platform::backend::BackendChoice;
 use crate::error::{exit, Error};
 
 pub mod bench;
@@ -27,7 +27,6 @@ pub mod kernels;
 pub mod list;
 pub mod merge;
 pub mod microbench;
-mod progress;
 pub mod replay;
 pub mod report;
 pub mod run;
@@ -68,7 +67,7 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Time v_xad_u32 against v_xor_b32 + add and v_add3_u32 with the GPU's cycle counter
     /// (hardware only: the emulator and emulated devices are exit 77).
-    Microbench(crate::microbench::Args),
+    Microbench(crate::commands::microbench::timing::Args),
     /// Run v_xad_u32 for a duration with inputs generated and results checked on the device.
     Soak(soak::SoakArgs),
 }
@@ -138,7 +137,7 @@ static TEXT_ON_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::Atomic
 /// stdout (`-`, or `/dev/stdout` and the like), that report owns stdout and
 /// the command's text goes to stderr.
 pub(crate) fn report_on_stdout(outputs: &[Option<&std::path::Path>]) {
-    if outputs.iter().flatten().any(|p| crate::files::is_our_stdout(p)) {
+    if outputs.iter().flatten().any(|p| crate::platform::files::is_our_stdout(p)) {
         TEXT_ON_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
@@ -210,11 +209,11 @@ pub fn refused_arguments(e: &clap::Error, args: &[OsString]) -> Failure {
     );
     let html = report_path_arg(args, "--html");
     let mut refused = vec![Error::Usage(first)];
-    refused.extend(crate::report::files::check(
+    refused.extend(crate::report::outputs::check(
         json.as_deref(),
         junit.as_deref(),
     ));
-    refused.extend(crate::report::files::check_html(
+    refused.extend(crate::report::outputs::check_html(
         html.as_deref(),
         &[("--json", json.as_deref()), ("--junit", junit.as_deref())],
     ));
@@ -287,8 +286,8 @@ pub(crate) fn command_line() -> Vec<String> {
 
 /// Install the SIGINT/SIGTERM handlers first, so a signal at any later point
 /// is a clean stop, not a kill.
-pub(crate) fn install_interrupt() -> Result<crate::interrupt::Interrupt, Error> {
-    crate::interrupt::Interrupt::install()
+pub(crate) fn install_interrupt() -> Result<crate::pipeline::interrupt::Interrupt, Error> {
+    crate::pipeline::interrupt::Interrupt::install()
         .map_err(|e| Error::Io(format!("installing the SIGINT/SIGTERM handlers: {e}")))
 }
 
@@ -306,7 +305,7 @@ pub fn parse_lanes(text: &str) -> Result<u64, String> {
     let bad = || {
         format!(
             "must be a whole number of lanes from 1 to {} (e.g. 1048576 or 64M), got {text:?}",
-            crate::run::MAX_LANES
+            crate::pipeline::run::MAX_LANES
         )
     };
     let t = text.trim();
@@ -321,7 +320,7 @@ pub fn parse_lanes(text: &str) -> Result<u64, String> {
         .map_err(|_| bad())?
         .checked_mul(scale)
         .ok_or_else(bad)?;
-    if n == 0 || n > crate::run::MAX_LANES {
+    if n == 0 || n > crate::pipeline::run::MAX_LANES {
         return Err(bad());
     }
     Ok(n)

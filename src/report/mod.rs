@@ -3,7 +3,7 @@
 //! one [`RunReport`]; every one names what executed the results.
 
 pub mod document;
-pub mod files;
+pub mod outputs;
 pub mod html;
 mod json;
 mod junit;
@@ -19,9 +19,9 @@ pub use text::{
 };
 
 use crate::error::{exit, Error, ReleaseError, RunError};
-use crate::interrupt::Signal;
-pub use crate::run::Status as CaseStatus;
-use crate::run::{CaseResult, Status};
+use crate::pipeline::interrupt::Signal;
+pub use crate::pipeline::run::Status as CaseStatus;
+use crate::pipeline::run::{CaseResult, Status};
 
 /// How a run that SIGINT or SIGTERM stopped ended: what completed, the case
 /// stopped between two of its dispatches (if one was), and what never started.
@@ -95,7 +95,7 @@ pub struct DeviceRun {
     /// `hip:<index>` or `emulator:<target>`.
     pub id: String,
     pub executor: String,
-    pub identity: crate::backend::Identity,
+    pub identity: crate::platform::backend::Identity,
     pub targets: Vec<String>,
     /// Why this device ran nothing, or what it could not run.
     pub notes: Vec<String>,
@@ -234,7 +234,7 @@ pub struct RunReport {
     /// The targets whose code objects ran, in order (`--target`).
     pub targets: Vec<String>,
     pub seed: u64,
-    /// The seed of every buffer's guard words, derived from `seed` ([`crate::guard`]).
+    /// The seed of every buffer's guard words, derived from `seed` ([`crate::pipeline::guard`]).
     pub guard_seed: u64,
     pub lanes_per_case: u64,
     pub cases: Vec<CaseResult>,
@@ -268,7 +268,7 @@ impl RunReport {
             backend_note: None,
             targets: Vec::new(),
             seed,
-            guard_seed: crate::guard::guard_seed(seed),
+            guard_seed: crate::pipeline::guard::guard_seed(seed),
             lanes_per_case,
             cases: Vec::new(),
             error: None,

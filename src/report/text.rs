@@ -1,8 +1,8 @@
 //! Human-readable report lines.
 
 use super::RunReport;
-use crate::check::{FailureKind, Mismatch};
-use crate::run::{CaseResult, KernelSource, Status};
+use crate::model::check::{FailureKind, Mismatch};
+use crate::pipeline::run::{CaseResult, KernelSource, Status};
 
 /// The lines that open a run of `cases` cases: what executes them, why it
 /// was chosen (if `auto` had to choose), and the seed to replay with.
@@ -92,7 +92,7 @@ pub fn case_lines_in(r: &CaseResult, view: View) -> Vec<String> {
 /// device settles.
 fn unsettled_probe(r: &CaseResult) -> bool {
     r.findings.is_none()
-        && crate::cases::PROBE_CASES
+        && crate::model::cases::PROBE_CASES
             .iter()
             .flat_map(|family| family.iter())
             .any(|c| c.name == r.case)
@@ -183,7 +183,7 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     let status = status_column(r.status());
     if let Some(not_run) = &r.not_run {
         let why = match not_run {
-            crate::run::NotRun::NotSupported(why) | crate::run::NotRun::Skipped(why) => why,
+            crate::pipeline::run::NotRun::NotSupported(why) | crate::pipeline::run::NotRun::Skipped(why) => why,
         };
         lines.push(format!(
             "{status} {:<28} {why} [{}]",
@@ -501,7 +501,7 @@ pub fn summary_line(report: &RunReport) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::check::Tally;
+    use crate::model::check::Tally;
 
     pub(crate) fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally {

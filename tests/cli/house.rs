@@ -34,7 +34,7 @@ fn sources() -> Vec<(String, String)> {
         .collect()
 }
 
-/// `src/emu/wave.rs` and `src/emu.rs` belong to `emu`; the crate root and
+/// `src/platform/emu/wave.rs` and `src/emu.rs` belong to `emu`; the crate root and
 /// the binary belong to no module.
 fn module_of(rel: &str) -> Option<String> {
     let inner = rel.strip_prefix("src/")?;
@@ -274,7 +274,7 @@ fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// No file of `src/emu/` or `src/isa/` imports its way back to itself: each
+/// No file of `src/platform/emu/` or `src/isa/` imports its way back to itself: each
 /// reads from the files below it (ARCHITECTURE.md, "The emulator, in reading
 /// order").
 #[test]

@@ -14,8 +14,8 @@
 
 use std::path::Path;
 use std::process::Command;
-use xad_harness::emu::program::{Allocation, Program};
-use xad_harness::emu::FaultKind;
+use xad_harness::platform::emu::program::{Allocation, Program};
+use xad_harness::platform::emu::FaultKind;
 use xad_harness::isa::{decode_one_for, Isa, Op, Src};
 
 /// The assembly [`ROWS`] were measured from (llvm-mc-22 -triple=amdgcn

@@ -5,8 +5,8 @@
 //! Where a device is present (a ROCm runner, or the emulated HIP device
 //! library) the no-device assertions give way to consistency checks.
 
-use xad_harness::device::DeviceError;
-use xad_harness::hip::{self, checked, HipDevice};
+use xad_harness::platform::device::DeviceError;
+use xad_harness::platform::hip::{self, checked, HipDevice};
 
 #[test]
 fn known_statuses_are_named_by_the_runtime() {

@@ -1,0 +1,4 @@
+//! The model.
+pub mod cases;
+pub mod check;
+pub mod inputs;
