@@ -1,6 +1,6 @@
 //! `xad-harness devices`: the HIP devices and whether the harness runs on them.
 
-use super::{say, Failure};
+use super::shared::{say, Failure};
 use crate::error::exit;
 use crate::{platform::hip, commands::list::rows};
 

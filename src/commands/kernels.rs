@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{say, Failure};
+use super::shared::{say, Failure};
 use crate::error::exit;
 
 #[derive(clap::Args)]

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{refuse, say, warn, Failure};
+use super::shared::{refuse, say, warn, Failure};
 use crate::error::{exit, Error};
 use crate::{commands::merge::combine, report};
 
@@ -36,7 +36,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Err(e) => return Err(e.into()),
     };
     refuse(refused)?;
-    super::report_on_stdout(&[Some(args.html.as_path())]);
+    super::shared::report_on_stdout(&[Some(args.html.as_path())]);
     let Some(report) = report else {
         return Err(Error::Usage("no report".into()).into());
     };

@@ -3,7 +3,7 @@
 
 pub mod measure;
 
-use super::{parse_lanes, parse_seed, say, Failure};
+use super::shared::{parse_lanes, parse_seed, say, Failure};
 use crate::error::exit;
 use crate::model::inputs;
 

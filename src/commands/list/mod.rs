@@ -2,7 +2,7 @@
 
 pub mod rows;
 
-use super::{say, Failure};
+use super::shared::{say, Failure};
 use crate::error::exit;
 use crate::platform::target::{self, Choice};
 

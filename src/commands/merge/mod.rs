@@ -5,7 +5,7 @@ pub mod combine;
 
 use std::path::PathBuf;
 
-use super::{command_line, refuse, say, warn, Failure};
+use super::shared::{command_line, refuse, say, warn, Failure};
 use crate::report;
 
 // `merge --json OUT.json [--junit OUT.xml] [--html OUT.html] [--expect N] REPORT.json... [--junit-in IN.xml...]`
@@ -49,7 +49,7 @@ pub fn run(args: &MergeArgs) -> Result<i32, Failure> {
         ],
     ));
     refuse(refused)?;
-    super::report_on_stdout(&[
+    super::shared::report_on_stdout(&[
         args.json.as_deref(),
         args.junit.as_deref(),
         args.html.as_deref(),

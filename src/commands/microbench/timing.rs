@@ -14,9 +14,9 @@
 //! the [`Device`] seam), and the pure math ([`delta`], [`Record`],
 //! [`summarize`]), unit-tested on synthetic counter values.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+use super::MicrobenchArgs;
 use crate::platform::backend::{self, BackendChoice, Identity, Runner};
 use crate::platform::codeobj::{ArgValue, CodeObject};
 use crate::platform::device::{Device, Dispatch};
@@ -54,41 +54,6 @@ pub const DEFAULT_WAVES: u32 = 8;
 /// `--repeat`: timed launches of each shape, after one untimed warm-up.
 pub const MAX_REPEAT: u32 = 100;
 pub const DEFAULT_REPEAT: u32 = 5;
-
-/// `xad-harness microbench` as parsed by the CLI.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Args {
-    /// What executes (default: $XAD_BACKEND, else auto). Only a HIP hardware device
-    /// times anything; the emulator and an emulated HIP device are exit 77.
-    #[arg(long, value_enum)]
-    pub backend: Option<BackendChoice>,
-    /// HIP device index (default: the first device that runs one of our targets).
-    #[arg(long, value_parser = clap::value_parser!(u32), allow_hyphen_values = true)]
-    pub device: Option<u32>,
-    /// Loop trips of 32 ops per timed region: 1 to 512 (keeps a region far below 2^20 cycles).
-    #[arg(long, default_value_t = DEFAULT_ITERATIONS,
-          value_parser = clap::value_parser!(u32).range(1..=MAX_ITERATIONS as i64), allow_hyphen_values = true)]
-    pub iterations: u32,
-    /// Waves in the throughput launch's workgroup: 2 to 16.
-    #[arg(long, default_value_t = DEFAULT_WAVES,
-          value_parser = clap::value_parser!(u32).range(2..=MAX_WAVES as i64), allow_hyphen_values = true)]
-    pub waves: u32,
-    /// Timed launches of each shape (after one warm-up): 1 to 100; medians are reported.
-    #[arg(long, default_value_t = DEFAULT_REPEAT,
-          value_parser = clap::value_parser!(u32).range(1..=MAX_REPEAT as i64), allow_hyphen_values = true)]
-    pub repeat: u32,
-    /// Watchdog per launch, in seconds: 1 to 86400.
-    #[arg(long, default_value_t = 60,
-          value_parser = clap::value_parser!(u64).range(1..=86_400), allow_hyphen_values = true)]
-    pub timeout: u64,
-    /// Also write the measurements as JSON here (`-`: stdout, the text then on stderr).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Also write the measurements as a self-contained HTML page here:
-    /// latency and throughput per form, with their spread over launches.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-}
 
 /// The instruction forms compared, in row order; the first is the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -704,7 +669,7 @@ fn pick_device(
 
 /// Run `xad-harness microbench` with `backend` (the flag or `$XAD_BACKEND`),
 /// printing through `say`; the exit code, or the one-line error.
-pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Result<i32> {
+pub fn run(args: &MicrobenchArgs, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Result<i32> {
     if let Some(refused) = refusal(backend) {
         return Err(refused);
     }
@@ -768,7 +733,7 @@ pub fn run(args: &Args, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Re
 /// The JSON and HTML reports asked for, by the one rule for reports; the
 /// page is drawn from the JSON's document, as `report MICROBENCH.json
 /// --html` draws it.
-fn write_reports(report: &Report, args: &Args) -> Result<()> {
+fn write_reports(report: &Report, args: &MicrobenchArgs) -> Result<()> {
     let document = document(report);
     let json = serde_json::to_string_pretty(&document)
         .map(|text| text + "\n")

@@ -9,7 +9,7 @@ use crate::platform::backend::Unit;
 use crate::model::cases::Case;
 use crate::platform::device::{Device, DeviceError};
 use crate::error::{Error, Result, RunError};
-use crate::commands::run::plan::{Plan, Planned, TargetPlan};
+use super::plan::{Plan, Planned, TargetPlan};
 use crate::report::{self, CutShort, Interrupted, RunReport};
 use crate::pipeline::run::{self, CaseResult, Loaded, NotRun, Options, Status};
 use crate::platform::target::Target;

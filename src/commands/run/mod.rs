@@ -13,9 +13,9 @@ use std::time::Duration;
 use clap::Parser;
 
 use progress::Bar;
-use super::{
+use super::shared::{
     backend_choice, command_line, install_interrupt, parse_index, parse_lanes, parse_seed,
-    parse_timeout, refuse, say, warn, Command, Failure, MAX_MISMATCHES,
+    parse_timeout, refuse, say, warn, Failure, MAX_MISMATCHES,
 };
 use crate::platform::backend::BackendChoice;
 use crate::error::Error;
@@ -98,8 +98,8 @@ struct RunOnly {
     args: RunArgs,
 }
 
-pub(super) fn default_command() -> Command {
-    Command::Run(RunOnly::parse_from(["xad-harness"]).args)
+pub(super) fn default_args() -> RunArgs {
+    RunOnly::parse_from(["xad-harness"]).args
 }
 
 pub fn run(args: RunArgs) -> Result<i32, Failure> {
@@ -137,7 +137,7 @@ pub fn run(args: RunArgs) -> Result<i32, Failure> {
         refused.extend(plan::check_request(&request));
     }
     refuse(refused)?;
-    super::report_on_stdout(&[
+    super::shared::report_on_stdout(&[
         args.json.as_deref(),
         args.junit.as_deref(),
         args.html.as_deref(),

@@ -47,7 +47,7 @@ pub struct Request {
     /// Set by SIGINT/SIGTERM; the run stops at the next dispatch boundary.
     pub interrupt: Interrupt,
     /// `--dump DIR`: where failing (or all) lanes are written.
-    pub dump: Option<crate::commands::run::dump::Sink>,
+    pub dump: Option<super::dump::Sink>,
     /// The command line, for the report.
     pub command: Vec<String>,
     /// Lanes checked so far over every case and device, for a progress bar.

@@ -70,7 +70,7 @@ impl Bar {
     /// bar. A closed stdout is ignored.
     pub fn print(&self, lines: Vec<String>) {
         self.above(|| {
-            let mut out = crate::commands::text_out();
+            let mut out = crate::commands::shared::text_out();
             for line in &lines {
                 let _ = writeln!(out, "{line}");
             }

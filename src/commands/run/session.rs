@@ -1,6 +1,6 @@
-//! One `xad-harness run` invocation, in three steps: plan ([`crate::commands::run::plan::make`]:
+//! One `xad-harness run` invocation, in three steps: plan ([`super::plan::make`]:
 //! the cases, devices and targets, each case's code object resolved once, the
-//! user's `--kernel`), execute ([`crate::commands::run::execute::execute`]: every case of the
+//! user's `--kernel`), execute ([`super::execute::execute`]: every case of the
 //! plan, in order, stopping after a watchdog timeout or a signal), then the
 //! report: the header from the plan, the release errors the device seam
 //! recorded, the report files. The exit code is the report's
@@ -17,9 +17,9 @@ use std::path::Path;
 
 use crate::platform::backend::{Runner, Unit};
 use crate::error::{Error, Result, RunError};
-use crate::commands::run::execute::{self, Progress};
+use super::execute::{self, Progress};
 use crate::model::inputs;
-use crate::commands::run::plan::{self, Request};
+use super::plan::{self, Request};
 use crate::report::{self, DeviceRun, Interrupted, RunReport};
 use crate::pipeline::run::Options;
 

@@ -5,7 +5,7 @@ pub mod endurance;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{
+use super::shared::{
     backend_choice, install_interrupt, parse_index, parse_seed, refuse, say, warn, Failure,
 };
 use crate::platform::backend::BackendChoice;
@@ -49,7 +49,7 @@ pub fn run(args: &SoakArgs) -> Result<i32, Failure> {
             .map(|e| crate::error::Error::Usage(e.to_string())),
     );
     refuse(refused)?;
-    super::report_on_stdout(&[args.json.as_deref(), args.html.as_deref()]);
+    super::shared::report_on_stdout(&[args.json.as_deref(), args.html.as_deref()]);
     let request = endurance::Request {
         duration: args.duration,
         backend: backend?,
