@@ -358,6 +358,24 @@ fn interrupted(i: &super::Interrupted) -> doc::Interrupted {
     }
 }
 
+impl RunReport {
+    /// The JSON report, in the versioned schema ([`SCHEMA`]).
+    pub fn to_json(&self) -> String {
+        to_json(self)
+    }
+
+    /// The report as the document its JSON holds ([`doc::Report`]).
+    pub fn to_document(&self) -> doc::Report {
+        document(self)
+    }
+
+    /// The HTML page, drawn from the JSON report's document so that `report
+    /// REPORT.json --html` on the saved file draws the same page.
+    pub fn to_html(&self) -> Result<String, crate::error::Error> {
+        Ok(super::html::render(&self.to_document()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

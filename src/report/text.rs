@@ -498,6 +498,37 @@ pub fn summary_line(report: &RunReport) -> String {
     format!("{line} [{on}, seed {}]", report.seed)
 }
 
+impl RunReport {
+    /// The one stderr line of a run that exits 77 although its cases ran to
+    /// their end without failing: none passed (each left words unsettled, or
+    /// verified nothing), and CI must not read that as a pass. `None`
+    /// otherwise (a run that ran nothing says why elsewhere).
+    pub fn nothing_verified_line(&self) -> Option<String> {
+        if self.exit_code() != crate::error::exit::SKIPPED {
+            return None;
+        }
+        let unproven: Vec<(&CaseResult, String)> = self
+            .cases
+            .iter()
+            .filter_map(|c| match c.status() {
+                Status::Unsettled => Some((c, unsettled_count(c))),
+                Status::Skipped if c.not_run.is_none() => c.nothing_verified().map(|why| (c, why)),
+                _ => None,
+            })
+            .collect();
+        let (first, why) = unproven.first()?;
+        let more = match unproven.len() {
+            1 => String::new(),
+            n => format!(" (and {} more case(s) alike)", n - 1),
+        };
+        Some(format!(
+            "no case passed: {} [{}]: {why}{more}; exit 77, not a pass",
+            first.case,
+            executed_on(first)
+        ))
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
