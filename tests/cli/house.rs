@@ -573,11 +573,27 @@ fn the_file_graph_resolves_reexports_and_strips_every_test_module() {
     assert!(emu["mod"].contains("workgroup") && emu["packet"].contains("mod"));
 }
 
-/// `lib.rs`'s module table names every module the crate declares, and no other.
-#[test]
-fn the_module_table_in_lib_rs_lists_every_module() {
-    let lib =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+fn repo_file(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// What a map and the code disagree on: the entries only the map names
+/// (stale) and those only the code has (missing), one line each.
+fn disagreement(map: &str, mapped: &BTreeSet<String>, real: &BTreeSet<String>) -> Vec<String> {
+    let stale = mapped
+        .difference(real)
+        .map(|m| format!("{map} names `{m}`, which does not exist"));
+    let missing = real
+        .difference(mapped)
+        .map(|m| format!("{map} misses `{m}`"));
+    stale.chain(missing).collect()
+}
+
+/// `lib.rs`'s module table against the code: each row names a module of the
+/// crate root (`error`, a wing) or a wing's room (`platform::emu`), every
+/// root module has its row, and a wing with any room in the table has all of
+/// them (the table lists the rooms of the wings whose own `mod.rs` does not).
+fn lib_table_disagreement(lib: &str) -> Vec<String> {
     let declared: BTreeSet<String> = lib
         .lines()
         .filter_map(|l| l.trim().strip_prefix("pub mod "))
@@ -589,11 +605,214 @@ fn the_module_table_in_lib_rs_lists_every_module() {
         .filter_map(|l| l.split('`').next())
         .map(str::to_string)
         .collect();
-    assert!(declared.len() > 20, "{declared:?}");
-    assert_eq!(
-        tabled, declared,
-        "src/lib.rs: the module table (left) and the `pub mod` lines (right) differ"
+    let mut real: BTreeSet<String> = declared.clone();
+    for wing in wings() {
+        if tabled.iter().any(|t| t.starts_with(&format!("{wing}::"))) {
+            real.extend(entries(&wing).into_iter().map(|r| format!("{wing}::{r}")));
+        }
+    }
+    let mut wrong = disagreement("src/lib.rs's module table", &tabled, &real);
+    wrong.extend(disagreement(
+        "src/lib.rs's `pub mod` lines",
+        &declared,
+        &entries("").into_iter().filter(|e| e != "lib" && e != "main").collect(),
+    ));
+    wrong
+}
+
+#[test]
+fn the_module_table_in_lib_rs_lists_every_module_and_room() {
+    let lib = repo_file("src/lib.rs");
+    let wrong = lib_table_disagreement(&lib);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A row for a room that is not there, and a root module left out.
+    let stale = lib.replacen("//! | [`pipeline::run`]", "//! | [`pipeline::walk`]", 1);
+    let wrong = lib_table_disagreement(&stale);
+    assert!(wrong.iter().any(|w| w.contains("`pipeline::walk`, which does not exist")), "{wrong:?}");
+    assert!(wrong.iter().any(|w| w.ends_with("misses `pipeline::run`")), "{wrong:?}");
+}
+
+/// ARCHITECTURE.md's layer table, its rows from the ground up: each wing with
+/// its rooms in reading order.
+fn layer_table(architecture: &str) -> Vec<(String, Vec<String>)> {
+    let layers = architecture
+        .split("\n## Layers\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("ARCHITECTURE.md has a \"Layers\" section");
+    layers
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .map(|row| {
+            let (wing, rooms) = row.split_once('`').unwrap();
+            let rooms = rooms
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            (wing.to_string(), rooms)
+        })
+        .collect()
+}
+
+/// The layer table against the code: every wing and every room it names
+/// exists and none is missing; and every import runs down it (a room reads
+/// only rooms to its left in its own row and the wings of the rows above;
+/// `error.rs` at the root is read by all and left out).
+fn layer_table_disagreement(architecture: &str, house: &House) -> Vec<String> {
+    let table = layer_table(architecture);
+    let map = "ARCHITECTURE.md's layer table";
+    let tabled: BTreeSet<String> = table.iter().map(|(w, _)| w.clone()).collect();
+    let mut wrong = disagreement(map, &tabled, &house.wings);
+    for (wing, rooms) in &table {
+        let real = house.rooms.get(wing).cloned().unwrap_or_default();
+        let mapped: BTreeSet<String> = rooms.iter().cloned().collect();
+        wrong.extend(disagreement(&format!("{map}, row `{wing}`,"), &mapped, &real));
+    }
+    // (row, place in the row) of every room; a wing's own mod.rs reads its rooms.
+    let mut place: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (row, (wing, rooms)) in table.iter().enumerate() {
+        place.insert(wing.clone(), (row, usize::MAX));
+        for (i, room) in rooms.iter().enumerate() {
+            place.insert(format!("{wing}/{room}"), (row, i));
+        }
+    }
+    for (from, to) in &house.imports {
+        let Some(&(row, at)) = place.get(from) else {
+            continue;
+        };
+        for (room, rel) in to {
+            let Some(&(to_row, to_at)) = place.get(room) else {
+                continue;
+            };
+            let up = to_row > row || (to_row == row && to_at > at && at != usize::MAX);
+            if up {
+                wrong.push(format!(
+                    "{rel}: `{from}` imports `{room}`, which {map} puts above it (an arrow back up)"
+                ));
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn the_layer_table_in_architecture_md_is_the_house() {
+    let house = House::read();
+    let architecture = repo_file("ARCHITECTURE.md");
+    let wrong = layer_table_disagreement(&architecture, &house);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A wing that is not there, a room left out, and two rows swapped so
+    // that the pipeline reads the report above it.
+    let broken = architecture
+        .replacen("| `model` |", "| `modelling` |", 1)
+        .replacen("`guard`, ", "", 1);
+    let wrong = layer_table_disagreement(&broken, &house);
+    for expected in [
+        "names `modelling`, which does not exist",
+        "misses `model`",
+        "row `pipeline`, misses `guard`",
+    ] {
+        assert!(wrong.iter().any(|w| w.contains(expected)), "{expected}: {wrong:?}");
+    }
+    let table = layer_table(&architecture);
+    let (pipeline, report) = (
+        table.iter().position(|(w, _)| w == "pipeline").unwrap(),
+        table.iter().position(|(w, _)| w == "report").unwrap(),
     );
+    let lines: Vec<&str> = architecture.lines().collect();
+    let row = |wing: &str| lines.iter().position(|l| l.starts_with(&format!("| `{wing}` |"))).unwrap();
+    let mut swapped = lines.clone();
+    swapped.swap(row("pipeline"), row("report"));
+    assert!(pipeline < report);
+    let wrong = layer_table_disagreement(&swapped.join("\n"), &house);
+    assert!(
+        wrong.iter().any(|w| w.contains("`report/run_report` imports `pipeline/run`")),
+        "{wrong:?}"
+    );
+}
+
+/// CONTRIBUTING.md's test-crate table (crate, path, modules) against
+/// Cargo.toml's `[[test]]` entries and each crate's `main.rs` (its `mod`
+/// lines, but the helpers shared with `#[path]`).
+fn crate_table_disagreement(contributing: &str, cargo: &str) -> Vec<String> {
+    let section = contributing
+        .split("\n## Test crates\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("CONTRIBUTING.md has a \"Test crates\" section");
+    let rows: Vec<Vec<String>> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            l.split(" | ")
+                .map(|cell| {
+                    cell.split('`')
+                        .skip(1)
+                        .step_by(2)
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect()
+        })
+        .collect();
+    let map = "CONTRIBUTING.md's test-crate table";
+    let tabled: BTreeSet<String> = rows.iter().map(|r| format!("{} at {}", r[0], r[1])).collect();
+    let declared: BTreeSet<String> = cargo
+        .split("\n[[test]]\n")
+        .skip(1)
+        .map(|entry| entry.split("\n[").next().unwrap_or(entry))
+        .map(|entry| {
+            let value = |key: &str| {
+                entry
+                    .lines()
+                    .find_map(|l| l.strip_prefix(key))
+                    .map(|v| v.trim().trim_start_matches('=').trim().trim_matches('"').to_string())
+                    .unwrap_or_default()
+            };
+            format!("{} at {}", value("name"), value("path"))
+        })
+        .collect();
+    let mut wrong = disagreement(&format!("{map} (against Cargo.toml's [[test]])"), &tabled, &declared);
+    for row in &rows {
+        let Ok(main) = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&row[1]))
+        else {
+            continue;
+        };
+        let lines: Vec<&str> = main.lines().collect();
+        let modules: BTreeSet<String> = lines
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !(*i > 0 && lines[i - 1].starts_with("#[path")))
+            .filter_map(|(_, l)| l.strip_prefix("mod ")?.strip_suffix(';'))
+            .map(str::to_string)
+            .collect();
+        let mapped: BTreeSet<String> = row[2].split(' ').map(str::to_string).collect();
+        wrong.extend(disagreement(&format!("{map}, row `{}`,", row[0]), &mapped, &modules));
+    }
+    wrong
+}
+
+#[test]
+fn the_test_crate_table_in_contributing_md_is_cargo_toml() {
+    let contributing = repo_file("CONTRIBUTING.md");
+    let cargo = repo_file("Cargo.toml");
+    let wrong = crate_table_disagreement(&contributing, &cargo);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A crate at another path, and a module no main.rs declares.
+    let broken = contributing
+        .replacen("| `tests/fleet/main.rs` |", "| `tests/fleets/main.rs` |", 1)
+        .replacen("| `cli` | `tests/cli/main.rs` | ", "| `cli` | `tests/cli/main.rs` | `gather`, ", 1);
+    let wrong = crate_table_disagreement(&broken, &cargo);
+    for expected in [
+        "names `fleet at tests/fleets/main.rs`, which does not exist",
+        "misses `fleet at tests/fleet/main.rs`",
+        "names `gather`, which does not exist",
+    ] {
+        assert!(wrong.iter().any(|w| w.contains(expected)), "{expected}: {wrong:?}");
+    }
 }
 
 /// Functions over the limit: (file, line, name, lines), except those a
