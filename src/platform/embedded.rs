@@ -86,6 +86,18 @@ pub fn code_object(
     })
 }
 
+/// The target a device of gcnArchName `arch` runs (feature suffixes such as
+/// `:sramecc-:xnack-` do not matter to our kernels, which use neither): its
+/// processor's row, or, when this build has no code objects for that row, a
+/// built generic target covering the device (gfx1153 built without LLVM 22).
+/// Asked of what this build embeds, so it is here and not in the HIP room.
+pub fn target_of(arch: &str) -> Option<&'static Target> {
+    crate::platform::codeobj::TargetId::parse(arch)?;
+    crate::platform::target::for_processor_where(crate::platform::target::processor_of(arch), |t| {
+        built(t).is_ok()
+    })
+}
+
 /// The embedded code object named `name` built for `target`, if any.
 pub fn find(target: &str, name: &str) -> Option<&'static EmbeddedCodeObject> {
     EMBEDDED

@@ -404,12 +404,12 @@ mod tests {
     /// family issue 30 adds, with no case of its own yet).
     const SHARED: [&str; 7] = [
         "mod.rs",
-        "program.rs",
+        "op_table.rs",
         "encode.rs",
         "model.rs",
         "declare.rs",
         "sha256.rs",
-        "modifiers.rs",
+        "modifier_readings.rs",
     ];
 
     /// The workload cases, after the op-table ones.

@@ -27,6 +27,6 @@ pub use checked::DeviceInfo;
 pub use device::HipDevice;
 pub use functions::FUNCTIONS;
 pub use probe::{
-    probe, runtime_label, target_of, target_runs_on, visibility_variables, Probe, ProbedDevice,
+    probe, runtime_label, target_runs_on, visibility_variables, Probe, ProbedDevice,
     RuntimeVersion, VISIBILITY_VARIABLES,
 };

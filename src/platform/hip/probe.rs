@@ -5,6 +5,7 @@
 use super::checked::{self, DeviceInfo};
 use crate::platform::codeobj::TargetId;
 use crate::platform::device::DeviceError;
+use crate::platform::embedded::target_of;
 use crate::platform::target::Target;
 
 /// A HIP version number, `major * 10_000_000 + minor * 100_000 + patch`.
@@ -50,17 +51,6 @@ pub fn target_runs_on(target: &str, device_arch: &str) -> bool {
         (Some(code), Some(device)) => code.runs_on(&device),
         _ => false,
     }
-}
-
-/// The target a device of gcnArchName `arch` runs (feature suffixes such as
-/// `:sramecc-:xnack-` do not matter to our kernels, which use neither).
-pub fn target_of(arch: &str) -> Option<&'static Target> {
-    TargetId::parse(arch)?;
-    // A row this build has no code objects for gives way to a built generic
-    // target covering the device (gfx1153 built without LLVM 22).
-    crate::platform::target::for_processor_where(crate::platform::target::processor_of(arch), |t| {
-        crate::platform::embedded::built(t).is_ok()
-    })
 }
 
 impl ProbedDevice {

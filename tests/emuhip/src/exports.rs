@@ -51,7 +51,7 @@ static GLOBAL: OnceLock<Global> = OnceLock::new();
 /// `v_xad_u32` computes ([`crate::modifiers`]).
 /// Its hardware ids name as many units as the device reports multiprocessors.
 fn emulator(arch: &str, knobs: &Knobs) -> Box<dyn Device + Send> {
-    let mut device = xad_harness::platform::hip::target_of(arch).map_or_else(
+    let mut device = xad_harness::platform::embedded::target_of(arch).map_or_else(
         xad_harness::platform::emu::EmuDevice::new,
         xad_harness::platform::emu::EmuDevice::for_target,
     );
