@@ -210,7 +210,9 @@ fn build_kernels(out_dir: &Path, runtime: code_object_policy::HipVersion) -> Res
     if toolchains.iter().all(Option::is_none) {
         // Nothing at all can be built: the first target's reason is the
         // install hint the user needs.
-        return Err(first_refusal.unwrap_or_else(|| "src/platform/target.rs has no targets".to_string()));
+        return Err(
+            first_refusal.unwrap_or_else(|| "src/platform/target.rs has no targets".to_string())
+        );
     }
     // Two or more assemblers at once: 11 targets x ~30 kernels is ~700 tool runs.
     let workers = std::thread::available_parallelism()

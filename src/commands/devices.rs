@@ -2,7 +2,7 @@
 
 use super::shared::{say, Failure};
 use crate::error::exit;
-use crate::{platform::hip, commands::list::rows};
+use crate::{commands::list::rows, platform::hip};
 
 #[derive(clap::Args)]
 pub struct DevicesArgs {

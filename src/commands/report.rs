@@ -94,7 +94,8 @@ enum Document {
 /// a microbench's, or a run's read as the report's document.
 fn read(path: &Path) -> Result<Document, Error> {
     let shown = path.display().to_string();
-    let bytes = crate::platform::files::read_input(&shown, path, crate::platform::files::MAX_REPORT_BYTES)?;
+    let bytes =
+        crate::platform::files::read_input(&shown, path, crate::platform::files::MAX_REPORT_BYTES)?;
     let report: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Error::Usage(format!("{shown}: not JSON: {e}")))?;
     let document = if is_soak(&report) {

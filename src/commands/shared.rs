@@ -57,7 +57,11 @@ static TEXT_ON_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::Atomic
 /// stdout (`-`, or `/dev/stdout` and the like), that report owns stdout and
 /// the command's text goes to stderr.
 pub(crate) fn report_on_stdout(outputs: &[Option<&std::path::Path>]) {
-    if outputs.iter().flatten().any(|p| crate::platform::files::is_our_stdout(p)) {
+    if outputs
+        .iter()
+        .flatten()
+        .any(|p| crate::platform::files::is_our_stdout(p))
+    {
         TEXT_ON_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }

@@ -9,9 +9,9 @@
 //! out buffer's guard unchanged and pass. With independent random words a
 //! stray store leaves its word unchanged only with probability 2^-32.
 
-use crate::platform::device::{Device, DeviceError, DevicePtr};
 use crate::error::ReleaseError;
 use crate::model::inputs::{mix, name_salt};
+use crate::platform::device::{Device, DeviceError, DevicePtr};
 
 /// Bytes of guard before and after every device buffer.
 pub const GUARD_BYTES: usize = 4096;

@@ -13,11 +13,11 @@
 
 use std::time::Duration;
 
+use crate::error::ReleaseError;
+use crate::pipeline::guard::GuardedBuffer;
 use crate::platform::codeobj::{kernarg, ArgValue, CodeObject, Kernel, KernelMeta, TargetId};
 use crate::platform::device::fault::{Fault, FaultKind};
 use crate::platform::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
-use crate::error::ReleaseError;
-use crate::pipeline::guard::GuardedBuffer;
 
 /// A loaded kernel and the buffers allocated for it.
 pub struct KernelHandle<'d> {

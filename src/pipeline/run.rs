@@ -13,15 +13,15 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::error::ReleaseError;
 use crate::model::cases::{Case, LaneData};
 use crate::model::check::{self, Compare, Prefill, Tally};
-use crate::platform::codeobj::{ArgValue, CodeObject, Kernel};
-use crate::platform::device::{Device, DeviceError, DevicePtr};
-use crate::error::ReleaseError;
+use crate::model::inputs;
 use crate::pipeline::findings::{Classifier, Findings};
 use crate::pipeline::guard::{GuardViolation, GuardedBuffer};
 use crate::pipeline::handle::KernelHandle;
-use crate::model::inputs;
+use crate::platform::codeobj::{ArgValue, CodeObject, Kernel};
+use crate::platform::device::{Device, DeviceError, DevicePtr};
 
 /// What watches a run as it goes: each case as it starts and ends, and each
 /// checked dispatch. `--dump` is the one watcher ([`crate::commands::run::dump::Sink`]); the
@@ -1038,7 +1038,8 @@ pub fn kernel_for<'c>(loaded: &'c Loaded, case: &Case) -> Result<&'c Kernel, Str
 
 /// The embedded code object of `case` built for `target`.
 pub fn embedded(case: &Case, target: &crate::platform::target::Target) -> Result<Loaded, String> {
-    let e = crate::platform::embedded::code_object(target, case.kernel).map_err(|e| e.to_string())?;
+    let e =
+        crate::platform::embedded::code_object(target, case.kernel).map_err(|e| e.to_string())?;
     parse_embedded(e)
 }
 

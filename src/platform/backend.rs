@@ -3,9 +3,9 @@
 //! the embedded emulator (which emulates any target of the table). This is
 //! the only place above the [`Device`] seam that knows both exist.
 
+use crate::error::Error;
 use crate::platform::device::Device;
 use crate::platform::emu::{EmuDevice, EmuOptions};
-use crate::error::Error;
 use crate::platform::hip;
 use crate::platform::target::{self, Choice, Target};
 

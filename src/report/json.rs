@@ -5,8 +5,8 @@
 
 use super::document as doc;
 use super::{DeviceRun, RunReport};
-use crate::platform::backend::Identity;
 use crate::pipeline::run::{CaseResult, KernelSource, NotRun, Status};
+use crate::platform::backend::Identity;
 
 /// The JSON Schema (draft 2020-12) of the report (`xad-harness schema`),
 /// generated from [`doc::Report`] ([`doc::json_schema`]).

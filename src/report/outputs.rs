@@ -21,7 +21,8 @@ pub fn write_all<'p>(
 ) -> Result<(), Error> {
     let mut first = None;
     for (path, text) in reports {
-        let written = text.and_then(|text| crate::platform::files::write_output(path, text.as_bytes()));
+        let written =
+            text.and_then(|text| crate::platform::files::write_output(path, text.as_bytes()));
         first = first.or(written.err());
     }
     first.map_or(Ok(()), Err)

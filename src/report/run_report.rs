@@ -326,7 +326,6 @@ impl RunReport {
             _ => (Ok(code), None),
         }
     }
-
 }
 
 #[cfg(test)]
@@ -350,7 +349,9 @@ mod tests {
         assert_eq!(report.exit_code(), exit::SKIPPED);
         let line = report.nothing_verified_line().expect("one line saying so");
         assert!(
-            line.contains("no case passed: basic [emulated gfx1100]: 1 of 1 words per lane unsettled"),
+            line.contains(
+                "no case passed: basic [emulated gfx1100]: 1 of 1 words per lane unsettled"
+            ),
             "{line}"
         );
         let xml = to_junit(&report);
@@ -363,8 +364,13 @@ mod tests {
         report.cases[0].tally.lanes_unsettled = 63;
         report.cases[0].tally.words_unsettled = 63;
         assert_eq!(report.cases[0].status(), Status::Unsettled);
-        assert_eq!(report.exit_code(), exit::SKIPPED, "0 passed is never exit 0");
-        assert!(to_junit(&report).contains("<skipped message=\"unsettled: 63 of 64 words unsettled (63 of 64 lanes)"));
+        assert_eq!(
+            report.exit_code(),
+            exit::SKIPPED,
+            "0 passed is never exit 0"
+        );
+        assert!(to_junit(&report)
+            .contains("<skipped message=\"unsettled: 63 of 64 words unsettled (63 of 64 lanes)"));
 
         let mut pass = super::super::text::tests::result(false, None);
         pass.case = "vgpr".into();
@@ -383,7 +389,10 @@ mod tests {
             cases_exit_code([Status::Unsettled, Status::NotSupported]),
             exit::SKIPPED
         );
-        assert_eq!(cases_exit_code([Status::Unsettled, Status::Pass]), exit::PASS);
+        assert_eq!(
+            cases_exit_code([Status::Unsettled, Status::Pass]),
+            exit::PASS
+        );
     }
 
     /// What `run --json` writes reads back as the document it was written
@@ -391,7 +400,9 @@ mod tests {
     #[test]
     fn the_json_report_reads_back_as_its_document() {
         let mut report = RunReport::new(9, 64);
-        report.cases.push(super::super::text::tests::result(false, None));
+        report
+            .cases
+            .push(super::super::text::tests::result(false, None));
         let mut failing = super::super::text::tests::result(true, None);
         failing.case = "vgpr".into();
         report.cases.push(failing);

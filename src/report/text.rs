@@ -183,7 +183,8 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     let status = status_column(r.status());
     if let Some(not_run) = &r.not_run {
         let why = match not_run {
-            crate::pipeline::run::NotRun::NotSupported(why) | crate::pipeline::run::NotRun::Skipped(why) => why,
+            crate::pipeline::run::NotRun::NotSupported(why)
+            | crate::pipeline::run::NotRun::Skipped(why) => why,
         };
         lines.push(format!(
             "{status} {:<28} {why} [{}]",

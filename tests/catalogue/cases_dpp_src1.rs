@@ -20,10 +20,10 @@ use crate::common::describe;
 
 use xad_harness::model::cases::encode::encode_for;
 use xad_harness::model::cases::{specs, Case, Spec};
-use xad_harness::platform::codeobj::CodeObject;
-use xad_harness::platform::emu::EmuDevice;
-use xad_harness::platform::embedded;
 use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::emu::EmuDevice;
 use xad_harness::platform::target::{Feature, Target, TARGETS};
 use xad_harness::platform::toolchain::{assemble_file, ToolchainError};
 
@@ -263,7 +263,8 @@ fn a_wrong_table_entry_is_caught() {
 
 /// Run `case` with code object `bytes` on an emulated `device` target.
 fn run_on(device: &str, case: &Case, bytes: &[u8], lanes: u64, seed: u64) -> CaseResult {
-    let t = xad_harness::platform::target::find(device).unwrap_or_else(|| panic!("no target {device}"));
+    let t =
+        xad_harness::platform::target::find(device).unwrap_or_else(|| panic!("no target {device}"));
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
     let code =

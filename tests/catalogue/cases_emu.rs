@@ -10,10 +10,10 @@ use crate::common::describe;
 
 use xad_harness::model::cases::op_table::{int, Dpp, Op, Program, Src};
 use xad_harness::model::cases::{self, catalogue, catalogue_for, model, Case, LaneData};
-use xad_harness::platform::codeobj::CodeObject;
-use xad_harness::platform::emu::EmuDevice;
-use xad_harness::platform::embedded;
 use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::emu::EmuDevice;
 
 fn run(case: &Case, lanes: u64, seed: u64) -> CaseResult {
     let embedded = embedded::find("gfx1100", case.kernel)

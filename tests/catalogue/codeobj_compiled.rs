@@ -12,7 +12,8 @@ use xad_harness::platform::codeobj::CodeObject;
 use xad_harness::platform::embedded;
 
 fn compile(mcpu: &str, dir: &Path) -> Vec<u8> {
-    let tc = xad_harness::platform::toolchain::discover(mcpu, dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+    let tc = xad_harness::platform::toolchain::discover(mcpu, dir)
+        .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
     let src =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu/gfx10/llvm/user_kernels.ll");
     let obj = dir.join(format!("{mcpu}.o"));

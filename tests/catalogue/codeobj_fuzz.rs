@@ -24,8 +24,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use xad_harness::platform::codeobj::{elf, kernarg, ArgValue, CodeObject, TargetId};
 use xad_harness::platform::device::{Device, Dispatch};
-use xad_harness::platform::emu::{EmuDevice, EmuOptions};
 use xad_harness::platform::embedded::EMBEDDED;
+use xad_harness::platform::emu::{EmuDevice, EmuOptions};
 
 fn env_u64(name: &str) -> Option<u64> {
     let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
@@ -297,8 +297,10 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
         );
         let parsed = catch_unwind(|| CodeObject::parse(&bytes))
             .unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
-        let hip = catch_unwind(|| xad_harness::platform::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
-            .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
+        let hip = catch_unwind(|| {
+            xad_harness::platform::hip::safe::check_load(&bytes, "fuzz", "gfx1100")
+        })
+        .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
         // The HIP path accepts exactly what parses and targets the device.
         let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(&device));
         assert_eq!(

@@ -558,7 +558,13 @@ fn u64_at(w: &[u32], i: usize) -> u64 {
 }
 
 /// Both kernels, loaded on a fresh emulator; `None` (skip) without LLVM.
-fn sgpr_kernels(stem: &str) -> Option<(EmuDevice, xad_harness::platform::device::ModuleId, CodeObject)> {
+fn sgpr_kernels(
+    stem: &str,
+) -> Option<(
+    EmuDevice,
+    xad_harness::platform::device::ModuleId,
+    CodeObject,
+)> {
     let dir = scratch(stem);
     let tc = llvm(&dir)?;
     let hsaco = build(

@@ -23,12 +23,12 @@ use std::collections::HashSet;
 use std::process::Command;
 use std::time::Duration;
 
-use xad_harness::model::cases::{self, Case};
-use xad_harness::platform::codeobj::CodeObject;
-use xad_harness::platform::emu::EmuDevice;
 use xad_harness::isa::Generation;
-use xad_harness::platform::embedded;
+use xad_harness::model::cases::{self, Case};
 use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::emu::EmuDevice;
 use xad_harness::platform::target::{self, TARGETS};
 
 /// A register an operand names: VGPR n, or SGPR by its source code (s0-s105 =

@@ -479,8 +479,8 @@ fn run_gfx12_on_library(name: &str, source: &str) -> xad_harness::pipeline::run:
     let dir = scratch(&format!("neg12-lib-{name}"));
     let path = assemble(source, GFX12, &dir, name);
     let bytes = std::fs::read(&path).unwrap();
-    let code =
-        xad_harness::platform::codeobj::CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let code = xad_harness::platform::codeobj::CodeObject::parse(&bytes)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     let kernel = code
         .kernel("xad_basic")
         .unwrap_or_else(|e| panic!("{name}: {e}"))

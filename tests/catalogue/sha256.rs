@@ -14,9 +14,9 @@ use std::time::Duration;
 use crate::common::{harness, run};
 use sha2::{Digest, Sha256};
 use xad_harness::model::cases::{self, sha256, Case, LaneData};
+use xad_harness::pipeline::run::{run_case, KernelSource, Options, Status};
 use xad_harness::platform::codeobj::CodeObject;
 use xad_harness::platform::emu::EmuDevice;
-use xad_harness::pipeline::run::{run_case, KernelSource, Options, Status};
 
 fn case(name: &str) -> Case {
     cases::select(name).expect("a SHA-256 case").remove(0)

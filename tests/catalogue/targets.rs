@@ -778,8 +778,9 @@ fn case_stubs() -> Vec<(String, Vec<xad_harness::platform::target::Need>)> {
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
-            let needs = xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let needs =
+                xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (p.file_stem().unwrap().to_string_lossy().into_owned(), needs)
         })
         .collect();

@@ -407,7 +407,11 @@ impl House {
                 continue;
             };
             let edges = graph.entry(from.clone()).or_default();
-            edges.extend(to.keys().filter_map(|t| self.wing_of(t)).filter(|t| *t != from));
+            edges.extend(
+                to.keys()
+                    .filter_map(|t| self.wing_of(t))
+                    .filter(|t| *t != from),
+            );
         }
         graph
     }
@@ -462,7 +466,18 @@ fn the_cycle_finder_finds_a_cycle_and_the_import_reader_reads_groups() {
     let code = "mod e;\nuse crate::{a::{B, C}, b, c::d::E};\nfn f() { crate::d::g(); super::super::f::h(); e::i(); }";
     let module = ["x".to_string(), "y".to_string(), "z".to_string()];
     let names: Vec<String> = paths(code, &module).iter().map(|p| p.join("::")).collect();
-    assert_eq!(names, ["a::B", "a::C", "b", "c::d::E", "d::g", "x::f::h", "x::y::z::e::i"]);
+    assert_eq!(
+        names,
+        [
+            "a::B",
+            "a::C",
+            "b",
+            "c::d::E",
+            "d::g",
+            "x::f::h",
+            "x::y::z::e::i"
+        ]
+    );
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (from, to) in [("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")] {
         graph.entry(from.into()).or_default().insert(to.into());
@@ -514,7 +529,10 @@ fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (name, code) in &files {
         let mut named = names_after(code, "super::");
-        named.extend(names_after(code, &format!("crate::{}::", folder.replace('/', "::"))));
+        named.extend(names_after(
+            code,
+            &format!("crate::{}::", folder.replace('/', "::")),
+        ));
         if name == "mod" {
             // A child's path written bare (`launch::x`, not `codeobj::launch::x`).
             let bare = |f: &&String| {
@@ -615,7 +633,10 @@ fn lib_table_disagreement(lib: &str) -> Vec<String> {
     wrong.extend(disagreement(
         "src/lib.rs's `pub mod` lines",
         &declared,
-        &entries("").into_iter().filter(|e| e != "lib" && e != "main").collect(),
+        &entries("")
+            .into_iter()
+            .filter(|e| e != "lib" && e != "main")
+            .collect(),
     ));
     wrong
 }
@@ -628,8 +649,16 @@ fn the_module_table_in_lib_rs_lists_every_module_and_room() {
     // A row for a room that is not there, and a root module left out.
     let stale = lib.replacen("//! | [`pipeline::run`]", "//! | [`pipeline::walk`]", 1);
     let wrong = lib_table_disagreement(&stale);
-    assert!(wrong.iter().any(|w| w.contains("`pipeline::walk`, which does not exist")), "{wrong:?}");
-    assert!(wrong.iter().any(|w| w.ends_with("misses `pipeline::run`")), "{wrong:?}");
+    assert!(
+        wrong
+            .iter()
+            .any(|w| w.contains("`pipeline::walk`, which does not exist")),
+        "{wrong:?}"
+    );
+    assert!(
+        wrong.iter().any(|w| w.ends_with("misses `pipeline::run`")),
+        "{wrong:?}"
+    );
 }
 
 /// ARCHITECTURE.md's layer table, its rows from the ground up: each wing with
@@ -668,7 +697,11 @@ fn layer_table_disagreement(architecture: &str, house: &House) -> Vec<String> {
     for (wing, rooms) in &table {
         let real = house.rooms.get(wing).cloned().unwrap_or_default();
         let mapped: BTreeSet<String> = rooms.iter().cloned().collect();
-        wrong.extend(disagreement(&format!("{map}, row `{wing}`,"), &mapped, &real));
+        wrong.extend(disagreement(
+            &format!("{map}, row `{wing}`,"),
+            &mapped,
+            &real,
+        ));
     }
     // (row, place in the row) of every room; a wing's own mod.rs reads its rooms.
     let mut place: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -714,7 +747,10 @@ fn the_layer_table_in_architecture_md_is_the_house() {
         "misses `model`",
         "row `pipeline`, misses `guard`",
     ] {
-        assert!(wrong.iter().any(|w| w.contains(expected)), "{expected}: {wrong:?}");
+        assert!(
+            wrong.iter().any(|w| w.contains(expected)),
+            "{expected}: {wrong:?}"
+        );
     }
     let table = layer_table(&architecture);
     let (pipeline, report) = (
@@ -722,13 +758,20 @@ fn the_layer_table_in_architecture_md_is_the_house() {
         table.iter().position(|(w, _)| w == "report").unwrap(),
     );
     let lines: Vec<&str> = architecture.lines().collect();
-    let row = |wing: &str| lines.iter().position(|l| l.starts_with(&format!("| `{wing}` |"))).unwrap();
+    let row = |wing: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(&format!("| `{wing}` |")))
+            .unwrap()
+    };
     let mut swapped = lines.clone();
     swapped.swap(row("pipeline"), row("report"));
     assert!(pipeline < report);
     let wrong = layer_table_disagreement(&swapped.join("\n"), &house);
     assert!(
-        wrong.iter().any(|w| w.contains("`report/run_report` imports `pipeline/run`")),
+        wrong
+            .iter()
+            .any(|w| w.contains("`report/run_report` imports `pipeline/run`")),
         "{wrong:?}"
     );
 }
@@ -759,7 +802,10 @@ fn crate_table_disagreement(contributing: &str, cargo: &str) -> Vec<String> {
         })
         .collect();
     let map = "CONTRIBUTING.md's test-crate table";
-    let tabled: BTreeSet<String> = rows.iter().map(|r| format!("{} at {}", r[0], r[1])).collect();
+    let tabled: BTreeSet<String> = rows
+        .iter()
+        .map(|r| format!("{} at {}", r[0], r[1]))
+        .collect();
     let declared: BTreeSet<String> = cargo
         .split("\n[[test]]\n")
         .skip(1)
@@ -769,13 +815,23 @@ fn crate_table_disagreement(contributing: &str, cargo: &str) -> Vec<String> {
                 entry
                     .lines()
                     .find_map(|l| l.strip_prefix(key))
-                    .map(|v| v.trim().trim_start_matches('=').trim().trim_matches('"').to_string())
+                    .map(|v| {
+                        v.trim()
+                            .trim_start_matches('=')
+                            .trim()
+                            .trim_matches('"')
+                            .to_string()
+                    })
                     .unwrap_or_default()
             };
             format!("{} at {}", value("name"), value("path"))
         })
         .collect();
-    let mut wrong = disagreement(&format!("{map} (against Cargo.toml's [[test]])"), &tabled, &declared);
+    let mut wrong = disagreement(
+        &format!("{map} (against Cargo.toml's [[test]])"),
+        &tabled,
+        &declared,
+    );
     for row in &rows {
         let Ok(main) = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&row[1]))
         else {
@@ -790,7 +846,11 @@ fn crate_table_disagreement(contributing: &str, cargo: &str) -> Vec<String> {
             .map(str::to_string)
             .collect();
         let mapped: BTreeSet<String> = row[2].split(' ').map(str::to_string).collect();
-        wrong.extend(disagreement(&format!("{map}, row `{}`,", row[0]), &mapped, &modules));
+        wrong.extend(disagreement(
+            &format!("{map}, row `{}`,", row[0]),
+            &mapped,
+            &modules,
+        ));
     }
     wrong
 }
@@ -804,14 +864,21 @@ fn the_test_crate_table_in_contributing_md_is_cargo_toml() {
     // A crate at another path, and a module no main.rs declares.
     let broken = contributing
         .replacen("| `tests/fleet/main.rs` |", "| `tests/fleets/main.rs` |", 1)
-        .replacen("| `cli` | `tests/cli/main.rs` | ", "| `cli` | `tests/cli/main.rs` | `gather`, ", 1);
+        .replacen(
+            "| `cli` | `tests/cli/main.rs` | ",
+            "| `cli` | `tests/cli/main.rs` | `gather`, ",
+            1,
+        );
     let wrong = crate_table_disagreement(&broken, &cargo);
     for expected in [
         "names `fleet at tests/fleets/main.rs`, which does not exist",
         "misses `fleet at tests/fleet/main.rs`",
         "names `gather`, which does not exist",
     ] {
-        assert!(wrong.iter().any(|w| w.contains(expected)), "{expected}: {wrong:?}");
+        assert!(
+            wrong.iter().any(|w| w.contains(expected)),
+            "{expected}: {wrong:?}"
+        );
     }
 }
 

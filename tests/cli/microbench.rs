@@ -13,9 +13,9 @@ use crate::support;
 
 use std::process::{Command, Output};
 
+use xad_harness::commands::microbench::timing::{self, Counter, Record};
 use xad_harness::isa::Generation;
 use xad_harness::platform::embedded;
-use xad_harness::commands::microbench::timing::{self, Counter, Record};
 use xad_harness::platform::target::{Target, TARGETS};
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
@@ -212,13 +212,10 @@ fn host_math_on_synthetic_cycle_values_with_a_wrap() {
     );
     // The records pass their checks; one wrong chain value does not.
     let all: Vec<Option<Record>> = waves.iter().cloned().map(Some).collect();
-    assert!(
-        timing::check_records("throughput", &all, iterations, timing::OPERANDS).is_empty()
-    );
+    assert!(timing::check_records("throughput", &all, iterations, timing::OPERANDS).is_empty());
     let mut wrong = latency;
     wrong.regions[0].value ^= 1;
-    let problems =
-        timing::check_records("latency", &[Some(wrong)], iterations, timing::OPERANDS);
+    let problems = timing::check_records("latency", &[Some(wrong)], iterations, timing::OPERANDS);
     assert_eq!(problems.len(), 1, "{problems:?}");
     // A 64-bit counter does not wrap at 2^20.
     assert_eq!(timing::delta(0xf_ff00, 0x10_0100, 64), 0x200);

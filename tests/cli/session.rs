@@ -7,14 +7,14 @@ use crate::common::HostMemory;
 
 use std::time::Duration;
 
-use xad_harness::model::cases::{self, Case};
-use xad_harness::platform::device::*;
-use xad_harness::error::{exit, RunError};
 use xad_harness::commands::run::execute::{self, Progress};
-use xad_harness::pipeline::interrupt::{Interrupt, Signal};
 use xad_harness::commands::run::plan::Planned;
-use xad_harness::report::{self, RunReport};
+use xad_harness::error::{exit, RunError};
+use xad_harness::model::cases::{self, Case};
+use xad_harness::pipeline::interrupt::{Interrupt, Signal};
 use xad_harness::pipeline::run::{Options, Status};
+use xad_harness::platform::device::*;
+use xad_harness::report::{self, RunReport};
 
 /// Host memory standing in for a device; its "kernel" is the basic case's
 /// model, so every case here is `basic`.

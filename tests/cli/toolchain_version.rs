@@ -224,14 +224,15 @@ fn each_generation_is_proved_by_its_own_canary() {
     for mcpu in [
         "gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201",
     ] {
-        let tc =
-            xad_harness::platform::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+        let tc = xad_harness::platform::toolchain::discover(mcpu, &dir)
+            .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
         assert!(!tc.origin.is_empty(), "{mcpu}");
     }
     if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file()
         && std::env::var_os("XAD_LLVM_DIR").is_none()
     {
-        let tc = xad_harness::platform::toolchain::discover("gfx950", &dir).expect("LLVM 22 knows gfx950");
+        let tc = xad_harness::platform::toolchain::discover("gfx950", &dir)
+            .expect("LLVM 22 knows gfx950");
         assert!(
             tc.origin.contains("22"),
             "gfx950 needs LLVM 22, found {}",

@@ -19,10 +19,10 @@ use crate::common::{harness, run, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use xad_harness::isa::{decode_one_for, gfx9, Isa, Op};
 use xad_harness::platform::codeobj::KernelDescriptor;
 use xad_harness::platform::device::{Device, Dispatch};
 use xad_harness::platform::emu::EmuDevice;
-use xad_harness::isa::{decode_one_for, gfx9, Isa, Op};
 use xad_harness::platform::target;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");

@@ -10,11 +10,11 @@ use crate::common;
 
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
+use xad_harness::isa::{decode_one_for, Op};
 use xad_harness::model::cases::modifier_readings::{self, Field};
 use xad_harness::platform::device::{Definedness, Device, Dispatch, Taint};
 use xad_harness::platform::emu::modifiers as emu_modifiers;
 use xad_harness::platform::emu::EmuDevice;
-use xad_harness::isa::{decode_one_for, Op};
 use xad_harness::platform::target;
 
 /// `v_xad_u32 v5, v2, v3, v4` on gfx11 and gfx12 (VOP3 opcode 0x245), no field set.
@@ -34,7 +34,9 @@ const OMOD1: Field = Field::Omod(1);
 /// LLVM's encoding of the plain twin).
 fn words(fields: &[Field]) -> [u32; 2] {
     let plain = u64::from(PLAIN[0]) | u64::from(PLAIN[1]) << 32;
-    let w = fields.iter().fold(plain, |w, &f| modifier_readings::set(w, f));
+    let w = fields
+        .iter()
+        .fold(plain, |w, &f| modifier_readings::set(w, f));
     [w as u32, (w >> 32) as u32]
 }
 
@@ -62,7 +64,10 @@ fn unsettled_origins_name_the_models_candidates_for_every_field() {
             );
         }
         let named = listed.split(';').count();
-        assert!(named >= modifier_readings::readings(field).len(), "{field}: {text}");
+        assert!(
+            named >= modifier_readings::readings(field).len(),
+            "{field}: {text}"
+        );
         // On RDNA4 NEG and ABS are computed; CLAMP leaves overflowing lanes open.
         let (inst, _) = decode_one_for(gfx1201.isa, &bytes).expect("decodes");
         let rdna4 = emu_modifiers::unsettled(&inst, Some(gfx1201));

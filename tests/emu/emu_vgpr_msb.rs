@@ -375,8 +375,8 @@ fn a_wrong_setting_is_caught() {
 #[test]
 fn the_catalogue_case_passes_on_cdna5_only() {
     use xad_harness::model::cases::catalogue_for;
-    use xad_harness::platform::codeobj::CodeObject;
     use xad_harness::pipeline::run::{run_case, KernelSource, Options, Status};
+    use xad_harness::platform::codeobj::CodeObject;
     for name in ["gfx1250", "gfx1251"] {
         let t = target::find(name).expect("CDNA5 row");
         let Some(case) = catalogue_for(t)

@@ -7,10 +7,10 @@ use crate::common::HostMemory;
 
 use std::time::Duration;
 use xad_harness::model::cases::{self, Case};
-use xad_harness::platform::device::*;
 use xad_harness::pipeline::guard::Side;
 use xad_harness::pipeline::handle;
 use xad_harness::pipeline::run::{self, Options, Status};
+use xad_harness::platform::device::*;
 
 /// The fixture's "kernel": (a, b, c, out, bytes after out) for one dispatch.
 type Kernel = fn(&[u32], &[u32], &[u32], &mut [u32], &mut [u8]);
@@ -108,7 +108,11 @@ fn run_with(
     fail_launch: Option<usize>,
 ) -> run::CaseResult {
     let case = basic();
-    let loaded = run::embedded(&case, xad_harness::platform::target::find("gfx1100").unwrap()).unwrap();
+    let loaded = run::embedded(
+        &case,
+        xad_harness::platform::target::find("gfx1100").unwrap(),
+    )
+    .unwrap();
     let k = run::kernel_for(&loaded, &case).unwrap();
     let mut dev = Fixture::new(kernel);
     dev.fail_launch = fail_launch;
@@ -240,7 +244,11 @@ fn a_device_error_mid_run_keeps_the_lanes_already_checked() {
 
 #[test]
 fn wrong_target_is_refused_before_launch() {
-    let loaded = run::embedded(&basic(), xad_harness::platform::target::find("gfx1100").unwrap()).unwrap();
+    let loaded = run::embedded(
+        &basic(),
+        xad_harness::platform::target::find("gfx1100").unwrap(),
+    )
+    .unwrap();
     let e = handle::check_target(&loaded.code, "gfx1030").unwrap_err();
     assert!(
         e.to_string().contains("gfx1100") && e.to_string().contains("gfx1030"),

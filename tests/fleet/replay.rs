@@ -279,7 +279,10 @@ fn every_case_replays_exactly(target: &str, numpy: bool) {
         "--dump-all",
     ]);
     expect(&r, 0, &format!("run --dump-all on {target}"));
-    let want = xad_harness::model::cases::catalogue_for(xad_harness::platform::target::find(target).unwrap()).len();
+    let want = xad_harness::model::cases::catalogue_for(
+        xad_harness::platform::target::find(target).unwrap(),
+    )
+    .len();
     assert_eq!(manifest(&dir)["cases"].as_array().unwrap().len(), want);
 
     let r = xad(&["replay", dir_s, "--backend", "emu"]);

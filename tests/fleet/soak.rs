@@ -9,10 +9,10 @@ use crate::support;
 use std::process::Command;
 use std::time::Duration;
 
+use xad_harness::commands::soak::endurance::{self, Outcome, Request, Verdict};
 use xad_harness::platform::backend::BackendChoice;
 use xad_harness::platform::device::DeviceError;
 use xad_harness::platform::emu::{EmuDevice, XadFault, EMULATED_COMPUTE_UNITS};
-use xad_harness::commands::soak::endurance::{self, Outcome, Request, Verdict};
 use xad_harness::platform::target::{self, Target};
 
 fn t(name: &str) -> &'static Target {

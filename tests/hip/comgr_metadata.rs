@@ -13,8 +13,8 @@ use std::process::Command;
 
 use xad_harness::platform::code_object_policy::HipVersion;
 use xad_harness::platform::codeobj::{elf, CodeObject};
-use xad_harness::platform::hip::comgr::{self, ClrNeed, KernelMetadata};
 use xad_harness::platform::embedded::{self, EMBEDDED};
+use xad_harness::platform::hip::comgr::{self, ClrNeed, KernelMetadata};
 use xad_harness::platform::target;
 
 use crate::common;
@@ -501,7 +501,8 @@ fn a_kernel_the_runtimes_comgr_cannot_name_is_one_line_and_exit_2() {
     .unwrap();
     let src = dir.join("user.s");
     std::fs::write(&src, source).unwrap();
-    let mut toolchain = xad_harness::platform::toolchain::discover("gfx1030", &dir).expect("toolchain");
+    let mut toolchain =
+        xad_harness::platform::toolchain::discover("gfx1030", &dir).expect("toolchain");
     let mut build = |runtime: HipVersion, stem: &str| {
         toolchain.runtime = runtime;
         let out = dir.join(format!("{stem}.hsaco"));

@@ -3,8 +3,8 @@
 
 use xad_harness::platform::codeobj::{kernarg, ArgValue, CodeObject};
 use xad_harness::platform::device::{DeviceError, Dispatch};
-use xad_harness::platform::hip::safe::{check_launch, check_load};
 use xad_harness::platform::embedded;
+use xad_harness::platform::hip::safe::{check_launch, check_load};
 
 fn xad_basic() -> CodeObject {
     let embedded = embedded::find("gfx1100", "xad_basic").expect("xad_basic is embedded");

@@ -213,11 +213,12 @@ fn the_built_probe_kernels_hold_llvms_twin_with_only_the_field_set() {
         for case in CASES.iter().filter(|c| c.runs_on(t)) {
             let loaded = xad_harness::pipeline::run::embedded(case, t).expect("embedded");
             let kernel = xad_harness::pipeline::run::kernel_for(&loaded, case).expect("kernel");
-            let words: Vec<u64> = xad_harness::pipeline::run::kernel_instructions(&loaded.code, kernel)
-                .iter()
-                .filter(|i| i.op == xad_harness::isa::Op::VXadU32)
-                .map(|i| u64::from(i.dwords[0]) | u64::from(i.dwords[1]) << 32)
-                .collect();
+            let words: Vec<u64> =
+                xad_harness::pipeline::run::kernel_instructions(&loaded.code, kernel)
+                    .iter()
+                    .filter(|i| i.op == xad_harness::isa::Op::VXadU32)
+                    .map(|i| u64::from(i.dwords[0]) | u64::from(i.dwords[1]) << 32)
+                    .collect();
             assert_eq!(words.len(), WORDS, "{} {}", t.name, case.name);
             assert_eq!(
                 words[0],

@@ -126,7 +126,11 @@ fn probe_reports_the_runtime_and_devices_without_failing() {
         );
         for device in &probe.devices {
             if let Ok(info) = &device.info {
-                assert_eq!(device.target, xad_harness::platform::embedded::target_of(&info.arch), "{listing}");
+                assert_eq!(
+                    device.target,
+                    xad_harness::platform::embedded::target_of(&info.arch),
+                    "{listing}"
+                );
                 assert_eq!(device.runnable, device.target.is_some(), "{listing}");
             }
         }

@@ -6,11 +6,11 @@
 
 use std::time::Instant;
 
-use crate::model::cases;
-use crate::platform::emu::EmuDevice;
 use crate::error::{Error, Result};
+use crate::model::cases;
 use crate::model::inputs;
 use crate::pipeline::run::{self, Options, Status};
+use crate::platform::emu::EmuDevice;
 
 /// Lanes per chunk of the native loop (same as the pipeline's default).
 const NATIVE_CHUNK: usize = 1 << 17;
@@ -72,7 +72,8 @@ fn host_simd() -> &'static str {
 /// Case `name` and its code object for the default target (gfx1100).
 fn embedded(name: &str) -> Result<(cases::Case, run::Loaded)> {
     let case = cases::select(name).map_err(Error::Usage)?.remove(0);
-    let target = crate::platform::target::find(crate::platform::target::DEFAULT).expect("the default target");
+    let target = crate::platform::target::find(crate::platform::target::DEFAULT)
+        .expect("the default target");
     let loaded = run::embedded(&case, target).map_err(Error::Io)?;
     Ok((case, loaded))
 }

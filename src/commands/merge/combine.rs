@@ -166,7 +166,8 @@ pub fn check_outputs(
             continue;
         }
         // `-` is stdout, never an input file of that name.
-        let Some(resolved) = resolve(out).filter(|_| !crate::platform::files::is_stdout(out)) else {
+        let Some(resolved) = resolve(out).filter(|_| !crate::platform::files::is_stdout(out))
+        else {
             continue;
         };
         if let Some((input, _)) = inputs.iter().find(|(_, r)| *r == resolved) {
@@ -191,7 +192,8 @@ fn label(path: &Path) -> String {
 /// allocation fails).
 fn read_text(path: &Path) -> Result<String> {
     let shown = path.display().to_string();
-    let bytes = crate::platform::files::read_input(&shown, path, crate::platform::files::MAX_REPORT_BYTES)?;
+    let bytes =
+        crate::platform::files::read_input(&shown, path, crate::platform::files::MAX_REPORT_BYTES)?;
     String::from_utf8(bytes).map_err(|e| Error::Usage(format!("{shown}: not UTF-8 text: {e}")))
 }
 

@@ -17,15 +17,15 @@
 use std::time::Duration;
 
 use super::MicrobenchArgs;
+use crate::error::ReleaseError;
+use crate::error::{exit, Error, Result};
+use crate::isa::{self, Generation};
+use crate::pipeline::handle::KernelHandle;
 use crate::platform::backend::{self, BackendChoice, Identity, Runner};
 use crate::platform::codeobj::{ArgValue, CodeObject};
 use crate::platform::device::{Device, Dispatch};
-use crate::error::ReleaseError;
-use crate::error::{exit, Error, Result};
-use crate::pipeline::handle::KernelHandle;
-use crate::isa::{self, Generation};
-use crate::report::document::microbench as doc;
 use crate::platform::target::{Choice, Feature, Target};
+use crate::report::document::microbench as doc;
 
 /// Ops per loop trip of every timed region (`XMB_UNROLL` in the kernel).
 pub const OPS_PER_TRIP: u64 = 32;
@@ -669,7 +669,11 @@ fn pick_device(
 
 /// Run `xad-harness microbench` with `backend` (the flag or `$XAD_BACKEND`),
 /// printing through `say`; the exit code, or the one-line error.
-pub fn run(args: &MicrobenchArgs, backend: BackendChoice, say: &mut dyn FnMut(&str)) -> Result<i32> {
+pub fn run(
+    args: &MicrobenchArgs,
+    backend: BackendChoice,
+    say: &mut dyn FnMut(&str),
+) -> Result<i32> {
     if let Some(refused) = refusal(backend) {
         return Err(refused);
     }
@@ -740,9 +744,12 @@ fn write_reports(report: &Report, args: &MicrobenchArgs) -> Result<()> {
         .map_err(|e| Error::Io(format!("microbench: encoding the report: {e}")));
     let reports = [
         args.json.as_deref().map(|p| (p, json)),
-        args.html
-            .as_deref()
-            .map(|p| (p, Ok(crate::report::html::microbench_page::render(&document)))),
+        args.html.as_deref().map(|p| {
+            (
+                p,
+                Ok(crate::report::html::microbench_page::render(&document)),
+            )
+        }),
     ];
     crate::report::outputs::write_all(reports.into_iter().flatten())
 }
@@ -1185,7 +1192,10 @@ mod tests {
         fn memory_bytes(&self) -> u64 {
             1 << 20
         }
-        fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, crate::platform::device::DeviceError> {
+        fn alloc(
+            &mut self,
+            bytes: usize,
+        ) -> Result<DevicePtr, crate::platform::device::DeviceError> {
             let ptr = self.next;
             self.next += 0x10000;
             self.memory.insert(ptr, vec![0xee; bytes]);
@@ -1193,14 +1203,20 @@ mod tests {
         }
         fn free(&mut self, ptr: DevicePtr) -> Result<(), crate::platform::device::DeviceError> {
             if self.fail_free {
-                return Err(crate::platform::device::DeviceError::Refused("injected free".into()));
+                return Err(crate::platform::device::DeviceError::Refused(
+                    "injected free".into(),
+                ));
             }
             self.memory
                 .remove(&ptr)
                 .map(drop)
                 .ok_or_else(|| crate::platform::device::DeviceError::Refused("double free".into()))
         }
-        fn write(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), crate::platform::device::DeviceError> {
+        fn write(
+            &mut self,
+            dst: DevicePtr,
+            src: &[u8],
+        ) -> Result<(), crate::platform::device::DeviceError> {
             self.memory.get_mut(&dst).expect("allocated")[..src.len()].copy_from_slice(src);
             Ok(())
         }
@@ -1216,7 +1232,8 @@ mod tests {
         fn load(
             &mut self,
             _image: &[u8],
-        ) -> Result<crate::platform::device::ModuleId, crate::platform::device::DeviceError> {
+        ) -> Result<crate::platform::device::ModuleId, crate::platform::device::DeviceError>
+        {
             Ok(crate::platform::device::ModuleId(0))
         }
         fn launch(
@@ -1228,7 +1245,9 @@ mod tests {
             _timeout: Duration,
         ) -> Result<(), crate::platform::device::DeviceError> {
             if self.fail_launch {
-                return Err(crate::platform::device::DeviceError::Refused("injected".into()));
+                return Err(crate::platform::device::DeviceError::Refused(
+                    "injected".into(),
+                ));
             }
             assert_eq!(kernel, "xad_microbench");
             let at = |o: usize| u64::from_le_bytes(kernarg[o..o + 8].try_into().unwrap());

@@ -5,7 +5,9 @@ pub mod rerun;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::shared::{backend_choice, parse_index, parse_lane, parse_timeout, say, Failure, MAX_MISMATCHES};
+use super::shared::{
+    backend_choice, parse_index, parse_lane, parse_timeout, say, Failure, MAX_MISMATCHES,
+};
 use crate::platform::backend::BackendChoice;
 
 #[derive(clap::Args)]

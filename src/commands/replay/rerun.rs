@@ -19,16 +19,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::platform::backend::{self, BackendChoice};
+use crate::commands::run::dump::{self, CaseEntry, Manifest};
+use crate::error::{exit, Error, ReleaseError, Result};
 use crate::model::cases::{self, Case, LaneData};
 use crate::model::check::{self, Compare, LaneVerdict, Prefill};
+use crate::pipeline::guard::{GuardViolation, GuardedBuffer};
+use crate::pipeline::handle::KernelHandle;
+use crate::platform::backend::{self, BackendChoice};
 use crate::platform::codeobj::elf::MAX_CODE_OBJECT_BYTES;
 use crate::platform::codeobj::CodeObject;
 use crate::platform::device::{Definedness, Device, DeviceError};
-use crate::commands::run::dump::{self, CaseEntry, Manifest};
-use crate::error::{exit, Error, ReleaseError, Result};
-use crate::pipeline::guard::{GuardViolation, GuardedBuffer};
-use crate::pipeline::handle::KernelHandle;
 use crate::platform::target::{self, Choice, Target};
 
 /// What `replay` was asked.

@@ -51,11 +51,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
+use crate::error::Error;
 use crate::model::cases::Case;
 use crate::model::check::{self, Compare, LaneVerdict, Prefill};
-use crate::platform::codeobj::{CodeObject, Kernel};
-use crate::error::Error;
 use crate::pipeline::run::{CaseResult, KernelSource, Watcher};
+use crate::platform::codeobj::{CodeObject, Kernel};
 
 /// What `manifest.json`'s `schema` says.
 pub const SCHEMA: &str = "xad-harness-dump";
@@ -624,7 +624,8 @@ impl Writer {
         let path = self.dir.join(MANIFEST);
         let text = serde_json::to_string_pretty(&self.manifest)
             .map_err(|e| format!("encoding {}: {e}", path.display()))?;
-        crate::platform::files::write_replacing(&path, (text + "\n").as_bytes()).map_err(|e| e.to_string())
+        crate::platform::files::write_replacing(&path, (text + "\n").as_bytes())
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -5,14 +5,14 @@
 //! next dispatch boundary or between cases. Each step reaches the caller as a
 //! [`Progress`] the moment it completes.
 
-use crate::platform::backend::Unit;
-use crate::model::cases::Case;
-use crate::platform::device::{Device, DeviceError};
-use crate::error::{Error, Result, RunError};
 use super::plan::{Plan, Planned, TargetPlan};
-use crate::report::{self, CutShort, Interrupted, RunReport};
+use crate::error::{Error, Result, RunError};
+use crate::model::cases::Case;
 use crate::pipeline::run::{self, CaseResult, Loaded, NotRun, Options, Status};
+use crate::platform::backend::Unit;
+use crate::platform::device::{Device, DeviceError};
 use crate::platform::target::Target;
+use crate::report::{self, CutShort, Interrupted, RunReport};
 
 /// A step of the run, handed to the caller as it completes.
 #[derive(Debug, Clone, Copy)]

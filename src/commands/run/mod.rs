@@ -12,15 +12,15 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use progress::Bar;
 use super::shared::{
     backend_choice, command_line, install_interrupt, parse_index, parse_lanes, parse_seed,
     parse_timeout, refuse, say, warn, Failure, MAX_MISMATCHES,
 };
-use crate::platform::backend::BackendChoice;
 use crate::error::Error;
+use crate::platform::backend::BackendChoice;
 use crate::platform::target::{self, Choice};
 use crate::report;
+use progress::Bar;
 
 #[derive(clap::Args)]
 pub struct RunArgs {

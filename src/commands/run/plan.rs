@@ -10,15 +10,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::platform::backend::{self, BackendChoice, Runner, Selected, Unit};
+use crate::error::{Error, Result};
 use crate::model::cases::{self, Case};
+use crate::pipeline::interrupt::Interrupt;
+use crate::pipeline::run::{self, KernelSource, Loaded};
+use crate::platform::backend::{self, BackendChoice, Runner, Selected, Unit};
 use crate::platform::codeobj::elf::MAX_CODE_OBJECT_BYTES;
 use crate::platform::codeobj::launch::{self, CaseAbi};
 use crate::platform::codeobj::CodeObject;
-use crate::error::{Error, Result};
-use crate::pipeline::interrupt::Interrupt;
 use crate::platform::embedded::{EmbeddedCodeObject, NotBuilt};
-use crate::pipeline::run::{self, KernelSource, Loaded};
 use crate::platform::target::{self, Choice, Target};
 use crate::{platform::hip, platform::toolchain};
 
@@ -539,7 +539,9 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
 
-    fn gfx950_unbuilt(target: &Target) -> std::result::Result<(), crate::platform::embedded::NotBuilt> {
+    fn gfx950_unbuilt(
+        target: &Target,
+    ) -> std::result::Result<(), crate::platform::embedded::NotBuilt> {
         match target.name {
             "gfx950" => Err(crate::platform::embedded::NotBuilt {
                 target: "gfx950",

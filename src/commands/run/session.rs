@@ -15,13 +15,13 @@
 
 use std::path::Path;
 
-use crate::platform::backend::{Runner, Unit};
-use crate::error::{Error, Result, RunError};
 use super::execute::{self, Progress};
-use crate::model::inputs;
 use super::plan::{self, Request};
-use crate::report::{self, DeviceRun, Interrupted, RunReport};
+use crate::error::{Error, Result, RunError};
+use crate::model::inputs;
 use crate::pipeline::run::Options;
+use crate::platform::backend::{Runner, Unit};
+use crate::report::{self, DeviceRun, Interrupted, RunReport};
 
 /// Run what `request` asks for, calling `on_progress` after each step. The
 /// returned report holds everything, including the error that stopped the
@@ -92,10 +92,9 @@ fn options(request: &Request, seed: u64) -> Options {
         timeout: request.timeout,
         keep: request.max_mismatches,
         interrupt: request.interrupt.clone(),
-        dump: request
-            .dump
-            .clone()
-            .map(|sink| std::sync::Arc::new(sink) as std::sync::Arc<dyn crate::pipeline::run::Watcher>),
+        dump: request.dump.clone().map(|sink| {
+            std::sync::Arc::new(sink) as std::sync::Arc<dyn crate::pipeline::run::Watcher>
+        }),
         lanes_done: Some(request.lanes_done.clone()),
         step_budget: request.step_budget,
         ..Options::default()
@@ -162,8 +161,8 @@ pub fn finish(report: RunReport, outputs: &Outputs<'_>) -> Ending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::backend::BackendChoice;
     use crate::pipeline::interrupt::Interrupt;
+    use crate::platform::backend::BackendChoice;
     use crate::platform::target::{self, Choice};
     use std::time::Duration;
 

@@ -22,17 +22,17 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::error::{exit, Error, Result};
+use crate::isa::Generation;
+use crate::model::inputs;
+use crate::pipeline::handle::KernelHandle;
+use crate::pipeline::interrupt::Interrupt;
 use crate::platform::backend::{self, BackendChoice, Identity};
 use crate::platform::codeobj::{kernarg, CodeObject};
 use crate::platform::device::{Device, DeviceError, DevicePtr};
-use crate::error::{exit, Error, Result};
-use crate::pipeline::handle::KernelHandle;
-use crate::model::inputs;
-use crate::pipeline::interrupt::Interrupt;
-use crate::isa::Generation;
+use crate::platform::target::{Choice, Target};
 use crate::report;
 use crate::report::document::soak::{self, SoakReport};
-use crate::platform::target::{Choice, Target};
 
 /// Words of a lane's record: [mismatches, first iteration, a, b, c, got, check, checksum].
 pub const RECORD_WORDS: usize = 8;
@@ -595,7 +595,10 @@ pub fn kernel_name(target: &Target) -> &'static str {
 /// The soak kernel built for `target`, or why there is none.
 pub fn kernel_for(
     target: &Target,
-) -> Result<&'static crate::platform::embedded::EmbeddedCodeObject, crate::platform::embedded::NotBuilt> {
+) -> Result<
+    &'static crate::platform::embedded::EmbeddedCodeObject,
+    crate::platform::embedded::NotBuilt,
+> {
     crate::platform::embedded::code_object(target, kernel_name(target))
 }
 

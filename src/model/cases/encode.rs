@@ -243,8 +243,8 @@ fn on(name: &str) -> &'static Target {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cases::op_table::{quad_perm, Lane};
     use crate::isa::Generation;
+    use crate::model::cases::op_table::{quad_perm, Lane};
 
     /// The first dword each generation fixes for `v_xad_u32` carries the
     /// opcode the ISA table has for it: one number, two places that must agree.

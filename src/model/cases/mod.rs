@@ -139,7 +139,10 @@ impl Case {
     }
 
     /// The features this case needs that `target` lacks (empty when it runs there).
-    pub fn lacks_on(&self, target: &crate::platform::target::Target) -> Vec<crate::platform::target::Feature> {
+    pub fn lacks_on(
+        &self,
+        target: &crate::platform::target::Target,
+    ) -> Vec<crate::platform::target::Feature> {
         self.requires
             .iter()
             .copied()
@@ -489,7 +492,10 @@ mod tests {
             for (j, op) in p.ops.iter().enumerate() {
                 // Every target that has the case can encode each op; one that
                 // lacks its feature refuses some op (so `requires` is needed).
-                for t in crate::platform::target::TARGETS.iter().filter(|t| case.runs_on(t)) {
+                for t in crate::platform::target::TARGETS
+                    .iter()
+                    .filter(|t| case.runs_on(t))
+                {
                     encode_for(op, t)
                         .unwrap_or_else(|e| panic!("{name} op {j} on {}: {e}", t.name));
                 }

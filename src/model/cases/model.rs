@@ -274,7 +274,9 @@ pub fn run(program: &Program, data: &LaneData<'_>, lanes: Range<usize>, out: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cases::op_table::{int, quad_perm, row_ror, row_share, row_shl, row_shr, row_xmask};
+    use crate::model::cases::op_table::{
+        int, quad_perm, row_ror, row_share, row_shl, row_shr, row_xmask,
+    };
 
     #[test]
     fn inline_values_by_code() {

@@ -4,9 +4,9 @@
 
 use super::deps::{self, Deps, VGPR_WORDS};
 use super::fault::{Fault, FaultKind};
+use crate::isa::Inst;
 use crate::platform::codeobj::descriptor::GRANULATED_WORKITEM_VGPR_COUNT;
 use crate::platform::codeobj::KernelDescriptor;
-use crate::isa::Inst;
 use crate::platform::target::Target;
 
 /// gfx9's user-addressable SGPRs are s0-s101; codes 102-105 are

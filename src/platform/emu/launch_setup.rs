@@ -42,10 +42,10 @@
 
 use super::fault::WaveAt;
 use super::wave::{Wave, SGPR_INIT};
+use crate::isa::EXEC;
 use crate::platform::codeobj::descriptor::KD_SIZE;
 use crate::platform::codeobj::KernelDescriptor;
 use crate::platform::device::Dispatch;
-use crate::isa::EXEC;
 use crate::platform::target::{Feature, Target};
 use std::ops::Range;
 
@@ -611,8 +611,13 @@ mod tests {
             grid_blocks: [4, 3, 2],
             block: [32, 1, 1],
         };
-        let setup =
-            LaunchSetup::new(d, dispatch, ADDRS, crate::platform::target::find("gfx1201").unwrap()).unwrap();
+        let setup = LaunchSetup::new(
+            d,
+            dispatch,
+            ADDRS,
+            crate::platform::target::find("gfx1201").unwrap(),
+        )
+        .unwrap();
         assert!(setup.initialised().ttmp_ids);
         let mut wave = Wave::<32>::default();
         setup.init_wave(&mut wave, [3, 2, 1], 0, 0);

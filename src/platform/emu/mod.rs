@@ -31,14 +31,14 @@
 //! | | `salu` | scalar ALU: SOP1/SOP2/SOPC/SOPK, EXEC save-and-modify, branches |
 //! | | `vmem`, `smem` | FLAT/GLOBAL and SMEM accesses, per wave and per lockstep workgroup |
 //! | | `waits` | a wave issuing memory and waiting: destinations in flight until a wait covers them |
-//! | | `launch` | initial wave state from the kernel descriptor (per target feature); the dispatch packet, queue and descriptor copy a kernel may point at |
+//! | | `launch_setup` | initial wave state from the kernel descriptor (per target feature); the dispatch packet, queue and descriptor copy a kernel may point at |
 //! | | `taint` | the taint step: per-lane definedness flowing through each instruction, wave stops |
 //! | | `workgroup` | the scheduler: chunks on a rayon pool, lockstep, round-robin between barriers, the wave cache |
 //! | | [`packet`] | dispatches read from a real queue (the emulated KFD device): descriptor, code and kernarg from device memory, undefined words poisoned |
 //!
 //! `load` parses the code object, refuses one built for another processor
 //! (a generic target's code object loads on every processor it covers) and
-//! decodes each kernel once with the emulated target's ISA. `launch` sets up each wave's initial state from the kernel
+//! decodes each kernel once with the emulated target's ISA. `launch_setup` sets up each wave's initial state from the kernel
 //! descriptor (LLVM AMDGPUUsage "Initial Kernel Execution State"), runs the
 //! workgroups in parallel on a rayon pool, and returns the first error any
 //! wave hit (memory fault, unsupported instruction, step budget, watchdog).

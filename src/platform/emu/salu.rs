@@ -4,8 +4,8 @@
 
 use super::fault::FaultKind;
 use super::wave::{Ctx, Wave};
-use crate::platform::device::DeviceError;
 use crate::isa::{Hwreg, Inst, EXEC};
+use crate::platform::device::DeviceError;
 
 impl<const W: usize> Wave<W> {
     /// D = f(S0, S1).0; SCC = f(S0, S1).1 when it is `Some`.

@@ -5,8 +5,8 @@
 use super::fault::FaultKind;
 use super::memory::Memory;
 use super::wave::Wave;
-use crate::platform::device::DeviceError;
 use crate::isa::{Inst, Shape, NULL};
+use crate::platform::device::DeviceError;
 use std::sync::atomic::Ordering;
 
 impl<const W: usize> Wave<W> {

@@ -79,8 +79,8 @@ pub fn may_read_unwritten(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::emu::deps::{deps, Deps};
     use crate::isa::{Inst, VCC};
+    use crate::platform::emu::deps::{deps, Deps};
 
     fn inst(words: &[u32]) -> Inst {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -9,8 +9,8 @@ use super::dpp::{dpp_read, DppRead};
 use super::fault::FaultKind;
 use super::modifiers::sign_masks;
 use super::wave::Wave;
-use crate::platform::device::DeviceError;
 use crate::isa::{reg_name, Dpp, Inst, Shape, Src};
+use crate::platform::device::DeviceError;
 
 impl<const W: usize> Wave<W> {
     /// Flip the injected bits in the `v_xad_u32` results just written (to

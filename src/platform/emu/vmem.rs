@@ -9,8 +9,8 @@
 use super::fault::FaultKind;
 use super::memory::{Buffer, Memory};
 use super::wave::Wave;
-use crate::platform::device::DeviceError;
 use crate::isa::{table, Inst, Shape};
+use crate::platform::device::DeviceError;
 use std::sync::atomic::Ordering::Relaxed;
 
 impl<const W: usize> Wave<W> {

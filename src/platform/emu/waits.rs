@@ -8,8 +8,8 @@ use super::counters::{dest_lanes, dest_regs, Access, Dest};
 use super::deps::{Deps, VGPR_WORDS};
 use super::shadow::Landing;
 use super::wave::{Ctx, Wave};
-use crate::platform::device::Origin;
 use crate::isa::Inst;
+use crate::platform::device::Origin;
 
 impl<const W: usize> Wave<W> {
     /// `inst` (at index `pc`) issued: count it, and put the registers it

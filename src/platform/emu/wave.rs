@@ -21,8 +21,8 @@ use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
 use super::program::Program;
 use super::shadow::{Flow, Shadow, WaveStop};
-use crate::platform::device::DeviceError;
 use crate::isa::{Inst, Op, Src, EXEC, NULL, VCC};
+use crate::platform::device::DeviceError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 

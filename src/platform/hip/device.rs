@@ -9,7 +9,9 @@ use std::time::Duration;
 use super::checked::{self, DeviceInfo};
 use super::probe::{runtime_label, RuntimeVersion};
 use super::safe::{check_launch, check_load, DeviceBuffer, Module, Stream};
-use crate::platform::device::{Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use crate::platform::device::{
+    Definedness, Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId,
+};
 
 #[derive(Debug)]
 pub struct HipDevice {

@@ -12,9 +12,9 @@ use std::ffi::{c_void, CString};
 use std::time::{Duration, Instant};
 
 use super::{checked, sys};
+use crate::error::ReleaseError;
 use crate::platform::codeobj::{kernarg, launch, CodeObject, Kernel, TargetId};
 use crate::platform::device::{DeviceError, Dispatch};
-use crate::error::ReleaseError;
 
 fn record_drop_error(what: &'static str, error: DeviceError) {
     crate::platform::device::record_unreleased(ReleaseError {

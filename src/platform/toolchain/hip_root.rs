@@ -1,6 +1,9 @@
-//! Build-time half of the HIP layer (compiled into build.rs): find the installed
-//! HIP headers, generate our own FFI declarations from them with bindgen, and
-//! compile the device-properties shim with cc. Writes only into `OUT_DIR`.
+//! The HIP root at build time (compiled into build.rs only): find the
+//! installed HIP headers and their version, generate our own FFI declarations
+//! from them with bindgen, and compile the device-properties shim with cc.
+//! Writes only into `OUT_DIR`. Here and not in `platform/hip/`: which HIP the
+//! binary is built against decides each target's code object version, a
+//! policy, and the FFI room holds none.
 //!
 //! Why not hip-sys's declarations: they were pre-generated from HIP 5.4 with
 //! `hipError_t` as a Rust enum, so a status the enum does not list (HIP 6.4

@@ -62,11 +62,9 @@ fn emulator(arch: &str, knobs: &Knobs) -> Box<dyn Device + Send> {
             .map(|&(lane, bit)| xad_harness::platform::emu::XadFault { lane, bit })
             .collect(),
     );
-    device.set_modifier_stand_in(
-        knobs.modifiers.clone().map(|s| {
-            std::sync::Arc::new(s) as std::sync::Arc<dyn xad_harness::platform::emu::ModifierStandIn>
-        }),
-    );
+    device.set_modifier_stand_in(knobs.modifiers.clone().map(|s| {
+        std::sync::Arc::new(s) as std::sync::Arc<dyn xad_harness::platform::emu::ModifierStandIn>
+    }));
     device.set_compute_units(crate::runtime::MULTIPROCESSORS as u32);
     Box::new(device)
 }

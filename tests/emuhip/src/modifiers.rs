@@ -16,8 +16,8 @@
 //!
 //! Setting either of the last two alone implies the first's defaults.
 
-use xad_harness::model::cases::modifier_readings::{Field, Pair, Probe, Reading};
 use xad_harness::isa::Modifiers;
+use xad_harness::model::cases::modifier_readings::{Field, Pair, Probe, Reading};
 
 /// The kinds of probe, by the name the knob uses, with one probe of each
 /// (the readings of a kind are the same for all its members).
