@@ -430,7 +430,7 @@ mod tests {
             ]
         );
         // Every family file under src/model/cases is registered (once, by the list above).
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cases");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/model/cases");
         let mut files: Vec<String> = std::fs::read_dir(dir)
             .expect("src/model/cases")
             .map(|e| {
