@@ -1,30 +1,35 @@
-//! Build script: for each target of `src/target.rs`, find and prove an LLVM
+//! Build script: for each target of `src/platform/target.rs`, find and prove an LLVM
 //! toolchain, assemble every `kernels/cases/<case>.s` whose `// needs:` line
 //! the target has into an HSA code object in `OUT_DIR`, and
 //! generate the table that embeds them; generate the HIP bindings the host uses.
 //! The HIP root is found first: its `hip/hip_version.h` decides the code
-//! object version each target is assembled as (src/code_object_policy.rs).
+//! object version each target is assembled as (src/platform/code_object_policy.rs).
 //! Writes nowhere but `OUT_DIR`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-#[path = "src/code_object_policy.rs"]
+#[path = "src/platform/code_object_policy.rs"]
 #[allow(dead_code)]
 mod code_object_policy;
-#[path = "src/toolchain/discover.rs"]
+#[path = "src/platform/toolchain/discover.rs"]
 mod discover;
 #[path = "src/isa/generation.rs"]
 #[allow(dead_code)]
 mod generation;
-#[path = "src/target.rs"]
+#[path = "src/platform/target.rs"]
 #[allow(dead_code)]
 mod target;
-/// What src/target.rs imports as `crate::isa`.
+/// What src/platform/target.rs imports as `crate::isa`.
 mod isa {
     pub use super::generation::{Generation, Isa};
 }
-#[path = "src/hip/build_support.rs"]
+/// What the files above import as `crate::platform::...`: the library's
+/// paths to them, so each file compiles unchanged in both crates.
+mod platform {
+    pub(crate) use super::{code_object_policy, target};
+}
+#[path = "src/platform/toolchain/hip_root.rs"]
 mod hip_build;
 
 fn main() {
@@ -34,10 +39,10 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/toolchain/discover.rs");
-    println!("cargo:rerun-if-changed=src/target.rs");
+    println!("cargo:rerun-if-changed=src/platform/toolchain/discover.rs");
+    println!("cargo:rerun-if-changed=src/platform/target.rs");
     println!("cargo:rerun-if-changed=src/isa/generation.rs");
-    println!("cargo:rerun-if-changed=src/code_object_policy.rs");
+    println!("cargo:rerun-if-changed=src/platform/code_object_policy.rs");
     println!("cargo:rerun-if-env-changed=XAD_GIT_DESCRIBE");
     // The source's `git describe`, for reports. Taken when this script runs
     // (kernels or build inputs changed, or a fresh build), not on every
@@ -148,7 +153,7 @@ struct Job {
     hsaco: PathBuf,
 }
 
-/// Assemble every case stub for every target (src/target.rs) that has what
+/// Assemble every case stub for every target (src/platform/target.rs) that has what
 /// it needs, each target with a toolchain proven for it and its generated
 /// `xad_target.inc` and `xad_frame.inc`.
 fn build_kernels(
@@ -209,7 +214,9 @@ fn build_kernels(
     if toolchains.iter().all(Option::is_none) {
         // Nothing at all can be built: the first target's reason is the
         // install hint the user needs.
-        return Err(first_refusal.unwrap_or_else(|| "src/target.rs has no targets".to_string()));
+        return Err(
+            first_refusal.unwrap_or_else(|| "src/platform/target.rs has no targets".to_string())
+        );
     }
     let assembled = assemble_stale(&jobs, &toolchains, &include_dir)?;
 

@@ -4,8 +4,8 @@
 //! XAD_BENCH_THREADS, default all cores).
 
 use std::time::{Duration, Instant};
-use xad_harness::device::{Device, Dispatch};
-use xad_harness::emu::{EmuDevice, EmuOptions};
+use xad_harness::platform::device::{Device, Dispatch};
+use xad_harness::platform::emu::{EmuDevice, EmuOptions};
 
 fn main() {
     let lanes: usize = std::env::var("XAD_BENCH_LANES")
@@ -35,7 +35,7 @@ fn main() {
     });
     let module = dev
         .load(
-            xad_harness::kernels::find("gfx1100", "xad_basic")
+            xad_harness::platform::embedded::find("gfx1100", "xad_basic")
                 .expect("embedded")
                 .bytes,
         )

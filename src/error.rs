@@ -1,7 +1,7 @@
 //! The harness's error type. Each variant maps to one documented exit code; the
 //! CLI prints `Display` as a single line.
 
-use crate::device::DeviceError;
+use crate::platform::device::DeviceError;
 
 /// Exit codes, as documented in docs/exit-codes.md.
 pub mod exit {
@@ -16,7 +16,7 @@ pub mod exit {
     pub const FAULT: i32 = 3;
     /// Nothing could run: no device where one was required.
     pub const SKIPPED: i32 = 77;
-    /// Stopped by SIGINT: 128 + 2 ([`crate::interrupt::Signal::exit_code`]).
+    /// Stopped by SIGINT: 128 + 2 ([`crate::pipeline::interrupt::Signal::exit_code`]).
     pub const SIGINT: i32 = 130;
     /// Stopped by SIGTERM: 128 + 15.
     pub const SIGTERM: i32 = 143;
@@ -35,7 +35,7 @@ pub enum Error {
     },
     /// The toolchain was missing or failed.
     #[error("{0}")]
-    Toolchain(#[from] crate::toolchain::ToolchainError),
+    Toolchain(#[from] crate::platform::toolchain::ToolchainError),
     /// No backend could run what was asked.
     #[error("{0}")]
     Skipped(String),
@@ -78,7 +78,7 @@ pub enum RunError {
 }
 
 /// A device resource that could not be given back: it crosses the device
-/// seam, so it is the seam's ([`crate::device::ReleaseError`]).
-pub use crate::device::ReleaseError;
+/// seam, so it is the seam's ([`crate::platform::device::ReleaseError`]).
+pub use crate::platform::device::ReleaseError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -4,77 +4,63 @@
 //! Data flows one way: case -> seeded inputs -> device executes the code object
 //! -> outputs -> check against the CPU model -> report.
 //!
+//! `src/` is six wings, read from the top down: a command ([`commands`])
+//! plans and runs cases through the [`pipeline`], which asks the [`model`]
+//! what each lane should hold and the [`platform`] what the device left
+//! there; the [`platform`] reads code objects with [`isa`]. The [`report`]s
+//! are drawn from what the pipeline found, for the commands. [`error`] is
+//! every wing's error vocabulary. Each wing is a folder of rooms, each room
+//! importing only from the rooms below it (ARCHITECTURE.md, "Layers"):
+//!
 //! | module      | what it is                                                        |
 //! |-------------|-------------------------------------------------------------------|
-//! | [`target`]  | the targets as data: ISA, features, the first runtime that knows each, cards; which target a device runs |
-//! | [`code_object_policy`] | which code object version each HIP runtime's loader accepts: v4 before 5.3, v5, v6 for generic targets |
-//! | [`toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc` |
-//! | [`kernels`] | the code objects `build.rs` assembled from `kernels/`, embedded; `code_object`: which one for a target and kernel, or why it was not built |
-//! | [`codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout       |
-//! | [`backend`] | choosing the executor: HIP device or emulator (`--backend`)       |
-//! | [`device`]  | the seam: the `Device` trait both backends implement, `Executor`, release errors |
-//! | [`hip`]     | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
+//! | [`commands`] | the command line as library code: the clap tree and `dispatch`; one room per command, its clap arguments in its `mod.rs` and its engine beside them |
+//! | [`commands::shared`] | what every command uses: `Failure`, the usage check, `say`/`warn`, the value parsers, `backend_choice` |
+//! | [`commands::run`] | `xad-harness run`: its arguments; `plan` (cases, devices, targets, each case's code object resolved once, the user's `--kernel`), `execute` (each device's targets and cases in order, HIP devices at once, a timeout or a signal stopping it), `session` (plan, execute, report: release errors, report files, exit code), `dump` (`run --dump`: `.npy` blocks, the code object, a manifest), `progress` (the bar) |
+//! | [`commands::replay`] | `xad-harness replay`: `rerun` reads and validates a dump, runs its blocks again, says what reproduced |
+//! | [`commands::merge`] | `xad-harness merge`: `combine` makes one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
+//! | [`commands::report`] | `xad-harness report`: a saved JSON report drawn as one HTML page |
+//! | [`commands::soak`] | `xad-harness soak`: `endurance` runs `v_xad_u32` with on-device inputs and check for a duration; host re-check of recorded and sampled lanes; per-CU coverage |
+//! | [`commands::microbench`] | `xad-harness microbench`: `timing` measures latency and throughput of `v_xad_u32` vs `v_xor_b32` + add and `v_add3_u32` from the GPU's cycle counter; hardware only |
+//! | [`commands::bench`] | `xad-harness bench`: `measure` runs the emulator pipeline against a native loop, same data |
+//! | [`commands::list`] | `xad-harness list`; `rows`: what `list` and `devices` show, typed rows for `--json` and text lines |
+//! | [`commands::devices`] | `xad-harness devices`: the HIP devices and whether the harness runs on them |
+//! | [`commands::kernels`] | `xad-harness kernels`: every target's embedded code objects written to a directory |
+//! | [`commands::schema`] | `xad-harness schema`: the JSON Schema of the run report |
+//! | [`report`]  | text, JSON, JUnit and HTML reports of a run (`RunReport`); the JSON reports' types (`report::document`); the report files' one rule (`report::outputs`) |
+//! | [`pipeline`] | one case on one device |
+//! | [`pipeline::run`] | the pipeline for one case on one device, in chunks of lanes: inputs, launch, check |
+//! | [`pipeline::handle`] | one kernel loaded on one device: load, allocate, launch, read back, release (one release rule) |
+//! | [`pipeline::guard`] | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
+//! | [`pipeline::findings`] | a probe case on a device: each lane's modifier words classified as the candidate readings they match; per field the reading the device follows |
+//! | [`pipeline::pattern`] | where a case's verdicts fall: fixed-size counters per lane class, lane range and result bit, for the HTML page |
+//! | [`pipeline::interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
+//! | [`model`]   | what each lane should hold |
+//! | [`model::cases`] | the catalogue: kernel + CPU model + input plan per case |
+//! | [`model::inputs`] | seeded random and edge-value input generation |
+//! | [`model::check`] | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
+//! | [`platform`] | what runs a code object, and what the harness stands on |
+//! | [`platform::code_object_policy`] | which code object version each HIP runtime's loader accepts: v4 before 5.3, v5, v6 for generic targets |
+//! | [`platform::target`] | the targets as data: ISA, features, the first runtime that knows each, cards; which target a device runs |
+//! | [`platform::toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc`; the HIP root at build time (`hip_root.rs`, compiled into `build.rs` only) |
+//! | [`platform::files`] | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
+//! | [`platform::codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout, the one launch check |
+//! | [`platform::device`] | the seam: the `Device` trait both backends implement, `Executor`, release errors |
+//! | [`platform::embedded`] | the code objects `build.rs` assembled from `kernels/`, embedded; `code_object`: which one for a target and kernel, or why it was not built |
+//! | [`platform::emu`] | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): decode-time facts, the static passes on them (allocation, hazards, counters), then run time (waves, instruction families, shadow, workgroups, memory, faults) |
+//! | [`platform::hip`] | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
+//! | [`platform::backend`] | choosing the executor: HIP device or emulator (`--backend`) |
 //! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
-//! | [`emu`]     | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): decode-time facts, the static passes on them (allocation, hazards, counters), then run time (waves, instruction families, shadow, workgroups, memory, faults) |
-//! | [`cases`]   | the catalogue: kernel + CPU model + input plan per case            |
-//! | [`inputs`]  | seeded random and edge-value input generation                      |
-//! | [`check`]   | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
-//! | [`guard`]   | seeded guard words around every device buffer; stray writes named by buffer, word and lane |
-//! | [`handle`]  | one kernel loaded on one device: load, allocate, launch, read back, release (one release rule) |
-//! | [`report`]  | text, JSON, JUnit and HTML reports; the JSON reports' types (`report::document`) |
-//! | [`files`]   | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
-//! | [`findings`] | a probe case on a device: each lane's modifier words classified as the candidate readings they match; per field the reading the device follows |
-//! | [`pattern`] | where a case's verdicts fall: fixed-size counters per lane class, lane range and result bit, for the HTML page |
-//! | [`run`]     | the pipeline for one case on one device: inputs, launch, check     |
-//! | [`dump`]    | `run --dump`: failing (or all) lanes' blocks as `.npy` files, the code object that ran, a manifest |
-//! | [`replay`]  | `xad-harness replay`: read and validate a dump, run its blocks again, say what reproduced |
-//! | [`interrupt`] | SIGINT/SIGTERM set a flag; runs stop at the next dispatch boundary |
-//! | [`plan`]    | what a `run` will do, decided before anything launches: cases, devices and targets, each case's code object resolved once, the user's `--kernel` |
-//! | [`execute`] | executing a plan: each device's targets and cases in order (HIP devices at once), not-supported results, stop after a timeout or a signal |
-//! | [`session`] | one `run` invocation: plan, execute, report (gather release errors, write the report files, choose the exit code) |
-//! | [`soak`]    | `xad-harness soak`: on-device generated inputs, `v_xad_u32` and an independent check for a duration; host re-check of recorded and sampled lanes; per-CU coverage |
-//! | [`merge`]   | `xad-harness merge`: one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
-//! | [`microbench`] | `xad-harness microbench`: latency and throughput of v_xad_u32 vs v_xor_b32 + add and v_add3_u32 from the GPU's cycle counter; hardware only |
-//! | [`listing`] | what `list` and `devices` show: typed rows for `--json`, text lines |
-//! | [`commands`] | the command line as library code: the clap tree, one module per command, `dispatch` |
-//! | [`bench`](mod@bench)   | `xad-harness bench`: emulator pipeline vs a native loop, same data  |
 //! | [`error`]   | the error types (`Error`, `RunError`, `ReleaseError`) and exit codes |
 //!
-//! All `unsafe` code lives in [`hip`] (FFI); the emulator is safe Rust.
+//! All `unsafe` code lives in [`platform::hip`] (FFI); the emulator is safe Rust.
 
 #![deny(unsafe_code)]
 
-pub mod backend;
-pub mod bench;
-pub mod cases;
-pub mod check;
-pub mod code_object_policy;
-pub mod codeobj;
 pub mod commands;
-pub mod device;
-pub mod dump;
-pub mod emu;
 pub mod error;
-pub mod execute;
-pub mod files;
-pub mod findings;
-pub mod guard;
-pub mod handle;
-#[allow(unsafe_code)] // the one room for FFI; see hip/mod.rs
-pub mod hip;
-pub mod inputs;
-pub mod interrupt;
 pub mod isa;
-pub mod kernels;
-pub mod listing;
-pub mod merge;
-pub mod microbench;
-pub mod pattern;
-pub mod plan;
-pub mod replay;
+pub mod model;
+pub mod pipeline;
+pub mod platform;
 pub mod report;
-pub mod run;
-pub mod session;
-pub mod soak;
-pub mod target;
-pub mod toolchain;

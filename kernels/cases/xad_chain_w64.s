@@ -1,6 +1,6 @@
 // needs: wave64 vop3_literal
 // xad_chain_w64: dependent v_xad_u32 back to back, wave64. See
-// kernels/include/xad_chain.inc and src/cases/chain.rs.
+// kernels/include/xad_chain.inc and src/model/cases/chain.rs.
 .include "xad_frame.inc"
 .include "xad_chain.inc"
 XAD_BEGIN xad_chain_w64, 1, 25, 8

@@ -1,6 +1,6 @@
 // needs: wave32 vop3_dpp
 // xad_dpp16_shift_w32: v_xad_u32 with dpp16 on src0, wave32. See
-// kernels/include/xad_dpp.inc and src/cases/dpp16.rs.
+// kernels/include/xad_dpp.inc and src/model/cases/dpp16.rs.
 .include "xad_frame.inc"
 .include "xad_dpp.inc"
 XAD_BEGIN xad_dpp16_shift_w32, 0, 75, 8

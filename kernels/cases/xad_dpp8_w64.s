@@ -1,6 +1,6 @@
 // needs: wave64 vop3_dpp dpp8 dpp_fetch_inactive
 // xad_dpp8_w64: v_xad_u32 with dpp8 on src0, wave64. See
-// kernels/include/xad_dpp.inc and src/cases/dpp8.rs.
+// kernels/include/xad_dpp.inc and src/model/cases/dpp8.rs.
 .include "xad_frame.inc"
 .include "xad_dpp.inc"
 XAD_BEGIN xad_dpp8_w64, 1, 12, 8

@@ -1,6 +1,6 @@
 // needs: wave32 dpp8 dpp_fetch_inactive
 // xad_dpp_mov_dpp8_w32: v_mov_b32_dpp dpp8 (gfx10+) feeding v_xad_u32, wave32. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
+// kernels/include/xad_dpp_mov.inc and src/model/cases/dpp_mov.rs.
 .include "xad_frame.inc"
 .include "xad_dpp_mov.inc"
 XAD_BEGIN xad_dpp_mov_dpp8_w32, 0, 8, 8

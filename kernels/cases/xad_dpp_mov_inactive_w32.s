@@ -1,7 +1,7 @@
 // needs: wave32 dpp8 dpp_row_share dpp_fetch_inactive
 // xad_dpp_mov_inactive_w32: v_mov_b32_dpp reading inactive lanes (fi, DPP8; gfx10+) feeding v_xad_u32;
 // lanes off keep their destination, wave32. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
+// kernels/include/xad_dpp_mov.inc and src/model/cases/dpp_mov.rs.
 .include "xad_frame.inc"
 .include "xad_dpp_mov.inc"
 XAD_BEGIN xad_dpp_mov_inactive_w32, 0, 10, 8

@@ -1,6 +1,6 @@
 // needs: wave32
 // xad_dpp_mov_quad_perm_w32: v_mov_b32_dpp quad_perm feeding v_xad_u32, wave32. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
+// kernels/include/xad_dpp_mov.inc and src/model/cases/dpp_mov.rs.
 .include "xad_frame.inc"
 .include "xad_dpp_mov.inc"
 XAD_BEGIN xad_dpp_mov_quad_perm_w32, 0, 14, 8

@@ -1,6 +1,6 @@
 // needs: wave64
 // xad_dpp_mov_row_w64: v_mov_b32_dpp row_mirror/half_mirror and masks feeding v_xad_u32, wave64. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
+// kernels/include/xad_dpp_mov.inc and src/model/cases/dpp_mov.rs.
 .include "xad_frame.inc"
 .include "xad_dpp_mov.inc"
 XAD_BEGIN xad_dpp_mov_row_w64, 1, 10, 0

@@ -1,6 +1,6 @@
 // needs: wave32
 // xad_dpp_mov_shift_w32: v_mov_b32_dpp row_shl/shr/ror feeding v_xad_u32, wave32. See
-// kernels/include/xad_dpp_mov.inc and src/cases/dpp_mov.rs.
+// kernels/include/xad_dpp_mov.inc and src/model/cases/dpp_mov.rs.
 .include "xad_frame.inc"
 .include "xad_dpp_mov.inc"
 XAD_BEGIN xad_dpp_mov_shift_w32, 0, 75, 0

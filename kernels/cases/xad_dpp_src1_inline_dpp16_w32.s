@@ -1,7 +1,7 @@
 // needs: wave32 vop3_dpp dpp_src1_scalar dpp_row_share dpp_fetch_inactive
 // xad_dpp_src1_inline_dpp16_w32: v_xad_u32 with DPP16 on src0 and each inline constant as src1, wave32.
 // Built where the target takes a scalar src1 with DPP (needs dpp_src1_scalar).
-// See kernels/include/xad_dpp_src1.inc and src/cases/dpp_src1.rs.
+// See kernels/include/xad_dpp_src1.inc and src/model/cases/dpp_src1.rs.
 .include "xad_frame.inc"
 .include "xad_dpp.inc"
 .include "xad_dpp_src1.inc"

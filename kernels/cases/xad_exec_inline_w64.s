@@ -1,6 +1,6 @@
 // needs: wave64
 // xad_exec_inline_w64: xad_exec_w64 with inline 1/(2pi) for its literal, wave64; masked lanes
-// must keep their destination. See kernels/include/xad_exec.inc and src/cases/exec.rs.
+// must keep their destination. See kernels/include/xad_exec.inc and src/model/cases/exec.rs.
 .include "xad_frame.inc"
 .include "xad_exec.inc"
 XAD_BEGIN xad_exec_inline_w64, 1, 15, 8

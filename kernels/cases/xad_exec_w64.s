@@ -1,7 +1,7 @@
 // needs: wave64 vop3_literal two_scalar_reads
 // xad_exec_w64: v_xad_u32 under explicit EXEC lane patterns, wave64; masked
 // lanes must keep their destination. See kernels/include/xad_exec.inc and
-// src/cases/exec.rs.
+// src/model/cases/exec.rs.
 .include "xad_frame.inc"
 .include "xad_exec.inc"
 XAD_BEGIN xad_exec_w64, 1, 15, 8

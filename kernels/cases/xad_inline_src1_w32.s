@@ -1,6 +1,6 @@
 // needs: wave32
 // xad_inline_src1_w32: every inline constant in src1, wave32. See
-// kernels/include/xad_inline.inc and src/cases/inline.rs.
+// kernels/include/xad_inline.inc and src/model/cases/inline.rs.
 .include "xad_frame.inc"
 .include "xad_inline.inc"
 XAD_BEGIN xad_inline_src1_w32, 0, 90, 0

@@ -1,6 +1,6 @@
 // needs: wave32 vop3_literal two_scalar_reads
 // xad_literal_w32: 32-bit literal sources, wave32. See
-// kernels/include/xad_literal.inc and src/cases/literal.rs.
+// kernels/include/xad_literal.inc and src/model/cases/literal.rs.
 .include "xad_frame.inc"
 .include "xad_literal.inc"
 XAD_BEGIN xad_literal_w32, 0, 55, 8

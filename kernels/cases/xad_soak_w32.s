@@ -1,5 +1,5 @@
 // needs: wave32
 // xad_soak_w32: the soak kernel, wave32 (kernels/include/xad_soak.inc has its algorithm,
-// arguments and records; `xad-harness soak` runs it, src/soak.rs).
+// arguments and records; `xad-harness soak` runs it, src/commands/soak/endurance.rs).
 .include "xad_soak.inc"
 XAD_SOAK xad_soak_w32, 0

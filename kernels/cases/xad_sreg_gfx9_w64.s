@@ -2,7 +2,7 @@
 // xad_sreg_gfx9_w64: gfx9's flat_scratch_lo/hi and xnack_mask_lo/hi (source
 // codes 102-105; s102-s105 on gfx10+) in each slot, wave64. Each is first
 // written with a scalar argument (s22-s25), so the model expects that value;
-// the case is marked unsettled for xnack_mask (see src/cases/sreg.rs). The
+// the case is marked unsettled for xnack_mask (see src/model/cases/sreg.rs). The
 // frame reserves both (.amdhsa_reserve_flat_scratch / _xnack_mask), so the
 // writes land in registers of this wave's allocation.
 .include "xad_frame.inc"

@@ -3,7 +3,7 @@
 // does not say what they read (VCC and EXEC are 32-bit there; only masking is
 // documented to ignore the upper halves). The kernel writes both from scalar
 // arguments first, so the model expects the written values; the case is
-// marked unsettled. Op table: src/cases/sreg.rs.
+// marked unsettled. Op table: src/model/cases/sreg.rs.
 .include "xad_frame.inc"
 XAD_BEGIN xad_sreg_hi_w32, 0, 6, 8
   s_mov_b32 vcc_hi, s24

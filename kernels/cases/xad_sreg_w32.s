@@ -1,6 +1,6 @@
 // needs: wave32 two_scalar_reads null_sgpr high_sgprs
 // xad_sreg_w32: scalar and special-register sources, wave32. See
-// kernels/include/xad_sreg.inc and src/cases/sreg.rs.
+// kernels/include/xad_sreg.inc and src/model/cases/sreg.rs.
 .include "xad_frame.inc"
 .include "xad_sreg.inc"
 XAD_BEGIN xad_sreg_w32, 0, 36, 8

@@ -1,6 +1,6 @@
 // needs: wave64
 // xad_vgpr_w64: VGPR operand forms and vdst aliasing, wave64. See
-// kernels/include/xad_vgpr.inc and src/cases/vgpr.rs.
+// kernels/include/xad_vgpr.inc and src/model/cases/vgpr.rs.
 .include "xad_frame.inc"
 .include "xad_vgpr.inc"
 XAD_BEGIN xad_vgpr_w64, 1, 13, 0

@@ -1,8 +1,8 @@
 //! `xad-harness devices`: the HIP devices and whether the harness runs on them.
 
-use super::{say, Failure};
+use super::shared::{say, Failure};
 use crate::error::exit;
-use crate::{hip, listing};
+use crate::{commands::list::rows, platform::hip};
 
 #[derive(clap::Args)]
 pub struct DevicesArgs {
@@ -14,9 +14,9 @@ pub struct DevicesArgs {
 pub fn run(args: &DevicesArgs) -> Result<i32, Failure> {
     let probe = hip::probe();
     if args.json {
-        say(listing::to_json(&listing::DevicesReport::from(&probe))?);
+        say(rows::to_json(&rows::DevicesReport::from(&probe))?);
     } else {
-        listing::device_lines(&probe).into_iter().for_each(say);
+        rows::device_lines(&probe).into_iter().for_each(say);
     }
     Ok(exit::PASS)
 }

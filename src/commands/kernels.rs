@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{say, Failure};
+use super::shared::{say, Failure};
 use crate::error::exit;
 
 #[derive(clap::Args)]
@@ -13,7 +13,7 @@ pub struct KernelsArgs {
 }
 
 pub fn run(args: &KernelsArgs) -> Result<i32, Failure> {
-    crate::kernels::write_all(&args.out, &mut |path, k| {
+    crate::platform::embedded::write_all(&args.out, &mut |path, k| {
         say(format_args!(
             "{}  ({}, from {})",
             path.display(),

@@ -3,15 +3,15 @@
 //! writes; `soak --json`: the page `soak --html` writes; `microbench --json`:
 //! the page `microbench --html` writes). The input is read
 //! by the tool's rule for reports; a run's report is read as the report's
-//! document and checked against its cases ([`crate::merge::check_report`]),
+//! document and checked against its cases ([`crate::commands::merge::combine::check_report`]),
 //! a soak's names its command. The output is written by the one rule for
 //! reports.
 
 use std::path::{Path, PathBuf};
 
-use super::{refuse, say, warn, Failure};
+use super::shared::{refuse, say, warn, Failure};
 use crate::error::{exit, Error};
-use crate::{merge, report};
+use crate::{commands::merge::combine, report};
 
 // `report REPORT.json --html OUT.html`
 #[derive(clap::Args)]
@@ -26,7 +26,7 @@ pub struct ReportArgs {
 
 pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
     // Both usage errors at once: an unwritable page and an unreadable report.
-    let mut refused = report::files::check_html(Some(&args.html), &[]);
+    let mut refused = report::outputs::check_html(Some(&args.html), &[]);
     let report = match read(&args.report) {
         Ok(report) => Some(report),
         Err(e) if e.exit_code() == exit::USAGE => {
@@ -36,18 +36,18 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
         Err(e) => return Err(e.into()),
     };
     refuse(refused)?;
-    super::report_on_stdout(&[Some(args.html.as_path())]);
+    super::shared::report_on_stdout(&[Some(args.html.as_path())]);
     let Some(report) = report else {
         return Err(Error::Usage("no report".into()).into());
     };
     let (page, what, executor) = match &report {
         Document::Soak(soak) => (
-            report::html::soak::render(soak),
+            report::html::soak_page::render(soak),
             "a soak".to_string(),
             soak.as_ran().executor.clone(),
         ),
         Document::Microbench(bench) => (
-            report::html::microbench::render(bench),
+            report::html::microbench_page::render(bench),
             "a microbench".to_string(),
             bench.executor.clone(),
         ),
@@ -57,7 +57,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
             run.executor.clone(),
         ),
     };
-    let written = report::files::write_all([(args.html.as_path(), Ok(page))]);
+    let written = report::outputs::write_all([(args.html.as_path(), Ok(page))]);
     if written.is_ok() {
         say(format_args!(
             "html {}: {what} from {} [{executor}]",
@@ -65,7 +65,7 @@ pub fn run(args: &ReportArgs) -> Result<i32, Failure> {
             args.report.display(),
         ));
     }
-    let (code, unwritten) = report::files::after_writing(Ok(exit::PASS), written);
+    let (code, unwritten) = report::outputs::after_writing(Ok(exit::PASS), written);
     if let Some(e) = unwritten {
         warn(&e);
     }
@@ -94,7 +94,8 @@ enum Document {
 /// a microbench's, or a run's read as the report's document.
 fn read(path: &Path) -> Result<Document, Error> {
     let shown = path.display().to_string();
-    let bytes = crate::files::read_input(&shown, path, crate::files::MAX_REPORT_BYTES)?;
+    let bytes =
+        crate::platform::files::read_input(&shown, path, crate::platform::files::MAX_REPORT_BYTES)?;
     let report: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Error::Usage(format!("{shown}: not JSON: {e}")))?;
     let document = if is_soak(&report) {
@@ -102,7 +103,7 @@ fn read(path: &Path) -> Result<Document, Error> {
     } else if is_microbench(&report) {
         report::document::microbench::Microbench::from_value(report).map(Document::Microbench)
     } else {
-        merge::check_report(report).map(|run| Document::Run(Box::new(run)))
+        combine::check_report(report).map(|run| Document::Run(Box::new(run)))
     };
     document.map_err(|why| Error::Usage(format!("{shown}: {why}")))
 }

@@ -1,6 +1,6 @@
 //! `xad-harness schema`: the JSON Schema of the `run --json` report.
 
-use super::{say, Failure};
+use super::shared::{say, Failure};
 use crate::error::exit;
 
 pub fn run() -> Result<i32, Failure> {

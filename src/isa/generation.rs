@@ -1,6 +1,6 @@
 //! [`Generation`] and [`Isa`]: which instruction set a code object is in. A
 //! file of its own, with no imports, so `build.rs` can include it beside
-//! `src/target.rs` (the target table names each target's `Isa`).
+//! `src/platform/target.rs` (the target table names each target's `Isa`).
 
 /// An AMDGPU instruction-set generation (LLVM's `gfx*` families).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,6 +1,6 @@
 //! The AMDGPU machine encoding, and nothing about execution: which opcodes
 //! exist in which generation, how their operands are coded, how bytes decode
-//! to an [`Inst`] and how an `Inst` prints. The emulator ([`crate::emu`])
+//! to an [`Inst`] and how an `Inst` prints. The emulator ([`crate::platform::emu`])
 //! executes what this module decodes; `run` names instructions through it.
 //!
 //! | module      | what it is                                                           |

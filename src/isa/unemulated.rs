@@ -9,7 +9,7 @@
 //! (gfx90a for gfx9).
 //!
 //! This list is the offline fallback: where the error is reported (the
-//! kernel handle, `src/handle.rs`), the LLVM that proves for the target
+//! kernel handle, `src/pipeline/handle.rs`), the LLVM that proves for the target
 //! names the bits ([`opcode_refusal`] reads the refusal back, [`named_by_llvm`]
 //! and [`not_by_llvm`] word its answer); without one, [`refusal`]'s text stays.
 

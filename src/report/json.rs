@@ -5,8 +5,8 @@
 
 use super::document as doc;
 use super::{DeviceRun, RunReport};
-use crate::backend::Identity;
-use crate::run::{CaseResult, KernelSource, NotRun, Status};
+use crate::pipeline::run::{CaseResult, KernelSource, NotRun, Status};
+use crate::platform::backend::Identity;
 
 /// The JSON Schema (draft 2020-12) of the report (`xad-harness schema`),
 /// generated from [`doc::Report`] ([`doc::json_schema`]).
@@ -197,7 +197,7 @@ fn case(result: &CaseResult) -> doc::Case {
     }
 }
 
-fn tally(t: &crate::check::Tally) -> doc::Tally {
+fn tally(t: &crate::model::check::Tally) -> doc::Tally {
     doc::Tally {
         lanes_checked: t.lanes_checked,
         lanes_failed: t.lanes_failed,
@@ -210,8 +210,8 @@ fn tally(t: &crate::check::Tally) -> doc::Tally {
     }
 }
 
-fn mismatch(m: &crate::check::Mismatch) -> doc::Mismatch {
-    use crate::check::FailureKind;
+fn mismatch(m: &crate::model::check::Mismatch) -> doc::Mismatch {
+    use crate::model::check::FailureKind;
     doc::Mismatch {
         lane: m.lane,
         word: m.word as u64,
@@ -230,12 +230,12 @@ fn mismatch(m: &crate::check::Mismatch) -> doc::Mismatch {
     }
 }
 
-fn guard_violation(g: &crate::guard::GuardViolation) -> doc::GuardViolation {
+fn guard_violation(g: &crate::pipeline::guard::GuardViolation) -> doc::GuardViolation {
     doc::GuardViolation {
         buffer: g.buffer.clone(),
         side: match g.side {
-            crate::guard::Side::Before => doc::Side::Before,
-            crate::guard::Side::After => doc::Side::After,
+            crate::pipeline::guard::Side::Before => doc::Side::Before,
+            crate::pipeline::guard::Side::After => doc::Side::After,
         },
         word: g.word,
         lane: g.lane,
@@ -248,9 +248,9 @@ fn guard_violation(g: &crate::guard::GuardViolation) -> doc::GuardViolation {
 
 /// The lists say nothing the lane count does not when every lane counted
 /// passed: empty then, so a passing case costs a few lines.
-fn pattern(p: &crate::pattern::Pattern) -> doc::Pattern {
+fn pattern(p: &crate::pipeline::pattern::Pattern) -> doc::Pattern {
     let shown = !p.all_passed();
-    let counts = |c: &crate::pattern::Counts| doc::Counts {
+    let counts = |c: &crate::pipeline::pattern::Counts| doc::Counts {
         pass: c.pass,
         wrong: c.wrong,
         unwritten: c.unwritten,
@@ -293,9 +293,9 @@ fn pattern(p: &crate::pattern::Pattern) -> doc::Pattern {
     }
 }
 
-fn findings(f: &crate::findings::Findings) -> doc::Findings {
-    use crate::findings::Verdict;
-    let sample = |s: &crate::findings::Sample| doc::Sample {
+fn findings(f: &crate::pipeline::findings::Findings) -> doc::Findings {
+    use crate::pipeline::findings::Verdict;
+    let sample = |s: &crate::pipeline::findings::Sample| doc::Sample {
         lane: s.lane,
         a: s.a,
         b: s.b,
@@ -343,8 +343,8 @@ fn findings(f: &crate::findings::Findings) -> doc::Findings {
 fn interrupted(i: &super::Interrupted) -> doc::Interrupted {
     doc::Interrupted {
         signal: match i.signal {
-            crate::interrupt::Signal::Int => doc::Signal::Sigint,
-            crate::interrupt::Signal::Term => doc::Signal::Sigterm,
+            crate::pipeline::interrupt::Signal::Int => doc::Signal::Sigint,
+            crate::pipeline::interrupt::Signal::Term => doc::Signal::Sigterm,
         },
         exit_code: doc::ExitCode::new(i.exit_code),
         cases_completed: i.cases_completed as u64,
@@ -358,10 +358,28 @@ fn interrupted(i: &super::Interrupted) -> doc::Interrupted {
     }
 }
 
+impl RunReport {
+    /// The JSON report, in the versioned schema ([`SCHEMA`]).
+    pub fn to_json(&self) -> String {
+        to_json(self)
+    }
+
+    /// The report as the document its JSON holds ([`doc::Report`]).
+    pub fn to_document(&self) -> doc::Report {
+        document(self)
+    }
+
+    /// The HTML page, drawn from the JSON report's document so that `report
+    /// REPORT.json --html` on the saved file draws the same page.
+    pub fn to_html(&self) -> Result<String, crate::error::Error> {
+        Ok(super::html::render(&self.to_document()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pattern::{Bucket, Counts, Pattern};
+    use crate::pipeline::pattern::{Bucket, Counts, Pattern};
 
     /// In JSON a passing case's lists are empty; a failing case's are whole.
     #[test]

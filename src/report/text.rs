@@ -1,8 +1,8 @@
 //! Human-readable report lines.
 
 use super::RunReport;
-use crate::check::{FailureKind, Mismatch};
-use crate::run::{CaseResult, KernelSource, Status};
+use crate::model::check::{FailureKind, Mismatch};
+use crate::pipeline::run::{CaseResult, KernelSource, Status};
 
 /// The lines that open a run of `cases` cases: what executes them, why it
 /// was chosen (if `auto` had to choose), and the seed to replay with.
@@ -92,7 +92,7 @@ pub fn case_lines_in(r: &CaseResult, view: View) -> Vec<String> {
 /// device settles.
 fn unsettled_probe(r: &CaseResult) -> bool {
     r.findings.is_none()
-        && crate::cases::PROBE_CASES
+        && crate::model::cases::PROBE_CASES
             .iter()
             .flat_map(|family| family.iter())
             .any(|c| c.name == r.case)
@@ -183,7 +183,8 @@ pub fn case_lines(r: &CaseResult) -> Vec<String> {
     let status = status_column(r.status());
     if let Some(not_run) = &r.not_run {
         let why = match not_run {
-            crate::run::NotRun::NotSupported(why) | crate::run::NotRun::Skipped(why) => why,
+            crate::pipeline::run::NotRun::NotSupported(why)
+            | crate::pipeline::run::NotRun::Skipped(why) => why,
         };
         lines.push(format!(
             "{status} {:<28} {why} [{}]",
@@ -498,10 +499,41 @@ pub fn summary_line(report: &RunReport) -> String {
     format!("{line} [{on}, seed {}]", report.seed)
 }
 
+impl RunReport {
+    /// The one stderr line of a run that exits 77 although its cases ran to
+    /// their end without failing: none passed (each left words unsettled, or
+    /// verified nothing), and CI must not read that as a pass. `None`
+    /// otherwise (a run that ran nothing says why elsewhere).
+    pub fn nothing_verified_line(&self) -> Option<String> {
+        if self.exit_code() != crate::error::exit::SKIPPED {
+            return None;
+        }
+        let unproven: Vec<(&CaseResult, String)> = self
+            .cases
+            .iter()
+            .filter_map(|c| match c.status() {
+                Status::Unsettled => Some((c, unsettled_count(c))),
+                Status::Skipped if c.not_run.is_none() => c.nothing_verified().map(|why| (c, why)),
+                _ => None,
+            })
+            .collect();
+        let (first, why) = unproven.first()?;
+        let more = match unproven.len() {
+            1 => String::new(),
+            n => format!(" (and {} more case(s) alike)", n - 1),
+        };
+        Some(format!(
+            "no case passed: {} [{}]: {why}{more}; exit 77, not a pass",
+            first.case,
+            executed_on(first)
+        ))
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::check::Tally;
+    use crate::model::check::Tally;
 
     pub(crate) fn result(failed: bool, unsettled: Option<&str>) -> CaseResult {
         let mut tally = Tally {

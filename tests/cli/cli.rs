@@ -201,9 +201,9 @@ fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_its_ge
     let r = run(harness().args(["kernels", "--out"]).arg(&dir));
     assert_eq!(r.code, 0, "{}", r.all());
     let mut seen = 0;
-    let built = xad_harness::target::TARGETS
+    let built = xad_harness::platform::target::TARGETS
         .iter()
-        .filter(|t| xad_harness::kernels::unbuilt(t.name).is_none());
+        .filter(|t| xad_harness::platform::embedded::unbuilt(t.name).is_none());
     for target in built {
         // v_xad_u32's VOP3 opcode in the target's generation.
         let opcode = match target.generation() {
@@ -211,7 +211,7 @@ fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_its_ge
             Generation::Gfx10 => "D745",
             Generation::Gfx11 | Generation::Gfx12 => "D645",
         };
-        let objdump = xad_harness::kernels::objdump_for(target.name)
+        let objdump = xad_harness::platform::embedded::objdump_for(target.name)
             .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {}", target.name));
         let sub = dir.join(target.name);
         let files: Vec<_> = std::fs::read_dir(&sub)
@@ -219,7 +219,7 @@ fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_its_ge
             .collect();
         assert_eq!(
             files.len(),
-            xad_harness::kernels::for_target(target.name).count(),
+            xad_harness::platform::embedded::for_target(target.name).count(),
             "{}",
             sub.display()
         );
@@ -255,7 +255,7 @@ fn kernels_out_writes_every_targets_code_objects_and_each_disassembles_to_its_ge
             seen += 1;
         }
     }
-    assert_eq!(seen, xad_harness::kernels::EMBEDDED.len());
+    assert_eq!(seen, xad_harness::platform::embedded::EMBEDDED.len());
 }
 
 #[test]
@@ -322,7 +322,7 @@ fn list_json_keeps_its_fields_and_order() {
     let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
         rows.as_array().unwrap().len(),
-        xad_harness::cases::catalogue().len()
+        xad_harness::model::cases::catalogue().len()
     );
     let fields = [
         "description",
@@ -338,7 +338,7 @@ fn list_json_keeps_its_fields_and_order() {
     let keys = json_keys(&r.stdout);
     assert_eq!(
         keys.len(),
-        fields.len() * xad_harness::cases::catalogue().len()
+        fields.len() * xad_harness::model::cases::catalogue().len()
     );
     for row in keys.chunks(fields.len()) {
         assert_eq!(row, fields);

@@ -8,7 +8,7 @@
 
 use crate::report_schema::{run, Run};
 
-use xad_harness::cases::modifiers::PROBES;
+use xad_harness::model::cases::modifier_readings::PROBES;
 
 /// The knob's kinds and the probe fields each covers, by the field's name prefix.
 const KINDS: [(&str, fn(&str) -> bool); 7] = [

@@ -211,7 +211,8 @@ fn an_uninterrupted_run_carries_no_marker() {
 /// real `ld.lld`.
 fn slow_assembler(dir: &std::path::Path) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let real = xad_harness::toolchain::discover("gfx1100", dir).expect("an LLVM for gfx1100");
+    let real =
+        xad_harness::platform::toolchain::discover("gfx1100", dir).expect("an LLVM for gfx1100");
     let bin = dir.join("slow-llvm");
     std::fs::create_dir_all(&bin).unwrap();
     let clang = bin.join("clang");

@@ -124,7 +124,7 @@ fn the_job_asks_for_one_amd_gpu_on_a_labelled_node_without_retries() {
     assert_eq!(after(&args, "--backend"), "$(XAD_BACKEND)");
     let target = after(&args, "--target");
     assert!(
-        xad_harness::target::find(target).is_some(),
+        xad_harness::platform::target::find(target).is_some(),
         "--target {target} is not one of the harness's targets"
     );
     // Kubernetes leaves an undefined $(VAR) as it is: every one must be in env.

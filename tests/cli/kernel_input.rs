@@ -36,7 +36,7 @@ fn embedded_file(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(format!("{name}.hsaco"));
     std::fs::write(
         &path,
-        xad_harness::kernels::find("gfx1100", name)
+        xad_harness::platform::embedded::find("gfx1100", name)
             .expect("embedded")
             .bytes,
     )
@@ -174,7 +174,7 @@ fn a_kernel_with_another_argument_layout_is_bad_input() {
 
 /// `xad_basic` with program header 1's file size running one byte past the end.
 fn segment_past_the_end(dir: &Path) -> PathBuf {
-    let mut bytes = xad_harness::kernels::find("gfx1100", "xad_basic")
+    let mut bytes = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .unwrap()
         .bytes
         .to_vec();

@@ -13,10 +13,10 @@ use crate::support;
 
 use std::process::{Command, Output};
 
+use xad_harness::commands::microbench::timing::{self, Counter, Record};
 use xad_harness::isa::Generation;
-use xad_harness::kernels;
-use xad_harness::microbench::{self, Counter, Record};
-use xad_harness::target::{Target, TARGETS};
+use xad_harness::platform::embedded;
+use xad_harness::platform::target::{Target, TARGETS};
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
 
@@ -143,13 +143,13 @@ fn bad_options_are_usage_errors() {
 /// One record as a kernel writes it (64 u32 words): regions (start, end), the
 /// model's chain values, `iterations`, the marker with counter `kind`.
 fn record_words(iterations: u32, spans: [(u64, u64); 6], kind: u32) -> Vec<u32> {
-    let mut w = vec![0u32; microbench::RECORD_WORDS];
+    let mut w = vec![0u32; timing::RECORD_WORDS];
     for (r, (start, end)) in spans.into_iter().enumerate() {
         w[6 * r] = start as u32;
         w[6 * r + 1] = (start >> 32) as u32;
         w[6 * r + 2] = end as u32;
         w[6 * r + 3] = (end >> 32) as u32;
-        w[6 * r + 4] = microbench::expected_value(r, iterations, microbench::OPERANDS);
+        w[6 * r + 4] = timing::expected_value(r, iterations, timing::OPERANDS);
     }
     w[36] = iterations;
     w[37] = 0x4d42_0000 | kind;
@@ -197,7 +197,7 @@ fn host_math_on_synthetic_cycle_values_with_a_wrap() {
     ]
     .map(|spans| Record::parse(&record_words(iterations, spans, 1)).unwrap())
     .to_vec();
-    let rows = microbench::summarize(std::slice::from_ref(&latency), &waves, iterations);
+    let rows = timing::summarize(std::slice::from_ref(&latency), &waves, iterations);
     let got: Vec<(f64, Option<f64>, f64, Option<f64>)> = rows
         .iter()
         .map(|r| (r.latency, r.latency_ratio, r.throughput, r.throughput_ratio))
@@ -212,18 +212,15 @@ fn host_math_on_synthetic_cycle_values_with_a_wrap() {
     );
     // The records pass their checks; one wrong chain value does not.
     let all: Vec<Option<Record>> = waves.iter().cloned().map(Some).collect();
-    assert!(
-        microbench::check_records("throughput", &all, iterations, microbench::OPERANDS).is_empty()
-    );
+    assert!(timing::check_records("throughput", &all, iterations, timing::OPERANDS).is_empty());
     let mut wrong = latency;
     wrong.regions[0].value ^= 1;
-    let problems =
-        microbench::check_records("latency", &[Some(wrong)], iterations, microbench::OPERANDS);
+    let problems = timing::check_records("latency", &[Some(wrong)], iterations, timing::OPERANDS);
     assert_eq!(problems.len(), 1, "{problems:?}");
     // A 64-bit counter does not wrap at 2^20.
-    assert_eq!(microbench::delta(0xf_ff00, 0x10_0100, 64), 0x200);
-    assert_eq!(microbench::delta(0xf_ff00, 0x10_0100, 20), 0x200);
-    assert_eq!(microbench::delta(0x10_0100, 0xf_ff00, 64), u64::MAX - 0x1ff);
+    assert_eq!(timing::delta(0xf_ff00, 0x10_0100, 64), 0x200);
+    assert_eq!(timing::delta(0xf_ff00, 0x10_0100, 20), 0x200);
+    assert_eq!(timing::delta(0x10_0100, 0xf_ff00, 64), u64::MAX - 0x1ff);
 }
 
 /// The counter reads `target`'s microbench kernel must hold, and the counter kind.
@@ -246,9 +243,9 @@ fn counter_of(target: &Target) -> (&'static [&'static str], Counter) {
 /// `llvm-objdump -d --mcpu=<target>` of the embedded code object: one
 /// instruction per entry, `_e32`/`_e64` suffixes dropped, comments cut.
 fn instructions(target: &Target, name: &str) -> Vec<String> {
-    let k = kernels::find(target.name, name)
+    let k = embedded::find(target.name, name)
         .unwrap_or_else(|| panic!("{name} is not embedded for {}", target.name));
-    let objdump = kernels::objdump_for(target.name)
+    let objdump = embedded::objdump_for(target.name)
         .unwrap_or_else(|| panic!("build.rs found no llvm-objdump for {}", target.name));
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(format!("{name}.hsaco"));
@@ -295,10 +292,10 @@ fn regions(insts: &[String], reads: &[&str], per_read: usize) -> Vec<Vec<String>
 fn each_generations_microbench_kernel_reads_its_counter_around_the_six_chains() {
     let mut checked = 0;
     for target in TARGETS {
-        if kernels::unbuilt(target.name).is_some() {
+        if embedded::unbuilt(target.name).is_some() {
             continue; // gfx950 needs LLVM 22; nothing embedded to check
         }
-        let name = microbench::kernel_name(target);
+        let name = timing::kernel_name(target);
         let insts = instructions(target, name);
         let (reads, _) = counter_of(target);
         let read_count = insts
@@ -413,9 +410,9 @@ fn the_counter_kind_in_each_kernel_matches_its_instructions() {
     // trusts that word for the counter's width.
     for target in TARGETS
         .iter()
-        .filter(|t| kernels::unbuilt(t.name).is_none())
+        .filter(|t| embedded::unbuilt(t.name).is_none())
     {
-        let insts = instructions(target, microbench::kernel_name(target));
+        let insts = instructions(target, timing::kernel_name(target));
         let (_, counter) = counter_of(target);
         let kind = match counter {
             Counter::ShaderCycles20 => 1,
@@ -432,7 +429,7 @@ fn the_counter_kind_in_each_kernel_matches_its_instructions() {
 /// timing involved.
 #[test]
 fn the_readme_example_is_the_printed_format() {
-    use microbench::{Form, Report, Row};
+    use timing::{Form, Report, Row};
     let row = |form: Form, ratio: f64| Row {
         form,
         instructions: String::new(),
@@ -449,19 +446,19 @@ fn the_readme_example_is_the_printed_format() {
         target: "<target>".into(),
         counter: Counter::ShaderCycles20,
         counter_instruction: Counter::ShaderCycles20.describe(),
-        iterations: microbench::DEFAULT_ITERATIONS,
-        ops_per_region: microbench::ops_per_region(microbench::DEFAULT_ITERATIONS),
+        iterations: timing::DEFAULT_ITERATIONS,
+        ops_per_region: timing::ops_per_region(timing::DEFAULT_ITERATIONS),
         latency_waves: 1,
-        throughput_waves: microbench::DEFAULT_WAVES,
-        independent_chains: microbench::CHAINS,
-        repeat: microbench::DEFAULT_REPEAT,
+        throughput_waves: timing::DEFAULT_WAVES,
+        independent_chains: timing::CHAINS,
+        repeat: timing::DEFAULT_REPEAT,
         rows: vec![
             row(Form::Xad, 1.0),
             row(Form::XorAdd, 3.33),
             row(Form::Add3, 3.33),
         ],
     };
-    let printed: Vec<String> = microbench::lines(&report, Generation::Gfx11)
+    let printed: Vec<String> = timing::lines(&report, Generation::Gfx11)
         .into_iter()
         .map(|l| {
             l.replace("1.11", "L.LL")

@@ -28,7 +28,7 @@ fn source_with(target: &str, line: &str) -> String {
     } else {
         source.replace(
             ".include \"xad_target.inc\"\n",
-            &xad_harness::toolchain::target_include(target),
+            &xad_harness::platform::toolchain::target_include(target),
         )
     };
     assert!(source.contains(XAD), "{file}");

@@ -184,7 +184,7 @@ fn an_injected_fault_is_dumped_with_its_block_and_replays_where_the_fault_is() {
         "lane 300 is row 44, bit 3 flipped"
     );
     assert_eq!(got[..44], expected[..44]);
-    let embedded = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap();
+    let embedded = xad_harness::platform::embedded::find("gfx1100", "xad_basic").unwrap();
     assert_eq!(
         std::fs::read(case_dir.join("kernel.hsaco")).unwrap(),
         embedded.bytes,
@@ -279,7 +279,10 @@ fn every_case_replays_exactly(target: &str, numpy: bool) {
         "--dump-all",
     ]);
     expect(&r, 0, &format!("run --dump-all on {target}"));
-    let want = xad_harness::cases::catalogue_for(xad_harness::target::find(target).unwrap()).len();
+    let want = xad_harness::model::cases::catalogue_for(
+        xad_harness::platform::target::find(target).unwrap(),
+    )
+    .len();
     assert_eq!(manifest(&dir)["cases"].as_array().unwrap().len(), want);
 
     let r = xad(&["replay", dir_s, "--backend", "emu"]);

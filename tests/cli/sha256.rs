@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use crate::common::{harness, run};
 use sha2::{Digest, Sha256};
-use xad_harness::cases::{self, sha256, Case, LaneData};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::emu::EmuDevice;
-use xad_harness::run::{run_case, KernelSource, Options, Status};
+use xad_harness::model::cases::{self, sha256, Case, LaneData};
+use xad_harness::pipeline::run::{run_case, KernelSource, Options, Status};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::emu::EmuDevice;
 
 fn case(name: &str) -> Case {
     cases::select(name).expect("a SHA-256 case").remove(0)
@@ -24,7 +24,7 @@ fn case(name: &str) -> Case {
 
 /// The embedded code object of `case` for `target`, parsed.
 fn code_object(target: &str, case: &Case) -> CodeObject {
-    let embedded = xad_harness::kernels::find(target, case.kernel)
+    let embedded = xad_harness::platform::embedded::find(target, case.kernel)
         .unwrap_or_else(|| panic!("{} not embedded for {target}", case.kernel));
     // A Vec, so the ELF parser gets an allocator-aligned buffer.
     #[allow(clippy::unnecessary_to_owned)]
@@ -35,7 +35,7 @@ fn code_object(target: &str, case: &Case) -> CodeObject {
 /// with the project's decoder.
 fn mnemonics(code: &CodeObject, name: &str) -> Vec<String> {
     let kernel = code.kernel(name).expect("kernel");
-    let insts = xad_harness::run::kernel_instructions(code, kernel);
+    let insts = xad_harness::pipeline::run::kernel_instructions(code, kernel);
     let end = insts
         .iter()
         .position(|i| i.mnemonic() == "s_endpgm")
@@ -49,7 +49,7 @@ fn mnemonics(code: &CodeObject, name: &str) -> Vec<String> {
 #[test]
 fn every_target_has_224_v_xad_u32_a_block_and_the_sha_instructions() {
     let mut checked = 0;
-    for t in xad_harness::target::TARGETS {
+    for t in xad_harness::platform::target::TARGETS {
         for case in cases::catalogue_for(t)
             .into_iter()
             .filter(|c| c.name.starts_with("sha256"))
@@ -85,7 +85,7 @@ fn every_target_has_224_v_xad_u32_a_block_and_the_sha_instructions() {
 
 /// How many (target, wave size) pairs there are: one SHA-256 case each.
 fn wave_sizes() -> usize {
-    use xad_harness::target::{Feature, TARGETS};
+    use xad_harness::platform::target::{Feature, TARGETS};
     TARGETS
         .iter()
         .map(|t| usize::from(t.has(Feature::Wave32)) + usize::from(t.has(Feature::Wave64)))

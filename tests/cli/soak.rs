@@ -1,4 +1,4 @@
-//! `xad-harness soak` (src/soak.rs, kernels/include/xad_soak.inc): on the
+//! `xad-harness soak` (src/commands/soak/endurance.rs, kernels/include/xad_soak.inc): on the
 //! emulator, on the emulated HIP device library with an injected `v_xad_u32`
 //! fault, against kernels whose on-device check lies, and the refusals.
 //! No assertion depends on wall-clock speed.
@@ -9,11 +9,11 @@ use crate::support;
 use std::process::Command;
 use std::time::Duration;
 
-use xad_harness::backend::BackendChoice;
-use xad_harness::device::DeviceError;
-use xad_harness::emu::{EmuDevice, XadFault, EMULATED_COMPUTE_UNITS};
-use xad_harness::soak::{self, Outcome, Request, Verdict};
-use xad_harness::target::{self, Target};
+use xad_harness::commands::soak::endurance::{self, Outcome, Request, Verdict};
+use xad_harness::platform::backend::BackendChoice;
+use xad_harness::platform::device::DeviceError;
+use xad_harness::platform::emu::{EmuDevice, XadFault, EMULATED_COMPUTE_UNITS};
+use xad_harness::platform::target::{self, Target};
 
 fn t(name: &str) -> &'static Target {
     target::find(name).unwrap_or_else(|| panic!("no target {name}"))
@@ -21,7 +21,7 @@ fn t(name: &str) -> &'static Target {
 
 fn request(seed: u64, sample: u64) -> Request {
     Request {
-        duration: soak::MIN_DURATION,
+        duration: endurance::MIN_DURATION,
         backend: BackendChoice::Emu,
         device: None,
         seed,
@@ -30,7 +30,7 @@ fn request(seed: u64, sample: u64) -> Request {
         interrupt: None,
         // Two small dispatches: a known amount of work, quick in a debug build.
         fixed: Some((
-            soak::Shape {
+            endurance::Shape {
                 lanes: 1024,
                 iterations: 8,
             },
@@ -48,7 +48,7 @@ fn soak_emulated(
 ) -> Outcome {
     let mut dev = EmuDevice::for_target(target);
     dev.set_xad_faults(faults.to_vec());
-    soak::run_on(
+    endurance::run_on(
         &mut dev,
         &format!("emulated {}", target.name),
         target,
@@ -62,7 +62,7 @@ fn soak_emulated(
 }
 
 fn embedded(target: &'static Target) -> &'static [u8] {
-    soak::kernel_for(target)
+    endurance::kernel_for(target)
         .unwrap_or_else(|e| panic!("{e}"))
         .bytes
 }
@@ -147,7 +147,7 @@ fn the_device_generator_is_inputs_rs_on_every_generation() {
             for f in out.findings.iter().filter(|f| f.dispatch == 0) {
                 assert_eq!(f.iteration, Some(0), "{name}");
                 assert_eq!(f.index, f.lane, "first dispatch, iteration 0: index = lane");
-                let (a, b, c) = xad_harness::inputs::uniform_sources(seed, f.index);
+                let (a, b, c) = xad_harness::model::inputs::uniform_sources(seed, f.index);
                 assert_eq!(
                     (f.record.a, f.record.b, f.record.c),
                     (a, b, c),
@@ -179,7 +179,7 @@ fn edited_kernel(name: &str, from: &str, to: &str) -> Vec<u8> {
         ".include \"xad_soak.inc\"\nXAD_SOAK xad_soak_w32, 0\n",
     )
     .unwrap();
-    xad_harness::toolchain::assemble_file(&src, "gfx1100")
+    xad_harness::platform::toolchain::assemble_file(&src, "gfx1100")
         .expect("the edited soak kernel assembles")
 }
 
@@ -207,7 +207,7 @@ fn the_host_recheck_catches_a_device_check_that_never_fires() {
         t("gfx1100"),
         &liar,
         &everywhere,
-        &request(11, soak::DEFAULT_SAMPLE),
+        &request(11, endurance::DEFAULT_SAMPLE),
     );
     assert!(
         out.checksum_only > 0 && out.exit_code == 1,
@@ -264,7 +264,7 @@ fn an_injected_fault_on_the_emulated_hip_library_is_caught_on_the_device_and_con
     ] {
         assert!(stdout.contains(needle), "{needle:?} missing:\n{text}");
     }
-    let (a, b, c) = xad_harness::inputs::uniform_sources(9, 5);
+    let (a, b, c) = xad_harness::model::inputs::uniform_sources(9, 5);
     assert!(
         stdout.contains(&format!("a={a:#010x} b={b:#010x} c={c:#010x}")),
         "{text}"
@@ -377,7 +377,7 @@ fn a_soak_watchdog_timeout_names_no_option_soak_lacks() {
         Err(DeviceError::Timeout(timeout))
     });
     // The soak's outcome keeps the error (and what ran before it) for its report.
-    let out = soak::run_on(
+    let out = endurance::run_on(
         &mut dev,
         "emulated gfx1100",
         target,

@@ -4,8 +4,8 @@
 //! every executor line checked says `emulated <target>`.
 
 use crate::common::{assemble, basic_source, harness, run, scratch, Ran};
-use xad_harness::target::{self, Target, TARGETS};
-use xad_harness::{cases, kernels};
+use xad_harness::platform::target::{self, Target, TARGETS};
+use xad_harness::{model::cases, platform::embedded};
 
 fn assert_one_line_error(r: &Ran, code: i32, needle: &str) {
     assert_eq!(r.code, code, "{}", r.all());
@@ -54,11 +54,11 @@ fn every_case_of_every_target_passes_on_the_emulator() {
     // (gfx950 without LLVM 22) is named as not built instead.
     let built: Vec<&target::Target> = TARGETS
         .iter()
-        .filter(|t| kernels::unbuilt(t.name).is_none())
+        .filter(|t| embedded::unbuilt(t.name).is_none())
         .collect();
     for t in TARGETS
         .iter()
-        .filter(|t| kernels::unbuilt(t.name).is_some())
+        .filter(|t| embedded::unbuilt(t.name).is_some())
     {
         assert!(
             r.all()
@@ -337,7 +337,7 @@ fn a_wrong_kernel_fails_on_every_gfx11_target() {
 /// The "code object" cell of a target's docs row: the version under the HIP
 /// 5.2 runtime and under 6.4/7.2 when they differ (`v4 under HIP 5.2, v5`).
 fn code_object_cell(t: &Target) -> String {
-    use xad_harness::code_object_policy::HipVersion;
+    use xad_harness::platform::code_object_policy::HipVersion;
     let old = t.code_object_version(HipVersion::release(5, 2));
     let new = t.code_object_version(HipVersion::release(6, 4));
     assert_eq!(
@@ -353,7 +353,7 @@ fn code_object_cell(t: &Target) -> String {
     }
 }
 
-/// docs/targets.md's target table is the table in src/target.rs: a row per target
+/// docs/targets.md's target table is the table in src/platform/target.rs: a row per target
 /// with its architecture, kernel frame, case count and code object version,
 /// so the documentation cannot drift from what is built.
 #[test]
@@ -708,7 +708,7 @@ fn no_new_code_names_a_generation() {
     // The generation modules: where a generation is defined (the table and
     // its Isa values) or is the subject (one generation's decoder).
     let home = [
-        "src/target.rs",
+        "src/platform/target.rs",
         "src/isa/generation.rs",
         "src/isa/gfx9.rs",
         "src/isa/gfx10.rs",
@@ -770,7 +770,7 @@ fn no_new_code_names_a_generation() {
 
 /// The `// needs:` line of every kernels/cases stub (what build.rs builds it
 /// by), parsed as build.rs parses it.
-fn case_stubs() -> Vec<(String, Vec<xad_harness::target::Need>)> {
+fn case_stubs() -> Vec<(String, Vec<xad_harness::platform::target::Need>)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/cases");
     let mut stubs: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -778,8 +778,9 @@ fn case_stubs() -> Vec<(String, Vec<xad_harness::target::Need>)> {
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
         .map(|p| {
             let text = std::fs::read_to_string(&p).unwrap();
-            let needs = xad_harness::target::parse_needs(text.lines().next().unwrap_or(""))
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let needs =
+                xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             (p.file_stem().unwrap().to_string_lossy().into_owned(), needs)
         })
         .collect();
@@ -825,7 +826,7 @@ fn each_case_stub_needs_what_its_case_requires() {
             .collect();
         let mut want: Vec<&str> = cases::catalogue_for(t).iter().map(|c| c.kernel).collect();
         // The tools' own kernels: microbench and soak, in the target's wave size.
-        let wave = if t.has(xad_harness::target::Feature::Wave32) {
+        let wave = if t.has(xad_harness::platform::target::Feature::Wave32) {
             ["xad_microbench", "xad_soak_w32"]
         } else {
             ["xad_microbench_w64", "xad_soak_w64"]
@@ -839,7 +840,7 @@ fn each_case_stub_needs_what_its_case_requires() {
 /// Every stub's needs line parses; a wrong one is refused with the reason.
 #[test]
 fn needs_lines_parse_and_refuse_unknown_words() {
-    use xad_harness::target::{parse_needs, Feature};
+    use xad_harness::platform::target::{parse_needs, Feature};
     assert_eq!(parse_needs("// needs: none"), Ok(vec![]));
     assert_eq!(
         parse_needs("// needs: wave32 !dpp8"),

@@ -136,14 +136,14 @@ fn an_assembler_flooding_its_output_is_cut_to_the_cap() {
     assert_eq!(r.code, 3, "{}", &r.stderr[..r.stderr.len().min(2000)]);
     assert_eq!(r.stderr.lines().count(), 1);
     assert!(
-        r.stderr.len() < xad_harness::toolchain::OUTPUT_CAP + 4096,
+        r.stderr.len() < xad_harness::platform::toolchain::OUTPUT_CAP + 4096,
         "{} bytes",
         r.stderr.len()
     );
     assert!(
         r.stderr.contains(&format!(
             "({} more bytes not kept)",
-            4194304 - xad_harness::toolchain::OUTPUT_CAP
+            4194304 - xad_harness::platform::toolchain::OUTPUT_CAP
         )),
         "{}",
         &r.stderr[r.stderr.len() - 300..]

@@ -1,7 +1,7 @@
 //! The code object version is chosen, not inherited from whichever LLVM is
 //! found: it follows the HIP runtime the build used (its `hip_version.h`:
 //! v4 for a processor a runtime before 5.3 knows, v6 for generic targets, v5
-//! otherwise; src/code_object_policy.rs), every assembly passes it as
+//! otherwise; src/platform/code_object_policy.rs), every assembly passes it as
 //! `-mcode-object-version`, and the canary proves the ELF ABI version as well
 //! as the bytes. A clang that quietly emits another version (here: a wrapper
 //! that overrides the flag, as an LLVM ignoring it would) is not used.
@@ -11,9 +11,9 @@ use crate::common::*;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xad_harness::code_object_policy::{self, HipVersion};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::toolchain;
+use xad_harness::platform::code_object_policy::{self, HipVersion};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::toolchain;
 
 /// The clang and ld.lld build.rs proved, found at build time.
 fn real_llvm() -> Option<(PathBuf, PathBuf)> {
@@ -105,8 +105,8 @@ fn embedded_versions_follow_the_runtime_the_build_used() {
         runtime,
         "the build read its own root's header"
     );
-    for k in xad_harness::kernels::EMBEDDED {
-        let row = xad_harness::target::find(k.target).unwrap();
+    for k in xad_harness::platform::embedded::EMBEDDED {
+        let row = xad_harness::platform::target::find(k.target).unwrap();
         let cov = row.code_object_version(runtime);
         let parsed = CodeObject::parse(k.bytes)
             .unwrap_or_else(|e| panic!("{} for {}: {e}", k.name, k.target));
@@ -122,7 +122,7 @@ fn embedded_versions_follow_the_runtime_the_build_used() {
         );
     }
     let abi = |target: &str| {
-        let k = xad_harness::kernels::find(target, "xad_basic_w64")
+        let k = xad_harness::platform::embedded::find(target, "xad_basic_w64")
             .unwrap_or_else(|| panic!("{target}"));
         (
             k.bytes[8],
@@ -224,14 +224,15 @@ fn each_generation_is_proved_by_its_own_canary() {
     for mcpu in [
         "gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201",
     ] {
-        let tc =
-            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+        let tc = xad_harness::platform::toolchain::discover(mcpu, &dir)
+            .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
         assert!(!tc.origin.is_empty(), "{mcpu}");
     }
     if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file()
         && std::env::var_os("XAD_LLVM_DIR").is_none()
     {
-        let tc = xad_harness::toolchain::discover("gfx950", &dir).expect("LLVM 22 knows gfx950");
+        let tc = xad_harness::platform::toolchain::discover("gfx950", &dir)
+            .expect("LLVM 22 knows gfx950");
         assert!(
             tc.origin.contains("22"),
             "gfx950 needs LLVM 22, found {}",
@@ -242,14 +243,14 @@ fn each_generation_is_proved_by_its_own_canary() {
             "note: LLVM 22 not installed (or XAD_LLVM_DIR set): gfx950's toolchain not checked"
         );
     }
-    let e = xad_harness::toolchain::discover("gfx803", &dir)
+    let e = xad_harness::platform::toolchain::discover("gfx803", &dir)
         .unwrap_err()
         .to_string();
     assert!(
         e.contains("gfx803") && e.contains("not a gfx9, gfx10, gfx11 or gfx12 processor"),
         "{e}"
     );
-    let e = xad_harness::toolchain::discover("gfx9999", &dir)
+    let e = xad_harness::platform::toolchain::discover("gfx9999", &dir)
         .unwrap_err()
         .to_string();
     assert!(e.contains("gfx9999"), "{e}");

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use xad_harness::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
-use xad_harness::emu::EmuDevice;
+use xad_harness::platform::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use xad_harness::platform::emu::EmuDevice;
 
 /// The real `xad-harness` binary cargo built for these tests.
 pub fn harness() -> Command {
@@ -54,8 +54,8 @@ pub fn assemble(source: &str, mcpu: &str, dir: &Path, stem: &str) -> PathBuf {
     let src = dir.join(format!("{stem}.s"));
     std::fs::write(&src, source).unwrap();
     // The LLVM whose canary proves `mcpu` (gfx1153 needs LLVM 22, as in build.rs).
-    let processor = xad_harness::target::processor_of(mcpu);
-    let tc = xad_harness::toolchain::discover(processor, dir).expect("toolchain");
+    let processor = xad_harness::platform::target::processor_of(mcpu);
+    let tc = xad_harness::platform::toolchain::discover(processor, dir).expect("toolchain");
     let out = dir.join(format!("{stem}.hsaco"));
     tc.build_code_object(mcpu, &src, &out, &[])
         .expect("assemble test kernel");
@@ -73,7 +73,7 @@ pub fn basic_source() -> String {
     assert!(source.contains(".include \"xad_target.inc\"\n"));
     source.replace(
         ".include \"xad_target.inc\"\n",
-        &xad_harness::toolchain::target_include("gfx1100"),
+        &xad_harness::platform::toolchain::target_include("gfx1100"),
     )
 }
 
@@ -146,7 +146,7 @@ pub fn mknod_char(path: &Path, major: u32, minor: u32) -> bool {
 
 /// One line on a case result for an assertion message: status, failed lanes, error, guards, first
 /// mismatch.
-pub fn describe(r: &xad_harness::run::CaseResult) -> String {
+pub fn describe(r: &xad_harness::pipeline::run::CaseResult) -> String {
     format!(
         "{}: status {:?}, {} of {} lanes failed, error {:?}, guards {:?}, first {:#x?}",
         r.case,

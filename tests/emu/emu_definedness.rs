@@ -7,12 +7,12 @@
 use crate::common;
 
 use std::time::Duration;
-use xad_harness::cases::{self, Case};
-use xad_harness::check::FailureKind;
-use xad_harness::codeobj::CodeObject;
-use xad_harness::device::{Device, Dispatch, Taint};
-use xad_harness::emu::EmuDevice;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::model::cases::{self, Case};
+use xad_harness::model::check::FailureKind;
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::device::{Device, Dispatch, Taint};
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
 
 /// A wave32 kernel named `name` with the basic case's ABI: the prologue
 /// loads a, b, c into v2, v3, v4 for lanes < count (v1 = byte offset, v8 =
@@ -328,7 +328,7 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
     // s_cbranch_scc1 +0 (SCC was never set); s_endpgm. Raw code, no user SGPRs.
     let mut dev = EmuDevice::new();
     // Wave32 (bit 10 of the code properties), 16 VGPRs, nothing else enabled.
-    let kd = xad_harness::codeobj::KernelDescriptor {
+    let kd = xad_harness::platform::codeobj::KernelDescriptor {
         rsrc1: 1,
         code_properties: 1 << 10,
         ..Default::default()
@@ -365,7 +365,7 @@ fn a_branch_on_undefined_scc_stops_the_wave_and_the_launch_succeeds() {
     );
 }
 
-// ---- memory counters (src/emu/counters.rs) ----
+// ---- memory counters (src/platform/emu/counters.rs) ----
 
 /// The project's own basic kernel `file` of `dir` (a kernels/ directory:
 /// `cases` for a stub, `include` for a generation's reference kernel), with
@@ -616,7 +616,7 @@ fn a_flat_load_to_global_memory_needs_its_vector_counter() {
     assert_eq!(r.code, 0, "{}", r.all());
 }
 
-// ---- hazards (src/emu/hazards.rs) ----
+// ---- hazards (src/platform/emu/hazards.rs) ----
 
 /// The basic kernel of `dir`/`file` with `producer` then `consumer` before
 /// its `v_xad_u32`: run on `target`, it fails with an undefined result
@@ -769,7 +769,7 @@ fn gfx1250_store_data_rewritten_before_s_wait_xcnt_is_undefined_and_after_loadcn
 /// oracle.ll compiled with `-O2` by `tc` for `mcpu`, as LLVM wrote it and
 /// with `drop` lines removed, assembled and linked by the same LLVM.
 fn llvm_kernel(
-    tc: &xad_harness::toolchain::Toolchain,
+    tc: &xad_harness::platform::toolchain::Toolchain,
     mcpu: &str,
     dir: &std::path::Path,
     stem: &str,
@@ -849,7 +849,7 @@ fn is_hazard_padding(l: &str) -> bool {
 #[test]
 fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
     let dir = common::scratch("llvm-oracle");
-    let llvm22 = xad_harness::toolchain::discover("gfx950", &dir).ok();
+    let llvm22 = xad_harness::platform::toolchain::discover("gfx950", &dir).ok();
     // (target, needs LLVM 22, case, the hazard rule LLVM's padding avoids)
     let rows: [(&str, bool, &str, Option<&str>); 10] = [
         (
@@ -900,7 +900,7 @@ fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
                 }
             }
         } else {
-            xad_harness::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"))
+            xad_harness::platform::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"))
         };
         let (as_written, text) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-as-written"), None);
         let r = run_user_kernel(&as_written, mcpu, case);
@@ -948,7 +948,7 @@ fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
     }
     // LLVM 19 predates gfx12's s_wait_alu rules (AMDGPUWaitSGPRHazards): its
     // gfx1201 code has the VCC hazard LLVM 22 pads, and the tool says so.
-    let tc19 = xad_harness::toolchain::discover("gfx1201", &dir).unwrap();
+    let tc19 = xad_harness::platform::toolchain::discover("gfx1201", &dir).unwrap();
     let (llvm19, text) = llvm_kernel(&tc19, "gfx1201", &dir, "gfx1201-llvm19", None);
     if !text.contains("s_wait_alu") {
         let r = run_user_kernel(&llvm19, "gfx1201", "basic");

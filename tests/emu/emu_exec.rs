@@ -9,9 +9,9 @@ use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use xad_harness::codeobj::KernelDescriptor;
-use xad_harness::device::{Device, DeviceError, Dispatch};
-use xad_harness::emu::{EmuDevice, EmuOptions, FaultKind, InstAt, WaveAt};
+use xad_harness::platform::codeobj::KernelDescriptor;
+use xad_harness::platform::device::{Device, DeviceError, Dispatch};
+use xad_harness::platform::emu::{EmuDevice, EmuOptions, FaultKind, InstAt, WaveAt};
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu")
@@ -22,7 +22,7 @@ fn fixture_dir() -> PathBuf {
 fn build(name: &str, wave64: bool) -> Vec<u8> {
     let scratch = std::env::temp_dir().join(format!("xad-emu-test-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let tc = xad_harness::toolchain::discover("gfx1100", &scratch)
+    let tc = xad_harness::platform::toolchain::discover("gfx1100", &scratch)
         .expect("an LLVM that assembles gfx1100 (see INSTALL_HINT)");
     let obj = scratch.join(format!("{name}.o"));
     let out = scratch.join(format!("{name}.hsaco"));
@@ -479,7 +479,7 @@ fn branch_out_of_the_code_and_running_off_the_end_are_errors() {
 #[test]
 fn non_gfx11_code_objects_are_refused() {
     let mut dev = EmuDevice::new();
-    let image = xad_harness::kernels::find("gfx1100", "xad_basic")
+    let image = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .unwrap()
         .bytes
         .to_vec();

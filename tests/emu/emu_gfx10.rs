@@ -15,15 +15,15 @@
 use std::path::Path;
 use std::time::Duration;
 
-use xad_harness::cases::program::Program;
-use xad_harness::cases::{self, model, Case, LaneData};
-use xad_harness::codeobj::{CodeObject, KernelDescriptor};
-use xad_harness::device::{Device, Dispatch, Taint};
-use xad_harness::emu::EmuDevice;
-use xad_harness::kernels;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
-use xad_harness::target::{self, Target};
-use xad_harness::toolchain::{self, Toolchain};
+use xad_harness::model::cases::op_table::Program;
+use xad_harness::model::cases::{self, model, Case, LaneData};
+use xad_harness::platform::codeobj::{CodeObject, KernelDescriptor};
+use xad_harness::platform::device::{Device, Dispatch, Taint};
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::embedded;
+use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::platform::target::{self, Target};
+use xad_harness::platform::toolchain::{self, Toolchain};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -82,7 +82,7 @@ fn run(device: &'static Target, case: &Case, image: &[u8], lanes: u64, seed: u64
 /// The code object build.rs embedded for `target`'s `kernel` (a Vec: the ELF
 /// parser wants an allocator-aligned buffer).
 fn embedded(target: &str, kernel: &str) -> Vec<u8> {
-    kernels::find(target, kernel)
+    embedded::find(target, kernel)
         .unwrap_or_else(|| panic!("{target}: kernel {kernel} not embedded"))
         .bytes
         .to_vec()

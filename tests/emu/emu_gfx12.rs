@@ -17,9 +17,9 @@ use crate::common;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use std::time::Duration;
-use xad_harness::device::{Device, Dispatch, Executor};
-use xad_harness::emu::{EmuDevice, EmuOptions};
-use xad_harness::target::{self, Feature, Target};
+use xad_harness::platform::device::{Device, Dispatch, Executor};
+use xad_harness::platform::emu::{EmuDevice, EmuOptions};
+use xad_harness::platform::target::{self, Feature, Target};
 
 const WORDS: usize = 3;
 const INLINE_SRC1: u32 = 5;
@@ -138,7 +138,7 @@ amdhsa.kernels:
 .endm
 XAD_TARGETED K_META
 "#,
-        include = xad_harness::toolchain::target_include(v.mcpu),
+        include = xad_harness::platform::toolchain::target_include(v.mcpu),
         wgid = v.wgid,
         w32 = u8::from(!v.wave64),
     )
@@ -463,7 +463,7 @@ fn devices_report_their_target_and_refuse_other_processors_code() {
 ///   s_endpgm
 #[test]
 fn gfx12_64_bit_scalar_add_and_sub_carry_across_dwords_and_keep_scc() {
-    use xad_harness::codeobj::KernelDescriptor;
+    use xad_harness::platform::codeobj::KernelDescriptor;
     let words: [u32; 32] = [
         0xf4002100, 0xf8000000, 0xbfc70000, 0xbe8600c1, 0xbe870080, 0xbf060606, 0xa9888106,
         0xaa0a8208, 0x980c8987, 0x7e020208, 0x7e040209, 0x7e06020a, 0x7e08020b, 0x7e0a020c,

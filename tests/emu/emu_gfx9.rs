@@ -26,13 +26,13 @@ use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-use xad_harness::cases;
-use xad_harness::codeobj::{CodeObject, KernelDescriptor};
-use xad_harness::device::{Device, Dispatch, Taint};
-use xad_harness::emu::EmuDevice;
-use xad_harness::run::{run_case, KernelSource, Options};
-use xad_harness::target::{self, Target};
-use xad_harness::toolchain::{self, Toolchain};
+use xad_harness::model::cases;
+use xad_harness::platform::codeobj::{CodeObject, KernelDescriptor};
+use xad_harness::platform::device::{Device, Dispatch, Taint};
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::pipeline::run::{run_case, KernelSource, Options};
+use xad_harness::platform::target::{self, Target};
+use xad_harness::platform::toolchain::{self, Toolchain};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const LLVM22: &str = "/usr/lib/llvm-22/bin";
@@ -347,7 +347,7 @@ const MBCNT: &str = "  v_mbcnt_lo_u32_b32 v1, -1, 0\n  v_mbcnt_hi_u32_b32 v1, -1
 /// are not). Workgroups of 256 lanes in x, or (`one_wave`) of one wave of
 /// any shape, the lane then counted by v_mbcnt.
 fn kernel_source(mcpu: &str, body: &str, words: usize, ids: u32, one_wave: bool) -> String {
-    let accum = if t(mcpu).has(xad_harness::target::Feature::PackedWorkItemIds) {
+    let accum = if t(mcpu).has(xad_harness::platform::target::Feature::PackedWorkItemIds) {
         "  .amdhsa_accum_offset 16"
     } else {
         ""
@@ -617,7 +617,7 @@ fn work_item_ids_are_separate_on_gfx908_and_packed_on_gfx90a_and_gfx940() {
         ("gfx942", true),
     ] {
         assert_eq!(
-            t(mcpu).has(xad_harness::target::Feature::PackedWorkItemIds),
+            t(mcpu).has(xad_harness::platform::target::Feature::PackedWorkItemIds),
             packed,
             "{mcpu}"
         );
@@ -1027,7 +1027,7 @@ fn gfx9_code_is_refused_on_other_generations_and_the_reverse() {
         );
     }
     let gfx1100 =
-        xad_harness::kernels::find("gfx1100", "xad_basic").expect("embedded gfx1100 xad_basic");
+        xad_harness::platform::embedded::find("gfx1100", "xad_basic").expect("embedded gfx1100 xad_basic");
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
     let err = EmuDevice::for_target(t("gfx908"))

@@ -19,11 +19,11 @@ use crate::common::{harness, run, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use xad_harness::codeobj::KernelDescriptor;
-use xad_harness::device::{Device, Dispatch};
-use xad_harness::emu::EmuDevice;
 use xad_harness::isa::{decode_one_for, gfx9, Isa, Op};
-use xad_harness::target;
+use xad_harness::platform::codeobj::KernelDescriptor;
+use xad_harness::platform::device::{Device, Dispatch};
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::target;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -259,7 +259,7 @@ fn words(raw: &[u8]) -> Vec<u32> {
 /// Kernel `name`'s kernarg segment: `args` then zeros up to the metadata's size.
 fn kernarg(
     dev: &EmuDevice,
-    module: xad_harness::device::ModuleId,
+    module: xad_harness::platform::device::ModuleId,
     name: &str,
     args: &[u8],
 ) -> Vec<u8> {

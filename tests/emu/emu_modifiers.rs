@@ -10,12 +10,12 @@ use crate::common;
 
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
-use xad_harness::cases::modifiers::{self, Field};
-use xad_harness::device::{Definedness, Device, Dispatch, Taint};
-use xad_harness::emu::modifiers as emu_modifiers;
-use xad_harness::emu::EmuDevice;
 use xad_harness::isa::{decode_one_for, Op};
-use xad_harness::target;
+use xad_harness::model::cases::modifier_readings::{self, Field};
+use xad_harness::platform::device::{Definedness, Device, Dispatch, Taint};
+use xad_harness::platform::emu::modifiers as emu_modifiers;
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::target;
 
 /// `v_xad_u32 v5, v2, v3, v4` on gfx11 and gfx12 (VOP3 opcode 0x245), no field set.
 const PLAIN: [u32; 2] = [0xd645_0005, 0x0412_0702];
@@ -30,11 +30,13 @@ const OPSEL1: Field = Field::OpSel(1);
 const OMOD1: Field = Field::Omod(1);
 
 /// [`PLAIN`] with `fields` set where the probe family sets them
-/// (`cases::modifiers::set`, whose bits `tests/isa/modifiers.rs` holds to
+/// (`cases::modifier_readings::set`, whose bits `tests/isa/modifiers.rs` holds to
 /// LLVM's encoding of the plain twin).
 fn words(fields: &[Field]) -> [u32; 2] {
     let plain = u64::from(PLAIN[0]) | u64::from(PLAIN[1]) << 32;
-    let w = fields.iter().fold(plain, |w, &f| modifiers::set(w, f));
+    let w = fields
+        .iter()
+        .fold(plain, |w, &f| modifier_readings::set(w, f));
     [w as u32, (w >> 32) as u32]
 }
 
@@ -54,7 +56,7 @@ fn unsettled_origins_name_the_models_candidates_for_every_field() {
             .unwrap_or_else(|| panic!("{field} unsettled on gfx1100"));
         assert!(text.contains(&format!("{field} ")), "{field}: {text}");
         let (_, listed) = text.split_once("candidates: ").expect("candidates");
-        for reading in modifiers::readings(field) {
+        for reading in modifier_readings::readings(field) {
             assert!(
                 listed.contains(reading.name),
                 "{field}: {} missing: {text}",
@@ -62,7 +64,10 @@ fn unsettled_origins_name_the_models_candidates_for_every_field() {
             );
         }
         let named = listed.split(';').count();
-        assert!(named >= modifiers::readings(field).len(), "{field}: {text}");
+        assert!(
+            named >= modifier_readings::readings(field).len(),
+            "{field}: {text}"
+        );
         // On RDNA4 NEG and ABS are computed; CLAMP leaves overflowing lanes open.
         let (inst, _) = decode_one_for(gfx1201.isa, &bytes).expect("decodes");
         let rdna4 = emu_modifiers::unsettled(&inst, Some(gfx1201));
@@ -70,7 +75,7 @@ fn unsettled_origins_name_the_models_candidates_for_every_field() {
             Field::Neg(_) | Field::Abs(_) => assert_eq!(rdna4, None, "{field}"),
             Field::Clamp => {
                 let overflow = rdna4.and_then(|u| u.overflow).expect("overflow lanes");
-                for reading in modifiers::readings(field) {
+                for reading in modifier_readings::readings(field) {
                     assert!(overflow.contains(reading.name), "{overflow}");
                 }
             }
@@ -103,7 +108,7 @@ fn kernel(mcpu: &str, w: [u32; 2]) -> Vec<u8> {
     let source: String = text
         .replace(
             ".include \"xad_target.inc\"\n",
-            &xad_harness::toolchain::target_include(mcpu),
+            &xad_harness::platform::toolchain::target_include(mcpu),
         )
         .lines()
         .map(|l| {

@@ -18,9 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use xad_harness::device::{Device, Dispatch};
-use xad_harness::emu::EmuDevice;
-use xad_harness::target;
+use xad_harness::platform::device::{Device, Dispatch};
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::target;
 
 /// Lanes per launch: one 256-lane workgroup of eight waves (lockstep).
 const LANES: usize = 256;
@@ -374,9 +374,9 @@ fn a_wrong_setting_is_caught() {
 /// lane counts that leave partial waves and workgroups, and only there.
 #[test]
 fn the_catalogue_case_passes_on_cdna5_only() {
-    use xad_harness::cases::catalogue_for;
-    use xad_harness::codeobj::CodeObject;
-    use xad_harness::run::{run_case, KernelSource, Options, Status};
+    use xad_harness::model::cases::catalogue_for;
+    use xad_harness::pipeline::run::{run_case, KernelSource, Options, Status};
+    use xad_harness::platform::codeobj::CodeObject;
     for name in ["gfx1250", "gfx1251"] {
         let t = target::find(name).expect("CDNA5 row");
         let Some(case) = catalogue_for(t)
@@ -385,7 +385,7 @@ fn the_catalogue_case_passes_on_cdna5_only() {
         else {
             panic!("{name}: vgpr_msb_w32 is not in the catalogue");
         };
-        let Some(embedded) = xad_harness::kernels::find(name, case.kernel) else {
+        let Some(embedded) = xad_harness::platform::embedded::find(name, case.kernel) else {
             eprintln!("skipped {name}: its kernels were not built (LLVM 22 absent at build time)");
             continue;
         };

@@ -3,8 +3,8 @@
 
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
-use xad_harness::device::{Device, DeviceError, Dispatch};
-use xad_harness::emu::{EmuDevice, EmuOptions, Fault, FaultKind, WaveAt};
+use xad_harness::platform::device::{Device, DeviceError, Dispatch};
+use xad_harness::platform::emu::{EmuDevice, EmuOptions, Fault, FaultKind, WaveAt};
 
 const EDGES: [u32; 10] = [
     0,
@@ -35,7 +35,7 @@ fn words(v: &[u32]) -> Vec<u8> {
 }
 
 fn run_xad_basic(dev: &mut EmuDevice, seed: u64, count: usize, extra: usize) {
-    let image = xad_harness::kernels::find("gfx1100", "xad_basic")
+    let image = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .expect("xad_basic is embedded")
         .bytes;
     let module = dev.load(image).expect("load xad_basic");
@@ -116,7 +116,7 @@ fn xad_basic_single_thread_and_tiny_counts() {
 /// lane past the end, and the buffers' addresses (a, b, c, out).
 fn launch_past_the_end() -> (DeviceError, Vec<u64>) {
     let mut dev = EmuDevice::new();
-    let image = xad_harness::kernels::find("gfx1100", "xad_basic")
+    let image = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .unwrap()
         .bytes;
     let module = dev.load(image).unwrap();

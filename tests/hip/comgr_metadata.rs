@@ -1,5 +1,5 @@
 //! Issue 39, deliverable 6: every embedded code object read by the real
-//! comgr the way CLR reads it (`xad_harness::hip::comgr`). Each kernel must
+//! comgr the way CLR reads it (`xad_harness::platform::hip::comgr`). Each kernel must
 //! carry every field CLR reads, and comgr's values must agree with the
 //! harness's own reader (the metadata note as `rmpv` reads it, and the kernel
 //! descriptor); a failure names the target, the code object, the kernel and
@@ -11,11 +11,11 @@
 use std::path::Path;
 use std::process::Command;
 
-use xad_harness::code_object_policy::HipVersion;
-use xad_harness::codeobj::{elf, CodeObject};
-use xad_harness::hip::comgr::{self, ClrNeed, KernelMetadata};
-use xad_harness::kernels::{self, EMBEDDED};
-use xad_harness::target;
+use xad_harness::platform::code_object_policy::HipVersion;
+use xad_harness::platform::codeobj::{elf, CodeObject};
+use xad_harness::platform::embedded::{self, EMBEDDED};
+use xad_harness::platform::hip::comgr::{self, ClrNeed, KernelMetadata};
+use xad_harness::platform::target;
 
 use crate::common;
 use crate::support;
@@ -178,7 +178,7 @@ fn disagreements(kernel: &KernelMetadata, code: &CodeObject) -> Vec<String> {
 /// The argument list as comgr gives it against the harness's `.args`.
 fn arg_disagreements(
     kernel: &KernelMetadata,
-    meta: &xad_harness::codeobj::KernelMeta,
+    meta: &xad_harness::platform::codeobj::KernelMeta,
 ) -> Vec<String> {
     let Some(args) = &kernel.args else {
         return Vec::new();
@@ -253,7 +253,7 @@ fn every_embedded_code_object_has_what_clr_reads_and_comgr_agrees_with_the_harne
 
 /// Whether the runtime this binary was built against knows `target` (its ROCr names it).
 fn runtime_knows(target: &str) -> bool {
-    let runtime = xad_harness::toolchain::built_for_runtime();
+    let runtime = xad_harness::platform::toolchain::built_for_runtime();
     target::find(target)
         .and_then(|t| t.runtime_since)
         .is_some_and(|since| runtime.at_least(since))
@@ -330,8 +330,8 @@ fn comgr_names_the_isa_of_what_the_runtime_can_load_and_says_which_versions_it_c
 
 /// An embedded code object to break: the basic kernel, for gfx1030 where it
 /// was built, else the first one embedded.
-fn victim() -> &'static kernels::EmbeddedCodeObject {
-    kernels::find("gfx1030", "xad_basic").unwrap_or(&EMBEDDED[0])
+fn victim() -> &'static embedded::EmbeddedCodeObject {
+    embedded::find("gfx1030", "xad_basic").unwrap_or(&EMBEDDED[0])
 }
 
 /// `bytes` with every occurrence of `from` replaced by `to` (same length, so
@@ -501,7 +501,8 @@ fn a_kernel_the_runtimes_comgr_cannot_name_is_one_line_and_exit_2() {
     .unwrap();
     let src = dir.join("user.s");
     std::fs::write(&src, source).unwrap();
-    let mut toolchain = xad_harness::toolchain::discover("gfx1030", &dir).expect("toolchain");
+    let mut toolchain =
+        xad_harness::platform::toolchain::discover("gfx1030", &dir).expect("toolchain");
     let mut build = |runtime: HipVersion, stem: &str| {
         toolchain.runtime = runtime;
         let out = dir.join(format!("{stem}.hsaco"));

@@ -272,7 +272,7 @@ fn each_device_runs_the_code_objects_of_its_own_target() {
         // is not built and says so elsewhere.
         ("gfx1250", "gfx1250", "CDNA5"),
     ] {
-        if xad_harness::kernels::unbuilt(arch).is_some() {
+        if xad_harness::platform::embedded::unbuilt(arch).is_some() {
             eprintln!("skipping {arch}: not built here (needs LLVM 22)");
             continue;
         }
@@ -303,7 +303,7 @@ fn each_device_runs_the_code_objects_of_its_own_target() {
 /// only where its own row was not built).
 #[test]
 fn a_device_without_its_own_target_runs_the_generic_one() {
-    let gfx1153 = if xad_harness::kernels::unbuilt("gfx1153").is_none() {
+    let gfx1153 = if xad_harness::platform::embedded::unbuilt("gfx1153").is_none() {
         "gfx1153"
     } else {
         "gfx11-generic"
@@ -457,7 +457,7 @@ fn failed_free_is_reported_with_its_case() {
     );
 }
 
-/// The one release rule (src/handle.rs) holds for soak too: a refused
+/// The one release rule (src/pipeline/handle.rs) holds for soak too: a refused
 /// `hipFree` is printed and kept in the JSON report, and a soak with no
 /// mismatch ends 3, not 0 (it used to drop the error and pass).
 #[test]

@@ -416,7 +416,7 @@ fn a_wrong_device_list_is_one_line_and_no_gpu() {
 
 // ---- the stand-in's fault knobs on the device (XAD_KFD_*) -----------------------
 //
-// The same knobs as tests/emuhip's (xad_harness::device::inject), acting on
+// The same knobs as tests/emuhip's (xad_harness::platform::device::inject), acting on
 // the harness's dispatches through the real stack; each must give the
 // diagnosis tests/hip/emuhip_e2e.rs asserts for its XAD_EMUHIP_ twin. ROCr's
 // blit kernels (the code upload and every copy) run untouched: were one

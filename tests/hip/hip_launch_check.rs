@@ -1,13 +1,13 @@
 //! The checks that run before the HIP runtime sees a load or a launch: pure
 //! Rust over the code object's metadata, so they are tested without a device.
 
-use xad_harness::codeobj::{kernarg, ArgValue, CodeObject};
-use xad_harness::device::{DeviceError, Dispatch};
-use xad_harness::hip::safe::{check_launch, check_load};
-use xad_harness::kernels;
+use xad_harness::platform::codeobj::{kernarg, ArgValue, CodeObject};
+use xad_harness::platform::device::{DeviceError, Dispatch};
+use xad_harness::platform::embedded;
+use xad_harness::platform::hip::safe::{check_launch, check_load};
 
 fn xad_basic() -> CodeObject {
-    let embedded = kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
+    let embedded = embedded::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
     CodeObject::parse(embedded.bytes).expect("xad_basic parses")
 }
 
@@ -138,7 +138,7 @@ fn unknown_kernels_and_bad_shapes_are_refused() {
 
 #[test]
 fn loading_checks_the_target_against_the_device_arch() {
-    let bytes = kernels::find("gfx1100", "xad_basic").unwrap().bytes;
+    let bytes = embedded::find("gfx1100", "xad_basic").unwrap().bytes;
     for arch in ["gfx1100", "gfx1100:sramecc-:xnack-", "gfx1100:xnack+"] {
         check_load(bytes, "test device", arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
     }
@@ -167,8 +167,8 @@ fn loading_checks_the_target_against_the_device_arch() {
 #[test]
 fn emulator_and_hip_refuse_the_same_workgroups_identically() {
     use std::time::Duration;
-    use xad_harness::device::Device;
-    use xad_harness::emu::EmuDevice;
+    use xad_harness::platform::device::Device;
+    use xad_harness::platform::emu::EmuDevice;
 
     let code = xad_basic();
     let image = good_kernarg(&code);

@@ -1,4 +1,4 @@
-//! The device-properties shim (src/hip/shim.c) against the header it was
+//! The device-properties shim (src/platform/hip/shim.c) against the header it was
 //! built with: ROCm 6 changed `hipDeviceProp_t`'s layout and, by macro, the
 //! symbol that fills it, so a shim whose struct and symbol came from different
 //! versions would let the runtime write 1472 bytes into a 792-byte struct (or

@@ -1,4 +1,4 @@
-//! The DPP scalar-src1 cases (src/cases/dpp_src1.rs): an SGPR, special
+//! The DPP scalar-src1 cases (src/model/cases/dpp_src1.rs): an SGPR, special
 //! register or inline constant as src1 of `v_xad_u32_e64_dpp`, which only
 //! gfx115x and gfx12 accept (LLVM's FeatureDPPSrc1SGPR).
 //!
@@ -18,14 +18,14 @@ use std::time::Duration;
 
 use crate::common::describe;
 
-use xad_harness::cases::encode::encode_for;
-use xad_harness::cases::{specs, Case, Spec};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::emu::EmuDevice;
-use xad_harness::kernels;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
-use xad_harness::target::{Feature, Target, TARGETS};
-use xad_harness::toolchain::{assemble_file, ToolchainError};
+use xad_harness::model::cases::encode::encode_for;
+use xad_harness::model::cases::{specs, Case, Spec};
+use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::target::{Feature, Target, TARGETS};
+use xad_harness::platform::toolchain::{assemble_file, ToolchainError};
 
 fn dpp_src1_specs() -> Vec<&'static Spec> {
     let found: Vec<_> = specs()
@@ -37,7 +37,7 @@ fn dpp_src1_specs() -> Vec<&'static Spec> {
 
 /// (disassembly line, words) of every v_xad_u32 in `bytes`, disassembled for `mcpu`.
 fn xad_instructions(bytes: &[u8], mcpu: &str, name: &str) -> Vec<(String, Vec<u32>)> {
-    let objdump = kernels::objdump_for(mcpu).unwrap_or(kernels::BUILD_OBJDUMP);
+    let objdump = embedded::objdump_for(mcpu).unwrap_or(embedded::BUILD_OBJDUMP);
     assert!(
         !objdump.is_empty(),
         "build.rs found no llvm-objdump; cannot check encodings"
@@ -89,7 +89,7 @@ fn kernels_exist_exactly_where_the_isa_has_the_form() {
     let mut with = Vec::new();
     for t in TARGETS {
         for spec in dpp_src1_specs() {
-            let embedded = kernels::find(t.name, spec.case.kernel).is_some();
+            let embedded = embedded::find(t.name, spec.case.kernel).is_some();
             assert_eq!(
                 embedded,
                 spec.case.runs_on(t),
@@ -124,7 +124,7 @@ fn every_target_kernel_encodes_its_declared_forms() {
         let mcpu = t.covers.first().copied().unwrap_or(t.name);
         for spec in dpp_src1_specs() {
             let (case, ops) = (&spec.case, spec.program.ops);
-            let embedded = kernels::find(t.name, case.kernel).expect("embedded (checked above)");
+            let embedded = embedded::find(t.name, case.kernel).expect("embedded (checked above)");
             let found = xad_instructions(embedded.bytes, mcpu, case.kernel);
             assert_eq!(
                 found.len(),
@@ -156,7 +156,7 @@ fn every_target_kernel_encodes_its_declared_forms() {
 /// registers the ISA allows there.
 #[test]
 fn coverage_of_scalar_src1_forms() {
-    use xad_harness::cases::program::{Dpp, Src, INLINE_CODES, M0, VCC_HI, VCC_LO};
+    use xad_harness::model::cases::op_table::{Dpp, Src, INLINE_CODES, M0, VCC_HI, VCC_LO};
     let ops: Vec<_> = dpp_src1_specs()
         .into_iter()
         .flat_map(|s| s.program.ops.iter().map(move |o| (s.case.wave_size, o)))
@@ -242,14 +242,14 @@ fn the_gfx1100_toolchain_refuses_the_kernels() {
 /// m0 instead of vcc_lo does not match the gfx1151 kernel's words.
 #[test]
 fn a_wrong_table_entry_is_caught() {
-    use xad_harness::cases::program::{Src, M0};
+    use xad_harness::model::cases::op_table::{Src, M0};
     let spec = dpp_src1_specs()
         .into_iter()
         .find(|s| s.case.name == "dpp_src1_sgpr_dpp16_w32")
         .expect("case");
-    let t = xad_harness::target::find("gfx1151").expect("gfx1151");
+    let t = xad_harness::platform::target::find("gfx1151").expect("gfx1151");
     let found = xad_instructions(
-        kernels::find(t.name, spec.case.kernel)
+        embedded::find(t.name, spec.case.kernel)
             .expect("embedded")
             .bytes,
         t.name,
@@ -263,7 +263,8 @@ fn a_wrong_table_entry_is_caught() {
 
 /// Run `case` with code object `bytes` on an emulated `device` target.
 fn run_on(device: &str, case: &Case, bytes: &[u8], lanes: u64, seed: u64) -> CaseResult {
-    let t = xad_harness::target::find(device).unwrap_or_else(|| panic!("no target {device}"));
+    let t =
+        xad_harness::platform::target::find(device).unwrap_or_else(|| panic!("no target {device}"));
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
     let code =
@@ -311,7 +312,7 @@ fn every_case_passes_on_the_emulator() {
     let mut failures = Vec::new();
     for (device, built_for) in runs {
         for spec in dpp_src1_specs() {
-            let bytes = kernels::find(built_for, spec.case.kernel)
+            let bytes = embedded::find(built_for, spec.case.kernel)
                 .expect("embedded")
                 .bytes;
             for seed in [1u64, 0x5eed_0000_0000_0002] {
@@ -342,7 +343,7 @@ fn boundary_lane_counts() {
                 .into_iter()
                 .find(|s| s.case.name == name)
                 .expect("case");
-            let bytes = kernels::find(device, spec.case.kernel)
+            let bytes = embedded::find(device, spec.case.kernel)
                 .expect("embedded")
                 .bytes;
             for lanes in [1u64, 31, 33, 63, 65, 255, 257] {

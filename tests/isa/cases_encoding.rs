@@ -16,12 +16,12 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use xad_harness::cases::encode::{encode, encode_for, movs_for};
-use xad_harness::cases::program::{self, Dpp, Op, Src};
-use xad_harness::cases::{specs, Spec};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::kernels;
-use xad_harness::target::{Target, TARGETS};
+use xad_harness::model::cases::encode::{encode, encode_for, movs_for};
+use xad_harness::model::cases::op_table::{self, Dpp, Op, Src};
+use xad_harness::model::cases::{specs, Spec};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::target::{Target, TARGETS};
 
 /// One disassembled `v_xad_u32`: LLVM's text (comment stripped) and its words.
 #[derive(Debug, Clone)]
@@ -91,7 +91,7 @@ fn llvm19_literals(text: &str) -> String {
 /// The VOP3 opcode field (first dword's upper half) of `v_xad_u32` on `target`.
 fn xad_opcode(target: &str) -> u32 {
     use xad_harness::isa::Generation;
-    match xad_harness::target::find(target)
+    match xad_harness::platform::target::find(target)
         .expect("target")
         .generation()
     {
@@ -122,7 +122,7 @@ fn all_disassembled() -> &'static HashMap<(&'static str, &'static str), Listing>
     ALL.get_or_init(|| {
         TARGETS
             .iter()
-            .flat_map(|t| kernels::for_target(t.name).map(move |k| (t.name, k.name)))
+            .flat_map(|t| embedded::for_target(t.name).map(move |k| (t.name, k.name)))
             .map(|(t, k)| ((t, k), disassemble(t, k)))
             .collect()
     })
@@ -154,10 +154,10 @@ fn src_text(src: &Src) -> String {
         Src::V(r, _) | Src::Res(r, _) | Src::Moved(r, _) => format!("v{r}"),
         Src::Sreg(code, _) => sreg_text(code),
         Src::Gfx9Sreg(code, _) => match code {
-            program::FLAT_SCRATCH_LO => "flat_scratch_lo".into(),
-            program::FLAT_SCRATCH_HI => "flat_scratch_hi".into(),
-            program::XNACK_MASK_LO => "xnack_mask_lo".into(),
-            program::XNACK_MASK_HI => "xnack_mask_hi".into(),
+            op_table::FLAT_SCRATCH_LO => "flat_scratch_lo".into(),
+            op_table::FLAT_SCRATCH_HI => "flat_scratch_hi".into(),
+            op_table::XNACK_MASK_LO => "xnack_mask_lo".into(),
+            op_table::XNACK_MASK_HI => "xnack_mask_hi".into(),
             _ => format!("<gfx9 scalar code {code}>"),
         },
         Src::ExecLo => "exec_lo".into(),
@@ -184,11 +184,11 @@ fn high_vgpr_text(text: String, src: &Src, high: u16) -> String {
 fn sreg_text(code: u16) -> String {
     match code {
         0..=105 => format!("s{code}"),
-        program::VCC_LO => "vcc_lo".into(),
-        program::VCC_HI => "vcc_hi".into(),
+        op_table::VCC_LO => "vcc_lo".into(),
+        op_table::VCC_HI => "vcc_hi".into(),
         108..=123 => format!("ttmp{}", code - 108),
-        program::M0 => "m0".into(),
-        program::EXEC_HI => "exec_hi".into(),
+        op_table::M0 => "m0".into(),
+        op_table::EXEC_HI => "exec_hi".into(),
         _ => format!("<scalar code {code}>"),
     }
 }
@@ -239,14 +239,14 @@ fn dpp16_ctrl_text(ctrl: u16) -> String {
         0x101..=0x10F => format!("row_shl:{}", ctrl - 0x100),
         0x111..=0x11F => format!("row_shr:{}", ctrl - 0x110),
         0x121..=0x12F => format!("row_ror:{}", ctrl - 0x120),
-        program::WAVE_SHL1 => "wave_shl:1".into(),
-        program::WAVE_ROL1 => "wave_rol:1".into(),
-        program::WAVE_SHR1 => "wave_shr:1".into(),
-        program::WAVE_ROR1 => "wave_ror:1".into(),
-        program::ROW_BCAST15 => "row_bcast:15".into(),
-        program::ROW_BCAST31 => "row_bcast:31".into(),
-        program::ROW_MIRROR => "row_mirror".into(),
-        program::ROW_HALF_MIRROR => "row_half_mirror".into(),
+        op_table::WAVE_SHL1 => "wave_shl:1".into(),
+        op_table::WAVE_ROL1 => "wave_rol:1".into(),
+        op_table::WAVE_SHR1 => "wave_shr:1".into(),
+        op_table::WAVE_ROR1 => "wave_ror:1".into(),
+        op_table::ROW_BCAST15 => "row_bcast:15".into(),
+        op_table::ROW_BCAST31 => "row_bcast:31".into(),
+        op_table::ROW_MIRROR => "row_mirror".into(),
+        op_table::ROW_HALF_MIRROR => "row_half_mirror".into(),
         0x150..=0x15F => format!("row_share:{}", ctrl - 0x150),
         0x160..=0x16F => format!("row_xmask:{}", ctrl - 0x160),
         _ => format!("<dpp_ctrl {ctrl:#x}>"),
@@ -262,7 +262,7 @@ fn asm_text(op: &Op) -> String {
         .map(|(slot, s)| high_vgpr_text(src_text(s), s, op.vgpr_high(slot as u32)))
         .collect();
     let vdst = format!("v{}", op.vdst);
-    let vdst = high_vgpr_text(vdst, &Src::V(op.vdst, program::Lane::A), op.vgpr_high(3));
+    let vdst = high_vgpr_text(vdst, &Src::V(op.vdst, op_table::Lane::A), op.vgpr_high(3));
     let operands = format!("{vdst}, {}", srcs.join(", "));
     match op.dpp {
         Dpp::None => format!("v_xad_u32 {operands}"),
@@ -313,7 +313,7 @@ fn every_target_embeds_every_case_kernel() {
     for t in TARGETS {
         for spec in specs().filter(|s| s.case.runs_on(t)) {
             assert!(
-                kernels::find(t.name, spec.case.kernel).is_some(),
+                embedded::find(t.name, spec.case.kernel).is_some(),
                 "{}: no {} for {}",
                 spec.case.name,
                 spec.case.kernel,
@@ -437,7 +437,7 @@ fn every_move_encodes_and_disassembles_as_declared() {
 /// check on a gfx9 and a gfx10 build, and on gfx11/gfx12.
 #[test]
 fn a_wrong_move_is_caught() {
-    use program::{Mov, ROW_BCAST31};
+    use op_table::{Mov, ROW_BCAST31};
     for (target, name, j) in [
         ("gfx90a", "dpp_mov_wave_w64", 10),
         ("gfx1030", "dpp_mov_quad_perm_w64", 11),
@@ -527,10 +527,10 @@ fn a_wrong_move_is_caught() {
 #[test]
 fn gfx11_and_gfx12_kernels_hold_the_same_forms() {
     let all = all_disassembled();
-    let on_both = |c: &xad_harness::cases::Case| {
+    let on_both = |c: &xad_harness::model::cases::Case| {
         ["gfx1100", "gfx1201"]
             .iter()
-            .all(|t| c.runs_on(xad_harness::target::find(t).expect("target")))
+            .all(|t| c.runs_on(xad_harness::platform::target::find(t).expect("target")))
     };
     for spec in specs().filter(|s| on_both(&s.case)) {
         let k = spec.case.kernel;
@@ -618,14 +618,14 @@ fn a_wrong_table_entry_is_caught() {
 /// The text renderer on forms LLVM prints (llvm-mc-19 -mcpu=gfx1201).
 #[test]
 fn asm_text_spells_like_llvm() {
-    use program::Lane::*;
+    use op_table::Lane::*;
     let op = Op::new(
         0,
         62,
         [
             Src::Lit(0xFFFF_FFFF),
             Src::V(3, B),
-            Src::Sreg(program::VCC_HI, 0),
+            Src::Sreg(op_table::VCC_HI, 0),
         ],
     );
     assert_eq!(asm_text(&op), "v_xad_u32 v62, -1, v3, vcc_hi");
@@ -644,19 +644,19 @@ fn asm_text_spells_like_llvm() {
         [
             Src::Lit(65),
             Src::Inline(248),
-            Src::Scc(program::SccFrom::One),
+            Src::Scc(op_table::SccFrom::One),
         ],
     );
     assert_eq!(asm_text(&op), "v_xad_u32 v5, 0x41, 0.15915494, src_scc");
     let op = Op::new(0, 27, [Src::V(2, A), Src::V(3, B), Src::Null]).dpp(Dpp::Row {
-        ctrl: program::quad_perm([3, 1, 0, 0]),
+        ctrl: op_table::quad_perm([3, 1, 0, 0]),
         row_mask: 0xF,
         bank_mask: 0xF,
         bound_ctrl: true,
         fi: true,
     });
     assert_eq!(asm_text(&op), "v_xad_u32_e64_dpp v27, v2, v3, null quad_perm:[3,1,0,0] row_mask:0xf bank_mask:0xf bound_ctrl:1 fi:1");
-    let op = Op::new(0, 21, [Src::V(2, A), Src::V(3, B), program::int(-3)]).dpp(Dpp::Lane8 {
+    let op = Op::new(0, 21, [Src::V(2, A), Src::V(3, B), op_table::int(-3)]).dpp(Dpp::Lane8 {
         sel: [5, 5, 2, 2, 7, 0, 1, 3],
         fi: true,
     });
@@ -673,7 +673,7 @@ fn kernels_match_case_shape_on_every_target() {
             let case = &spec.case;
             let what = format!("{} for {}", case.kernel, t.name);
             // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
-            let bytes = kernels::find(t.name, case.kernel)
+            let bytes = embedded::find(t.name, case.kernel)
                 .expect("embedded")
                 .bytes
                 .to_vec();
@@ -716,8 +716,8 @@ fn coverage_of_required_forms() {
     let kinds: [(&str, Pred); 8] = [
         ("vgpr", |s| matches!(s, Src::V(..))),
         ("sgpr", |s| matches!(s, Src::Sreg(c, _) if *c < 106)),
-        ("vcc_lo", |s| matches!(s, Src::Sreg(program::VCC_LO, _))),
-        ("m0", |s| matches!(s, Src::Sreg(program::M0, _))),
+        ("vcc_lo", |s| matches!(s, Src::Sreg(op_table::VCC_LO, _))),
+        ("m0", |s| matches!(s, Src::Sreg(op_table::M0, _))),
         ("exec_lo", |s| *s == Src::ExecLo),
         ("null", |s| *s == Src::Null),
         ("src_scc", |s| matches!(s, Src::Scc(_))),
@@ -725,7 +725,7 @@ fn coverage_of_required_forms() {
     ];
     for wave in [32, 64] {
         for slot in 0..3 {
-            for code in program::INLINE_CODES {
+            for code in op_table::INLINE_CODES {
                 assert!(
                     in_slot(wave, &|s| *s == Src::Inline(code), slot),
                     "inline {code} in src{slot} wave{wave}"
@@ -742,11 +742,11 @@ fn coverage_of_required_forms() {
             "exec_hi in src{slot} wave64"
         );
         assert!(
-            in_slot(64, &|s| matches!(s, Src::Sreg(program::VCC_HI, _)), slot),
+            in_slot(64, &|s| matches!(s, Src::Sreg(op_table::VCC_HI, _)), slot),
             "vcc_hi in src{slot} wave64"
         );
         assert!(
-            in_slot(32, &|s| matches!(s, Src::Sreg(program::EXEC_HI, _)), slot),
+            in_slot(32, &|s| matches!(s, Src::Sreg(op_table::EXEC_HI, _)), slot),
             "exec_hi (written) in src{slot} wave32"
         );
     }
@@ -755,7 +755,7 @@ fn coverage_of_required_forms() {
         .chain(0x121..=0x12f)
         .chain(0x150..=0x16f)
         .collect();
-    ctrls.extend([program::ROW_MIRROR, program::ROW_HALF_MIRROR]);
+    ctrls.extend([op_table::ROW_MIRROR, op_table::ROW_HALF_MIRROR]);
     for c in ctrls {
         for bc in [false, true] {
             let needs_both = matches!(c, 0x101..=0x11f);

@@ -2,11 +2,11 @@
 //! kernarg layout built from it, target IDs, and the toolchain canary.
 
 use crate::common::*;
-use xad_harness::codeobj::{kernarg, ArgValue, CodeObject, KernargError, TargetId};
+use xad_harness::platform::codeobj::{kernarg, ArgValue, CodeObject, KernargError, TargetId};
 
 fn basic() -> CodeObject {
     CodeObject::parse(
-        xad_harness::kernels::find("gfx1100", "xad_basic")
+        xad_harness::platform::embedded::find("gfx1100", "xad_basic")
             .unwrap()
             .bytes,
     )
@@ -131,14 +131,14 @@ fn malformed_inputs_are_errors_not_panics() {
         &b""[..],
         b"\x7fELF",
         &[0u8; 64][..],
-        &xad_harness::kernels::find("gfx1100", "xad_basic")
+        &xad_harness::platform::embedded::find("gfx1100", "xad_basic")
             .unwrap()
             .bytes[..200],
     ] {
         assert!(CodeObject::parse(bytes).is_err());
     }
     // Every truncation of a real code object is an error or a parse, never a panic.
-    let full = xad_harness::kernels::find("gfx1100", "xad_basic")
+    let full = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .unwrap()
         .bytes;
     for len in (0..full.len()).step_by(97) {
@@ -153,7 +153,7 @@ proptest::proptest! {
     /// the ELF and the metadata are all untrusted).
     #[test]
     fn corrupted_code_objects_never_panic(edits in proptest::collection::vec((0usize..1 << 16, proptest::num::u64::ANY), 1..8)) {
-        let mut bytes = xad_harness::kernels::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
+        let mut bytes = xad_harness::platform::embedded::find("gfx1100", "xad_basic").unwrap().bytes.to_vec();
         for (at, value) in edits {
             let at = at % bytes.len();
             let end = (at + 8).min(bytes.len());
@@ -166,7 +166,7 @@ proptest::proptest! {
 #[test]
 fn canary_accepts_llvm19_and_rejects_gcn_bytes() {
     let dir = scratch("canary");
-    let tc = xad_harness::toolchain::discover("gfx1100", &dir)
+    let tc = xad_harness::platform::toolchain::discover("gfx1100", &dir)
         .expect("a gfx11 LLVM (clang-19) is installed here");
     assert!(tc.clang.to_string_lossy().contains("clang"));
 

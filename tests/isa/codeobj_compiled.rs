@@ -7,12 +7,13 @@
 use std::path::Path;
 use std::process::Command;
 
-use xad_harness::codeobj::descriptor::GRANULATED_WAVEFRONT_SGPR_COUNT;
-use xad_harness::codeobj::CodeObject;
-use xad_harness::kernels;
+use xad_harness::platform::codeobj::descriptor::GRANULATED_WAVEFRONT_SGPR_COUNT;
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
 
 fn compile(mcpu: &str, dir: &Path) -> Vec<u8> {
-    let tc = xad_harness::toolchain::discover(mcpu, dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+    let tc = xad_harness::platform::toolchain::discover(mcpu, dir)
+        .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
     let src =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/emu/gfx10/llvm/user_kernels.ll");
     let obj = dir.join(format!("{mcpu}.o"));
@@ -45,7 +46,7 @@ fn compiled_kernels_pass_validation_on_every_generation() {
     let dir = tempfile::tempdir().unwrap();
     let mut sgpr_count_set = 0;
     for mcpu in ["gfx90a", "gfx1030", "gfx1100", "gfx1201"] {
-        if kernels::unbuilt(mcpu).is_some() {
+        if embedded::unbuilt(mcpu).is_some() {
             continue;
         }
         let bytes = compile(mcpu, dir.path());

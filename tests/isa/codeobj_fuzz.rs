@@ -23,10 +23,10 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use xad_harness::codeobj::{elf, kernarg, ArgValue, CodeObject, TargetId};
-use xad_harness::device::{Device, Dispatch};
-use xad_harness::emu::{EmuDevice, EmuOptions};
-use xad_harness::kernels::EMBEDDED;
+use xad_harness::platform::codeobj::{elf, kernarg, ArgValue, CodeObject, TargetId};
+use xad_harness::platform::device::{Device, Dispatch};
+use xad_harness::platform::embedded::EMBEDDED;
+use xad_harness::platform::emu::{EmuDevice, EmuOptions};
 
 fn env_u64(name: &str) -> Option<u64> {
     let text = std::env::var(name).ok().filter(|v| !v.is_empty())?;
@@ -213,7 +213,7 @@ fn check_accepted(code: &CodeObject, bytes: &[u8]) -> Result<(), String> {
                 k.meta.name, k.entry_address, k.descriptor_address
             ));
         }
-        if xad_harness::codeobj::metadata::check_kernel(&k.meta).is_err() {
+        if xad_harness::platform::codeobj::metadata::check_kernel(&k.meta).is_err() {
             return Err(format!(
                 "accepted kernel {} whose metadata fails its own check",
                 k.meta.name
@@ -293,7 +293,7 @@ fn fuzz_one(seed: u64, iteration: u64, corpus: &[(&str, &[u8], Vec<Field>)], tal
     );
     let parsed = catch_unwind(|| CodeObject::parse(&bytes))
         .unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
-    let hip = catch_unwind(|| xad_harness::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
+    let hip = catch_unwind(|| xad_harness::platform::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
         .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
     // The HIP path accepts exactly what parses and targets the device.
     let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(&device));

@@ -4,14 +4,14 @@
 //! emulator's load, and the HIP path's `check_load` before
 //! `hipModuleLoadData`) to refuse it with one line naming what is wrong.
 
-use xad_harness::codeobj::elf::MAX_CODE_OBJECT_BYTES;
-use xad_harness::codeobj::metadata::check_kernel;
-use xad_harness::codeobj::{CodeObject, CodeObjectError, TargetId};
-use xad_harness::device::DeviceError;
-use xad_harness::hip::safe::check_load;
+use xad_harness::platform::codeobj::elf::MAX_CODE_OBJECT_BYTES;
+use xad_harness::platform::codeobj::metadata::check_kernel;
+use xad_harness::platform::codeobj::{CodeObject, CodeObjectError, TargetId};
+use xad_harness::platform::device::DeviceError;
+use xad_harness::platform::hip::safe::check_load;
 
 fn basic() -> Vec<u8> {
-    xad_harness::kernels::find("gfx1100", "xad_basic")
+    xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .expect("embedded")
         .bytes
         .to_vec()
@@ -277,7 +277,7 @@ fn kernel_metadata_limits() {
 /// flags and is v6; without either it is refused (the loader would misread it).
 #[test]
 fn a_generic_code_object_needs_v6_and_a_generic_version() {
-    let generic = xad_harness::kernels::find("gfx11-generic", "xad_basic")
+    let generic = xad_harness::platform::embedded::find("gfx11-generic", "xad_basic")
         .expect("embedded")
         .bytes
         .to_vec();

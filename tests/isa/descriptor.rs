@@ -21,11 +21,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use xad_harness::codeobj::descriptor::{self as kdf, KernelDescriptor};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::device::{Device, Dispatch};
-use xad_harness::emu::EmuDevice;
-use xad_harness::toolchain::{discover, Toolchain};
+use xad_harness::platform::codeobj::descriptor::{self as kdf, KernelDescriptor};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::device::{Device, Dispatch};
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::toolchain::{discover, Toolchain};
 
 /// The toolchain, or `None` after printing why the test is skipped.
 fn llvm(dir: &Path) -> Option<Toolchain> {
@@ -530,7 +530,7 @@ fn structs_kernel() -> Kernel {
 /// Launch `name` with `out` as its one argument; returns out's words.
 fn launch(
     dev: &mut EmuDevice,
-    module: xad_harness::device::ModuleId,
+    module: xad_harness::platform::device::ModuleId,
     name: &str,
     dispatch: Dispatch,
     words: usize,
@@ -558,7 +558,13 @@ fn u64_at(w: &[u32], i: usize) -> u64 {
 }
 
 /// Both kernels, loaded on a fresh emulator; `None` (skip) without LLVM.
-fn sgpr_kernels(stem: &str) -> Option<(EmuDevice, xad_harness::device::ModuleId, CodeObject)> {
+fn sgpr_kernels(
+    stem: &str,
+) -> Option<(
+    EmuDevice,
+    xad_harness::platform::device::ModuleId,
+    CodeObject,
+)> {
     let dir = scratch(stem);
     let tc = llvm(&dir)?;
     let hsaco = build(

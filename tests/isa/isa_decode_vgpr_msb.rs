@@ -14,9 +14,9 @@
 
 use std::path::Path;
 use std::process::Command;
-use xad_harness::emu::program::{Allocation, Program};
-use xad_harness::emu::FaultKind;
 use xad_harness::isa::{decode_one_for, Isa, Op, Src};
+use xad_harness::platform::emu::program::{Allocation, Program};
+use xad_harness::platform::emu::FaultKind;
 
 /// The assembly [`ROWS`] were measured from (llvm-mc-22 -triple=amdgcn
 /// -mcpu=gfx1250 -show-encoding, LLVM 22.1.8).

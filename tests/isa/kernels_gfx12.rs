@@ -22,13 +22,13 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use xad_harness::cases::{self, Case};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::emu::EmuDevice;
 use xad_harness::isa::Generation;
-use xad_harness::kernels;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options};
-use xad_harness::target::{self, TARGETS};
+use xad_harness::model::cases::{self, Case};
+use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::target::{self, TARGETS};
 
 /// A register an operand names: VGPR n, or SGPR by its source code (s0-s105 =
 /// 0-105, vcc_lo/hi 106/107, ttmp0-15 108-123). EXEC, M0, null, SCC and
@@ -149,7 +149,7 @@ fn parse(listing: &str) -> Vec<Inst> {
 
 /// The embedded code object's instructions, in its kernel's wave size.
 fn instructions(target: &str, name: &str) -> Vec<Inst> {
-    let bytes = kernels::find(target, name)
+    let bytes = embedded::find(target, name)
         .expect("embedded")
         .bytes
         .to_vec();
@@ -294,7 +294,7 @@ fn listing(target: &str, name: &str) -> String {
     crate::listings::listing(target, name).to_string()
 }
 
-fn gfx12_targets() -> impl Iterator<Item = &'static xad_harness::target::Target> {
+fn gfx12_targets() -> impl Iterator<Item = &'static xad_harness::platform::target::Target> {
     TARGETS
         .iter()
         .filter(|t| t.generation() == Generation::Gfx12)
@@ -302,19 +302,19 @@ fn gfx12_targets() -> impl Iterator<Item = &'static xad_harness::target::Target>
 
 #[test]
 fn gfx12_targets_embed_a_gfx12_build_of_every_gfx11_kernel() {
-    let gfx11: Vec<&str> = kernels::for_target("gfx1100").map(|k| k.name).collect();
+    let gfx11: Vec<&str> = embedded::for_target("gfx1100").map(|k| k.name).collect();
     assert!(gfx11.len() >= 30, "{gfx11:?}");
     for t in gfx12_targets() {
         // CDNA5 (wave32 only) has the gfx11 kernels but the wave64 ones.
-        let wave64 = t.has(xad_harness::target::Feature::Wave64);
+        let wave64 = t.has(xad_harness::platform::target::Feature::Wave64);
         for name in gfx11.iter().filter(|n| wave64 || !n.ends_with("_w64")) {
-            let k = kernels::find(t.name, name)
+            let k = embedded::find(t.name, name)
                 .unwrap_or_else(|| panic!("{name} is not embedded for {}", t.name));
             // One stub in kernels/cases for both generations, assembled with
             // the gfx12 frame for this target.
-            let gfx1100 = kernels::find("gfx1100", name).unwrap();
+            let gfx1100 = embedded::find("gfx1100", name).unwrap();
             assert_eq!(k.source, gfx1100.source, "{name} for {}", t.name);
-            let code = xad_harness::codeobj::CodeObject::parse(k.bytes)
+            let code = xad_harness::platform::codeobj::CodeObject::parse(k.bytes)
                 .unwrap_or_else(|e| panic!("{name} for {}: {e}", t.name));
             assert!(
                 code.metadata.target.ends_with(t.name),
@@ -330,7 +330,7 @@ fn gfx12_targets_embed_a_gfx12_build_of_every_gfx11_kernel() {
 fn gfx12_kernels_wait_for_their_loads_with_gfx12_waits() {
     let mut checked = 0;
     for t in gfx12_targets() {
-        for k in kernels::for_target(t.name) {
+        for k in embedded::for_target(t.name) {
             let insts = instructions(t.name, k.name);
             assert!(
                 insts.iter().any(|i| i.mnemonic == "s_wait_kmcnt"),
@@ -381,7 +381,7 @@ fn gfx12_kernels_wait_for_their_loads_with_gfx12_waits() {
 
 #[test]
 fn gfx11_kernels_wait_for_their_loads() {
-    for k in kernels::for_target("gfx1100") {
+    for k in embedded::for_target("gfx1100") {
         let problems = unwaited_loads(&instructions("gfx1100", k.name), &GFX11_WAITS);
         assert!(problems.is_empty(), "{}:\n{}", k.name, problems.join("\n"));
     }
@@ -390,7 +390,7 @@ fn gfx11_kernels_wait_for_their_loads() {
 #[test]
 fn gfx12_kernels_read_only_sgprs_they_or_the_dispatcher_set() {
     for t in gfx12_targets() {
-        for k in kernels::for_target(t.name) {
+        for k in embedded::for_target(t.name) {
             let insts = instructions(t.name, k.name);
             // s[0:1] the kernarg pointer, ttmp9 the workgroup id x (architected).
             let problems = uninitialised_sgpr_reads(&insts, &[0, 1, 108 + 9]);
@@ -414,7 +414,7 @@ fn gfx12_kernels_read_only_sgprs_they_or_the_dispatcher_set() {
 #[test]
 fn gfx12_kernels_have_no_sgpr_read_hazard() {
     for t in gfx12_targets() {
-        for k in kernels::for_target(t.name) {
+        for k in embedded::for_target(t.name) {
             let problems = sgpr_read_hazards(&instructions(t.name, k.name));
             assert!(
                 problems.is_empty(),
@@ -546,7 +546,7 @@ fn run_on_emulator(
     lanes: u64,
     seed: u64,
 ) -> CaseResult {
-    let embedded = kernels::find(built_for, case.kernel).unwrap_or_else(|| {
+    let embedded = embedded::find(built_for, case.kernel).unwrap_or_else(|| {
         panic!(
             "{}: {} not embedded for {built_for}",
             case.name, case.kernel

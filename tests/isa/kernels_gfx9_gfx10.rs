@@ -22,13 +22,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use xad_harness::cases::encode::{encode_for, movs_for};
-use xad_harness::cases::program::{Op, Src};
-use xad_harness::cases::{self, Case};
-use xad_harness::codeobj::CodeObject;
+use xad_harness::model::cases::encode::{encode_for, movs_for};
+use xad_harness::model::cases::op_table::{Op, Src};
+use xad_harness::model::cases::{self, Case};
+use xad_harness::platform::codeobj::CodeObject;
 use xad_harness::isa::Isa;
-use xad_harness::target::Target;
-use xad_harness::toolchain::{self, Toolchain};
+use xad_harness::platform::target::Target;
+use xad_harness::platform::toolchain::{self, Toolchain};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const LLVM22: &str = "/usr/lib/llvm-22/bin";
@@ -167,7 +167,7 @@ fn sources(t: &Target) -> BTreeSet<String> {
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
         .filter(|p| {
             let text = std::fs::read_to_string(p).expect("stub");
-            let needs = xad_harness::target::parse_needs(text.lines().next().unwrap_or(""))
+            let needs = xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
                 .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             t.meets(&needs)
         })
@@ -418,7 +418,7 @@ fn a_changed_table_entry_is_caught() {
 /// gfx10 builds, as is a move the table does not declare.
 #[test]
 fn a_changed_move_is_caught() {
-    use xad_harness::cases::program::{Dpp, Mov};
+    use xad_harness::model::cases::op_table::{Dpp, Mov};
     let scratch = tempfile::tempdir().expect("scratch dir");
     let tools = llvm19(scratch.path());
     for (family, mcpu, name, j) in [
@@ -514,7 +514,7 @@ fn a_changed_move_is_caught() {
         }
         // The same op without its move (src0 a plain VGPR): one move too many in the kernel.
         let mut changed = ops.to_vec();
-        changed[j].src[0] = Src::V(dst, xad_harness::cases::program::Lane::A);
+        changed[j].src[0] = Src::V(dst, xad_harness::model::cases::op_table::Lane::A);
         assert!(
             compare(&case, &changed, family, &listing).is_some(),
             "{mcpu} {name}: a missing move is caught"
@@ -527,7 +527,7 @@ fn a_changed_move_is_caught() {
 /// src0 D7450005 040E047D on gfx1030.
 #[test]
 fn m0_and_null_codes_per_generation() {
-    use xad_harness::cases::program::{Lane, M0};
+    use xad_harness::model::cases::op_table::{Lane, M0};
     let m0 = Op::new(
         0,
         5,

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use xad_harness::kernels;
-use xad_harness::target::TARGETS;
+use xad_harness::platform::embedded as kernels;
+use xad_harness::platform::target::TARGETS;
 
 /// The listing of kernel `name` as built for `target`.
 pub fn listing(target: &str, name: &str) -> &'static str {

@@ -10,7 +10,7 @@ use crate::support::llvm_mc_rows;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use xad_harness::cases::modifiers::{mask, set, Field, PAIRS};
+use xad_harness::model::cases::modifier_readings::{mask, set, Field, PAIRS};
 
 /// One target per generation with VOP3, and the llvm-mc that knows it.
 const TARGETS: [(&str, &str); 6] = [
@@ -191,13 +191,13 @@ fn llvm_mc_refuses_the_probe_words_or_drops_op_sel() {
 /// (the frame's XAD_VOP3_XAD) and nothing but the field under test.
 #[test]
 fn the_built_probe_kernels_hold_llvms_twin_with_only_the_field_set() {
-    use xad_harness::cases::modifiers::{CASES, PROBES, WORDS};
+    use xad_harness::model::cases::modifier_readings::{CASES, PROBES, WORDS};
     let twins: String = (0..WORDS)
         .map(|j| format!("v_xad_u32 v{}, v2, v3, v4\n", 20 + j))
         .collect();
     let mut checked = 0;
-    for t in xad_harness::target::TARGETS {
-        if xad_harness::kernels::unbuilt(t.name).is_some() {
+    for t in xad_harness::platform::target::TARGETS {
+        if xad_harness::platform::embedded::unbuilt(t.name).is_some() {
             eprintln!("SKIPPED: {}: its kernels are not built here", t.name);
             continue;
         }
@@ -211,13 +211,14 @@ fn the_built_probe_kernels_hold_llvms_twin_with_only_the_field_set() {
         };
         let twin = |j: usize| u64::from_le_bytes(rows[j].1.as_slice().try_into().expect("8 bytes"));
         for case in CASES.iter().filter(|c| c.runs_on(t)) {
-            let loaded = xad_harness::run::embedded(case, t).expect("embedded");
-            let kernel = xad_harness::run::kernel_for(&loaded, case).expect("kernel");
-            let words: Vec<u64> = xad_harness::run::kernel_instructions(&loaded.code, kernel)
-                .iter()
-                .filter(|i| i.op == xad_harness::isa::Op::VXadU32)
-                .map(|i| u64::from(i.dwords[0]) | u64::from(i.dwords[1]) << 32)
-                .collect();
+            let loaded = xad_harness::pipeline::run::embedded(case, t).expect("embedded");
+            let kernel = xad_harness::pipeline::run::kernel_for(&loaded, case).expect("kernel");
+            let words: Vec<u64> =
+                xad_harness::pipeline::run::kernel_instructions(&loaded.code, kernel)
+                    .iter()
+                    .filter(|i| i.op == xad_harness::isa::Op::VXadU32)
+                    .map(|i| u64::from(i.dwords[0]) | u64::from(i.dwords[1]) << 32)
+                    .collect();
             assert_eq!(words.len(), WORDS, "{} {}", t.name, case.name);
             assert_eq!(
                 words[0],

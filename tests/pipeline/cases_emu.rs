@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use crate::common::describe;
 
-use xad_harness::cases::program::{int, Dpp, Op, Program, Src};
-use xad_harness::cases::{self, catalogue, catalogue_for, model, Case, LaneData};
-use xad_harness::codeobj::CodeObject;
-use xad_harness::emu::EmuDevice;
-use xad_harness::kernels;
-use xad_harness::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::model::cases::op_table::{int, Dpp, Op, Program, Src};
+use xad_harness::model::cases::{self, catalogue, catalogue_for, model, Case, LaneData};
+use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::embedded;
+use xad_harness::platform::emu::EmuDevice;
 
 fn run(case: &Case, lanes: u64, seed: u64) -> CaseResult {
-    let embedded = kernels::find("gfx1100", case.kernel)
+    let embedded = embedded::find("gfx1100", case.kernel)
         .unwrap_or_else(|| panic!("{}: kernel {} not embedded", case.name, case.kernel));
     // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
     #[allow(clippy::unnecessary_to_owned)]
@@ -48,7 +48,7 @@ const LANES: u64 = 1013;
 fn every_case_passes_on_the_emulator() {
     let mut failures = Vec::new();
     // gfx1100's cases (the DPP scalar-src1 forms are not: tests/isa/cases_dpp_src1.rs).
-    for case in catalogue_for(xad_harness::target::find("gfx1100").expect("gfx1100")) {
+    for case in catalogue_for(xad_harness::platform::target::find("gfx1100").expect("gfx1100")) {
         for seed in [1u64, 0x5eed_0000_0000_0002] {
             let r = run(&case, LANES, seed);
             if !r.passed() || r.tally.lanes_checked != LANES {

@@ -4,11 +4,11 @@
 //! same counts and the same failure records, whose inputs are the lane's own.
 
 use crate::common::Through;
-use xad_harness::cases::{self, Case, LaneData};
-use xad_harness::device::*;
-use xad_harness::emu::EmuDevice;
-use xad_harness::inputs;
-use xad_harness::run::{self, CaseResult, Options, Status};
+use xad_harness::model::cases::{self, Case, LaneData};
+use xad_harness::model::inputs;
+use xad_harness::pipeline::run::{self, CaseResult, Options, Status};
+use xad_harness::platform::device::*;
+use xad_harness::platform::emu::EmuDevice;
 
 const SEED: u64 = 0x600d;
 
@@ -24,7 +24,11 @@ fn opts() -> Options {
 }
 
 fn run_both(case: &Case) -> (CaseResult, CaseResult) {
-    let loaded = run::embedded(case, xad_harness::target::find("gfx1100").unwrap()).unwrap();
+    let loaded = run::embedded(
+        case,
+        xad_harness::platform::target::find("gfx1100").unwrap(),
+    )
+    .unwrap();
     let k = run::kernel_for(&loaded, case).unwrap();
     let mut direct = EmuDevice::new();
     let a = run::run_case(

@@ -10,7 +10,7 @@
 //! library and through the CLI.
 
 use crate::common::*;
-use xad_harness::inputs;
+use xad_harness::model::inputs;
 
 const LANES: usize = 100_000;
 const SEED: u64 = 0x5eed;
@@ -442,7 +442,7 @@ fn gfx12_variant(from: &str, to: &str) -> String {
     );
     src.replace(
         ".include \"xad_target.inc\"\n",
-        &xad_harness::toolchain::target_include(GFX12),
+        &xad_harness::platform::toolchain::target_include(GFX12),
     )
     .replace(from, to)
     .replace(".amdhsa_next_free_vgpr 6", ".amdhsa_next_free_vgpr 8")
@@ -474,22 +474,22 @@ fn lanes_differing(wrong: fn(u32, u32, u32) -> u32) -> u64 {
 
 /// Library API: assemble `source` for gfx1201 and run it as the basic case on
 /// `EmuDevice::for_target(gfx1201)`.
-fn run_gfx12_on_library(name: &str, source: &str) -> xad_harness::run::CaseResult {
-    use xad_harness::run::{run_case, KernelSource, Options};
+fn run_gfx12_on_library(name: &str, source: &str) -> xad_harness::pipeline::run::CaseResult {
+    use xad_harness::pipeline::run::{run_case, KernelSource, Options};
     let dir = scratch(&format!("neg12-lib-{name}"));
     let path = assemble(source, GFX12, &dir, name);
     let bytes = std::fs::read(&path).unwrap();
-    let code =
-        xad_harness::codeobj::CodeObject::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let code = xad_harness::platform::codeobj::CodeObject::parse(&bytes)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     let kernel = code
         .kernel("xad_basic")
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .clone();
-    let case = xad_harness::cases::catalogue()
+    let case = xad_harness::model::cases::catalogue()
         .into_iter()
         .find(|c| c.name == "basic")
         .expect("basic case");
-    let device = xad_harness::target::find(GFX12).expect("gfx1201 target");
+    let device = xad_harness::platform::target::find(GFX12).expect("gfx1201 target");
     let opts = Options {
         lanes: LANES as u64,
         seed: SEED,
@@ -499,7 +499,7 @@ fn run_gfx12_on_library(name: &str, source: &str) -> xad_harness::run::CaseResul
         path: path.display().to_string(),
     };
     run_case(
-        &mut xad_harness::emu::EmuDevice::for_target(device),
+        &mut xad_harness::platform::emu::EmuDevice::for_target(device),
         &case,
         &code,
         &kernel,
@@ -510,7 +510,7 @@ fn run_gfx12_on_library(name: &str, source: &str) -> xad_harness::run::CaseResul
 
 #[test]
 fn gfx12_wrong_kernels_fail_lane_for_lane_through_the_library() {
-    use xad_harness::run::Status;
+    use xad_harness::pipeline::run::Status;
     let r = run_gfx12_on_library("unedited", &gfx12_variant(XAD_LINE, XAD_LINE));
     assert_eq!(
         r.status(),

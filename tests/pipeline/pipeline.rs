@@ -6,11 +6,11 @@
 use crate::common::HostMemory;
 
 use std::time::Duration;
-use xad_harness::cases::{self, Case};
-use xad_harness::device::*;
-use xad_harness::guard::Side;
-use xad_harness::handle;
-use xad_harness::run::{self, Options, Status};
+use xad_harness::model::cases::{self, Case};
+use xad_harness::pipeline::guard::Side;
+use xad_harness::pipeline::handle;
+use xad_harness::pipeline::run::{self, Options, Status};
+use xad_harness::platform::device::*;
 
 /// The fixture's "kernel": (a, b, c, out, bytes after out) for one dispatch.
 type Kernel = fn(&[u32], &[u32], &[u32], &mut [u32], &mut [u8]);
@@ -108,7 +108,11 @@ fn run_with(
     fail_launch: Option<usize>,
 ) -> run::CaseResult {
     let case = basic();
-    let loaded = run::embedded(&case, xad_harness::target::find("gfx1100").unwrap()).unwrap();
+    let loaded = run::embedded(
+        &case,
+        xad_harness::platform::target::find("gfx1100").unwrap(),
+    )
+    .unwrap();
     let k = run::kernel_for(&loaded, &case).unwrap();
     let mut dev = Fixture::new(kernel);
     dev.fail_launch = fail_launch;
@@ -180,7 +184,7 @@ fn a_kernel_writing_zeros_is_wrong_not_unwritten() {
     }
     let n = 5000;
     let (mut a, mut b, mut c) = (vec![0; n], vec![0; n], vec![0; n]);
-    xad_harness::inputs::fill_sources(11, 0, &mut a, &mut b, &mut c);
+    xad_harness::model::inputs::fill_sources(11, 0, &mut a, &mut b, &mut c);
     let expected: Vec<u32> = (0..n).map(|i| cases::xad(a[i], b[i], c[i])).collect();
     let r = run_with(zeros, n as u64, 1 << 16, None);
     assert_eq!(r.status(), Status::Fail);
@@ -192,7 +196,7 @@ fn a_kernel_writing_zeros_is_wrong_not_unwritten() {
         r.tally.lanes_unwritten,
         expected
             .iter()
-            .filter(|&&e| e == xad_harness::check::POISON_XOR)
+            .filter(|&&e| e == xad_harness::model::check::POISON_XOR)
             .count() as u64
     );
 }
@@ -240,7 +244,11 @@ fn a_device_error_mid_run_keeps_the_lanes_already_checked() {
 
 #[test]
 fn wrong_target_is_refused_before_launch() {
-    let loaded = run::embedded(&basic(), xad_harness::target::find("gfx1100").unwrap()).unwrap();
+    let loaded = run::embedded(
+        &basic(),
+        xad_harness::platform::target::find("gfx1100").unwrap(),
+    )
+    .unwrap();
     let e = handle::check_target(&loaded.code, "gfx1030").unwrap_err();
     assert!(
         e.to_string().contains("gfx1100") && e.to_string().contains("gfx1030"),

@@ -7,14 +7,14 @@ use crate::common::HostMemory;
 
 use std::time::Duration;
 
-use xad_harness::cases::{self, Case};
-use xad_harness::device::*;
+use xad_harness::commands::run::execute::{self, Progress};
+use xad_harness::commands::run::plan::Planned;
 use xad_harness::error::{exit, RunError};
-use xad_harness::execute::{self, Progress};
-use xad_harness::interrupt::{Interrupt, Signal};
-use xad_harness::plan::Planned;
+use xad_harness::model::cases::{self, Case};
+use xad_harness::pipeline::interrupt::{Interrupt, Signal};
+use xad_harness::pipeline::run::{Options, Status};
+use xad_harness::platform::device::*;
 use xad_harness::report::{self, RunReport};
-use xad_harness::run::{Options, Status};
 
 /// Host memory standing in for a device; its "kernel" is the basic case's
 /// model, so every case here is `basic`.
@@ -139,7 +139,7 @@ fn run_on(dev: &mut Fake, cases: &[Case]) -> (RunReport, Vec<String>) {
 fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<String>) {
     let mut report = RunReport::new(opts.seed, opts.lanes);
     let mut printed = Vec::new();
-    let gfx1100 = xad_harness::target::find("gfx1100").unwrap();
+    let gfx1100 = xad_harness::platform::target::find("gfx1100").unwrap();
     let planned: Vec<Planned> = cases
         .iter()
         .map(|c| Planned::new(c.clone(), gfx1100))

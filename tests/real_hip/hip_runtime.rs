@@ -5,8 +5,8 @@
 //! Where a device is present (a ROCm runner, or the emulated HIP device
 //! library) the no-device assertions give way to consistency checks.
 
-use xad_harness::device::DeviceError;
-use xad_harness::hip::{self, checked, HipDevice};
+use xad_harness::platform::device::DeviceError;
+use xad_harness::platform::hip::{self, checked, HipDevice};
 
 #[test]
 fn known_statuses_are_named_by_the_runtime() {
@@ -126,7 +126,11 @@ fn probe_reports_the_runtime_and_devices_without_failing() {
         );
         for device in &probe.devices {
             if let Ok(info) = &device.info {
-                assert_eq!(device.target, hip::target_of(&info.arch), "{listing}");
+                assert_eq!(
+                    device.target,
+                    xad_harness::platform::embedded::target_of(&info.arch),
+                    "{listing}"
+                );
                 assert_eq!(device.runnable, device.target.is_some(), "{listing}");
             }
         }

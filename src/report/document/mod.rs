@@ -5,7 +5,7 @@
 //! called `skipped`, issue 42).
 //!
 //! These types are the contract, apart from the run's own ([`super::RunReport`],
-//! [`crate::run::CaseResult`]), so the report changes only on purpose. Every
+//! [`crate::pipeline::run::CaseResult`]), so the report changes only on purpose. Every
 //! object refuses a field it does not list and requires every field it
 //! writes unconditionally; a value with a narrower range than its Rust type
 //! (an executor label, an exit code, a pattern's verdict letters) is a type
@@ -26,7 +26,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::exit;
-use crate::run::Status;
+use crate::pipeline::run::Status;
 
 /// The `schema` field of every report.
 pub const SCHEMA_NAME: &str = "xad-harness/report";
@@ -309,7 +309,7 @@ pub struct Case {
     pub unsettled: Option<String>,
     /// For embedded multi-output kernels: the disassembly of the instruction behind each output word.
     pub forms: Vec<String>,
-    /// A probe case run on an executor: per probed field, which candidate reading of the bits the ISA leaves open the device follows (src/cases/modifiers.rs lists the readings). Absent on the emulator, which checks or marks unsettled those words itself.
+    /// A probe case run on an executor: per probed field, which candidate reading of the bits the ISA leaves open the device follows (src/model/cases/modifier_readings.rs lists the readings). Absent on the emulator, which checks or marks unsettled those words itself.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -427,7 +427,7 @@ pub enum Side {
     After,
 }
 
-/// Where the case's verdicts fall, every lane counted in fixed memory (src/pattern.rs): lanes by verdict per lane class (global lane index mod 64) and per lane range (64 equal ranges over the case's lanes), the result bits wrong words flipped, and the first 4096 lanes' verdicts when one did not pass. Absent for a case that never dispatched.
+/// Where the case's verdicts fall, every lane counted in fixed memory (src/pipeline/pattern.rs): lanes by verdict per lane class (global lane index mod 64) and per lane range (64 equal ranges over the case's lanes), the result bits wrong words flipped, and the first 4096 lanes' verdicts when one did not pass. Absent for a case that never dispatched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pattern {
@@ -449,7 +449,7 @@ pub struct Pattern {
     pub first_lanes: VerdictLetters,
 }
 
-/// Lanes by verdict (src/pattern.rs).
+/// Lanes by verdict (src/pipeline/pattern.rs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Counts {

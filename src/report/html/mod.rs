@@ -9,17 +9,17 @@
 //! run cannot pass for a hardware one. Per case: a lane map, aggregate views
 //! by lane in wave and by lane range, and a histogram of the bits wrong words
 //! flipped, all drawn from the case's `pattern` counters
-//! ([`crate::pattern`]); a merged fleet gets a grid of nodes x devices x
-//! targets linking to the sections; a soak its units ([`soak`]). Drawn elements carry `data-` attributes
+//! ([`crate::pipeline::pattern`]); a merged fleet gets a grid of nodes x devices x
+//! targets linking to the sections; a soak its units ([`soak_page`]). Drawn elements carry `data-` attributes
 //! (`data-lane`, `data-lanes`, `data-verdict`, `data-bit`, ...) so tests and
 //! tools read the page as data.
 
 mod bits;
-mod findings;
+mod findings_table;
 mod fleet;
 mod lanes;
-pub mod microbench;
-pub mod soak;
+pub mod microbench_page;
+pub mod soak_page;
 
 use super::document::{Case, Device, Report, Summary, Tally};
 
@@ -298,7 +298,7 @@ fn case_article(index: usize, target: &str, case: &Case) -> String {
         None => out += "<p class=\"note\">no lane pictures: the report has no pattern counters for this case (it never dispatched, or an older xad-harness wrote the report)</p>\n",
     }
     if let Some(findings) = &case.findings {
-        out += &findings::table(findings);
+        out += &findings_table::table(findings);
     }
     out += &records(tally);
     out + "</article>\n"
@@ -334,7 +334,7 @@ mod tests {
     use super::*;
 
     use crate::report::document::{fixture, Bucket, Counts, Executor, Pattern, VerdictLetters};
-    use crate::run::Status;
+    use crate::pipeline::run::Status;
 
     /// A case of `lanes` lanes whose first 4096 lanes read `first_lanes`,
     /// `wrong` lanes of each lane class wrong.

@@ -6,7 +6,7 @@ mod read;
 pub use read::merge_junit;
 
 use super::RunReport;
-use crate::run::{JunitKind, Status};
+use crate::pipeline::run::{JunitKind, Status};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 /// One testsuite per device (`xad-harness <device id>`, e.g. `xad-harness
@@ -98,7 +98,7 @@ fn suite(report: &RunReport, id: Option<&str>, last: bool) -> TestSuite {
 }
 
 /// One case's testcase: its status mapped onto JUnit, its lines as output.
-fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
+fn test_case(report: &RunReport, r: &crate::pipeline::run::CaseResult) -> TestCase {
     let lines = super::case_lines(r);
     let on = super::text::executed_on(r);
     let cut = report
@@ -143,8 +143,8 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
             .nothing_verified()
             .map(|why| format!("nothing verified: {why}")),
         Status::NotSupported | Status::Skipped => r.not_run.as_ref().map(|n| match n {
-            crate::run::NotRun::NotSupported(why) => format!("not supported: {why}"),
-            crate::run::NotRun::Skipped(why) => format!("skipped: {why}"),
+            crate::pipeline::run::NotRun::NotSupported(why) => format!("not supported: {why}"),
+            crate::pipeline::run::NotRun::Skipped(why) => format!("skipped: {why}"),
         }),
     };
     if let (Some(m), JunitKind::Failure | JunitKind::Error | JunitKind::Skipped) =
@@ -169,7 +169,7 @@ fn test_case(report: &RunReport, r: &crate::run::CaseResult) -> TestCase {
 
 /// The properties CI dashboards show beside the status: the unsettled
 /// counts (neither pass nor fail) and a probe case's findings.
-fn add_verdict_properties(case: &mut TestCase, r: &crate::run::CaseResult) {
+fn add_verdict_properties(case: &mut TestCase, r: &crate::pipeline::run::CaseResult) {
     if r.tally.words_unsettled > 0 {
         // Neither pass nor fail: a property CI dashboards can show beside the status.
         case.add_property(Property::new(
@@ -199,7 +199,7 @@ fn add_verdict_properties(case: &mut TestCase, r: &crate::run::CaseResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interrupt::Signal;
+    use crate::pipeline::interrupt::Signal;
     use crate::report::{CutShort, Interrupted};
 
     /// With `--target all` one case name runs once per target: only the run

@@ -85,8 +85,8 @@ mod tests {
     /// must see exactly the bytes the assembler produced.
     #[test]
     fn extent_of_embedded_code_object_is_its_file_length() {
-        let kernel =
-            xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
+        let kernel = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
+            .expect("xad_basic is embedded");
         let bytes = kernel.bytes;
         let t = tables(&bytes[..64]).expect("ELF64 header");
         let mut end = 64u64;
@@ -102,8 +102,8 @@ mod tests {
     #[test]
     fn rejects_non_elf64_and_bad_entry_sizes() {
         assert_eq!(tables(&[0u8; 64]), None);
-        let kernel =
-            xad_harness::kernels::find("gfx1100", "xad_basic").expect("xad_basic is embedded");
+        let kernel = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
+            .expect("xad_basic is embedded");
         let mut header = kernel.bytes[..64].to_vec();
         header[4] = 1; // ELFCLASS32
         assert_eq!(tables(&header), None);

@@ -22,7 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use xad_harness::device::Device;
+use xad_harness::platform::device::Device;
 
 use crate::host::{Host, On};
 use crate::knobs::Knobs;
@@ -51,22 +51,20 @@ static GLOBAL: OnceLock<Global> = OnceLock::new();
 /// `v_xad_u32` computes ([`crate::modifiers`]).
 /// Its hardware ids name as many units as the device reports multiprocessors.
 fn emulator(arch: &str, knobs: &Knobs) -> Box<dyn Device + Send> {
-    let mut device = xad_harness::hip::target_of(arch).map_or_else(
-        xad_harness::emu::EmuDevice::new,
-        xad_harness::emu::EmuDevice::for_target,
+    let mut device = xad_harness::platform::embedded::target_of(arch).map_or_else(
+        xad_harness::platform::emu::EmuDevice::new,
+        xad_harness::platform::emu::EmuDevice::for_target,
     );
     device.set_xad_faults(
         knobs
             .xad_fault
             .iter()
-            .map(|&(lane, bit)| xad_harness::emu::XadFault { lane, bit })
+            .map(|&(lane, bit)| xad_harness::platform::emu::XadFault { lane, bit })
             .collect(),
     );
-    device.set_modifier_stand_in(
-        knobs.modifiers.clone().map(|s| {
-            std::sync::Arc::new(s) as std::sync::Arc<dyn xad_harness::emu::ModifierStandIn>
-        }),
-    );
+    device.set_modifier_stand_in(knobs.modifiers.clone().map(|s| {
+        std::sync::Arc::new(s) as std::sync::Arc<dyn xad_harness::platform::emu::ModifierStandIn>
+    }));
     device.set_compute_units(crate::runtime::MULTIPROCESSORS as u32);
     Box::new(device)
 }

@@ -21,7 +21,7 @@
 use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard};
 
-use xad_harness::device::Device;
+use xad_harness::platform::device::Device;
 
 use crate::knobs::Knobs;
 use crate::runtime::{owner_of, HipResult, Runtime, Stop};

@@ -4,7 +4,7 @@
 
 use crate::devices;
 use crate::status::{self, Status};
-use xad_harness::device::inject::{self, number};
+use xad_harness::platform::device::inject::{self, number};
 
 /// Whether `XAD_EMUHIP_STATUS` may name `function`: every status-returning
 /// entry point the harness calls (the error-text functions return strings).
@@ -27,7 +27,7 @@ pub fn status_functions() -> Vec<&'static str> {
         .iter()
         .copied()
         .chain(
-            xad_harness::hip::FUNCTIONS
+            xad_harness::platform::hip::FUNCTIONS
                 .iter()
                 .copied()
                 .filter(|f| !f.starts_with("hipGetError")),

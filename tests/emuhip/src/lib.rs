@@ -6,8 +6,8 @@
 //! `LD_LIBRARY_PATH=<dir with libamdhip64.so.N -> this> xad-harness run
 //! --backend hip` then exercises the real HIP path (FFI,
 //! allocation, copies, module load, kernarg packing, launch, synchronisation,
-//! error handling) with the project's emulator ([`xad_harness::emu::EmuDevice`],
-//! through the [`xad_harness::device::Device`] trait) as the "GPU".
+//! error handling) with the project's emulator ([`xad_harness::platform::emu::EmuDevice`],
+//! through the [`xad_harness::platform::device::Device`] trait) as the "GPU".
 //!
 //! Each device it reports is named `xad-harness emulated <arch>` (gfx1100 by
 //! default), so a result produced through it can never pass for a hardware
@@ -58,13 +58,13 @@
 //! malformed value prints `xad-emuhip: bad fault knob: ...` and every call then
 //! returns hipErrorNotInitialized (3). `FLIP_BIT`, `SKIP_LANE`,
 //! `WRITE_PAST_END` and `HANG` are parsed and applied by
-//! `xad_harness::device::inject`, which the emulated KFD device (tests/emukfd)
+//! `xad_harness::platform::device::inject`, which the emulated KFD device (tests/emukfd)
 //! shares as `XAD_KFD_*`.
 //!
 //! | variable | models | effect |
 //! |---|---|---|
 //! | `XAD_EMUHIP_FLIP_BIT=LANE:BIT` | a flipped bit in the ALU or memory path | after the process's first kernel launch, bit BIT (0-31) of u32 element LANE of its output buffer is flipped |
-//! | `XAD_EMUHIP_MODIFIERS=KIND=READING[;...]` | a device's reading of the modifier bits the ISA leaves open (issue 30) | a `v_xad_u32` with a modifier field set computes that candidate reading (`xad_harness::cases::modifiers`) for the field's KIND (`NEG`, `ABS`, `CLAMP`, `OPSEL`, `OPSEL[3]`, `OMOD`, `NEG+ABS`); kinds not named: `ignored` |
+//! | `XAD_EMUHIP_MODIFIERS=KIND=READING[;...]` | a device's reading of the modifier bits the ISA leaves open (issue 30) | a `v_xad_u32` with a modifier field set computes that candidate reading (`xad_harness::model::cases::modifier_readings`) for the field's KIND (`NEG`, `ABS`, `CLAMP`, `OPSEL`, `OPSEL[3]`, `OMOD`, `NEG+ABS`); kinds not named: `ignored` |
 //! | `XAD_EMUHIP_MODIFIERS_DISAGREE=LANE` | one marginal lane | global lane LANE follows, for every field, the reading after the chosen one |
 //! | `XAD_EMUHIP_MODIFIERS_DRIFT=1` | a unit whose behaviour changes over time | from the device's second launch on, every field follows the reading after the chosen one |
 //! | `XAD_EMUHIP_SKIP_LANE=LANE` | a lane that never stored | after the first launch, element LANE of the output keeps the contents it had before the launch |

@@ -1,6 +1,6 @@
 //! The modifier stand-in (issue 30): what the emulated device does with the
 //! modifier bits of `v_xad_u32`, chosen per field from the candidate readings
-//! the harness classifies against (`xad_harness::cases::modifiers`), so the
+//! the harness classifies against (`xad_harness::model::cases::modifier_readings`), so the
 //! findings path runs end to end through the real HIP code.
 //!
 //! - `XAD_EMUHIP_MODIFIERS=KIND=READING[;KIND=READING...]`: KIND is `NEG`,
@@ -16,8 +16,8 @@
 //!
 //! Setting either of the last two alone implies the first's defaults.
 
-use xad_harness::cases::modifiers::{Field, Pair, Probe, Reading};
 use xad_harness::isa::Modifiers;
+use xad_harness::model::cases::modifier_readings::{Field, Pair, Probe, Reading};
 
 /// The kinds of probe, by the name the knob uses, with one probe of each
 /// (the readings of a kind are the same for all its members).
@@ -123,12 +123,12 @@ fn probe_of(m: Modifiers) -> Option<Probe> {
     Some(Probe::Field(field))
 }
 
-impl xad_harness::emu::ModifierStandIn for StandIn {
+impl xad_harness::platform::emu::ModifierStandIn for StandIn {
     /// A combination no probe makes computes the plain result.
     fn xad(&self, mods: Modifiers, s: [u32; 3], lane: u64, launch: u64) -> u32 {
         match probe_of(mods) {
             Some(p) => self.reading(p, lane, launch).eval(p.arg(), s),
-            None => xad_harness::cases::modifiers::xad(s),
+            None => xad_harness::model::cases::modifier_readings::xad(s),
         }
     }
 }
@@ -136,7 +136,7 @@ impl xad_harness::emu::ModifierStandIn for StandIn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xad_harness::emu::ModifierStandIn;
+    use xad_harness::platform::emu::ModifierStandIn;
 
     const PUBLISHED: [u32; 3] = [0xDEAD_BEEF, 0x0000_FFFF, 0x10];
 

@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use xad_harness::codeobj::{self, ArgMeta, CodeObject, KernelMeta, TargetId};
-use xad_harness::device::inject::{self, LaunchMemory};
-use xad_harness::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
+use xad_harness::platform::codeobj::{self, ArgMeta, CodeObject, KernelMeta, TargetId};
+use xad_harness::platform::device::inject::{self, LaunchMemory};
+use xad_harness::platform::device::{Device, DeviceError, DevicePtr, Dispatch, ModuleId};
 
 use crate::devices;
 use crate::knobs::Knobs;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use xad_harness::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
+use xad_harness::platform::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
 
 use crate::knobs::Knobs;
 use crate::runtime::{KernargSource, Runtime, Stop};
@@ -129,7 +129,7 @@ impl Device for FakeDevice {
 }
 
 fn image() -> &'static [u8] {
-    xad_harness::kernels::find("gfx1100", "xad_basic")
+    xad_harness::platform::embedded::find("gfx1100", "xad_basic")
         .expect("xad_basic embedded")
         .bytes
 }
@@ -159,7 +159,7 @@ fn words(v: &[u32]) -> Vec<u8> {
 }
 
 /// The default knobs with `set` applied to the launch knobs.
-fn with_launch(set: impl FnOnce(&mut xad_harness::device::inject::Knobs)) -> Knobs {
+fn with_launch(set: impl FnOnce(&mut xad_harness::platform::device::inject::Knobs)) -> Knobs {
     let mut knobs = Knobs::default();
     set(&mut knobs.launch);
     knobs
@@ -621,7 +621,7 @@ fn emulator_fault_is_reported_by_the_stream_not_the_launch() {
 
 #[test]
 fn emulator_memory_fault_is_an_illegal_address() {
-    use xad_harness::emu::{Fault, FaultKind};
+    use xad_harness::platform::emu::{Fault, FaultKind};
     let mut run = setup(Knobs::default(), 8);
     let fault = Fault::new(FaultKind::MemoryFault, "address 0xdead, instruction at offset 0x0 (global_store_b32 v1, v2, s[0:1]), lane 0, store of 4 bytes");
     run.dev.state().fail_launch = Some(DeviceError::from(fault.with_lane(0).with_address(0xdead)));
@@ -882,7 +882,7 @@ fn version_script_lists_exactly_the_exports() {
     // hipGetDeviceProperties (reached through the device-info shim).
     let mut exported = crate::exports::EXPORTS.1.to_vec();
     exported.sort_unstable();
-    let mut wanted: Vec<&str> = xad_harness::hip::FUNCTIONS
+    let mut wanted: Vec<&str> = xad_harness::platform::hip::FUNCTIONS
         .iter()
         .copied()
         .chain(["hipGetDeviceProperties"])

@@ -6,7 +6,7 @@
 //! calls, and every status and fault knob must show up as a C caller sees it.
 //!
 //! The `run`/`hang`/fault tests execute xad_basic on the project's emulator
-//! (`xad_harness::emu::EmuDevice`); until that is merged they fail with the
+//! (`xad_harness::platform::emu::EmuDevice`); until that is merged they fail with the
 //! emulator's "not built yet" error in the transcript.
 
 mod support;
@@ -36,7 +36,7 @@ fn probe() -> &'static (PathBuf, PathBuf) {
         let pid = std::process::id();
         let code_object = dir.join("xad_basic.hsaco");
         let temp = dir.join(format!("xad_basic.{pid}.tmp"));
-        let kernel = xad_harness::kernels::find("gfx1100", "xad_basic")
+        let kernel = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
             .ok_or("xad_basic is not embedded")?;
         std::fs::write(&temp, kernel.bytes).map_err(|e| e.to_string())?;
         std::fs::rename(&temp, &code_object).map_err(|e| e.to_string())?;

@@ -9,8 +9,8 @@
 //! | `XAD_KFD_SDMA_FLIP_BIT=LANE:BIT` | a fault injected into the SDMA copy of the first harness output ([`crate::knobs::parse_sdma_flip_bit`]) |
 
 use std::time::Duration;
-use xad_harness::device::inject;
-use xad_harness::target::{self, Target};
+use xad_harness::platform::device::inject;
+use xad_harness::platform::target::{self, Target};
 
 /// At most this many emulated GPUs (render minors 128..).
 pub const MAX_GPUS: usize = 16;

@@ -2,7 +2,7 @@
 //! unsettled, for a harness that asks. The device writes such words as
 //! poison (a consumer that does not ask sees a wrong value, never the
 //! emulator's guess); xad-harness's HIP backend asks through this entry
-//! point (`src/hip/emulated_kfd.rs`), so a verdict through the real runtime
+//! point (`src/platform/hip/emulated_kfd.rs`), so a verdict through the real runtime
 //! keeps the emulator's distinction between a failure and a word the ISA
 //! leaves open.
 

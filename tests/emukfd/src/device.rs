@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering::Relaxed};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
-use xad_harness::emu::memory::{Backing, Buffer, Words};
-use xad_harness::emu::EmuDevice;
+use xad_harness::platform::emu::memory::{Backing, Buffer, Words};
+use xad_harness::platform::emu::EmuDevice;
 
 /// Which fds are the device's: 0 none, 1 `/dev/kfd`, 2 + i the render node of
 /// GPU i. Lock-free, because `close` and `ioctl` ask on every call.

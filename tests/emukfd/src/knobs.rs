@@ -1,7 +1,7 @@
 //! The stand-in's fault knobs on this device: `XAD_KFD_FLIP_BIT=LANE:BIT`,
 //! `XAD_KFD_SKIP_LANE=LANE`, `XAD_KFD_WRITE_PAST_END=N` and `XAD_KFD_HANG=1`
 //! act on the harness's dispatches as `XAD_EMUHIP_*` act on its launches
-//! (parsing and applying are [`xad_harness::device::inject`], shared with
+//! (parsing and applying are [`xad_harness::platform::device::inject`], shared with
 //! tests/emuhip), so each harness diagnosis is proven through the real stack.
 //!
 //! Which dispatches are the harness's: a kernel whose descriptor lies in a
@@ -23,13 +23,13 @@
 //! packet's kernarg segment). The work is done only when a knob is set.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use xad_harness::codeobj::metadata::{self, KernelMeta};
-use xad_harness::device::inject::{self, LaunchMemory, OutputView, Saved, StoreFault};
-use xad_harness::emu::packet::{Issuer, PacketDispatch};
+use xad_harness::platform::codeobj::metadata::{self, KernelMeta};
+use xad_harness::platform::device::inject::{self, LaunchMemory, OutputView, Saved, StoreFault};
+use xad_harness::platform::emu::packet::{Issuer, PacketDispatch};
 
 /// The HIP runtime's own kernels (CLR's blits) carry this name prefix.
 const ROCCLR_PREFIX: &str = "__amd_rocclr_";
-use xad_harness::emu::EmuDevice;
+use xad_harness::platform::emu::EmuDevice;
 
 /// The prefix of this device's variables (tests/emukfd/src/config.rs).
 pub const PREFIX: &str = "XAD_KFD_";

@@ -12,7 +12,7 @@
 //! | `fopen`/`opendir`/`open` under `/sys/devices/virtual/kfd/kfd/topology` | [`topology`]: a tree generated from the target table in a private directory |
 //! | `ioctl` on a device fd | [`ioctl`]: the KFD interface of the system's `<linux/kfd_ioctl.h>` |
 //! | `amdgpu_device_initialize`, `amdgpu_get_marketing_name`, `amdgpu_query_gpu_info` | [`interpose`]: the libdrm queries, answered from the target table |
-//! | writes AQL packets and rings a doorbell | [`queue`]: a device thread per queue, running dispatches on [`xad_harness::emu::EmuDevice`] |
+//! | writes AQL packets and rings a doorbell | [`queue`]: a device thread per queue, running dispatches on [`xad_harness::platform::emu::EmuDevice`] |
 //! | writes SDMA packets (copies, fences, signal updates) and rings a doorbell | [`sdma`]: a device thread per SDMA queue, on the memory the GPU has mapped |
 //!
 //! | module | what it is |

@@ -6,7 +6,7 @@
 //! slot is reserved), reads each published packet from the ring and executes
 //! it:
 //! - KERNEL_DISPATCH: the dispatch runs on the GPU's emulator
-//!   ([`xad_harness::emu::EmuDevice::run_packet`]): descriptor, code and
+//!   ([`xad_harness::platform::emu::EmuDevice::run_packet`]): descriptor, code and
 //!   kernarg from device memory, sizes from the packet;
 //! - BARRIER_AND / BARRIER_OR: waits until all / any dependency signal is 0;
 //! then the completion signal is decremented and, when the signal has an
@@ -26,10 +26,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use crate::knobs::Launch;
-use xad_harness::device::inject::StoreFault;
-use xad_harness::device::{DeviceError, Fault};
-use xad_harness::emu::packet::PacketDispatch;
-use xad_harness::emu::FaultKind;
+use xad_harness::platform::device::inject::StoreFault;
+use xad_harness::platform::device::{DeviceError, Fault};
+use xad_harness::platform::emu::packet::PacketDispatch;
+use xad_harness::platform::emu::FaultKind;
 
 const PACKET_BYTES: u64 = 64;
 /// HSA packet types (header bits 7:0).
@@ -300,7 +300,7 @@ fn execute(kfd: &'static Kfd, ring: &Ring, at: u64, h: u16, index: u64, stop: &A
 }
 
 /// Say once per process what a runtime's own kernel broke that the device
-/// did not enforce ([`xad_harness::emu::packet::Issuer::Runtime`]): a finding
+/// did not enforce ([`xad_harness::platform::emu::packet::Issuer::Runtime`]): a finding
 /// about AMD's code, never a verdict on the kernels under test.
 fn report_finding(target: &str, finding: &str) {
     static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());

@@ -12,8 +12,8 @@ use crate::config::gfx_version;
 use crate::sdma::generation::SdmaGeneration;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use xad_harness::emu::EMULATED_COMPUTE_UNITS;
-use xad_harness::target::{Feature, Target};
+use xad_harness::platform::emu::EMULATED_COMPUTE_UNITS;
+use xad_harness::platform::target::{Feature, Target};
 
 /// The path the thunk reads, and the one prefix redirected.
 pub const SYSFS_KFD: &str = "/sys/devices/virtual/kfd/kfd";

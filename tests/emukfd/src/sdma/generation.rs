@@ -69,7 +69,7 @@ pub fn of_gfx_version(version: u32) -> Option<&'static SdmaGeneration> {
 mod tests {
     use super::*;
     use crate::config::gfx_version;
-    use xad_harness::target::{self, TARGETS};
+    use xad_harness::platform::target::{self, TARGETS};
 
     fn of(name: &str) -> Option<&'static SdmaGeneration> {
         of_gfx_version(gfx_version(target::find(name).unwrap()).unwrap())

@@ -39,7 +39,7 @@ use crate::{trace, warn};
 use generation::SdmaGeneration;
 use packet::{decode, Packet};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use xad_harness::emu::memory::Buffer;
+use xad_harness::platform::emu::memory::Buffer;
 
 /// Where an SDMA queue lives in process memory (all process addresses).
 #[derive(Debug, Clone, Copy)]

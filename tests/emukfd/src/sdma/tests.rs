@@ -9,7 +9,7 @@ use super::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use xad_harness::emu::memory::{Backing, Words};
+use xad_harness::platform::emu::memory::{Backing, Words};
 
 struct Object(Box<[AtomicU32]>);
 

@@ -1,0 +1,28 @@
+// Included by platform/toolchain/hip_root.rs (bindgen allowlist) and by the library
+// (`hip::FUNCTIONS`); tests/emuhip exports exactly these plus
+// hipGetDeviceProperties. Kept free of `//!` docs so `include!` works.
+
+/// Exactly the runtime functions the backend calls. `hipGetDeviceProperties` is
+/// reached only through the shim (its struct layout depends on the header version).
+pub const FUNCTIONS: &[&str] = &[
+    "hipInit",
+    "hipRuntimeGetVersion",
+    "hipDriverGetVersion",
+    "hipGetDeviceCount",
+    "hipSetDevice",
+    "hipMalloc",
+    "hipFree",
+    "hipMemcpyHtoD",
+    "hipMemcpyDtoH",
+    "hipModuleLoadData",
+    "hipModuleUnload",
+    "hipModuleGetFunction",
+    "hipModuleLaunchKernel",
+    "hipStreamCreate",
+    "hipStreamDestroy",
+    "hipStreamQuery",
+    "hipStreamSynchronize",
+    "hipDeviceSynchronize",
+    "hipGetErrorName",
+    "hipGetErrorString",
+];
