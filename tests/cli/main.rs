@@ -1,11 +1,10 @@
 //! Test crate `cli`. The binary as a process, spawned as a user would: error paths and exit codes,
 //! interrupts, every target's catalogue through `run`, the reports (schema, HTML in chromium),
 //! microbench, a user's `--kernel` through the toolchain, merge, dump and replay, Slurm, the
-//! Kubernetes manifest, soak; and the house's layers and function lengths (`house`). Behind the
-//! slow switch: `cargo test-all` (`.cargo/config.toml`), which ci/test.sh runs. One module per
-//! file; helpers shared across crates are in tests/common. No process-global state is changed
-//! here (no `set_var`, no signal handlers installed in this process, no HIP runtime initialised
-//! in this process): see CONTRIBUTING.md, "Test crates".
+//! Kubernetes manifest, soak. Behind the slow switch: `cargo test-all` (`.cargo/config.toml`),
+//! which ci/test.sh runs. One module per file; helpers shared across crates are in tests/common.
+//! No process-global state is changed here (no `set_var`, no signal handlers installed in this
+//! process, no HIP runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -15,7 +14,6 @@ mod support;
 mod cli;
 mod error_table;
 mod findings;
-mod house;
 mod html;
 mod interrupt;
 mod k8s_manifest;

@@ -7,7 +7,7 @@
 //! re-encoded some; the opcode table maps them all onto one set of ops).
 //!
 //! The files from the ground up: each imports only from the rows above its
-//! own (`tests/cli/house.rs` checks that no file imports its way back to
+//! own (`tests/pipeline/house.rs` checks that no file imports its way back to
 //! itself).
 //!
 //! | floor | module | what it is |
