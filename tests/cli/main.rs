@@ -1,8 +1,8 @@
 //! Test crate `cli`. The binary as a process, spawned as a user would: error paths and exit codes,
 //! interrupts, every target's catalogue through `run`, the reports (schema, HTML in chromium),
 //! microbench, a user's `--kernel` through the toolchain, merge, dump and replay, Slurm, the
-//! Kubernetes manifest, soak. Behind the slow switch: `cargo test-all` (`.cargo/config.toml`),
-//! which ci/test.sh runs. One module per file; helpers shared across crates are in tests/common.
+//! Kubernetes manifest, soak, and the outputs' snapshots (tests/cli/snapshots/*.snap). Behind the
+//! slow switch: `cargo test-all` (`.cargo/config.toml`), which ci/test.sh runs. One module per file; helpers shared across crates are in tests/common.
 //! No process-global state is changed here (no `set_var`, no signal handlers installed in this
 //! process, no HIP runtime initialised in this process): see CONTRIBUTING.md, "Test crates".
 
@@ -25,6 +25,7 @@ mod replay;
 mod report_schema;
 mod sha256;
 mod slurm;
+mod snapshots;
 mod soak;
 mod targets;
 mod toolchain_limits;
