@@ -205,9 +205,8 @@ fn build_kernels(
     if toolchains.iter().all(Option::is_none) {
         // Nothing at all can be built: the first target's reason is the
         // install hint the user needs.
-        return Err(
-            first_refusal.unwrap_or_else(|| "xad_build::target::TARGETS has no targets".to_string())
-        );
+        return Err(first_refusal
+            .unwrap_or_else(|| "xad_build::target::TARGETS has no targets".to_string()));
     }
     let assembled = assemble_stale(&jobs, &toolchains, &include_dir)?;
 

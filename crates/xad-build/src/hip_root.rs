@@ -179,7 +179,10 @@ pub struct Ffi<'a> {
 /// The bindings and the shim from `root`'s headers, and the link to its library.
 pub fn generate(out_dir: &Path, root: &HipRoot, ffi: &Ffi) -> Result<(), String> {
     for file in ["shim.c", "shim.h"] {
-        println!("cargo:rerun-if-changed={}", ffi.shim_dir.join(file).display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            ffi.shim_dir.join(file).display()
+        );
     }
     let include = root.include.clone();
     println!("cargo:rerun-if-changed={}", include.join(HEADER).display());

@@ -10,8 +10,8 @@
 //! gcnArchName without feature suffixes); a processor with no row of its own
 //! runs a generic target's code object when that generic target covers it.
 
-use crate::generation::{Generation, Isa};
 use crate::code_object_policy::{self, HipVersion};
+use crate::generation::{Generation, Isa};
 
 /// A capability a case may need beyond the base instruction set every target
 /// has (wave64, VGPR/SGPR/inline sources, one scalar value per VALU op, DPP16
