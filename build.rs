@@ -1,36 +1,26 @@
-//! Build script: for each target of `src/platform/target.rs`, find and prove an LLVM
-//! toolchain, assemble every `kernels/cases/<case>.s` whose `// needs:` line
-//! the target has into an HSA code object in `OUT_DIR`, and
-//! generate the table that embeds them; generate the HIP bindings the host uses.
-//! The HIP root is found first: its `hip/hip_version.h` decides the code
-//! object version each target is assembled as (src/platform/code_object_policy.rs).
+//! Build script: for each target of the target table (`xad_build::target`),
+//! find and prove an LLVM toolchain, assemble every `kernels/cases/<case>.s`
+//! whose `// needs:` line the target has into an HSA code object in `OUT_DIR`,
+//! and generate the table that embeds them; generate the HIP bindings the host
+//! uses. The HIP root is found first: its `hip/hip_version.h` decides the code
+//! object version each target is assembled as (`xad_build::code_object_policy`).
 //! Writes nowhere but `OUT_DIR`.
+//!
+//! What it shares with the library is the `xad-build` crate
+//! (`crates/xad-build`), a build-dependency: Cargo rebuilds and reruns this
+//! script when that crate changes, so its files need no `rerun-if-changed`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-#[path = "src/platform/code_object_policy.rs"]
-#[allow(dead_code)]
-mod code_object_policy;
-#[path = "src/platform/toolchain/discover.rs"]
-mod discover;
-#[path = "src/isa/generation.rs"]
-#[allow(dead_code)]
-mod generation;
-#[path = "src/platform/target.rs"]
-#[allow(dead_code)]
-mod target;
-/// What src/platform/target.rs imports as `crate::isa`.
-mod isa {
-    pub use super::generation::{Generation, Isa};
-}
-/// What the files above import as `crate::platform::...`: the library's
-/// paths to them, so each file compiles unchanged in both crates.
-mod platform {
-    pub(crate) use super::{code_object_policy, target};
-}
-#[path = "src/platform/toolchain/hip_root.rs"]
-mod hip_build;
+use xad_build::toolchain as discover;
+use xad_build::{code_object_policy, hip_root, target};
+
+// The runtime functions the backend calls: the FFI room's list, which the
+// library declares (`hip::FUNCTIONS`) and the bindings are generated for, so
+// the two cannot drift apart. `include!` makes it part of this script's own
+// compilation, so an edit rebuilds and reruns the script without a rerun line.
+include!("src/platform/hip/functions.rs");
 
 fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -39,10 +29,6 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/platform/toolchain/discover.rs");
-    println!("cargo:rerun-if-changed=src/platform/target.rs");
-    println!("cargo:rerun-if-changed=src/isa/generation.rs");
-    println!("cargo:rerun-if-changed=src/platform/code_object_policy.rs");
     println!("cargo:rerun-if-env-changed=XAD_GIT_DESCRIBE");
     // The source's `git describe`, for reports. Taken when this script runs
     // (kernels or build inputs changed, or a fresh build), not on every
@@ -64,9 +50,9 @@ fn main() {
 /// The HIP root and its version first (the kernels are assembled for that
 /// runtime's loader), then the kernels, then the HIP bindings.
 fn build(out_dir: &Path) -> Result<(), String> {
-    hip_build::rerun_if_changed();
-    let root = hip_build::find_root()?;
-    let runtime = hip_build::runtime_version(&root)?;
+    hip_root::rerun_if_changed();
+    let root = hip_root::find_root()?;
+    let runtime = hip_root::runtime_version(&root)?;
     println!("cargo:rustc-env=XAD_HIP_VERSION={runtime}");
     let (assembled, total) = build_kernels(out_dir, runtime)?;
     // Printed on every build-script run: which HIP this binary is built
@@ -74,10 +60,15 @@ fn build(out_dir: &Path) -> Result<(), String> {
     // had to be assembled again (an edit to one stub: that stub's only).
     println!(
         "cargo:warning={}; {}; {assembled} of {total} kernels assembled, the others up to date",
-        hip_build::describe(&root, runtime),
+        hip_root::describe(&root, runtime),
         code_object_summary(runtime)
     );
-    hip_build::generate(out_dir, &root)
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let ffi = hip_root::Ffi {
+        functions: FUNCTIONS,
+        shim_dir: &manifest.join("src/platform/hip"),
+    };
+    hip_root::generate(out_dir, &root, &ffi)
 }
 
 /// `code objects for HIP 5.2: v4 gfx908 gfx90a gfx1010 gfx1030; v5 14
@@ -153,7 +144,7 @@ struct Job {
     hsaco: PathBuf,
 }
 
-/// Assemble every case stub for every target (src/platform/target.rs) that has what
+/// Assemble every case stub for every target (`xad_build::target`) that has what
 /// it needs, each target with a toolchain proven for it and its generated
 /// `xad_target.inc` and `xad_frame.inc`.
 fn build_kernels(
@@ -214,9 +205,8 @@ fn build_kernels(
     if toolchains.iter().all(Option::is_none) {
         // Nothing at all can be built: the first target's reason is the
         // install hint the user needs.
-        return Err(
-            first_refusal.unwrap_or_else(|| "src/platform/target.rs has no targets".to_string())
-        );
+        return Err(first_refusal
+            .unwrap_or_else(|| "xad_build::target::TARGETS has no targets".to_string()));
     }
     let assembled = assemble_stale(&jobs, &toolchains, &include_dir)?;
 
@@ -280,8 +270,9 @@ fn build_kernels(
 /// (`<stem>.key`): the stub, every file of `kernels/include` (a stub may
 /// include any of them), the target's generated includes (target ID, code
 /// object version, frame), the toolchain's tools, and this build script
-/// itself (its binary changes with any code that decides how kernels are
-/// assembled: discover.rs, target.rs, the policy). `DefaultHasher::new()` is
+/// itself (its binary links the `xad-build` crate, so it changes with any code
+/// that decides how kernels are assembled: the toolchain, the target table,
+/// the policy). `DefaultHasher::new()` is
 /// deterministic within one Rust toolchain, and `OUT_DIR` never outlives one.
 fn job_key(job: &Job, tc: &discover::Toolchain, includes: u64) -> Result<String, String> {
     use std::hash::{Hash, Hasher};

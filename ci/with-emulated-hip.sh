@@ -56,7 +56,7 @@ case "$target" in
     *) target="$root/$target" ;;
 esac
 
-# The HIP root, in the order src/platform/toolchain/hip_root.rs and tests/emuhip/build.rs use.
+# The HIP root, in the order crates/xad-build/src/hip_root.rs and tests/emuhip/build.rs use.
 hip_root=""
 candidates=("${HIP_PATH:-}" "${ROCM_PATH:-}")
 if command -v hipconfig >/dev/null 2>&1; then

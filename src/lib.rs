@@ -40,9 +40,9 @@
 //! | [`model::inputs`] | seeded random and edge-value input generation |
 //! | [`model::check`] | lane comparison: pass, wrong, unwritten, undefined and unsettled words; mismatch records |
 //! | [`platform`] | what runs a code object, and what the harness stands on |
-//! | [`platform::code_object_policy`] | which code object version each HIP runtime's loader accepts: v4 before 5.3, v5, v6 for generic targets |
-//! | [`platform::target`] | the targets as data: ISA, features, the first runtime that knows each, cards; which target a device runs |
-//! | [`platform::toolchain`] | find and prove an LLVM that assembles each target; assemble `.s` files with the generated `xad_target.inc`; the HIP root at build time (`hip_root.rs`, compiled into `build.rs` only) |
+//! | [`platform::code_object_policy`] | which code object version each HIP runtime's loader accepts: v4 before 5.3, v5, v6 for generic targets (re-exported from the `xad-build` crate, `crates/xad-build`, which `build.rs` uses too) |
+//! | [`platform::target`] | the targets as data: ISA, features, the first runtime that knows each, cards; which target a device runs (re-exported from `xad-build`) |
+//! | [`platform::toolchain`] | find and prove an LLVM that assembles each target (re-exported from `xad-build`, which also holds the HIP root `build.rs` uses); assemble `.s` files with the generated `xad_target.inc` |
 //! | [`platform::files`] | the one rule for files the tool writes (temporary file, rename) and reads (regular files, size caps) |
 //! | [`platform::codeobj`] | ELF, kernel descriptor, MessagePack metadata, kernarg layout, the one launch check |
 //! | [`platform::device`] | the seam: the `Device` trait both backends implement, `Executor`, release errors |
@@ -50,7 +50,7 @@
 //! | [`platform::emu`] | embedded emulator of every target (gfx9, gfx10, gfx11, gfx12, gfx12.5): decode-time facts, the static passes on them (allocation, hazards, counters), then run time (waves, instruction families, shadow, workgroups, memory, faults) |
 //! | [`platform::hip`] | HIP backend: `sys` (raw FFI) -> `checked` (status -> Result) -> `safe` (RAII); `comgr`, the metadata as the runtime reads it |
 //! | [`platform::backend`] | choosing the executor: HIP device or emulator (`--backend`) |
-//! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler |
+//! | [`isa`]     | the machine encoding per generation: opcode table, operands, decoder, disassembler; `Generation` and `Isa` re-exported from `xad-build` |
 //! | [`error`]   | the error types (`Error`, `RunError`, `ReleaseError`) and exit codes |
 //!
 //! All `unsafe` code lives in [`platform::hip`] (FFI); the emulator is safe Rust.

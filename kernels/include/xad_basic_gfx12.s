@@ -24,7 +24,7 @@
 // macros: kernels/cases/xad_basic.s includes it through xad_frame_gfx12.inc's
 // XAD_GEN_INCLUDE, and it also assembles on its own (`run --kernel` this
 // file, or a copy). `.amdgcn_target` and XAD_TARGETED (which the metadata
-// below uses): xad_target.inc, written per target from src/platform/target.rs and
+// below uses): xad_target.inc, written per target from crates/xad-build/src/target.rs and
 // included once however often it is named (the frame names it too).
 .include "xad_target.inc"
 

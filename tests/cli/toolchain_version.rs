@@ -1,7 +1,7 @@
 //! The code object version is chosen, not inherited from whichever LLVM is
 //! found: it follows the HIP runtime the build used (its `hip_version.h`:
 //! v4 for a processor a runtime before 5.3 knows, v6 for generic targets, v5
-//! otherwise; src/platform/code_object_policy.rs), every assembly passes it as
+//! otherwise; crates/xad-build/src/code_object_policy.rs), every assembly passes it as
 //! `-mcode-object-version`, and the canary proves the ELF ABI version as well
 //! as the bytes. A clang that quietly emits another version (here: a wrapper
 //! that overrides the flag, as an LLVM ignoring it would) is not used.

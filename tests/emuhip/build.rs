@@ -4,7 +4,7 @@
 //! (`libamdhip64.so.<major>`), and the version nodes the loader checks, all
 //! from the HIP version that root's `hip/hip_version.h` declares.
 //!
-//! The root is found in the main crate's order (src/platform/toolchain/hip_root.rs):
+//! The root is found in the main crate's order (crates/xad-build/src/hip_root.rs):
 //! `$HIP_PATH`, `$ROCM_PATH`, `hipconfig --path`, `/opt/rocm`, `/usr`; the
 //! first holding `include/hip/hip_runtime_api.h` wins. Building the harness and
 //! this library in the same environment therefore pairs them with one HIP.
@@ -69,10 +69,7 @@ const R0600_EXPORTS_6_0: &[&str] = &["hipGetDevicePropertiesR0600"];
 const HEADER: &str = "hip/hip_runtime_api.h";
 
 // The one reader of `hip/hip_version.h`, shared with the harness's build.
-#[path = "../../src/platform/code_object_policy.rs"]
-#[allow(dead_code)]
-mod code_object_policy;
-use code_object_policy::HipVersion;
+use xad_build::code_object_policy::HipVersion;
 
 fn main() {
     if let Err(message) = run() {
@@ -87,7 +84,6 @@ fn run() -> Result<(), String> {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo:rerun-if-changed=src/props.c");
-    println!("cargo:rerun-if-changed=../../src/platform/code_object_policy.rs");
     println!("cargo:rustc-check-cfg=cfg(hip_r0600)");
 
     let (root, origin) = find_root()?;

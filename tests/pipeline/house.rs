@@ -3,8 +3,8 @@
 //! each a folder of rooms (its files and folders). No wing imports its way
 //! back to itself, nor does a room, across wings or inside one; inside
 //! `src/platform/emu/` and `src/isa/` neither does a file. No function in
-//! `src/` is over 80 lines unless a `// Long by design: ...` comment right
-//! above it says why. The maps the house keeps of itself are held to it too:
+//! `src/` or `crates/xad-build/` (the code build.rs shares) is over 80 lines
+//! unless a `// Long by design: ...` comment right above it says why. The maps the house keeps of itself are held to it too:
 //! `lib.rs`'s module table, ARCHITECTURE.md's layer table and CONTRIBUTING.md's
 //! test-crate table. Read from the source text, so the rules hold for every
 //! room added later without a list to keep here.
@@ -16,6 +16,12 @@ const MAX_FN_LINES: usize = 80;
 
 /// Every `.rs` file under `src/`, with its path relative to the crate.
 fn sources() -> Vec<(String, String)> {
+    sources_under("src")
+}
+
+/// Every `.rs` file under `dir` (relative to the crate), with its path
+/// relative to the crate.
+fn sources_under(dir: &str) -> Vec<(String, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -28,7 +34,7 @@ fn sources() -> Vec<(String, String)> {
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    walk(&root.join("src"), &mut paths);
+    walk(&root.join(dir), &mut paths);
     paths.sort();
     paths
         .into_iter()
@@ -944,7 +950,10 @@ fn long_functions(rel: &str, text: &str) -> Vec<(String, usize, String, usize)> 
 
 #[test]
 fn no_function_is_over_80_lines_without_saying_why() {
-    let long: Vec<String> = sources()
+    // crates/xad-build is the library's code too (moved out of src/ so build.rs can share it).
+    let mut files = sources();
+    files.extend(sources_under("crates/xad-build/src"));
+    let long: Vec<String> = files
         .iter()
         .flat_map(|(rel, text)| long_functions(rel, text))
         .map(|(rel, line, name, n)| format!("{rel}:{line} fn {name}: {n} lines"))

@@ -1,4 +1,4 @@
-// Included by platform/toolchain/hip_root.rs (bindgen allowlist) and by the library
+// Included by build.rs (the bindgen allowlist it hands xad-build's `hip_root`) and by the library
 // (`hip::FUNCTIONS`); tests/emuhip exports exactly these plus
 // hipGetDeviceProperties. Kept free of `//!` docs so `include!` works.
 

@@ -1,5 +1,5 @@
 //! Raw FFI: declarations bindgen generated at build time from the installed HIP
-//! headers (see `platform/toolchain/hip_root.rs`), with `hipError_t` a plain `c_int`, plus the
+//! headers (see `crates/xad-build/src/hip_root.rs`), with `hipError_t` a plain `c_int`, plus the
 //! device-info shim (`shim.c`). Only the functions the backend calls are declared.
 #![allow(
     non_camel_case_types,
@@ -11,7 +11,7 @@
 
 // hip-sys's build script is what links libamdhip64 (`-lamdhip64` plus its search
 // path); naming the crate keeps it, and that directive, in the link. None of its
-// declarations are used: its hipError_t is a Rust enum (see platform/toolchain/hip_root.rs).
+// declarations are used: its hipError_t is a Rust enum (see crates/xad-build/src/hip_root.rs).
 use hip_sys as _;
 
 include!(concat!(env!("OUT_DIR"), "/hip_sys.rs"));

@@ -1,12 +1,13 @@
 //! The LLVM toolchain at run time: `run --kernel file.s` assembles a user's
 //! kernel with the same discovery and canary `build.rs` uses, in a private
-//! scratch directory ([`scratch_dir`]).
-
-mod discover;
+//! scratch directory ([`scratch_dir`]). The discovery and proof themselves
+//! live in the `xad-build` crate (`crates/xad-build/src/toolchain.rs`), which
+//! the build script uses too; here are their re-exports and the wrappers for
+//! the runtime this binary was built against.
 
 use std::path::Path;
 
-pub use discover::{
+pub use xad_build::toolchain::{
     code_object_version_for, discover_for, frame_include, read_disassembly, stop_when,
     target_include_for, tool_timeout, write_target_include_for, Disassembly, Search, Toolchain,
     ToolchainError, INSTALL_HINT, LLVM_DIR_VAR, OUTPUT_CAP, TOOL_TIMEOUT, TOOL_TIMEOUT_VAR,

@@ -1,12 +1,9 @@
 //! Find an LLVM that really assembles AMDGPU code for a target, prove it with a
 //! canary, and assemble + link kernels with it.
 //!
-//! This file uses only `std` because it is compiled twice: into the library
-//! (for `run --kernel file.s`) and into `build.rs` (via `#[path]`), so the build
-//! and the running tool apply the same search order and the same proof.
-
-// Compiled into both build.rs and the library; each uses a different subset.
-#![allow(dead_code)]
+//! Both the build script (the embedded kernels) and the library (`run --kernel
+//! file.s`, through `xad_harness::platform::toolchain`) use this module, so the
+//! build and the running tool apply the same search order and the same proof.
 
 use std::fmt;
 use std::io::Read;
@@ -16,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::platform::code_object_policy::{self, HipVersion};
+use crate::code_object_policy::{self, HipVersion};
 
 /// Environment variable naming a directory that holds `clang` and `ld.lld`.
 pub const LLVM_DIR_VAR: &str = "XAD_LLVM_DIR";
@@ -30,13 +27,13 @@ const VERSIONS: [u32; 7] = [19, 22, 21, 20, 18, 17, 16];
 
 /// The code object version `mcpu` (a target row's name, or a target ID
 /// `gfx90a:xnack+`) is assembled as for HIP `runtime`: its row's
-/// [`crate::platform::target::Target::code_object_version`]. Passed to clang
+/// [`crate::target::Target::code_object_version`]. Passed to clang
 /// explicitly because each LLVM defaults to its own (16: v4, 19: v5, 22: v6)
 /// and the ELF header's ABI version follows the default, not the metadata.
 /// A processor with no row gets what a row the runtime does not know gets.
 pub fn code_object_version_for(mcpu: &str, runtime: HipVersion) -> u8 {
     let processor = mcpu.split(':').next().unwrap_or(mcpu);
-    match crate::platform::target::find(processor) {
+    match crate::target::find(processor) {
         Some(t) => t.code_object_version(runtime),
         None => code_object_policy::choose(processor.ends_with("-generic"), None, runtime),
     }
@@ -234,7 +231,7 @@ const CANARY_SOURCE: &str = "\t.text\n\tv_xad_u32 v5, v1, v2, v3\n\ts_endpgm\n";
 /// The canary's bytes for `mcpu`'s generation (its target row's), and how
 /// they read; `None` for a processor with no target row.
 fn canary_bytes(mcpu: &str) -> Option<([u8; 12], String)> {
-    let generation = crate::platform::target::find(mcpu)?.generation();
+    let generation = crate::target::find(mcpu)?.generation();
     // v5, v1, v2, v3: vdst 5 in dword 0; src0 257, src1 258, src2 259 in dword 1.
     let xad = generation.xad_vop3_word() | 5;
     let sources: u32 = 257 | 258 << 9 | 259 << 18;
@@ -391,7 +388,7 @@ fn prove(cand: &Candidate, mcpu: &str, runtime: HipVersion, scratch: &Path) -> R
     let obj = src.with_extension("o");
     let lib = src.with_extension("so");
     let (want_bytes, reads) = canary_bytes(mcpu).ok_or_else(|| {
-        let names = crate::isa::Generation::ALL.map(|g| g.name());
+        let names = crate::generation::Generation::ALL.map(|g| g.name());
         let list = match names.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
             _ => names.join(", "),
@@ -506,8 +503,8 @@ impl Capture {
 /// Asked while a tool runs: the name of the signal (`SIGINT`, `SIGTERM`)
 /// that asked this process to stop, if one has. Set once by the harness
 /// (`interrupt.rs`, when it installs its handlers); build.rs never sets it.
-/// A global because this file cannot name the harness's types (build.rs
-/// compiles it alone) and the assembler runs deep below the run's options.
+/// A global because this crate cannot name the harness's types (the build
+/// script uses it without them) and the assembler runs deep below the run's options.
 static STOP: OnceLock<Box<dyn Fn() -> Option<String> + Send + Sync>> = OnceLock::new();
 
 /// Make every later tool run watch `check` (the first call wins): a tool

@@ -1,4 +1,4 @@
-//! The HIP root at build time (compiled into build.rs only): find the
+//! The HIP root at build time (feature `hip-root`, the build script's only): find the
 //! installed HIP headers and their version, generate our own FFI declarations
 //! from them with bindgen, and compile the device-properties shim with cc.
 //! Writes only into `OUT_DIR`. Here and not in `platform/hip/`: which HIP the
@@ -12,11 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::platform::code_object_policy::HipVersion;
-
-// The runtime functions the backend calls (shared with the library and the
-// emulated HIP device library, so the three cannot drift apart).
-include!("../hip/functions.rs");
+use crate::code_object_policy::HipVersion;
 
 const SHIM_FUNCTION: &str = "xad_hip_device_info";
 const HEADER: &str = "hip/hip_runtime_api.h";
@@ -98,7 +94,7 @@ pub fn find_root() -> Result<HipRoot, String> {
 
 /// The HIP version the root's headers declare (`include/hip/hip_version.h`):
 /// the runtime the binary links, so the one whose loader the embedded code
-/// objects must suit (src/platform/code_object_policy.rs).
+/// objects must suit ([`crate::code_object_policy`]).
 pub fn runtime_version(root: &HipRoot) -> Result<HipVersion, String> {
     let header = root.include.join("hip/hip_version.h");
     println!("cargo:rerun-if-changed={}", header.display());
@@ -169,28 +165,36 @@ pub fn rerun_if_changed() {
     }
 }
 
-/// The bindings and the shim from `root`'s headers, and the link to its library.
-pub fn generate(out_dir: &Path, root: &HipRoot) -> Result<(), String> {
-    println!("cargo:rerun-if-changed=src/platform/toolchain/hip_root.rs");
-    // `include!`d at the top of this file: the function list bindgen declares.
-    println!("cargo:rerun-if-changed=src/platform/hip/functions.rs");
-    println!("cargo:rerun-if-changed=src/platform/hip/shim.c");
-    println!("cargo:rerun-if-changed=src/platform/hip/shim.h");
+/// The FFI room's inputs to [`generate`]: the runtime functions the backend
+/// calls (its `FUNCTIONS`, the one list the library, the bindings and the
+/// emulated HIP device library share, so they cannot drift apart) and the
+/// directory of its device-properties shim (`shim.c`, `shim.h`). They are the
+/// FFI room's, so the build script passes them in rather than this crate
+/// reaching into the harness's `src/`.
+pub struct Ffi<'a> {
+    pub functions: &'a [&'a str],
+    pub shim_dir: &'a Path,
+}
 
-    let manifest = PathBuf::from(
-        std::env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR is not set")?,
-    );
-    let shim_dir = manifest.join("src/platform/hip");
+/// The bindings and the shim from `root`'s headers, and the link to its library.
+pub fn generate(out_dir: &Path, root: &HipRoot, ffi: &Ffi) -> Result<(), String> {
+    for file in ["shim.c", "shim.h"] {
+        println!(
+            "cargo:rerun-if-changed={}",
+            ffi.shim_dir.join(file).display()
+        );
+    }
     let include = root.include.clone();
     println!("cargo:rerun-if-changed={}", include.join(HEADER).display());
     println!("cargo:rustc-env=XAD_HIP_ROOT={}", root.root.display());
     link(root);
 
-    bindings(&include, &shim_dir, &out_dir.join("hip_sys.rs"))?;
-    shim(&include, &shim_dir)
+    bindings(&include, ffi, &out_dir.join("hip_sys.rs"))?;
+    shim(&include, ffi.shim_dir)
 }
 
-fn bindings(include: &Path, shim_dir: &Path, out: &Path) -> Result<(), String> {
+fn bindings(include: &Path, ffi: &Ffi, out: &Path) -> Result<(), String> {
+    let (functions, shim_dir) = (ffi.functions, ffi.shim_dir);
     let wrapper = format!(
         "#include <{HEADER}>\n#include \"{}\"\n",
         shim_dir.join("shim.h").display()
@@ -207,7 +211,7 @@ fn bindings(include: &Path, shim_dir: &Path, out: &Path) -> Result<(), String> {
         .allowlist_function(SHIM_FUNCTION)
         .generate_comments(false)
         .layout_tests(true);
-    for function in FUNCTIONS {
+    for function in functions {
         builder = builder.allowlist_function(function);
     }
 
@@ -238,7 +242,7 @@ fn bindings(include: &Path, shim_dir: &Path, out: &Path) -> Result<(), String> {
         }
     };
     let text = with_integer_status(&bindings.to_string())?;
-    for function in FUNCTIONS.iter().chain(std::iter::once(&SHIM_FUNCTION)) {
+    for function in functions.iter().chain(std::iter::once(&SHIM_FUNCTION)) {
         if !text.contains(&format!("pub fn {function}(")) {
             return Err(format!(
                 "{HEADER} in {} does not declare {function}; {INSTALL_HINT}",
@@ -271,7 +275,8 @@ fn shim(include: &Path, shim_dir: &Path) -> Result<(), String> {
         .try_compile("xad_hip_shim")
         .map_err(|e| {
             format!(
-                "compiling src/platform/hip/shim.c against {}: {e}",
+                "compiling {} against {}: {e}",
+                shim_dir.join("shim.c").display(),
                 include.display()
             )
         })
