@@ -4,7 +4,7 @@
 //! the tree gives today. After changing an option or a command, rewrite them
 //! with
 //!
-//!     XAD_UPDATE_COMPLETIONS=1 cargo test --test cli -- completions::
+//!     XAD_UPDATE_COMPLETIONS=1 cargo test --test pipeline -- completions::
 //!
 //! and commit docs/completions/. Loading them: docs/usage.md.
 
@@ -87,7 +87,7 @@ fn the_completions_are_the_clap_tree() {
     }
     assert!(
         wrong.is_empty(),
-        "docs/completions is stale (rewrite it with XAD_UPDATE_COMPLETIONS=1 cargo test --test cli -- completions::):\n{}",
+        "docs/completions is stale (rewrite it with XAD_UPDATE_COMPLETIONS=1 cargo test --test pipeline -- completions::):\n{}",
         wrong.join("\n")
     );
 }

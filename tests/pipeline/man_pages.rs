@@ -4,7 +4,7 @@
 //! test renders them again and fails when a committed page differs, is missing
 //! or is left over. After changing an option or a command, rewrite them with
 //!
-//!     XAD_UPDATE_MAN=1 cargo test --test cli -- man_pages::
+//!     XAD_UPDATE_MAN=1 cargo test --test pipeline -- man_pages::
 //!
 //! and commit docs/man/.
 
@@ -72,7 +72,7 @@ fn the_man_pages_are_the_clap_tree() {
     }
     assert!(
         wrong.is_empty(),
-        "docs/man is stale (rewrite it with XAD_UPDATE_MAN=1 cargo test --test cli -- man_pages::):\n{}",
+        "docs/man is stale (rewrite it with XAD_UPDATE_MAN=1 cargo test --test pipeline -- man_pages::):\n{}",
         wrong.join("\n")
     );
 }
