@@ -13,14 +13,18 @@ fuzz_log="$(mktemp)"
 trap 'rm -f "$log" "$fetch_log" "$fuzz_log"' EXIT
 status=0
 stages=()
+# record NAME SECONDS RC: one row of the closing table; a failure fails the job.
+record() {
+  stages+=("$(printf '%-34s %4d s%s' "$1" "$2" "$([ "$3" = 0 ] || echo "  FAILED (exit $3)")")")
+  [ "$3" = 0 ] || status=1
+}
 # stage NAME COMMAND...: run COMMAND (its output to the terminal and the log),
 # remember its time, and note a failure without stopping the job.
 stage() {
   local name="$1" started=$SECONDS rc=0
   shift
   "$@" 2>&1 | tee -a "$log" || rc=$?
-  stages+=("$(printf '%-34s %4d s%s' "$name" $((SECONDS - started)) "$([ "$rc" = 0 ] || echo "  FAILED (exit $rc)")")")
-  [ "$rc" = 0 ] || status=1
+  record "$name" $((SECONDS - started)) "$rc"
 }
 # Building needs and what only the tests need (Slurm, munge, qemu, numpy).
 stage "set-up (ci/setup.sh --tests)" bash ci/setup.sh --tests
@@ -58,8 +62,7 @@ stage "tests (cargo test-all)" cargo test-all --locked
 fuzz_rc=0
 wait "$fuzz_pid" || fuzz_rc=$?
 tee -a "$log" <"$fuzz_log"
-stages+=("$(printf '%-34s %4d s%s' "fuzz (codeobj_fuzz, beside the tests)" $((SECONDS - fuzz_started)) "$([ "$fuzz_rc" = 0 ] || echo "  FAILED (exit $fuzz_rc)")")")
-[ "$fuzz_rc" = 0 ] || status=1
+record "fuzz (codeobj_fuzz, beside the tests)" $((SECONDS - fuzz_started)) "$fuzz_rc"
 # The input generator's other SIMD paths, under emulated CPUs.
 stage "SIMD paths (qemu)" bash ci/simd-paths.sh
 # The HIP version matrix: the real HIP 6.4 and 7.2 runtimes (fetched from Debian

@@ -277,8 +277,13 @@ struct Tally {
 
 /// Iteration `iteration`'s mutation of one corpus object, and every check on
 /// it; a failure panics naming the seed and iteration that reproduce it alone.
-fn fuzz_one(seed: u64, iteration: u64, corpus: &[(&str, &[u8], Vec<Field>)], tally: &mut Tally) {
-    let device = TargetId::parse("gfx1100").expect("a target ID");
+fn fuzz_one(
+    seed: u64,
+    iteration: u64,
+    corpus: &[(&str, &[u8], Vec<Field>)],
+    device: &TargetId,
+    tally: &mut Tally,
+) {
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let (name, original, fields) = &corpus[rng.random_range(0..corpus.len())];
@@ -293,10 +298,11 @@ fn fuzz_one(seed: u64, iteration: u64, corpus: &[(&str, &[u8], Vec<Field>)], tal
     );
     let parsed = catch_unwind(|| CodeObject::parse(&bytes))
         .unwrap_or_else(|_| panic!("CodeObject::parse panicked: {at}"));
-    let hip = catch_unwind(|| xad_harness::platform::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
-        .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
+    let hip =
+        catch_unwind(|| xad_harness::platform::hip::safe::check_load(&bytes, "fuzz", "gfx1100"))
+            .unwrap_or_else(|_| panic!("check_load panicked: {at}"));
     // The HIP path accepts exactly what parses and targets the device.
-    let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(&device));
+    let runs_here = parsed.as_ref().is_ok_and(|c| c.target.runs_on(device));
     assert_eq!(
         hip.is_ok(),
         runs_here,
@@ -326,6 +332,7 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
     // Every core takes the next iteration number in turn: each iteration is
     // still a pure function of (seed, number), so a time-limited pass covers
     // the numbers 0..n with at most one gap per worker at the stop.
+    let device = TargetId::parse("gfx1100").expect("a target ID");
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = std::sync::atomic::AtomicU64::new(first);
     let started = Instant::now();
@@ -339,7 +346,7 @@ fn mutated_code_objects_never_panic_and_accepted_ones_stay_in_bounds() {
                         if iteration >= first.saturating_add(iterations) {
                             break;
                         }
-                        fuzz_one(seed, iteration, &corpus, &mut tally);
+                        fuzz_one(seed, iteration, &corpus, &device, &mut tally);
                     }
                     tally
                 })
