@@ -16,7 +16,7 @@
 //! |-------------|-------------------------------------------------------------------|
 //! | [`commands`] | the command line as library code: the clap tree and `dispatch`; one room per command, its clap arguments in its `mod.rs` and its engine beside them |
 //! | [`commands::shared`] | what every command uses: `Failure`, the usage check, `say`/`warn`, the value parsers, `backend_choice` |
-//! | [`commands::run`] | `xad-harness run`: its arguments; `plan` (cases, devices, targets, each case's code object resolved once, the user's `--kernel`), `execute` (each device's targets and cases in order, HIP devices at once, a timeout or a signal stopping it), `session` (plan, execute, report: release errors, report files, exit code), `dump` (`run --dump`: `.npy` blocks, the code object, a manifest), `progress` (the bar) |
+//! | [`commands::run`] | `xad-harness run`: its arguments; `plan` (cases, devices, targets, each case's code object resolved once, the user's `--kernel`), `execute` (each device's targets and cases in order, HIP devices at once, a timeout or a signal stopping it; returns each planned case as ran or not run with why), `fold` (those outcomes folded into the report), `session` (plan, execute, fold: release errors, report files, exit code), `dump` (`run --dump`: `.npy` blocks, the code object, a manifest), `progress` (the bar) |
 //! | [`commands::replay`] | `xad-harness replay`: `rerun` reads and validates a dump, runs its blocks again, says what reproduced |
 //! | [`commands::merge`] | `xad-harness merge`: `combine` makes one JSON and JUnit report from a fleet's per-node reports; exit codes combined |
 //! | [`commands::report`] | `xad-harness report`: a saved JSON report drawn as one HTML page |

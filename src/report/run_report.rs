@@ -20,11 +20,6 @@ pub struct Interrupted {
     pub cut_short: Option<CutShort>,
     /// Cases that were selected but never started.
     pub not_run: Vec<String>,
-    /// The (device, target) pairs whose unstarted cases `not_run` already
-    /// names bare: the target each device was inside when the signal came.
-    /// The session names the rest `case (target)`; without this, a signal
-    /// before a target's first dispatch listed that target's cases twice.
-    pub listed: Vec<(String, String)>,
 }
 
 /// A case stopped part-way: its checked lanes are in its result, the rest
@@ -47,7 +42,6 @@ impl Interrupted {
             cases_completed: 0,
             cut_short: None,
             not_run: Vec::new(),
-            listed: Vec::new(),
         }
     }
 

@@ -1,4 +1,5 @@
-//! The run loop of `xad-harness run` (`execute::run_cases`) over a fake device
+//! The run loop of `xad-harness run` (`execute::run_cases`, its outcomes
+//! folded into the report by `fold::fold`) over a fake device
 //! that fails on request: the stop-after-timeout rule follows the error's type
 //! (never its text), release failures reach the report, and the exit code is
 //! chosen from types.
@@ -8,6 +9,7 @@ use crate::common::HostMemory;
 use std::time::Duration;
 
 use xad_harness::commands::run::execute::{self, Progress};
+use xad_harness::commands::run::fold;
 use xad_harness::commands::run::plan::Planned;
 use xad_harness::error::{exit, RunError};
 use xad_harness::model::cases::{self, Case};
@@ -142,18 +144,21 @@ fn run_with(dev: &mut Fake, cases: &[Case], opts: Options) -> (RunReport, Vec<St
     let gfx1100 = xad_harness::platform::target::find("gfx1100").unwrap();
     let planned: Vec<Planned> = cases
         .iter()
-        .map(|c| Planned::new(c.clone(), gfx1100))
+        .map(|c| Planned::new(*c, gfx1100))
         .collect();
+    let mut executed = execute::Executed::default();
     execute::run_cases(
         dev,
         "emulator:gfx1100",
         &planned,
         None,
         &opts,
-        &mut report,
+        &mut executed,
         &mut |step: Progress<'_>| printed.extend(step.lines(Default::default())),
     )
     .expect("the loop itself does not fail");
+    let failed = fold::fold(&mut report, executed, &opts);
+    assert!(failed.is_none(), "{failed:?}");
     (report, printed)
 }
 

@@ -1,14 +1,16 @@
 //! Executing a [`Plan`]: each device's targets in order (several HIP
 //! devices at once, one thread each), each target's cases through
-//! [`run::run_case`], then a `not_supported` result for each case the target
+//! [`run::run_case`], then a not-supported outcome for each case the target
 //! lacks. A watchdog timeout stops that device; a signal stops the run at the
 //! next dispatch boundary or between cases. Each step reaches the caller as a
-//! [`Progress`] the moment it completes.
+//! [`Progress`] the moment it completes; what ran and why the rest did not
+//! return as [`Executed`], which [`super::fold`] turns into the report.
 
 use super::plan::{Plan, Planned, TargetPlan};
 use crate::error::{Error, Result, RunError};
 use crate::model::cases::Case;
-use crate::pipeline::run::{self, CaseResult, Loaded, NotRun, Options, Status};
+use crate::pipeline::interrupt::Signal;
+use crate::pipeline::run::{self, CaseResult, Loaded, Options, Status};
 use crate::platform::backend::Unit;
 use crate::platform::device::{Device, DeviceError};
 use crate::platform::target::Target;
@@ -150,6 +152,121 @@ impl Progress<'_> {
     }
 }
 
+/// What executing a plan hands the report ([`super::fold`]): every planned
+/// case of every device, in device then target order, as the result of
+/// running it or as why it did not run; each device's time; where a signal
+/// stopped the run; the error that stopped it, if one did. Execution decides
+/// nothing the report shows: the fold turns these into results, the
+/// interruption's record, and the devices' errors.
+#[derive(Default)]
+pub struct Executed {
+    pub cases: Vec<Outcome>,
+    /// Each device that finished its share, with its wall time in seconds.
+    pub seconds: Vec<(String, f64)>,
+    /// Where a signal stopped a device: one per device it stopped.
+    pub stops: Vec<Stop>,
+    /// The error that stopped the run (a case's code object that would not
+    /// load, a `--kernel` the device refuses); what ran before it is kept.
+    pub failed: Option<Error>,
+}
+
+/// One planned case on one device.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // a run holds a few thousand at most, each moved once
+pub enum Outcome {
+    Ran(CaseResult),
+    NotRun(Unrun),
+}
+
+/// A planned case that did not run, with where it would have and why.
+#[derive(Debug, Clone)]
+pub struct Unrun {
+    pub case: Case,
+    /// The code object's target (the case's result names it).
+    pub target: String,
+    pub device: String,
+    pub executor: String,
+    pub why: Why,
+}
+
+/// Why a planned case did not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// The target or device lacks what the case needs (a result, `not_supported`).
+    NotSupported(String),
+    /// An earlier kernel on its device missed its watchdog (a result, skipped).
+    AfterTimeout,
+    /// A signal stopped its device inside its target (named in the
+    /// interruption's record, bare).
+    Interrupted,
+    /// A signal stopped the run before its target started on its device
+    /// (named in the interruption's record as `case (target)`).
+    TargetNotStarted,
+}
+
+/// Where a signal stopped one device: after its last result, which it may
+/// have cut short part-way.
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub signal: Signal,
+    pub cut_short: Option<CutShort>,
+}
+
+impl Executed {
+    fn ran(&self) -> impl Iterator<Item = &CaseResult> {
+        self.cases.iter().filter_map(|o| match o {
+            Outcome::Ran(r) => Some(r),
+            Outcome::NotRun(_) => None,
+        })
+    }
+
+    /// Whether a signal has stopped the run.
+    pub fn interrupted(&self) -> bool {
+        !self.stops.is_empty()
+    }
+
+    /// Each of `cases` on `device`, not run for `why`.
+    fn not_run<'c>(
+        &mut self,
+        cases: impl Iterator<Item = &'c Case>,
+        at: (&str, &str, &str),
+        why: &dyn Fn(&Case) -> Why,
+    ) {
+        let (target, device, executor) = at;
+        self.cases.extend(cases.map(|c| {
+            Outcome::NotRun(Unrun {
+                case: *c,
+                target: target.to_string(),
+                device: device.to_string(),
+                executor: executor.to_string(),
+                why: why(c),
+            })
+        }));
+    }
+
+    /// The cases of `targets` on `unit` that a signal kept from starting.
+    fn not_started(&mut self, unit: &Unit, targets: &[&'static Target], plan: &[TargetPlan]) {
+        for t in targets {
+            if let Some(p) = plan.iter().find(|p| p.target.name == t.name) {
+                let at = (t.name, unit.id.as_str(), unit.executor.as_str());
+                self.not_run(p.runs.iter().map(|r| &r.case), at, &|_| {
+                    Why::TargetNotStarted
+                });
+            }
+        }
+    }
+
+    /// Another device's share, after this one's.
+    fn append(&mut self, other: Executed) {
+        self.cases.extend(other.cases);
+        self.seconds.extend(other.seconds);
+        self.stops.extend(other.stops);
+        if self.failed.is_none() {
+            self.failed = other.failed;
+        }
+    }
+}
+
 /// What every device's share of a run reads: the plan's targets, the user's
 /// kernel, the run's settings.
 #[derive(Clone, Copy)]
@@ -159,16 +276,15 @@ struct Work<'a> {
     opts: &'a Options,
 }
 
-/// Execute `plan` with `opts`, appending every result to `report` in device
-/// order: HIP devices at once when there are several, the rest one after
-/// another; after a signal, the cases of the devices and targets that never
-/// started are named in `report.interrupted`.
+/// Execute `plan` with `opts`: HIP devices at once when there are several,
+/// the rest one after another, each device's outcomes in device order.
+/// After a signal, the cases of the devices and targets that never started
+/// are outcomes too ([`Why::TargetNotStarted`]).
 pub fn execute(
     plan: &mut Plan,
     opts: &Options,
-    report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<()> {
+) -> Executed {
     let Plan {
         selected,
         targets,
@@ -180,85 +296,52 @@ pub fn execute(
         user: user.as_ref(),
         opts,
     };
-    let hip_units = selected.units.iter().filter(|u| u.is_hip()).count();
-    if hip_units > 1 {
-        run_concurrently(&mut selected.units, work, report, on_progress)?;
+    let mut out = Executed::default();
+    let (hip, rest): (Vec<&mut Unit>, Vec<&mut Unit>) =
+        selected.units.iter_mut().partition(|u| u.is_hip());
+    let (concurrent, one_by_one) = if hip.len() > 1 {
+        (hip, rest)
     } else {
-        for unit in &mut selected.units {
-            run_unit(unit, work, report, on_progress)?;
-            if report.interrupted.is_some() {
-                break;
-            }
-        }
-    }
-    list_never_started(report, &selected.units, targets);
-    Ok(())
-}
-
-/// After a signal: the cases of the devices and targets that never started
-/// (those of the target the signal stopped are listed already, by name).
-fn list_never_started(report: &mut RunReport, units: &[Unit], plan: &[TargetPlan]) {
-    let Some(interrupted) = &mut report.interrupted else {
-        return;
+        (Vec::new(), hip.into_iter().chain(rest).collect())
     };
-    for unit in units {
-        let last = report.cases.iter().rev().find(|r| r.device == unit.id);
-        for t in &unit.targets {
-            let listed = interrupted
-                .listed
-                .iter()
-                .any(|(d, name)| *d == unit.id && name == t.name);
-            if listed || last.is_some_and(|r| r.target == t.name) {
-                continue;
-            }
-            let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
-                continue;
-            };
-            let ran = |c: &Planned| {
-                report
-                    .cases
-                    .iter()
-                    .any(|r| r.device == unit.id && r.target == t.name && r.case == c.case.name)
-            };
-            let later = p.runs.iter().filter(|c| !ran(c));
-            interrupted
-                .not_run
-                .extend(later.map(|c| format!("{} ({})", c.case.name, t.name)));
+    if !concurrent.is_empty() {
+        out = run_concurrently(concurrent, work, on_progress);
+    }
+    for unit in one_by_one {
+        if out.failed.is_some() {
+            break;
+        }
+        if out.interrupted() {
+            out.not_started(unit, &unit.targets, targets);
+        } else {
+            run_unit(unit, work, &mut out, on_progress);
         }
     }
+    out
 }
 
-/// Run every HIP device of `units` at once, one host thread each (the HIP
-/// current device is per thread; each device's calls set it), and the rest
-/// after them. Each thread fills a report of its own; its steps reach
-/// `on_progress` as [`Progress::Relayed`] lines, in the order they happen,
-/// and its cases join `report` in device order when all have finished.
+/// Run `units` (HIP devices) at once, one host thread each (the HIP current
+/// device is per thread; each device's calls set it). Each thread executes
+/// its own share; its steps reach `on_progress` as [`Progress::Relayed`]
+/// lines, in the order they happen, and the shares join in device order
+/// when all have finished.
 fn run_concurrently(
-    units: &mut [Unit],
+    units: Vec<&mut Unit>,
     work: Work<'_>,
-    report: &mut RunReport,
     on_progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<()> {
-    let (hip, rest): (Vec<&mut Unit>, Vec<&mut Unit>) = units.iter_mut().partition(|u| u.is_hip());
-    let (seed, lanes) = (report.seed, report.lanes_per_case);
-    let shards: Vec<(RunReport, Result<()>)> = std::thread::scope(|scope| {
+) -> Executed {
+    let shares: Vec<Executed> = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<Relayed>();
-        let handles: Vec<_> = hip
+        let handles: Vec<_> = units
             .into_iter()
             .map(|unit| {
                 let tx = tx.clone();
-                let mut shard = RunReport::new(seed, lanes);
-                shard.devices = report
-                    .devices
-                    .iter()
-                    .filter(|d| d.id == unit.id)
-                    .cloned()
-                    .collect();
                 scope.spawn(move || {
-                    let outcome = run_unit(unit, work, &mut shard, &mut |step| {
+                    let mut share = Executed::default();
+                    run_unit(unit, work, &mut share, &mut |step| {
                         let _ = tx.send(Relayed::of(&step));
                     });
-                    (shard, outcome)
+                    share
                 })
             })
             .collect();
@@ -267,28 +350,20 @@ fn run_concurrently(
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    let shard = RunReport::new(seed, lanes);
-                    let e = Error::Io("a device thread panicked; its results are lost".into());
-                    (shard, Err(e))
+                h.join().unwrap_or_else(|_| Executed {
+                    failed: Some(Error::Io(
+                        "a device thread panicked; its results are lost".into(),
+                    )),
+                    ..Executed::default()
                 })
             })
             .collect()
     });
-    let mut first_error = None;
-    for (shard, outcome) in shards {
-        absorb(report, shard);
-        if let Err(e) = outcome {
-            first_error.get_or_insert(e);
-        }
+    let mut out = Executed::default();
+    for share in shares {
+        out.append(share);
     }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
-    for unit in rest {
-        run_unit(unit, work, report, on_progress)?;
-    }
-    Ok(())
+    out
 }
 
 /// Hand the device threads' steps to `on_progress` until every thread has
@@ -311,107 +386,40 @@ fn relay(rx: &std::sync::mpsc::Receiver<Relayed>, on_progress: &mut dyn FnMut(Pr
     }
 }
 
-/// Fold a device thread's report into the run's.
-fn absorb(report: &mut RunReport, shard: RunReport) {
-    for d in shard.devices {
-        if let Some(mine) = report.devices.iter_mut().find(|m| m.id == d.id) {
-            *mine = d;
-        }
-    }
-    report.cases.extend(shard.cases);
-    report.release_errors.extend(shard.release_errors);
-    if shard.error.is_some() && report.error.is_none() {
-        report.error = shard.error;
-    }
-    match (&mut report.interrupted, shard.interrupted) {
-        (Some(mine), Some(theirs)) => {
-            mine.cases_completed += theirs.cases_completed;
-            mine.not_run.extend(theirs.not_run);
-            mine.listed.extend(theirs.listed);
-            if mine.cut_short.is_none() {
-                mine.cut_short = theirs.cut_short;
-            }
-        }
-        (mine @ None, Some(theirs)) => *mine = Some(theirs),
-        _ => {}
-    }
+/// How a device's run of one target's cases ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Every case ran.
+    Ran,
+    /// A case's kernel missed its watchdog: the device may still be running
+    /// it, so nothing more runs on that device.
+    TimedOut,
+    /// A signal stopped it.
+    Interrupted,
 }
 
-/// A result for each of `cases` that does not run, with its `reason`: the
-/// one fold of the plan's cases that never reach a device (not supported
-/// there, or skipped after a timeout); `result` makes each, on its device.
-fn fold_not_run<'c>(
-    report: &mut RunReport,
-    cases: impl Iterator<Item = &'c Case>,
-    reason: &dyn Fn(&Case) -> NotRun,
-    result: &dyn Fn(&Case, NotRun) -> CaseResult,
-) {
-    report.cases.extend(cases.map(|c| result(c, reason(c))));
-}
-
-/// Why a case after a watchdog timeout did not run.
-fn skipped_after_timeout(_: &Case) -> NotRun {
-    NotRun::Skipped(SKIPPED_AFTER_TIMEOUT.into())
-}
-
-/// Whether a case from `first` on timed out and the run stops a device
-/// after a timeout.
-fn stopped_by_timeout(report: &RunReport, first: usize) -> bool {
-    matches!(report.error, Some(RunError::StoppedAfterTimeout))
-        && report.cases[first..]
-            .iter()
-            .any(|r| r.status() == Status::Timeout)
-}
-
-/// A device stopped after a timeout: each case of its `later` targets is
-/// skipped, and the device's entry says why.
-fn skip_after_timeout(
-    report: &mut RunReport,
-    id: &str,
-    later: &[&'static Target],
-    plan: &[TargetPlan],
-    not_run: &dyn Fn(&Case, &Target, NotRun) -> CaseResult,
-) {
-    for t in later {
-        let Some(p) = plan.iter().find(|p| p.target.name == t.name) else {
-            continue;
-        };
-        let cases = p.runs.iter().map(|r| &r.case);
-        fold_not_run(report, cases, &skipped_after_timeout, &|c, why| {
-            not_run(c, t, why)
-        });
-    }
-    if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
-        d.error = Some(RunError::StoppedAfterTimeout.to_string());
-    }
-}
-
-/// Run one device's targets in order, appending its results to `report`:
-/// the cases its target has, then one `not_supported` result for each
-/// chosen case that target lacks (or for every case, on a device that runs
-/// nothing asked). A timeout stops this device only.
+/// Run one device's targets in order, appending its outcomes to `out`: the
+/// cases its target has, then one not-supported outcome for each chosen case
+/// that target lacks (or for every case, on a device that runs nothing
+/// asked). A timeout stops this device only; a signal stops it, and its
+/// later targets are named not started.
 fn run_unit(
     unit: &mut Unit,
     work: Work<'_>,
-    report: &mut RunReport,
+    out: &mut Executed,
     on_progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<()> {
+) {
     let Work {
         targets: plan,
         user,
         opts,
     } = work;
     let started = std::time::Instant::now();
-    let id = unit.id.clone();
-    let executor = unit.executor.clone();
+    let (id, executor) = (unit.id.clone(), unit.executor.clone());
     let targets = unit.targets.clone();
     let emu = crate::platform::emu::EmuOptions {
         step_budget: opts.step_budget,
         ..Default::default()
-    };
-    // A result on this device for a case that does not run.
-    let not_run = |c: &Case, t: &Target, why: NotRun| {
-        CaseResult::not_run(c, t.name, &id, &executor, opts, why)
     };
     for (i, target) in targets.iter().enumerate() {
         let Some(p) = plan.iter().find(|p| p.target.name == target.name) else {
@@ -422,76 +430,72 @@ fn run_unit(
             cases: p.runs.len() + p.lacks.len(),
             executor: &executor,
         });
-        let first = report.cases.len();
-        match unit.device_with(target, emu) {
+        let at = (target.name, id.as_str(), executor.as_str());
+        let ended = match unit.device_with(target, emu) {
             Some(device) => {
-                let before = report.interrupted.is_some();
-                run_cases(device, &id, &p.runs, user, opts, report, on_progress)?;
-                if let (false, Some(interrupted)) = (before, &mut report.interrupted) {
-                    interrupted
-                        .listed
-                        .push((id.clone(), target.name.to_string()));
-                }
+                let ended = run_cases(device, &id, &p.runs, user, opts, out, on_progress);
                 let lacks = |c: &Case| {
                     let needs: Vec<&str> = c.lacks_on(target).iter().map(|f| f.name()).collect();
-                    NotRun::NotSupported(format!("{} lacks {}", target.name, needs.join(", ")))
+                    Why::NotSupported(format!("{} lacks {}", target.name, needs.join(", ")))
                 };
-                fold_not_run(report, p.lacks.iter(), &lacks, &|c, why| {
-                    not_run(c, target, why)
-                });
+                out.not_run(p.lacks.iter(), at, &lacks);
+                match ended {
+                    Ok(ended) => ended,
+                    Err(e) => {
+                        out.failed = Some(e);
+                        return;
+                    }
+                }
             }
             None => {
-                let why = unit.why_not().to_string();
+                let why = Why::NotSupported(unit.why_not().to_string());
                 let cases = p.runs.iter().map(|r| &r.case).chain(&p.lacks);
-                let unsupported = |_: &Case| NotRun::NotSupported(why.clone());
-                fold_not_run(report, cases, &unsupported, &|c, why| {
-                    not_run(c, target, why)
-                });
+                out.not_run(cases, at, &|_| why.clone());
+                Ended::Ran
+            }
+        };
+        let later = &targets[i + 1..];
+        match ended {
+            Ended::Ran => {}
+            Ended::TimedOut => {
+                // The device may still be running the kernel: nothing more on it.
+                for t in later {
+                    if let Some(p) = plan.iter().find(|p| p.target.name == t.name) {
+                        let at = (t.name, id.as_str(), executor.as_str());
+                        out.not_run(p.runs.iter().map(|r| &r.case), at, &|_| Why::AfterTimeout);
+                    }
+                }
+                break;
+            }
+            Ended::Interrupted => {
+                out.not_started(unit, later, plan);
+                break;
             }
         }
-        for r in &mut report.cases[first..] {
-            r.device.clone_from(&id);
-        }
-        if stopped_by_timeout(report, first) {
-            // The device may still be running the kernel: nothing more on it.
-            skip_after_timeout(report, &id, &targets[i + 1..], plan, &not_run);
-            break;
-        }
-        if report.interrupted.is_some() {
-            break;
-        }
     }
-    if let Some(d) = report.devices.iter_mut().find(|d| d.id == id) {
-        d.seconds = started.elapsed().as_secs_f64();
-    }
-    Ok(())
+    out.seconds.push((id, started.elapsed().as_secs_f64()));
 }
-
-/// Why a case after a watchdog timeout did not run.
-const SKIPPED_AFTER_TIMEOUT: &str =
-    "not run: an earlier kernel on this device missed its watchdog and may still be running";
 
 /// Run `cases` in order on `device` with their embedded kernels built for
 /// `target`, or all with `user`'s (refused, exit 2, when the device does
-/// not run it), appending each result to `report`. After a case whose kernel
+/// not run it), appending each outcome to `out`. After a case whose kernel
 /// missed its watchdog ([`DeviceError::Timeout`]) the run stops: the device
 /// may still be running that kernel, and later cases would only queue behind
 /// it. A signal in `opts.interrupt` stops it too, between cases or (inside
-/// [`run::run_case`]) between dispatches; `report.interrupted` then says
-/// what completed. Errors recorded while releasing device resources during a
-/// case are drained into that case's result. Each result names `device_id`
+/// [`run::run_case`]) between dispatches, and `out.stops` says where.
+/// Errors recorded while releasing device resources during a case are
+/// drained into that case's result. Each result names `device_id`
 /// (`hip:1`, `emulator:gfx1030`) before it is shown, so its replay line can
 /// name the backend and device that ran it.
-#[allow(clippy::too_many_arguments)] // each is one independent input of the loop
 pub fn run_cases(
     device: &mut dyn Device,
     device_id: &str,
     cases: &[Planned],
     user: Option<&Loaded>,
     opts: &Options,
-    report: &mut RunReport,
+    out: &mut Executed,
     on_progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<()> {
+) -> Result<Ended> {
     if let Some(user) = user {
         // A user's kernel for another target is bad input: refuse before launch.
         crate::pipeline::handle::check_target(&user.code, &device.arch_name())
@@ -500,10 +504,15 @@ pub fn run_cases(
     for (i, planned) in cases.iter().enumerate() {
         let case = &planned.case;
         if let Some(signal) = opts.interrupt.requested() {
-            let interrupted = interrupted_at(signal, report, &cases[i..]);
-            on_progress(Progress::Interrupted(&interrupted));
-            report.interrupted = Some(interrupted);
-            break;
+            let at = (device.arch_name(), device.executor().to_string());
+            stop(
+                signal,
+                out,
+                &cases[i..],
+                (&at.0, device_id, &at.1),
+                on_progress,
+            );
+            return Ok(Ended::Interrupted);
         }
         let embedded;
         let loaded = match user {
@@ -523,52 +532,55 @@ pub fn run_cases(
         on_progress(Progress::Case(&result));
         let timed_out = matches!(result.error, Some(DeviceError::Timeout(_)));
         let cut_short = result.error.is_none() && result.tally.lanes_checked < result.lanes;
-        report.cases.push(result);
+        // The cases it leaves unrun: the same code-object target and
+        // executor as this case.
+        let at = (result.target.clone(), result.executor.clone());
+        out.cases.push(Outcome::Ran(result));
         if timed_out {
-            report.error = Some(RunError::StoppedAfterTimeout);
-            // The cases it leaves unrun: the same code-object target and
-            // executor as the case that timed out (the one just pushed).
-            let (target_of, executor) = report
-                .cases
-                .last()
-                .map(|r| (r.target.clone(), r.executor.clone()))
-                .unwrap_or_default();
             let later = cases[i + 1..].iter().map(|p| &p.case);
-            fold_not_run(report, later, &skipped_after_timeout, &|c, why| {
-                CaseResult::not_run(c, &target_of, "", &executor, opts, why)
-            });
-            break;
+            out.not_run(later, (&at.0, device_id, &at.1), &|_| Why::AfterTimeout);
+            return Ok(Ended::TimedOut);
         }
         if let (Some(signal), true) = (opts.interrupt.requested(), cut_short) {
-            let interrupted = interrupted_at(signal, report, &cases[i + 1..]);
-            on_progress(Progress::Interrupted(&interrupted));
-            report.interrupted = Some(interrupted);
-            break;
+            let at = (at.0.as_str(), device_id, at.1.as_str());
+            stop(signal, out, &cases[i + 1..], at, on_progress);
+            return Ok(Ended::Interrupted);
         }
     }
-    Ok(())
+    Ok(Ended::Ran)
 }
 
-/// What completed when `signal` stopped the run: every case in `report`
-/// except a last one stopped part-way, and the names of `not_run`.
-fn interrupted_at(
-    signal: crate::pipeline::interrupt::Signal,
-    report: &RunReport,
-    not_run: &[Planned],
-) -> Interrupted {
-    let mut interrupted = Interrupted::new(signal);
-    let last = report
+/// A signal stopped a device with `unstarted` left of its target (`at`:
+/// the target, device and executor): record where, name them, and tell the
+/// caller what completed.
+fn stop(
+    signal: Signal,
+    out: &mut Executed,
+    unstarted: &[Planned],
+    at: (&str, &str, &str),
+    on_progress: &mut dyn FnMut(Progress<'_>),
+) {
+    let last = out
         .cases
         .last()
+        .and_then(|o| match o {
+            Outcome::Ran(r) => Some(r),
+            Outcome::NotRun(_) => None,
+        })
         .filter(|r| r.error.is_none() && r.tally.lanes_checked < r.lanes);
-    interrupted.cut_short = last.map(|r| CutShort {
+    let cut_short = last.map(|r| CutShort {
         case: r.case.clone(),
         target: r.target.clone(),
         lanes_checked: r.tally.lanes_checked,
         lanes: r.lanes,
     });
-    interrupted.cases_completed = report.cases.iter().filter(|r| r.not_run.is_none()).count()
-        - usize::from(interrupted.cut_short.is_some());
-    interrupted.not_run = not_run.iter().map(|p| p.case.name.to_string()).collect();
-    interrupted
+    // What the caller prints now: this device's share so far.
+    let mut interrupted = Interrupted::new(signal);
+    interrupted.cases_completed = out.ran().count() - usize::from(cut_short.is_some());
+    interrupted.cut_short = cut_short.clone();
+    interrupted.not_run = unstarted.iter().map(|p| p.case.name.to_string()).collect();
+    on_progress(Progress::Interrupted(&interrupted));
+    out.stops.push(Stop { signal, cut_short });
+    let cases = unstarted.iter().map(|p| &p.case);
+    out.not_run(cases, at, &|_| Why::Interrupted);
 }

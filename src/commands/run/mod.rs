@@ -3,6 +3,7 @@
 
 pub mod dump;
 pub mod execute;
+pub mod fold;
 pub mod plan;
 mod progress;
 pub mod session;

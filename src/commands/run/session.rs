@@ -1,9 +1,10 @@
 //! One `xad-harness run` invocation, in three steps: plan ([`super::plan::make`]:
 //! the cases, devices and targets, each case's code object resolved once, the
 //! user's `--kernel`), execute ([`super::execute::execute`]: every case of the
-//! plan, in order, stopping after a watchdog timeout or a signal), then the
-//! report: the header from the plan, the release errors the device seam
-//! recorded, the report files. The exit code is the report's
+//! plan, in order, stopping after a watchdog timeout or a signal; it returns
+//! what ran and why the rest did not), then the report: the header from the
+//! plan, the outcomes folded in ([`super::fold::fold`]), the release errors
+//! the device seam recorded, the report files. The exit code is the report's
 //! ([`RunReport::exit_code`]), chosen in [`finish`].
 //!
 //! Nothing here prints: each step is handed to the caller's callback as a
@@ -16,6 +17,7 @@
 use std::path::Path;
 
 use super::execute::{self, Progress};
+use super::fold;
 use super::plan::{self, Request};
 use crate::error::{Error, Result, RunError};
 use crate::model::inputs;
@@ -80,7 +82,11 @@ fn run_into(
         cases: plan.results(),
     });
     let opts = options(request, report.seed);
-    execute::execute(&mut plan, &opts, report, on_progress)
+    let executed = execute::execute(&mut plan, &opts, on_progress);
+    match fold::fold(report, executed, &opts) {
+        None => Ok(()),
+        Some(e) => Err(e),
+    }
     // `plan` drops here, releasing the devices it holds.
 }
 
