@@ -402,7 +402,7 @@ op_table! {
     Sopp   [           -,     -,     -,  0x42] SWaitSamplecnt "s_wait_samplecnt" Nop, "no effect (no image sampling here)";
     Sopp   [           -,     -,     -,  0x43] SWaitBvhcnt "s_wait_bvhcnt"   Nop, "no effect (no BVH instructions here)";
     Sopp   [           -,     -,     -,  0x44] SWaitExpcnt "s_wait_expcnt"   Nop, "no effect (no exports here)";
-    Sopp   [           -,     -,     -,  0x45] SWaitXcnt   "s_wait_xcnt"     Nop, "CDNA5 only: wait for xcnt <= simm16 (address translations of memory instructions; the rule is checked by emu/hazards.rs)";
+    Sopp   [           -,     -,     -,  0x45] SWaitXcnt   "s_wait_xcnt"     Nop, "CDNA5 only: wait for xcnt <= simm16 (address translations of memory instructions; the rule is checked by emu/hazards/xcnt.rs)";
     Sopp   [           -,     -,     -,  0x46] SWaitDscnt  "s_wait_dscnt"    Nop, "no effect (no LDS/GDS here)";
     Sopp   [           -,     -,     -,  0x47] SWaitKmcnt  "s_wait_kmcnt"    Nop, "wait for kmcnt <= simm16; SMEM lands only at 0 (out of order)";
     Sopp   [           -,     -,     -,  0x48] SWaitLoadcntDscnt "s_wait_loadcnt_dscnt" Nop, "wait for loadcnt <= simm16[13:8] and dscnt <= simm16[5:0]";

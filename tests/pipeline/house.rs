@@ -502,13 +502,29 @@ fn the_cycle_finder_finds_a_cycle_and_the_import_reader_reads_groups() {
 /// elsewhere in the crate as none; any other name of the parent is `mod.rs`.
 fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
     let prefix = format!("src/{folder}/");
-    let files: BTreeMap<String, String> = sources()
-        .into_iter()
-        .filter_map(|(rel, text)| {
-            let name = rel.strip_prefix(&prefix)?.strip_suffix(".rs")?;
-            (!name.contains('/')).then(|| (name.to_string(), code_of(&text)))
-        })
-        .collect();
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    for (rel, text) in sources() {
+        let Some(name) = rel.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".rs")) else {
+            continue;
+        };
+        // A path that leaves this folder (`super::super::x`) names nothing in it.
+        let code = code_of(&text).replace("super::super::", "::outside::");
+        match name.split_once('/') {
+            None => files.entry(name.to_string()).or_default().push_str(&code),
+            // A folder module (`x/mod.rs` and its files) is one node `x` here,
+            // drawn by what its files name outside it; its own files are a
+            // graph of their own (`subfolders`).
+            Some((sub, "mod")) => files.entry(sub.to_string()).or_default().push_str(&code),
+            Some((sub, file)) if !file.contains('/') => {
+                let outward = code_of(&text)
+                    .replace("super::super::", "\u{1}")
+                    .replace("super::", "self::")
+                    .replace('\u{1}', "super::");
+                files.entry(sub.to_string()).or_default().push_str(&outward);
+            }
+            Some(_) => {}
+        }
+    }
     let parent = files.get("mod").cloned().unwrap_or_default();
     // `pub use x::{A, B}` in mod.rs: A and B are x's (None: from outside).
     let mut reexported: BTreeMap<String, Option<String>> = BTreeMap::new();
@@ -570,20 +586,37 @@ fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
 /// order").
 #[test]
 fn no_file_of_the_emulator_or_the_decoder_imports_its_way_back_to_itself() {
-    for folder in ["platform/emu", "isa"] {
-        let graph = file_graph(folder);
+    for top in ["platform/emu", "isa"] {
+        let graph = file_graph(top);
         assert!(
             graph.len() > 8 && graph.contains_key("mod"),
-            "the files of src/{folder}/ were found: {graph:?}"
+            "the files of src/{top}/ were found: {graph:?}"
         );
-        if let Some(cycle) = find_cycle(&graph) {
-            panic!(
-                "an import cycle between the files of src/{folder}/: {} (ARCHITECTURE.md, \
-                 \"The emulator, in reading order\")",
-                cycle.join(" -> ")
-            );
+        for folder in std::iter::once(top.to_string()).chain(subfolders(top)) {
+            let graph = file_graph(&folder);
+            if let Some(cycle) = find_cycle(&graph) {
+                panic!(
+                    "an import cycle between the files of src/{folder}/: {} (ARCHITECTURE.md, \
+                     \"The emulator, in reading order\")",
+                    cycle.join(" -> ")
+                );
+            }
         }
     }
+}
+
+/// The folder modules (`x/mod.rs`) directly inside `src/<folder>/`.
+fn subfolders(folder: &str) -> Vec<String> {
+    let prefix = format!("src/{folder}/");
+    let mut found: Vec<String> = sources()
+        .into_iter()
+        .filter_map(|(rel, _)| {
+            let sub = rel.strip_prefix(&prefix)?.strip_suffix("/mod.rs")?;
+            (!sub.contains('/')).then(|| format!("{folder}/{sub}"))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 #[test]
@@ -595,6 +628,14 @@ fn the_file_graph_resolves_reexports_and_strips_every_test_module() {
     // `super::Fault` is `device::fault`'s, re-exported: no edge to mod.rs.
     assert!(!emu["program"].contains("mod"), "{:?}", emu["program"]);
     assert!(emu["mod"].contains("workgroup") && emu["packet"].contains("mod"));
+    // A folder module is one node, drawn by what it names outside itself,
+    // and its own files are a graph of their own.
+    assert!(emu["program"].contains("hazards"), "{:?}", emu["program"]);
+    assert!(emu["hazards"].contains("deps") && !emu["hazards"].contains("rules"));
+    assert_eq!(subfolders("platform/emu"), ["platform/emu/hazards"]);
+    let hazards = file_graph("platform/emu/hazards");
+    assert!(hazards["wait_states"].contains("regs"), "{hazards:?}");
+    assert!(!hazards["wait_states"].contains("mod"), "{hazards:?}");
 }
 
 fn repo_file(rel: &str) -> String {

@@ -193,7 +193,7 @@ impl Model {
 /// Whether wait `inst` completes an access counted on `slot` ([`LOAD`],
 /// [`STORE`], [`SCALAR`]) that has `younger` younger accesses on it: the
 /// generation's own wait decoding and ordering (the XCNT rule in
-/// `hazards.rs` asks this too).
+/// `hazards/xcnt.rs` asks this too).
 pub(super) fn wait_covers(inst: &Inst, slot: usize, younger: u16) -> bool {
     let model = Model::of(inst.generation);
     let threshold = model.thresholds(inst, inst.generation)[slot];

@@ -586,7 +586,7 @@ impl<const W: usize> Wave<W> {
             // program is decoded (program.rs, `resolve_vgpr_msb`).
             SSetVgprMsb => {}
             // XCNT tracks address translations, not data: what it orders is
-            // checked before the kernel runs (hazards.rs, the XCNT rule).
+            // checked before the kernel runs (hazards/xcnt.rs, the XCNT rule).
             SWaitXcnt => {}
             SSendmsg => self.issued(inst, pc, ctx),
             SWaitcnt | SWaitIdle | SWaitLoadcnt | SWaitStorecnt | SWaitSamplecnt | SWaitBvhcnt
