@@ -10,6 +10,7 @@
 //! | [`decode`](mod@decode) | machine code -> [`Inst`]; unknown encodings are [`DecodeError`] values naming offset, dwords and format |
 //! | [`disasm`]  | `Display for Inst`: LLVM-like assembly text for messages and reports |
 //! | [`gfx9`]    | gfx9 (GCN5/CDNA): its field layouts, operand codes and register spellings |
+//! | [`gfx10`]   | gfx10 (RDNA1/2): its FLAT/GLOBAL reader (the rest of its differences are [`EncodingLayout`] values and the table's gfx10 columns) |
 //! | [`unemulated`] | encodings LLVM knows that the emulator does not implement, with their mnemonics (for refusals) |
 //! | [`vopd`]    | gfx11+ dual issue: one VOPD word as its X and Y halves (VOP1/VOP2 instructions at one offset) |
 //!
