@@ -22,7 +22,7 @@
 //! | static passes | `allocation` | the registers the descriptor allocates; instructions past them fault if executed |
 //! | | `shared_sgprs` | gfx9's VCC, XNACK_MASK and FLAT_SCRATCH in the wave's last SGPRs |
 //! | | `unwritten` | the registers some path may read before writing them (only those start tainted) |
-//! | | `counters` | memory counters per generation (the `s_waitcnt` fields are `isa::MemoryCounters::waitcnt`), the in-flight queue a wave keeps, and the static pass that lets correct kernels skip it |
+//! | | `counters` | memory counters per generation (the `s_waitcnt` fields are `isa::MemoryCounters::waitcnt`), what an access writes when it lands, and the static pass that lets correct kernels skip the in-flight queue |
 //! | | `hazards` | the manual wait-state rules as one table, analysed once per kernel over every path |
 //! | | [`modifiers`] | NEG/ABS/CLAMP/OPSEL/OMOD on `v_xad_u32`: which lanes stay unsettled on a target, decided at load |
 //! | kernel | [`program`] | a kernel decoded once: instructions, branch targets, the static passes' results, faults that fire if executed |
@@ -30,6 +30,7 @@
 //! | | `valu` | vector ALU: lane-wise ops over `[u32; W]` rows, DPP, compares, carries, lane moves, `v_xad_u32` with modifiers |
 //! | | `salu` | scalar ALU: SOP1/SOP2/SOPC/SOPK, EXEC save-and-modify, branches |
 //! | | `vmem`, `smem` | FLAT/GLOBAL and SMEM accesses, per wave and per lockstep workgroup |
+//! | | `in_flight` | the loads a wave issued and has not waited for, completed as waits cover them |
 //! | | `waits` | a wave issuing memory and waiting: destinations in flight until a wait covers them |
 //! | | `launch_setup` | initial wave state from the kernel descriptor (per target feature); the dispatch packet, queue and descriptor copy a kernel may point at |
 //! | | `taint` | the taint step: per-lane definedness flowing through each instruction, wave stops |
@@ -149,6 +150,7 @@ mod deps;
 mod dpp;
 mod emulated;
 mod hazards;
+mod in_flight;
 mod launch_setup;
 pub mod memory;
 pub mod modifiers;

@@ -1,10 +1,11 @@
 //! A wave issuing memory accesses and waiting for them: the run-time half
 //! of [`super::counters`]. An access's destination registers go in flight
-//! when it issues ([`super::counters::InFlight`]) and land, with the taint
+//! when it issues ([`super::in_flight::InFlight`]) and land, with the taint
 //! the loaded value has, when a wait covers it; a read before that is
 //! undefined, naming the load and the wait it needs.
 
-use super::counters::{dest_lanes, dest_regs, Access, Dest};
+use super::counters::{dest_lanes, dest_regs, Dest};
+use super::in_flight::Access;
 use super::deps::{Deps, VGPR_WORDS};
 use super::shadow::Landing;
 use super::wave::{Ctx, Wave};

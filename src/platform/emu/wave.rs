@@ -16,7 +16,7 @@
 //! Before an instruction executes, [`Wave::needs_taint`] decides whether the
 //! shadow must follow it: never for a wave holding no taint (the common case).
 
-use super::counters::InFlight;
+use super::in_flight::InFlight;
 use super::fault::{Fault, FaultKind, WaveAt};
 use super::memory::Memory;
 use super::program::Program;
