@@ -4,7 +4,7 @@
 //! (`libamdhip64.so.<major>`), and the version nodes the loader checks, all
 //! from the HIP version that root's `hip/hip_version.h` declares.
 //!
-//! The root is found in the main crate's order (crates/xad-build/src/hip_root.rs):
+//! The root is found by the main crate's own search (`xad_build::hip_root::find_root`):
 //! `$HIP_PATH`, `$ROCM_PATH`, `hipconfig --path`, `/opt/rocm`, `/usr`; the
 //! first holding `include/hip/hip_runtime_api.h` wins. Building the harness and
 //! this library in the same environment therefore pairs them with one HIP.
@@ -66,8 +66,6 @@ const HIP_4_2_EXPORTS: &[&str] = &[
 const R0600_EXPORTS_4_2: &[&str] = &["hipGetDevicePropertiesR0000"];
 const R0600_EXPORTS_6_0: &[&str] = &["hipGetDevicePropertiesR0600"];
 
-const HEADER: &str = "hip/hip_runtime_api.h";
-
 // The one reader of `hip/hip_version.h`, shared with the harness's build.
 use xad_build::code_object_policy::HipVersion;
 
@@ -86,8 +84,9 @@ fn run() -> Result<(), String> {
     println!("cargo:rerun-if-changed=src/props.c");
     println!("cargo:rustc-check-cfg=cfg(hip_r0600)");
 
-    let (root, origin) = find_root()?;
-    let include = root.join("include");
+    // The main crate's search, so both builds take the same root.
+    let found = xad_build::hip_root::find_root()?;
+    let (root, origin, include) = (found.root, found.origin, found.include);
     let version_h = include.join("hip/hip_version.h");
     println!("cargo:rerun-if-changed={}", version_h.display());
     let text = std::fs::read_to_string(&version_h)
@@ -144,41 +143,6 @@ fn run() -> Result<(), String> {
         map.display()
     );
     Ok(())
-}
-
-/// The first root holding the HIP runtime header, with where it came from.
-fn find_root() -> Result<(PathBuf, String), String> {
-    let mut candidates: Vec<(PathBuf, String)> = Vec::new();
-    for var in ["HIP_PATH", "ROCM_PATH"] {
-        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            candidates.push((PathBuf::from(root), format!("${var}")));
-        }
-    }
-    if let Ok(out) = std::process::Command::new("hipconfig")
-        .arg("--path")
-        .output()
-    {
-        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        if out.status.success() && !path.is_empty() {
-            candidates.push((PathBuf::from(path), "hipconfig --path".into()));
-        }
-    }
-    candidates.push((PathBuf::from("/opt/rocm"), "/opt/rocm".into()));
-    candidates.push((PathBuf::from("/usr"), "/usr".into()));
-    if let Some(found) = candidates
-        .iter()
-        .find(|(root, _)| root.join("include").join(HEADER).is_file())
-    {
-        return Ok(found.clone());
-    }
-    let looked: Vec<String> = candidates
-        .iter()
-        .map(|(r, o)| format!("{}/include ({o})", r.display()))
-        .collect();
-    Err(format!(
-        "no {HEADER} in {}; install libamdhip64-dev (Debian) or set HIP_PATH to a HIP 5.x-7.x root",
-        looked.join(", ")
-    ))
 }
 
 /// The version script for HIP `v`: every node up to `v`, chained as the real
