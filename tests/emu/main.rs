@@ -14,5 +14,4 @@ mod emu_gfx12;
 mod emu_gfx9;
 mod emu_gfx940_lshl;
 mod emu_modifiers;
-mod emu_vgpr_msb;
 mod emu_xad_basic;

@@ -22,11 +22,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use xad_harness::isa::Isa;
 use xad_harness::model::cases::encode::{encode_for, movs_for};
 use xad_harness::model::cases::op_table::{Op, Src};
 use xad_harness::model::cases::{self, Case};
 use xad_harness::platform::codeobj::CodeObject;
-use xad_harness::isa::Isa;
 use xad_harness::platform::target::Target;
 use xad_harness::platform::toolchain::{self, Toolchain};
 
@@ -167,8 +167,9 @@ fn sources(t: &Target) -> BTreeSet<String> {
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
         .filter(|p| {
             let text = std::fs::read_to_string(p).expect("stub");
-            let needs = xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let needs =
+                xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             t.meets(&needs)
         })
         .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
@@ -184,8 +185,7 @@ fn build(
     kernel: &str,
     dir: &Path,
 ) -> (Vec<u8>, String) {
-    toolchain::write_target_include(dir, mcpu, Some(family.isa.frame()))
-        .expect("xad_target.inc");
+    toolchain::write_target_include(dir, mcpu, Some(family.isa.frame())).expect("xad_target.inc");
     let src = Path::new(ROOT)
         .join("kernels/cases")
         .join(format!("{kernel}.s"));
