@@ -30,4 +30,4 @@ mod soak;
 mod targets;
 mod toolchain_limits;
 mod toolchain_version;
-mod user_kernels_gfx9_gfx10;
+mod user_kernels;

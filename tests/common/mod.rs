@@ -204,3 +204,58 @@ impl Device for Through {
         (self.1)(&mut self.0, module, kernel, kernarg, dispatch, timeout)
     }
 }
+
+/// clang and ld.lld of the LLVM that knows `mcpu` (19 for gfx942, 22 for
+/// gfx950); `None` with a printed note when absent.
+pub fn llvm_for(mcpu: &str) -> Option<(PathBuf, PathBuf)> {
+    let bin = if mcpu == "gfx950" {
+        "/usr/lib/llvm-22/bin"
+    } else {
+        "/usr/lib/llvm-19/bin"
+    };
+    let (clang, lld) = (Path::new(bin).join("clang"), Path::new(bin).join("ld.lld"));
+    if clang.is_file() && lld.is_file() {
+        Some((clang, lld))
+    } else {
+        println!("note: {bin} not found: {mcpu} skipped");
+        None
+    }
+}
+
+/// Compile LLVM IR at `ll` for `mcpu` with clang -nogpulib -O2 into a code
+/// object (the way a user builds one), also returning its assembly.
+pub fn compile(ll: &Path, mcpu: &str, dir: &Path) -> Option<(Vec<u8>, String)> {
+    let (clang, lld) = llvm_for(mcpu)?;
+    std::fs::create_dir_all(dir).unwrap();
+    let (obj, hsaco, asm) = (
+        dir.join(format!("{mcpu}.o")),
+        dir.join(format!("{mcpu}.hsaco")),
+        dir.join(format!("{mcpu}.s")),
+    );
+    let cc = |extra: &[&str], out: &Path| {
+        let st = Command::new(&clang)
+            .args(["--target=amdgcn-amd-amdhsa", "-nogpulib", "-O2"])
+            .arg(format!("-mcpu={mcpu}"))
+            .args(extra)
+            .arg(ll)
+            .arg("-o")
+            .arg(out)
+            .status()
+            .expect("run clang");
+        assert!(st.success(), "clang {mcpu} {}", ll.display());
+    };
+    cc(&["-c"], &obj);
+    cc(&["-S"], &asm);
+    let st = Command::new(&lld)
+        .arg("-shared")
+        .arg(&obj)
+        .arg("-o")
+        .arg(&hsaco)
+        .status()
+        .expect("run ld.lld");
+    assert!(st.success(), "ld.lld {mcpu}");
+    Some((
+        std::fs::read(&hsaco).unwrap(),
+        std::fs::read_to_string(&asm).unwrap(),
+    ))
+}

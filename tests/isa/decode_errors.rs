@@ -53,8 +53,8 @@ fn unsettled_wide_literal_is_refused() {
 #[test]
 fn other_generations_are_a_decode_error_not_a_panic() {
     // Every generation now decodes: v_xad_u32 v5, v1, v2, v3 as gfx9 and gfx10
-    // encode it is v_xad_u32 there (their own tests: tests/isa/isa_decode_gfx9.rs,
-    // tests/isa/isa_decode_gfx10.rs).
+    // encode it is v_xad_u32 there (their rows: decode_oracle, their fields:
+    // decode_fields).
     let by_generation: [(Generation, [u8; 8]); 2] = [
         (
             Generation::Gfx9,

@@ -589,7 +589,8 @@ fn every_gfx9_opcode_entry_was_measured() {
         let (format, opcode, op) = (encoding.format, encoding.opcode, &row.op);
         let mnemonic = table::mnemonic(*op, Generation::Gfx9);
         // gfx940-only ops are missing from this gfx90a-generated table (gfx90a
-        // refuses them); tests/emu/emu_gfx940_lshl.rs measures them with -mcpu=gfx942.
+        // refuses them); decode_fields measures them with -mcpu=gfx942
+        // (gfx942_encodings_decode_and_print_back).
         if gfx9::GFX940_ONLY.contains(op) {
             assert_eq!(
                 decode_one_for(GFX90A_ROWS_ISA, &[0, 0, 0x08, 0xd2, 0, 0, 0, 0]).ok(),

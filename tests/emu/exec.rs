@@ -4,6 +4,8 @@
 //! Plus: endless loops hit the step budget, the watchdog fires, unknown
 //! opcodes are errors, the unsettled DPP16 case is not, and random bytes never panic.
 
+use crate::common;
+use crate::support::*;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
@@ -180,7 +182,10 @@ fn model(name: &str, i: usize, a: &[u32], b: &[u32], c: &[u32], w: usize) -> u32
         "branch_execz" => (x > y) as u32,
         cmpx if cmpx.starts_with("cmpx_") => {
             // (c:a) against (b:c), as the fixture pairs them.
-            let (p, q) = ((u64::from(z) << 32) | u64::from(x), (u64::from(y) << 32) | u64::from(z));
+            let (p, q) = (
+                (u64::from(z) << 32) | u64::from(x),
+                (u64::from(y) << 32) | u64::from(z),
+            );
             let (sp, sq) = (p as i64, q as i64);
             u32::from(match &cmpx[5..] {
                 "lt_u64" => p < q,
@@ -443,7 +448,7 @@ fn dpp16_inactive_source_without_bound_ctrl_or_fi_is_unsettled_not_an_error() {
         0xff00_b100,
         0xbfb0_0000, // s_endpgm
     ];
-    // The launch runs (the read is marked unsettled, see tests/emu/emu_definedness.rs).
+    // The launch runs (the read is marked unsettled, see tests/emu/definedness.rs).
     run_raw(&mut dev, &code, false, Duration::from_secs(5))
         .expect("an unsettled read is not a launch error");
     assert!(dev.definedness(0, 0).unwrap().waves.is_empty());
@@ -509,4 +514,208 @@ proptest! {
         // s[0:1] is not set up (no user SGPRs), so loads and stores mostly fault.
         let _ = dev.launch(m, "fuzz", &buf.to_le_bytes(), Dispatch { grid_blocks: [1, 1, 1], block: [64, 1, 1] }, Duration::from_secs(5));
     }
+}
+
+/// gfx9's VOP2 carry ops write all 64 bits of VCC (gfx9 is wave64 only): a
+/// 64-bit add {b, a} + {0, c} through v_add_co_u32 / v_addc_co_u32, the
+/// first carry read back per lane with v_cndmask_b32 (lanes 32-63: vcc_hi).
+#[test]
+fn vop2_carry_ops_write_and_read_the_whole_vcc() {
+    let scratch = common::scratch("emu_gfx9_carry");
+    // `s_nop 1`: on gfx940+ a VALU read of VCC within 2 wait states of a
+    // VALU write of it is a hazard (LLVM GCNHazardRecognizer, hasVDecCoExecHazard).
+    let body = "  v_add_co_u32 v5, vcc, v2, v4\n  s_nop 1\n  v_cndmask_b32 v9, 0, 1, vcc\n  v_addc_co_u32 v6, vcc, 0, v3, vcc\n  global_store_dword v7, v5, s[10:11]\n  global_store_dword v7, v6, s[10:11] offset:4\n  global_store_dword v7, v9, s[10:11] offset:8\n";
+    for mcpu in ["gfx908", "gfx942"] {
+        let tc = toolchain_for(mcpu, &scratch).unwrap();
+        let image = assemble(
+            &tc,
+            mcpu,
+            &kernel_source(mcpu, body, 3, 0, false),
+            &scratch.join(mcpu),
+            "carry",
+        );
+        let seed = 0xca55;
+        let r = launch(mcpu, &image, 2, [256, 1, 1], 3, seed);
+        assert!(r.tainted.is_empty(), "{mcpu}: {:?}", r.tainted.first());
+        let mut carries = 0;
+        for i in 0..r.a.len() {
+            let (lo, c0) = r.a[i].overflowing_add(r.c[i]);
+            let hi = r.b[i].wrapping_add(u32::from(c0));
+            carries += u32::from(c0 && i % 64 >= 32);
+            let want = [lo, hi, u32::from(c0)];
+            assert_eq!(
+                r.out[3 * i..3 * i + 3],
+                want,
+                "{mcpu} (emulated) seed {seed:#x} lane {i}"
+            );
+        }
+        assert!(
+            carries > 100,
+            "random inputs carry in about half the lanes: {carries}"
+        );
+    }
+}
+
+/// Issue 26: gfx9's `v_cmpx_*` (refused as "opcode 220 is not supported"
+/// before) writes its lane mask to EXEC and to VCC (VOPC) or its SGPR pair
+/// (VOP3), unlike gfx10+'s, which writes EXEC only: the lanes it turns off
+/// keep their old value, and both masks read back per lane.
+#[test]
+fn gfx9_v_cmpx_writes_exec_and_its_sgpr_pair() {
+    let scratch = common::scratch("emu_gfx9_cmpx");
+    let body = "  v_mov_b32 v9, 7\n  v_cmpx_gt_u32 vcc, v2, v3\n  v_mov_b32 v9, 1\n  s_mov_b64 exec, -1\n  s_nop 4\n  v_cndmask_b32 v10, 0, 1, vcc\n  v_cmpx_lt_u32_e64 s[14:15], v2, v3\n  s_mov_b64 exec, -1\n  s_nop 4\n  v_cndmask_b32 v11, 0, 1, s[14:15]\n  global_store_dword v7, v9, s[10:11]\n  global_store_dword v7, v10, s[10:11] offset:4\n  global_store_dword v7, v11, s[10:11] offset:8\n";
+    for mcpu in ["gfx908", "gfx942"] {
+        let tc = toolchain_for(mcpu, &scratch).unwrap();
+        let image = assemble(
+            &tc,
+            mcpu,
+            &kernel_source(mcpu, body, 3, 0, false),
+            &scratch.join(mcpu),
+            "cmpx",
+        );
+        let seed = 0xc3b;
+        let r = launch(mcpu, &image, 2, [256, 1, 1], 3, seed);
+        assert!(r.tainted.is_empty(), "{mcpu}: {:?}", r.tainted.first());
+        let mut greater = 0;
+        for i in 0..r.a.len() {
+            let gt = r.a[i] > r.b[i];
+            greater += usize::from(gt);
+            let want = [
+                if gt { 1 } else { 7 },
+                u32::from(gt),
+                u32::from(r.a[i] < r.b[i]),
+            ];
+            assert_eq!(
+                r.out[3 * i..3 * i + 3],
+                want,
+                "{mcpu} (emulated) seed {seed:#x} lane {i}"
+            );
+        }
+        assert!(greater > 100 && greater < r.a.len() - 100, "{greater}");
+    }
+}
+
+/// Per lane: S0 = v[10:11] = (a, b), S1 = v[12:13] = (c, a ^ b); the moves
+/// store (lo, hi) pairs; v[8:9] has v9 never written, so only the dword
+/// that takes v9 is undefined. gfx942 adds v_mov_b64.
+fn moves_body(wrong: bool, mov_b64: bool) -> String {
+    let first = if wrong {
+        "op_sel:[1,0]"
+    } else {
+        "op_sel:[0,1]"
+    };
+    let mut body = format!(
+        "  v_mov_b32 v10, v2\n  v_mov_b32 v11, v3\n  v_mov_b32 v12, v4\n  v_xor_b32 v13, v2, v3\n\
+         \x20 v_pk_mov_b32 v[14:15], v[10:11], v[12:13] {first}\n\
+         \x20 global_store_dword v7, v14, s[10:11]\n  global_store_dword v7, v15, s[10:11] offset:4\n\
+         \x20 v_pk_mov_b32 v[14:15], v[10:11], v[12:13] op_sel:[1,0]\n\
+         \x20 global_store_dword v7, v14, s[10:11] offset:8\n  global_store_dword v7, v15, s[10:11] offset:12\n\
+         \x20 v_pk_mov_b32 v[10:11], v[10:11], v[12:13]\n\
+         \x20 global_store_dword v7, v10, s[10:11] offset:16\n  global_store_dword v7, v11, s[10:11] offset:20\n\
+         \x20 v_pk_mov_b32 v[14:15], v[8:9], v[12:13]\n  global_store_dword v7, v14, s[10:11] offset:24\n\
+         \x20 v_pk_mov_b32 v[14:15], v[8:9], v[12:13] op_sel:[1,0]\n  global_store_dword v7, v14, s[10:11] offset:28\n"
+    );
+    if mov_b64 {
+        body.push_str(
+            "  v_mov_b64 v[14:15], v[12:13]\n  global_store_dword v7, v14, s[10:11] offset:32\n  global_store_dword v7, v15, s[10:11] offset:36\n",
+        );
+    }
+    body
+}
+
+#[test]
+fn gfx90a_moves_run_exactly_and_a_wrong_op_sel_is_caught() {
+    let scratch = common::scratch("emu_gfx9_moves");
+    for mcpu in ["gfx90a", "gfx942"] {
+        let mov_b64 = mcpu == "gfx942";
+        let words = if mov_b64 { 10 } else { 8 };
+        let tc = toolchain_for(mcpu, &scratch).unwrap();
+        for wrong in [false, true] {
+            let stem = if wrong { "moves_wrong" } else { "moves" };
+            let source = kernel_source(mcpu, &moves_body(wrong, mov_b64), words, 0, false);
+            let image = assemble(&tc, mcpu, &source, &scratch.join(mcpu), stem);
+            let seed = 0x90a;
+            let r = launch(mcpu, &image, 2, [256, 1, 1], words, seed);
+            let mut mismatched = 0;
+            for i in 0..r.a.len() {
+                let (a, b, c) = (r.a[i], r.b[i], r.c[i]);
+                let want = [a, a ^ b, b, c, a, c, 4 * i as u32, 0, c, a ^ b];
+                let got = &r.out[words * i..words * (i + 1)];
+                let differs = (0..words).filter(|&k| k != 7).any(|k| got[k] != want[k]);
+                if wrong {
+                    mismatched += usize::from(differs);
+                } else {
+                    assert!(
+                        !differs,
+                        "{mcpu} (emulated) seed {seed:#x} lane {i}: {got:x?} != {:x?}",
+                        &want[..words]
+                    );
+                }
+            }
+            // Exactly word 7 of every lane (the dword taken from v9) is undefined.
+            let tainted: Vec<usize> = r.tainted.iter().map(|(w, _)| *w).collect();
+            let expected: Vec<usize> = (0..r.a.len()).map(|i| words * i + 7).collect();
+            assert_eq!(tainted, expected, "{mcpu} seed {seed:#x}");
+            if wrong {
+                assert!(
+                    mismatched > r.a.len() * 9 / 10,
+                    "{mcpu}: the wrong op_sel went unnoticed ({mismatched} lanes)"
+                );
+            }
+        }
+    }
+}
+
+/// gfx12's 64-bit scalar add and subtract (`s_add_nc_u64`, `s_sub_nc_u64`,
+/// which HIP 7.2's own copy kernel uses on gfx1201): the carry crosses the
+/// dword, the borrow comes back, and SCC ("nc": no carry) is left as it was.
+/// The words are llvm-mc-19 -mcpu=gfx1201's for:
+///   s_load_b64 s[4:5], s[0:1], 0x0; s_wait_kmcnt 0; s_mov_b32 s6, -1;
+///   s_mov_b32 s7, 0; s_cmp_eq_u32 s6, s6; s_add_nc_u64 s[8:9], s[6:7], 1;
+///   s_sub_nc_u64 s[10:11], s[8:9], 2; s_cselect_b32 s12, 7, 9;
+///   v_mov_b32 v1..v5, s8, s9, s10, s11, s12; v_mov_b32 v0, 0;
+///   s_mov_b32 exec_lo, 1; global_store_b32 v0, v1..v5, s[4:5] offset:0..16;
+///   s_endpgm
+#[test]
+fn gfx12_64_bit_scalar_add_and_sub_carry_across_dwords_and_keep_scc() {
+    use xad_harness::platform::codeobj::KernelDescriptor;
+    let words: [u32; 32] = [
+        0xf4002100, 0xf8000000, 0xbfc70000, 0xbe8600c1, 0xbe870080, 0xbf060606, 0xa9888106,
+        0xaa0a8208, 0x980c8987, 0x7e020208, 0x7e040209, 0x7e06020a, 0x7e08020b, 0x7e0a020c,
+        0x7e000280, 0xbefe0081, 0xee068004, 0x00800000, 0x00000000, 0xee068004, 0x01000000,
+        0x00000400, 0xee068004, 0x01800000, 0x00000800, 0xee068004, 0x02000000, 0x00000c00,
+        0xee068004, 0x02800000, 0x00001000, 0xbfb00000,
+    ];
+    let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    // Kernarg pointer (2 user SGPRs), wave32, 8 VGPRs.
+    let kd = KernelDescriptor {
+        rsrc2: 2 << 1,
+        code_properties: 1 << 3 | 1 << 10,
+        ..Default::default()
+    };
+    let mut dev = EmuDevice::for_target(t("gfx1201"));
+    let out = dev.alloc(20).unwrap();
+    let m = dev.load_code("add64", &code, kd);
+    let one = Dispatch {
+        grid_blocks: [1, 1, 1],
+        block: [32, 1, 1],
+    };
+    dev.launch(m, "add64", &out.to_le_bytes(), one, Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("gfx1201 (emulated): {e}"));
+    let mut raw = [0u8; 20];
+    dev.read(out, &mut raw).unwrap();
+    let got: Vec<u32> = raw
+        .chunks_exact(4)
+        .map(|q| u32::from_le_bytes([q[0], q[1], q[2], q[3]]))
+        .collect();
+    assert_eq!(
+        got,
+        [0, 1, 0xffff_fffe, 0, 7],
+        "gfx1201 (emulated): s[8:9], s[10:11], s12"
+    );
+    // The same bytes are no instruction on gfx11.
+    let err = xad_harness::isa::decode_one_for(t("gfx1100").isa, &code[24..28])
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains('\n'), "{err}");
 }
