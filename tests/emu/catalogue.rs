@@ -7,6 +7,8 @@
 //! - gfx10: the code objects build.rs embeds for gfx1010, gfx1030 and the gfx10-1/gfx10-3
 //!   generic targets, and the same sources assembled here with LLVM 19, in wave32 and wave64;
 //!   a wrong model fails against them (negative control).
+//! - gfx12: every case the gfx1200, gfx1201 and gfx12-generic code objects build.rs embeds
+//!   passes on the emulated gfx1200/gfx1201 (the generic build on both).
 
 use crate::common;
 use crate::support::*;
@@ -18,7 +20,7 @@ use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, St
 use xad_harness::platform::codeobj::CodeObject;
 use xad_harness::platform::embedded;
 use xad_harness::platform::emu::EmuDevice;
-use xad_harness::platform::target::Target;
+use xad_harness::platform::target::{self, Target};
 use xad_harness::platform::toolchain::{self, Toolchain};
 
 // ---- the catalogue's gfx9 kernels ----
@@ -286,4 +288,100 @@ fn a_wrong_model_fails_against_a_gfx10_kernel() {
         "seed 9: {}",
         describe(&r)
     );
+}
+
+/// Run `case` with the code object built for `built_for` on an emulated `device`.
+fn run_on_emulator(
+    case: &Case,
+    built_for: &str,
+    device: &str,
+    lanes: u64,
+    seed: u64,
+) -> CaseResult {
+    let embedded = embedded::find(built_for, case.kernel).unwrap_or_else(|| {
+        panic!(
+            "{}: {} not embedded for {built_for}",
+            case.name, case.kernel
+        )
+    });
+    // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
+    let bytes = embedded.bytes.to_vec();
+    let code = CodeObject::parse(&bytes)
+        .unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
+    let kernel = code
+        .kernel(case.kernel)
+        .unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel))
+        .clone();
+    let opts = Options {
+        lanes,
+        seed,
+        timeout: Duration::from_secs(120),
+        keep: 4,
+        ..Options::default()
+    };
+    let source = KernelSource::Embedded {
+        source: embedded.source.to_string(),
+    };
+    let device = target::find(device).unwrap_or_else(|| panic!("no target {device}"));
+    run_case(
+        &mut EmuDevice::for_target(device),
+        case,
+        &code,
+        &kernel,
+        source,
+        &opts,
+    )
+}
+
+/// Every case `built_for` has passes with that target's code objects on each
+/// emulated device: 1013 lanes leave partial waves and a partial workgroup.
+fn every_case_passes(built_for: &str, devices: &[&str]) {
+    let t = target::find(built_for).expect("target");
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for device in devices {
+        for case in cases::catalogue_for(t) {
+            let seed = 0x5eed_1200 ^ runs;
+            let r = run_on_emulator(&case, built_for, device, 1013, seed);
+            if !r.passed()
+                || r.tally.lanes_checked != 1013
+                || r.executor != format!("emulated {device}")
+            {
+                failures.push(format!(
+                    "{} built for {built_for} on emulated {device}, seed {seed:#x}: {:?}, {} lanes failed, error {:?}, executor {:?}",
+                    case.name,
+                    r.status(),
+                    r.tally.lanes_failed,
+                    r.error,
+                    r.executor
+                ));
+            }
+            runs += 1;
+        }
+    }
+    assert!(runs >= 30 * devices.len() as u64, "only {runs} runs");
+    assert!(
+        failures.is_empty(),
+        "{} failing runs:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_gfx1201_case_passes_on_the_emulated_gfx1201() {
+    every_case_passes("gfx1201", &["gfx1201"]);
+}
+
+#[test]
+fn every_gfx1200_case_passes_on_the_emulated_gfx1200() {
+    every_case_passes("gfx1200", &["gfx1200"]);
+}
+
+/// The generic build on both processors it covers. `run_case` refuses a
+/// generic code object on this branch; main's `TargetId::runs_on` accepts one
+/// for the processors its target covers.
+#[test]
+fn every_gfx12_generic_case_passes_on_both_gfx12_processors() {
+    every_case_passes("gfx12-generic", &["gfx1200", "gfx1201"]);
 }

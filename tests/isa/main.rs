@@ -12,6 +12,7 @@ mod common;
 
 mod cases_dpp_src1;
 mod cases_encoding;
+mod cases_from_source;
 mod codeobj;
 mod codeobj_compiled;
 mod codeobj_fuzz;
@@ -21,7 +22,6 @@ mod decode_fields;
 mod decode_oracle;
 mod decode_tables;
 mod descriptor;
-mod kernels_gfx12;
-mod kernels_gfx9_gfx10;
+mod kernel_rules;
 mod listings;
 mod support;

@@ -1,6 +1,6 @@
-//! The gfx9 (CDNA: gfx908, gfx90a, gfx942, gfx950) and gfx10 (RDNA1/2:
-//! gfx1010, gfx1030) kernels (the kernels/cases stubs they meet the needs of,
-//! frames kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
+//! The case kernels assembled from source, per processor: for gfx9 (CDNA: gfx908, gfx90a,
+//! gfx942, gfx950) and gfx10 (RDNA1/2: gfx1010, gfx1030), the kernels/cases stubs they meet the
+//! needs of (frames kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc) are assembled
 //! here from source for every processor of the family with the LLVM that
 //! knows it (independently of build.rs, which embeds them per
 //! `target::TARGETS` row; tests/isa/cases_encoding.rs checks those), with LLVM's
