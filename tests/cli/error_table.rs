@@ -7,7 +7,6 @@
 //! cannot go stale.
 
 use crate::support;
-
 use std::path::Path;
 use std::process::Command;
 

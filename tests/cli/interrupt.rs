@@ -3,7 +3,6 @@
 //! with what completed, and exits 128 + the signal's number.
 
 use crate::common::*;
-
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};

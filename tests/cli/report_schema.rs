@@ -10,7 +10,6 @@
 //! hardware result.
 
 use crate::support::{self, library};
-
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -157,7 +157,7 @@ fn llvm22() -> Option<Tools> {
 /// The catalogue kernel stubs of kernels/cases that build.rs builds for `t`
 /// (stems, e.g. `xad_vgpr_w64`): every `.s` whose `// needs:` line `t` meets,
 /// but `xad_microbench*` and `xad_soak*`, the kernels of `microbench` and
-/// `soak`, which are no cases (tests/cli/microbench.rs and tests/cli/soak.rs check
+/// `soak`, which are no cases (tests/pipeline/microbench.rs and tests/pipeline/soak.rs check
 /// them).
 fn sources(t: &Target) -> BTreeSet<String> {
     let path = Path::new(ROOT).join("kernels/cases");
@@ -311,7 +311,7 @@ fn check_target(tools: &Tools, family: &Family, mcpu: &'static str, scratch: &Pa
     let dir = scratch.join(mcpu);
     let mut checked = 0;
     for case in &cases {
-        // The workload cases (SHA-256) have no op table: tests/cli/sha256.rs
+        // The workload cases (SHA-256) have no op table: tests/pipeline/sha256.rs
         // checks their kernels on every target.
         let Some(program) = cases::program(case.name) else {
             continue;
