@@ -7,6 +7,7 @@
 //! cannot go stale.
 
 use crate::support;
+
 use std::path::Path;
 use std::process::Command;
 

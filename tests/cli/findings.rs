@@ -7,6 +7,7 @@
 //! a hardware result.
 
 use crate::report_schema::{run, Run};
+
 use xad_harness::model::cases::modifier_readings::PROBES;
 
 /// The knob's kinds and the probe fields each covers, by the field's name prefix.

@@ -8,17 +8,16 @@
 //! Without chromium the browser tests say SKIPPED and why; with `CI=true`
 //! they fail instead (ci/setup.sh --tests installs it).
 
-use crate::common::scratch;
-use crate::support::{self, library};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
+use crate::common::scratch;
+use crate::support::{self, library};
 
+const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
 /// The lane in every wave the fault runs break, and the bit they flip.
 const LANE: u64 = 17;
-
 const BIT: u64 = 9;
 
 /// `xad-harness args`, through the emulated HIP library when `knobs` is

@@ -3,6 +3,7 @@
 //! with what completed, and exits 128 + the signal's number.
 
 use crate::common::*;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};

@@ -4,7 +4,9 @@
 //! on a mounted volume), and its command line is one the harness accepts.
 
 use crate::common;
+
 use std::path::Path;
+
 use yaml_rust2::{Yaml, YamlLoader};
 
 const REPO: &str = env!("CARGO_MANIFEST_DIR");

@@ -2,9 +2,10 @@
 //! of the current schema version (written by hand, as the contract states it),
 //! refusals, exit codes, and two real emulator runs merged.
 
+use std::path::{Path, PathBuf};
+
 use crate::common::{harness, mkfifo, mknod_char, run, scratch, Ran};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
 /// The schema version the harness writes and `merge` reads.
 const SCHEMA_VERSION: u32 = xad_harness::report::SCHEMA_VERSION;

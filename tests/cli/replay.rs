@@ -10,10 +10,12 @@
 //! Nothing here is a hardware result: the HIP path is the emulated device
 //! library, whose device name says `emulated`.
 
-use crate::common::{harness, run, scratch, Ran};
 use crate::support;
+
 use std::path::Path;
 use std::process::Command;
+
+use crate::common::{harness, run, scratch, Ran};
 
 const HIP_LABEL: &str = "hardware: xad-harness emulated gfx1100 (gfx1100), HIP runtime";
 

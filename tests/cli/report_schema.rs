@@ -10,6 +10,7 @@
 //! hardware result.
 
 use crate::support::{self, library};
+
 use std::path::Path;
 use std::process::{Command, Output};
 

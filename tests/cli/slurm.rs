@@ -19,12 +19,13 @@
 //! except under CI=true, where it fails. Every daemon is stopped when the
 //! test ends, also on failure, and every wait is bounded.
 
-use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 const BINARIES: [&str; 7] = [
     "munged",
@@ -35,11 +36,8 @@ const BINARIES: [&str; 7] = [
     "scancel",
     "srun",
 ];
-
 const HARNESS: &str = env!("CARGO_BIN_EXE_xad-harness");
-
 const REPO: &str = env!("CARGO_MANIFEST_DIR");
-
 /// Bound on any one wait: a daemon coming up, a job, a client command.
 const LIMIT: Duration = Duration::from_secs(60);
 

@@ -27,8 +27,9 @@
 //! `list` prints every target this build assembled; a target whose LLVM is missing says
 //! `(not built: ...)` and changes that snapshot: CI installs them all (ci/setup.sh).
 
-use crate::common::*;
 use std::path::{Path, PathBuf};
+
+use crate::common::*;
 
 /// The fixed run every snapshot of a run starts from.
 const RUN: [&str; 9] = [

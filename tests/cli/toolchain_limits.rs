@@ -3,6 +3,7 @@
 //! use, and assembler runs that hang or flood their output are bounded.
 
 use crate::common::*;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 

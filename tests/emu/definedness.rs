@@ -5,13 +5,14 @@
 //! through an undefined register. Every other lane is still checked.
 
 use crate::common;
+
 use std::time::Duration;
 use xad_harness::model::cases::{self, Case};
 use xad_harness::model::check::FailureKind;
-use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
 use xad_harness::platform::codeobj::CodeObject;
 use xad_harness::platform::device::{Device, Dispatch, Taint};
 use xad_harness::platform::emu::EmuDevice;
+use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
 
 /// A wave32 kernel named `name` with the basic case's ABI: the prologue
 /// loads a, b, c into v2, v3, v4 for lanes < count (v1 = byte offset, v8 =
@@ -608,11 +609,7 @@ fn a_flat_load_to_global_memory_needs_its_vector_counter() {
             })
         })
     };
-    let r = run_user_kernel(
-        &flat("flat-lgkm", "s_waitcnt lgkmcnt(0)"),
-        "gfx1100",
-        "basic",
-    );
+    let r = run_user_kernel(&flat("flat-lgkm", "s_waitcnt lgkmcnt(0)"), "gfx1100", "basic");
     assert_eq!(r.code, 1, "{}", r.all());
     assert!(r.all().contains("needs s_waitcnt vmcnt("), "{}", r.all());
     let r = run_user_kernel(&flat("flat-vm", "s_waitcnt vmcnt(0)"), "gfx1100", "basic");
@@ -903,8 +900,7 @@ fn llvm_compiled_kernels_run_clean_and_fail_without_their_waits_or_padding() {
                 }
             }
         } else {
-            xad_harness::platform::toolchain::discover(mcpu, &dir)
-                .unwrap_or_else(|e| panic!("{mcpu}: {e}"))
+            xad_harness::platform::toolchain::discover(mcpu, &dir).unwrap_or_else(|e| panic!("{mcpu}: {e}"))
         };
         let (as_written, text) = llvm_kernel(&tc, mcpu, &dir, &format!("{mcpu}-as-written"), None);
         let r = run_user_kernel(&as_written, mcpu, case);

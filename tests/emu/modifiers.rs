@@ -7,31 +7,26 @@
 //! other field, target and overflowing lane is unsettled, naming the field.
 
 use crate::common;
+
 use rand::{Rng, SeedableRng};
 use std::time::Duration;
 use xad_harness::isa::{decode_one_for, Op};
 use xad_harness::model::cases::modifier_readings::{self, Field};
 use xad_harness::platform::device::{Definedness, Device, Dispatch, Taint};
-use xad_harness::platform::emu::{modifiers as emu_modifiers, EmuDevice};
+use xad_harness::platform::emu::modifiers as emu_modifiers;
+use xad_harness::platform::emu::EmuDevice;
 use xad_harness::platform::target;
 
 /// `v_xad_u32 v5, v2, v3, v4` on gfx11 and gfx12 (VOP3 opcode 0x245), no field set.
 const PLAIN: [u32; 2] = [0xd645_0005, 0x0412_0702];
-
 const LANES: usize = 256;
 
 const NEG0: Field = Field::Neg(0);
-
 const NEG1: Field = Field::Neg(1);
-
 const NEG2: Field = Field::Neg(2);
-
 const ABS0: Field = Field::Abs(0);
-
 const CLAMP: Field = Field::Clamp;
-
 const OPSEL1: Field = Field::OpSel(1);
-
 const OMOD1: Field = Field::Omod(1);
 
 /// [`PLAIN`] with `fields` set where the probe family sets them

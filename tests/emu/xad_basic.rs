@@ -18,7 +18,6 @@ const EDGES: [u32; 10] = [
     0x5555_5555,
     0xaaaa_aaaa,
 ];
-
 const POISON: u32 = 0xdead_beef;
 
 fn kernarg(a: u64, b: u64, c: u64, out: u64, count: u32) -> Vec<u8> {

@@ -3,9 +3,11 @@
 //! deliberately wrong models (a DPP rule reversed, bound_ctrl ignored, an
 //! inline float constant read as its integer value) are reported as failing.
 
-use crate::common::describe;
 use std::sync::OnceLock;
 use std::time::Duration;
+
+use crate::common::describe;
+
 use xad_harness::model::cases::op_table::{int, Dpp, Op, Program, Src};
 use xad_harness::model::cases::{self, catalogue, catalogue_for, model, Case, LaneData};
 use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options, Status};
@@ -105,19 +107,15 @@ fn mutated(name: &str, edit: impl Fn(&mut Op)) -> &'static Program {
 }
 
 static SHL_AS_SHR: OnceLock<&'static Program> = OnceLock::new();
-
 static BC_IGNORED: OnceLock<&'static Program> = OnceLock::new();
-
 static FLOAT_AS_INT: OnceLock<&'static Program> = OnceLock::new();
 
 fn shl_as_shr(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
     model::run(SHL_AS_SHR.get().expect("set"), d, l, o)
 }
-
 fn bc_ignored(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
     model::run(BC_IGNORED.get().expect("set"), d, l, o)
 }
-
 fn float_as_int(d: &LaneData<'_>, l: std::ops::Range<usize>, o: &mut [u32]) {
     model::run(FLOAT_AS_INT.get().expect("set"), d, l, o)
 }

@@ -836,11 +836,7 @@ fn crate_table_disagreement(contributing: &str, cargo: &str) -> Vec<String> {
                     })
                     .unwrap_or_default()
             };
-            let speed = if value("test") == "false" {
-                "slow"
-            } else {
-                "fast"
-            };
+            let speed = if value("test") == "false" { "slow" } else { "fast" };
             format!("{} at {} ({speed})", value("name"), value("path"))
         })
         .collect();
@@ -881,16 +877,8 @@ fn the_test_crate_table_in_contributing_md_is_cargo_toml() {
     // A crate at another path, a slow crate called fast, and a module no main.rs declares.
     let broken = contributing
         .replacen("| `tests/hip/main.rs` |", "| `tests/hips/main.rs` |", 1)
-        .replacen(
-            "the binary as a process | `slow` |",
-            "the binary as a process | `fast` |",
-            1,
-        )
-        .replacen(
-            "| `slow` | `hip_runtime`, ",
-            "| `slow` | `gather`, `hip_runtime`, ",
-            1,
-        );
+        .replacen("the binary as a process | `slow` |", "the binary as a process | `fast` |", 1)
+        .replacen("| `slow` | `hip_runtime`, ", "| `slow` | `gather`, `hip_runtime`, ", 1);
     let wrong = crate_table_disagreement(&broken, &cargo);
     says(
         &wrong,

@@ -4,6 +4,7 @@
 //! boundaries, global lane indices, unwritten vs wrong, guards, faults.
 
 use crate::common::HostMemory;
+
 use std::time::Duration;
 use xad_harness::model::cases::{self, Case};
 use xad_harness::pipeline::guard::Side;

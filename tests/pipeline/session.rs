@@ -4,7 +4,9 @@
 //! chosen from types.
 
 use crate::common::HostMemory;
+
 use std::time::Duration;
+
 use xad_harness::commands::run::execute::{self, Progress};
 use xad_harness::commands::run::plan::Planned;
 use xad_harness::error::{exit, RunError};
