@@ -2,8 +2,7 @@
 //! fields, special operands (m0, null, vcc, inline constants), gfx12's memory fields, gfx10's
 //! waitcnt; modifiers on integer ops are refused as unsupported, never ignored.
 
-use crate::support::hex;
-use std::process::Command;
+use crate::support::{hex, llvm_mc_rows};
 use std::time::Duration;
 use xad_harness::isa::{
     decode_one, decode_one_for, gfx9, DecodeError, Dpp, Generation, Isa, Op, Src, M0, NULL, VCC,
@@ -622,34 +621,6 @@ const ROWS: &[(&str, &[u8])] = &[
     ),
 ];
 
-/// llvm-mc-19's rows for `source` on `mcpu`, `None` when it is not installed.
-fn llvm_mc(mcpu: &str, source: &str) -> Option<Vec<(String, Vec<u8>)>> {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new("llvm-mc-19")
-        .args(["-triple=amdgcn", &format!("-mcpu={mcpu}"), "-show-encoding"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(source.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    let rows = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once("; encoding: ["))
-        .map(|(text, enc)| {
-            let bytes = enc
-                .trim_end_matches(']')
-                .split(',')
-                .map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap_or(0))
-                .collect();
-            (text.trim().to_string(), bytes)
-        })
-        .collect();
-    Some(rows)
-}
-
 #[test]
 fn gfx942_encodings_decode_and_print_back() {
     for (text, bytes) in ROWS {
@@ -667,7 +638,7 @@ fn gfx942_encodings_decode_and_print_back() {
         gfx9::opcode(Op::VLshlAddU64),
         Some((xad_harness::isa::Format::Vop3, 0x208))
     );
-    match llvm_mc("gfx942", SOURCE) {
+    match llvm_mc_rows("llvm-mc-19", "gfx942", "", SOURCE) {
         None => println!("note: llvm-mc-19 not found: the rows are not re-measured"),
         Some(rows) => {
             let want: Vec<(String, Vec<u8>)> = ROWS
@@ -676,7 +647,10 @@ fn gfx942_encodings_decode_and_print_back() {
                 .collect();
             assert_eq!(rows, want, "llvm-mc-19 -mcpu=gfx942 re-measured");
             // gfx90a's assembler refuses every line: not an instruction there.
-            assert_eq!(llvm_mc("gfx90a", SOURCE), Some(vec![]));
+            assert_eq!(
+                llvm_mc_rows("llvm-mc-19", "gfx90a", "", SOURCE),
+                Some(vec![])
+            );
         }
     }
 }

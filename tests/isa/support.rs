@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use xad_harness::isa::{decode_one_for, Isa};
+use xad_harness::isa::{decode_one_for, Inst, Isa};
 
 /// `mc`'s (an llvm-mc) canonical text and bytes for every line of `source` it accepts, for
 /// `-mcpu=<mcpu>` and, unless empty, `-mattr=<mattr>`; `None` when it cannot be run.
@@ -80,23 +80,36 @@ pub fn symbolic(text: &str) -> bool {
 }
 
 /// Decode every row of `rows` as `isa`: the mismatches, and the rows the
-/// decoder refused (with its reason).
+/// decoder refused (with its reason). A row matches when the decoded
+/// instruction has the row's length and the text as LLVM printed it
+/// (only the mnemonic where LLVM prints the operands symbolically).
 pub fn decode_table(isa: Isa, rows: &[(&str, &[u8])]) -> (Vec<String>, Vec<String>) {
+    decode_table_with(isa, rows, |text, inst| {
+        let shown = inst.to_string();
+        if symbolic(text) {
+            text.split_whitespace().next() == shown.split_whitespace().next()
+        } else {
+            shown == *text
+        }
+    })
+}
+
+/// Decode every row of `rows` as `isa`, a decoded row matching when it has
+/// the row's length and `same(llvm's text, instruction)`: the mismatches, and
+/// the rows the decoder refused (with its reason).
+pub fn decode_table_with(
+    isa: Isa,
+    rows: &[(&str, &[u8])],
+    same: impl Fn(&str, &Inst) -> bool,
+) -> (Vec<String>, Vec<String>) {
     let mut failures = Vec::new();
     let mut unsupported = Vec::new();
     for (text, bytes) in rows {
         match decode_one_for(isa, bytes) {
             Ok((inst, len)) => {
-                let shown = inst.to_string();
-                let ok = len == bytes.len()
-                    && if symbolic(text) {
-                        text.split_whitespace().next() == shown.split_whitespace().next()
-                    } else {
-                        shown == *text
-                    };
-                if !ok {
+                if len != bytes.len() || !same(text, &inst) {
                     failures.push(format!(
-                        "[{}] llvm: {text}\n      emu: {shown} (len {len})",
+                        "[{}] llvm: {text}\n      emu: {inst} (len {len})",
                         hex(bytes)
                     ));
                 }
