@@ -54,3 +54,4 @@ mod toolchain_limits;
 mod toolchain_version;
 
 mod user_kernels;
+mod waits_and_hazards;
