@@ -1,7 +1,7 @@
 //! Machine code -> [`Inst`] for a target's [`Isa`]. gfx10, gfx11 and gfx12
 //! are decoded; field layouts follow LLVM's encodings (checked against
 //! `llvm-mc-19 -show-encoding` for gfx1030/gfx1010, gfx1100 and gfx1200, see
-//! `tests/isa/isa_decode.rs` and `tests/isa/isa_decode_gfx10.rs`). What gfx10
+//! `tests/isa/decode_oracle.rs`). What gfx10
 //! lays out differently (SMEM, FLAT, m0/null numbering, VOP3 opcode ranges)
 //! is described in [`super::gfx10`], which holds its FLAT reader. The two
 //! share the SOP*, VOP1/2/C, VOP3 and DPP layouts; gfx12 re-laid SMEM (8-bit

@@ -1,6 +1,6 @@
 //! `Display for Inst`: a disassembly close to LLVM's syntax, enough to
 //! recognise the instruction in an error message or a report (not meant to
-//! round-trip). `tests/isa/isa_decode.rs` compares it with llvm-mc's text for
+//! round-trip). `tests/isa/decode_oracle.rs` compares it with llvm-mc's text for
 //! every row of the assembler-generated table.
 
 use super::decode::{Enc, Inst};

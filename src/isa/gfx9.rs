@@ -2,7 +2,7 @@
 //! layouts that differ from gfx10+, and the operand spellings LLVM prints for
 //! them. Its opcodes are the gfx9 column of [`table`] (where an op can sit in
 //! another format than on gfx11: `v_add_co_u32` is a VOP2 op writing VCC on
-//! gfx9, VOP3-only on gfx11); `tests/isa/isa_decode_gfx9.rs` checks every cell
+//! gfx9, VOP3-only on gfx11); `tests/isa/decode_oracle.rs` checks every cell
 //! against `llvm-mc-19 -triple=amdgcn -mcpu=gfx90a -show-encoding`.
 //!
 //! Layouts (LLVM's `SIInstrFormats.td`/`SMInstructions.td`, checked against

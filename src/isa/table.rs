@@ -7,13 +7,13 @@
 //!
 //! gfx11 numbers were read off `llvm-mc-19 -triple=amdgcn -mcpu=gfx1100
 //! -show-encoding` (LLVM 19.1.7), gfx12 numbers off the same with
-//! `-mcpu=gfx1200`; the decoder tests in `tests/isa/isa_decode.rs` check every
+//! `-mcpu=gfx1200`; the decoder tests in `tests/isa/decode_oracle.rs` check every
 //! row against the assembler's bytes for both. gfx10 numbers were read off
-//! `-mcpu=gfx1030` (gfx1010 encodes every row alike; `tests/isa/isa_decode_gfx10.rs`
+//! `-mcpu=gfx1030` (gfx1010 encodes every row alike; `tests/isa/decode_oracle.rs`
 //! checks them). gfx9 numbers were read off `-mcpu=gfx90a` for
 //! `tests/kernels/emu/gfx9/ops.part` (gfx942 and gfx908
 //! encode every row alike; `v_lshl_add_u64` off `-mcpu=gfx942`), and
-//! `tests/isa/isa_decode_gfx9.rs` checks every gfx9 cell against the assembler's
+//! `tests/isa/decode_oracle.rs` checks every gfx9 cell against the assembler's
 //! bytes. A cell is `-` where the assembler refuses the mnemonic for that
 //! generation (or, on gfx9, where the emulator does not decode the op),
 //! except gfx10's `s_sendmsg`: the one message emulated (MSG_DEALLOC_VGPRS)

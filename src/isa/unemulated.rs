@@ -3,7 +3,7 @@
 //! does not implement v_cmpx_t_i64" instead of treating a real instruction
 //! as noise. Not the whole ISA: the encodings users and the decoder tests
 //! have met (every refused row of the llvm-mc tables under tests/ is listed;
-//! tests/isa/isa_decode_gfx9.rs and tests/isa/isa_decode.rs check that). An opcode
+//! tests/isa/decode_oracle.rs checks that). An opcode
 //! neither decoded nor listed is reported as no instruction the emulator
 //! knows on that generation. Numbers read off `llvm-mc-19 -show-encoding`
 //! (gfx90a for gfx9).

@@ -6,11 +6,14 @@
 //! `hipModuleLoadData` is made to fail loudly if it is ever reached).
 
 use crate::common::*;
-
 use crate::support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use xad_harness::platform::codeobj::descriptor::KernelDescriptor;
+use xad_harness::platform::codeobj::CodeObject;
+use xad_harness::platform::device::Device;
+use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::toolchain::Toolchain;
 
 fn assert_one_line_error(r: &Ran, code: i32, needles: &[&str]) {
     assert_eq!(r.code, code, "exit code; output:\n{}", r.all());
@@ -282,4 +285,211 @@ fn an_edited_copy_of_a_case_stub_assembles_for_every_generation() {
             r.stdout
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// The basic xad kernel with each enable added, through the CLI.
+
+/// xad_basic.s with `enables` added, its kernarg pointer read from `kernarg`
+/// and its workgroup id x from `wg_x`; the kernel's own temporaries move to
+/// s20 and up, clear of every initial SGPR.
+fn basic_with(enables: &[&str], kernarg: &str, wg_x: &str) -> String {
+    let mut src = basic_source();
+    for (from, to) in [
+        ("s[4:11]", "s[20:27]"),
+        ("s[4:5]", "s[20:21]"),
+        ("s[6:7]", "s[22:23]"),
+        ("s[8:9]", "s[24:25]"),
+        ("s[10:11]", "s[26:27]"),
+        ("s12", "s28"),
+        ("s13", "s29"),
+        ("s14", "s30"),
+        (
+            "s_lshl_b32 s29, s2, 8",
+            &format!("s_lshl_b32 s29, {wg_x}, 8"),
+        ),
+        ("s[0:1]", kernarg),
+        (".amdhsa_next_free_sgpr 15", ".amdhsa_next_free_sgpr 32"),
+        (
+            ".amdhsa_kernarg_size 40",
+            &format!(
+                ".amdhsa_kernarg_size 40\n{}",
+                enables
+                    .iter()
+                    .map(|e| format!("  .amdhsa_{e}\n"))
+                    .collect::<String>()
+            ),
+        ),
+    ] {
+        assert!(
+            src.contains(from),
+            "xad_basic.s no longer contains {from:?}"
+        );
+        src = src.replace(from, to);
+    }
+    src
+}
+
+#[test]
+fn basic_kernel_with_each_enable_passes_on_the_emulator() {
+    let dir = scratch("descriptor-basic");
+    if gfx1100_toolchain(&dir).is_none() {
+        return;
+    }
+    // xad_basic.s already sets the kernarg pointer, workgroup id x and work-item ids.
+    let everything: Vec<&str> = ALL_ENABLES
+        .iter()
+        .copied()
+        .filter(|e| {
+            !e.contains("kernarg_segment_ptr")
+                && !e.contains("id_x")
+                && !e.contains("workitem")
+                && !e.contains("fixed_size")
+        })
+        .collect();
+    let variants: &[(&str, &[&str], &str, &str)] = &[
+        ("plain", &[], "s[0:1]", "s2"),
+        (
+            "dispatch_ptr",
+            &["user_sgpr_dispatch_ptr 1"],
+            "s[2:3]",
+            "s4",
+        ),
+        ("queue_ptr", &["user_sgpr_queue_ptr 1"], "s[2:3]", "s4"),
+        (
+            "both_ptrs",
+            &["user_sgpr_dispatch_ptr 1", "user_sgpr_queue_ptr 1"],
+            "s[4:5]",
+            "s6",
+        ),
+        ("dispatch_id", &["user_sgpr_dispatch_id 1"], "s[0:1]", "s4"),
+        (
+            "private_segment_size",
+            &["user_sgpr_private_segment_size 1"],
+            "s[0:1]",
+            "s3",
+        ),
+        (
+            "user_sgpr_count_gap",
+            &["user_sgpr_count 7"],
+            "s[0:1]",
+            "s7",
+        ),
+        (
+            "workgroup_y_z_info",
+            &[
+                "system_sgpr_workgroup_id_y 1",
+                "system_sgpr_workgroup_id_z 1",
+                "system_sgpr_workgroup_info 1",
+            ],
+            "s[0:1]",
+            "s2",
+        ),
+        ("everything", &everything, "s[4:5]", "s9"),
+    ];
+    for (name, enables, kernarg, wg_x) in variants {
+        let file = dir.join(format!("{name}.s"));
+        std::fs::write(&file, basic_with(enables, kernarg, wg_x)).unwrap();
+        let json = dir.join(format!("{name}.json"));
+        let r = run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "basic",
+                "--lanes",
+                "3000",
+                "--seed",
+                "77",
+                "--kernel",
+            ])
+            .arg(&file)
+            .arg("--json")
+            .arg(&json));
+        assert_eq!(r.code, 0, "{name} (seed 77): {}", r.all());
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let tally = &report["devices"][0]["cases"][0]["tally"];
+        assert_eq!(tally["lanes_failed"].as_u64(), Some(0), "{name}: {tally}");
+        assert_eq!(
+            tally["lanes_unwritten"].as_u64(),
+            Some(0),
+            "{name}: {tally}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 3. Refusals.
+
+/// One way to spoil a descriptor.
+type Edit = fn(&mut KernelDescriptor);
+
+/// The assembled basic kernel with its descriptor edited by `edit`.
+fn patched_basic(tc: &Toolchain, dir: &Path, edit: impl Fn(&mut KernelDescriptor)) -> PathBuf {
+    let hsaco = build_gfx1100(tc, dir, "basic", &basic_source());
+    let mut bytes = std::fs::read(&hsaco).unwrap();
+    let kd = CodeObject::parse(&bytes)
+        .unwrap()
+        .kernel("xad_basic")
+        .unwrap()
+        .descriptor;
+    let raw = kd.to_bytes();
+    let at = bytes
+        .windows(64)
+        .position(|w| w == raw)
+        .expect("descriptor bytes in the file");
+    let mut edited = kd;
+    edit(&mut edited);
+    bytes[at..at + 64].copy_from_slice(&edited.to_bytes());
+    let out = dir.join("patched.hsaco");
+    std::fs::write(&out, bytes).unwrap();
+    out
+}
+
+#[test]
+fn reserved_bits_and_impossible_fields_are_refused_as_bad_input() {
+    let dir = scratch("descriptor-refused");
+    let Some(tc) = gfx1100_toolchain(&dir) else {
+        return;
+    };
+    let edits: [(&str, Edit); 5] = [
+        ("KERNEL_CODE_PROPERTIES RESERVED0", |k| {
+            k.code_properties |= 1 << 7
+        }),
+        ("COMPUTE_PGM_RSRC2 RESERVED0", |k| k.rsrc2 |= 1 << 31),
+        ("reserved1 byte at offset 24", |k| k.reserved1[0] = 0x80),
+        ("ENABLE_SGPR_FLAT_SCRATCH_INIT", |k| {
+            k.code_properties |= 1 << 5
+        }),
+        ("kernarg_preload", |k| k.kernarg_preload = 1 << 7 | 2),
+    ];
+    for (field, edit) in edits {
+        let file = patched_basic(&tc, &dir, edit);
+        let bytes = std::fs::read(&file).unwrap();
+        let err = CodeObject::parse(&bytes).expect_err(field).to_string();
+        assert!(err.contains(field), "{err:?} should name {field}");
+        assert!(
+            EmuDevice::new().load(&bytes).is_err(),
+            "{field}: the emulator must refuse the load"
+        );
+        let r = run(harness()
+            .args([
+                "run",
+                "--backend",
+                "emu",
+                "--case",
+                "basic",
+                "--lanes",
+                "64",
+                "--kernel",
+            ])
+            .arg(&file));
+        assert_eq!(r.code, 2, "{field}: {}", r.all());
+        assert!(r.stderr.contains(field), "{field}: {}", r.stderr);
+    }
+    // The control: the unpatched kernel loads.
+    let file = patched_basic(&tc, &dir, |_| ());
+    assert!(CodeObject::parse(&std::fs::read(file).unwrap()).is_ok());
 }

@@ -5,8 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use xad_harness::platform::code_object_policy::HipVersion;
 use xad_harness::platform::device::{Device, DeviceError, DevicePtr, Dispatch, Executor, ModuleId};
 use xad_harness::platform::emu::EmuDevice;
+use xad_harness::platform::toolchain::{discover, Toolchain};
+
+pub mod negative;
 
 /// The real `xad-harness` binary cargo built for these tests.
 pub fn harness() -> Command {
@@ -203,4 +207,114 @@ impl Device for Through {
     ) -> Result<(), DeviceError> {
         (self.1)(&mut self.0, module, kernel, kernarg, dispatch, timeout)
     }
+}
+
+/// clang and ld.lld of the LLVM that knows `mcpu` (19 for gfx942, 22 for
+/// gfx950); `None` with a printed note when absent.
+pub fn llvm_for(mcpu: &str) -> Option<(PathBuf, PathBuf)> {
+    let bin = if mcpu == "gfx950" {
+        "/usr/lib/llvm-22/bin"
+    } else {
+        "/usr/lib/llvm-19/bin"
+    };
+    let (clang, lld) = (Path::new(bin).join("clang"), Path::new(bin).join("ld.lld"));
+    if clang.is_file() && lld.is_file() {
+        Some((clang, lld))
+    } else {
+        println!("note: {bin} not found: {mcpu} skipped");
+        None
+    }
+}
+
+/// Compile LLVM IR at `ll` for `mcpu` with clang -nogpulib -O2 into a code
+/// object (the way a user builds one), also returning its assembly.
+pub fn compile(ll: &Path, mcpu: &str, dir: &Path) -> Option<(Vec<u8>, String)> {
+    let (clang, lld) = llvm_for(mcpu)?;
+    std::fs::create_dir_all(dir).unwrap();
+    let (obj, hsaco, asm) = (
+        dir.join(format!("{mcpu}.o")),
+        dir.join(format!("{mcpu}.hsaco")),
+        dir.join(format!("{mcpu}.s")),
+    );
+    let cc = |extra: &[&str], out: &Path| {
+        let st = Command::new(&clang)
+            .args(["--target=amdgcn-amd-amdhsa", "-nogpulib", "-O2"])
+            .arg(format!("-mcpu={mcpu}"))
+            .args(extra)
+            .arg(ll)
+            .arg("-o")
+            .arg(out)
+            .status()
+            .expect("run clang");
+        assert!(st.success(), "clang {mcpu} {}", ll.display());
+    };
+    cc(&["-c"], &obj);
+    cc(&["-S"], &asm);
+    let st = Command::new(&lld)
+        .arg("-shared")
+        .arg(&obj)
+        .arg("-o")
+        .arg(&hsaco)
+        .status()
+        .expect("run ld.lld");
+    assert!(st.success(), "ld.lld {mcpu}");
+    Some((
+        std::fs::read(&hsaco).unwrap(),
+        std::fs::read_to_string(&asm).unwrap(),
+    ))
+}
+
+/// The toolchain, or `None` after printing why the test is skipped.
+pub fn gfx1100_toolchain(dir: &Path) -> Option<Toolchain> {
+    match discover("gfx1100", dir) {
+        Ok(tc) => Some(tc),
+        Err(e) => {
+            eprintln!("skipped: no LLVM toolchain that assembles gfx1100 ({e})");
+            None
+        }
+    }
+}
+
+pub fn build_gfx1100(tc: &Toolchain, dir: &Path, stem: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{stem}.s"));
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join(format!("{stem}.hsaco"));
+    if let Err(e) = tc.build_code_object("gfx1100", &src, &out, &[]) {
+        panic!("assembling {}: {e}", src.display());
+    }
+    out
+}
+
+/// Enables of the dump kernel: every user SGPR gfx11 has, every system SGPR,
+/// x/y/z work-item ids. Initial layout: s[0:1] dispatch ptr, s[2:3] queue ptr,
+/// s[4:5] kernarg ptr, s[6:7] dispatch id, s8 private segment size, s9-s11
+/// workgroup id x/y/z, s12 workgroup info.
+pub const ALL_ENABLES: &[&str] = &[
+    "user_sgpr_dispatch_ptr 1",
+    "user_sgpr_queue_ptr 1",
+    "user_sgpr_kernarg_segment_ptr 1",
+    "user_sgpr_dispatch_id 1",
+    "user_sgpr_private_segment_size 1",
+    "system_sgpr_workgroup_id_x 1",
+    "system_sgpr_workgroup_id_y 1",
+    "system_sgpr_workgroup_id_z 1",
+    "system_sgpr_workgroup_info 1",
+    "system_vgpr_workitem_id 2",
+    "private_segment_fixed_size 18",
+];
+
+/// The HIP version of the root the build used, read here from its header on
+/// our own, not through the build's reading of it.
+pub fn header_version() -> HipVersion {
+    let header = Path::new(env!("XAD_HIP_ROOT")).join("include/hip/hip_version.h");
+    let text =
+        std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
+    HipVersion::from_header(&text).unwrap()
+}
+
+/// Whether the build's runtime predates code object v5: HIP 5.2 and older
+/// (Debian 12's 5.2.3 refuses v5, measured). A literal, not the policy's
+/// constant, so a policy that drifts fails here.
+pub fn before_v5(runtime: HipVersion) -> bool {
+    !runtime.at_least(HipVersion::release(5, 3))
 }

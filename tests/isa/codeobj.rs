@@ -2,7 +2,9 @@
 //! kernarg layout built from it, target IDs, and the toolchain canary.
 
 use crate::common::*;
+use xad_harness::platform::code_object_policy::{self};
 use xad_harness::platform::codeobj::{kernarg, ArgValue, CodeObject, KernargError, TargetId};
+use xad_harness::platform::toolchain;
 
 fn basic() -> CodeObject {
     CodeObject::parse(
@@ -164,38 +166,91 @@ proptest::proptest! {
 }
 
 #[test]
-fn canary_accepts_llvm19_and_rejects_gcn_bytes() {
-    let dir = scratch("canary");
-    let tc = xad_harness::platform::toolchain::discover("gfx1100", &dir)
-        .expect("a gfx11 LLVM (clang-19) is installed here");
-    assert!(tc.clang.to_string_lossy().contains("clang"));
-
-    // A "clang" that is really LLVM 14's llvm-mc: accepts -mcpu=gfx1100 with a
-    // warning (silenced here, as a wrapper script might) and emits GCN encodings.
-    let fake = dir.join("fake-llvm");
-    std::fs::create_dir_all(&fake).unwrap();
-    let script = "#!/bin/sh\nsrc=; out=\nwhile [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; *.s) src=$1;; esac; shift; done\n\
-                  exec /usr/bin/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx900 -filetype=obj \"$src\" -o \"$out\" 2>/dev/null\n";
-    for tool in ["clang", "ld.lld"] {
-        let p = fake.join(tool);
-        std::fs::write(&p, script).unwrap();
-        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    }
-    let r = run(harness()
-        .env("XAD_LLVM_DIR", &fake)
-        .args(["run", "--backend", "emu", "--kernel"])
-        .arg(dir.join("x.s")));
-    // x.s does not exist: a usage error comes first, before any toolchain search.
-    assert_eq!(r.code, 2, "{}", r.all());
-    std::fs::write(dir.join("x.s"), basic_source()).unwrap();
-    let r = run(harness()
-        .env("XAD_LLVM_DIR", &fake)
-        .args(["run", "--backend", "emu", "--kernel"])
-        .arg(dir.join("x.s")));
-    assert_eq!(r.code, 3, "{}", r.all());
-    assert!(
-        r.stderr.contains("canary did not encode as gfx1100"),
-        "{}",
-        r.stderr
+fn embedded_versions_follow_the_runtime_the_build_used() {
+    let runtime = header_version();
+    assert_eq!(
+        toolchain::built_for_runtime(),
+        runtime,
+        "the build read its own root's header"
     );
+    for k in xad_harness::platform::embedded::EMBEDDED {
+        let row = xad_harness::platform::target::find(k.target).unwrap();
+        let cov = row.code_object_version(runtime);
+        let parsed = CodeObject::parse(k.bytes)
+            .unwrap_or_else(|e| panic!("{} for {}: {e}", k.name, k.target));
+        assert_eq!(
+            (k.bytes[8], parsed.metadata.version),
+            (
+                code_object_policy::elf_abi_version(cov),
+                (1, u32::from(code_object_policy::metadata_minor(cov)))
+            ),
+            "{} for {} under HIP {runtime}: (EI_ABIVERSION, amdhsa.version) of a v{cov}",
+            k.name,
+            k.target
+        );
+    }
+    let abi = |target: &str| {
+        let k = xad_harness::platform::embedded::find(target, "xad_basic_w64")
+            .unwrap_or_else(|| panic!("{target}"));
+        (
+            k.bytes[8],
+            CodeObject::parse(k.bytes).unwrap().metadata.version,
+        )
+    };
+    let (v4, v5, v6) = ((2, (1, 1)), (3, (1, 2)), (4, (1, 3)));
+    for target in ["gfx1030", "gfx1010", "gfx908", "gfx90a"] {
+        assert_eq!(
+            abi(target),
+            if before_v5(runtime) { v4 } else { v5 },
+            "{target} under HIP {runtime}"
+        );
+    }
+    assert_eq!(abi("gfx1100"), v5, "gfx1100 under HIP {runtime}");
+    assert_eq!(
+        abi("gfx11-generic"),
+        v6,
+        "gfx11-generic under HIP {runtime}"
+    );
+}
+
+/// Each generation is proved by its own canary bytes (gfx9 D1F3, gfx10 D745,
+/// gfx11/12 D645), and a processor the first LLVM does not know is looked for
+/// in the next: gfx950 is unknown to LLVM 19 and known to LLVM 22. A processor
+/// no toolchain knows is reported with what was tried, never skipped.
+#[test]
+fn each_generation_is_proved_by_its_own_canary() {
+    let dir = scratch("tc-generations");
+    for mcpu in [
+        "gfx90a", "gfx942", "gfx1030", "gfx1010", "gfx1100", "gfx1201",
+    ] {
+        let tc = xad_harness::platform::toolchain::discover(mcpu, &dir)
+            .unwrap_or_else(|e| panic!("{mcpu}: {e}"));
+        assert!(!tc.origin.is_empty(), "{mcpu}");
+    }
+    if std::path::Path::new("/usr/lib/llvm-22/bin/clang").is_file()
+        && std::env::var_os("XAD_LLVM_DIR").is_none()
+    {
+        let tc = xad_harness::platform::toolchain::discover("gfx950", &dir)
+            .expect("LLVM 22 knows gfx950");
+        assert!(
+            tc.origin.contains("22"),
+            "gfx950 needs LLVM 22, found {}",
+            tc.origin
+        );
+    } else {
+        eprintln!(
+            "note: LLVM 22 not installed (or XAD_LLVM_DIR set): gfx950's toolchain not checked"
+        );
+    }
+    let e = xad_harness::platform::toolchain::discover("gfx803", &dir)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("gfx803") && e.contains("not a gfx9, gfx10, gfx11 or gfx12 processor"),
+        "{e}"
+    );
+    let e = xad_harness::platform::toolchain::discover("gfx9999", &dir)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gfx9999"), "{e}");
 }

@@ -1,6 +1,6 @@
 //! `llvm-objdump -d --mcpu=<target>` of every embedded code object, taken
 //! once per test binary and shared: the encoding checks (cases_encoding) and
-//! the gfx12 wait and hazard checks (kernels_gfx12) read the same listings.
+//! the wait and hazard checks (kernel_rules) read the same listings.
 //! One objdump run per target lists all its kernels (about 24 runs instead of
 //! one per code object, which were 1,000 and most of this crate's time).
 

@@ -553,7 +553,7 @@ impl Isa {
 /// Where a generation's encodings put the fields that moved between
 /// generations (LLVM's `SIInstrFormats.td`, `SMInstructions.td`,
 /// `FLATInstructions.td`, `VOP3Instructions.td`; measured with llvm-mc in
-/// `tests/isa/isa_decode*.rs`): a value of the generation, so the decoder and
+/// `tests/isa/decode_*.rs`): a value of the generation, so the decoder and
 /// the disassembler ask which layout an instruction has, not which
 /// generation it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The encoder: the instruction words a case kernel must contain for an
 //! [`Op`]. The encoding tests (tests/isa/cases_encoding.rs,
-//! tests/isa/kernels_gfx9_gfx10.rs) disassemble every kernel and check that its
+//! tests/isa/cases_from_source.rs) disassemble every kernel and check that its
 //! `v_xad_u32` words are exactly [`encode_for`] of its ops, and its
 //! `v_mov_b32_dpp` words [`movs_for`] of them, so a table cannot claim a form
 //! its kernel does not contain.

@@ -125,7 +125,7 @@ fn omod_field(omod: u8, name: &str) -> String {
 
 // The candidate readings of each field, by the names the CPU model gives
 // them (`cases::modifier_readings::readings`; the names only: the two share no
-// code, and `tests/emu/emu_modifiers.rs` holds the lists equal).
+// code, and `tests/emu/modifiers.rs` holds the lists equal).
 const NEG: &str = "ignored; sign bit flipped; two's-complement negated; bitwise not";
 const ABS: &str = "ignored; sign bit cleared; integer absolute value";
 const CLAMP: &str = "ignored; unsigned saturation of the add; signed saturation of the add; \

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Generates the per-instruction fixture kernels ops32.s (wave32) and ops64.s
-(wave64) and op_names.txt for tests/emu/emu_exec.rs:
+(wave64) and op_names.txt for tests/emu/exec.rs:
     python3 tests/kernels/emu/gen_ops.py
 Each lane i loads a = in[i], b = in[N + i], c = in[2N + i] and stores the result
 of op k at out[k*N + i]. Workgroups are 64 work-items. The CPU model of every op
-lives in tests/emu/emu_exec.rs, keyed by the names in op_names.txt."""
+lives in tests/emu/exec.rs, keyed by the names in op_names.txt."""
 import os
 
 OPS = [

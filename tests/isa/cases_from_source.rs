@@ -1,6 +1,6 @@
-//! The gfx9 (CDNA: gfx908, gfx90a, gfx942, gfx950) and gfx10 (RDNA1/2:
-//! gfx1010, gfx1030) kernels (the kernels/cases stubs they meet the needs of,
-//! frames kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc), assembled
+//! The case kernels assembled from source, per processor: for gfx9 (CDNA: gfx908, gfx90a,
+//! gfx942, gfx950) and gfx10 (RDNA1/2: gfx1010, gfx1030), the kernels/cases stubs they meet the
+//! needs of (frames kernels/include/xad_frame_gfx9.inc and xad_frame_gfx10.inc) are assembled
 //! here from source for every processor of the family with the LLVM that
 //! knows it (independently of build.rs, which embeds them per
 //! `target::TARGETS` row; tests/isa/cases_encoding.rs checks those), with LLVM's
@@ -22,11 +22,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use xad_harness::isa::Isa;
 use xad_harness::model::cases::encode::{encode_for, movs_for};
 use xad_harness::model::cases::op_table::{Op, Src};
 use xad_harness::model::cases::{self, Case};
 use xad_harness::platform::codeobj::CodeObject;
-use xad_harness::isa::Isa;
 use xad_harness::platform::target::Target;
 use xad_harness::platform::toolchain::{self, Toolchain};
 
@@ -157,7 +157,7 @@ fn llvm22() -> Option<Tools> {
 /// The catalogue kernel stubs of kernels/cases that build.rs builds for `t`
 /// (stems, e.g. `xad_vgpr_w64`): every `.s` whose `// needs:` line `t` meets,
 /// but `xad_microbench*` and `xad_soak*`, the kernels of `microbench` and
-/// `soak`, which are no cases (tests/cli/microbench.rs and tests/cli/soak.rs check
+/// `soak`, which are no cases (tests/pipeline/microbench.rs and tests/pipeline/soak.rs check
 /// them).
 fn sources(t: &Target) -> BTreeSet<String> {
     let path = Path::new(ROOT).join("kernels/cases");
@@ -167,8 +167,9 @@ fn sources(t: &Target) -> BTreeSet<String> {
         .filter(|p| p.extension().is_some_and(|x| x == "s"))
         .filter(|p| {
             let text = std::fs::read_to_string(p).expect("stub");
-            let needs = xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
-                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let needs =
+                xad_harness::platform::target::parse_needs(text.lines().next().unwrap_or(""))
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             t.meets(&needs)
         })
         .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
@@ -184,8 +185,7 @@ fn build(
     kernel: &str,
     dir: &Path,
 ) -> (Vec<u8>, String) {
-    toolchain::write_target_include(dir, mcpu, Some(family.isa.frame()))
-        .expect("xad_target.inc");
+    toolchain::write_target_include(dir, mcpu, Some(family.isa.frame())).expect("xad_target.inc");
     let src = Path::new(ROOT)
         .join("kernels/cases")
         .join(format!("{kernel}.s"));
@@ -311,7 +311,7 @@ fn check_target(tools: &Tools, family: &Family, mcpu: &'static str, scratch: &Pa
     let dir = scratch.join(mcpu);
     let mut checked = 0;
     for case in &cases {
-        // The workload cases (SHA-256) have no op table: tests/cli/sha256.rs
+        // The workload cases (SHA-256) have no op table: tests/pipeline/sha256.rs
         // checks their kernels on every target.
         let Some(program) = cases::program(case.name) else {
             continue;

@@ -7,8 +7,7 @@
 //! changes, with the seed in the replay line.
 
 use crate::common;
-
-use crate::common::{harness, run, scratch};
+use crate::common::{compile, harness, run, scratch};
 use std::path::{Path, PathBuf};
 
 fn user_source(name: &str) -> PathBuf {
@@ -606,4 +605,68 @@ fn unsettled_sgpr_origins_name_their_own_generations_register() {
 fn edited_owned(source: &str, edits: &[(&str, String)]) -> String {
     let refs: Vec<(&str, &str)> = edits.iter().map(|(f, t)| (*f, t.as_str())).collect();
     edited(source, &refs)
+}
+
+/// A single-kernel version of `user_xad` whose ABI is basic_w64's (a, b, c,
+/// out, count; wave64), for the CLI.
+const BASIC_W64_IR: &str = r#"target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare i32 @llvm.amdgcn.workgroup.id.x()
+define amdgpu_kernel void @xad_w64(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c,
+                                   ptr addrspace(1) %out, i32 %count) #0 {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %base = shl i32 %wg, 8
+  %i = add i32 %base, %tid
+  %in = icmp ult i32 %i, %count
+  br i1 %in, label %body, label %done
+body:
+  %pa = getelementptr i32, ptr addrspace(1) %a, i32 %i
+  %pb = getelementptr i32, ptr addrspace(1) %b, i32 %i
+  %pc = getelementptr i32, ptr addrspace(1) %c, i32 %i
+  %va = load i32, ptr addrspace(1) %pa
+  %vb = load i32, ptr addrspace(1) %pb
+  %vc = load i32, ptr addrspace(1) %pc
+  %x = xor i32 %va, %vb
+  %r = add i32 %x, %vc
+  %po = getelementptr i32, ptr addrspace(1) %out, i32 %i
+  store i32 %r, ptr addrspace(1) %po
+  br label %done
+done:
+  ret void
+}
+attributes #0 = { "amdgpu-flat-work-group-size"="256,256" "amdgpu-no-implicitarg-ptr" }
+"#;
+
+#[test]
+fn the_cli_runs_a_compiled_gfx942_kernel_as_basic_w64() {
+    let dir = scratch("emu_gfx940_lshl_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ll = dir.join("xad_w64.ll");
+    std::fs::write(&ll, BASIC_W64_IR).unwrap();
+    let Some((image, asm)) = compile(&ll, "gfx942", &dir) else {
+        return;
+    };
+    assert!(asm.contains("v_lshl_add_u64"), "{asm}");
+    let hsaco = dir.join("xad_w64.hsaco");
+    std::fs::write(&hsaco, &image).unwrap();
+    let r = run(harness()
+        .args([
+            "run",
+            "--backend",
+            "emu",
+            "--case",
+            "basic_w64",
+            "--lanes",
+            "3000",
+        ])
+        .args(["--seed", "5", "--kernel"])
+        .arg(&hsaco));
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.stdout.contains("PASS          basic_w64") && r.stdout.contains("[emulated gfx942]"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.all().contains("hardware:"), "{}", r.all());
 }

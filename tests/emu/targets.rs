@@ -2,7 +2,8 @@
 //! project's LLVM for gfx1201 (RDNA4: gfx12 SMEM, VGLOBAL, s_wait_*), gfx1151
 //! (RDNA3.5) and the generic targets, run on `EmuDevice::for_target`, every
 //! word checked against a CPU computation; a wrong kernel must fail (negative
-//! control); code objects of other processors are refused with one line.
+//! control); code objects of other processors are refused with one line, and gfx9 code is
+//! refused on other generations and the reverse.
 //!
 //! The kernel computes three words per lane i (all lanes of every wave active):
 //!   out[3i]   = v_xad_u32(a[i], b[i], c[i])
@@ -13,15 +14,17 @@
 //! form there) get the same values through VGPR src1s written by v_mov.
 
 use crate::common;
-
+use crate::dpp::dpp_source;
+use crate::support::*;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use std::time::Duration;
 use xad_harness::platform::device::{Device, Dispatch, Executor};
 use xad_harness::platform::emu::{EmuDevice, EmuOptions};
-use xad_harness::platform::target::{self, Feature, Target};
+use xad_harness::platform::target::Feature;
 
 const WORDS: usize = 3;
+
 const INLINE_SRC1: u32 = 5;
 
 /// What one kernel variant is: its processor, wave size, where it reads the
@@ -144,7 +147,7 @@ XAD_TARGETED K_META
     )
 }
 
-fn assemble(v: Variant) -> Vec<u8> {
+fn assemble_variant(v: Variant) -> Vec<u8> {
     let twist = if v.wrong {
         "wrong"
     } else if v.undefined_src1 {
@@ -160,10 +163,6 @@ fn assemble(v: Variant) -> Vec<u8> {
     );
     let dir: PathBuf = common::scratch(&format!("emu_gfx12_{stem}"));
     std::fs::read(common::assemble(&source(v), v.mcpu, &dir, &stem)).unwrap()
-}
-
-fn t(name: &str) -> &'static Target {
-    target::find(name).unwrap_or_else(|| panic!("no target {name}"))
 }
 
 /// The three words of lane `i` as the ISA defines them (`lanes`: wave size,
@@ -250,7 +249,7 @@ fn run(dev: &mut EmuDevice, image: &[u8], groups: usize, seed: u64) -> (Vec<Stri
 
 fn assert_passes(target: &str, v: Variant, seed: u64) {
     let mut dev = EmuDevice::for_target(t(target));
-    let (bad, tainted) = run(&mut dev, &assemble(v), 3, seed);
+    let (bad, tainted) = run(&mut dev, &assemble_variant(v), 3, seed);
     assert!(
         tainted.is_empty(),
         "{} on {target}: {} words undefined/unsettled, first {:?}",
@@ -352,7 +351,7 @@ fn a_wrong_gfx12_kernel_fails_on_every_lane_it_gets_wrong() {
         let mut dev = EmuDevice::for_target(t("gfx1201"));
         let (bad, _) = run(
             &mut dev,
-            &assemble(Variant {
+            &assemble_variant(Variant {
                 wrong: true,
                 wave64,
                 ..GFX1201
@@ -377,7 +376,7 @@ fn an_undefined_scalar_dpp_src1_taints_exactly_its_words() {
         let wgid = if target == "gfx1151" { "s2" } else { "ttmp9" };
         let (_, tainted) = run(
             &mut dev,
-            &assemble(Variant {
+            &assemble_variant(Variant {
                 mcpu: target,
                 wave64,
                 wgid,
@@ -397,7 +396,7 @@ fn an_undefined_scalar_dpp_src1_taints_exactly_its_words() {
 
 #[test]
 fn devices_report_their_target_and_refuse_other_processors_code() {
-    let gfx1201 = assemble(GFX1201);
+    let gfx1201 = assemble_variant(GFX1201);
     // The default device is gfx1100 and says so; a gfx1201 code object is refused in one line.
     let mut dev = EmuDevice::new();
     assert_eq!(
@@ -424,7 +423,7 @@ fn devices_report_their_target_and_refuse_other_processors_code() {
         .unwrap_err()
         .to_string()
         .contains("targets gfx1201, the emulated device is gfx1200"));
-    let gfx11_generic = assemble(Variant {
+    let gfx11_generic = assemble_variant(Variant {
         mcpu: "gfx11-generic",
         wgid: "s2",
         ..GFX1201
@@ -451,52 +450,36 @@ fn devices_report_their_target_and_refuse_other_processors_code() {
     assert!(!EmuDevice::for_target(t("gfx1201")).runs("gfx11-generic"));
 }
 
-/// gfx12's 64-bit scalar add and subtract (`s_add_nc_u64`, `s_sub_nc_u64`,
-/// which HIP 7.2's own copy kernel uses on gfx1201): the carry crosses the
-/// dword, the borrow comes back, and SCC ("nc": no carry) is left as it was.
-/// The words are llvm-mc-19 -mcpu=gfx1201's for:
-///   s_load_b64 s[4:5], s[0:1], 0x0; s_wait_kmcnt 0; s_mov_b32 s6, -1;
-///   s_mov_b32 s7, 0; s_cmp_eq_u32 s6, s6; s_add_nc_u64 s[8:9], s[6:7], 1;
-///   s_sub_nc_u64 s[10:11], s[8:9], 2; s_cselect_b32 s12, 7, 9;
-///   v_mov_b32 v1..v5, s8, s9, s10, s11, s12; v_mov_b32 v0, 0;
-///   s_mov_b32 exec_lo, 1; global_store_b32 v0, v1..v5, s[4:5] offset:0..16;
-///   s_endpgm
 #[test]
-fn gfx12_64_bit_scalar_add_and_sub_carry_across_dwords_and_keep_scc() {
-    use xad_harness::platform::codeobj::KernelDescriptor;
-    let words: [u32; 32] = [
-        0xf4002100, 0xf8000000, 0xbfc70000, 0xbe8600c1, 0xbe870080, 0xbf060606, 0xa9888106,
-        0xaa0a8208, 0x980c8987, 0x7e020208, 0x7e040209, 0x7e06020a, 0x7e08020b, 0x7e0a020c,
-        0x7e000280, 0xbefe0081, 0xee068004, 0x00800000, 0x00000000, 0xee068004, 0x01000000,
-        0x00000400, 0xee068004, 0x01800000, 0x00000800, 0xee068004, 0x02000000, 0x00000c00,
-        0xee068004, 0x02800000, 0x00001000, 0xbfb00000,
-    ];
-    let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    // Kernarg pointer (2 user SGPRs), wave32, 8 VGPRs.
-    let kd = KernelDescriptor {
-        rsrc2: 2 << 1,
-        code_properties: 1 << 3 | 1 << 10,
-        ..Default::default()
-    };
-    let mut dev = EmuDevice::for_target(t("gfx1201"));
-    let out = dev.alloc(20).unwrap();
-    let m = dev.load_code("add64", &code, kd);
-    let one = Dispatch {
-        grid_blocks: [1, 1, 1],
-        block: [32, 1, 1],
-    };
-    dev.launch(m, "add64", &out.to_le_bytes(), one, Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("gfx1201 (emulated): {e}"));
-    let mut raw = [0u8; 20];
-    dev.read(out, &mut raw).unwrap();
-    let got: Vec<u32> = raw
-        .chunks_exact(4)
-        .map(|q| u32::from_le_bytes([q[0], q[1], q[2], q[3]]))
-        .collect();
-    assert_eq!(got, [0, 1, 0xffff_fffe, 0, 7], "gfx1201 (emulated): s[8:9], s[10:11], s12");
-    // The same bytes are no instruction on gfx11.
-    let err = xad_harness::isa::decode_one_for(t("gfx1100").isa, &code[24..28])
+fn gfx9_code_is_refused_on_other_generations_and_the_reverse() {
+    let scratch = common::scratch("emu_gfx9_refuse");
+    let tc = toolchain_for("gfx908", &scratch).unwrap();
+    let gfx908 = assemble(
+        &tc,
+        "gfx908",
+        &dpp_source("gfx908", false),
+        &scratch,
+        "k908",
+    );
+    for device in ["gfx1100", "gfx1030", "gfx90a", "gfx942"] {
+        let err = EmuDevice::for_target(t(device))
+            .load(&gfx908)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "code object targets gfx908, the emulated device is {device}"
+            )),
+            "{err}"
+        );
+    }
+    let gfx1100 = xad_harness::platform::embedded::find("gfx1100", "xad_basic")
+        .expect("embedded gfx1100 xad_basic");
+    // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
+    #[allow(clippy::unnecessary_to_owned)]
+    let err = EmuDevice::for_target(t("gfx908"))
+        .load(&gfx1100.bytes.to_vec())
         .unwrap_err()
         .to_string();
-    assert!(!err.contains('\n'), "{err}");
+    assert!(err.contains("the emulated device is gfx908"), "{err}");
 }

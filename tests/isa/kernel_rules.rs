@@ -1,6 +1,7 @@
-//! The gfx12 (RDNA4) kernels (kernels/cases, frame kernels/include/xad_frame_gfx12.inc)
-//! obey what gfx12 asks of hand-written code, read from LLVM's own disassembly
-//! of every embedded gfx12 code object (`llvm-objdump --mcpu=<target>`):
+//! The rules hand-written kernels must keep, checked on the catalogue's kernels (kernels/cases)
+//! as LLVM's own disassembly of every embedded code object reads them (`llvm-objdump
+//! --mcpu=<target>`), for the generations whose rules are written down here: gfx12 (RDNA4,
+//! frame kernels/include/xad_frame_gfx12.inc) and gfx11's waits:
 //! - waits: no `s_waitcnt`; a register loaded by `s_load_*` is not touched
 //!   before `s_wait_kmcnt 0`, one loaded by `global_load_*` not before
 //!   `s_wait_loadcnt 0` (the gfx11 kernels are checked the same way against
@@ -15,20 +16,19 @@
 //!   depctr_sa_sdst(0)` first (LLVM's VALUReadSGPRHazard; EXEC, M0 and null
 //!   are exempt; an SMEM load clears it).
 //!
-//! Each checker has negative controls on listings that break its rule. And
-//! every case a gfx12 target has passes on the emulated gfx1200/gfx1201 (the
-//! wrong-kernel controls for gfx12 are in tests/pipeline/negative.rs).
+//! Each checker has negative controls on listings that break its rule. That every case a gfx12
+//! target has passes on the emulated gfx1200/gfx1201 is tests/emu/catalogue.rs (the wrong-kernel
+//! controls for gfx12 are in tests/pipeline/negative.rs).
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use xad_harness::isa::Generation;
-use xad_harness::model::cases::{self, Case};
-use xad_harness::pipeline::run::{run_case, CaseResult, KernelSource, Options};
+
 use xad_harness::platform::codeobj::CodeObject;
+
 use xad_harness::platform::embedded;
-use xad_harness::platform::emu::EmuDevice;
-use xad_harness::platform::target::{self, TARGETS};
+
+use xad_harness::platform::target::TARGETS;
 
 /// A register an operand names: VGPR n, or SGPR by its source code (s0-s105 =
 /// 0-105, vcc_lo/hi 106/107, ttmp0-15 108-123). EXEC, M0, null, SCC and
@@ -174,6 +174,7 @@ const GFX12_WAITS: WaitRules = WaitRules {
     scalar: &["s_wait_kmcnt 0x0"],
     vector: &["s_wait_loadcnt 0x0"],
 };
+
 const GFX11_WAITS: WaitRules = WaitRules {
     scalar: &["s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(0) lgkmcnt(0)"],
     vector: &["s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0) lgkmcnt(0)"],
@@ -536,100 +537,4 @@ fn the_hazard_checker_catches_an_salu_write_after_a_valu_read() {
         valu_vcc[2],
     ];
     assert!(sgpr_read_hazards(&parse(&fake(&waited))).is_empty());
-}
-
-/// Run `case` with the code object built for `built_for` on an emulated `device`.
-fn run_on_emulator(
-    case: &Case,
-    built_for: &str,
-    device: &str,
-    lanes: u64,
-    seed: u64,
-) -> CaseResult {
-    let embedded = embedded::find(built_for, case.kernel).unwrap_or_else(|| {
-        panic!(
-            "{}: {} not embedded for {built_for}",
-            case.name, case.kernel
-        )
-    });
-    // A Vec, so the ELF parser gets an allocator-aligned buffer (include_bytes! is not aligned).
-    let bytes = embedded.bytes.to_vec();
-    let code = CodeObject::parse(&bytes)
-        .unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel));
-    let kernel = code
-        .kernel(case.kernel)
-        .unwrap_or_else(|e| panic!("{} for {built_for}: {e}", case.kernel))
-        .clone();
-    let opts = Options {
-        lanes,
-        seed,
-        timeout: Duration::from_secs(120),
-        keep: 4,
-        ..Options::default()
-    };
-    let source = KernelSource::Embedded {
-        source: embedded.source.to_string(),
-    };
-    let device = target::find(device).unwrap_or_else(|| panic!("no target {device}"));
-    run_case(
-        &mut EmuDevice::for_target(device),
-        case,
-        &code,
-        &kernel,
-        source,
-        &opts,
-    )
-}
-
-/// Every case `built_for` has passes with that target's code objects on each
-/// emulated device: 1013 lanes leave partial waves and a partial workgroup.
-fn every_case_passes(built_for: &str, devices: &[&str]) {
-    let t = target::find(built_for).expect("target");
-    let mut failures = Vec::new();
-    let mut runs = 0;
-    for device in devices {
-        for case in cases::catalogue_for(t) {
-            let seed = 0x5eed_1200 ^ runs;
-            let r = run_on_emulator(&case, built_for, device, 1013, seed);
-            if !r.passed()
-                || r.tally.lanes_checked != 1013
-                || r.executor != format!("emulated {device}")
-            {
-                failures.push(format!(
-                    "{} built for {built_for} on emulated {device}, seed {seed:#x}: {:?}, {} lanes failed, error {:?}, executor {:?}",
-                    case.name,
-                    r.status(),
-                    r.tally.lanes_failed,
-                    r.error,
-                    r.executor
-                ));
-            }
-            runs += 1;
-        }
-    }
-    assert!(runs >= 30 * devices.len() as u64, "only {runs} runs");
-    assert!(
-        failures.is_empty(),
-        "{} failing runs:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-#[test]
-fn every_gfx1201_case_passes_on_the_emulated_gfx1201() {
-    every_case_passes("gfx1201", &["gfx1201"]);
-}
-
-#[test]
-fn every_gfx1200_case_passes_on_the_emulated_gfx1200() {
-    every_case_passes("gfx1200", &["gfx1200"]);
-}
-
-/// The generic build on both processors it covers. `run_case` refuses a
-/// generic code object on this branch; main's `TargetId::runs_on` accepts one
-/// for the processors its target covers.
-#[test]
-fn every_gfx12_generic_case_passes_on_both_gfx12_processors() {
-    every_case_passes("gfx12-generic", &["gfx1200", "gfx1201"]);
 }

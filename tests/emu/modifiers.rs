@@ -30,7 +30,7 @@ const OPSEL1: Field = Field::OpSel(1);
 const OMOD1: Field = Field::Omod(1);
 
 /// [`PLAIN`] with `fields` set where the probe family sets them
-/// (`cases::modifier_readings::set`, whose bits `tests/isa/modifiers.rs` holds to
+/// (`cases::modifier_readings::set`, whose bits `tests/llvm22/modifiers.rs` holds to
 /// LLVM's encoding of the plain twin).
 fn words(fields: &[Field]) -> [u32; 2] {
     let plain = u64::from(PLAIN[0]) | u64::from(PLAIN[1]) << 32;
