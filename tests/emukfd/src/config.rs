@@ -35,7 +35,7 @@ impl Config {
         let mut gpus = Vec::new();
         for name in list.split(',').map(str::trim) {
             let t = target::find(name).ok_or_else(|| {
-                format!("XAD_KFD_DEVICES: {name:?} is not a target of the table (xad-harness list --targets)")
+                format!("XAD_KFD_DEVICES: {name:?} is not a target of the table (xad-harness list prints the targets last)")
             })?;
             if gfx_version(t).is_none() {
                 return Err(format!(
