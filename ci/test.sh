@@ -3,7 +3,7 @@
 # library the end-to-end tests load), run the whole test suite, the loader fuzz
 # pass, the SIMD paths and the HIP 6.4/7.2 matrix (ci/hip-matrix.sh), and close
 # with each stage's time and one "total: N passed, N failed" line summed over
-# every test binary. Cold, fresh clone, 2 cores: 525 to 581 s measured
+# every test binary. Cold, fresh clone, 2 cores: 525 to 595 s measured
 # 2026-12-06, on days up to 20 % apart (CONTRIBUTING.md, "Where the suite's
 # time goes", has each stage).
 set -euo pipefail
