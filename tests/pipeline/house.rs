@@ -507,8 +507,9 @@ fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
         let Some(name) = rel.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".rs")) else {
             continue;
         };
+        let text = code_of(&text);
         // A path that leaves this folder (`super::super::x`) names nothing in it.
-        let code = code_of(&text).replace("super::super::", "::outside::");
+        let code = text.replace("super::super::", "::outside::");
         match name.split_once('/') {
             None => files.entry(name.to_string()).or_default().push_str(&code),
             // A folder module (`x/mod.rs` and its files) is one node `x` here,
@@ -516,7 +517,7 @@ fn file_graph(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
             // graph of their own (`subfolders`).
             Some((sub, "mod")) => files.entry(sub.to_string()).or_default().push_str(&code),
             Some((sub, file)) if !file.contains('/') => {
-                let outward = code_of(&text)
+                let outward = text
                     .replace("super::super::", "\u{1}")
                     .replace("super::", "self::")
                     .replace('\u{1}', "super::");

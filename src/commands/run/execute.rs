@@ -244,14 +244,20 @@ impl Executed {
         }));
     }
 
-    /// The cases of `targets` on `unit` that a signal kept from starting.
-    fn not_started(&mut self, unit: &Unit, targets: &[&'static Target], plan: &[TargetPlan]) {
+    /// The cases `unit` would have run in `targets`, none of which started:
+    /// a signal came first ([`Why::TargetNotStarted`]), or an earlier kernel
+    /// missed its watchdog ([`Why::AfterTimeout`]).
+    fn unstarted(
+        &mut self,
+        unit: &Unit,
+        targets: &[&'static Target],
+        plan: &[TargetPlan],
+        why: Why,
+    ) {
         for t in targets {
             if let Some(p) = plan.iter().find(|p| p.target.name == t.name) {
                 let at = (t.name, unit.id.as_str(), unit.executor.as_str());
-                self.not_run(p.runs.iter().map(|r| &r.case), at, &|_| {
-                    Why::TargetNotStarted
-                });
+                self.not_run(p.runs.iter().map(|r| &r.case), at, &|_| why.clone());
             }
         }
     }
@@ -312,7 +318,7 @@ pub fn execute(
             break;
         }
         if out.interrupted() {
-            out.not_started(unit, &unit.targets, targets);
+            out.unstarted(unit, &unit.targets, targets, Why::TargetNotStarted);
         } else {
             run_unit(unit, work, &mut out, on_progress);
         }
@@ -459,16 +465,11 @@ fn run_unit(
             Ended::Ran => {}
             Ended::TimedOut => {
                 // The device may still be running the kernel: nothing more on it.
-                for t in later {
-                    if let Some(p) = plan.iter().find(|p| p.target.name == t.name) {
-                        let at = (t.name, id.as_str(), executor.as_str());
-                        out.not_run(p.runs.iter().map(|r| &r.case), at, &|_| Why::AfterTimeout);
-                    }
-                }
+                out.unstarted(unit, later, plan, Why::AfterTimeout);
                 break;
             }
             Ended::Interrupted => {
-                out.not_started(unit, later, plan);
+                out.unstarted(unit, later, plan, Why::TargetNotStarted);
                 break;
             }
         }
